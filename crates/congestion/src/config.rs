@@ -1,0 +1,237 @@
+//! Algorithm selection and configuration.
+//!
+//! Every constant defaults to what Linux ships (`tcp_bbr.c`, `tcp_cubic.c`),
+//! and every BBR mechanism has a switch, because experiments (claims C9 and
+//! C14) compare BBR with and without a mechanism.
+
+use core::fmt;
+use core::str::FromStr;
+
+/// The built-in algorithms, named the same in every bbrlab interface.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Algorithm {
+    /// BBR v1 as Linux ships it.
+    #[default]
+    Bbr,
+    /// BBR with the jitter-robust BDP and cycle of Dong & Guo (2019).
+    BbrJitter,
+    /// CUBIC (RFC 9438) with HyStart++ (RFC 9406).
+    Cubic,
+    /// NewReno (RFC 5681, RFC 6582).
+    Reno,
+}
+
+impl Algorithm {
+    /// Every algorithm, in the order they are listed to users.
+    pub const ALL: [Algorithm; 4] = [Algorithm::Bbr, Algorithm::BbrJitter, Algorithm::Cubic, Algorithm::Reno];
+
+    /// The canonical name: `bbr`, `bbr-jitter`, `cubic`, `reno`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Bbr => "bbr",
+            Algorithm::BbrJitter => "bbr-jitter",
+            Algorithm::Cubic => "cubic",
+            Algorithm::Reno => "reno",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Returned when parsing an algorithm name fails; its message lists the known names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownAlgorithm {
+    /// The name that was given.
+    pub given: String,
+}
+
+impl fmt::Display for UnknownAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown congestion control algorithm `{}`; known algorithms: ", self.given)?;
+        for (i, a) in Algorithm::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(a.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownAlgorithm {}
+
+impl FromStr for Algorithm {
+    type Err = UnknownAlgorithm;
+
+    /// Parses a canonical name. Matching ignores ASCII case and surrounding
+    /// whitespace, so `BBR` from a command line works, but no aliases are
+    /// accepted: one name per algorithm keeps logs and files unambiguous.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| UnknownAlgorithm { given: s.to_string() })
+    }
+}
+
+/// Switches and constants for BBR v1. Defaults are Linux's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrConfig {
+    /// Bandwidth max-filter window, in round trips (`bbr_bw_rtts` = 10).
+    pub bw_window_rounds: u64,
+    /// min_rtt lifetime before PROBE_RTT, in ns (`bbr_min_rtt_win_sec` = 10 s).
+    pub min_rtt_window_ns: u64,
+    /// Time held at minimal inflight in PROBE_RTT, in ns (`bbr_probe_rtt_mode_ms` = 200).
+    pub probe_rtt_duration_ns: u64,
+    /// Whether PROBE_RTT runs at all.
+    pub probe_rtt: bool,
+    /// STARTUP pacing and cwnd gain (`bbr_high_gain` = 2/ln 2 ≈ 2.885).
+    pub high_gain: f64,
+    /// DRAIN pacing gain (`bbr_drain_gain` = 1/2.885).
+    pub drain_gain: f64,
+    /// PROBE_BW cwnd gain (`bbr_cwnd_gain` = 2).
+    pub cwnd_gain: f64,
+    /// Pacing below the estimate by this fraction (`bbr_pacing_margin_percent` = 1 %).
+    pub pacing_margin: f64,
+    /// Minimum cwnd, in packets (`bbr_cwnd_min_target` = 4).
+    pub min_cwnd_packets: u64,
+    /// Full-pipe detection: growth below this factor counts as a plateau (`bbr_full_bw_thresh` = 1.25).
+    pub full_bw_threshold: f64,
+    /// Full-pipe detection: plateau rounds needed (`bbr_full_bw_cnt` = 3).
+    pub full_bw_rounds: u32,
+    /// Long-term bandwidth sampling, the policer model (`bbr_lt_bw_*`).
+    pub lt_bw: bool,
+    /// ACK-aggregation compensation (`bbr_extra_acked_gain`).
+    pub extra_acked: bool,
+    /// Gain applied to the extra_acked estimate (`bbr_extra_acked_gain` = 1.0).
+    pub extra_acked_gain: f64,
+    /// Idle restart: pace at 1.0 × bw after an app-limited idle period.
+    pub idle_restart: bool,
+    /// Packet conservation during the first round of recovery.
+    pub packet_conservation: bool,
+}
+
+impl Default for BbrConfig {
+    fn default() -> Self {
+        BbrConfig {
+            bw_window_rounds: 10,
+            min_rtt_window_ns: 10_000_000_000,
+            probe_rtt_duration_ns: 200_000_000,
+            probe_rtt: true,
+            // Linux: bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1.
+            high_gain: 2.885,
+            drain_gain: 1.0 / 2.885,
+            cwnd_gain: 2.0,
+            pacing_margin: 0.01,
+            min_cwnd_packets: 4,
+            full_bw_threshold: 1.25,
+            full_bw_rounds: 3,
+            lt_bw: true,
+            extra_acked: true,
+            extra_acked_gain: 1.0,
+            idle_restart: true,
+            packet_conservation: true,
+        }
+    }
+}
+
+/// Parameters of `bbr-jitter` (Dong & Guo 2019, eqs. 8–11).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JitterConfig {
+    /// srtt gain α in eq. (8).
+    pub alpha: f64,
+    /// rttvar gain β in eq. (9).
+    pub beta: f64,
+    /// Instability threshold γ: unstable when rttvar > γ·srtt (eqs. 10–11).
+    pub gamma: f64,
+}
+
+impl Default for JitterConfig {
+    fn default() -> Self {
+        // Seed 001 §"参数设置": α = 0.125, β = 0.25, γ = 0.3.
+        JitterConfig { alpha: 0.125, beta: 0.25, gamma: 0.3 }
+    }
+}
+
+/// Switches for CUBIC. Defaults follow RFC 9438 and Linux.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicConfig {
+    /// Cubic scaling constant C (RFC 9438 §5.1: 0.4).
+    pub c: f64,
+    /// Multiplicative decrease factor β_cubic (RFC 9438 §4.6: 0.7).
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 §4.7).
+    pub fast_convergence: bool,
+    /// The Reno-friendly region (RFC 9438 §4.3).
+    pub reno_friendly: bool,
+    /// HyStart++ slow start (RFC 9406); Linux enables HyStart by default.
+    pub hystart: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, hystart: true }
+    }
+}
+
+/// Everything needed to build a [`crate::Controller`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// Which algorithm.
+    pub algorithm: Algorithm,
+    /// Payload bytes per full-sized packet; windows are counted in these.
+    pub mss_bytes: u64,
+    /// Initial window in packets (Linux `TCP_INIT_CWND` = 10).
+    pub initial_cwnd_packets: u64,
+    /// Seed for BBR's random PROBE_BW start phase.
+    pub seed: u64,
+    /// BBR switches (used by `bbr` and `bbr-jitter`).
+    pub bbr: BbrConfig,
+    /// `bbr-jitter` parameters.
+    pub jitter: JitterConfig,
+    /// CUBIC switches.
+    pub cubic: CubicConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            algorithm: Algorithm::Bbr,
+            mss_bytes: 1500,
+            initial_cwnd_packets: 10,
+            seed: 1,
+            bbr: BbrConfig::default(),
+            jitter: JitterConfig::default(),
+            cubic: CubicConfig::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Default configuration for `algorithm`.
+    pub fn new(algorithm: Algorithm) -> Self {
+        Config { algorithm, ..Config::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_lists_known() {
+        for a in Algorithm::ALL {
+            assert_eq!(a.name().parse::<Algorithm>(), Ok(a));
+        }
+        assert_eq!(" BBR-Jitter ".parse::<Algorithm>(), Ok(Algorithm::BbrJitter));
+        let err = "vegas".parse::<Algorithm>().unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("`vegas`"), "{msg}");
+        assert!(msg.contains("bbr, bbr-jitter, cubic, reno"), "{msg}");
+    }
+}

@@ -1,0 +1,335 @@
+//! The interface every transport embeds: events in, cwnd and pacing rate out.
+//!
+//! [`Controller`] is the one type a transport holds. It owns the pieces every
+//! algorithm shares (the delivery-rate sampler, the RTT estimator, and the
+//! bookkeeping of recovery episodes) and forwards digested events to the
+//! selected algorithm through the [`CongestionControl`] trait. The algorithms
+//! therefore see exactly the same rate samples and recovery boundaries, which
+//! is what makes comparisons between them fair.
+
+use crate::bbr::Bbr;
+use crate::config::{Algorithm, Config};
+use crate::cubic::Cubic;
+use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState};
+use crate::reno::Reno;
+use crate::rtt_estimator::RttEstimator;
+use crate::snapshot::Snapshot;
+use crate::time::Instant;
+use core::time::Duration;
+
+/// The loss-recovery state of the connection, as Linux's `icsk_ca_state`
+/// distinguishes it (ordered: `Open < Recovery < Loss`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RecoveryState {
+    /// No loss episode in progress.
+    #[default]
+    Open,
+    /// Fast recovery after losses detected by ACKs (SACK / RACK).
+    Recovery,
+    /// After a retransmission timeout or persistent congestion.
+    Loss,
+}
+
+/// What an algorithm is told about one ACK batch.
+#[derive(Clone, Copy, Debug)]
+pub struct AckContext<'a> {
+    /// When the ACK arrived.
+    pub now: Instant,
+    /// The delivery-rate sample for this ACK.
+    pub rate: &'a RateSample,
+    /// The RTT estimator, already updated with this ACK's sample.
+    pub rtt: &'a RttEstimator,
+    /// This ACK's RTT sample, if it produced one.
+    pub rtt_sample: Option<Duration>,
+    /// Whether the receiver delayed this ACK (ACK delay > 0).
+    pub ack_delayed: bool,
+    /// Bytes in flight after this ACK (acked and lost packets removed).
+    pub bytes_in_flight: u64,
+    /// Total bytes delivered so far, this ACK included.
+    pub delivered_bytes: u64,
+    /// Total bytes declared lost so far.
+    pub lost_bytes: u64,
+    /// The recovery state after this ACK.
+    pub recovery: RecoveryState,
+}
+
+/// The algorithm side of the interface.
+///
+/// [`Controller`] calls these; transports normally use [`Controller`] rather
+/// than an algorithm directly, so they get the shared sampler and recovery
+/// tracking for free. The trait is public so that researchers can add an
+/// algorithm and run it everywhere bbrlab runs one.
+pub trait CongestionControl {
+    /// A packet was sent. `in_flight_before` excludes it.
+    fn on_packet_sent(&mut self, _now: Instant, _bytes: u64, _in_flight_before: u64) {}
+
+    /// The first send after an application-limited idle period.
+    fn on_restart_from_idle(&mut self, _now: Instant, _rtt: &RttEstimator) {}
+
+    /// An ACK batch was processed. The algorithm may mark the sampler
+    /// app-limited (BBR does, in PROBE_RTT).
+    fn on_ack(&mut self, ack: &AckContext<'_>, sampler: &mut DeliveryRateSampler);
+
+    /// Packets were declared lost. `new_episode` is true when this starts a
+    /// new recovery episode (at most one window reduction per round trip).
+    fn on_packets_lost(&mut self, now: Instant, lost_bytes: u64, bytes_in_flight: u64, new_episode: bool);
+
+    /// A retransmission timeout fired, or persistent congestion was declared.
+    fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64);
+
+    /// The segment size changed (PMTU discovery).
+    fn on_mss_change(&mut self, mss: u64);
+
+    /// How many bytes may be in flight.
+    fn cwnd_bytes(&self) -> u64;
+
+    /// How fast to send, in bytes per second (always ≥ 1).
+    fn pacing_rate_bytes_per_sec(&self) -> u64;
+
+    /// How many bytes to release back to back at each pacing opportunity.
+    fn send_quantum_bytes(&self) -> u64;
+
+    /// A read-only view of the algorithm's state for plots and logs.
+    fn snapshot(&self) -> Snapshot;
+}
+
+/// One of the built-in algorithms, dispatched statically (no allocation).
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // BBR's state is the point; boxing would allocate.
+enum Inner {
+    Bbr(Bbr),
+    Cubic(Cubic),
+    Reno(Reno),
+}
+
+impl Inner {
+    fn get(&self) -> &dyn CongestionControl {
+        match self {
+            Inner::Bbr(c) => c,
+            Inner::Cubic(c) => c,
+            Inner::Reno(c) => c,
+        }
+    }
+    fn get_mut(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            Inner::Bbr(c) => c,
+            Inner::Cubic(c) => c,
+            Inner::Reno(c) => c,
+        }
+    }
+}
+
+/// A congestion controller, ready to embed in a transport.
+///
+/// Typical use by a sender:
+/// 1. On each send, call [`Controller::on_packet_sent`] and keep the returned
+///    [`SentPacketState`] with the packet.
+/// 2. On each ACK, build [`AckedPacket`]s from the newly acknowledged packets
+///    and call [`Controller::on_ack`].
+/// 3. When loss detection declares packets lost, call
+///    [`Controller::on_packets_lost`]; on an RTO, [`Controller::on_retransmission_timeout`].
+/// 4. Send while bytes in flight < [`Controller::cwnd_bytes`], paced at
+///    [`Controller::pacing_rate_bytes_per_sec`] in bursts of
+///    [`Controller::send_quantum_bytes`].
+#[derive(Clone, Debug)]
+pub struct Controller {
+    algorithm: Algorithm,
+    inner: Inner,
+    sampler: DeliveryRateSampler,
+    rtt: RttEstimator,
+    recovery: RecoveryState,
+    /// Packets sent after this instant end the current recovery episode when
+    /// acknowledged (RFC 9002 §7.3.2 "recovery start time").
+    recovery_start: Instant,
+    mss: u64,
+}
+
+impl Controller {
+    /// Creates a controller for `config.algorithm`, starting at `now`.
+    pub fn new(config: &Config, now: Instant) -> Self {
+        let mss = config.mss_bytes.max(1);
+        let inner = match config.algorithm {
+            Algorithm::Bbr => Inner::Bbr(Bbr::new(config, None, now)),
+            Algorithm::BbrJitter => Inner::Bbr(Bbr::new(config, Some(config.jitter), now)),
+            Algorithm::Cubic => Inner::Cubic(Cubic::new(config)),
+            Algorithm::Reno => Inner::Reno(Reno::new(config)),
+        };
+        Controller {
+            algorithm: config.algorithm,
+            inner,
+            sampler: DeliveryRateSampler::new(),
+            rtt: RttEstimator::new(),
+            recovery: RecoveryState::Open,
+            recovery_start: Instant::ZERO,
+            mss,
+        }
+    }
+
+    /// Which algorithm this is.
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Records a send and returns the per-packet state to store with it.
+    ///
+    /// `in_flight_before` is the bytes in flight before this packet.
+    /// `app_limited` is true when the application has nothing more to send
+    /// after this packet although the window would allow more: rate samples
+    /// taken from such packets do not lower BBR's bandwidth estimate.
+    pub fn on_packet_sent(
+        &mut self,
+        now: Instant,
+        bytes: u64,
+        in_flight_before: u64,
+        app_limited: bool,
+    ) -> SentPacketState {
+        // Restarting from idle after the application ran dry (Linux
+        // CA_EVENT_TX_START with tp->app_limited set).
+        if in_flight_before == 0 && self.sampler.is_app_limited() {
+            self.inner.get_mut().on_restart_from_idle(now, &self.rtt);
+        }
+        if app_limited {
+            self.sampler.on_app_limited(in_flight_before.saturating_add(bytes));
+        }
+        let state = self.sampler.on_packet_sent(now, bytes, in_flight_before);
+        self.inner.get_mut().on_packet_sent(now, bytes, in_flight_before);
+        state
+    }
+
+    /// The application has run out of data with `bytes_in_flight` still in
+    /// flight. Marks the sampler app-limited so the idle period is not
+    /// mistaken for a slow path.
+    pub fn on_app_limited(&mut self, bytes_in_flight: u64) {
+        self.sampler.on_app_limited(bytes_in_flight);
+    }
+
+    /// Processes one ACK batch.
+    ///
+    /// - `acked`: the newly acknowledged packets with their stored state.
+    /// - `rtt_sample`: the RTT measured from the newest acked packet, if the
+    ///   transport took one (it must not take one from a retransmission).
+    /// - `ack_delay`: the receiver-reported ACK delay.
+    /// - `bytes_in_flight`: bytes in flight after removing the acked packets
+    ///   (and any packets just declared lost).
+    pub fn on_ack(
+        &mut self,
+        now: Instant,
+        acked: &[AckedPacket],
+        rtt_sample: Option<Duration>,
+        ack_delay: Duration,
+        bytes_in_flight: u64,
+    ) {
+        if let Some(rtt) = rtt_sample {
+            self.rtt.update(rtt, ack_delay);
+        }
+        let acked_bytes: u64 = acked.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
+        let prior_in_flight = bytes_in_flight.saturating_add(acked_bytes);
+        let rate = self.sampler.on_ack(now, acked, self.rtt.min(), prior_in_flight);
+        // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
+        // is acknowledged.
+        if self.recovery != RecoveryState::Open
+            && acked.iter().any(|p| p.state.sent_time > self.recovery_start)
+        {
+            self.recovery = RecoveryState::Open;
+        }
+        let ctx = AckContext {
+            now,
+            rate: &rate,
+            rtt: &self.rtt,
+            rtt_sample,
+            ack_delayed: !ack_delay.is_zero(),
+            bytes_in_flight,
+            delivered_bytes: self.sampler.delivered_bytes(),
+            lost_bytes: self.sampler.lost_bytes(),
+            recovery: self.recovery,
+        };
+        match &mut self.inner {
+            Inner::Bbr(c) => c.on_ack(&ctx, &mut self.sampler),
+            Inner::Cubic(c) => c.on_ack(&ctx, &mut self.sampler),
+            Inner::Reno(c) => c.on_ack(&ctx, &mut self.sampler),
+        }
+    }
+
+    /// Packets were declared lost. `bytes_in_flight` excludes them.
+    ///
+    /// A loss of a packet sent after the current episode began starts a new
+    /// episode; losses inside an episode do not reduce the window again.
+    pub fn on_packets_lost(&mut self, now: Instant, lost: &[LostPacket], bytes_in_flight: u64) {
+        if lost.is_empty() {
+            return;
+        }
+        self.sampler.on_packets_lost(lost);
+        let lost_bytes = lost.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
+        let newest_sent = lost.iter().map(|p| p.state.sent_time).max().unwrap_or(Instant::ZERO);
+        let new_episode = self.recovery == RecoveryState::Open || newest_sent > self.recovery_start;
+        if new_episode {
+            self.recovery_start = now;
+            if self.recovery == RecoveryState::Open {
+                self.recovery = RecoveryState::Recovery;
+            }
+        }
+        self.inner.get_mut().on_packets_lost(now, lost_bytes, bytes_in_flight, new_episode);
+    }
+
+    /// A retransmission timeout fired. The window collapses to one packet;
+    /// the transport should declare the outstanding packets lost.
+    pub fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64) {
+        self.recovery = RecoveryState::Loss;
+        self.recovery_start = now;
+        self.inner.get_mut().on_retransmission_timeout(now, bytes_in_flight);
+    }
+
+    /// QUIC's persistent congestion (RFC 9002 §7.6): treated as an RTO.
+    pub fn on_persistent_congestion(&mut self, now: Instant, bytes_in_flight: u64) {
+        self.on_retransmission_timeout(now, bytes_in_flight);
+    }
+
+    /// The path MTU changed; `mss` is the new payload size per packet.
+    pub fn on_mss_change(&mut self, mss: u64) {
+        self.mss = mss.max(1);
+        self.inner.get_mut().on_mss_change(self.mss);
+    }
+
+    /// The current segment size.
+    pub fn mss_bytes(&self) -> u64 {
+        self.mss
+    }
+
+    /// How many bytes may be in flight.
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.inner.get().cwnd_bytes()
+    }
+
+    /// How fast to send, in bytes per second (always ≥ 1).
+    pub fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        self.inner.get().pacing_rate_bytes_per_sec()
+    }
+
+    /// How many bytes to release back to back per pacing opportunity.
+    pub fn send_quantum_bytes(&self) -> u64 {
+        self.inner.get().send_quantum_bytes()
+    }
+
+    /// The recovery state.
+    pub fn recovery_state(&self) -> RecoveryState {
+        self.recovery
+    }
+
+    /// The RTT estimator (a transport uses it for its timers).
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// The delivery-rate sampler, read-only.
+    pub fn sampler(&self) -> &DeliveryRateSampler {
+        &self.sampler
+    }
+
+    /// A read-only view of the controller's state for plots and logs.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut s = self.inner.get().snapshot();
+        s.algorithm = self.algorithm;
+        s.recovery = self.recovery;
+        s
+    }
+}

@@ -1,0 +1,336 @@
+//! Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation,
+//! now folded into draft-ietf-ccwg-bbr §4.5; Linux `net/ipv4/tcp_rate.c`).
+//!
+//! BBR's bandwidth model is only as good as its rate samples. Each packet
+//! remembers, at send time, how much had been delivered and when; when it is
+//! acknowledged, the data delivered in between divided by the elapsed time is
+//! one delivery-rate sample. Two refinements make the samples trustworthy:
+//!
+//! - The interval is the **larger** of the send-side and ACK-side elapsed
+//!   times, so neither a send burst nor an ACK burst (compression,
+//!   aggregation) can inflate the rate.
+//! - Samples over an interval shorter than min_rtt are discarded: such a short
+//!   interval cannot have covered a full round trip and overestimates.
+//!
+//! Packets sent while the application had nothing more to send are marked
+//! app-limited, so BBR can tell "the path is slow" from "we were idle".
+//!
+//! All quantities are in bytes, as in QUIC; Linux counts packets.
+
+use crate::time::{Instant, NANOS_PER_SEC};
+use core::time::Duration;
+
+/// The sampler's state stored with each sent packet, returned by
+/// [`DeliveryRateSampler::on_packet_sent`] and handed back on ACK or loss.
+///
+/// A transport keeps this beside its own per-packet metadata; it is small
+/// and `Copy` so that costs nothing per packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SentPacketState {
+    /// When the packet was sent.
+    pub sent_time: Instant,
+    /// Bytes delivered (acknowledged) in total when the packet was sent.
+    pub delivered_bytes: u64,
+    /// When `delivered_bytes` was last updated, as of the send.
+    pub delivered_time: Instant,
+    /// Send time of the packet that opened the current send interval.
+    pub first_sent_time: Instant,
+    /// Whether the application was limiting the sending rate at send time.
+    pub is_app_limited: bool,
+    /// Bytes in flight just after this packet was sent (BBR uses it to judge
+    /// how full the pipe was).
+    pub bytes_in_flight: u64,
+}
+
+/// One packet newly acknowledged by an ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckedPacket {
+    /// The packet's size in bytes.
+    pub bytes: u64,
+    /// What the sampler recorded when it was sent.
+    pub state: SentPacketState,
+}
+
+/// One packet declared lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LostPacket {
+    /// The packet's size in bytes.
+    pub bytes: u64,
+    /// What the sampler recorded when it was sent.
+    pub state: SentPacketState,
+}
+
+/// A delivery-rate sample, produced once per ACK batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Bytes delivered over `interval` (0 if no packet was newly acked).
+    pub delivered_bytes: u64,
+    /// The sampling interval: max(send elapsed, ACK elapsed). `None` when the
+    /// sample is invalid (nothing acked, or shorter than min_rtt).
+    pub interval: Option<Duration>,
+    /// `delivered_bytes` as of the send of the most recently sent acked
+    /// packet; BBR counts round trips by it.
+    pub prior_delivered_bytes: u64,
+    /// Whether that packet was sent while app-limited.
+    pub is_app_limited: bool,
+    /// Bytes newly acknowledged by this ACK batch.
+    pub acked_bytes: u64,
+    /// Bytes declared lost since the previous sample.
+    pub lost_bytes: u64,
+    /// Bytes in flight before this ACK was processed.
+    pub prior_in_flight: u64,
+    /// Bytes in flight when the most recently sent acked packet left.
+    pub tx_in_flight: u64,
+}
+
+impl RateSample {
+    /// The sample's rate in bytes per second, if it is valid.
+    pub fn delivery_rate_bytes_per_sec(&self) -> Option<f64> {
+        let iv = self.interval?;
+        let ns = iv.as_nanos();
+        if ns == 0 {
+            return None;
+        }
+        Some(self.delivered_bytes as f64 * NANOS_PER_SEC / ns as f64)
+    }
+}
+
+/// The connection-wide half of delivery-rate estimation.
+#[derive(Clone, Debug, Default)]
+pub struct DeliveryRateSampler {
+    delivered: u64,
+    delivered_time: Instant,
+    first_sent_time: Instant,
+    /// Non-zero while app-limited: the `delivered` value after which the
+    /// app-limited bubble has left the pipe.
+    app_limited_until: u64,
+    lost: u64,
+    pending_lost: u64,
+}
+
+impl DeliveryRateSampler {
+    /// A sampler for a fresh connection.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Total bytes delivered so far.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.delivered
+    }
+
+    /// Total bytes declared lost so far.
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost
+    }
+
+    /// Whether an app-limited bubble is still in the pipe.
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited_until != 0
+    }
+
+    /// Records a send and returns the state to store with the packet.
+    /// `in_flight_before` is the bytes in flight before this packet.
+    pub fn on_packet_sent(
+        &mut self,
+        now: Instant,
+        bytes: u64,
+        in_flight_before: u64,
+    ) -> SentPacketState {
+        // Starting from an empty pipe: the send and ACK intervals both
+        // restart now, or the idle period would be counted as delivery time.
+        if in_flight_before == 0 {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        SentPacketState {
+            sent_time: now,
+            delivered_bytes: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            is_app_limited: self.app_limited_until != 0,
+            bytes_in_flight: in_flight_before.saturating_add(bytes),
+        }
+    }
+
+    /// Marks the connection app-limited: the application had nothing more to
+    /// send although the window allowed it. Samples from packets sent until
+    /// this bubble is acked are marked app-limited.
+    pub fn on_app_limited(&mut self, bytes_in_flight: u64) {
+        self.app_limited_until = self.delivered.saturating_add(bytes_in_flight).max(1);
+    }
+
+    /// Records packets declared lost; they are reported in the next sample.
+    pub fn on_packets_lost(&mut self, lost: &[LostPacket]) {
+        for p in lost {
+            self.lost = self.lost.saturating_add(p.bytes);
+            self.pending_lost = self.pending_lost.saturating_add(p.bytes);
+        }
+    }
+
+    /// Records one ACK batch and computes its rate sample.
+    ///
+    /// `min_rtt` is the connection's minimum RTT, if known: shorter intervals
+    /// are discarded. `prior_in_flight` is the bytes in flight before the ACK.
+    pub fn on_ack(
+        &mut self,
+        now: Instant,
+        acked: &[AckedPacket],
+        min_rtt: Option<Duration>,
+        prior_in_flight: u64,
+    ) -> RateSample {
+        let mut sample = RateSample {
+            lost_bytes: core::mem::take(&mut self.pending_lost),
+            prior_in_flight,
+            ..RateSample::default()
+        };
+        // The most recently sent of the acked packets defines the sample:
+        // it has the freshest view of the pipe (tcp_rate_skb_delivered()).
+        let mut newest: Option<&SentPacketState> = None;
+        for p in acked {
+            sample.acked_bytes = sample.acked_bytes.saturating_add(p.bytes);
+            let newer = match newest {
+                None => true,
+                Some(n) => {
+                    (p.state.delivered_bytes, p.state.sent_time) > (n.delivered_bytes, n.sent_time)
+                }
+            };
+            if newer {
+                newest = Some(&p.state);
+            }
+        }
+        let Some(newest) = newest.copied() else {
+            return sample;
+        };
+        self.delivered = self.delivered.saturating_add(sample.acked_bytes);
+        self.delivered_time = now;
+        // The next send interval starts from this packet's send time.
+        self.first_sent_time = newest.sent_time;
+        // The bubble has been delivered: later samples are not app-limited.
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+
+        sample.prior_delivered_bytes = newest.delivered_bytes;
+        sample.is_app_limited = newest.is_app_limited;
+        sample.tx_in_flight = newest.bytes_in_flight;
+        sample.delivered_bytes = self.delivered.saturating_sub(newest.delivered_bytes);
+        let send_elapsed = newest.sent_time.saturating_since(newest.first_sent_time);
+        let ack_elapsed = now.saturating_since(newest.delivered_time);
+        let interval = send_elapsed.max(ack_elapsed);
+        let too_short = match min_rtt {
+            Some(m) => interval < m,
+            None => false,
+        };
+        if interval.is_zero() || too_short || sample.delivered_bytes == 0 {
+            sample.interval = None;
+        } else {
+            sample.interval = Some(interval);
+        }
+        sample
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> Instant {
+        Instant::from_nanos(ms * 1_000_000)
+    }
+
+    #[test]
+    fn interval_is_max_of_send_and_ack_elapsed() {
+        let mut s = DeliveryRateSampler::new();
+        // Ten packets sent over 10 ms (send elapsed 9 ms for the last).
+        let mut states = Vec::new();
+        for i in 0..10 {
+            states.push(s.on_packet_sent(t(i), 1000, i * 1000));
+        }
+        // All acked at once 50 ms later: ACK-compressed. The ACK-side
+        // interval (delivered_time was t(0), now t(59)) is the larger.
+        let acked: Vec<AckedPacket> = states
+            .iter()
+            .map(|st| AckedPacket { bytes: 1000, state: *st })
+            .collect();
+        let rs = s.on_ack(t(59), &acked, None, 10_000);
+        assert_eq!(rs.delivered_bytes, 10_000);
+        assert_eq!(rs.interval, Some(Duration::from_millis(59)));
+
+        // Now a send burst: 10 packets at one instant after a long gap in
+        // send times would make the send side longer. Packet sent at t(100)
+        // whose interval opened at the previous acked packet's send (t(9)).
+        let st = s.on_packet_sent(t(100), 1000, 0);
+        // in_flight_before == 0 restarted the interval at t(100).
+        assert_eq!(st.first_sent_time, t(100));
+        let st2 = s.on_packet_sent(t(130), 1000, 1000);
+        let rs = s.on_ack(
+            t(140),
+            &[AckedPacket { bytes: 1000, state: st }, AckedPacket { bytes: 1000, state: st2 }],
+            None,
+            2000,
+        );
+        // send elapsed = 130 - 100 = 30 ms; ack elapsed = 140 - 100 = 40 ms.
+        assert_eq!(rs.interval, Some(Duration::from_millis(40)));
+        // The send side wins when the ACKs come back faster than the sends.
+        let st3 = s.on_packet_sent(t(141), 1000, 0);
+        let st4 = s.on_packet_sent(t(200), 1000, 1000);
+        let rs = s.on_ack(t(201), &[AckedPacket { bytes: 1000, state: st3 }], None, 2000);
+        assert_eq!(rs.interval, Some(Duration::from_millis(60))); // ack: 201-141
+        let rs = s.on_ack(t(205), &[AckedPacket { bytes: 1000, state: st4 }], None, 1000);
+        // send: 200 - 141 = 59 ms; ack: 205 - 201 = 4 ms.
+        assert_eq!(rs.interval, Some(Duration::from_millis(59)));
+        assert_eq!(rs.delivered_bytes, 1000);
+    }
+
+    #[test]
+    fn samples_shorter_than_min_rtt_are_discarded() {
+        let mut s = DeliveryRateSampler::new();
+        let a = s.on_packet_sent(t(0), 1000, 0);
+        let rs = s.on_ack(t(10), &[AckedPacket { bytes: 1000, state: a }], Some(Duration::from_millis(20)), 1000);
+        assert_eq!(rs.interval, None);
+        assert_eq!(rs.delivery_rate_bytes_per_sec(), None);
+        assert_eq!(rs.acked_bytes, 1000, "acked bytes still count");
+        let b = s.on_packet_sent(t(10), 1000, 0);
+        let rs = s.on_ack(t(30), &[AckedPacket { bytes: 1000, state: b }], Some(Duration::from_millis(20)), 1000);
+        assert_eq!(rs.interval, Some(Duration::from_millis(20)));
+        assert_eq!(rs.delivery_rate_bytes_per_sec(), Some(50_000.0));
+    }
+
+    #[test]
+    fn app_limited_marking_lasts_until_bubble_is_delivered() {
+        let mut s = DeliveryRateSampler::new();
+        let a = s.on_packet_sent(t(0), 1000, 0);
+        assert!(!a.is_app_limited);
+        // App runs dry with 1000 bytes in flight: bubble ends after 1000 delivered.
+        s.on_app_limited(1000);
+        assert!(s.is_app_limited());
+        let b = s.on_packet_sent(t(1), 1000, 1000);
+        assert!(b.is_app_limited);
+        let rs = s.on_ack(t(10), &[AckedPacket { bytes: 1000, state: a }], None, 2000);
+        assert!(!rs.is_app_limited, "a was sent before the bubble");
+        // delivered == 1000, not yet > 1000: still app-limited.
+        assert!(s.is_app_limited());
+        let c = s.on_packet_sent(t(11), 1000, 1000);
+        assert!(c.is_app_limited);
+        let rs = s.on_ack(t(12), &[AckedPacket { bytes: 1000, state: b }], None, 2000);
+        assert!(rs.is_app_limited, "b was sent inside the bubble");
+        assert!(!s.is_app_limited(), "2000 > 1000: bubble delivered");
+        let d = s.on_packet_sent(t(13), 1000, 1000);
+        assert!(!d.is_app_limited);
+    }
+
+    #[test]
+    fn losses_reported_once_in_next_sample() {
+        let mut s = DeliveryRateSampler::new();
+        let a = s.on_packet_sent(t(0), 1000, 0);
+        let b = s.on_packet_sent(t(1), 1000, 1000);
+        s.on_packets_lost(&[LostPacket { bytes: 1000, state: a }]);
+        let rs = s.on_ack(t(20), &[AckedPacket { bytes: 1000, state: b }], None, 1000);
+        assert_eq!(rs.lost_bytes, 1000);
+        assert_eq!(s.lost_bytes(), 1000);
+        let rs = s.on_ack(t(21), &[], None, 0);
+        assert_eq!(rs.lost_bytes, 0);
+        assert_eq!(rs.interval, None);
+    }
+}

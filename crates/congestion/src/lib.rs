@@ -1,0 +1,49 @@
+//! # congestion: sans-IO congestion control for transports
+//!
+//! This crate holds bbrlab's congestion controllers: BBR v1 as Linux ships
+//! it (`bbr`), the jitter-robust BBR of Dong & Guo (`bbr-jitter`), CUBIC
+//! (`cubic`) and NewReno (`reno`), plus the pieces every transport needs
+//! around them: delivery-rate sampling, RTT estimation and windowed filters.
+//!
+//! It does no I/O, reads no clock, spawns no threads, does not allocate per
+//! ACK and depends on nothing outside `std`. A transport (QUIC stack, UDP
+//! file mover, simulator) tells a [`Controller`] about sends, ACKs, losses and
+//! timeouts, passing the current [`Instant`], and asks it how many bytes may
+//! be in flight and how fast to send.
+//!
+//! ```
+//! use congestion::{Algorithm, AckedPacket, Config, Controller, Instant};
+//! use std::time::Duration;
+//!
+//! let cfg = Config::new("bbr".parse::<Algorithm>().unwrap());
+//! let t0 = Instant::from_nanos(0);
+//! let mut cc = Controller::new(&cfg, t0);
+//! let st = cc.on_packet_sent(t0, 1500, 0, false);
+//! let t1 = Instant::from_nanos(40_000_000);
+//! cc.on_ack(t1, &[AckedPacket { bytes: 1500, state: st }], Some(Duration::from_millis(40)), Duration::ZERO, 0);
+//! assert!(cc.cwnd_bytes() >= 4 * 1500);
+//! assert!(cc.pacing_rate_bytes_per_sec() > 0);
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod bbr;
+pub mod config;
+pub mod controller;
+pub mod cubic;
+pub mod delivery_rate;
+pub mod pacing;
+pub mod reno;
+pub mod rng;
+pub mod rtt_estimator;
+pub mod snapshot;
+pub mod time;
+pub mod windowed_filter;
+
+pub use config::{Algorithm, BbrConfig, Config, CubicConfig, JitterConfig, UnknownAlgorithm};
+pub use controller::{AckContext, CongestionControl, Controller, RecoveryState};
+pub use delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState};
+pub use rtt_estimator::RttEstimator;
+pub use snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
+pub use time::Instant;

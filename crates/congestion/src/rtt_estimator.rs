@@ -1,0 +1,120 @@
+//! Round-trip time estimation (RFC 9002 §5, which refines RFC 6298).
+//!
+//! Every transport needs a smoothed RTT for its retransmission timer and
+//! CUBIC needs one for its pacing rate, so the estimator lives here once and
+//! transports call it instead of writing their own.
+
+use core::time::Duration;
+
+/// Smoothed RTT, RTT variation, latest and minimum RTT.
+#[derive(Clone, Debug, Default)]
+pub struct RttEstimator {
+    latest: Option<Duration>,
+    min: Option<Duration>,
+    smoothed: Option<Duration>,
+    var: Duration,
+}
+
+impl RttEstimator {
+    /// An estimator with no samples yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one RTT sample and the peer-reported ACK delay.
+    ///
+    /// RFC 9002 §5.3: min_rtt ignores ACK delay (it must be a true lower
+    /// bound), while the smoothed RTT subtracts the ACK delay when doing so
+    /// does not take the sample below min_rtt.
+    pub fn update(&mut self, rtt: Duration, ack_delay: Duration) {
+        self.latest = Some(rtt);
+        let min = match self.min {
+            Some(m) if m <= rtt => m,
+            _ => rtt,
+        };
+        self.min = Some(min);
+        match self.smoothed {
+            None => {
+                self.smoothed = Some(rtt);
+                self.var = rtt / 2;
+            }
+            Some(srtt) => {
+                let adjusted = if rtt >= min.saturating_add(ack_delay) {
+                    rtt - ack_delay
+                } else {
+                    rtt
+                };
+                let dev = srtt.abs_diff(adjusted);
+                self.var = (self.var * 3) / 4 + dev / 4;
+                self.smoothed = Some((srtt * 7) / 8 + adjusted / 8);
+            }
+        }
+    }
+
+    /// The most recent sample.
+    pub fn latest(&self) -> Option<Duration> {
+        self.latest
+    }
+
+    /// The smallest sample seen over the connection's life.
+    pub fn min(&self) -> Option<Duration> {
+        self.min
+    }
+
+    /// The exponentially smoothed RTT (gain 1/8).
+    pub fn smoothed(&self) -> Option<Duration> {
+        self.smoothed
+    }
+
+    /// The RTT mean deviation (gain 1/4).
+    pub fn var(&self) -> Duration {
+        self.var
+    }
+
+    /// A retransmission/probe timeout: `srtt + max(4·rttvar, granularity)`
+    /// (RFC 9002 §6.2.1 without the max_ack_delay term, which is the
+    /// transport's to add), or `initial` before any sample.
+    pub fn retransmission_timeout(&self, granularity: Duration, initial: Duration) -> Duration {
+        match self.smoothed {
+            None => initial,
+            Some(s) => s.saturating_add((self.var * 4).max(granularity)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+
+    #[test]
+    fn first_sample_initialises_and_later_ones_smooth() {
+        let mut e = RttEstimator::new();
+        assert_eq!(e.smoothed(), None);
+        e.update(ms(100), ms(0));
+        assert_eq!(e.smoothed(), Some(ms(100)));
+        assert_eq!(e.var(), ms(50));
+        e.update(ms(200), ms(0));
+        // srtt = 7/8·100 + 1/8·200 = 112.5 ms; rttvar = 3/4·50 + 1/4·100 = 62.5 ms.
+        assert_eq!(e.smoothed(), Some(Duration::from_micros(112_500)));
+        assert_eq!(e.var(), Duration::from_micros(62_500));
+        assert_eq!(e.min(), Some(ms(100)));
+    }
+
+    #[test]
+    fn ack_delay_subtracted_only_above_min() {
+        let mut e = RttEstimator::new();
+        e.update(ms(50), ms(0));
+        // 60 - 20 = 40 < min 50: do not subtract.
+        e.update(ms(60), ms(20));
+        let srtt = e.smoothed().unwrap();
+        assert_eq!(srtt, (ms(50) * 7) / 8 + ms(60) / 8);
+        // 100 - 20 = 80 >= 50: subtract.
+        let before = e.smoothed().unwrap();
+        e.update(ms(100), ms(20));
+        assert_eq!(e.smoothed().unwrap(), (before * 7) / 8 + ms(80) / 8);
+    }
+}

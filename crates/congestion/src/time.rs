@@ -1,0 +1,56 @@
+//! Caller-supplied monotonic time.
+//!
+//! The controllers never read a clock: a simulator passes virtual time, a real
+//! transport passes its monotonic clock. Both reduce to nanoseconds since an
+//! arbitrary epoch, so one newtype serves every caller and keeps "ns or ms?"
+//! out of the interface.
+
+use core::time::Duration;
+
+/// A point in caller-defined monotonic time, in nanoseconds since an arbitrary epoch.
+///
+/// Arithmetic saturates rather than panicking, because a buggy or adversarial
+/// caller (time that goes backwards, enormous offsets) must never crash a
+/// controller embedded in a transport.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Instant(u64);
+
+impl Instant {
+    /// The epoch itself; useful as a "never" marker and as a simulator's start.
+    pub const ZERO: Instant = Instant(0);
+
+    /// Builds an instant from nanoseconds since the caller's epoch.
+    pub const fn from_nanos(nanos: u64) -> Self {
+        Instant(nanos)
+    }
+
+    /// Nanoseconds since the caller's epoch.
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later
+    /// (time that does not advance, or reordered events, must not underflow).
+    pub fn saturating_since(self, earlier: Instant) -> Duration {
+        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
+
+    /// Nanoseconds from `earlier` to `self`, saturating at zero.
+    pub(crate) fn nanos_since(self, earlier: Instant) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+
+    /// `self + d`, saturating at the end of representable time.
+    pub fn saturating_add(self, d: Duration) -> Instant {
+        Instant(self.0.saturating_add(duration_to_nanos(d)))
+    }
+}
+
+/// Converts a duration to whole nanoseconds, saturating at `u64::MAX`
+/// (about 584 years), which is far beyond any RTT we model.
+pub(crate) fn duration_to_nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Nanoseconds per second, for rate arithmetic.
+pub(crate) const NANOS_PER_SEC: f64 = 1e9;

