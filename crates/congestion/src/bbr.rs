@@ -1,24 +1,883 @@
-//! Bbr (stub; being written).
-use crate::config::Config;
-use crate::controller::{AckContext, CongestionControl};
-use crate::delivery_rate::DeliveryRateSampler;
-use crate::snapshot::Snapshot;
-use crate::time::Instant;
+//! BBR v1, as Linux ships it (`net/ipv4/tcp_bbr.c`), and the jitter-robust
+//! variant of Dong & Guo (2019).
+//!
+//! # The model
+//!
+//! BBR steers by an explicit model of the path rather than by loss:
+//!
+//! - **BtlBw**, the bottleneck bandwidth, is the windowed *max* of
+//!   delivery-rate samples over the last 10 round trips. A max, because queues
+//!   and cross traffic can only make a sample slower than the bottleneck.
+//! - **RTprop**, the propagation delay, is the *min* RTT seen in the last 10 s.
+//!   A min, because queueing can only add delay.
+//!
+//! Their product is the bandwidth-delay product (BDP): the data that fills the
+//! pipe without a queue. BBR paces at `pacing_gain × BtlBw` and caps inflight
+//! at `cwnd_gain × BDP` (plus allowances for ACK aggregation and send bursts).
+//!
+//! # The state machine
+//!
+//! - **STARTUP** doubles the sending rate every round (gain 2/ln 2) until the
+//!   bandwidth estimate stops growing by 25 % for three rounds: the pipe is full.
+//! - **DRAIN** paces at the inverse gain until inflight is back to one BDP,
+//!   removing the queue STARTUP built.
+//! - **PROBE_BW** cycles the pacing gain through {1.25, 0.75, 1 ×6}: one
+//!   round probing for more bandwidth, one draining what the probe queued,
+//!   six cruising. Each phase lasts at least one min_rtt.
+//! - **PROBE_RTT**: when min_rtt has not been refreshed for 10 s, cwnd drops
+//!   to 4 packets for max(200 ms, one round) so the queue empties and a fresh
+//!   RTprop sample can be taken.
+//!
+//! # Linux additions modelled here
+//!
+//! - Loss recovery: packet conservation for the first round, then growth by
+//!   at most the data acked (so no faster than twice the delivery rate);
+//!   cwnd restored on exit; an RTO collapses cwnd to one packet.
+//! - Idle restart: after an app-limited idle period, pace at 1.0 × BtlBw.
+//! - Long-term bandwidth sampling (paper §6.3): detects a token-bucket
+//!   policer from two consecutive lossy intervals with similar throughput and
+//!   then paces at the policed rate for 48 rounds.
+//! - ACK-aggregation compensation (`extra_acked`, seed 004): extra cwnd for
+//!   data that arrives in ACK bursts beyond what the bandwidth predicts.
+//!
+//! # bbr-jitter (seed 001, eqs. 8–11)
+//!
+//! With per-packet delay jitter, min_rtt is far below the typical RTT and a
+//! BDP built on it starves the pipe. The variant keeps an EWMA srtt and
+//! rttvar; while rttvar > γ·srtt it computes the BDP from srtt instead of
+//! min_rtt and shortens the cycle to {1.25, 0.75, 1, 1, 1}.
+//!
+//! Units: bytes and bytes/s (Linux counts packets and scaled packets/µs).
+//! Each rule cites the `tcp_bbr.c` function it follows.
 
-/// Bbr.
-#[derive(Clone, Debug)]
-pub struct Bbr { cwnd: u64 }
-impl Bbr {
-    /// New.
-    pub fn new(c: &Config, _j: Option<crate::config::JitterConfig>, _now: Instant) -> Self { Bbr { cwnd: c.mss_bytes * c.initial_cwnd_packets } }
+use crate::config::{BbrConfig, Config, JitterConfig};
+use crate::controller::{AckContext, CongestionControl, RecoveryState};
+use crate::delivery_rate::{DeliveryRateSampler, RateSample};
+use crate::pacing::send_quantum_bytes;
+use crate::rng::SplitMix64;
+use crate::rtt_estimator::RttEstimator;
+use crate::snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
+use crate::time::{duration_to_nanos, Instant, NANOS_PER_SEC};
+use crate::windowed_filter::{FilterKind, WindowedFilter};
+use core::time::Duration;
+
+/// PROBE_BW pacing gains (`bbr_pacing_gain[]`): probe, drain, then cruise.
+const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// Cycle length in normal operation (`CYCLE_LEN`).
+const CYCLE_LEN: usize = 8;
+/// Cycle length for `bbr-jitter` while the RTT is unstable (seed 001, eq. 11).
+const JITTER_CYCLE_LEN: usize = 5;
+
+/// Long-term sampling: minimum rounds per interval (`bbr_lt_intvl_min_rtts`).
+const LT_INTERVAL_MIN_ROUNDS: u32 = 4;
+/// Long-term sampling: loss rate that marks policing (`bbr_lt_loss_thresh` = 50/256).
+const LT_LOSS_THRESHOLD: f64 = 50.0 / 256.0;
+/// Two intervals this close in ratio mean a policer (`bbr_lt_bw_ratio` = 1/8).
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+/// ... or this close in absolute terms: 4 kbit/s (`bbr_lt_bw_diff`).
+const LT_BW_DIFF_BYTES_PER_SEC: f64 = 4000.0 / 8.0;
+/// Rounds to pace at the long-term bandwidth before re-probing (`bbr_lt_bw_max_rtts`).
+const LT_BW_MAX_ROUNDS: u32 = 48;
+
+/// extra_acked max-filter window, rounds per slot (`bbr_extra_acked_win_rtts`).
+const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
+/// Cap on the aggregation allowance: bw × 100 ms (`bbr_extra_acked_max_us`).
+const EXTRA_ACKED_MAX_NS: f64 = 100_000_000.0;
+/// ACK epochs reset after this many packets acked (`bbr_ack_epoch_acked_reset_thresh`).
+const ACK_EPOCH_RESET_PACKETS: u64 = 1 << 20;
+
+/// Before any RTT sample, the initial pacing rate assumes 1 ms
+/// (`bbr_init_pacing_rate_from_rtt()`).
+const DEFAULT_RTT_NS: u64 = 1_000_000;
+
+/// Long-term bandwidth (policer) sampling state (`bbr_lt_bw_sampling()`).
+#[derive(Clone, Copy, Debug, Default)]
+struct LongTermBw {
+    is_sampling: bool,
+    use_bw: bool,
+    bw: f64,
+    rounds: u32,
+    last_stamp: Instant,
+    last_delivered: u64,
+    last_lost: u64,
 }
+
+/// `bbr-jitter`'s RTT statistics (seed 001, eqs. 8–9), in ns as f64.
+#[derive(Clone, Copy, Debug)]
+struct JitterState {
+    cfg: JitterConfig,
+    srtt_ns: f64,
+    rttvar_ns: f64,
+    has_sample: bool,
+}
+
+impl JitterState {
+    /// Eq. (8) then eq. (9), in the paper's order: rttvar measures the
+    /// sample's distance from the freshly updated srtt. The first sample
+    /// initialises srtt to it and rttvar to half of it (RFC 6298 §2.2).
+    fn update(&mut self, rtt: Duration) {
+        let r = rtt.as_nanos() as f64;
+        if !self.has_sample {
+            self.srtt_ns = r;
+            self.rttvar_ns = r / 2.0;
+            self.has_sample = true;
+            return;
+        }
+        self.srtt_ns = (1.0 - self.cfg.alpha) * self.srtt_ns + self.cfg.alpha * r;
+        self.rttvar_ns =
+            (1.0 - self.cfg.beta) * self.rttvar_ns + self.cfg.beta * (self.srtt_ns - r).abs();
+    }
+
+    /// Eqs. (10)–(11): the path is "unstable" when rttvar > γ·srtt.
+    fn unstable(&self) -> bool {
+        self.has_sample && self.rttvar_ns > self.cfg.gamma * self.srtt_ns
+    }
+}
+
+/// BBR v1 (and, with a [`JitterConfig`], `bbr-jitter`).
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    cfg: BbrConfig,
+    mss: u64,
+    initial_cwnd: u64,
+    rng: SplitMix64,
+
+    mode: Mode,
+    cwnd: u64,
+    pacing_rate: f64,
+    has_seen_rtt: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+
+    /// Max filter of delivery rate (bytes/s), indexed by round count.
+    bw_filter: WindowedFilter,
+    round_count: u64,
+    round_start: bool,
+    next_round_delivered: u64,
+
+    min_rtt_ns: Option<u64>,
+    min_rtt_stamp: Instant,
+    probe_rtt_done_stamp: Option<Instant>,
+    probe_rtt_round_done: bool,
+    idle_restart: bool,
+
+    prior_cwnd: u64,
+    prev_recovery: RecoveryState,
+    packet_conservation: bool,
+
+    full_bw: f64,
+    full_bw_count: u32,
+    full_bw_reached: bool,
+
+    cycle_index: usize,
+    cycle_stamp: Instant,
+
+    lt: LongTermBw,
+
+    ack_epoch_stamp: Instant,
+    ack_epoch_acked: u64,
+    extra_acked: [u64; 2],
+    extra_acked_win_rounds: u32,
+    extra_acked_win_idx: usize,
+
+    jitter: Option<JitterState>,
+    /// The time of the latest delivery (Linux `tp->delivered_mstamp`).
+    delivered_time: Instant,
+    /// Total bytes delivered and lost (Linux `tp->delivered`, `tp->lost`).
+    delivered_total: u64,
+    lost_total: u64,
+}
+
+impl Bbr {
+    /// Creates BBR; `jitter` selects the `bbr-jitter` variant (`bbr_init()`).
+    pub fn new(config: &Config, jitter: Option<JitterConfig>, now: Instant) -> Self {
+        let mss = config.mss_bytes.max(1);
+        let initial_cwnd = config.initial_cwnd_packets.max(1).saturating_mul(mss);
+        let cfg = config.bbr;
+        let mut bbr = Bbr {
+            cfg,
+            mss,
+            initial_cwnd,
+            rng: SplitMix64::new(config.seed),
+            mode: Mode::Startup,
+            cwnd: initial_cwnd,
+            pacing_rate: 0.0,
+            has_seen_rtt: false,
+            pacing_gain: cfg.high_gain,
+            cwnd_gain: cfg.high_gain,
+            bw_filter: WindowedFilter::new(FilterKind::Max, cfg.bw_window_rounds),
+            round_count: 0,
+            round_start: false,
+            next_round_delivered: 0,
+            min_rtt_ns: None,
+            min_rtt_stamp: now,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            idle_restart: false,
+            prior_cwnd: 0,
+            prev_recovery: RecoveryState::Open,
+            packet_conservation: false,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            full_bw_reached: false,
+            cycle_index: 0,
+            cycle_stamp: now,
+            lt: LongTermBw::default(),
+            ack_epoch_stamp: now,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rounds: 0,
+            extra_acked_win_idx: 0,
+            jitter: jitter.map(|cfg| JitterState {
+                cfg,
+                srtt_ns: 0.0,
+                rttvar_ns: 0.0,
+                has_sample: false,
+            }),
+            delivered_time: now,
+            delivered_total: 0,
+            lost_total: 0,
+        };
+        bbr.reset_lt_bw_sampling(now, 0, 0);
+        bbr.init_pacing_rate_from_rtt(None);
+        bbr
+    }
+
+    // ----- model accessors -------------------------------------------------
+
+    /// The max-filtered bandwidth estimate, bytes/s (`bbr_max_bw()`).
+    fn max_bw(&self) -> f64 {
+        self.bw_filter.get_or(0.0)
+    }
+
+    /// The bandwidth BBR uses: the policed rate when a policer was detected,
+    /// otherwise the max filter (`bbr_bw()`).
+    fn bw(&self) -> f64 {
+        if self.lt.use_bw {
+            self.lt.bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    /// Whether `bbr-jitter` currently substitutes srtt for min_rtt.
+    fn using_srtt(&self) -> bool {
+        self.jitter.as_ref().is_some_and(JitterState::unstable)
+    }
+
+    /// The RTT the BDP is built on: min_rtt, or for an unstable `bbr-jitter`
+    /// path the smoothed RTT (seed 001, eq. 10).
+    fn model_rtt_ns(&self) -> Option<f64> {
+        if let Some(j) = self.jitter.as_ref().filter(|j| j.unstable()) {
+            return Some(j.srtt_ns);
+        }
+        self.min_rtt_ns.map(|n| n as f64)
+    }
+
+    fn cycle_len(&self) -> usize {
+        if self.using_srtt() {
+            JITTER_CYCLE_LEN
+        } else {
+            CYCLE_LEN
+        }
+    }
+
+    /// gain × bw × RTT in bytes, rounded up; the initial window before any
+    /// RTT sample (`bbr_bdp()`).
+    fn bdp(&self, bw: f64, gain: f64) -> u64 {
+        match self.model_rtt_ns() {
+            None => self.initial_cwnd,
+            Some(rtt_ns) => {
+                let bytes = (bw * rtt_ns / NANOS_PER_SEC * gain).ceil();
+                if bytes.is_finite() && bytes > 0.0 {
+                    bytes.min(u64::MAX as f64 / 4.0) as u64
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// Headroom for send bursts: three send quanta, rounded up to an even
+    /// number of packets, plus two packets in the probing phase so the probe
+    /// can actually exceed the BDP (`bbr_quantization_budget()`).
+    fn quantization_budget(&self, cwnd: u64) -> u64 {
+        let mut c = cwnd.saturating_add(self.send_quantum_bytes().saturating_mul(3));
+        let two = 2 * self.mss;
+        c = c.div_ceil(two).saturating_mul(two);
+        if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
+            c = c.saturating_add(two);
+        }
+        c
+    }
+
+    /// Inflight target for `gain` (`bbr_inflight()`).
+    fn inflight_target(&self, bw: f64, gain: f64) -> u64 {
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    fn min_cwnd(&self) -> u64 {
+        self.cfg.min_cwnd_packets.saturating_mul(self.mss)
+    }
+
+    // ----- pacing ----------------------------------------------------------
+
+    /// gain × bw, less the pacing margin (`bbr_rate_bytes_per_sec()`).
+    fn rate_for(&self, bw: f64, gain: f64) -> f64 {
+        bw * gain * (1.0 - self.cfg.pacing_margin)
+    }
+
+    /// The initial pacing rate: high_gain × initial cwnd / RTT, using srtt
+    /// when one exists and 1 ms otherwise (`bbr_init_pacing_rate_from_rtt()`).
+    fn init_pacing_rate_from_rtt(&mut self, srtt: Option<Duration>) {
+        let rtt_ns = match srtt {
+            Some(s) if !s.is_zero() => {
+                self.has_seen_rtt = true;
+                duration_to_nanos(s)
+            }
+            _ => DEFAULT_RTT_NS,
+        };
+        let bw = self.cwnd as f64 * NANOS_PER_SEC / rtt_ns.max(1) as f64;
+        self.pacing_rate = self.rate_for(bw, self.cfg.high_gain);
+    }
+
+    /// Paces at gain × bw; before the pipe is full the rate only rises, so a
+    /// noisy early sample cannot slow STARTUP (`bbr_set_pacing_rate()`).
+    fn set_pacing_rate(&mut self, bw: f64, gain: f64, srtt: Option<Duration>) {
+        if !self.has_seen_rtt && srtt.is_some() {
+            self.init_pacing_rate_from_rtt(srtt);
+        }
+        let rate = self.rate_for(bw, gain);
+        if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        }
+    }
+
+    // ----- mode changes ----------------------------------------------------
+
+    /// `bbr_reset_startup_mode()`.
+    fn reset_startup_mode(&mut self) {
+        self.mode = Mode::Startup;
+    }
+
+    /// Enters PROBE_BW at a random phase other than the 0.75 drain phase:
+    /// starting there would cost a round of utilisation for no benefit, as
+    /// there is no probe queue to drain (`bbr_reset_probe_bw_mode()`).
+    fn reset_probe_bw_mode(&mut self, now: Instant) {
+        self.mode = Mode::ProbeBw;
+        let len = self.cycle_len() as u64;
+        // Pick from {1, ..., len-1}, then advance once: lands anywhere but 1.
+        self.cycle_index = (len - 1 - self.rng.below(len - 1)) as usize;
+        self.advance_cycle_phase(now);
+    }
+
+    /// `bbr_reset_mode()`.
+    fn reset_mode(&mut self, now: Instant) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode(now);
+        } else {
+            self.reset_startup_mode();
+        }
+    }
+
+    /// Remembers cwnd before recovery or PROBE_RTT cut it (`bbr_save_cwnd()`).
+    fn save_cwnd(&mut self) {
+        if self.prev_recovery < RecoveryState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = self.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
+        }
+    }
+
+    // ----- the per-ACK model update ----------------------------------------
+
+    /// Counts rounds and feeds the bandwidth filter (`bbr_update_bw()`).
+    /// A round ends when a packet sent after the previous round ended is
+    /// acked. Invalid samples are skipped entirely, as Linux does.
+    fn update_bw(&mut self, rs: &RateSample, ctx: &AckContext<'_>) {
+        self.round_start = false;
+        let Some(rate) = rs.delivery_rate_bytes_per_sec() else {
+            return;
+        };
+        if rs.prior_delivered_bytes >= self.next_round_delivered {
+            self.next_round_delivered = ctx.delivered_bytes;
+            self.round_count += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(rs.lost_bytes, rs.is_app_limited, ctx.now);
+        // App-limited samples underestimate the path, so they may only raise
+        // the estimate, never hold it up or replace a better one.
+        if !rs.is_app_limited || rate >= self.max_bw() {
+            self.bw_filter.update(self.round_count, rate);
+        }
+    }
+
+    /// Measures ACK aggregation: data acked in the current epoch beyond what
+    /// bw predicts (`bbr_update_ack_aggregation()`).
+    fn update_ack_aggregation(&mut self, rs: &RateSample) {
+        if !self.cfg.extra_acked || rs.acked_bytes == 0 || rs.interval.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(0x1F);
+            if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
+                self.extra_acked_win_rounds = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
+        let mut expected = (self.bw() * epoch_ns / NANOS_PER_SEC).min(u64::MAX as f64 / 4.0) as u64;
+        // A new epoch starts when ACKs arrive no faster than bw predicts, or
+        // when the epoch has run so long its arithmetic would lose meaning.
+        let reset_bytes = ACK_EPOCH_RESET_PACKETS.saturating_mul(self.mss);
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked.saturating_add(rs.acked_bytes) >= reset_bytes
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = self.delivered_time;
+            expected = 0;
+        }
+        self.ack_epoch_acked = self
+            .ack_epoch_acked
+            .saturating_add(rs.acked_bytes)
+            .min(reset_bytes);
+        let extra = self.ack_epoch_acked.saturating_sub(expected).min(self.cwnd);
+        if extra > self.extra_acked[self.extra_acked_win_idx] {
+            self.extra_acked[self.extra_acked_win_idx] = extra;
+        }
+    }
+
+    /// The aggregation allowance added to the cwnd target, once the pipe is
+    /// full, capped at bw × 100 ms (`bbr_ack_aggregation_cwnd()`).
+    fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.cfg.extra_acked || !self.full_bw_reached {
+            return 0;
+        }
+        let max_aggr = self.bw() * EXTRA_ACKED_MAX_NS / NANOS_PER_SEC;
+        let aggr = self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]) as f64;
+        let v = aggr.min(max_aggr);
+        if v.is_finite() && v > 0.0 {
+            v as u64
+        } else {
+            0
+        }
+    }
+
+    /// Whether the current gain phase is over (`bbr_is_next_cycle_phase()`).
+    fn is_next_cycle_phase(&self, rs: &RateSample) -> bool {
+        let min_rtt_ns = self.min_rtt_ns.unwrap_or(0);
+        let is_full_length = self.delivered_time.nanos_since(self.cycle_stamp) > min_rtt_ns;
+        if self.pacing_gain == 1.0 {
+            return is_full_length;
+        }
+        let inflight = rs.prior_in_flight;
+        let bw = self.max_bw();
+        if self.pacing_gain > 1.0 {
+            // Probe until the probe actually put 1.25 BDP in flight, unless a
+            // loss says the extra data is not fitting.
+            return is_full_length
+                && (rs.lost_bytes > 0 || inflight >= self.inflight_target(bw, self.pacing_gain));
+        }
+        // Drain phase: done early once the probe's queue is gone.
+        is_full_length || inflight <= self.inflight_target(bw, 1.0)
+    }
+
+    /// `bbr_advance_cycle_phase()`.
+    fn advance_cycle_phase(&mut self, now: Instant) {
+        self.cycle_index = (self.cycle_index + 1) % self.cycle_len();
+        self.cycle_stamp = now;
+    }
+
+    /// `bbr_update_cycle_phase()`.
+    fn update_cycle_phase(&mut self, rs: &RateSample) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs) {
+            self.advance_cycle_phase(self.delivered_time);
+        }
+    }
+
+    /// Full-pipe detection: three rounds without 25 % growth, judged only on
+    /// rounds that were not app-limited (`bbr_check_full_bw_reached()`).
+    fn check_full_bw_reached(&mut self, rs: &RateSample) {
+        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        let max_bw = self.max_bw();
+        if max_bw >= self.full_bw * self.cfg.full_bw_threshold {
+            self.full_bw = max_bw;
+            self.full_bw_count = 0;
+            return;
+        }
+        self.full_bw_count += 1;
+        self.full_bw_reached = self.full_bw_count >= self.cfg.full_bw_rounds;
+    }
+
+    /// STARTUP → DRAIN when the pipe is full; DRAIN → PROBE_BW once inflight
+    /// is down to one BDP (`bbr_check_drain()`).
+    fn check_drain(&mut self, ctx: &AckContext<'_>) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+        }
+        if self.mode == Mode::Drain
+            && ctx.bytes_in_flight <= self.inflight_target(self.max_bw(), 1.0)
+        {
+            self.reset_probe_bw_mode(ctx.now);
+        }
+    }
+
+    /// Leaves PROBE_RTT once its hold time and round are both done
+    /// (`bbr_check_probe_rtt_done()`).
+    fn check_probe_rtt_done(&mut self, now: Instant) {
+        match self.probe_rtt_done_stamp {
+            Some(done) if now > done => {}
+            _ => return,
+        }
+        // The hold measured RTprop: the estimate is fresh again.
+        self.min_rtt_stamp = now;
+        self.cwnd = self.cwnd.max(self.prior_cwnd);
+        self.reset_mode(now);
+    }
+
+    /// Tracks min_rtt and drives PROBE_RTT (`bbr_update_min_rtt()`).
+    fn update_min_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+        let now = ctx.now;
+        let expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
+        if let Some(rtt) = ctx.rtt_sample {
+            let rtt_ns = duration_to_nanos(rtt);
+            let lower = self.min_rtt_ns.is_none_or(|m| rtt_ns < m);
+            // An expired estimate is replaced by any sample not inflated by a
+            // delayed ACK.
+            if lower || (expired && !ctx.ack_delayed) {
+                self.min_rtt_ns = Some(rtt_ns);
+                self.min_rtt_stamp = now;
+            }
+        }
+        if self.cfg.probe_rtt && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd();
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // PROBE_RTT's deliberately low rate must not lower the bw
+            // estimate: mark the pipe app-limited.
+            sampler.on_app_limited(ctx.bytes_in_flight);
+            match self.probe_rtt_done_stamp {
+                None if ctx.bytes_in_flight <= self.min_cwnd() => {
+                    self.probe_rtt_done_stamp = Some(
+                        now.saturating_add(Duration::from_nanos(self.cfg.probe_rtt_duration_ns)),
+                    );
+                    self.probe_rtt_round_done = false;
+                    self.next_round_delivered = ctx.delivered_bytes;
+                }
+                Some(_) => {
+                    if self.round_start {
+                        self.probe_rtt_round_done = true;
+                    }
+                    if self.probe_rtt_round_done {
+                        self.check_probe_rtt_done(now);
+                    }
+                }
+                None => {}
+            }
+        }
+        if ctx.rate.delivered_bytes > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    /// `bbr_update_gains()`.
+    fn update_gains(&mut self) {
+        let (p, c) = match self.mode {
+            Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
+            Mode::Drain => (self.cfg.drain_gain, self.cfg.high_gain),
+            Mode::ProbeBw => {
+                let g = if self.lt.use_bw {
+                    1.0
+                } else {
+                    PACING_GAIN_CYCLE[self.cycle_index % CYCLE_LEN]
+                };
+                (g, self.cfg.cwnd_gain)
+            }
+            _ => (1.0, 1.0),
+        };
+        self.pacing_gain = p;
+        self.cwnd_gain = c;
+    }
+
+    // ----- long-term bandwidth (policer) model -----------------------------
+
+    fn reset_lt_bw_sampling_interval(&mut self, now: Instant, delivered: u64, lost: u64) {
+        self.lt.last_stamp = now;
+        self.lt.last_delivered = delivered;
+        self.lt.last_lost = lost;
+        self.lt.rounds = 0;
+    }
+
+    fn reset_lt_bw_sampling(&mut self, now: Instant, delivered: u64, lost: u64) {
+        self.lt.bw = 0.0;
+        self.lt.use_bw = false;
+        self.lt.is_sampling = false;
+        self.reset_lt_bw_sampling_interval(now, delivered, lost);
+    }
+
+    /// An interval ended with bandwidth `bw`. Two consecutive intervals that
+    /// agree within 1/8 (or 4 kbit/s) indicate a policer: use their average
+    /// (`bbr_lt_bw_interval_done()`).
+    fn lt_bw_interval_done(&mut self, bw: f64, delivered: u64, lost: u64) {
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff <= LT_BW_RATIO * self.lt.bw
+                || self.rate_for(diff, 1.0) <= LT_BW_DIFF_BYTES_PER_SEC
+            {
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt.rounds = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.reset_lt_bw_sampling_interval(self.delivered_time, delivered, lost);
+    }
+
+    /// Token-bucket policers show up as sustained high loss at a flat
+    /// delivery rate. Sample intervals of 4–16 rounds that start and end with
+    /// loss; an interval with ≥ 20 % loss yields a long-term bandwidth sample
+    /// (`bbr_lt_bw_sampling()`, paper §6.3).
+    fn lt_bw_sampling(&mut self, sample_lost: u64, is_app_limited: bool, now: Instant) {
+        if !self.cfg.lt_bw {
+            return;
+        }
+        let (delivered, lost) = (self.delivered_total, self.lost_total);
+        if self.lt.use_bw {
+            // Re-probe the path after pacing at the policed rate for a while.
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt.rounds += 1;
+                if self.lt.rounds >= LT_BW_MAX_ROUNDS {
+                    self.reset_lt_bw_sampling(self.delivered_time, delivered, lost);
+                    self.reset_probe_bw_mode(now);
+                }
+            }
+            return;
+        }
+        // Start an interval only at a loss, so it spans from loss to loss,
+        // as a token bucket's drops recur once it is empty.
+        if !self.lt.is_sampling {
+            if sample_lost == 0 {
+                return;
+            }
+            self.reset_lt_bw_sampling_interval(self.delivered_time, delivered, lost);
+            self.lt.is_sampling = true;
+        }
+        // App-limited data says nothing about a policer.
+        if is_app_limited {
+            self.reset_lt_bw_sampling(self.delivered_time, delivered, lost);
+            return;
+        }
+        if self.round_start {
+            self.lt.rounds += 1;
+        }
+        if self.lt.rounds < LT_INTERVAL_MIN_ROUNDS {
+            return;
+        }
+        if self.lt.rounds > 4 * LT_INTERVAL_MIN_ROUNDS {
+            self.reset_lt_bw_sampling(self.delivered_time, delivered, lost);
+            return;
+        }
+        if sample_lost == 0 {
+            return;
+        }
+        let int_lost = lost.saturating_sub(self.lt.last_lost);
+        let int_delivered = delivered.saturating_sub(self.lt.last_delivered);
+        if int_delivered == 0 || (int_lost as f64) < LT_LOSS_THRESHOLD * int_delivered as f64 {
+            return;
+        }
+        let t_ns = self.delivered_time.nanos_since(self.lt.last_stamp);
+        if t_ns < 1_000_000 {
+            return; // Linux measures in ms and skips intervals under 1 ms.
+        }
+        let bw = int_delivered as f64 * NANOS_PER_SEC / t_ns as f64;
+        self.lt_bw_interval_done(bw, delivered, lost);
+    }
+
+    // ----- cwnd ------------------------------------------------------------
+
+    /// Loss-recovery adjustments. Returns true while packet conservation
+    /// governs cwnd (`bbr_set_cwnd_to_recover_or_restore()`).
+    fn set_cwnd_to_recover_or_restore(&mut self, ctx: &AckContext<'_>, cwnd: &mut u64) -> bool {
+        let rs = ctx.rate;
+        let state = ctx.recovery;
+        let acked = rs.acked_bytes;
+        // Lost packets leave the pipe: take them out of the window.
+        if rs.lost_bytes > 0 {
+            *cwnd = cwnd.saturating_sub(rs.lost_bytes).max(self.mss);
+        }
+        if state == RecoveryState::Recovery && self.prev_recovery != RecoveryState::Recovery {
+            // Entering recovery: send one packet per packet acked for the
+            // first round (packet conservation).
+            if self.cfg.packet_conservation {
+                self.packet_conservation = true;
+                self.next_round_delivered = ctx.delivered_bytes;
+            }
+            *cwnd = ctx.bytes_in_flight.saturating_add(acked);
+        } else if self.prev_recovery >= RecoveryState::Recovery && state < RecoveryState::Recovery {
+            // Leaving recovery: restore the pre-loss window.
+            *cwnd = (*cwnd).max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_recovery = state;
+        if self.packet_conservation {
+            *cwnd = (*cwnd).max(ctx.bytes_in_flight.saturating_add(acked));
+            return true;
+        }
+        false
+    }
+
+    /// Moves cwnd towards its target, never faster than the data acked
+    /// (`bbr_set_cwnd()`).
+    fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
+        let acked = ctx.rate.acked_bytes;
+        let mut cwnd = self.cwnd;
+        if acked > 0 && !self.set_cwnd_to_recover_or_restore(ctx, &mut cwnd) {
+            let bw = self.bw();
+            let mut target = self.bdp(bw, self.cwnd_gain);
+            target = target.saturating_add(self.ack_aggregation_cwnd());
+            target = self.quantization_budget(target);
+            if self.full_bw_reached {
+                cwnd = cwnd.saturating_add(acked).min(target);
+            } else if cwnd < target || ctx.delivered_bytes < self.initial_cwnd {
+                // STARTUP: grow freely (slow-start-like) until the target is known.
+                cwnd = cwnd.saturating_add(acked);
+            }
+            cwnd = cwnd.max(self.min_cwnd());
+        }
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(self.min_cwnd());
+        }
+        self.cwnd = cwnd;
+    }
+}
+
 impl CongestionControl for Bbr {
-    fn on_ack(&mut self, _a: &AckContext<'_>, _s: &mut DeliveryRateSampler) {}
-    fn on_packets_lost(&mut self, _n: Instant, _l: u64, _f: u64, _e: bool) {}
-    fn on_retransmission_timeout(&mut self, _n: Instant, _f: u64) {}
-    fn on_mss_change(&mut self, _m: u64) {}
-    fn cwnd_bytes(&self) -> u64 { self.cwnd }
-    fn pacing_rate_bytes_per_sec(&self) -> u64 { 1 }
-    fn send_quantum_bytes(&self) -> u64 { 1 }
-    fn snapshot(&self) -> Snapshot { Snapshot::default() }
+    /// After idle, restart at 1.0 × bw rather than bursting, and restart the
+    /// ACK-aggregation epoch (`bbr_cwnd_event()`, CA_EVENT_TX_START).
+    fn on_restart_from_idle(&mut self, now: Instant, rtt: &RttEstimator) {
+        if !self.cfg.idle_restart {
+            return;
+        }
+        self.idle_restart = true;
+        self.ack_epoch_stamp = now;
+        self.ack_epoch_acked = 0;
+        match self.mode {
+            Mode::ProbeBw => self.set_pacing_rate(self.bw(), 1.0, rtt.smoothed()),
+            Mode::ProbeRtt => self.check_probe_rtt_done(now),
+            _ => {}
+        }
+    }
+
+    /// `bbr_main()`: update the model, then pacing rate, then cwnd.
+    fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+        let rs = ctx.rate;
+        if rs.acked_bytes > 0 {
+            self.delivered_time = ctx.now;
+        }
+        self.delivered_total = ctx.delivered_bytes;
+        if let (Some(j), Some(rtt)) = (self.jitter.as_mut(), ctx.rtt_sample) {
+            j.update(rtt);
+        }
+        // bbr_update_model()
+        self.update_bw(rs, ctx);
+        self.update_ack_aggregation(rs);
+        self.update_cycle_phase(rs);
+        self.check_full_bw_reached(rs);
+        self.check_drain(ctx);
+        self.update_min_rtt(ctx, sampler);
+        self.update_gains();
+
+        self.set_pacing_rate(self.bw(), self.pacing_gain, ctx.rtt.smoothed());
+        self.set_cwnd(ctx);
+    }
+
+    /// Losses act through the next ACK's rate sample, as in Linux; here we
+    /// only remember the pre-loss window when an episode begins
+    /// (`bbr_ssthresh()` calls `bbr_save_cwnd()`).
+    fn on_packets_lost(
+        &mut self,
+        _now: Instant,
+        lost_bytes: u64,
+        _bytes_in_flight: u64,
+        new_episode: bool,
+    ) {
+        self.lost_total = self.lost_total.saturating_add(lost_bytes);
+        if new_episode && self.prev_recovery == RecoveryState::Open {
+            self.save_cwnd();
+        }
+    }
+
+    /// RTO: cwnd collapses to one packet; the full-bw plateau search
+    /// restarts and the timeout counts as a lossy round for the policer model
+    /// (`bbr_set_state()` for TCP_CA_Loss, `tcp_enter_loss()`).
+    fn on_retransmission_timeout(&mut self, now: Instant, _bytes_in_flight: u64) {
+        self.save_cwnd();
+        self.prev_recovery = RecoveryState::Loss;
+        self.full_bw = 0.0;
+        self.round_start = true;
+        self.lt_bw_sampling(1, false, now);
+        self.cwnd = self.mss;
+    }
+
+    fn on_mss_change(&mut self, mss: u64) {
+        let mss = mss.max(1);
+        // Keep the window's packet count, as TCP does when the MSS changes.
+        let packets = (self.cwnd / self.mss).max(1);
+        self.prior_cwnd = (self.prior_cwnd / self.mss).saturating_mul(mss);
+        self.initial_cwnd = (self.initial_cwnd / self.mss).max(1).saturating_mul(mss);
+        self.mss = mss;
+        self.cwnd = packets.saturating_mul(mss);
+    }
+
+    fn cwnd_bytes(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        if self.pacing_rate.is_finite() && self.pacing_rate >= 1.0 {
+            self.pacing_rate.min(u64::MAX as f64) as u64
+        } else {
+            1
+        }
+    }
+
+    fn send_quantum_bytes(&self) -> u64 {
+        send_quantum_bytes(self.pacing_rate, self.mss)
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            mode: self.mode,
+            cwnd_bytes: self.cwnd,
+            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
+            bw_estimate_bytes_per_sec: self.bw_filter.get(),
+            min_rtt: self.min_rtt_ns.map(Duration::from_nanos),
+            pacing_gain: self.pacing_gain,
+            cwnd_gain: self.cwnd_gain,
+            cycle_index: (self.mode == Mode::ProbeBw).then_some(self.cycle_index as u8),
+            round_count: self.round_count,
+            full_bw_reached: self.full_bw_reached,
+            lt_bw: Some(LtBwSnapshot {
+                is_sampling: self.lt.is_sampling,
+                in_use: self.lt.use_bw,
+                bw_bytes_per_sec: self.lt.bw,
+                rounds: self.lt.rounds,
+            }),
+            extra_acked_bytes: self.ack_aggregation_cwnd(),
+            jitter: self.jitter.map(|j| JitterSnapshot {
+                srtt: Duration::from_nanos(j.srtt_ns as u64),
+                rttvar: Duration::from_nanos(j.rttvar_ns as u64),
+                using_srtt: j.unstable(),
+            }),
+            ..Snapshot::default()
+        }
+    }
 }

@@ -23,7 +23,12 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm, in the order they are listed to users.
-    pub const ALL: [Algorithm; 4] = [Algorithm::Bbr, Algorithm::BbrJitter, Algorithm::Cubic, Algorithm::Reno];
+    pub const ALL: [Algorithm; 4] = [
+        Algorithm::Bbr,
+        Algorithm::BbrJitter,
+        Algorithm::Cubic,
+        Algorithm::Reno,
+    ];
 
     /// The canonical name: `bbr`, `bbr-jitter`, `cubic`, `reno`.
     pub fn name(self) -> &'static str {
@@ -51,7 +56,11 @@ pub struct UnknownAlgorithm {
 
 impl fmt::Display for UnknownAlgorithm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown congestion control algorithm `{}`; known algorithms: ", self.given)?;
+        write!(
+            f,
+            "unknown congestion control algorithm `{}`; known algorithms: ",
+            self.given
+        )?;
         for (i, a) in Algorithm::ALL.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -75,7 +84,9 @@ impl FromStr for Algorithm {
         Algorithm::ALL
             .into_iter()
             .find(|a| a.name().eq_ignore_ascii_case(t))
-            .ok_or_else(|| UnknownAlgorithm { given: s.to_string() })
+            .ok_or_else(|| UnknownAlgorithm {
+                given: s.to_string(),
+            })
     }
 }
 
@@ -154,7 +165,11 @@ pub struct JitterConfig {
 impl Default for JitterConfig {
     fn default() -> Self {
         // Seed 001 §"参数设置": α = 0.125, β = 0.25, γ = 0.3.
-        JitterConfig { alpha: 0.125, beta: 0.25, gamma: 0.3 }
+        JitterConfig {
+            alpha: 0.125,
+            beta: 0.25,
+            gamma: 0.3,
+        }
     }
 }
 
@@ -175,7 +190,13 @@ pub struct CubicConfig {
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, hystart: true }
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            hystart: true,
+        }
     }
 }
 
@@ -215,7 +236,10 @@ impl Default for Config {
 impl Config {
     /// Default configuration for `algorithm`.
     pub fn new(algorithm: Algorithm) -> Self {
-        Config { algorithm, ..Config::default() }
+        Config {
+            algorithm,
+            ..Config::default()
+        }
     }
 }
 
@@ -228,7 +252,10 @@ mod tests {
         for a in Algorithm::ALL {
             assert_eq!(a.name().parse::<Algorithm>(), Ok(a));
         }
-        assert_eq!(" BBR-Jitter ".parse::<Algorithm>(), Ok(Algorithm::BbrJitter));
+        assert_eq!(
+            " BBR-Jitter ".parse::<Algorithm>(),
+            Ok(Algorithm::BbrJitter)
+        );
         let err = "vegas".parse::<Algorithm>().unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("`vegas`"), "{msg}");

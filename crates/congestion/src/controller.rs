@@ -10,7 +10,9 @@
 use crate::bbr::Bbr;
 use crate::config::{Algorithm, Config};
 use crate::cubic::Cubic;
-use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState};
+use crate::delivery_rate::{
+    AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
+};
 use crate::reno::Reno;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::Snapshot;
@@ -72,7 +74,13 @@ pub trait CongestionControl {
 
     /// Packets were declared lost. `new_episode` is true when this starts a
     /// new recovery episode (at most one window reduction per round trip).
-    fn on_packets_lost(&mut self, now: Instant, lost_bytes: u64, bytes_in_flight: u64, new_episode: bool);
+    fn on_packets_lost(
+        &mut self,
+        now: Instant,
+        lost_bytes: u64,
+        bytes_in_flight: u64,
+        new_episode: bool,
+    );
 
     /// A retransmission timeout fired, or persistent congestion was declared.
     fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64);
@@ -189,10 +197,13 @@ impl Controller {
             self.inner.get_mut().on_restart_from_idle(now, &self.rtt);
         }
         if app_limited {
-            self.sampler.on_app_limited(in_flight_before.saturating_add(bytes));
+            self.sampler
+                .on_app_limited(in_flight_before.saturating_add(bytes));
         }
         let state = self.sampler.on_packet_sent(now, bytes, in_flight_before);
-        self.inner.get_mut().on_packet_sent(now, bytes, in_flight_before);
+        self.inner
+            .get_mut()
+            .on_packet_sent(now, bytes, in_flight_before);
         state
     }
 
@@ -224,11 +235,15 @@ impl Controller {
         }
         let acked_bytes: u64 = acked.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
         let prior_in_flight = bytes_in_flight.saturating_add(acked_bytes);
-        let rate = self.sampler.on_ack(now, acked, self.rtt.min(), prior_in_flight);
+        let rate = self
+            .sampler
+            .on_ack(now, acked, self.rtt.min(), prior_in_flight);
         // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
         // is acknowledged.
         if self.recovery != RecoveryState::Open
-            && acked.iter().any(|p| p.state.sent_time > self.recovery_start)
+            && acked
+                .iter()
+                .any(|p| p.state.sent_time > self.recovery_start)
         {
             self.recovery = RecoveryState::Open;
         }
@@ -260,7 +275,11 @@ impl Controller {
         }
         self.sampler.on_packets_lost(lost);
         let lost_bytes = lost.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
-        let newest_sent = lost.iter().map(|p| p.state.sent_time).max().unwrap_or(Instant::ZERO);
+        let newest_sent = lost
+            .iter()
+            .map(|p| p.state.sent_time)
+            .max()
+            .unwrap_or(Instant::ZERO);
         let new_episode = self.recovery == RecoveryState::Open || newest_sent > self.recovery_start;
         if new_episode {
             self.recovery_start = now;
@@ -268,7 +287,9 @@ impl Controller {
                 self.recovery = RecoveryState::Recovery;
             }
         }
-        self.inner.get_mut().on_packets_lost(now, lost_bytes, bytes_in_flight, new_episode);
+        self.inner
+            .get_mut()
+            .on_packets_lost(now, lost_bytes, bytes_in_flight, new_episode);
     }
 
     /// A retransmission timeout fired. The window collapses to one packet;
@@ -276,7 +297,9 @@ impl Controller {
     pub fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64) {
         self.recovery = RecoveryState::Loss;
         self.recovery_start = now;
-        self.inner.get_mut().on_retransmission_timeout(now, bytes_in_flight);
+        self.inner
+            .get_mut()
+            .on_retransmission_timeout(now, bytes_in_flight);
     }
 
     /// QUIC's persistent congestion (RFC 9002 §7.6): treated as an RTO.

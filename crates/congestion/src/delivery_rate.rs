@@ -251,7 +251,10 @@ mod tests {
         // interval (delivered_time was t(0), now t(59)) is the larger.
         let acked: Vec<AckedPacket> = states
             .iter()
-            .map(|st| AckedPacket { bytes: 1000, state: *st })
+            .map(|st| AckedPacket {
+                bytes: 1000,
+                state: *st,
+            })
             .collect();
         let rs = s.on_ack(t(59), &acked, None, 10_000);
         assert_eq!(rs.delivered_bytes, 10_000);
@@ -266,7 +269,16 @@ mod tests {
         let st2 = s.on_packet_sent(t(130), 1000, 1000);
         let rs = s.on_ack(
             t(140),
-            &[AckedPacket { bytes: 1000, state: st }, AckedPacket { bytes: 1000, state: st2 }],
+            &[
+                AckedPacket {
+                    bytes: 1000,
+                    state: st,
+                },
+                AckedPacket {
+                    bytes: 1000,
+                    state: st2,
+                },
+            ],
             None,
             2000,
         );
@@ -275,9 +287,25 @@ mod tests {
         // The send side wins when the ACKs come back faster than the sends.
         let st3 = s.on_packet_sent(t(141), 1000, 0);
         let st4 = s.on_packet_sent(t(200), 1000, 1000);
-        let rs = s.on_ack(t(201), &[AckedPacket { bytes: 1000, state: st3 }], None, 2000);
+        let rs = s.on_ack(
+            t(201),
+            &[AckedPacket {
+                bytes: 1000,
+                state: st3,
+            }],
+            None,
+            2000,
+        );
         assert_eq!(rs.interval, Some(Duration::from_millis(60))); // ack: 201-141
-        let rs = s.on_ack(t(205), &[AckedPacket { bytes: 1000, state: st4 }], None, 1000);
+        let rs = s.on_ack(
+            t(205),
+            &[AckedPacket {
+                bytes: 1000,
+                state: st4,
+            }],
+            None,
+            1000,
+        );
         // send: 200 - 141 = 59 ms; ack: 205 - 201 = 4 ms.
         assert_eq!(rs.interval, Some(Duration::from_millis(59)));
         assert_eq!(rs.delivered_bytes, 1000);
@@ -287,12 +315,28 @@ mod tests {
     fn samples_shorter_than_min_rtt_are_discarded() {
         let mut s = DeliveryRateSampler::new();
         let a = s.on_packet_sent(t(0), 1000, 0);
-        let rs = s.on_ack(t(10), &[AckedPacket { bytes: 1000, state: a }], Some(Duration::from_millis(20)), 1000);
+        let rs = s.on_ack(
+            t(10),
+            &[AckedPacket {
+                bytes: 1000,
+                state: a,
+            }],
+            Some(Duration::from_millis(20)),
+            1000,
+        );
         assert_eq!(rs.interval, None);
         assert_eq!(rs.delivery_rate_bytes_per_sec(), None);
         assert_eq!(rs.acked_bytes, 1000, "acked bytes still count");
         let b = s.on_packet_sent(t(10), 1000, 0);
-        let rs = s.on_ack(t(30), &[AckedPacket { bytes: 1000, state: b }], Some(Duration::from_millis(20)), 1000);
+        let rs = s.on_ack(
+            t(30),
+            &[AckedPacket {
+                bytes: 1000,
+                state: b,
+            }],
+            Some(Duration::from_millis(20)),
+            1000,
+        );
         assert_eq!(rs.interval, Some(Duration::from_millis(20)));
         assert_eq!(rs.delivery_rate_bytes_per_sec(), Some(50_000.0));
     }
@@ -307,13 +351,29 @@ mod tests {
         assert!(s.is_app_limited());
         let b = s.on_packet_sent(t(1), 1000, 1000);
         assert!(b.is_app_limited);
-        let rs = s.on_ack(t(10), &[AckedPacket { bytes: 1000, state: a }], None, 2000);
+        let rs = s.on_ack(
+            t(10),
+            &[AckedPacket {
+                bytes: 1000,
+                state: a,
+            }],
+            None,
+            2000,
+        );
         assert!(!rs.is_app_limited, "a was sent before the bubble");
         // delivered == 1000, not yet > 1000: still app-limited.
         assert!(s.is_app_limited());
         let c = s.on_packet_sent(t(11), 1000, 1000);
         assert!(c.is_app_limited);
-        let rs = s.on_ack(t(12), &[AckedPacket { bytes: 1000, state: b }], None, 2000);
+        let rs = s.on_ack(
+            t(12),
+            &[AckedPacket {
+                bytes: 1000,
+                state: b,
+            }],
+            None,
+            2000,
+        );
         assert!(rs.is_app_limited, "b was sent inside the bubble");
         assert!(!s.is_app_limited(), "2000 > 1000: bubble delivered");
         let d = s.on_packet_sent(t(13), 1000, 1000);
@@ -325,8 +385,19 @@ mod tests {
         let mut s = DeliveryRateSampler::new();
         let a = s.on_packet_sent(t(0), 1000, 0);
         let b = s.on_packet_sent(t(1), 1000, 1000);
-        s.on_packets_lost(&[LostPacket { bytes: 1000, state: a }]);
-        let rs = s.on_ack(t(20), &[AckedPacket { bytes: 1000, state: b }], None, 1000);
+        s.on_packets_lost(&[LostPacket {
+            bytes: 1000,
+            state: a,
+        }]);
+        let rs = s.on_ack(
+            t(20),
+            &[AckedPacket {
+                bytes: 1000,
+                state: b,
+            }],
+            None,
+            1000,
+        );
         assert_eq!(rs.lost_bytes, 1000);
         assert_eq!(s.lost_bytes(), 1000);
         let rs = s.on_ack(t(21), &[], None, 0);

@@ -43,7 +43,9 @@ pub mod windowed_filter;
 
 pub use config::{Algorithm, BbrConfig, Config, CubicConfig, JitterConfig, UnknownAlgorithm};
 pub use controller::{AckContext, CongestionControl, Controller, RecoveryState};
-pub use delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState};
+pub use delivery_rate::{
+    AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
+};
 pub use rtt_estimator::RttEstimator;
 pub use snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;

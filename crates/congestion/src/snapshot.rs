@@ -90,6 +90,8 @@ pub struct Snapshot {
     pub cwnd_gain: f64,
     /// Index into the PROBE_BW gain cycle.
     pub cycle_index: Option<u8>,
+    /// Round trips counted so far (BBR's clock for its bandwidth filter).
+    pub round_count: u64,
     /// Whether BBR has decided the pipe is full.
     pub full_bw_reached: bool,
     /// Long-term bandwidth model state (BBR only).

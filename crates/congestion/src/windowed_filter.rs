@@ -40,7 +40,10 @@ impl WindowedFilter {
         WindowedFilter {
             kind,
             window,
-            samples: [Sample { time: 0, value: 0.0 }; 3],
+            samples: [Sample {
+                time: 0,
+                value: 0.0,
+            }; 3],
             has_value: false,
         }
     }
@@ -176,7 +179,9 @@ mod tests {
         let mut seen: Vec<(u64, f64)> = Vec::new();
         let mut x: u64 = 12345;
         for t in 0..500u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let v = ((x >> 33) % 1000) as f64;
             let got = f.update(t, v);
             seen.push((t, v));
