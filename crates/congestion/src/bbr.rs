@@ -113,13 +113,18 @@ struct JitterState {
 
 impl JitterState {
     /// Eq. (8) then eq. (9), in the paper's order: rttvar measures the
-    /// sample's distance from the freshly updated srtt. The first sample
-    /// initialises srtt to it and rttvar to half of it (RFC 6298 §2.2).
+    /// sample's distance from the freshly updated srtt.
+    ///
+    /// The first sample sets srtt to it and rttvar to 0. The paper does not
+    /// say how to start; RFC 6298's rtt/2 would declare every new path
+    /// unstable (0.5 > γ = 0.3) for its first samples, so the variant would
+    /// differ from `bbr` on a clean path. Starting at 0 makes it depart from
+    /// `bbr` only on evidence of jitter.
     fn update(&mut self, rtt: Duration) {
         let r = rtt.as_nanos() as f64;
         if !self.has_sample {
             self.srtt_ns = r;
-            self.rttvar_ns = r / 2.0;
+            self.rttvar_ns = 0.0;
             self.has_sample = true;
             return;
         }

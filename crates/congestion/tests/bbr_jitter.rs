@@ -1,0 +1,163 @@
+//! `bbr-jitter` (seed 001, Dong & Guo 2019, eqs. 8–11).
+
+mod support;
+
+use congestion::{Algorithm, Config, Mode};
+use support::*;
+
+const BIG: u64 = 1 << 22;
+
+/// The paper's equations, computed independently of the implementation.
+struct Reference {
+    srtt: f64,
+    rttvar: f64,
+    started: bool,
+}
+
+impl Reference {
+    fn update(&mut self, rtt_ns: f64) {
+        if !self.started {
+            self.srtt = rtt_ns;
+            self.rttvar = 0.0;
+            self.started = true;
+            return;
+        }
+        self.srtt = 0.875 * self.srtt + 0.125 * rtt_ns; // eq. (8), α = 0.125
+        self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - rtt_ns).abs(); // eq. (9), β = 0.25
+    }
+    fn unstable(&self) -> bool {
+        self.rttvar > 0.3 * self.srtt // γ = 0.3
+    }
+}
+
+fn rtt_sequence() -> Vec<u64> {
+    let mut v = vec![100 * MS; 15];
+    for i in 0..30 {
+        v.push(if i % 2 == 0 { 20 * MS } else { 180 * MS });
+    }
+    v.extend(std::iter::repeat_n(100 * MS, 30));
+    v
+}
+
+#[test]
+fn switches_to_srtt_exactly_when_rttvar_exceeds_gamma_srtt() {
+    let mut d = RoundDriver::new(&Config::new(Algorithm::BbrJitter));
+    let mut r = Reference {
+        srtt: 0.0,
+        rttvar: 0.0,
+        started: false,
+    };
+    let (mut saw_stable, mut saw_unstable) = (false, false);
+    for rtt in rtt_sequence() {
+        let s = d.round(1e6, rtt, 50_000, false);
+        r.update(rtt as f64);
+        let j = s.jitter.expect("bbr-jitter exposes its statistics");
+        // Snapshot durations are truncated to whole ns.
+        assert!(
+            (j.srtt.as_nanos() as f64 - r.srtt).abs() <= 1.0,
+            "srtt {:?} vs {}",
+            j.srtt,
+            r.srtt
+        );
+        assert!((j.rttvar.as_nanos() as f64 - r.rttvar).abs() <= 1.0);
+        assert_eq!(
+            j.using_srtt,
+            r.unstable(),
+            "rttvar {} srtt {}",
+            r.rttvar,
+            r.srtt
+        );
+        saw_stable |= !j.using_srtt;
+        saw_unstable |= j.using_srtt;
+    }
+    assert!(saw_stable && saw_unstable);
+}
+
+/// Runs the jittery RTT sequence in PROBE_BW and returns the snapshots.
+fn probe_bw_under_jitter(alg: Algorithm) -> Vec<congestion::Snapshot> {
+    let mut d = RoundDriver::new(&Config::new(alg));
+    // STARTUP and DRAIN on a steady 100 ms path.
+    let mut rate: f64 = 1.25e5;
+    while d.cc.snapshot().mode == Mode::Startup {
+        d.round(rate.min(1e6), 100 * MS, BIG, false);
+        rate *= 2.0;
+    }
+    d.round(1e6, 100 * MS, 0, false);
+    assert_eq!(d.cc.snapshot().mode, Mode::ProbeBw);
+    let mut out = Vec::new();
+    for i in 0..40 {
+        let rtt = if i % 2 == 0 { 20 * MS } else { 180 * MS };
+        out.push(d.round(1e6, rtt, BIG, false));
+    }
+    out
+}
+
+#[test]
+fn unstable_rtt_sizes_cwnd_from_srtt_instead_of_min_rtt() {
+    let jit = probe_bw_under_jitter(Algorithm::BbrJitter);
+    let plain = probe_bw_under_jitter(Algorithm::Bbr);
+    let (j, p) = (jit.last().unwrap(), plain.last().unwrap());
+    let js = j.jitter.unwrap();
+    assert!(js.using_srtt);
+    let bw = j.bw_estimate_bytes_per_sec.unwrap();
+    let srtt = js.srtt.as_secs_f64();
+    // Eq. (10): BDP = srtt × bw, so cwnd ≥ cwnd_gain × bw × srtt (plus
+    // allowances); bbr's is built on the 20 ms min_rtt instead.
+    assert!(
+        j.cwnd_bytes as f64 >= 2.0 * bw * srtt,
+        "jitter cwnd {} < 2·bw·srtt {}",
+        j.cwnd_bytes,
+        2.0 * bw * srtt
+    );
+    assert_eq!(p.min_rtt, Some(std::time::Duration::from_millis(20)));
+    assert!(
+        (j.cwnd_bytes as f64) > 1.5 * p.cwnd_bytes as f64,
+        "jitter {} vs bbr {}",
+        j.cwnd_bytes,
+        p.cwnd_bytes
+    );
+}
+
+#[test]
+fn unstable_rtt_shortens_the_gain_cycle_to_five_phases() {
+    let jit = probe_bw_under_jitter(Algorithm::BbrJitter);
+    let plain = probe_bw_under_jitter(Algorithm::Bbr);
+    // Skip the first rounds while rttvar builds up past γ·srtt.
+    let unstable: Vec<u8> = jit
+        .iter()
+        .filter(|s| s.jitter.unwrap().using_srtt)
+        .skip(5)
+        .map(|s| s.cycle_index.unwrap())
+        .collect();
+    assert!(unstable.len() >= 20);
+    // Eq. (11): {1.25, 0.75, 1, 1, 1}: indices 0–4 only, wrapping 4 → 0.
+    assert!(unstable.iter().all(|&i| i < 5), "{unstable:?}");
+    assert!(unstable.windows(2).any(|w| w == [4, 0]), "{unstable:?}");
+    // Plain bbr visits the long cycle's later phases.
+    assert!(plain.iter().any(|s| s.cycle_index.unwrap() >= 5));
+}
+
+#[test]
+fn on_a_clean_path_bbr_jitter_behaves_exactly_like_bbr() {
+    let path = Path::new(10.0, 40, 100);
+    let a = run_path(&path, &Config::new(Algorithm::Bbr), 12 * SEC);
+    let b = run_path(&path, &Config::new(Algorithm::BbrJitter), 12 * SEC);
+    assert_eq!(a.records.len(), b.records.len());
+    for (x, y) in a.records.iter().zip(&b.records) {
+        assert!(!y.snap.jitter.unwrap().using_srtt, "switched at {}", y.t_ns);
+        assert_eq!(
+            (
+                x.t_ns,
+                x.snap.cwnd_bytes,
+                x.snap.pacing_rate_bytes_per_sec,
+                x.snap.mode
+            ),
+            (
+                y.t_ns,
+                y.snap.cwnd_bytes,
+                y.snap.pacing_rate_bytes_per_sec,
+                y.snap.mode
+            )
+        );
+    }
+}
