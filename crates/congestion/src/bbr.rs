@@ -47,7 +47,9 @@
 //! rttvar; while rttvar > γ·srtt it computes the BDP from srtt instead of
 //! min_rtt and shortens the cycle to {1.25, 0.75, 1, 1, 1}.
 //!
-//! Units: bytes and bytes/s (Linux counts packets and scaled packets/µs).
+//! Units: bytes, and internally bandwidth in bytes per nanosecond so that a
+//! BDP is one multiplication (Linux counts packets and scaled packets/µs).
+//! The public answers are in bytes/s.
 //! Each rule cites the `tcp_bbr.c` function it follows.
 
 use crate::config::{BbrConfig, Config, JitterConfig};
@@ -57,7 +59,7 @@ use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
-use crate::time::{duration_to_nanos, Instant, NANOS_PER_SEC};
+use crate::time::{duration_to_nanos, Instant};
 use crate::windowed_filter::{FilterKind, WindowedFilter};
 use core::time::Duration;
 
@@ -76,6 +78,8 @@ const LT_LOSS_THRESHOLD: f64 = 50.0 / 256.0;
 const LT_BW_RATIO: f64 = 1.0 / 8.0;
 /// ... or this close in absolute terms: 4 kbit/s (`bbr_lt_bw_diff`).
 const LT_BW_DIFF_BYTES_PER_SEC: f64 = 4000.0 / 8.0;
+/// Nanoseconds per second, to turn internal bytes/ns into bytes/s.
+const NS_PER_SEC: f64 = 1e9;
 /// Rounds to pace at the long-term bandwidth before re-probing (`bbr_lt_bw_max_rtts`).
 const LT_BW_MAX_ROUNDS: u32 = 48;
 
@@ -149,12 +153,16 @@ pub struct Bbr {
 
     mode: Mode,
     cwnd: u64,
+    /// Pacing rate, bytes/s.
     pacing_rate: f64,
+    /// Send quantum for `pacing_rate`, cached because the cwnd target needs
+    /// it on every ACK.
+    send_quantum: u64,
     has_seen_rtt: bool,
     pacing_gain: f64,
     cwnd_gain: f64,
 
-    /// Max filter of delivery rate (bytes/s), indexed by round count.
+    /// Max filter of delivery rate (bytes/ns), indexed by round count.
     bw_filter: WindowedFilter,
     round_count: u64,
     round_start: bool,
@@ -207,6 +215,7 @@ impl Bbr {
             mode: Mode::Startup,
             cwnd: initial_cwnd,
             pacing_rate: 0.0,
+            send_quantum: 2 * mss,
             has_seen_rtt: false,
             pacing_gain: cfg.high_gain,
             cwnd_gain: cfg.high_gain,
@@ -250,7 +259,7 @@ impl Bbr {
 
     // ----- model accessors -------------------------------------------------
 
-    /// The max-filtered bandwidth estimate, bytes/s (`bbr_max_bw()`).
+    /// The max-filtered bandwidth estimate, bytes/ns (`bbr_max_bw()`).
     fn max_bw(&self) -> f64 {
         self.bw_filter.get_or(0.0)
     }
@@ -292,14 +301,7 @@ impl Bbr {
     fn bdp(&self, bw: f64, gain: f64) -> u64 {
         match self.model_rtt_ns() {
             None => self.initial_cwnd,
-            Some(rtt_ns) => {
-                let bytes = (bw * rtt_ns / NANOS_PER_SEC * gain).ceil();
-                if bytes.is_finite() && bytes > 0.0 {
-                    bytes.min(u64::MAX as f64 / 4.0) as u64
-                } else {
-                    0
-                }
-            }
+            Some(rtt_ns) => ceil_to_u64(bw * rtt_ns * gain),
         }
     }
 
@@ -307,7 +309,7 @@ impl Bbr {
     /// number of packets, plus two packets in the probing phase so the probe
     /// can actually exceed the BDP (`bbr_quantization_budget()`).
     fn quantization_budget(&self, cwnd: u64) -> u64 {
-        let mut c = cwnd.saturating_add(self.send_quantum_bytes().saturating_mul(3));
+        let mut c = cwnd.saturating_add(self.send_quantum.saturating_mul(3));
         let two = 2 * self.mss;
         c = c.div_ceil(two).saturating_mul(two);
         if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
@@ -327,9 +329,15 @@ impl Bbr {
 
     // ----- pacing ----------------------------------------------------------
 
-    /// gain × bw, less the pacing margin (`bbr_rate_bytes_per_sec()`).
+    /// gain × bw, less the pacing margin, in bytes/s (`bbr_rate_bytes_per_sec()`).
     fn rate_for(&self, bw: f64, gain: f64) -> f64 {
-        bw * gain * (1.0 - self.cfg.pacing_margin)
+        bw * gain * (1.0 - self.cfg.pacing_margin) * NS_PER_SEC
+    }
+
+    /// Sets the pacing rate (bytes/s) and the send quantum that follows from it.
+    fn set_pacing(&mut self, rate: f64) {
+        self.pacing_rate = rate;
+        self.send_quantum = send_quantum_bytes(rate, self.mss);
     }
 
     /// The initial pacing rate: high_gain × initial cwnd / RTT, using srtt
@@ -342,8 +350,8 @@ impl Bbr {
             }
             _ => DEFAULT_RTT_NS,
         };
-        let bw = self.cwnd as f64 * NANOS_PER_SEC / rtt_ns.max(1) as f64;
-        self.pacing_rate = self.rate_for(bw, self.cfg.high_gain);
+        let bw = self.cwnd as f64 / rtt_ns.max(1) as f64;
+        self.set_pacing(self.rate_for(bw, self.cfg.high_gain));
     }
 
     /// Paces at gain × bw; before the pipe is full the rate only rises, so a
@@ -354,7 +362,7 @@ impl Bbr {
         }
         let rate = self.rate_for(bw, gain);
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
-            self.pacing_rate = rate;
+            self.set_pacing(rate);
         }
     }
 
@@ -401,7 +409,7 @@ impl Bbr {
     /// acked. Invalid samples are skipped entirely, as Linux does.
     fn update_bw(&mut self, rs: &RateSample, ctx: &AckContext<'_>) {
         self.round_start = false;
-        let Some(rate) = rs.delivery_rate_bytes_per_sec() else {
+        let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
             return;
         };
         if rs.prior_delivered_bytes >= self.next_round_delivered {
@@ -433,7 +441,8 @@ impl Bbr {
             }
         }
         let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
-        let mut expected = (self.bw() * epoch_ns / NANOS_PER_SEC).min(u64::MAX as f64 / 4.0) as u64;
+        // `as` saturates, and everything after is saturating arithmetic.
+        let mut expected = (self.bw() * epoch_ns) as u64;
         // A new epoch starts when ACKs arrive no faster than bw predicts, or
         // when the epoch has run so long its arithmetic would lose meaning.
         let reset_bytes = ACK_EPOCH_RESET_PACKETS.saturating_mul(self.mss);
@@ -460,7 +469,7 @@ impl Bbr {
         if !self.cfg.extra_acked || !self.full_bw_reached {
             return 0;
         }
-        let max_aggr = self.bw() * EXTRA_ACKED_MAX_NS / NANOS_PER_SEC;
+        let max_aggr = self.bw() * EXTRA_ACKED_MAX_NS;
         let aggr = self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]) as f64;
         let v = aggr.min(max_aggr);
         if v.is_finite() && v > 0.0 {
@@ -702,7 +711,7 @@ impl Bbr {
         if t_ns < 1_000_000 {
             return; // Linux measures in ms and skips intervals under 1 ms.
         }
-        let bw = int_delivered as f64 * NANOS_PER_SEC / t_ns as f64;
+        let bw = int_delivered as f64 / t_ns as f64;
         self.lt_bw_interval_done(bw, delivered, lost);
     }
 
@@ -760,7 +769,10 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.min_cwnd());
         }
-        self.cwnd = cwnd;
+        // Linux counts cwnd in packets, so it can never hold less than one.
+        // In bytes, conservation (inflight + acked) right after an MSS
+        // increase can: floor at one current-size packet.
+        self.cwnd = cwnd.max(self.mss);
     }
 }
 
@@ -840,6 +852,7 @@ impl CongestionControl for Bbr {
         self.initial_cwnd = (self.initial_cwnd / self.mss).max(1).saturating_mul(mss);
         self.mss = mss;
         self.cwnd = packets.saturating_mul(mss);
+        self.set_pacing(self.pacing_rate);
     }
 
     fn cwnd_bytes(&self) -> u64 {
@@ -855,7 +868,7 @@ impl CongestionControl for Bbr {
     }
 
     fn send_quantum_bytes(&self) -> u64 {
-        send_quantum_bytes(self.pacing_rate, self.mss)
+        self.send_quantum
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -863,7 +876,7 @@ impl CongestionControl for Bbr {
             mode: self.mode,
             cwnd_bytes: self.cwnd,
             pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
-            bw_estimate_bytes_per_sec: self.bw_filter.get(),
+            bw_estimate_bytes_per_sec: self.bw_filter.get().map(|b| b * NS_PER_SEC),
             min_rtt: self.min_rtt_ns.map(Duration::from_nanos),
             pacing_gain: self.pacing_gain,
             cwnd_gain: self.cwnd_gain,
@@ -873,7 +886,7 @@ impl CongestionControl for Bbr {
             lt_bw: Some(LtBwSnapshot {
                 is_sampling: self.lt.is_sampling,
                 in_use: self.lt.use_bw,
-                bw_bytes_per_sec: self.lt.bw,
+                bw_bytes_per_sec: self.lt.bw * NS_PER_SEC,
                 rounds: self.lt.rounds,
             }),
             extra_acked_bytes: self.ack_aggregation_cwnd(),
@@ -884,5 +897,19 @@ impl CongestionControl for Bbr {
             }),
             ..Snapshot::default()
         }
+    }
+}
+
+/// `x` rounded up to a whole number, saturating; 0 for NaN or x ≤ 0.
+/// (Avoids a libm `ceil` call on the per-ACK path.)
+fn ceil_to_u64(x: f64) -> u64 {
+    if !(x > 0.0) {
+        return 0;
+    }
+    let t = x as u64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
     }
 }

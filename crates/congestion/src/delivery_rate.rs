@@ -17,7 +17,7 @@
 //!
 //! All quantities are in bytes, as in QUIC; Linux counts packets.
 
-use crate::time::{Instant, NANOS_PER_SEC};
+use crate::time::{duration_to_nanos, Instant, NANOS_PER_SEC};
 use core::time::Duration;
 
 /// The sampler's state stored with each sent packet, returned by
@@ -86,12 +86,17 @@ pub struct RateSample {
 impl RateSample {
     /// The sample's rate in bytes per second, if it is valid.
     pub fn delivery_rate_bytes_per_sec(&self) -> Option<f64> {
-        let iv = self.interval?;
-        let ns = iv.as_nanos();
+        self.delivery_rate_bytes_per_ns().map(|r| r * NANOS_PER_SEC)
+    }
+
+    /// The sample's rate in bytes per nanosecond, if it is valid (BBR's
+    /// internal unit: a BDP is then one multiplication by an RTT in ns).
+    pub fn delivery_rate_bytes_per_ns(&self) -> Option<f64> {
+        let ns = duration_to_nanos(self.interval?);
         if ns == 0 {
             return None;
         }
-        Some(self.delivered_bytes as f64 * NANOS_PER_SEC / ns as f64)
+        Some(self.delivered_bytes as f64 / ns as f64)
     }
 }
 
@@ -242,73 +247,52 @@ mod tests {
     #[test]
     fn interval_is_max_of_send_and_ack_elapsed() {
         let mut s = DeliveryRateSampler::new();
-        // Ten packets sent over 10 ms (send elapsed 9 ms for the last).
-        let mut states = Vec::new();
-        for i in 0..10 {
-            states.push(s.on_packet_sent(t(i), 1000, i * 1000));
-        }
-        // All acked at once 50 ms later: ACK-compressed. The ACK-side
-        // interval (delivered_time was t(0), now t(59)) is the larger.
-        let acked: Vec<AckedPacket> = states
-            .iter()
-            .map(|st| AckedPacket {
+        // ACK side wins: ten packets sent over 9 ms, all acked in one
+        // compressed ACK at 59 ms. Send elapsed (last packet) = 9 ms; ACK
+        // elapsed = 59 - 0 (delivered_time was set when the pipe was empty).
+        let acked: Vec<AckedPacket> = (0..10)
+            .map(|i| AckedPacket {
                 bytes: 1000,
-                state: *st,
+                state: s.on_packet_sent(t(i), 1000, i * 1000),
             })
             .collect();
         let rs = s.on_ack(t(59), &acked, None, 10_000);
         assert_eq!(rs.delivered_bytes, 10_000);
         assert_eq!(rs.interval, Some(Duration::from_millis(59)));
 
-        // Now a send burst: 10 packets at one instant after a long gap in
-        // send times would make the send side longer. Packet sent at t(100)
-        // whose interval opened at the previous acked packet's send (t(9)).
-        let st = s.on_packet_sent(t(100), 1000, 0);
-        // in_flight_before == 0 restarted the interval at t(100).
-        assert_eq!(st.first_sent_time, t(100));
-        let st2 = s.on_packet_sent(t(130), 1000, 1000);
-        let rs = s.on_ack(
-            t(140),
-            &[
-                AckedPacket {
-                    bytes: 1000,
-                    state: st,
-                },
-                AckedPacket {
-                    bytes: 1000,
-                    state: st2,
-                },
-            ],
-            None,
-            2000,
-        );
-        // send elapsed = 130 - 100 = 30 ms; ack elapsed = 140 - 100 = 40 ms.
-        assert_eq!(rs.interval, Some(Duration::from_millis(40)));
-        // The send side wins when the ACKs come back faster than the sends.
-        let st3 = s.on_packet_sent(t(141), 1000, 0);
-        let st4 = s.on_packet_sent(t(200), 1000, 1000);
-        let rs = s.on_ack(
-            t(201),
+        // Send side wins: d opens an interval at 100 from an empty pipe; e is
+        // sent at 160 with d in flight; d is acked at 161; f is sent right
+        // after that ACK, so its send interval starts at d's send (100) but
+        // its ACK interval starts at d's ACK (161).
+        let d = s.on_packet_sent(t(100), 1000, 0);
+        let _e = s.on_packet_sent(t(160), 1000, 1000);
+        let _ = s.on_ack(
+            t(161),
             &[AckedPacket {
                 bytes: 1000,
-                state: st3,
-            }],
-            None,
-            2000,
-        );
-        assert_eq!(rs.interval, Some(Duration::from_millis(60))); // ack: 201-141
-        let rs = s.on_ack(
-            t(205),
-            &[AckedPacket {
-                bytes: 1000,
-                state: st4,
+                state: d,
             }],
             None,
             1000,
         );
-        // send: 200 - 141 = 59 ms; ack: 205 - 201 = 4 ms.
-        assert_eq!(rs.interval, Some(Duration::from_millis(59)));
-        assert_eq!(rs.delivered_bytes, 1000);
+        let f = s.on_packet_sent(t(162), 1000, 1000);
+        assert_eq!((f.first_sent_time, f.delivered_time), (t(100), t(161)));
+        let rs = s.on_ack(
+            t(163),
+            &[AckedPacket {
+                bytes: 1000,
+                state: f,
+            }],
+            None,
+            1000,
+        );
+        // send: 162 - 100 = 62 ms; ack: 163 - 161 = 2 ms. An ACK burst alone
+        // would have claimed 1000 B / 2 ms; the send side caps it.
+        assert_eq!(rs.interval, Some(Duration::from_millis(62)));
+        assert_eq!(
+            rs.delivered_bytes, 1000,
+            "only f was delivered since f was sent"
+        );
     }
 
     #[test]

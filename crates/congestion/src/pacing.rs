@@ -19,6 +19,11 @@ const MAX_QUANTUM_SEGMENTS: u64 = 127;
 /// The send quantum, in bytes, for `rate_bytes_per_sec` and segment size `mss`.
 pub fn send_quantum_bytes(rate_bytes_per_sec: f64, mss: u64) -> u64 {
     let mss = mss.max(1);
+    let rate_bytes_per_sec = if rate_bytes_per_sec.is_nan() {
+        0.0
+    } else {
+        rate_bytes_per_sec
+    };
     let min_segs = if rate_bytes_per_sec < MIN_TWO_SEGMENT_RATE_BYTES_PER_SEC {
         1
     } else {

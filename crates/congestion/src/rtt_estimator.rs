@@ -4,15 +4,21 @@
 //! CUBIC needs one for its pacing rate, so the estimator lives here once and
 //! transports call it instead of writing their own.
 
+use crate::time::duration_to_nanos;
 use core::time::Duration;
 
 /// Smoothed RTT, RTT variation, latest and minimum RTT.
+///
+/// Kept in integer nanoseconds internally: it runs on every ACK, and
+/// `Duration` arithmetic costs several times more than `u64` arithmetic.
 #[derive(Clone, Debug, Default)]
 pub struct RttEstimator {
-    latest: Option<Duration>,
-    min: Option<Duration>,
-    smoothed: Option<Duration>,
-    var: Duration,
+    /// Whether any sample has been taken (all fields are 0 before).
+    has_sample: bool,
+    latest_ns: u64,
+    min_ns: u64,
+    smoothed_ns: u64,
+    var_ns: u64,
 }
 
 impl RttEstimator {
@@ -27,58 +33,62 @@ impl RttEstimator {
     /// bound), while the smoothed RTT subtracts the ACK delay when doing so
     /// does not take the sample below min_rtt.
     pub fn update(&mut self, rtt: Duration, ack_delay: Duration) {
-        self.latest = Some(rtt);
-        let min = match self.min {
-            Some(m) if m <= rtt => m,
-            _ => rtt,
-        };
-        self.min = Some(min);
-        match self.smoothed {
-            None => {
-                self.smoothed = Some(rtt);
-                self.var = rtt / 2;
-            }
-            Some(srtt) => {
-                let adjusted = if rtt >= min.saturating_add(ack_delay) {
-                    rtt - ack_delay
-                } else {
-                    rtt
-                };
-                let dev = srtt.abs_diff(adjusted);
-                self.var = (self.var * 3) / 4 + dev / 4;
-                self.smoothed = Some((srtt * 7) / 8 + adjusted / 8);
-            }
+        let rtt = duration_to_nanos(rtt);
+        let ack_delay = duration_to_nanos(ack_delay);
+        self.latest_ns = rtt;
+        if !self.has_sample {
+            self.has_sample = true;
+            self.min_ns = rtt;
+            self.smoothed_ns = rtt;
+            self.var_ns = rtt / 2;
+            return;
         }
+        self.min_ns = self.min_ns.min(rtt);
+        let adjusted = if rtt >= self.min_ns.saturating_add(ack_delay) {
+            rtt - ack_delay
+        } else {
+            rtt
+        };
+        let dev = self.smoothed_ns.abs_diff(adjusted);
+        // 3/4·var + 1/4·dev and 7/8·srtt + 1/8·sample, without overflow.
+        self.var_ns = self.var_ns - self.var_ns / 4 + dev / 4;
+        self.smoothed_ns = self.smoothed_ns - self.smoothed_ns / 8 + adjusted / 8;
     }
 
     /// The most recent sample.
     pub fn latest(&self) -> Option<Duration> {
-        self.latest
+        self.has_sample
+            .then(|| Duration::from_nanos(self.latest_ns))
     }
 
     /// The smallest sample seen over the connection's life.
     pub fn min(&self) -> Option<Duration> {
-        self.min
+        self.has_sample.then(|| Duration::from_nanos(self.min_ns))
     }
 
     /// The exponentially smoothed RTT (gain 1/8).
     pub fn smoothed(&self) -> Option<Duration> {
-        self.smoothed
+        self.has_sample
+            .then(|| Duration::from_nanos(self.smoothed_ns))
     }
 
     /// The RTT mean deviation (gain 1/4).
     pub fn var(&self) -> Duration {
-        self.var
+        Duration::from_nanos(self.var_ns)
     }
 
     /// A retransmission/probe timeout: `srtt + max(4·rttvar, granularity)`
     /// (RFC 9002 §6.2.1 without the max_ack_delay term, which is the
     /// transport's to add), or `initial` before any sample.
     pub fn retransmission_timeout(&self, granularity: Duration, initial: Duration) -> Duration {
-        match self.smoothed {
-            None => initial,
-            Some(s) => s.saturating_add((self.var * 4).max(granularity)),
+        if !self.has_sample {
+            return initial;
         }
+        let v = self
+            .var_ns
+            .saturating_mul(4)
+            .max(duration_to_nanos(granularity));
+        Duration::from_nanos(self.smoothed_ns.saturating_add(v))
     }
 }
 
@@ -111,10 +121,10 @@ mod tests {
         // 60 - 20 = 40 < min 50: do not subtract.
         e.update(ms(60), ms(20));
         let srtt = e.smoothed().unwrap();
-        assert_eq!(srtt, (ms(50) * 7) / 8 + ms(60) / 8);
+        assert_eq!(srtt, ms(50) - ms(50) / 8 + ms(60) / 8);
         // 100 - 20 = 80 >= 50: subtract.
         let before = e.smoothed().unwrap();
         e.update(ms(100), ms(20));
-        assert_eq!(e.smoothed().unwrap(), (before * 7) / 8 + ms(80) / 8);
+        assert_eq!(e.smoothed().unwrap(), before - before / 8 + ms(80) / 8);
     }
 }

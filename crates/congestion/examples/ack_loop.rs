@@ -1,0 +1,46 @@
+//! Profiling aid: a steady 100 Mbit/s / 40 ms BBR flow, ten million ACKs.
+//! `cargo run --release --example ack_loop -- [algorithm]`.
+use congestion::{AckedPacket, Algorithm, Config, Controller, Instant};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+fn main() {
+    let alg: Algorithm = std::env::args()
+        .nth(1)
+        .as_deref()
+        .unwrap_or("bbr")
+        .parse()
+        .unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+    let mut cc = Controller::new(&Config::new(alg), Instant::from_nanos(0));
+    let mut window = VecDeque::new();
+    let mut now = 0u64;
+    for _ in 0..10_000_000u64 {
+        now += 120_000;
+        let st = cc.on_packet_sent(
+            Instant::from_nanos(now),
+            1500,
+            window.len() as u64 * 1500,
+            false,
+        );
+        window.push_back(st);
+        if window.len() > 400 {
+            let state = window.pop_front().unwrap();
+            let rtt = Duration::from_nanos(now - state.sent_time.as_nanos());
+            cc.on_ack(
+                Instant::from_nanos(now),
+                &[AckedPacket { bytes: 1500, state }],
+                Some(rtt),
+                Duration::ZERO,
+                window.len() as u64 * 1500,
+            );
+        }
+    }
+    println!(
+        "cwnd {} pacing {}",
+        cc.cwnd_bytes(),
+        cc.pacing_rate_bytes_per_sec()
+    );
+}

@@ -1,0 +1,216 @@
+//! Property tests: random event sequences with extreme values must never
+//! panic or overflow (the test profile keeps overflow checks on), and the
+//! controller's answers must stay sane.
+
+use congestion::{
+    AckedPacket, Algorithm, Config, Controller, Instant, LostPacket, SentPacketState,
+};
+use proptest::prelude::*;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+enum Event {
+    /// Advance time by `dt_ns` (possibly 0) and send `n` packets.
+    Send {
+        dt_ns: u64,
+        n: u8,
+        app_limited: bool,
+    },
+    /// Advance time and acknowledge the `n` oldest outstanding packets.
+    Ack {
+        dt_ns: u64,
+        n: u8,
+        rtt_ns: u64,
+        ack_delay_ns: u64,
+    },
+    /// Declare the `n` oldest outstanding packets lost.
+    Lose {
+        n: u8,
+    },
+    Rto,
+    AppLimited,
+    Mss(u64),
+    /// An ACK for a packet the sender never sent, with arbitrary state.
+    Bogus {
+        delivered: u64,
+        sent_ns: u64,
+        delivered_ns: u64,
+        bytes: u64,
+        rtt_ns: u64,
+    },
+}
+
+fn time_step() -> impl Strategy<Value = u64> {
+    // From "time does not advance" through 1 µs to 10 s.
+    prop_oneof![
+        Just(0u64),
+        1u64..1_000,
+        1_000u64..1_000_000,
+        1_000_000u64..10_000_000_000
+    ]
+}
+
+fn rtt() -> impl Strategy<Value = u64> {
+    // 1 µs to 10 s.
+    prop_oneof![
+        1_000u64..1_000_000,
+        1_000_000u64..200_000_000,
+        200_000_000u64..10_000_000_000
+    ]
+}
+
+fn event() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        4 => (time_step(), 1u8..64, any::<bool>()).prop_map(|(dt_ns, n, app_limited)| Event::Send { dt_ns, n, app_limited }),
+        4 => (time_step(), 1u8..64, rtt(), 0u64..50_000_000).prop_map(|(dt_ns, n, rtt_ns, ack_delay_ns)| Event::Ack { dt_ns, n, rtt_ns, ack_delay_ns }),
+        1 => (1u8..16).prop_map(|n| Event::Lose { n }),
+        1 => Just(Event::Rto),
+        1 => Just(Event::AppLimited),
+        1 => (500u64..=9000).prop_map(Event::Mss),
+        1 => (any::<u64>(), any::<u64>(), any::<u64>(), 0u64..100_000, rtt()).prop_map(|(delivered, sent_ns, delivered_ns, bytes, rtt_ns)| Event::Bogus { delivered, sent_ns, delivered_ns, bytes, rtt_ns }),
+    ]
+}
+
+fn algorithm() -> impl Strategy<Value = Algorithm> {
+    prop::sample::select(Algorithm::ALL[..2].to_vec())
+}
+
+fn check(cc: &Controller, acked_once: bool) -> Result<(), TestCaseError> {
+    let mss = cc.mss_bytes();
+    prop_assert!(
+        cc.cwnd_bytes() >= mss,
+        "cwnd {} below one packet ({mss})",
+        cc.cwnd_bytes()
+    );
+    prop_assert!(cc.pacing_rate_bytes_per_sec() >= 1);
+    prop_assert!(cc.send_quantum_bytes() >= 1);
+    let s = cc.snapshot();
+    prop_assert!(s.pacing_gain.is_finite() && s.pacing_gain > 0.0);
+    prop_assert!(s.cwnd_gain.is_finite() && s.cwnd_gain > 0.0);
+    if let Some(bw) = s.bw_estimate_bytes_per_sec {
+        prop_assert!(bw.is_finite() && bw >= 0.0);
+    }
+    if acked_once {
+        prop_assert!(s.pacing_rate_bytes_per_sec > 0);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_event_sequences_never_panic_and_stay_sane(
+        alg in algorithm(),
+        mss in 500u64..=9000,
+        seed in any::<u64>(),
+        events in prop::collection::vec(event(), 1..200),
+    ) {
+        let mut cfg = Config::new(alg);
+        cfg.mss_bytes = mss;
+        cfg.seed = seed;
+        let mut now: u64 = 0;
+        let mut cc = Controller::new(&cfg, Instant::from_nanos(now));
+        let mut outstanding: VecDeque<(u64, SentPacketState)> = VecDeque::new();
+        let mut in_flight: u64 = 0;
+        let mut acked_once = false;
+        let mut buf_a = Vec::new();
+        let mut buf_l = Vec::new();
+        for ev in events {
+            match ev {
+                Event::Send { dt_ns, n, app_limited } => {
+                    now = now.saturating_add(dt_ns);
+                    for i in 0..n {
+                        let bytes = cc.mss_bytes();
+                        let st = cc.on_packet_sent(Instant::from_nanos(now), bytes, in_flight, app_limited && i + 1 == n);
+                        outstanding.push_back((bytes, st));
+                        in_flight += bytes;
+                    }
+                }
+                Event::Ack { dt_ns, n, rtt_ns, ack_delay_ns } => {
+                    now = now.saturating_add(dt_ns);
+                    buf_a.clear();
+                    for _ in 0..n {
+                        let Some((bytes, state)) = outstanding.pop_front() else { break };
+                        in_flight -= bytes;
+                        buf_a.push(AckedPacket { bytes, state });
+                    }
+                    cc.on_ack(Instant::from_nanos(now), &buf_a, Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns), in_flight);
+                    acked_once |= !buf_a.is_empty();
+                }
+                Event::Lose { n } => {
+                    buf_l.clear();
+                    for _ in 0..n {
+                        let Some((bytes, state)) = outstanding.pop_front() else { break };
+                        in_flight -= bytes;
+                        buf_l.push(LostPacket { bytes, state });
+                    }
+                    cc.on_packets_lost(Instant::from_nanos(now), &buf_l, in_flight);
+                }
+                Event::Rto => {
+                    buf_l.clear();
+                    buf_l.extend(outstanding.drain(..).map(|(bytes, state)| LostPacket { bytes, state }));
+                    in_flight = 0;
+                    cc.on_packets_lost(Instant::from_nanos(now), &buf_l, 0);
+                    cc.on_retransmission_timeout(Instant::from_nanos(now), 0);
+                }
+                Event::AppLimited => cc.on_app_limited(in_flight),
+                Event::Mss(m) => cc.on_mss_change(m),
+                Event::Bogus { delivered, sent_ns, delivered_ns, bytes, rtt_ns } => {
+                    let state = SentPacketState {
+                        sent_time: Instant::from_nanos(sent_ns),
+                        delivered_bytes: delivered,
+                        delivered_time: Instant::from_nanos(delivered_ns),
+                        first_sent_time: Instant::from_nanos(sent_ns / 2),
+                        is_app_limited: delivered % 2 == 0,
+                        bytes_in_flight: delivered,
+                    };
+                    cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(Duration::from_nanos(rtt_ns)), Duration::ZERO, in_flight);
+                }
+            }
+            check(&cc, acked_once)?;
+        }
+    }
+
+    /// A steady fixed-rate path at any rate from 1 kbit/s to 100 Gbit/s and
+    /// any RTT from 1 µs to 10 s: after the first ACK the controller's
+    /// answers are sane, and BBR's bandwidth estimate never exceeds the rate
+    /// the ACK clock actually delivered.
+    #[test]
+    fn steady_paths_across_extreme_rates_and_rtts(
+        alg in algorithm(),
+        rate_bps in prop_oneof![1_000f64..1e6, 1e6f64..1e9, 1e9f64..1e11],
+        rtt_ns in rtt(),
+        mss in 500u64..=9000,
+    ) {
+        let mut cfg = Config::new(alg);
+        cfg.mss_bytes = mss;
+        let mut cc = Controller::new(&cfg, Instant::from_nanos(0));
+        let spacing_ns = ((mss as f64 * 8.0 / rate_bps) * 1e9).max(1.0) as u64;
+        let mut now = 0u64;
+        let mut window: VecDeque<(u64, SentPacketState)> = VecDeque::new();
+        let rtt_pkts = (rtt_ns / spacing_ns).clamp(1, 2000);
+        let mut in_flight = 0u64;
+        for _ in 0..(3 * rtt_pkts + 50) {
+            // Keep rtt_pkts in flight: one ACK releases one send.
+            while (window.len() as u64) < rtt_pkts {
+                let st = cc.on_packet_sent(Instant::from_nanos(now), mss, in_flight, false);
+                window.push_back((mss, st));
+                in_flight += mss;
+            }
+            now += spacing_ns;
+            let (bytes, state) = window.pop_front().unwrap();
+            in_flight -= bytes;
+            let rtt = Duration::from_nanos(now - state.sent_time.as_nanos());
+            cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(rtt), Duration::ZERO, in_flight);
+            check(&cc, true)?;
+        }
+        if let Some(bw) = cc.snapshot().bw_estimate_bytes_per_sec {
+            // The ACK clock delivers one packet per spacing; allow 1 % for
+            // integer-ns spacing.
+            let ack_rate = mss as f64 * 1e9 / spacing_ns as f64;
+            prop_assert!(bw <= ack_rate * 1.01, "bw {bw} > ack rate {ack_rate}");
+        }
+    }
+}
