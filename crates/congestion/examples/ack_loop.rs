@@ -17,7 +17,11 @@ fn main() {
     let mut cc = Controller::new(&Config::new(alg), Instant::from_nanos(0));
     let mut window = VecDeque::new();
     let mut now = 0u64;
-    for _ in 0..10_000_000u64 {
+    let n: u64 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000_000);
+    for _ in 0..n {
         now += 120_000;
         let st = cc.on_packet_sent(
             Instant::from_nanos(now),

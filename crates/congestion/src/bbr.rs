@@ -336,17 +336,19 @@ impl Bbr {
 
     /// Sets the pacing rate (bytes/s) and the send quantum that follows from it.
     fn set_pacing(&mut self, rate: f64) {
-        self.pacing_rate = rate;
-        self.send_quantum = send_quantum_bytes(rate, self.mss);
+        if rate != self.pacing_rate {
+            self.pacing_rate = rate;
+            self.send_quantum = send_quantum_bytes(rate, self.mss);
+        }
     }
 
     /// The initial pacing rate: high_gain × initial cwnd / RTT, using srtt
     /// when one exists and 1 ms otherwise (`bbr_init_pacing_rate_from_rtt()`).
-    fn init_pacing_rate_from_rtt(&mut self, srtt: Option<Duration>) {
-        let rtt_ns = match srtt {
-            Some(s) if !s.is_zero() => {
+    fn init_pacing_rate_from_rtt(&mut self, srtt_ns: Option<u64>) {
+        let rtt_ns = match srtt_ns {
+            Some(s) if s > 0 => {
                 self.has_seen_rtt = true;
-                duration_to_nanos(s)
+                s
             }
             _ => DEFAULT_RTT_NS,
         };
@@ -356,9 +358,9 @@ impl Bbr {
 
     /// Paces at gain × bw; before the pipe is full the rate only rises, so a
     /// noisy early sample cannot slow STARTUP (`bbr_set_pacing_rate()`).
-    fn set_pacing_rate(&mut self, bw: f64, gain: f64, srtt: Option<Duration>) {
-        if !self.has_seen_rtt && srtt.is_some() {
-            self.init_pacing_rate_from_rtt(srtt);
+    fn set_pacing_rate(&mut self, bw: f64, gain: f64, rtt: &RttEstimator) {
+        if !self.has_seen_rtt && rtt.smoothed_ns().is_some() {
+            self.init_pacing_rate_from_rtt(rtt.smoothed_ns());
         }
         let rate = self.rate_for(bw, gain);
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
@@ -429,7 +431,7 @@ impl Bbr {
     /// Measures ACK aggregation: data acked in the current epoch beyond what
     /// bw predicts (`bbr_update_ack_aggregation()`).
     fn update_ack_aggregation(&mut self, rs: &RateSample) {
-        if !self.cfg.extra_acked || rs.acked_bytes == 0 || rs.interval.is_none() {
+        if !self.cfg.extra_acked || rs.acked_bytes == 0 || rs.interval_ns.is_none() {
             return;
         }
         if self.round_start {
@@ -787,7 +789,7 @@ impl CongestionControl for Bbr {
         self.ack_epoch_stamp = now;
         self.ack_epoch_acked = 0;
         match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.bw(), 1.0, rtt.smoothed()),
+            Mode::ProbeBw => self.set_pacing_rate(self.bw(), 1.0, rtt),
             Mode::ProbeRtt => self.check_probe_rtt_done(now),
             _ => {}
         }
@@ -812,7 +814,7 @@ impl CongestionControl for Bbr {
         self.update_min_rtt(ctx, sampler);
         self.update_gains();
 
-        self.set_pacing_rate(self.bw(), self.pacing_gain, ctx.rtt.smoothed());
+        self.set_pacing_rate(self.bw(), self.pacing_gain, ctx.rtt);
         self.set_cwnd(ctx);
     }
 
@@ -852,7 +854,7 @@ impl CongestionControl for Bbr {
         self.initial_cwnd = (self.initial_cwnd / self.mss).max(1).saturating_mul(mss);
         self.mss = mss;
         self.cwnd = packets.saturating_mul(mss);
-        self.set_pacing(self.pacing_rate);
+        self.send_quantum = send_quantum_bytes(self.pacing_rate, mss);
     }
 
     fn cwnd_bytes(&self) -> u64 {
@@ -911,5 +913,20 @@ fn ceil_to_u64(x: f64) -> u64 {
         t.saturating_add(1)
     } else {
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ceil_to_u64_rounds_up_and_handles_non_finite() {
+        assert_eq!(ceil_to_u64(0.0), 0);
+        assert_eq!(ceil_to_u64(-3.5), 0);
+        assert_eq!(ceil_to_u64(f64::NAN), 0);
+        assert_eq!(ceil_to_u64(2.0), 2);
+        assert_eq!(ceil_to_u64(2.000001), 3);
+        assert_eq!(ceil_to_u64(f64::INFINITY), u64::MAX);
     }
 }

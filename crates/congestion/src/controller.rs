@@ -237,7 +237,7 @@ impl Controller {
         let prior_in_flight = bytes_in_flight.saturating_add(acked_bytes);
         let rate = self
             .sampler
-            .on_ack(now, acked, self.rtt.min(), prior_in_flight);
+            .on_ack_ns(now, acked, self.rtt.min_ns(), prior_in_flight);
         // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
         // is acknowledged.
         if self.recovery != RecoveryState::Open

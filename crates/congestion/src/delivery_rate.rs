@@ -65,9 +65,9 @@ pub struct LostPacket {
 pub struct RateSample {
     /// Bytes delivered over `interval` (0 if no packet was newly acked).
     pub delivered_bytes: u64,
-    /// The sampling interval: max(send elapsed, ACK elapsed). `None` when the
-    /// sample is invalid (nothing acked, or shorter than min_rtt).
-    pub interval: Option<Duration>,
+    /// The sampling interval in ns: max(send elapsed, ACK elapsed). `None`
+    /// when the sample is invalid (nothing acked, or shorter than min_rtt).
+    pub interval_ns: Option<u64>,
     /// `delivered_bytes` as of the send of the most recently sent acked
     /// packet; BBR counts round trips by it.
     pub prior_delivered_bytes: u64,
@@ -92,7 +92,7 @@ impl RateSample {
     /// The sample's rate in bytes per nanosecond, if it is valid (BBR's
     /// internal unit: a BDP is then one multiplication by an RTT in ns).
     pub fn delivery_rate_bytes_per_ns(&self) -> Option<f64> {
-        let ns = duration_to_nanos(self.interval?);
+        let ns = self.interval_ns?;
         if ns == 0 {
             return None;
         }
@@ -184,6 +184,18 @@ impl DeliveryRateSampler {
         min_rtt: Option<Duration>,
         prior_in_flight: u64,
     ) -> RateSample {
+        self.on_ack_ns(now, acked, min_rtt.map(duration_to_nanos), prior_in_flight)
+    }
+
+    /// [`DeliveryRateSampler::on_ack`] with min_rtt in nanoseconds (the
+    /// per-ACK path avoids `Duration` conversions).
+    pub fn on_ack_ns(
+        &mut self,
+        now: Instant,
+        acked: &[AckedPacket],
+        min_rtt_ns: Option<u64>,
+        prior_in_flight: u64,
+    ) -> RateSample {
         let mut sample = RateSample {
             lost_bytes: core::mem::take(&mut self.pending_lost),
             prior_in_flight,
@@ -220,18 +232,12 @@ impl DeliveryRateSampler {
         sample.is_app_limited = newest.is_app_limited;
         sample.tx_in_flight = newest.bytes_in_flight;
         sample.delivered_bytes = self.delivered.saturating_sub(newest.delivered_bytes);
-        let send_elapsed = newest.sent_time.saturating_since(newest.first_sent_time);
-        let ack_elapsed = now.saturating_since(newest.delivered_time);
+        let send_elapsed = newest.sent_time.nanos_since(newest.first_sent_time);
+        let ack_elapsed = now.nanos_since(newest.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
-        let too_short = match min_rtt {
-            Some(m) => interval < m,
-            None => false,
-        };
-        if interval.is_zero() || too_short || sample.delivered_bytes == 0 {
-            sample.interval = None;
-        } else {
-            sample.interval = Some(interval);
-        }
+        let too_short = min_rtt_ns.is_some_and(|m| interval < m);
+        sample.interval_ns =
+            (interval > 0 && !too_short && sample.delivered_bytes > 0).then_some(interval);
         sample
     }
 }
@@ -239,6 +245,8 @@ impl DeliveryRateSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MS: u64 = 1_000_000;
 
     fn t(ms: u64) -> Instant {
         Instant::from_nanos(ms * 1_000_000)
@@ -258,7 +266,7 @@ mod tests {
             .collect();
         let rs = s.on_ack(t(59), &acked, None, 10_000);
         assert_eq!(rs.delivered_bytes, 10_000);
-        assert_eq!(rs.interval, Some(Duration::from_millis(59)));
+        assert_eq!(rs.interval_ns, Some(59 * MS));
 
         // Send side wins: d opens an interval at 100 from an empty pipe; e is
         // sent at 160 with d in flight; d is acked at 161; f is sent right
@@ -288,7 +296,7 @@ mod tests {
         );
         // send: 162 - 100 = 62 ms; ack: 163 - 161 = 2 ms. An ACK burst alone
         // would have claimed 1000 B / 2 ms; the send side caps it.
-        assert_eq!(rs.interval, Some(Duration::from_millis(62)));
+        assert_eq!(rs.interval_ns, Some(62 * MS));
         assert_eq!(
             rs.delivered_bytes, 1000,
             "only f was delivered since f was sent"
@@ -308,7 +316,7 @@ mod tests {
             Some(Duration::from_millis(20)),
             1000,
         );
-        assert_eq!(rs.interval, None);
+        assert_eq!(rs.interval_ns, None);
         assert_eq!(rs.delivery_rate_bytes_per_sec(), None);
         assert_eq!(rs.acked_bytes, 1000, "acked bytes still count");
         let b = s.on_packet_sent(t(10), 1000, 0);
@@ -321,7 +329,7 @@ mod tests {
             Some(Duration::from_millis(20)),
             1000,
         );
-        assert_eq!(rs.interval, Some(Duration::from_millis(20)));
+        assert_eq!(rs.interval_ns, Some(20 * MS));
         assert_eq!(rs.delivery_rate_bytes_per_sec(), Some(50_000.0));
     }
 
@@ -386,6 +394,6 @@ mod tests {
         assert_eq!(s.lost_bytes(), 1000);
         let rs = s.on_ack(t(21), &[], None, 0);
         assert_eq!(rs.lost_bytes, 0);
-        assert_eq!(rs.interval, None);
+        assert_eq!(rs.interval_ns, None);
     }
 }

@@ -66,6 +66,16 @@ impl RttEstimator {
         self.has_sample.then(|| Duration::from_nanos(self.min_ns))
     }
 
+    /// The smallest sample in ns, for per-ACK paths that avoid `Duration`.
+    pub fn min_ns(&self) -> Option<u64> {
+        self.has_sample.then_some(self.min_ns)
+    }
+
+    /// The smoothed RTT in ns.
+    pub fn smoothed_ns(&self) -> Option<u64> {
+        self.has_sample.then_some(self.smoothed_ns)
+    }
+
     /// The exponentially smoothed RTT (gain 1/8).
     pub fn smoothed(&self) -> Option<Duration> {
         self.has_sample
