@@ -905,7 +905,7 @@ impl CongestionControl for Bbr {
 /// `x` rounded up to a whole number, saturating; 0 for NaN or x ≤ 0.
 /// (Avoids a libm `ceil` call on the per-ACK path.)
 fn ceil_to_u64(x: f64) -> u64 {
-    if !(x > 0.0) {
+    if x.is_nan() || x <= 0.0 {
         return 0;
     }
     let t = x as u64;

@@ -35,9 +35,10 @@ fn bbr_reaches_bdp_inflight_with_rtt_near_rtprop_on_10mbit_40ms() {
         "median inflight {median_inflight}"
     );
     let last = &run.records.last().unwrap().snap;
-    assert_eq!(
-        last.mode == Mode::ProbeBw || last.mode == Mode::ProbeRtt,
-        true
+    assert!(
+        matches!(last.mode, Mode::ProbeBw | Mode::ProbeRtt),
+        "mode {:?}",
+        last.mode
     );
     let bw = last.bw_estimate_bytes_per_sec.unwrap() * 8.0;
     // The max filter reads the bottleneck within 5 % (samples are exact on an

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs everything bbrlab's build and tests need on a fresh Debian machine
+# with a Rust toolchain. Idempotent: safe to run again.
+set -euo pipefail
+
+need_rustup_component() {
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$1"; then
+    echo "setup: installing Rust component $1"
+    rustup component add "$1"
+  fi
+}
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust (https://rustup.rs) first" >&2
+  exit 1
+fi
+if command -v rustup >/dev/null 2>&1; then
+  need_rustup_component rustfmt
+  need_rustup_component clippy
+fi
+
+# Debian packages the tests need. None yet: the congestion crate's tests are
+# pure computation. The emulator tests (issue 5) will add iproute2 and iperf3.
+DEBIAN_PACKAGES=()
+if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
+  missing=()
+  for p in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  fi
+fi
+echo "setup: ok"
