@@ -161,3 +161,30 @@ fn on_a_clean_path_bbr_jitter_behaves_exactly_like_bbr() {
         );
     }
 }
+
+#[test]
+fn under_c11_jitter_the_variant_keeps_the_link_fuller_than_bbr() {
+    // C11's path: 3 Mbit/s, per-packet RTT ~ Normal(60 ms, 40 ms) floored at
+    // 1 ms, reordering allowed, no loss.
+    let mut path = Path::new(3.0, 60, 1000);
+    path.jitter = Some(Jitter {
+        mean_ns: 60e6,
+        sd_ns: 40e6,
+        floor_ns: 1e6,
+        reorder: true,
+    });
+    let g = |alg| run_path(&path, &Config::new(alg), 60 * SEC).goodput_bps(10 * SEC, 60 * SEC);
+    let (plain, variant) = (g(Algorithm::Bbr), g(Algorithm::BbrJitter));
+    eprintln!("bbr {plain:.0} bit/s, bbr-jitter {variant:.0} bit/s");
+    // Measured over path seeds 1–6 on this harness: bbr-jitter 2.72–2.77
+    // Mbit/s, 1.16–1.19 × bbr. Bounds sit about halfway between that and
+    // "no effect": ≥ 88 % of the link and ≥ 1.08 × bbr. This harness does
+    // not reproduce seed 001's collapse of bbr to 0.5 Mbit/s (bbr keeps
+    // ≈ 2.3 Mbit/s, partly thanks to extra_acked, which treats reordered ACKs
+    // as aggregation); claim C11 in issue 4 examines that gap.
+    assert!(variant >= 0.88 * 3e6, "bbr-jitter {variant}");
+    assert!(
+        variant >= 1.08 * plain,
+        "bbr-jitter {variant} vs bbr {plain}"
+    );
+}

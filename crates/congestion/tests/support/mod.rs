@@ -115,6 +115,19 @@ pub struct Path {
     pub seed: u64,
     /// If set, the application offers data at this rate (bytes/s) only.
     pub app_rate_bytes_per_sec: Option<f64>,
+    /// If set, each packet's two-way delay is drawn from this distribution
+    /// instead of `rtt_ns`.
+    pub jitter: Option<Jitter>,
+}
+
+/// Per-packet two-way delay ~ Normal(mean, sd), floored.
+#[derive(Clone, Copy, Debug)]
+pub struct Jitter {
+    pub mean_ns: f64,
+    pub sd_ns: f64,
+    pub floor_ns: f64,
+    /// If false, a packet is never delivered before its predecessor.
+    pub reorder: bool,
 }
 
 impl Path {
@@ -129,6 +142,7 @@ impl Path {
             loss: 0.0,
             seed: 1,
             app_rate_bytes_per_sec: None,
+            jitter: None,
         }
     }
 
@@ -247,6 +261,7 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
     let mut acked_buf: Vec<AckedPacket> = Vec::new();
     let mut lost_buf: Vec<LostPacket> = Vec::new();
     let mut largest_acked: Option<u64> = None;
+    let mut last_ack_t: u64 = 0;
 
     while now < duration_ns {
         let rto = cc
@@ -417,7 +432,22 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
             let dep = now.max(link_free) + (mss as f64 * 8.0 / rate_bps * 1e9) as u64;
             link_free = dep;
             queue.push_back(dep);
-            let mut ack_t = dep + path.rtt_ns;
+            let mut ack_t = match path.jitter {
+                None => dep + path.rtt_ns,
+                Some(j) => {
+                    // Box–Muller from two uniforms in (0, 1].
+                    let u1 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 + f64::EPSILON;
+                    let u2 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+                    let d = (j.mean_ns + j.sd_ns * z).max(j.floor_ns) as u64;
+                    if j.reorder {
+                        dep + d
+                    } else {
+                        (dep + d).max(last_ack_t)
+                    }
+                }
+            };
+            last_ack_t = ack_t;
             if let Some(b) = path.ack_burst_ns {
                 ack_t = ack_t.div_ceil(b) * b;
             }
