@@ -1,24 +1,277 @@
-//! Cubic (stub; being written).
-use crate::config::Config;
-use crate::controller::{AckContext, CongestionControl};
+//! CUBIC (RFC 9438) with HyStart++ slow start (RFC 9406).
+//!
+//! After a loss, CUBIC grows the window along a cubic curve centred on the
+//! window where the loss happened (W_max): fast while far below it, flat
+//! near it (the plateau where the last loss struck), then accelerating past
+//! it to probe for more. The curve depends on time since the loss, not on
+//! RTT, so flows with different RTTs converge to similar windows. Where
+//! Reno would grow faster (small BDPs), CUBIC follows a Reno estimate
+//! instead (the Reno-friendly region).
+//!
+//! HyStart++ leaves slow start when the per-round minimum RTT rises,
+//! i.e. when a queue starts to form, and then grows cautiously
+//! (conservative slow start) for a few rounds before congestion avoidance.
+//!
+//! Windows in the formulas are in segments and time in seconds, as in the
+//! RFC; the controller's window is in bytes.
+
+use crate::config::{Config, CubicConfig};
+use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::DeliveryRateSampler;
-use crate::snapshot::Snapshot;
+use crate::loss_based::Window;
+use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
 
-/// Cubic.
-#[derive(Clone, Debug)]
-pub struct Cubic { cwnd: u64 }
-impl Cubic {
-    /// New.
-    pub fn new(c: &Config) -> Self { Cubic { cwnd: c.mss_bytes * c.initial_cwnd_packets } }
+/// RFC 9406 §4.3 constants.
+const MIN_RTT_THRESH_NS: u64 = 4_000_000;
+const MAX_RTT_THRESH_NS: u64 = 16_000_000;
+const MIN_RTT_DIVISOR: u64 = 8;
+const N_RTT_SAMPLE: u32 = 8;
+const CSS_GROWTH_DIVISOR: u64 = 4;
+const CSS_ROUNDS: u32 = 5;
+
+/// HyStart++ round-by-round RTT tracking (RFC 9406 §4.2).
+#[derive(Clone, Debug, Default)]
+struct HyStart {
+    /// The round ends when a packet sent after this much was delivered is acked.
+    round_end_delivered: u64,
+    last_round_min_rtt_ns: Option<u64>,
+    current_round_min_rtt_ns: Option<u64>,
+    rtt_samples: u32,
+    /// Set while in conservative slow start: (baseline min RTT, rounds so far).
+    css: Option<(u64, u32)>,
 }
+
+/// CUBIC.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    cfg: CubicConfig,
+    w: Window,
+    hystart: HyStart,
+    /// Window at the last congestion event, segments (W_max).
+    w_max: f64,
+    /// Window before the last reduction, segments (cwnd_prior, §4.3).
+    cwnd_prior: f64,
+    /// Start of the current avoidance epoch and its K (seconds).
+    epoch: Option<(Instant, f64)>,
+    /// The Reno-friendly estimate, segments (W_est).
+    w_est: f64,
+    /// Fractional growth not yet added to cwnd, bytes.
+    pending_growth: f64,
+    srtt_ns: Option<u64>,
+}
+
+impl Cubic {
+    /// CUBIC with `config.cubic`'s switches and `config`'s initial window.
+    pub fn new(config: &Config) -> Self {
+        Cubic {
+            cfg: config.cubic,
+            w: Window::new(config.mss_bytes, config.initial_cwnd_packets),
+            hystart: HyStart::default(),
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            w_est: 0.0,
+            pending_growth: 0.0,
+            srtt_ns: None,
+        }
+    }
+
+    fn segments(&self, bytes: u64) -> f64 {
+        bytes as f64 / self.w.mss as f64
+    }
+
+    /// W_cubic(t) = C(t − K)³ + W_max, segments (RFC 9438 §4.2, eq. 1).
+    fn w_cubic(&self, t_secs: f64, k: f64) -> f64 {
+        let d = t_secs - k;
+        self.cfg.c * d * d * d + self.w_max
+    }
+
+    /// α_cubic (RFC 9438 §4.3): 3(1−β)/(1+β) until W_est passes the window
+    /// before the last reduction, then 1 (plain Reno).
+    fn alpha(&self) -> f64 {
+        if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
+        }
+    }
+
+    /// HyStart++ bookkeeping and slow-start growth (RFC 9406 §4.2).
+    fn slow_start(&mut self, ctx: &AckContext<'_>, acked: u64) {
+        let h = &mut self.hystart;
+        if ctx.rate.prior_delivered_bytes >= h.round_end_delivered {
+            // A new round: last round's min RTT becomes the reference.
+            h.round_end_delivered = ctx.delivered_bytes;
+            h.last_round_min_rtt_ns = h.current_round_min_rtt_ns.take();
+            h.rtt_samples = 0;
+            if let Some((_, rounds)) = h.css.as_mut() {
+                *rounds += 1;
+                if *rounds >= CSS_ROUNDS {
+                    // §4.2: after CSS_ROUNDS, enter congestion avoidance.
+                    h.css = None;
+                    self.w.ssthresh = self.w.cwnd;
+                    return;
+                }
+            }
+        }
+        if let Some(rtt) = ctx.rtt_sample {
+            let rtt = crate::time::duration_to_nanos(rtt);
+            h.current_round_min_rtt_ns =
+                Some(h.current_round_min_rtt_ns.map_or(rtt, |m| m.min(rtt)));
+            h.rtt_samples = h.rtt_samples.saturating_add(1);
+        }
+        let enough = h.rtt_samples >= N_RTT_SAMPLE;
+        match (h.css, h.current_round_min_rtt_ns, h.last_round_min_rtt_ns) {
+            (None, Some(cur), Some(last)) if enough => {
+                let thresh = (last / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH_NS, MAX_RTT_THRESH_NS);
+                if cur >= last.saturating_add(thresh) {
+                    h.css = Some((cur, 0));
+                }
+            }
+            (Some((baseline, _)), Some(cur), _) if enough && cur < baseline => {
+                // The RTT rise was spurious: resume slow start.
+                h.css = None;
+            }
+            _ => {}
+        }
+        let grow = if h.css.is_some() {
+            acked / CSS_GROWTH_DIVISOR
+        } else {
+            acked
+        };
+        self.w.cwnd = self.w.cwnd.saturating_add(grow);
+    }
+
+    /// Congestion avoidance (RFC 9438 §4.2–4.5).
+    fn avoidance(&mut self, now: Instant, acked: u64) {
+        let cwnd_seg = self.segments(self.w.cwnd);
+        if self.epoch.is_none() {
+            // §4.2, eq. 2: K from the window at the start of the epoch. Above
+            // W_max (no loss yet, or the window outgrew it) the curve starts
+            // at its inflection point here: K = 0, W_max = cwnd.
+            let k = if self.w_max > cwnd_seg {
+                ((self.w_max - cwnd_seg) / self.cfg.c).cbrt()
+            } else {
+                self.w_max = cwnd_seg;
+                0.0
+            };
+            self.epoch = Some((now, k));
+            // §4.3: W_est starts from the epoch's window.
+            self.w_est = cwnd_seg;
+        }
+        let (start, k) = self.epoch.unwrap_or((now, 0.0));
+        let t = now.saturating_since(start).as_secs_f64();
+        let rtt = self.srtt_ns.unwrap_or(0) as f64 / 1e9;
+        let acked_seg = self.segments(acked);
+        // §4.3: the Reno-friendly estimate grows α_cubic per window acked.
+        self.w_est += self.alpha() * acked_seg / cwnd_seg.max(1.0);
+        let new_seg = if self.cfg.reno_friendly && self.w_cubic(t, k) < self.w_est {
+            self.w_est
+        } else {
+            // §4.4: aim for W_cubic one RTT ahead, clamped to [cwnd, 1.5 cwnd],
+            // closing (target − cwnd)/cwnd per segment acked.
+            let target = self.w_cubic(t + rtt, k).clamp(cwnd_seg, 1.5 * cwnd_seg);
+            cwnd_seg + (target - cwnd_seg) / cwnd_seg.max(1.0) * acked_seg
+        };
+        let growth = (new_seg - cwnd_seg) * self.w.mss as f64 + self.pending_growth;
+        if growth.is_finite() && growth >= 1.0 {
+            let whole = growth.floor();
+            self.w.cwnd = self.w.cwnd.saturating_add(whole as u64);
+            self.pending_growth = growth - whole;
+        } else if growth.is_finite() {
+            self.pending_growth = growth.max(0.0);
+        }
+    }
+
+    /// A congestion event: remember W_max and cut by β (RFC 9438 §4.6–4.7).
+    fn reduce(&mut self) {
+        let cwnd_seg = self.segments(self.w.cwnd);
+        self.w_max = if self.cfg.fast_convergence && cwnd_seg < self.w_max {
+            // §4.7: release bandwidth to newer flows.
+            cwnd_seg * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            cwnd_seg
+        };
+        self.cwnd_prior = cwnd_seg;
+        self.w.ssthresh = ((self.w.cwnd as f64 * self.cfg.beta) as u64).max(self.w.min_window());
+        self.epoch = None;
+        self.pending_growth = 0.0;
+        self.hystart.css = None;
+    }
+
+    fn mode(&self) -> Mode {
+        if !self.w.in_slow_start() {
+            Mode::CongestionAvoidance
+        } else if self.hystart.css.is_some() {
+            Mode::ConservativeSlowStart
+        } else {
+            Mode::SlowStart
+        }
+    }
+}
+
 impl CongestionControl for Cubic {
-    fn on_ack(&mut self, _a: &AckContext<'_>, _s: &mut DeliveryRateSampler) {}
-    fn on_packets_lost(&mut self, _n: Instant, _l: u64, _f: u64, _e: bool) {}
-    fn on_retransmission_timeout(&mut self, _n: Instant, _f: u64) {}
-    fn on_mss_change(&mut self, _m: u64) {}
-    fn cwnd_bytes(&self) -> u64 { self.cwnd }
-    fn pacing_rate_bytes_per_sec(&self) -> u64 { 1 }
-    fn send_quantum_bytes(&self) -> u64 { 1 }
-    fn snapshot(&self) -> Snapshot { Snapshot::default() }
+    fn on_ack(&mut self, ctx: &AckContext<'_>, _sampler: &mut DeliveryRateSampler) {
+        self.w.on_ack(ctx);
+        self.srtt_ns = ctx.rtt.smoothed_ns();
+        let acked = ctx.rate.acked_bytes;
+        // RFC 9438 §4.6 / RFC 6582: no growth during recovery.
+        if ctx.recovery == RecoveryState::Open && acked > 0 {
+            if self.w.in_slow_start() {
+                if self.cfg.hystart {
+                    self.slow_start(ctx, acked);
+                } else {
+                    self.w.cwnd = self.w.cwnd.saturating_add(acked);
+                }
+            } else {
+                self.avoidance(ctx.now, acked);
+            }
+        }
+        self.w.update_pacing(self.srtt_ns);
+    }
+
+    fn on_packets_lost(
+        &mut self,
+        _now: Instant,
+        _lost_bytes: u64,
+        _bytes_in_flight: u64,
+        new_episode: bool,
+    ) {
+        if !new_episode {
+            return;
+        }
+        self.reduce();
+        self.w.cwnd = self.w.ssthresh;
+        self.w.update_pacing(self.srtt_ns);
+    }
+
+    /// §4.8: ssthresh as for a loss (β), cwnd to one packet.
+    fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {
+        self.reduce();
+        let ssthresh = self.w.ssthresh;
+        self.w.on_timeout(ssthresh);
+        self.w.update_pacing(self.srtt_ns);
+    }
+
+    fn on_mss_change(&mut self, mss: u64) {
+        // W_max and W_est are in segments, so they carry over unchanged.
+        self.w.on_mss_change(mss, self.srtt_ns);
+    }
+
+    fn cwnd_bytes(&self) -> u64 {
+        self.w.cwnd
+    }
+
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        self.w.pacing_rate_bytes_per_sec()
+    }
+
+    fn send_quantum_bytes(&self) -> u64 {
+        self.w.send_quantum
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        self.w.snapshot(self.mode())
+    }
 }

@@ -33,6 +33,7 @@ pub mod config;
 pub mod controller;
 pub mod cubic;
 pub mod delivery_rate;
+mod loss_based;
 pub mod pacing;
 pub mod reno;
 pub mod rng;

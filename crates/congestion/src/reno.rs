@@ -1,24 +1,114 @@
-//! Reno (stub; being written).
+//! NewReno (RFC 5681, RFC 6582): additive increase, multiplicative decrease.
+//!
+//! Slow start doubles the window each round trip; congestion avoidance adds
+//! one packet per window of data acknowledged; a loss episode halves the
+//! window once. NewReno's partial-ACK handling (RFC 6582) is the transport's
+//! retransmission logic; here it shows as one reduction per recovery
+//! episode, which [`crate::Controller`] delimits.
+
 use crate::config::Config;
-use crate::controller::{AckContext, CongestionControl};
+use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::DeliveryRateSampler;
-use crate::snapshot::Snapshot;
+use crate::loss_based::Window;
+use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
 
-/// Reno.
+/// NewReno.
 #[derive(Clone, Debug)]
-pub struct Reno { cwnd: u64 }
-impl Reno {
-    /// New.
-    pub fn new(c: &Config) -> Self { Reno { cwnd: c.mss_bytes * c.initial_cwnd_packets } }
+pub struct Reno {
+    w: Window,
+    /// Bytes acknowledged in congestion avoidance since cwnd last grew.
+    avoidance_acked: u64,
+    srtt_ns: Option<u64>,
 }
+
+impl Reno {
+    /// NewReno with the initial window of `config`.
+    pub fn new(config: &Config) -> Self {
+        Reno {
+            w: Window::new(config.mss_bytes, config.initial_cwnd_packets),
+            avoidance_acked: 0,
+            srtt_ns: None,
+        }
+    }
+}
+
 impl CongestionControl for Reno {
-    fn on_ack(&mut self, _a: &AckContext<'_>, _s: &mut DeliveryRateSampler) {}
-    fn on_packets_lost(&mut self, _n: Instant, _l: u64, _f: u64, _e: bool) {}
-    fn on_retransmission_timeout(&mut self, _n: Instant, _f: u64) {}
-    fn on_mss_change(&mut self, _m: u64) {}
-    fn cwnd_bytes(&self) -> u64 { self.cwnd }
-    fn pacing_rate_bytes_per_sec(&self) -> u64 { 1 }
-    fn send_quantum_bytes(&self) -> u64 { 1 }
-    fn snapshot(&self) -> Snapshot { Snapshot::default() }
+    fn on_ack(&mut self, ctx: &AckContext<'_>, _sampler: &mut DeliveryRateSampler) {
+        self.w.on_ack(ctx);
+        self.srtt_ns = ctx.rtt.smoothed_ns();
+        let acked = ctx.rate.acked_bytes;
+        // RFC 6582 §3.2: no window growth while recovering.
+        if ctx.recovery == RecoveryState::Open && acked > 0 {
+            let w = &mut self.w;
+            if w.in_slow_start() {
+                // RFC 5681 §3.1 with byte counting (RFC 3465): grow by the
+                // data acked, up to ssthresh; the rest counts as avoidance.
+                let room = w.ssthresh.saturating_sub(w.cwnd);
+                let grow = acked.min(room);
+                w.cwnd = w.cwnd.saturating_add(grow);
+                self.avoidance_acked = self.avoidance_acked.saturating_add(acked - grow);
+            } else {
+                self.avoidance_acked = self.avoidance_acked.saturating_add(acked);
+            }
+            // RFC 5681 §3.1: one MSS per cwnd of data acknowledged.
+            if !w.in_slow_start() && self.avoidance_acked >= w.cwnd {
+                let windows = self.avoidance_acked / w.cwnd.max(1);
+                self.avoidance_acked -= windows * w.cwnd;
+                w.cwnd = w.cwnd.saturating_add(windows.saturating_mul(w.mss));
+            }
+        }
+        self.w.update_pacing(self.srtt_ns);
+    }
+
+    /// RFC 5681 §3.2 / RFC 6582: halve once per episode.
+    fn on_packets_lost(
+        &mut self,
+        _now: Instant,
+        _lost_bytes: u64,
+        _bytes_in_flight: u64,
+        new_episode: bool,
+    ) {
+        if !new_episode {
+            return;
+        }
+        let w = &mut self.w;
+        w.ssthresh = (w.cwnd / 2).max(w.min_window());
+        w.cwnd = w.ssthresh;
+        self.avoidance_acked = 0;
+        w.update_pacing(self.srtt_ns);
+    }
+
+    /// RFC 5681 §3.1: ssthresh to half the window, cwnd to one packet.
+    fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {
+        let half = self.w.cwnd / 2;
+        self.w.on_timeout(half);
+        self.avoidance_acked = 0;
+        self.w.update_pacing(self.srtt_ns);
+    }
+
+    fn on_mss_change(&mut self, mss: u64) {
+        self.w.on_mss_change(mss, self.srtt_ns);
+    }
+
+    fn cwnd_bytes(&self) -> u64 {
+        self.w.cwnd
+    }
+
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        self.w.pacing_rate_bytes_per_sec()
+    }
+
+    fn send_quantum_bytes(&self) -> u64 {
+        self.w.send_quantum
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let mode = if self.w.in_slow_start() {
+            Mode::SlowStart
+        } else {
+            Mode::CongestionAvoidance
+        };
+        self.w.snapshot(mode)
+    }
 }

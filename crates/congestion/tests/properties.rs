@@ -73,7 +73,7 @@ fn event() -> impl Strategy<Value = Event> {
 }
 
 fn algorithm() -> impl Strategy<Value = Algorithm> {
-    prop::sample::select(Algorithm::ALL[..2].to_vec())
+    prop::sample::select(Algorithm::ALL.to_vec())
 }
 
 fn check(cc: &Controller, acked_once: bool) -> Result<(), TestCaseError> {

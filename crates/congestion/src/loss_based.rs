@@ -1,0 +1,118 @@
+//! What CUBIC and NewReno share: window bookkeeping, Linux-style pacing and
+//! the reaction to timeouts.
+//!
+//! Both grow a window from ACKs and shrink it on loss; they differ only in
+//! how congestion avoidance grows it and how far a loss shrinks it. The
+//! shared state lives here so the two algorithms are the differences alone.
+
+use crate::controller::AckContext;
+use crate::pacing::send_quantum_bytes;
+use crate::snapshot::{Mode, Snapshot};
+
+/// Pacing ratios of Linux `tcp_update_pacing_rate()`: 200 % of cwnd/srtt in
+/// slow start (so the window can double), 120 % afterwards.
+const SLOW_START_PACING_RATIO: f64 = 2.0;
+const AVOIDANCE_PACING_RATIO: f64 = 1.2;
+/// Before any RTT sample, pace as if the RTT were 1 ms: effectively unpaced
+/// for the initial window, as Linux is before it has an srtt.
+const DEFAULT_RTT_NS: f64 = 1e6;
+
+/// Window state common to loss-based controllers.
+#[derive(Clone, Debug)]
+pub(crate) struct Window {
+    pub mss: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub pacing_rate: f64,
+    pub send_quantum: u64,
+    pub min_rtt_ns: Option<u64>,
+}
+
+impl Window {
+    pub fn new(mss: u64, initial_cwnd_packets: u64) -> Self {
+        let mss = mss.max(1);
+        let mut w = Window {
+            mss,
+            cwnd: initial_cwnd_packets.max(1).saturating_mul(mss),
+            ssthresh: u64::MAX,
+            pacing_rate: 0.0,
+            send_quantum: mss,
+            min_rtt_ns: None,
+        };
+        w.update_pacing(None);
+        w
+    }
+
+    /// Whether the window is below the slow-start threshold.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// The smallest window after a reduction: two packets (RFC 5681 §3.1).
+    pub fn min_window(&self) -> u64 {
+        2 * self.mss
+    }
+
+    /// Linux `tcp_update_pacing_rate()`: ratio × cwnd / srtt.
+    pub fn update_pacing(&mut self, srtt_ns: Option<u64>) {
+        let rtt = srtt_ns
+            .filter(|&s| s > 0)
+            .map_or(DEFAULT_RTT_NS, |s| s as f64);
+        let ratio = if self.cwnd < self.ssthresh / 2 {
+            SLOW_START_PACING_RATIO
+        } else {
+            AVOIDANCE_PACING_RATIO
+        };
+        let rate = ratio * self.cwnd as f64 * 1e9 / rtt;
+        self.pacing_rate = if rate.is_finite() && rate >= 1.0 {
+            rate
+        } else {
+            1.0
+        };
+        self.send_quantum = send_quantum_bytes(self.pacing_rate, self.mss);
+    }
+
+    /// Bookkeeping every ACK needs, whatever the algorithm.
+    pub fn on_ack(&mut self, ctx: &AckContext<'_>) {
+        if let Some(m) = ctx.rtt.min_ns() {
+            self.min_rtt_ns = Some(m);
+        }
+    }
+
+    /// A retransmission timeout: the window collapses to one packet, the
+    /// loss window of RFC 5681 §3.1.
+    pub fn on_timeout(&mut self, reduced_ssthresh: u64) {
+        self.ssthresh = reduced_ssthresh.max(self.min_window());
+        self.cwnd = self.mss;
+    }
+
+    /// Keeps the window's packet count when the MSS changes.
+    pub fn on_mss_change(&mut self, mss: u64, srtt_ns: Option<u64>) {
+        let mss = mss.max(1);
+        let packets = (self.cwnd / self.mss).max(1);
+        if self.ssthresh != u64::MAX {
+            self.ssthresh = (self.ssthresh / self.mss).max(2).saturating_mul(mss);
+        }
+        self.mss = mss;
+        self.cwnd = packets.saturating_mul(mss);
+        self.update_pacing(srtt_ns);
+    }
+
+    pub fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        self.pacing_rate.min(u64::MAX as f64).max(1.0) as u64
+    }
+
+    /// The snapshot fields every loss-based controller fills the same way.
+    pub fn snapshot(&self, mode: Mode) -> Snapshot {
+        Snapshot {
+            mode,
+            cwnd_bytes: self.cwnd,
+            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
+            ssthresh_bytes: (self.ssthresh != u64::MAX).then_some(self.ssthresh),
+            min_rtt: self.min_rtt_ns.map(core::time::Duration::from_nanos),
+            pacing_gain: 1.0,
+            cwnd_gain: 1.0,
+            ..Snapshot::default()
+        }
+    }
+}
