@@ -125,7 +125,7 @@ impl JitterState {
     /// differ from `bbr` on a clean path. Starting at 0 makes it depart from
     /// `bbr` only on evidence of jitter.
     fn update(&mut self, rtt: Duration) {
-        let r = rtt.as_nanos() as f64;
+        let r = duration_to_nanos(rtt) as f64;
         if !self.has_sample {
             self.srtt_ns = r;
             self.rttvar_ns = 0.0;
