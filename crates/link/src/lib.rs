@@ -1,0 +1,1 @@
+//! Link model (being written).
