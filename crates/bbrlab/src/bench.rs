@@ -1,0 +1,58 @@
+//! `bbrlab bench`: the simulator's speed on the standard dumbbell.
+//!
+//! One BBR flow over 100 Mbit/s with a 40 ms RTT and a 2-BDP drop-tail
+//! buffer, simulated for 60 s by default. Reports simulated packets and
+//! events per wall-clock second. The baseline in the same run is the
+//! identical scenario with CUBIC, so the figures can be compared as a ratio
+//! on a machine whose speed drifts.
+
+use crate::scenario;
+use std::path::Path;
+use std::time::Instant;
+
+fn dumbbell(algorithm: &str, seconds: u64) -> String {
+    format!(
+        r#"
+duration = "{seconds}s"
+sample_interval = "0s"
+[link.forward]
+rate = "100mbit"
+delay = "20ms"
+queue = {{ limit = "667pkt" }}
+[link.reverse]
+delay = "20ms"
+[[flow]]
+algorithm = "{algorithm}"
+"#
+    )
+}
+
+/// Runs the benchmark and prints its figures.
+pub fn run(seconds: u64) -> Result<(), String> {
+    if seconds == 0 || seconds > 3600 {
+        return Err(format!("--seconds {seconds}: allowed 1 to 3600"));
+    }
+    println!("dumbbell: 100 Mbit/s, 40 ms RTT, 667-packet buffer, {seconds} s simulated, one flow");
+    let mut rates = Vec::new();
+    for alg in ["bbr", "cubic"] {
+        let text = dumbbell(alg, seconds);
+        let sc = scenario::parse(&text, "<bench>", Path::new("."), Path::new("bench.toml"))
+            .map_err(|e| e.to_string())?;
+        let cfg = &sc.runs[0].config;
+        let t0 = Instant::now();
+        let summary = netsim::run(cfg, &mut netsim::NoRecorder).map_err(|e| e.to_string())?;
+        let wall = t0.elapsed().as_secs_f64();
+        let pps = summary.packets_simulated as f64 / wall;
+        println!(
+            "{alg:<6} {:>10} packets, {:>10} events in {wall:.3} s: {:.2} M packets/s, {:.2} M events/s, goodput {:.1} Mbit/s",
+            summary.packets_simulated,
+            summary.events,
+            pps / 1e6,
+            summary.events as f64 / wall / 1e6,
+            summary.flows[0].goodput_bps / 1e6
+        );
+        rates.push(pps);
+    }
+    println!("bbr/cubic speed ratio: {:.2}", rates[0] / rates[1]);
+    Ok(())
+}

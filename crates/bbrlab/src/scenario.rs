@@ -1,0 +1,578 @@
+//! Scenario files: TOML in, [`netsim::SimConfig`]s out (one per sweep point).
+//!
+//! The schema is documented in `docs/scenarios.md`. Values with units are
+//! parsed while deserialising (through the `link::units` parsers), so a bad
+//! value is reported by the TOML parser with its line and column, exactly
+//! like a syntax error or an unknown field.
+
+use congestion::{Algorithm, Config as CcConfig};
+use link::units;
+use netsim::{AckPolicy, App, FlowConfig, SimConfig};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A duration written with a unit ("40ms").
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Dur(pub u64);
+
+impl TryFrom<String> for Dur {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        units::parse_duration_ns(&s)
+            .map(Dur)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A rate written with a unit ("10mbit").
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Rate(pub f64);
+
+impl TryFrom<String> for Rate {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        units::parse_rate_bps(&s)
+            .map(Rate)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A byte count written with a unit ("10MB").
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Bytes(pub u64);
+
+impl TryFrom<String> for Bytes {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match units::parse_size(&s).map_err(|e| e.to_string())? {
+            units::Size::Bytes(b) if b > 0 => Ok(Bytes(b)),
+            units::Size::Bytes(_) => Err(format!(
+                "`{s}` is zero bytes; expected a positive size like `10MB`"
+            )),
+            units::Size::Packets(_) => Err(format!(
+                "`{s}` is a packet count; expected bytes, like `10MB` or `1500B`"
+            )),
+        }
+    }
+}
+
+/// An algorithm name, checked against the known ones.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct AlgName(pub Algorithm);
+
+impl TryFrom<String> for AlgName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse::<Algorithm>()
+            .map(AlgName)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The receiver's ACK policy.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AckName {
+    /// Acknowledge every packet.
+    Every,
+    /// Linux-like delayed ACKs (every 2nd packet or 40 ms).
+    Delayed,
+}
+
+/// `[flow.bbr]`: switches for BBR's mechanisms.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BbrSwitches {
+    lt_bw: Option<bool>,
+    extra_acked: Option<bool>,
+    probe_rtt: Option<bool>,
+    idle_restart: Option<bool>,
+    packet_conservation: Option<bool>,
+}
+
+/// `[flow.jitter]`: `bbr-jitter` parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JitterParams {
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    gamma: Option<f64>,
+}
+
+/// `[flow.cubic]`: CUBIC switches.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CubicSwitches {
+    hystart: Option<bool>,
+    fast_convergence: Option<bool>,
+    reno_friendly: Option<bool>,
+}
+
+/// One `[[flow]]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTable {
+    name: Option<String>,
+    algorithm: AlgName,
+    start: Option<Dur>,
+    stop: Option<Dur>,
+    size: Option<Bytes>,
+    extra_rtt: Option<Dur>,
+    app_rate: Option<Rate>,
+    chunk_size: Option<Bytes>,
+    chunk_every: Option<Dur>,
+    ack: Option<AckName>,
+    count: Option<u32>,
+    stagger: Option<Dur>,
+    mss: Option<u64>,
+    bbr: Option<BbrSwitches>,
+    jitter: Option<JitterParams>,
+    cubic: Option<CubicSwitches>,
+}
+
+/// `[link]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkTable {
+    forward: link::DirectionConfig,
+    #[serde(default)]
+    reverse: Option<link::DirectionConfig>,
+}
+
+/// The whole file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    name: Option<String>,
+    description: Option<String>,
+    duration: Dur,
+    seed: Option<u64>,
+    sample_interval: Option<Dur>,
+    output: Option<String>,
+    link: LinkTable,
+    flow: Vec<FlowTable>,
+    sweep: Option<toml::Table>,
+}
+
+/// A scenario error for users: where, what, and what is allowed.
+#[derive(Debug)]
+pub struct ScenarioError {
+    /// `file:line:col` or `file`.
+    pub location: String,
+    /// The problem.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// One simulation to run: a sweep point (or the only run).
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Sweep parameters of this point, as `key=value` pairs (empty if no sweep).
+    pub params: Vec<(String, String)>,
+    /// The simulation.
+    pub config: SimConfig,
+}
+
+/// A parsed scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Display name (the `name` field, or the file stem).
+    pub name: String,
+    /// Free text from the file.
+    pub description: Option<String>,
+    /// Output directory from the file, resolved against its directory.
+    pub output: Option<PathBuf>,
+    /// The runs: one, or one per sweep point.
+    pub runs: Vec<Run>,
+}
+
+fn line_col(src: &str, offset: usize) -> (usize, usize) {
+    let before = &src[..offset.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
+    (line, col)
+}
+
+/// The key whose value starts at `offset`, qualified by its `[section]`:
+/// serde's messages name the problem but not always the field.
+fn key_at(src: &str, offset: usize) -> Option<String> {
+    let before = &src[..offset.min(src.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = &before[line_start..];
+    let eq = line.rfind('=')?;
+    let key = line[..eq]
+        .rsplit(['{', ','])
+        .next()?
+        .trim()
+        .trim_matches('"');
+    if key.is_empty() {
+        return None;
+    }
+    let section = before[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').to_string());
+    // Inline tables: qualify by the key that opened the table on this line.
+    let inline = line[..eq]
+        .rfind('{')
+        .and_then(|b| line[..b].rfind('=').map(|e| line[..e].trim().to_string()));
+    let mut parts: Vec<String> = section.into_iter().collect();
+    parts.extend(inline);
+    parts.push(key.to_string());
+    Some(parts.join("."))
+}
+
+fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> ScenarioError {
+    let (location, key) = match e.span() {
+        Some(span) => {
+            let (l, c) = line_col(src, span.start);
+            (format!("{file}:{l}:{c}"), key_at(src, span.start))
+        }
+        None => (file.to_string(), None),
+    };
+    let mut message = e.message().trim().to_string();
+    if message.contains("expected a string") {
+        message.push_str(
+            " (values with units are strings, e.g. \"40ms\", \"10mbit\", \"100pkt\", \"150kB\")",
+        );
+    }
+    if let Some(k) = key {
+        if !message.contains(&format!("`{k}`")) {
+            message = format!("`{k}`: {message}");
+        }
+    }
+    ScenarioError { location, message }
+}
+
+/// Reads and checks a scenario file, expanding any sweep.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let src = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        location: file.clone(),
+        message: format!("cannot read the scenario file: {e}"),
+    })?;
+    parse(&src, &file, path.parent().unwrap_or(Path::new(".")), path)
+}
+
+/// Parses scenario text. `base_dir` resolves relative paths (traces, output).
+pub fn parse(
+    src: &str,
+    file: &str,
+    base_dir: &Path,
+    path: &Path,
+) -> Result<Scenario, ScenarioError> {
+    // Typed parse first: it reports syntax, unknown fields, wrong types and
+    // bad units with line and column.
+    let base: ScenarioFile = toml::from_str(src).map_err(|e| toml_error(file, src, &e))?;
+    let name = base.name.clone().unwrap_or_else(|| {
+        path.file_stem().map_or_else(
+            || "scenario".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    });
+    let output = base.output.as_ref().map(|o| base_dir.join(o));
+    let mut runs = Vec::new();
+    match &base.sweep {
+        None => runs.push(Run {
+            params: Vec::new(),
+            config: build(&base, base_dir, file)?,
+        }),
+        Some(sweep) => {
+            let doc: toml::Table = toml::from_str(src).map_err(|e| toml_error(file, src, &e))?;
+            for point in sweep_points(sweep, file)? {
+                let mut d = doc.clone();
+                d.remove("sweep");
+                for (key, value) in &point {
+                    set_path(&mut d, key, value.clone()).map_err(|m| ScenarioError {
+                        location: format!("{file}: [sweep] `{key}`"),
+                        message: m,
+                    })?;
+                }
+                let label = point
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", show(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let text = toml::to_string(&d).map_err(|e| ScenarioError {
+                    location: file.to_string(),
+                    message: e.to_string(),
+                })?;
+                let sf: ScenarioFile = toml::from_str(&text).map_err(|e| ScenarioError {
+                    location: format!("{file}: [sweep] point {label}"),
+                    message: e.message().to_string(),
+                })?;
+                let config = build(&sf, base_dir, &format!("{file}: [sweep] point {label}"))?;
+                runs.push(Run {
+                    params: point.iter().map(|(k, v)| (k.clone(), show(v))).collect(),
+                    config,
+                });
+            }
+        }
+    }
+    Ok(Scenario {
+        name,
+        description: base.description.clone(),
+        output,
+        runs,
+    })
+}
+
+fn show(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The cartesian product of the sweep's arrays, keys in sorted order.
+fn sweep_points(
+    sweep: &toml::Table,
+    file: &str,
+) -> Result<Vec<Vec<(String, toml::Value)>>, ScenarioError> {
+    let axes: BTreeMap<&String, &toml::Value> = sweep.iter().collect();
+    let mut points: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
+    for (key, values) in axes {
+        let toml::Value::Array(values) = values else {
+            return Err(ScenarioError {
+                location: format!("{file}: [sweep] `{key}`"),
+                message: "a sweep parameter must be an array of values, e.g. `\"link.forward.loss.bernoulli\" = [0.001, 0.01]`".into(),
+            });
+        };
+        if values.is_empty() {
+            return Err(ScenarioError {
+                location: format!("{file}: [sweep] `{key}`"),
+                message: "the array is empty; give at least one value".into(),
+            });
+        }
+        let mut next = Vec::with_capacity(points.len() * values.len());
+        for p in &points {
+            for v in values {
+                let mut q = p.clone();
+                q.push((key.clone(), v.clone()));
+                next.push(q);
+            }
+        }
+        points = next;
+    }
+    if points.len() > 10_000 {
+        return Err(ScenarioError {
+            location: format!("{file}: [sweep]"),
+            message: format!("{} runs; the limit is 10000", points.len()),
+        });
+    }
+    Ok(points)
+}
+
+/// Sets a dotted path in a TOML document. `flow.x` sets `x` in every
+/// `[[flow]]`; `flow.N.x` only in the N-th (from 0). Missing tables are
+/// created, so a sweep can switch on a feature the base file leaves out.
+fn set_path(doc: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err("empty path segment; use dotted keys like `link.forward.rate`".into());
+    }
+    set_in(doc, &parts, value)
+}
+
+fn set_in(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result<(), String> {
+    let (head, rest) = (parts[0], &parts[1..]);
+    if rest.is_empty() {
+        table.insert(head.to_string(), value);
+        return Ok(());
+    }
+    let entry = table
+        .entry(head.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    match entry {
+        toml::Value::Table(t) => set_in(t, rest, value),
+        toml::Value::Array(items) => {
+            if let Ok(i) = rest[0].parse::<usize>() {
+                let n = items.len();
+                let item = items.get_mut(i).ok_or(format!(
+                    "`{head}` has {n} entries; index {i} is out of range"
+                ))?;
+                match item {
+                    toml::Value::Table(t) if rest.len() > 1 => set_in(t, &rest[1..], value),
+                    _ => Err(format!("`{head}.{i}` is not a table with fields")),
+                }
+            } else {
+                for item in items.iter_mut() {
+                    match item {
+                        toml::Value::Table(t) => set_in(t, rest, value.clone())?,
+                        _ => return Err(format!("`{head}` is not an array of tables")),
+                    }
+                }
+                Ok(())
+            }
+        }
+        _ => Err(format!("`{head}` is a value, not a table")),
+    }
+}
+
+/// Turns a typed scenario into a simulation, checking what serde cannot.
+fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, ScenarioError> {
+    let err = |field: &str, message: String| ScenarioError {
+        location: format!("{where_}: {field}"),
+        message,
+    };
+    if sf.duration.0 == 0 {
+        return Err(err("duration", "must be positive, e.g. `60s`".into()));
+    }
+    if sf.flow.is_empty() {
+        return Err(err(
+            "[[flow]]",
+            "the scenario has no flows; add at least one `[[flow]]` table".into(),
+        ));
+    }
+    let forward = sf
+        .link
+        .forward
+        .resolve(base_dir)
+        .map_err(|e| err("link.forward", e.to_string()))?;
+    let reverse_cfg = sf.link.reverse.clone().unwrap_or_default();
+    let reverse = reverse_cfg
+        .resolve(base_dir)
+        .map_err(|e| err("link.reverse", e.to_string()))?;
+    let mut flows = Vec::new();
+    for (i, f) in sf.flow.iter().enumerate() {
+        let field = |name: &str| format!("flow[{i}].{name}");
+        let mut cc = CcConfig::new(f.algorithm.0);
+        if let Some(mss) = f.mss {
+            if !(500..=9000).contains(&mss) {
+                return Err(err(
+                    &field("mss"),
+                    format!("{mss} bytes; allowed 500 to 9000"),
+                ));
+            }
+            cc.mss_bytes = mss;
+        }
+        if let Some(b) = &f.bbr {
+            let c = &mut cc.bbr;
+            c.lt_bw = b.lt_bw.unwrap_or(c.lt_bw);
+            c.extra_acked = b.extra_acked.unwrap_or(c.extra_acked);
+            c.probe_rtt = b.probe_rtt.unwrap_or(c.probe_rtt);
+            c.idle_restart = b.idle_restart.unwrap_or(c.idle_restart);
+            c.packet_conservation = b.packet_conservation.unwrap_or(c.packet_conservation);
+        }
+        if let Some(j) = &f.jitter {
+            for (name, v) in [("alpha", j.alpha), ("beta", j.beta)] {
+                if let Some(v) = v {
+                    if !(v > 0.0 && v <= 1.0) {
+                        return Err(err(
+                            &field(&format!("jitter.{name}")),
+                            format!("{v}; allowed (0, 1]"),
+                        ));
+                    }
+                }
+            }
+            if let Some(g) = j.gamma {
+                if !(g > 0.0 && g.is_finite()) {
+                    return Err(err(
+                        &field("jitter.gamma"),
+                        format!("{g}; must be a positive number"),
+                    ));
+                }
+            }
+            cc.jitter.alpha = j.alpha.unwrap_or(cc.jitter.alpha);
+            cc.jitter.beta = j.beta.unwrap_or(cc.jitter.beta);
+            cc.jitter.gamma = j.gamma.unwrap_or(cc.jitter.gamma);
+        }
+        if let Some(c) = &f.cubic {
+            cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
+            cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
+            cc.cubic.reno_friendly = c.reno_friendly.unwrap_or(cc.cubic.reno_friendly);
+        }
+        let app = match (f.app_rate, f.chunk_size, f.chunk_every) {
+            (None, None, None) => App::Bulk,
+            (Some(r), None, None) if r.0 > 0.0 => App::Rate {
+                bytes_per_sec: r.0 / 8.0,
+            },
+            (Some(_), None, None) => {
+                return Err(err(
+                    &field("app_rate"),
+                    "must be positive, e.g. `2mbit`".into(),
+                ))
+            }
+            (None, Some(size), Some(every)) if every.0 > 0 => App::Chunks {
+                bytes: size.0,
+                every_ns: every.0,
+            },
+            (None, Some(_), Some(_)) => {
+                return Err(err(
+                    &field("chunk_every"),
+                    "must be positive, e.g. `4s`".into(),
+                ))
+            }
+            _ => return Err(err(
+                &field("app_rate"),
+                "give either `app_rate`, or both `chunk_size` and `chunk_every`, or neither (bulk)"
+                    .into(),
+            )),
+        };
+        let start = f.start.map_or(0, |d| d.0);
+        if let Some(stop) = f.stop {
+            if stop.0 <= start {
+                return Err(err(&field("stop"), "must be after `start`".into()));
+            }
+        }
+        let count = f.count.unwrap_or(1);
+        if count == 0 || count > 1000 {
+            return Err(err(&field("count"), format!("{count}; allowed 1 to 1000")));
+        }
+        let ack = match f.ack.unwrap_or(AckName::Every) {
+            AckName::Every => AckPolicy::EveryPacket,
+            AckName::Delayed => AckPolicy::Delayed {
+                max_packets: 2,
+                max_delay_ns: 40_000_000,
+            },
+        };
+        for k in 0..count {
+            let label = f
+                .name
+                .clone()
+                .unwrap_or_else(|| f.algorithm.0.name().to_string());
+            let name = if count > 1 {
+                format!("{label}-{k}")
+            } else {
+                label
+            };
+            let offset = f.stagger.map_or(0, |s| s.0.saturating_mul(k as u64));
+            flows.push(FlowConfig {
+                name,
+                cc,
+                start_ns: start + offset,
+                stop_ns: f.stop.map(|s| s.0 + offset),
+                size_bytes: f.size.map(|s| s.0),
+                extra_rtt_ns: f.extra_rtt.map_or(0, |d| d.0),
+                app: app.clone(),
+                ack,
+            });
+        }
+    }
+    Ok(SimConfig {
+        duration_ns: sf.duration.0,
+        seed: sf.seed.unwrap_or(1),
+        forward,
+        reverse,
+        flows,
+        sample_interval_ns: sf.sample_interval.map_or(10_000_000, |d| d.0),
+    })
+}

@@ -1,0 +1,547 @@
+//! The `[link.forward]` / `[link.reverse]` tables of a scenario, and their
+//! checked, resolved form.
+//!
+//! Deserialisation checks everything it can see (units, ranges, which
+//! alternatives are combined), so errors carry the file position;
+//! [`DirectionConfig::resolve`] then loads trace files, which needs the
+//! scenario's directory.
+
+use crate::units::serde_units::{ByteCount, Dur, Prob, Rate, SizeValue};
+use crate::units::Size;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A problem found while resolving a direction (after parsing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkError {
+    /// The field, e.g. `rate.trace`.
+    pub field: String,
+    /// What was wrong and what is allowed.
+    pub message: String,
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+/// One step of a rate schedule.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    at: Dur,
+    rate: Rate,
+}
+
+/// A square wave between two rates.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Square {
+    low: Rate,
+    high: Rate,
+    period: Dur,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RateTable {
+    steps: Option<Vec<Step>>,
+    square: Option<Square>,
+    trace: Option<String>,
+}
+
+/// The bottleneck rate, as written.
+#[derive(Clone, Debug)]
+pub enum RateConfig {
+    /// A constant rate, bits/s.
+    Constant(f64),
+    /// Piecewise-constant: (from time ns, bits/s), ascending times from 0.
+    Steps(Vec<(u64, f64)>),
+    /// High for the first half of each period, low for the second.
+    Square {
+        /// Low rate, bits/s.
+        low: f64,
+        /// High rate, bits/s.
+        high: f64,
+        /// Period, ns.
+        period_ns: u64,
+    },
+    /// A mahimahi trace file (resolved against the scenario directory).
+    Trace(PathBuf),
+}
+
+impl<'de> Deserialize<'de> for RateConfig {
+    /// A string is a constant rate; a table holds exactly one of `steps`,
+    /// `square` or `trace`. (Hand-written so each form keeps its own error
+    /// message, which an untagged enum would lose.)
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RateConfig;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a rate like \"10mbit\", or a table with one of `steps`, `square`, `trace`",
+                )
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RateConfig, E> {
+                crate::units::parse_rate_bps(s)
+                    .map(RateConfig::Constant)
+                    .map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RateConfig, A::Error> {
+                let t = RateTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                match (t.steps, t.square, t.trace) {
+                    (Some(steps), None, None) => {
+                        if steps.is_empty() {
+                            return Err(de::Error::custom(
+                                "`steps` is empty; give at least one { at, rate }",
+                            ));
+                        }
+                        if steps[0].at.0 != 0 {
+                            return Err(de::Error::custom("the first step must be `at = \"0s\"`"));
+                        }
+                        if steps.windows(2).any(|w| w[1].at.0 <= w[0].at.0) {
+                            return Err(de::Error::custom("step times must increase"));
+                        }
+                        Ok(RateConfig::Steps(
+                            steps.iter().map(|s| (s.at.0, s.rate.0)).collect(),
+                        ))
+                    }
+                    (None, Some(sq), None) => {
+                        if sq.period.0 < 2 {
+                            return Err(de::Error::custom(
+                                "`square.period` must be positive, e.g. \"20s\"",
+                            ));
+                        }
+                        Ok(RateConfig::Square {
+                            low: sq.low.0,
+                            high: sq.high.0,
+                            period_ns: sq.period.0,
+                        })
+                    }
+                    (None, None, Some(p)) => Ok(RateConfig::Trace(PathBuf::from(p))),
+                    _ => Err(de::Error::custom(
+                        "give exactly one of `steps`, `square` or `trace`",
+                    )),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Active queue management.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Aqm {
+    /// Drop-tail only.
+    None,
+    /// CoDel (RFC 8289).
+    Codel,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueueTable {
+    limit: SizeValue,
+    aqm: Option<Aqm>,
+    target: Option<Dur>,
+    interval: Option<Dur>,
+}
+
+/// The bottleneck queue.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "QueueTable")]
+pub struct QueueConfig {
+    /// Capacity.
+    pub limit: Size,
+    /// CoDel (target ns, interval ns), if enabled.
+    pub codel: Option<(u64, u64)>,
+}
+
+impl TryFrom<QueueTable> for QueueConfig {
+    type Error = String;
+    fn try_from(t: QueueTable) -> Result<Self, String> {
+        match t.limit.0 {
+            Size::Packets(0) => {
+                return Err("limit is 0 packets; the queue must hold at least one packet".into())
+            }
+            Size::Bytes(0) => {
+                return Err("limit is 0 bytes; the queue must hold at least one packet".into())
+            }
+            _ => {}
+        }
+        let codel = match t.aqm.unwrap_or(Aqm::None) {
+            Aqm::None => {
+                if t.target.is_some() || t.interval.is_some() {
+                    return Err("`target` and `interval` apply only with `aqm = \"codel\"`".into());
+                }
+                None
+            }
+            Aqm::Codel => {
+                // RFC 8289 §4.2–4.3 defaults: target 5 ms, interval 100 ms.
+                let target = t.target.map_or(5_000_000, |d| d.0);
+                let interval = t.interval.map_or(100_000_000, |d| d.0);
+                if target == 0 || interval == 0 {
+                    return Err("CoDel `target` and `interval` must be positive".into());
+                }
+                Some((target, interval))
+            }
+        };
+        Ok(QueueConfig {
+            limit: t.limit.0,
+            codel,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GilbertElliottTable {
+    p: Prob,
+    r: Prob,
+    loss_good: Option<Prob>,
+    loss_bad: Option<Prob>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LossTable {
+    bernoulli: Option<Prob>,
+    gilbert_elliott: Option<GilbertElliottTable>,
+}
+
+/// Random loss.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "LossTable")]
+pub enum LossConfig {
+    /// Each packet lost independently with probability p.
+    Bernoulli(f64),
+    /// Two-state bursty loss: p = P(good→bad), r = P(bad→good) per packet.
+    GilbertElliott {
+        /// Good → bad transition probability.
+        p: f64,
+        /// Bad → good transition probability.
+        r: f64,
+        /// Loss probability in the good state.
+        loss_good: f64,
+        /// Loss probability in the bad state.
+        loss_bad: f64,
+    },
+}
+
+impl TryFrom<LossTable> for LossConfig {
+    type Error = String;
+    fn try_from(t: LossTable) -> Result<Self, String> {
+        match (t.bernoulli, t.gilbert_elliott) {
+            (Some(p), None) => Ok(LossConfig::Bernoulli(p.0)),
+            (None, Some(g)) => {
+                if g.r.0 == 0.0 {
+                    return Err("gilbert_elliott.r is 0: the bad state would never end".into());
+                }
+                Ok(LossConfig::GilbertElliott {
+                    p: g.p.0,
+                    r: g.r.0,
+                    loss_good: g.loss_good.map_or(0.0, |x| x.0),
+                    loss_bad: g.loss_bad.map_or(1.0, |x| x.0),
+                })
+            }
+            _ => Err("give exactly one of `bernoulli` or `gilbert_elliott`".into()),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NormalTable {
+    mean: Dur,
+    sd: Dur,
+    floor: Option<Dur>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UniformTable {
+    min: Dur,
+    max: Dur,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JitterTable {
+    normal: Option<NormalTable>,
+    uniform: Option<UniformTable>,
+    reorder: Option<bool>,
+}
+
+/// The distribution of extra per-packet delay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JitterDist {
+    /// max(floor, Normal(mean, sd)), ns.
+    Normal {
+        /// Mean, ns.
+        mean_ns: u64,
+        /// Standard deviation, ns.
+        sd_ns: u64,
+        /// Lower bound, ns.
+        floor_ns: u64,
+    },
+    /// Uniform in [min, max], ns.
+    Uniform {
+        /// Lower bound.
+        min_ns: u64,
+        /// Upper bound.
+        max_ns: u64,
+    },
+}
+
+/// Per-packet delay jitter.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "JitterTable")]
+pub struct JitterConfig {
+    /// The distribution.
+    pub dist: JitterDist,
+    /// Whether a packet may overtake its predecessor.
+    pub reorder: bool,
+}
+
+impl TryFrom<JitterTable> for JitterConfig {
+    type Error = String;
+    fn try_from(t: JitterTable) -> Result<Self, String> {
+        let dist = match (t.normal, t.uniform) {
+            (Some(n), None) => JitterDist::Normal {
+                mean_ns: n.mean.0,
+                sd_ns: n.sd.0,
+                floor_ns: n.floor.map_or(0, |f| f.0),
+            },
+            (None, Some(u)) => {
+                if u.max.0 < u.min.0 {
+                    return Err("uniform.max is below uniform.min".into());
+                }
+                JitterDist::Uniform {
+                    min_ns: u.min.0,
+                    max_ns: u.max.0,
+                }
+            }
+            _ => return Err("give exactly one of `normal` or `uniform`".into()),
+        };
+        Ok(JitterConfig {
+            dist,
+            reorder: t.reorder.unwrap_or(false),
+        })
+    }
+}
+
+/// A token-bucket policer.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicerConfig {
+    /// Token rate.
+    pub rate: Rate,
+    /// Bucket depth (starts full).
+    pub bucket: ByteCount,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AggregationTable {
+    interval: Option<Dur>,
+    every: Option<u32>,
+    max_hold: Option<Dur>,
+}
+
+/// Holding packets and releasing them in bursts.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "AggregationTable")]
+pub enum AggregationConfig {
+    /// Release at every multiple of the interval (ns).
+    Interval(u64),
+    /// Release when `every` are held, or when the oldest has waited `max_hold_ns`.
+    Count {
+        /// Batch size.
+        every: u32,
+        /// Longest hold.
+        max_hold_ns: u64,
+    },
+}
+
+impl TryFrom<AggregationTable> for AggregationConfig {
+    type Error = String;
+    fn try_from(t: AggregationTable) -> Result<Self, String> {
+        match (t.interval, t.every, t.max_hold) {
+            (Some(i), None, None) if i.0 > 0 => Ok(AggregationConfig::Interval(i.0)),
+            (Some(_), None, None) => Err("interval must be positive, e.g. \"20ms\"".into()),
+            (None, Some(every), Some(h)) if every >= 1 && h.0 > 0 => Ok(AggregationConfig::Count {
+                every,
+                max_hold_ns: h.0,
+            }),
+            (None, Some(_), Some(_)) => {
+                Err("`every` must be at least 1 and `max_hold` positive".into())
+            }
+            _ => Err("give either `interval`, or both `every` and `max_hold`".into()),
+        }
+    }
+}
+
+/// One direction of a link, as written in a scenario.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionConfig {
+    /// Bottleneck rate; none means unlimited.
+    pub rate: Option<RateConfig>,
+    /// One-way propagation delay.
+    pub delay: Option<Dur>,
+    /// Queue; default 1000 packets drop-tail.
+    pub queue: Option<QueueConfig>,
+    /// Random loss.
+    pub loss: Option<LossConfig>,
+    /// Per-packet delay jitter.
+    pub jitter: Option<JitterConfig>,
+    /// Token-bucket policer.
+    pub policer: Option<PolicerConfig>,
+    /// Release in bursts.
+    pub ack_aggregation: Option<AggregationConfig>,
+}
+
+/// The resolved rate: a constant, a schedule, or a loaded trace.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateSchedule {
+    /// No bottleneck: packets pass without serialisation or queueing.
+    Unlimited,
+    /// Bits per second.
+    Constant(f64),
+    /// (from ns, bits/s), first at 0.
+    Steps(Vec<(u64, f64)>),
+    /// Square wave.
+    Square {
+        /// Low rate, bits/s.
+        low: f64,
+        /// High rate, bits/s.
+        high: f64,
+        /// Period, ns.
+        period_ns: u64,
+    },
+    /// Delivery-opportunity times in ns within one period, and the period.
+    Trace {
+        /// Opportunity times, ascending, ns.
+        opportunities_ns: Arc<Vec<u64>>,
+        /// The trace repeats with this period, ns.
+        period_ns: u64,
+    },
+}
+
+/// A direction ready to run: every field checked and every file loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedDirection {
+    /// Rate schedule.
+    pub rate: RateSchedule,
+    /// One-way propagation delay, ns.
+    pub delay_ns: u64,
+    /// Queue.
+    pub queue: QueueConfig,
+    /// Random loss.
+    pub loss: Option<LossConfig>,
+    /// Jitter.
+    pub jitter: Option<JitterConfig>,
+    /// Policer: (bytes/s, bucket bytes).
+    pub policer: Option<(f64, u64)>,
+    /// Aggregation.
+    pub aggregation: Option<AggregationConfig>,
+}
+
+/// Reads a mahimahi trace: one integer millisecond timestamp per line, each
+/// an opportunity to deliver 1500 bytes; blank lines are not allowed.
+pub fn load_trace(path: &Path) -> Result<(Vec<u64>, u64), LinkError> {
+    let field = "rate.trace".to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LinkError {
+        field: field.clone(),
+        message: format!(
+            "cannot read `{}`: {e} (relative paths resolve against the scenario file's directory)",
+            path.display()
+        ),
+    })?;
+    let mut ops = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t: u64 = line.trim().parse().map_err(|_| LinkError {
+            field: field.clone(),
+            message: format!(
+                "{}:{}: `{line}` is not a whole number of milliseconds",
+                path.display(),
+                i + 1
+            ),
+        })?;
+        if ops.last().is_some_and(|&l| t < l) {
+            return Err(LinkError {
+                field,
+                message: format!("{}:{}: timestamps must not decrease", path.display(), i + 1),
+            });
+        }
+        ops.push(t * 1_000_000);
+    }
+    let Some(&last) = ops.last() else {
+        return Err(LinkError {
+            field,
+            message: format!("`{}` has no delivery opportunities", path.display()),
+        });
+    };
+    if last == 0 {
+        return Err(LinkError {
+            field,
+            message: format!(
+                "`{}`: the last timestamp must be positive (it is the period)",
+                path.display()
+            ),
+        });
+    }
+    Ok((ops, last))
+}
+
+impl DirectionConfig {
+    /// Checks and loads everything; `base_dir` resolves relative trace paths.
+    pub fn resolve(&self, base_dir: &Path) -> Result<ResolvedDirection, LinkError> {
+        let rate = match &self.rate {
+            None => RateSchedule::Unlimited,
+            Some(RateConfig::Constant(r)) => RateSchedule::Constant(*r),
+            Some(RateConfig::Steps(s)) => RateSchedule::Steps(s.clone()),
+            Some(RateConfig::Square {
+                low,
+                high,
+                period_ns,
+            }) => RateSchedule::Square {
+                low: *low,
+                high: *high,
+                period_ns: *period_ns,
+            },
+            Some(RateConfig::Trace(p)) => {
+                let path = if p.is_absolute() {
+                    p.clone()
+                } else {
+                    base_dir.join(p)
+                };
+                let (ops, period) = load_trace(&path)?;
+                RateSchedule::Trace {
+                    opportunities_ns: Arc::new(ops),
+                    period_ns: period,
+                }
+            }
+        };
+        Ok(ResolvedDirection {
+            rate,
+            delay_ns: self.delay.map_or(0, |d| d.0),
+            queue: self.queue.unwrap_or(QueueConfig {
+                limit: Size::Packets(1000),
+                codel: None,
+            }),
+            loss: self.loss,
+            jitter: self.jitter,
+            policer: self.policer.map(|p| (p.rate.0 / 8.0, p.bucket.0)),
+            aggregation: self.ack_aggregation,
+        })
+    }
+}

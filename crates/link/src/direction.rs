@@ -1,0 +1,521 @@
+//! One direction of a link at run time.
+//!
+//! A packet offered at time t passes, in order: random loss, the policer,
+//! the queue limit, FIFO service at the rate schedule (with CoDel deciding
+//! at the head of the line), propagation delay plus jitter, and finally
+//! aggregation. Because the queue is FIFO and the rate schedule is known in
+//! advance, when a packet leaves is decided the moment it arrives: the
+//! model needs no event loop of its own, so a discrete-event simulator and
+//! a real-time emulator can both drive it.
+
+use crate::config::{AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection};
+use crate::units::Size;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+use std::collections::VecDeque;
+
+/// Bytes per mahimahi delivery opportunity.
+pub const TRACE_OPPORTUNITY_BYTES: u64 = 1500;
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Random loss.
+    RandomLoss,
+    /// The token bucket was empty.
+    Policer,
+    /// The queue was full.
+    QueueFull,
+    /// CoDel dropped it at the head of the queue.
+    Codel,
+}
+
+/// What happens to a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// It leaves the bottleneck at `dequeue_ns` and reaches the far end at `arrive_ns`.
+    Deliver {
+        /// Per-direction sequence number.
+        id: u64,
+        /// When it was offered.
+        enqueue_ns: u64,
+        /// When its last bit left the bottleneck.
+        dequeue_ns: u64,
+        /// When it reaches the far end.
+        arrive_ns: u64,
+    },
+    /// Held by count-based aggregation; its arrival comes from
+    /// [`Direction::release_due`].
+    Held {
+        /// Per-direction sequence number.
+        id: u64,
+        /// When it was offered.
+        enqueue_ns: u64,
+        /// When its last bit left the bottleneck.
+        dequeue_ns: u64,
+    },
+    /// Dropped.
+    Drop {
+        /// Per-direction sequence number.
+        id: u64,
+        /// Why.
+        reason: DropReason,
+    },
+}
+
+/// A held packet's release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Release {
+    /// The packet's id.
+    pub id: u64,
+    /// When it reaches the far end.
+    pub arrive_ns: u64,
+}
+
+/// Queue occupancy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueState {
+    /// Packets waiting or in service.
+    pub packets: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DirectionStats {
+    /// Packets offered.
+    pub offered: u64,
+    /// Packets that left the bottleneck.
+    pub delivered: u64,
+    /// Dropped by random loss.
+    pub dropped_loss: u64,
+    /// Dropped by the policer.
+    pub dropped_policer: u64,
+    /// Dropped because the queue was full.
+    pub dropped_queue: u64,
+    /// Dropped by CoDel.
+    pub dropped_codel: u64,
+}
+
+impl DirectionStats {
+    /// All drops.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped_loss + self.dropped_policer + self.dropped_queue + self.dropped_codel
+    }
+}
+
+/// CoDel state (RFC 8289 §5).
+#[derive(Clone, Debug, Default)]
+struct Codel {
+    target_ns: u64,
+    interval_ns: u64,
+    first_above_ns: u64,
+    drop_next_ns: u64,
+    count: u32,
+    last_count: u32,
+    dropping: bool,
+}
+
+impl Codel {
+    /// RFC 8289 §5.5 control law: the next drop comes interval/√count later.
+    fn control_law(&self, t: u64) -> u64 {
+        t + (self.interval_ns as f64 / (self.count.max(1) as f64).sqrt()) as u64
+    }
+
+    /// RFC 8289 §5.4 `dodequeue`: is this sojourn persistently above target?
+    fn ok_to_drop(&mut self, now: u64, sojourn: u64, queue_bytes: u64) -> bool {
+        // Below target, or less than one MTU queued: the queue is fine.
+        if sojourn < self.target_ns || queue_bytes <= 1500 {
+            self.first_above_ns = 0;
+            return false;
+        }
+        if self.first_above_ns == 0 {
+            self.first_above_ns = now + self.interval_ns;
+            return false;
+        }
+        now >= self.first_above_ns
+    }
+
+    /// RFC 8289 §5.5 `dequeue`: should the packet at the head at `now` be dropped?
+    fn should_drop(&mut self, now: u64, sojourn: u64, queue_bytes: u64) -> bool {
+        let ok = self.ok_to_drop(now, sojourn, queue_bytes);
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+                return false;
+            }
+            if now >= self.drop_next_ns {
+                self.count += 1;
+                self.drop_next_ns = self.control_law(self.drop_next_ns);
+                return true;
+            }
+            return false;
+        }
+        if ok {
+            self.dropping = true;
+            // Resume near the previous drop rate if the last episode was recent.
+            let delta = self.count.saturating_sub(self.last_count);
+            self.count =
+                if delta > 1 && now.saturating_sub(self.drop_next_ns) < 16 * self.interval_ns {
+                    delta
+                } else {
+                    1
+                };
+            self.drop_next_ns = self.control_law(now);
+            self.last_count = self.count;
+            return true;
+        }
+        false
+    }
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct Direction {
+    cfg: ResolvedDirection,
+    rng: ChaCha8Rng,
+    next_id: u64,
+    ge_bad: bool,
+    tokens: f64,
+    tokens_ns: u64,
+    /// Dequeue time and cumulative bytes (including this packet) of packets
+    /// in the queue, in FIFO order.
+    queue: VecDeque<(u64, u64)>,
+    cum_bytes: u64,
+    /// Cumulative bytes of every packet already removed from `queue`.
+    popped_cum: u64,
+    link_free_ns: u64,
+    /// Trace: index of the next unused opportunity and bytes left in the
+    /// last partly used one (with its time).
+    trace_next: u64,
+    trace_left: u64,
+    trace_left_ns: u64,
+    codel: Option<Codel>,
+    last_arrive_ns: u64,
+    held: VecDeque<(u64, u64)>,
+    released: Vec<Release>,
+    stats: DirectionStats,
+}
+
+impl Direction {
+    /// A direction running `cfg`, with its randomness seeded by `seed`.
+    pub fn new(cfg: &ResolvedDirection, seed: u64) -> Direction {
+        Direction {
+            cfg: cfg.clone(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            next_id: 0,
+            ge_bad: false,
+            tokens: cfg.policer.map_or(0.0, |p| p.1 as f64),
+            tokens_ns: 0,
+            queue: VecDeque::new(),
+            cum_bytes: 0,
+            popped_cum: 0,
+            link_free_ns: 0,
+            trace_next: 0,
+            trace_left: 0,
+            trace_left_ns: 0,
+            codel: cfg.queue.codel.map(|(t, i)| Codel {
+                target_ns: t,
+                interval_ns: i,
+                ..Codel::default()
+            }),
+            last_arrive_ns: 0,
+            held: VecDeque::new(),
+            released: Vec::new(),
+            stats: DirectionStats::default(),
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &DirectionStats {
+        &self.stats
+    }
+
+    /// Packets and bytes queued (waiting or in service) at `now_ns`.
+    pub fn queue(&self, now_ns: u64) -> QueueState {
+        // Dequeue times are non-decreasing (FIFO), so those gone by now are
+        // a prefix; cumulative byte counts give the bytes behind it.
+        let gone = self.queue.partition_point(|&(dq, _)| dq <= now_ns);
+        let left_cum = if gone == 0 {
+            self.popped_cum
+        } else {
+            self.queue[gone - 1].1
+        };
+        QueueState {
+            packets: (self.queue.len() - gone) as u64,
+            bytes: self.cum_bytes - left_cum,
+        }
+    }
+
+    /// The rate in bits/s at `t`, and when it next changes.
+    fn rate_at(&self, t: u64) -> (f64, u64) {
+        match &self.cfg.rate {
+            RateSchedule::Constant(r) => (*r, u64::MAX),
+            RateSchedule::Steps(steps) => {
+                let i = steps.partition_point(|s| s.0 <= t).max(1) - 1;
+                (steps[i].1, steps.get(i + 1).map_or(u64::MAX, |s| s.0))
+            }
+            RateSchedule::Square {
+                low,
+                high,
+                period_ns,
+            } => {
+                let half = period_ns / 2;
+                let phase = t % period_ns;
+                let start = t - phase;
+                if phase < half {
+                    (*high, start + half)
+                } else {
+                    (*low, start + period_ns)
+                }
+            }
+            RateSchedule::Unlimited | RateSchedule::Trace { .. } => (f64::INFINITY, u64::MAX),
+        }
+    }
+
+    /// When a packet of `bytes` whose service starts at `start` finishes.
+    fn finish_time(&mut self, start: u64, bytes: u64) -> u64 {
+        if let RateSchedule::Trace {
+            opportunities_ns,
+            period_ns,
+        } = &self.cfg.rate
+        {
+            let (ops, period) = (opportunities_ns.clone(), *period_ns);
+            return self.trace_finish(&ops, period, start, bytes);
+        }
+        let mut t = start;
+        let mut bits = bytes as f64 * 8.0;
+        // Integrate across rate changes; bounded by the schedule's segments.
+        for _ in 0..1_000_000 {
+            let (rate, change) = self.rate_at(t);
+            let need = (bits / rate * 1e9).ceil();
+            if change == u64::MAX || (t as f64 + need) <= change as f64 {
+                return t + need as u64;
+            }
+            bits -= (change - t) as f64 * rate / 1e9;
+            t = change;
+        }
+        t
+    }
+
+    fn op_time(ops: &[u64], period: u64, idx: u64) -> u64 {
+        let n = ops.len() as u64;
+        (idx / n) * period + ops[(idx % n) as usize]
+    }
+
+    /// Byte-accounted delivery opportunities: a packet uses the leftover of
+    /// the current opportunity (if not earlier than its start) and then as
+    /// many later opportunities as it needs; it finishes at the last one.
+    fn trace_finish(&mut self, ops: &[u64], period: u64, start: u64, bytes: u64) -> u64 {
+        let mut need = bytes;
+        let mut finish = start;
+        if self.trace_left > 0 && self.trace_left_ns >= start {
+            let take = need.min(self.trace_left);
+            self.trace_left -= take;
+            need -= take;
+            finish = self.trace_left_ns;
+        }
+        if need == 0 {
+            return finish;
+        }
+        // First unused opportunity at or after `start`.
+        let n = ops.len() as u64;
+        let cycle = start / period;
+        let within = start % period;
+        let mut idx = cycle * n + ops.partition_point(|&o| o < within) as u64;
+        if Self::op_time(ops, period, idx) < start {
+            idx += 1;
+        }
+        idx = idx.max(self.trace_next);
+        while need > 0 {
+            let t = Self::op_time(ops, period, idx);
+            let take = need.min(TRACE_OPPORTUNITY_BYTES);
+            need -= take;
+            finish = t;
+            self.trace_left = TRACE_OPPORTUNITY_BYTES - take;
+            self.trace_left_ns = t;
+            idx += 1;
+        }
+        self.trace_next = idx;
+        finish
+    }
+
+    fn random_loss(&mut self) -> bool {
+        match self.cfg.loss {
+            None => false,
+            Some(LossConfig::Bernoulli(p)) => p > 0.0 && self.rng.gen::<f64>() < p,
+            Some(LossConfig::GilbertElliott {
+                p,
+                r,
+                loss_good,
+                loss_bad,
+            }) => {
+                // Transition first, then lose with the state's probability.
+                let u: f64 = self.rng.gen();
+                self.ge_bad = if self.ge_bad { u >= r } else { u < p };
+                let l = if self.ge_bad { loss_bad } else { loss_good };
+                l > 0.0 && self.rng.gen::<f64>() < l
+            }
+        }
+    }
+
+    fn jitter_ns(&mut self) -> u64 {
+        match self.cfg.jitter.map(|j| j.dist) {
+            None => 0,
+            Some(JitterDist::Normal {
+                mean_ns,
+                sd_ns,
+                floor_ns,
+            }) => {
+                let v = if sd_ns == 0 {
+                    mean_ns as f64
+                } else {
+                    Normal::new(mean_ns as f64, sd_ns as f64)
+                        .map_or(mean_ns as f64, |d| d.sample(&mut self.rng))
+                };
+                (v.max(floor_ns as f64)).max(0.0) as u64
+            }
+            Some(JitterDist::Uniform { min_ns, max_ns }) => {
+                if max_ns == min_ns {
+                    min_ns
+                } else {
+                    self.rng.gen_range(min_ns..=max_ns)
+                }
+            }
+        }
+    }
+
+    /// A packet of `bytes` enters this direction at `now_ns` (non-decreasing).
+    pub fn enqueue(&mut self, now_ns: u64, bytes: u32) -> Verdict {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.stats.offered += 1;
+        let bytes = bytes as u64;
+        if self.random_loss() {
+            self.stats.dropped_loss += 1;
+            return Verdict::Drop {
+                id,
+                reason: DropReason::RandomLoss,
+            };
+        }
+        if let Some((rate, bucket)) = self.cfg.policer {
+            self.tokens = (self.tokens + rate * now_ns.saturating_sub(self.tokens_ns) as f64 / 1e9)
+                .min(bucket as f64);
+            self.tokens_ns = now_ns;
+            if self.tokens < bytes as f64 {
+                self.stats.dropped_policer += 1;
+                return Verdict::Drop {
+                    id,
+                    reason: DropReason::Policer,
+                };
+            }
+            self.tokens -= bytes as f64;
+        }
+        let dequeue_ns = if self.cfg.rate == RateSchedule::Unlimited {
+            now_ns
+        } else {
+            // Forget packets that have left.
+            while self.queue.front().is_some_and(|&(dq, _)| dq <= now_ns) {
+                let (_, c) = self.queue.pop_front().expect("front exists");
+                self.popped_cum = c;
+            }
+            let q = QueueState {
+                packets: self.queue.len() as u64,
+                bytes: self.cum_bytes - self.popped_cum,
+            };
+            let full = match self.cfg.queue.limit {
+                Size::Packets(n) => q.packets >= n,
+                Size::Bytes(b) => q.bytes + bytes > b,
+            };
+            if full {
+                self.stats.dropped_queue += 1;
+                return Verdict::Drop {
+                    id,
+                    reason: DropReason::QueueFull,
+                };
+            }
+            let head_ns = now_ns.max(self.link_free_ns);
+            if let Some(c) = self.codel.as_mut() {
+                // Decided now for the moment it reaches the head of the line
+                // (FIFO: nothing behind it can change that), with the bytes
+                // ahead of it standing in for the queue at that moment.
+                if c.should_drop(head_ns, head_ns - now_ns, q.bytes + bytes) {
+                    self.stats.dropped_codel += 1;
+                    return Verdict::Drop {
+                        id,
+                        reason: DropReason::Codel,
+                    };
+                }
+            }
+            let dq = self.finish_time(head_ns, bytes);
+            self.link_free_ns = dq;
+            self.cum_bytes += bytes;
+            self.queue.push_back((dq, self.cum_bytes));
+            dq
+        };
+        self.stats.delivered += 1;
+        let mut arrive = dequeue_ns + self.cfg.delay_ns + self.jitter_ns();
+        if !self.cfg.jitter.is_some_and(|j| j.reorder) {
+            arrive = arrive.max(self.last_arrive_ns);
+        }
+        self.last_arrive_ns = self.last_arrive_ns.max(arrive);
+        match self.cfg.aggregation {
+            None => Verdict::Deliver {
+                id,
+                enqueue_ns: now_ns,
+                dequeue_ns,
+                arrive_ns: arrive,
+            },
+            Some(AggregationConfig::Interval(iv)) => Verdict::Deliver {
+                id,
+                enqueue_ns: now_ns,
+                dequeue_ns,
+                arrive_ns: arrive.div_ceil(iv) * iv,
+            },
+            Some(AggregationConfig::Count { every, .. }) => {
+                self.held.push_back((id, arrive));
+                if self.held.len() >= every as usize {
+                    let at = self.held.iter().map(|h| h.1).max().unwrap_or(arrive);
+                    self.released.extend(
+                        self.held
+                            .drain(..)
+                            .map(|(id, _)| Release { id, arrive_ns: at }),
+                    );
+                }
+                Verdict::Held {
+                    id,
+                    enqueue_ns: now_ns,
+                    dequeue_ns,
+                }
+            }
+        }
+    }
+
+    /// With count-based aggregation: when the oldest held packet times out.
+    pub fn next_release_ns(&self) -> Option<u64> {
+        match self.cfg.aggregation {
+            Some(AggregationConfig::Count { max_hold_ns, .. }) => {
+                self.held.front().map(|h| h.1 + max_hold_ns)
+            }
+            _ => None,
+        }
+    }
+
+    /// Moves released packets into `out`: batches completed by `enqueue`,
+    /// and held packets whose hold timed out by `now_ns`.
+    pub fn release_due(&mut self, now_ns: u64, out: &mut Vec<Release>) {
+        if let Some(t) = self.next_release_ns() {
+            if t <= now_ns {
+                let at = t.max(self.held.iter().map(|h| h.1).max().unwrap_or(t));
+                self.released.extend(
+                    self.held
+                        .drain(..)
+                        .map(|(id, _)| Release { id, arrive_ns: at }),
+                );
+            }
+        }
+        out.append(&mut self.released);
+    }
+}

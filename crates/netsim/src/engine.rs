@@ -1,0 +1,502 @@
+//! The discrete-event loop.
+//!
+//! Events sit in one binary heap ordered by (time, insertion sequence); the
+//! sequence breaks ties, so a run is a pure function of its configuration
+//! and seed. Timers (pacing, loss detection, delayed ACKs) are lazy: each
+//! flow remembers the one instant it wants to be woken, and an event that
+//! no longer matches that instant is skipped when popped, so rescheduling
+//! never searches the heap.
+
+use crate::config::SimConfig;
+use crate::receiver::{Ack, AckAction, Receiver};
+use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
+use crate::sender::{SendDecision, Sender};
+use crate::stats::jain_index;
+use link::{Direction, Release, Verdict};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+use std::io;
+
+/// On-the-wire size of an ACK (TCP/IP headers with SACK and timestamps).
+pub const ACK_BYTES: u32 = 60;
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Wake(usize),
+    Timer(usize),
+    DelayedAck(usize),
+    Data {
+        flow: usize,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+    },
+    AckArrival {
+        flow: usize,
+        ack: Ack,
+    },
+    Release(Dir),
+    Sample,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dir {
+    Forward,
+    Reverse,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Event {
+    t: u64,
+    seq: u64,
+    kind: Kind,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.seq) == (o.t, o.seq)
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Event {
+    /// Reversed, so the max-heap pops the earliest event first.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t, o.seq).cmp(&(self.t, self.seq))
+    }
+}
+
+/// What travels through a link direction while held by ACK aggregation.
+#[derive(Clone, Copy, Debug)]
+enum Payload {
+    Data {
+        flow: usize,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+    },
+    Ack {
+        flow: usize,
+        ack: Ack,
+    },
+}
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    start_ns: u64,
+    extra_rtt_ns: u64,
+    wake_at: Option<u64>,
+    timer_at: Option<u64>,
+    delack_at: Option<u64>,
+    drops: u64,
+    last_sample_delivered: u64,
+}
+
+struct Sim<'a> {
+    cfg: &'a SimConfig,
+    heap: BinaryHeap<Event>,
+    seq: u64,
+    now: u64,
+    flows: Vec<Flow>,
+    fwd: Direction,
+    rev: Direction,
+    fwd_held: VecDeque<(u64, Payload)>,
+    rev_held: VecDeque<(u64, Payload)>,
+    releases: Vec<Release>,
+    release_at: [Option<u64>; 2],
+    events: u64,
+    packets: u64,
+    fwd_last_sojourn_ns: u64,
+}
+
+/// Runs `cfg` to completion, streaming samples to `rec`.
+pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
+    let mut sim = Sim::new(cfg);
+    sim.run(rec)?;
+    Ok(sim.summary())
+}
+
+/// Mixes the scenario seed with a stream number so each random consumer
+/// (each link direction, each flow) gets an independent, stable seed.
+fn sub_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl<'a> Sim<'a> {
+    fn new(cfg: &'a SimConfig) -> Self {
+        let flows = cfg
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mss = f.cc.mss_bytes.max(1);
+                let total_chunks = f.size_bytes.map(|s| s.div_ceil(mss).max(1));
+                Flow {
+                    sender: Sender::new(f, sub_seed(cfg.seed, 100 + i as u64)),
+                    receiver: Receiver::new(f.ack, total_chunks),
+                    start_ns: f.start_ns,
+                    extra_rtt_ns: f.extra_rtt_ns,
+                    wake_at: None,
+                    timer_at: None,
+                    delack_at: None,
+                    drops: 0,
+                    last_sample_delivered: 0,
+                }
+            })
+            .collect();
+        Sim {
+            cfg,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+            flows,
+            fwd: Direction::new(&cfg.forward, sub_seed(cfg.seed, 1)),
+            rev: Direction::new(&cfg.reverse, sub_seed(cfg.seed, 2)),
+            fwd_held: VecDeque::new(),
+            rev_held: VecDeque::new(),
+            releases: Vec::new(),
+            release_at: [None; 2],
+            events: 0,
+            packets: 0,
+            fwd_last_sojourn_ns: 0,
+        }
+    }
+
+    fn push(&mut self, t: u64, kind: Kind) {
+        self.seq += 1;
+        self.heap.push(Event {
+            t,
+            seq: self.seq,
+            kind,
+        });
+    }
+
+    fn run(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
+        for i in 0..self.flows.len() {
+            let t = self.flows[i].start_ns;
+            self.schedule_wake(i, t);
+        }
+        if self.cfg.sample_interval_ns > 0 {
+            self.push(0, Kind::Sample);
+        }
+        while let Some(ev) = self.heap.pop() {
+            if ev.t >= self.cfg.duration_ns {
+                break;
+            }
+            self.now = ev.t;
+            self.events += 1;
+            match ev.kind {
+                Kind::Wake(f) => {
+                    if self.flows[f].wake_at == Some(ev.t) {
+                        self.flows[f].wake_at = None;
+                        self.kick(f);
+                    }
+                }
+                Kind::Timer(f) => {
+                    if self.flows[f].timer_at == Some(ev.t) {
+                        self.flows[f].timer_at = None;
+                        self.flows[f].sender.on_timer(self.now);
+                        self.kick(f);
+                    }
+                }
+                Kind::DelayedAck(f) => {
+                    if self.flows[f].delack_at == Some(ev.t) {
+                        self.flows[f].delack_at = None;
+                        if let Some(ack) = self.flows[f].receiver.on_delayed_ack_timer(self.now) {
+                            self.send_ack(f, ack);
+                        }
+                    }
+                }
+                Kind::Data {
+                    flow,
+                    pn,
+                    chunk,
+                    bytes,
+                } => self.on_data(flow, pn, chunk, bytes),
+                Kind::AckArrival { flow, ack } => {
+                    self.flows[flow].sender.on_ack(self.now, &ack);
+                    self.kick(flow);
+                }
+                Kind::Release(dir) => {
+                    self.release_at[dir as usize] = None;
+                    self.drain_releases(dir);
+                }
+                Kind::Sample => {
+                    self.sample(rec)?;
+                    let next = self.now + self.cfg.sample_interval_ns;
+                    self.push(next, Kind::Sample);
+                }
+            }
+        }
+        self.now = self.cfg.duration_ns;
+        for f in &mut self.flows {
+            f.sender.finish(self.cfg.duration_ns.max(f.start_ns));
+        }
+        Ok(())
+    }
+
+    fn schedule_wake(&mut self, f: usize, t: u64) {
+        if self.flows[f].wake_at.is_some_and(|w| w <= t) {
+            return;
+        }
+        self.flows[f].wake_at = Some(t);
+        self.push(t, Kind::Wake(f));
+    }
+
+    fn arm_timer(&mut self, f: usize) {
+        let Some(d) = self.flows[f].sender.timer_deadline() else {
+            return;
+        };
+        let d = d.max(self.now);
+        if self.flows[f].timer_at.is_some_and(|t| t <= d) {
+            return;
+        }
+        self.flows[f].timer_at = Some(d);
+        self.push(d, Kind::Timer(f));
+    }
+
+    /// Sends whatever the flow may send now, then arranges to be woken.
+    fn kick(&mut self, f: usize) {
+        if self.now < self.flows[f].start_ns {
+            return;
+        }
+        loop {
+            match self.flows[f].sender.poll(self.now) {
+                SendDecision::Send {
+                    chunk,
+                    bytes,
+                    retransmission,
+                } => {
+                    let pn = self.flows[f]
+                        .sender
+                        .on_sent(self.now, chunk, bytes, retransmission);
+                    self.packets += 1;
+                    let verdict = self.fwd.enqueue(self.now, bytes);
+                    self.route(
+                        Dir::Forward,
+                        verdict,
+                        Payload::Data {
+                            flow: f,
+                            pn,
+                            chunk,
+                            bytes,
+                        },
+                    );
+                }
+                SendDecision::PaceUntil(t) => {
+                    self.schedule_wake(f, t);
+                    break;
+                }
+                SendDecision::NoData(Some(t)) => {
+                    self.schedule_wake(f, t);
+                    break;
+                }
+                SendDecision::CwndLimited | SendDecision::NoData(None) => break,
+            }
+        }
+        self.arm_timer(f);
+    }
+
+    /// Delivers, holds or drops a packet according to the link's verdict.
+    fn route(&mut self, dir: Dir, verdict: Verdict, payload: Payload) {
+        match verdict {
+            Verdict::Deliver {
+                enqueue_ns,
+                dequeue_ns,
+                arrive_ns,
+                ..
+            } => {
+                if dir == Dir::Forward {
+                    self.fwd_last_sojourn_ns = dequeue_ns.saturating_sub(enqueue_ns);
+                }
+                self.arrive(arrive_ns, payload);
+            }
+            Verdict::Held { id, .. } => {
+                match dir {
+                    Dir::Forward => self.fwd_held.push_back((id, payload)),
+                    Dir::Reverse => self.rev_held.push_back((id, payload)),
+                }
+                self.drain_releases(dir);
+            }
+            Verdict::Drop { .. } => {
+                let flow = match payload {
+                    Payload::Data { flow, .. } | Payload::Ack { flow, .. } => flow,
+                };
+                if dir == Dir::Forward {
+                    self.flows[flow].drops += 1;
+                }
+            }
+        }
+    }
+
+    fn arrive(&mut self, t: u64, payload: Payload) {
+        match payload {
+            Payload::Data {
+                flow,
+                pn,
+                chunk,
+                bytes,
+            } => self.push(
+                t,
+                Kind::Data {
+                    flow,
+                    pn,
+                    chunk,
+                    bytes,
+                },
+            ),
+            Payload::Ack { flow, ack } => {
+                let t = t + self.flows[flow].extra_rtt_ns;
+                self.push(t, Kind::AckArrival { flow, ack });
+            }
+        }
+    }
+
+    /// Hands on every held packet the link has released, and schedules the
+    /// next release timeout.
+    fn drain_releases(&mut self, dir: Dir) {
+        let now = self.now;
+        self.releases.clear();
+        let (link, held) = match dir {
+            Dir::Forward => (&mut self.fwd, &mut self.fwd_held),
+            Dir::Reverse => (&mut self.rev, &mut self.rev_held),
+        };
+        link.release_due(now, &mut self.releases);
+        let next = link.next_release_ns();
+        let mut out: Vec<(u64, Payload)> = Vec::with_capacity(self.releases.len());
+        for r in &self.releases {
+            if let Some(pos) = held.iter().position(|h| h.0 == r.id) {
+                let (_, p) = held.remove(pos).expect("position is in range");
+                out.push((r.arrive_ns, p));
+            }
+        }
+        for (t, p) in out {
+            self.arrive(t, p);
+        }
+        if let Some(t) = next {
+            let slot = &mut self.release_at[dir as usize];
+            if slot.is_none_or(|s| t < s) {
+                *slot = Some(t);
+                self.push(t.max(now), Kind::Release(dir));
+            }
+        }
+    }
+
+    fn on_data(&mut self, f: usize, pn: u64, chunk: u64, bytes: u32) {
+        match self.flows[f]
+            .receiver
+            .on_packet(self.now, pn, chunk, bytes as u64)
+        {
+            AckAction::Send(ack) => self.send_ack(f, ack),
+            AckAction::Delay(t) => {
+                if self.flows[f].delack_at.is_none() {
+                    self.flows[f].delack_at = Some(t);
+                    self.push(t, Kind::DelayedAck(f));
+                }
+            }
+        }
+    }
+
+    fn send_ack(&mut self, f: usize, ack: Ack) {
+        let verdict = self.rev.enqueue(self.now, ACK_BYTES);
+        self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, ack });
+    }
+
+    fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
+        let t = self.now;
+        let interval = self.cfg.sample_interval_ns.max(1);
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            if t < f.start_ns {
+                continue;
+            }
+            let s = f.sender.cc.snapshot();
+            let delivered = f.receiver.unique_bytes;
+            let goodput =
+                (delivered - f.last_sample_delivered) as f64 * 8.0 * 1e9 / interval as f64;
+            f.last_sample_delivered = delivered;
+            rec.flow_sample(&FlowSample {
+                t_ns: t,
+                flow: i,
+                delivered_bytes: delivered,
+                goodput_bps: goodput,
+                rtt_ns: f.sender.latest_rtt_ns,
+                cwnd_bytes: s.cwnd_bytes,
+                pacing_rate_bps: s.pacing_rate_bytes_per_sec as f64 * 8.0,
+                inflight_bytes: f.sender.inflight,
+                mode: s.mode,
+                bw_estimate_bps: s.bw_estimate_bytes_per_sec.map(|b| b * 8.0),
+                min_rtt_ns: s.min_rtt.map(|d| d.as_nanos() as u64),
+                queue_delay_ns: self.fwd_last_sojourn_ns,
+                drops: f.drops,
+            })?;
+        }
+        for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)] {
+            let q = link.queue(t);
+            let st = link.stats();
+            rec.link_sample(&LinkSample {
+                t_ns: t,
+                direction: name,
+                queue_packets: q.packets,
+                queue_bytes: q.bytes,
+                queue_delay_ns: if name == "forward" {
+                    self.fwd_last_sojourn_ns
+                } else {
+                    0
+                },
+                drops: st.dropped_total(),
+            })?;
+        }
+        Ok(())
+    }
+
+    fn summary(&self) -> Summary {
+        let flows: Vec<FlowSummary> = self
+            .cfg
+            .flows
+            .iter()
+            .zip(&self.flows)
+            .map(|(fc, f)| {
+                let s = &f.sender;
+                let end = f.receiver.completed_ns.unwrap_or(self.cfg.duration_ns);
+                let active = end.saturating_sub(f.start_ns).max(1);
+                let ms = |v: Option<f64>| v.map(|x| x / 1e6);
+                FlowSummary {
+                    name: fc.name.clone(),
+                    algorithm: fc.cc.algorithm.name().to_string(),
+                    delivered_bytes: f.receiver.unique_bytes,
+                    goodput_bps: f.receiver.unique_bytes as f64 * 8.0 * 1e9 / active as f64,
+                    rtt_mean_ms: ms(s.rtt_hist.mean()),
+                    rtt_median_ms: ms(s.rtt_hist.quantile(0.5)),
+                    rtt_p95_ms: ms(s.rtt_hist.quantile(0.95)),
+                    packets_sent: s.packets_sent,
+                    retransmissions: s.retransmissions,
+                    retransmission_rate: if s.packets_sent == 0 {
+                        0.0
+                    } else {
+                        s.retransmissions as f64 / s.packets_sent as f64
+                    },
+                    drops: f.drops,
+                    rtos: s.rtos,
+                    mode_times: s.mode_times.clone(),
+                    completion_ns: f.receiver.completed_ns,
+                }
+            })
+            .collect();
+        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
+        Summary {
+            jain_fairness: jain_index(&goodputs),
+            flows,
+            packets_simulated: self.packets,
+            events: self.events,
+            forward_drops: self.fwd.stats().dropped_total(),
+        }
+    }
+}

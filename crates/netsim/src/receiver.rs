@@ -1,0 +1,264 @@
+//! The receiving end of a flow: records which packets arrived, counts the
+//! unique payload delivered, and decides when to acknowledge.
+//!
+//! Packet numbers are never reused (as in QUIC): a retransmission carries
+//! the same data chunk in a new packet. ACKs therefore report packet-number
+//! ranges (like SACK blocks), and goodput counts each chunk once.
+
+use crate::config::AckPolicy;
+use std::collections::VecDeque;
+
+/// How many packet-number ranges one ACK carries (most recent first). Each
+/// ACK repeats them, so a lost ACK costs nothing while later ones get through.
+pub const ACK_RANGES: usize = 4;
+
+/// How many ranges the receiver remembers.
+const MAX_RANGES: usize = 32;
+
+/// An acknowledgement as it travels back to the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    /// Inclusive packet-number ranges, highest first; `len` are valid.
+    pub ranges: [(u64, u64); ACK_RANGES],
+    /// Number of valid entries in `ranges`.
+    pub len: u8,
+    /// How long the receiver held the newest packet before acknowledging.
+    pub ack_delay_ns: u64,
+}
+
+impl Ack {
+    /// The valid ranges.
+    pub fn ranges(&self) -> &[(u64, u64)] {
+        &self.ranges[..self.len as usize]
+    }
+
+    /// Whether `pn` is acknowledged by this ACK.
+    pub fn covers(&self, pn: u64) -> bool {
+        self.ranges().iter().any(|&(lo, hi)| lo <= pn && pn <= hi)
+    }
+
+    /// The largest acknowledged packet number.
+    pub fn largest(&self) -> Option<u64> {
+        self.ranges().first().map(|r| r.1)
+    }
+}
+
+/// What the receiver wants done after a packet arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckAction {
+    /// Send this ACK now.
+    Send(Ack),
+    /// Arm the delayed-ACK timer for this time (if not armed).
+    Delay(u64),
+}
+
+/// One flow's receiver.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    policy: AckPolicy,
+    /// Received packet-number ranges, ascending, merged.
+    ranges: Vec<(u64, u64)>,
+    /// Chunks below this have all been received.
+    next_chunk: u64,
+    /// Out-of-order receipt flags for chunks from `next_chunk` on.
+    ahead: VecDeque<bool>,
+    /// Unique payload bytes received.
+    pub unique_bytes: u64,
+    /// Packets received since the last ACK, and when the first arrived.
+    unacked: u32,
+    first_unacked_ns: u64,
+    /// Total chunks of a finite flow, and when the last one completed it.
+    pub total_chunks: Option<u64>,
+    /// When every chunk of a finite flow had arrived.
+    pub completed_ns: Option<u64>,
+}
+
+impl Receiver {
+    /// A receiver with `policy`; `total_chunks` for a finite flow.
+    pub fn new(policy: AckPolicy, total_chunks: Option<u64>) -> Self {
+        Receiver {
+            policy,
+            ranges: Vec::with_capacity(MAX_RANGES + 1),
+            next_chunk: 0,
+            ahead: VecDeque::new(),
+            unique_bytes: 0,
+            unacked: 0,
+            first_unacked_ns: 0,
+            total_chunks,
+            completed_ns: None,
+        }
+    }
+
+    /// Chunks received in order so far.
+    pub fn contiguous_chunks(&self) -> u64 {
+        self.next_chunk
+    }
+
+    /// Records packet `pn` carrying `chunk` (`bytes` of payload) at `now`,
+    /// and says whether to ACK now or arm the delayed-ACK timer.
+    pub fn on_packet(&mut self, now: u64, pn: u64, chunk: u64, bytes: u64) -> AckAction {
+        let in_order = self.ranges.last().is_none_or(|r| pn == r.1 + 1);
+        self.insert_pn(pn);
+        self.record_chunk(now, chunk, bytes);
+        if self.unacked == 0 {
+            self.first_unacked_ns = now;
+        }
+        self.unacked += 1;
+        match self.policy {
+            AckPolicy::EveryPacket => AckAction::Send(self.make_ack(now)),
+            AckPolicy::Delayed {
+                max_packets,
+                max_delay_ns,
+            } => {
+                // Out-of-order data is acknowledged at once (RFC 5681 §4.2),
+                // so the sender's loss detection is not delayed.
+                if !in_order || self.unacked >= max_packets {
+                    AckAction::Send(self.make_ack(now))
+                } else {
+                    AckAction::Delay(self.first_unacked_ns + max_delay_ns)
+                }
+            }
+        }
+    }
+
+    /// The delayed-ACK timer fired: ACK if anything is pending.
+    pub fn on_delayed_ack_timer(&mut self, now: u64) -> Option<Ack> {
+        (self.unacked > 0).then(|| self.make_ack(now))
+    }
+
+    fn make_ack(&mut self, now: u64) -> Ack {
+        let mut ack = Ack {
+            ranges: [(0, 0); ACK_RANGES],
+            len: 0,
+            ack_delay_ns: now - self.first_unacked_ns,
+        };
+        for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {
+            ack.ranges[i] = *r;
+            ack.len = i as u8 + 1;
+        }
+        self.unacked = 0;
+        ack
+    }
+
+    fn insert_pn(&mut self, pn: u64) {
+        // Common case: extends the newest range.
+        if let Some(last) = self.ranges.last_mut() {
+            if pn == last.1 + 1 {
+                last.1 = pn;
+                return;
+            }
+            if pn > last.1 + 1 {
+                self.ranges.push((pn, pn));
+                if self.ranges.len() > MAX_RANGES {
+                    self.ranges.remove(0);
+                }
+                return;
+            }
+        } else {
+            self.ranges.push((pn, pn));
+            return;
+        }
+        // Reordered or duplicate: find its place among older ranges.
+        let i = self.ranges.partition_point(|r| r.1 < pn);
+        if i < self.ranges.len() && self.ranges[i].0 <= pn {
+            return; // duplicate
+        }
+        let joins_prev = i > 0 && self.ranges[i - 1].1 + 1 == pn;
+        let joins_next = i < self.ranges.len() && self.ranges[i].0 == pn + 1;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.ranges[i - 1].1 = self.ranges[i].1;
+                self.ranges.remove(i);
+            }
+            (true, false) => self.ranges[i - 1].1 = pn,
+            (false, true) => self.ranges[i].0 = pn,
+            (false, false) => {
+                self.ranges.insert(i, (pn, pn));
+                if self.ranges.len() > MAX_RANGES {
+                    self.ranges.remove(0);
+                }
+            }
+        }
+    }
+
+    fn record_chunk(&mut self, now: u64, chunk: u64, bytes: u64) {
+        if chunk < self.next_chunk {
+            return; // duplicate of delivered data
+        }
+        let idx = (chunk - self.next_chunk) as usize;
+        if idx >= self.ahead.len() {
+            self.ahead.resize(idx + 1, false);
+        }
+        if self.ahead[idx] {
+            return;
+        }
+        self.ahead[idx] = true;
+        self.unique_bytes += bytes;
+        while self.ahead.front() == Some(&true) {
+            self.ahead.pop_front();
+            self.next_chunk += 1;
+        }
+        if self.completed_ns.is_none() && self.total_chunks == Some(self.next_chunk) {
+            self.completed_ns = Some(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_merge_and_ack_reports_newest_first() {
+        let mut r = Receiver::new(AckPolicy::EveryPacket, None);
+        for pn in [0, 1, 2, 5, 6, 9] {
+            r.on_packet(10, pn, pn, 100);
+        }
+        let AckAction::Send(ack) = r.on_packet(11, 4, 4, 100) else {
+            panic!()
+        };
+        assert_eq!(ack.ranges(), &[(9, 9), (4, 6), (0, 2)]);
+        assert!(ack.covers(5) && !ack.covers(3) && !ack.covers(7));
+        r.on_packet(12, 3, 3, 100);
+        let AckAction::Send(ack) = r.on_packet(13, 7, 7, 100) else {
+            panic!()
+        };
+        assert_eq!(ack.ranges(), &[(9, 9), (0, 7)]);
+        assert_eq!(ack.largest(), Some(9));
+    }
+
+    #[test]
+    fn unique_bytes_count_each_chunk_once() {
+        let mut r = Receiver::new(AckPolicy::EveryPacket, Some(4));
+        r.on_packet(0, 0, 0, 100);
+        r.on_packet(1, 1, 2, 100); // chunk 1 lost, 2 arrives
+        r.on_packet(2, 2, 3, 50);
+        assert_eq!(r.contiguous_chunks(), 1);
+        r.on_packet(3, 3, 2, 100); // spurious retransmission of chunk 2
+        assert_eq!(r.unique_bytes, 250);
+        assert_eq!(r.completed_ns, None);
+        r.on_packet(4, 4, 1, 100);
+        assert_eq!(r.unique_bytes, 350);
+        assert_eq!(r.contiguous_chunks(), 4);
+        assert_eq!(r.completed_ns, Some(4));
+    }
+
+    #[test]
+    fn delayed_acks_every_second_packet_or_timer_and_at_once_when_out_of_order() {
+        let policy = AckPolicy::Delayed {
+            max_packets: 2,
+            max_delay_ns: 40,
+        };
+        let mut r = Receiver::new(policy, None);
+        assert_eq!(r.on_packet(100, 0, 0, 1), AckAction::Delay(140));
+        let AckAction::Send(a) = r.on_packet(110, 1, 1, 1) else {
+            panic!("2nd packet acks")
+        };
+        assert_eq!(a.ack_delay_ns, 10);
+        assert_eq!(r.on_packet(200, 2, 2, 1), AckAction::Delay(240));
+        assert!(r.on_delayed_ack_timer(240).is_some());
+        assert!(r.on_delayed_ack_timer(250).is_none(), "nothing pending");
+        // A gap (pn 4 after 2): immediate ACK.
+        assert!(matches!(r.on_packet(300, 4, 4, 1), AckAction::Send(_)));
+    }
+}

@@ -1,0 +1,226 @@
+//! What a run reports: time-series samples as it goes, and a summary at the
+//! end.
+//!
+//! The flow time series uses bbrlab's one shared schema (DESIGN.md), so the
+//! simulator, the UDP transport and the kernel-TCP probe can be plotted and
+//! compared by the same code. [`FLOW_CSV_HEADER`] and [`FlowSample::write_csv`]
+//! are that schema.
+
+use congestion::Mode;
+use std::io::{self, Write};
+
+/// Column names of the shared per-flow time series, in order.
+pub const FLOW_CSV_HEADER: &str = "time_s,flow,delivered_bytes,goodput_bps,rtt_ms,cwnd_bytes,pacing_rate_bps,inflight_bytes,mode,bw_estimate_bps,min_rtt_ms,queue_delay_ms,drops";
+
+/// Column names of the per-link time series.
+pub const LINK_CSV_HEADER: &str = "time_s,direction,queue_packets,queue_bytes,queue_delay_ms,drops";
+
+/// One row of a flow's time series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSample {
+    /// Sample time.
+    pub t_ns: u64,
+    /// Flow index.
+    pub flow: usize,
+    /// Unique payload bytes received so far.
+    pub delivered_bytes: u64,
+    /// Goodput over the last sampling interval, bits/s.
+    pub goodput_bps: f64,
+    /// Latest RTT sample.
+    pub rtt_ns: Option<u64>,
+    /// Congestion window.
+    pub cwnd_bytes: u64,
+    /// Pacing rate, bits/s.
+    pub pacing_rate_bps: f64,
+    /// Bytes in flight.
+    pub inflight_bytes: u64,
+    /// Controller mode.
+    pub mode: Mode,
+    /// BBR's bandwidth estimate, bits/s.
+    pub bw_estimate_bps: Option<f64>,
+    /// The controller's min_rtt.
+    pub min_rtt_ns: Option<u64>,
+    /// Queueing delay a packet entering the bottleneck now would see.
+    pub queue_delay_ns: u64,
+    /// This flow's packets dropped so far.
+    pub drops: u64,
+}
+
+fn ms(ns: Option<u64>) -> String {
+    ns.map_or(String::new(), |v| format!("{:.3}", v as f64 / 1e6))
+}
+
+impl FlowSample {
+    /// Writes the row in [`FLOW_CSV_HEADER`]'s order. Fixed precision keeps
+    /// output byte-identical across runs.
+    pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            w,
+            "{:.6},{},{},{:.0},{},{},{:.0},{},{},{},{},{:.3},{}",
+            self.t_ns as f64 / 1e9,
+            self.flow,
+            self.delivered_bytes,
+            self.goodput_bps,
+            ms(self.rtt_ns),
+            self.cwnd_bytes,
+            self.pacing_rate_bps,
+            self.inflight_bytes,
+            self.mode.name(),
+            self.bw_estimate_bps
+                .map_or(String::new(), |b| format!("{b:.0}")),
+            ms(self.min_rtt_ns),
+            self.queue_delay_ns as f64 / 1e6,
+            self.drops
+        )
+    }
+}
+
+/// One row of a link direction's time series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSample {
+    /// Sample time.
+    pub t_ns: u64,
+    /// `forward` or `reverse`.
+    pub direction: &'static str,
+    /// Packets queued.
+    pub queue_packets: u64,
+    /// Bytes queued.
+    pub queue_bytes: u64,
+    /// Queueing delay a packet entering now would see.
+    pub queue_delay_ns: u64,
+    /// Packets dropped so far (all causes).
+    pub drops: u64,
+}
+
+impl LinkSample {
+    /// Writes the row in [`LINK_CSV_HEADER`]'s order.
+    pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            w,
+            "{:.6},{},{},{},{:.3},{}",
+            self.t_ns as f64 / 1e9,
+            self.direction,
+            self.queue_packets,
+            self.queue_bytes,
+            self.queue_delay_ns as f64 / 1e6,
+            self.drops
+        )
+    }
+}
+
+/// Where samples go while a run progresses. The CLI streams them to CSV
+/// files, so memory stays bounded however long the run; tests keep them.
+pub trait Recorder {
+    /// A flow sample.
+    fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()>;
+    /// A link sample.
+    fn link_sample(&mut self, s: &LinkSample) -> io::Result<()>;
+}
+
+/// Discards everything (for benchmarks and summary-only runs).
+pub struct NoRecorder;
+
+impl Recorder for NoRecorder {
+    fn flow_sample(&mut self, _: &FlowSample) -> io::Result<()> {
+        Ok(())
+    }
+    fn link_sample(&mut self, _: &LinkSample) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Keeps every sample in memory (tests, small runs).
+#[derive(Default)]
+pub struct MemoryRecorder {
+    /// Flow samples in time order.
+    pub flows: Vec<FlowSample>,
+    /// Link samples in time order.
+    pub links: Vec<LinkSample>,
+}
+
+impl Recorder for MemoryRecorder {
+    fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
+        self.flows.push(s.clone());
+        Ok(())
+    }
+    fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
+        self.links.push(s.clone());
+        Ok(())
+    }
+}
+
+/// Time spent in each controller mode, ns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModeTimes {
+    /// (mode, ns) for every mode seen, in first-seen order.
+    pub entries: Vec<(Mode, u64)>,
+}
+
+impl ModeTimes {
+    /// Adds `ns` to `mode`.
+    pub fn add(&mut self, mode: Mode, ns: u64) {
+        match self.entries.iter_mut().find(|(m, _)| *m == mode) {
+            Some((_, t)) => *t += ns,
+            None => self.entries.push((mode, ns)),
+        }
+    }
+
+    /// Fraction of the total spent in `mode`.
+    pub fn fraction(&self, mode: Mode) -> f64 {
+        let total: u64 = self.entries.iter().map(|e| e.1).sum();
+        let t = self.entries.iter().find(|e| e.0 == mode).map_or(0, |e| e.1);
+        if total == 0 {
+            0.0
+        } else {
+            t as f64 / total as f64
+        }
+    }
+}
+
+/// End-of-run figures for one flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSummary {
+    /// Flow label.
+    pub name: String,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Unique bytes delivered.
+    pub delivered_bytes: u64,
+    /// Unique bytes delivered per second of the flow's active time, bits/s.
+    pub goodput_bps: f64,
+    /// RTT statistics, ms (None if no samples).
+    pub rtt_mean_ms: Option<f64>,
+    /// Median RTT, ms.
+    pub rtt_median_ms: Option<f64>,
+    /// 95th-percentile RTT, ms.
+    pub rtt_p95_ms: Option<f64>,
+    /// Data packets sent (including retransmissions).
+    pub packets_sent: u64,
+    /// Retransmitted packets.
+    pub retransmissions: u64,
+    /// retransmissions / packets_sent.
+    pub retransmission_rate: f64,
+    /// Packets of this flow dropped by the path.
+    pub drops: u64,
+    /// Retransmission timeouts.
+    pub rtos: u64,
+    /// Time in each controller mode.
+    pub mode_times: ModeTimes,
+    /// When the last byte of a finite flow was delivered.
+    pub completion_ns: Option<u64>,
+}
+
+/// End-of-run figures for the whole simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Per flow.
+    pub flows: Vec<FlowSummary>,
+    /// Jain's fairness index over flow goodputs.
+    pub jain_fairness: Option<f64>,
+    /// Data packets the bottleneck carried or dropped.
+    pub packets_simulated: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Forward-direction drops.
+    pub forward_drops: u64,
+}

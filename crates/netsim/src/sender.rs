@@ -1,0 +1,581 @@
+//! The sending end of a flow: the application's data, pacing, loss
+//! detection, retransmission and the retransmission timer, around one
+//! `congestion::Controller`.
+//!
+//! Loss detection follows RACK / RFC 9002 §6.1: a packet is lost once a
+//! packet sent 3 or more later is acknowledged, or 9/8 of an RTT after it
+//! was sent if a later one was acknowledged. A retransmission timeout
+//! (RFC 6298: srtt + 4·rttvar, at least 200 ms as Linux, doubled on each
+//! expiry) declares everything outstanding lost.
+//!
+//! Cost per ACK is O(newly acked + unresolved holes), not O(window): the
+//! sender keeps a short list of packets that were skipped over by an ACK
+//! and are not yet resolved, instead of rescanning the window.
+
+use crate::config::{App, FlowConfig};
+use crate::receiver::Ack;
+use crate::record::ModeTimes;
+use crate::stats::LogHistogram;
+use congestion::{AckedPacket, Controller, Instant, LostPacket, Mode, SentPacketState};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// Packet threshold for loss (RFC 9002 kPacketThreshold).
+const PACKET_THRESHOLD: u64 = 3;
+/// Minimum retransmission timeout (Linux TCP_RTO_MIN).
+const MIN_RTO_NS: u64 = 200_000_000;
+/// Initial retransmission timeout (RFC 6298 §2.1).
+const INITIAL_RTO_NS: u64 = 1_000_000_000;
+/// Largest retransmission timeout (RFC 6298 §2.5 allows a 60 s cap).
+const MAX_RTO_NS: u64 = 60_000_000_000;
+/// Loss-detection timer granularity (RFC 9002 kGranularity).
+const GRANULARITY_NS: u64 = 1_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Outstanding,
+    Acked,
+    Lost,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SentPkt {
+    chunk: u64,
+    bytes: u32,
+    sent_ns: u64,
+    state: SentPacketState,
+    status: Status,
+}
+
+/// What the application has for the sender.
+#[derive(Clone, Debug)]
+enum AppState {
+    Bulk,
+    Rate {
+        bytes_per_ns: f64,
+        credit: f64,
+        last_ns: u64,
+    },
+    Chunks {
+        bytes: u64,
+        every_ns: u64,
+        available: u64,
+        next_at: u64,
+    },
+}
+
+impl AppState {
+    fn new(app: &App, start_ns: u64) -> Self {
+        match *app {
+            App::Bulk => AppState::Bulk,
+            App::Rate { bytes_per_sec } => AppState::Rate {
+                bytes_per_ns: bytes_per_sec / 1e9,
+                credit: 0.0,
+                last_ns: start_ns,
+            },
+            App::Chunks { bytes, every_ns } => AppState::Chunks {
+                bytes,
+                every_ns: every_ns.max(1),
+                available: 0,
+                next_at: start_ns,
+            },
+        }
+    }
+
+    /// Brings the offered data up to `now`.
+    fn advance(&mut self, now: u64) {
+        match self {
+            AppState::Bulk => {}
+            AppState::Rate {
+                bytes_per_ns,
+                credit,
+                last_ns,
+            } => {
+                // Cap the credit so an app-limited flow does not bank an
+                // unbounded burst while the network is slow.
+                *credit = (*credit + *bytes_per_ns * now.saturating_sub(*last_ns) as f64).min(1e9);
+                *last_ns = now;
+            }
+            AppState::Chunks {
+                bytes,
+                every_ns,
+                available,
+                next_at,
+            } => {
+                while *next_at <= now {
+                    *available += *bytes;
+                    *next_at += *every_ns;
+                }
+            }
+        }
+    }
+
+    fn has(&self, bytes: u64) -> bool {
+        match self {
+            AppState::Bulk => true,
+            AppState::Rate { credit, .. } => *credit >= bytes as f64,
+            AppState::Chunks { available, .. } => *available >= bytes,
+        }
+    }
+
+    fn consume(&mut self, bytes: u64) {
+        match self {
+            AppState::Bulk => {}
+            AppState::Rate { credit, .. } => *credit -= bytes as f64,
+            AppState::Chunks { available, .. } => *available -= bytes,
+        }
+    }
+
+    /// When `bytes` more will be on offer.
+    fn ready_at(&self, bytes: u64) -> Option<u64> {
+        match self {
+            AppState::Bulk => None,
+            AppState::Rate {
+                bytes_per_ns,
+                credit,
+                last_ns,
+            } => {
+                let need = bytes as f64 - *credit;
+                Some(last_ns + (need / bytes_per_ns).ceil().max(1.0) as u64)
+            }
+            AppState::Chunks { next_at, .. } => Some(*next_at),
+        }
+    }
+}
+
+/// What the sender can do right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendDecision {
+    /// Send this chunk now.
+    Send {
+        /// Data chunk index.
+        chunk: u64,
+        /// Payload bytes.
+        bytes: u32,
+        /// Whether it is a retransmission.
+        retransmission: bool,
+    },
+    /// Pacing: try again at this time.
+    PaceUntil(u64),
+    /// The congestion window is full: wait for an ACK.
+    CwndLimited,
+    /// The application has nothing to send until this time (or never).
+    NoData(Option<u64>),
+}
+
+/// One flow's sender.
+pub struct Sender {
+    /// The congestion controller.
+    pub cc: Controller,
+    mss: u64,
+    pkts: VecDeque<SentPkt>,
+    base_pn: u64,
+    next_pn: u64,
+    /// Unresolved packet numbers below `cursor`, ascending.
+    holes: Vec<u64>,
+    cursor: u64,
+    largest_acked: Option<u64>,
+    /// Bytes in flight.
+    pub inflight: u64,
+    retx: VecDeque<(u64, u32)>,
+    next_chunk: u64,
+    total_chunks: Option<u64>,
+    last_chunk_bytes: u32,
+    stop_ns: Option<u64>,
+    app: AppState,
+    next_send_ns: u64,
+    app_limited_marked: bool,
+    rto_backoff: u32,
+    rto_base_ns: u64,
+    loss_time: Option<u64>,
+    /// Data packets sent, retransmissions, RTOs.
+    pub packets_sent: u64,
+    /// Retransmitted packets.
+    pub retransmissions: u64,
+    /// Retransmission timeouts.
+    pub rtos: u64,
+    /// RTT samples, ns.
+    pub rtt_hist: LogHistogram,
+    /// Latest RTT sample.
+    pub latest_rtt_ns: Option<u64>,
+    /// Time spent in each controller mode.
+    pub mode_times: ModeTimes,
+    last_mode: Mode,
+    last_mode_ns: u64,
+    acked_buf: Vec<AckedPacket>,
+    lost_buf: Vec<LostPacket>,
+}
+
+impl Sender {
+    /// A sender for `flow`, seeded for BBR's random choices.
+    pub fn new(flow: &FlowConfig, seed: u64) -> Self {
+        let mut cc_cfg = flow.cc;
+        cc_cfg.seed = seed;
+        let mss = cc_cfg.mss_bytes.max(1);
+        let (total_chunks, last_chunk_bytes) = match flow.size_bytes {
+            None => (None, mss as u32),
+            Some(size) => {
+                let n = size.div_ceil(mss).max(1);
+                let last = size - (n - 1) * mss;
+                (Some(n), last.max(1) as u32)
+            }
+        };
+        let cc = Controller::new(&cc_cfg, Instant::from_nanos(flow.start_ns));
+        let mode = cc.snapshot().mode;
+        Sender {
+            cc,
+            mss,
+            pkts: VecDeque::new(),
+            base_pn: 0,
+            next_pn: 0,
+            holes: Vec::new(),
+            cursor: 0,
+            largest_acked: None,
+            inflight: 0,
+            retx: VecDeque::new(),
+            next_chunk: 0,
+            total_chunks,
+            last_chunk_bytes,
+            stop_ns: flow.stop_ns,
+            app: AppState::new(&flow.app, flow.start_ns),
+            next_send_ns: flow.start_ns,
+            app_limited_marked: false,
+            rto_backoff: 0,
+            rto_base_ns: flow.start_ns,
+            loss_time: None,
+            packets_sent: 0,
+            retransmissions: 0,
+            rtos: 0,
+            rtt_hist: LogHistogram::default(),
+            latest_rtt_ns: None,
+            mode_times: ModeTimes::default(),
+            last_mode: mode,
+            last_mode_ns: flow.start_ns,
+            acked_buf: Vec::new(),
+            lost_buf: Vec::new(),
+        }
+    }
+
+    fn chunk_bytes(&self, chunk: u64) -> u32 {
+        if Some(chunk + 1) == self.total_chunks {
+            self.last_chunk_bytes
+        } else {
+            self.mss as u32
+        }
+    }
+
+    /// Whether every chunk of a finite flow has been sent at least once and
+    /// nothing is waiting for retransmission or in flight.
+    pub fn is_done(&self) -> bool {
+        self.total_chunks == Some(self.next_chunk) && self.retx.is_empty() && self.inflight == 0
+    }
+
+    /// Decides what to do at `now`.
+    pub fn poll(&mut self, now: u64) -> SendDecision {
+        // Retransmissions first: they are owed to the receiver already.
+        let (chunk, bytes, retransmission) = if let Some(&(c, b)) = self.retx.front() {
+            (c, b, true)
+        } else {
+            let stopped = self.stop_ns.is_some_and(|s| now >= s)
+                || self.total_chunks == Some(self.next_chunk);
+            if stopped {
+                return SendDecision::NoData(None);
+            }
+            let b = self.chunk_bytes(self.next_chunk);
+            self.app.advance(now);
+            if !self.app.has(b as u64) {
+                // The application is the bottleneck: tell the sampler once,
+                // so the idle time is not read as a slow path.
+                if !self.app_limited_marked {
+                    self.cc.on_app_limited(self.inflight);
+                    self.app_limited_marked = true;
+                }
+                return SendDecision::NoData(self.app.ready_at(b as u64));
+            }
+            (self.next_chunk, b, false)
+        };
+        if self.inflight + bytes as u64 > self.cc.cwnd_bytes() {
+            return SendDecision::CwndLimited;
+        }
+        if self.next_send_ns > now {
+            return SendDecision::PaceUntil(self.next_send_ns);
+        }
+        SendDecision::Send {
+            chunk,
+            bytes,
+            retransmission,
+        }
+    }
+
+    /// Records the send decided by [`Sender::poll`]; returns the packet number.
+    pub fn on_sent(&mut self, now: u64, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
+        if retransmission {
+            self.retx.pop_front();
+            self.retransmissions += 1;
+        } else {
+            self.next_chunk += 1;
+            self.app.consume(bytes as u64);
+        }
+        self.app_limited_marked = false;
+        // App-limited after this packet: nothing else is queued to send.
+        let app_limited = self.retx.is_empty() && !matches!(self.app, AppState::Bulk) && {
+            let next = self.chunk_bytes(self.next_chunk) as u64;
+            !self.app.has(next)
+        };
+        if self.inflight == 0 {
+            // The retransmission timer starts with the first packet in flight.
+            self.rto_base_ns = now;
+        }
+        let state = self.cc.on_packet_sent(
+            Instant::from_nanos(now),
+            bytes as u64,
+            self.inflight,
+            app_limited,
+        );
+        let pn = self.next_pn;
+        self.next_pn += 1;
+        if self.pkts.is_empty() {
+            self.base_pn = pn;
+        }
+        self.pkts.push_back(SentPkt {
+            chunk,
+            bytes,
+            sent_ns: now,
+            state,
+            status: Status::Outstanding,
+        });
+        self.inflight += bytes as u64;
+        self.packets_sent += 1;
+        // Exact pacing: the next packet may leave once this one's time at
+        // the pacing rate has passed. No credit for idle time, so a flow
+        // resuming after a pause does not burst.
+        let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
+        self.next_send_ns = self.next_send_ns.max(now) + (bytes as f64 * 1e9 / rate).ceil() as u64;
+        pn
+    }
+
+    fn pkt_mut(&mut self, pn: u64) -> Option<&mut SentPkt> {
+        if pn < self.base_pn {
+            return None;
+        }
+        self.pkts.get_mut((pn - self.base_pn) as usize)
+    }
+
+    /// Marks `pn` acknowledged if it is outstanding.
+    fn ack_pn(&mut self, pn: u64) {
+        let Some(p) = self.pkt_mut(pn) else { return };
+        if p.status != Status::Outstanding {
+            return;
+        }
+        p.status = Status::Acked;
+        let (bytes, state) = (p.bytes, p.state);
+        self.inflight -= bytes as u64;
+        self.acked_buf.push(AckedPacket {
+            bytes: bytes as u64,
+            state,
+        });
+    }
+
+    fn loss_delay_ns(&self) -> u64 {
+        // RFC 9002 §6.1.2: 9/8 × max(srtt, latest RTT), at least kGranularity.
+        let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
+        (rtt + rtt / 8).max(GRANULARITY_NS)
+    }
+
+    /// Declares lost every hole that meets the packet or time threshold,
+    /// and arms the loss timer for the rest.
+    fn detect_losses(&mut self, now: u64) {
+        self.loss_time = None;
+        let Some(largest) = self.largest_acked else {
+            return;
+        };
+        let delay = self.loss_delay_ns();
+        let mut i = 0;
+        while i < self.holes.len() {
+            let pn = self.holes[i];
+            let Some(p) = self.pkt_mut(pn) else {
+                self.holes.remove(i);
+                continue;
+            };
+            if p.status != Status::Outstanding {
+                self.holes.remove(i);
+                continue;
+            }
+            if largest - pn >= PACKET_THRESHOLD || p.sent_ns + delay <= now {
+                p.status = Status::Lost;
+                let (bytes, state, chunk) = (p.bytes, p.state, p.chunk);
+                self.inflight -= bytes as u64;
+                self.lost_buf.push(LostPacket {
+                    bytes: bytes as u64,
+                    state,
+                });
+                self.retx.push_back((chunk, bytes));
+                self.holes.remove(i);
+            } else {
+                let t = p.sent_ns + delay;
+                self.loss_time = Some(self.loss_time.map_or(t, |l: u64| l.min(t)));
+                i += 1;
+            }
+        }
+    }
+
+    /// Drops resolved packets from the front of the window.
+    fn trim(&mut self) {
+        while self
+            .pkts
+            .front()
+            .is_some_and(|p| p.status != Status::Outstanding)
+        {
+            self.pkts.pop_front();
+            self.base_pn += 1;
+        }
+    }
+
+    fn account_mode(&mut self, now: u64) {
+        let mode = self.cc.snapshot().mode;
+        self.mode_times
+            .add(self.last_mode, now.saturating_sub(self.last_mode_ns));
+        self.last_mode = mode;
+        self.last_mode_ns = now;
+    }
+
+    /// Processes an ACK arriving at `now`.
+    pub fn on_ack(&mut self, now: u64, ack: &Ack) {
+        self.acked_buf.clear();
+        self.lost_buf.clear();
+        let prev_largest = self.largest_acked;
+        let Some(largest) = ack.largest() else { return };
+        let largest = largest.min(self.next_pn.saturating_sub(1));
+        // Karn's rule as RFC 9002 §5.1 puts it: sample the RTT only from the
+        // largest acknowledged packet, and only if this ACK newly acks it.
+        let rtt_from = self
+            .pkt_mut(largest)
+            .filter(|p| p.status == Status::Outstanding)
+            .map(|p| p.sent_ns);
+        // New territory: packets above the previous largest.
+        let from = prev_largest.map_or(0, |l| l + 1).max(self.base_pn);
+        for &(lo, hi) in ack.ranges() {
+            let hi = hi.min(largest);
+            if hi < from {
+                continue;
+            }
+            for pn in lo.max(from)..=hi {
+                self.ack_pn(pn);
+            }
+        }
+        // Holes filled late (reordering): check only the known holes.
+        for i in 0..self.holes.len() {
+            let pn = self.holes[i];
+            if ack.covers(pn) {
+                self.ack_pn(pn);
+            }
+        }
+        if prev_largest.is_none_or(|l| largest > l) {
+            self.largest_acked = Some(largest);
+        }
+        // Everything skipped between the cursor and the largest acked that
+        // is still outstanding becomes a hole.
+        let upto = self.largest_acked.map_or(0, |l| l + 1);
+        let start = self.cursor.max(self.base_pn);
+        for pn in start..upto {
+            if self
+                .pkt_mut(pn)
+                .is_some_and(|p| p.status == Status::Outstanding)
+            {
+                self.holes.push(pn);
+            }
+        }
+        self.cursor = self.cursor.max(upto);
+        let rtt = rtt_from.map(|sent| now - sent);
+        if let Some(r) = rtt {
+            self.latest_rtt_ns = Some(r);
+            self.rtt_hist.record(r);
+        }
+        self.detect_losses(now);
+        let t = Instant::from_nanos(now);
+        if !self.lost_buf.is_empty() {
+            self.cc.on_packets_lost(t, &self.lost_buf, self.inflight);
+        }
+        if !self.acked_buf.is_empty() {
+            self.rto_backoff = 0;
+            self.rto_base_ns = now;
+            let delay = Duration::from_nanos(ack.ack_delay_ns);
+            self.cc.on_ack(
+                t,
+                &self.acked_buf,
+                rtt.map(Duration::from_nanos),
+                delay,
+                self.inflight,
+            );
+        }
+        self.trim();
+        self.account_mode(now);
+    }
+
+    fn rto_ns(&self) -> u64 {
+        let base = match self.cc.rtt().smoothed() {
+            None => INITIAL_RTO_NS,
+            Some(s) => {
+                (s.as_nanos() as u64 + 4 * self.cc.rtt().var().as_nanos() as u64).max(MIN_RTO_NS)
+            }
+        };
+        base.saturating_mul(1u64 << self.rto_backoff.min(16))
+            .min(MAX_RTO_NS)
+    }
+
+    /// When the sender's timer (loss detection or RTO) next needs attention.
+    pub fn timer_deadline(&self) -> Option<u64> {
+        let rto = (self.inflight > 0).then(|| self.rto_base_ns + self.rto_ns());
+        match (self.loss_time, rto) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The timer fired at `now`.
+    pub fn on_timer(&mut self, now: u64) {
+        if self.loss_time.is_some_and(|t| t <= now) {
+            self.lost_buf.clear();
+            self.detect_losses(now);
+            if !self.lost_buf.is_empty() {
+                self.cc
+                    .on_packets_lost(Instant::from_nanos(now), &self.lost_buf, self.inflight);
+            }
+            self.trim();
+            return;
+        }
+        if self.inflight == 0 || self.rto_base_ns + self.rto_ns() > now {
+            return;
+        }
+        // RTO: everything outstanding is lost; back off.
+        self.lost_buf.clear();
+        for p in self.pkts.iter_mut() {
+            if p.status == Status::Outstanding {
+                p.status = Status::Lost;
+                self.lost_buf.push(LostPacket {
+                    bytes: p.bytes as u64,
+                    state: p.state,
+                });
+                self.retx.push_back((p.chunk, p.bytes));
+            }
+        }
+        self.holes.clear();
+        self.cursor = self.next_pn;
+        self.inflight = 0;
+        self.loss_time = None;
+        let t = Instant::from_nanos(now);
+        self.cc.on_packets_lost(t, &self.lost_buf, 0);
+        self.cc.on_retransmission_timeout(t, 0);
+        self.rtos += 1;
+        self.rto_backoff += 1;
+        self.rto_base_ns = now;
+        self.trim();
+        self.account_mode(now);
+    }
+
+    /// Closes the mode-time accounting at the end of the run.
+    pub fn finish(&mut self, now: u64) {
+        self.account_mode(now);
+    }
+}
