@@ -476,13 +476,14 @@ pub fn load_trace(path: &Path) -> Result<(Vec<u64>, u64), LinkError> {
                 i + 1
             ),
         })?;
+        let t = t * 1_000_000;
         if ops.last().is_some_and(|&l| t < l) {
             return Err(LinkError {
                 field,
                 message: format!("{}:{}: timestamps must not decrease", path.display(), i + 1),
             });
         }
-        ops.push(t * 1_000_000);
+        ops.push(t);
     }
     let Some(&last) = ops.last() else {
         return Err(LinkError {
