@@ -43,11 +43,15 @@ pub fn run(seconds: u64) -> Result<(), String> {
         let summary = netsim::run(cfg, &mut netsim::NoRecorder).map_err(|e| e.to_string())?;
         let wall = t0.elapsed().as_secs_f64();
         let pps = summary.packets_simulated as f64 / wall;
+        let all = (summary.packets_simulated + summary.ack_packets_simulated) as f64 / wall;
         println!(
-            "{alg:<6} {:>10} packets, {:>10} events in {wall:.3} s: {:.2} M packets/s, {:.2} M events/s, goodput {:.1} Mbit/s",
+            "{alg:<6} {:>9} data + {:>9} ACK packets, {:>9} events in {wall:.3} s: \
+             {:.2} M data packets/s, {:.2} M packets/s (data+ACK), {:.2} M events/s, goodput {:.1} Mbit/s",
             summary.packets_simulated,
+            summary.ack_packets_simulated,
             summary.events,
             pps / 1e6,
+            all / 1e6,
             summary.events as f64 / wall / 1e6,
             summary.flows[0].goodput_bps / 1e6
         );

@@ -95,6 +95,8 @@ pub struct SummaryJson {
     pub forward_drops: u64,
     /// Data packets simulated.
     pub packets_simulated: u64,
+    /// ACK packets simulated.
+    pub ack_packets_simulated: u64,
 }
 
 /// Rounds to 6 significant decimals so JSON output is stable and readable.
@@ -140,6 +142,7 @@ impl SummaryJson {
             jain_fairness: s.jain_fairness.map(r6),
             forward_drops: s.forward_drops,
             packets_simulated: s.packets_simulated,
+            ack_packets_simulated: s.ack_packets_simulated,
         }
     }
 }

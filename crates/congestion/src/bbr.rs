@@ -829,7 +829,7 @@ impl CongestionControl for Bbr {
         new_episode: bool,
     ) {
         self.lost_total = self.lost_total.saturating_add(lost_bytes);
-        if new_episode && self.prev_recovery == RecoveryState::Open {
+        if new_episode {
             self.save_cwnd();
         }
     }
@@ -871,6 +871,10 @@ impl CongestionControl for Bbr {
 
     fn send_quantum_bytes(&self) -> u64 {
         self.send_quantum
+    }
+
+    fn mode(&self) -> Mode {
+        self.mode
     }
 
     fn snapshot(&self) -> Snapshot {

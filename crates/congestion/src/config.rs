@@ -205,6 +205,8 @@ impl Default for CubicConfig {
 pub struct Config {
     /// Which algorithm.
     pub algorithm: Algorithm,
+    /// How recovery episodes end; see [`RecoveryExit`].
+    pub recovery_exit: RecoveryExit,
     /// Payload bytes per full-sized packet; windows are counted in these.
     pub mss_bytes: u64,
     /// Initial window in packets (Linux `TCP_INIT_CWND` = 10).
@@ -223,6 +225,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             algorithm: Algorithm::Bbr,
+            recovery_exit: RecoveryExit::default(),
             mss_bytes: 1500,
             initial_cwnd_packets: 10,
             seed: 1,
@@ -231,6 +234,33 @@ impl Default for Config {
             cubic: CubicConfig::default(),
         }
     }
+}
+
+/// How a loss-recovery episode ends.
+///
+/// It matters more than it looks. BBR holds cwnd to packet conservation for
+/// the first round of every episode and restores the pre-loss window when
+/// one ends; CUBIC and Reno cut the window once per episode. Under steady
+/// random loss a new episode starts as soon as the previous one ends, so
+/// the episode length decides how much of the time BBR spends conserving.
+/// Linux episodes last until the cumulative ACK passes `high_seq` (the
+/// highest sequence sent when the episode began), which includes the
+/// round trip needed to repair losses; RFC 9002 episodes end one round
+/// trip after they begin. With 5 % loss on a 100 Mbit/s, 100 ms path the
+/// difference is ~88 against ~11 Mbit/s for BBR, measured in netsim.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecoveryExit {
+    /// RFC 9002 §7.3.2: the episode ends when a packet sent after it began
+    /// is acknowledged, and a loss of such a packet starts a new one. The
+    /// default, because a QUIC-style transport has no cumulative ACK point.
+    #[default]
+    FirstAckAfterStart,
+    /// Linux TCP (`tcp_fastretrans_alert()`): the episode ends only when the
+    /// transport calls [`crate::Controller::on_recovery_point_reached`],
+    /// meaning everything sent before the episode began has been delivered
+    /// (`snd_una` ≥ `high_seq`). Losses during an episode never start
+    /// another. Use it to behave as Linux does, as the simulator does.
+    Transport,
 }
 
 impl Config {

@@ -8,14 +8,14 @@
 //! is what makes comparisons between them fair.
 
 use crate::bbr::Bbr;
-use crate::config::{Algorithm, Config};
+use crate::config::{Algorithm, Config, RecoveryExit};
 use crate::cubic::Cubic;
 use crate::delivery_rate::{
     AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
 };
 use crate::reno::Reno;
 use crate::rtt_estimator::RttEstimator;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
 use core::time::Duration;
 
@@ -99,6 +99,12 @@ pub trait CongestionControl {
 
     /// A read-only view of the algorithm's state for plots and logs.
     fn snapshot(&self) -> Snapshot;
+
+    /// The current mode alone. Callers that account time per mode ask on
+    /// every ACK, so algorithms override this to skip building a snapshot.
+    fn mode(&self) -> Mode {
+        self.snapshot().mode
+    }
 }
 
 /// One of the built-in algorithms, dispatched statically (no allocation).
@@ -149,6 +155,9 @@ pub struct Controller {
     /// Packets sent after this instant end the current recovery episode when
     /// acknowledged (RFC 9002 §7.3.2 "recovery start time").
     recovery_start: Instant,
+    recovery_exit: RecoveryExit,
+    /// Number of recovery episodes begun (RTOs included).
+    recovery_episodes: u64,
     mss: u64,
 }
 
@@ -169,6 +178,8 @@ impl Controller {
             rtt: RttEstimator::new(),
             recovery: RecoveryState::Open,
             recovery_start: Instant::ZERO,
+            recovery_exit: config.recovery_exit,
+            recovery_episodes: 0,
             mss,
         }
     }
@@ -241,6 +252,7 @@ impl Controller {
         // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
         // is acknowledged.
         if self.recovery != RecoveryState::Open
+            && self.recovery_exit == RecoveryExit::FirstAckAfterStart
             && acked
                 .iter()
                 .any(|p| p.state.sent_time > self.recovery_start)
@@ -280,9 +292,12 @@ impl Controller {
             .map(|p| p.state.sent_time)
             .max()
             .unwrap_or(Instant::ZERO);
-        let new_episode = self.recovery == RecoveryState::Open || newest_sent > self.recovery_start;
+        let new_episode = self.recovery == RecoveryState::Open
+            || (self.recovery_exit == RecoveryExit::FirstAckAfterStart
+                && newest_sent > self.recovery_start);
         if new_episode {
             self.recovery_start = now;
+            self.recovery_episodes += 1;
             if self.recovery == RecoveryState::Open {
                 self.recovery = RecoveryState::Recovery;
             }
@@ -297,6 +312,7 @@ impl Controller {
     pub fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64) {
         self.recovery = RecoveryState::Loss;
         self.recovery_start = now;
+        self.recovery_episodes += 1;
         self.inner
             .get_mut()
             .on_retransmission_timeout(now, bytes_in_flight);
@@ -338,6 +354,50 @@ impl Controller {
         self.recovery
     }
 
+    /// How many recovery episodes have begun, RTOs included. A transport
+    /// using [`RecoveryExit::Transport`] watches this change to know when
+    /// to note its recovery point (TCP's `high_seq`: the highest sequence
+    /// sent so far).
+    pub fn recovery_episodes(&self) -> u64 {
+        self.recovery_episodes
+    }
+
+    /// With [`RecoveryExit::Transport`]: everything sent before the current
+    /// episode began has now been delivered (TCP: `snd_una` ≥ `high_seq`),
+    /// so the episode ends. Ignored in other modes or outside an episode.
+    ///
+    /// `still_lost` says whether data declared lost since the episode began
+    /// is still waiting for its retransmission to be delivered. If so a new
+    /// episode begins at once, as Linux re-enters recovery while `lost_out`
+    /// is non-zero; the algorithms see it as a new episode (CUBIC cuts
+    /// again, BBR saves its cwnd) but, as in Linux, BBR sees no exit and
+    /// re-entry within the one ACK, so it neither restores nor restarts
+    /// packet conservation.
+    ///
+    /// Call it for an ACK before that ACK's [`Controller::on_packets_lost`]
+    /// and [`Controller::on_ack`], the order in which Linux runs
+    /// `tcp_fastretrans_alert()` and then `cong_control`.
+    pub fn on_recovery_point_reached(
+        &mut self,
+        now: Instant,
+        still_lost: bool,
+        bytes_in_flight: u64,
+    ) {
+        if self.recovery_exit != RecoveryExit::Transport || self.recovery == RecoveryState::Open {
+            return;
+        }
+        if still_lost {
+            self.recovery = RecoveryState::Recovery;
+            self.recovery_start = now;
+            self.recovery_episodes += 1;
+            self.inner
+                .get_mut()
+                .on_packets_lost(now, 0, bytes_in_flight, true);
+        } else {
+            self.recovery = RecoveryState::Open;
+        }
+    }
+
     /// The RTT estimator (a transport uses it for its timers).
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
@@ -346,6 +406,12 @@ impl Controller {
     /// The delivery-rate sampler, read-only.
     pub fn sampler(&self) -> &DeliveryRateSampler {
         &self.sampler
+    }
+
+    /// The current mode; cheaper than [`Controller::snapshot`] for callers
+    /// that only account time per mode.
+    pub fn mode(&self) -> Mode {
+        self.inner.get().mode()
     }
 
     /// A read-only view of the controller's state for plots and logs.

@@ -200,7 +200,7 @@ impl Cubic {
         self.hystart.css = None;
     }
 
-    fn mode(&self) -> Mode {
+    fn current_mode(&self) -> Mode {
         if !self.w.in_slow_start() {
             Mode::CongestionAvoidance
         } else if self.hystart.css.is_some() {
@@ -271,7 +271,11 @@ impl CongestionControl for Cubic {
         self.w.send_quantum
     }
 
+    fn mode(&self) -> Mode {
+        self.current_mode()
+    }
+
     fn snapshot(&self) -> Snapshot {
-        self.w.snapshot(self.mode())
+        self.w.snapshot(self.current_mode())
     }
 }

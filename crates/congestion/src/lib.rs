@@ -42,7 +42,9 @@ pub mod snapshot;
 pub mod time;
 pub mod windowed_filter;
 
-pub use config::{Algorithm, BbrConfig, Config, CubicConfig, JitterConfig, UnknownAlgorithm};
+pub use config::{
+    Algorithm, BbrConfig, Config, CubicConfig, JitterConfig, RecoveryExit, UnknownAlgorithm,
+};
 pub use controller::{AckContext, CongestionControl, Controller, RecoveryState};
 pub use delivery_rate::{
     AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,

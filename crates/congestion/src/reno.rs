@@ -104,11 +104,14 @@ impl CongestionControl for Reno {
     }
 
     fn snapshot(&self) -> Snapshot {
-        let mode = if self.w.in_slow_start() {
+        self.w.snapshot(self.mode())
+    }
+
+    fn mode(&self) -> Mode {
+        if self.w.in_slow_start() {
             Mode::SlowStart
         } else {
             Mode::CongestionAvoidance
-        };
-        self.w.snapshot(mode)
+        }
     }
 }

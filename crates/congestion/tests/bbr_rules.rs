@@ -418,6 +418,73 @@ fn recovery_conserves_packets_for_one_round_then_restores_cwnd() {
     );
 }
 
+/// With Linux's episode rule (`RecoveryExit::Transport`) an ACK of a
+/// packet sent after the episode began does not end it, and neither do
+/// further losses start another; only the transport's recovery point does.
+/// Reaching it with losses still unrepaired starts a new episode that BBR
+/// does not see as exit-and-re-entry (no restore, no new conservation).
+#[test]
+fn transport_recovery_exit_waits_for_the_recovery_point() {
+    let mut cfg = Config::new(Algorithm::Bbr);
+    cfg.recovery_exit = congestion::RecoveryExit::Transport;
+    let mut d = RoundDriver::new(&cfg);
+    to_drain(&mut d, 1e6);
+    for _ in 0..20 {
+        d.round(1e6, RTT, 100_000, false);
+    }
+    let mss = d.mss;
+    let cwnd_before = d.cc.cwnd_bytes();
+    let lost = |t: u64| LostPacket {
+        bytes: mss,
+        state: sent_at(t, 0),
+    };
+    assert_eq!(d.cc.recovery_episodes(), 0);
+    d.cc.on_packets_lost(at(d.now_ns), &[lost(d.now_ns - RTT / 2)], 60_000);
+    assert_eq!(d.cc.recovery_episodes(), 1);
+    // Two rounds of ACKs for packets sent after the episode began, and a
+    // loss of one of them: still the same episode.
+    for _ in 0..2 {
+        d.ack_after(mss, RTT, RTT, 60_000, false);
+    }
+    d.cc.on_packets_lost(at(d.now_ns), &[lost(d.now_ns - 1)], 60_000);
+    assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Recovery);
+    assert_eq!(d.cc.recovery_episodes(), 1);
+    // The point is reached with a loss still unrepaired: a new episode at
+    // once, and BBR sees continuous recovery (no restore to cwnd_before).
+    let cwnd_in_recovery = d.cc.cwnd_bytes();
+    assert!(cwnd_in_recovery < cwnd_before);
+    d.cc.on_recovery_point_reached(at(d.now_ns), true, 60_000);
+    assert_eq!(d.cc.recovery_episodes(), 2);
+    let s = d.ack_after(mss, 1, RTT, 60_000, false);
+    assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Recovery);
+    assert!(s.cwnd_bytes < cwnd_before, "restored inside an episode");
+    // Reached again with nothing unrepaired: the episode ends and the
+    // pre-loss window comes back.
+    d.cc.on_recovery_point_reached(at(d.now_ns), false, 60_000);
+    let s = d.ack_after(mss, 1, RTT, 60_000, false);
+    assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Open);
+    assert!(
+        s.cwnd_bytes >= cwnd_before,
+        "cwnd {} not restored to {cwnd_before}",
+        s.cwnd_bytes
+    );
+}
+
+/// The default (RFC 9002) rule ignores the transport's recovery point.
+#[test]
+fn rfc9002_recovery_exit_ignores_the_recovery_point() {
+    let mut d = bbr();
+    to_drain(&mut d, 1e6);
+    d.round(1e6, RTT, 100_000, false);
+    let lost = LostPacket {
+        bytes: d.mss,
+        state: sent_at(d.now_ns - RTT / 2, 0),
+    };
+    d.cc.on_packets_lost(at(d.now_ns), &[lost], 60_000);
+    d.cc.on_recovery_point_reached(at(d.now_ns), false, 60_000);
+    assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Recovery);
+}
+
 #[test]
 fn rto_leaves_cwnd_at_one_packet_then_min_cwnd_on_next_ack() {
     let mut d = bbr();

@@ -217,9 +217,9 @@ struct LossTable {
     gilbert_elliott: Option<GilbertElliottTable>,
 }
 
-/// Random loss.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "LossTable")]
+/// Random loss. In a scenario: a bare probability (`0.01` or `"1%"`) is
+/// Bernoulli loss, the common case; a table picks the model explicitly.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LossConfig {
     /// Each packet lost independently with probability p.
     Bernoulli(f64),
@@ -234,6 +234,43 @@ pub enum LossConfig {
         /// Loss probability in the bad state.
         loss_bad: f64,
     },
+}
+
+impl<'de> Deserialize<'de> for LossConfig {
+    /// Hand-written so the shorthand and the table each keep their own
+    /// error message, which an untagged enum would lose.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LossConfig;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a probability like 0.01 or \"1%\", or a table with one of `bernoulli`, `gilbert_elliott`",
+                )
+            }
+            fn visit_f64<E: de::Error>(self, p: f64) -> Result<LossConfig, E> {
+                Prob::try_from(p)
+                    .map(|p| LossConfig::Bernoulli(p.0))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, p: i64) -> Result<LossConfig, E> {
+                self.visit_f64(p as f64)
+            }
+            fn visit_u64<E: de::Error>(self, p: u64) -> Result<LossConfig, E> {
+                self.visit_f64(p as f64)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<LossConfig, E> {
+                crate::units::parse_probability(s)
+                    .map(LossConfig::Bernoulli)
+                    .map_err(E::custom)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LossConfig, A::Error> {
+                let t = LossTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                LossConfig::try_from(t).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl TryFrom<LossTable> for LossConfig {

@@ -189,14 +189,67 @@ pub struct Direction {
     link_free_ns: u64,
     /// Trace: index of the next unused opportunity and bytes left in the
     /// last partly used one (with its time).
-    trace_next: u64,
-    trace_left: u64,
-    trace_left_ns: u64,
+    trace: TraceCursor,
     codel: Option<Codel>,
     last_arrive_ns: u64,
     held: VecDeque<(u64, u64)>,
     released: Vec<Release>,
     stats: DirectionStats,
+}
+
+/// Where a trace-driven direction has got to in its delivery opportunities.
+#[derive(Clone, Copy, Debug, Default)]
+struct TraceCursor {
+    /// Index of the first opportunity not yet used (counting across periods).
+    next: u64,
+    /// Bytes left unused in the most recently used opportunity.
+    left: u64,
+    /// Time of that opportunity.
+    left_ns: u64,
+}
+
+impl TraceCursor {
+    fn op_time(ops: &[u64], period: u64, idx: u64) -> u64 {
+        let n = ops.len() as u64;
+        (idx / n) * period + ops[(idx % n) as usize]
+    }
+
+    /// Byte-accounted delivery opportunities: a packet uses the leftover of
+    /// the current opportunity (if not earlier than its start) and then as
+    /// many later opportunities as it needs; it finishes at the last one.
+    fn finish(&mut self, ops: &[u64], period: u64, start: u64, bytes: u64) -> u64 {
+        let mut need = bytes;
+        let mut finish = start;
+        if self.left > 0 && self.left_ns >= start {
+            let take = need.min(self.left);
+            self.left -= take;
+            need -= take;
+            finish = self.left_ns;
+        }
+        if need == 0 {
+            return finish;
+        }
+        // First unused opportunity at or after `start`.
+        let n = ops.len() as u64;
+        let cycle = start / period;
+        let within = start % period;
+        let mut idx = cycle * n + ops.partition_point(|&o| o < within) as u64;
+        if Self::op_time(ops, period, idx) < start {
+            idx += 1;
+        }
+        idx = idx.max(self.next);
+        while need > 0 {
+            let t = Self::op_time(ops, period, idx);
+            let take = need.min(TRACE_OPPORTUNITY_BYTES);
+            need -= take;
+            finish = t;
+            self.left = TRACE_OPPORTUNITY_BYTES - take;
+            self.left_ns = t;
+            idx += 1;
+        }
+        self.next = idx;
+        finish
+    }
 }
 
 impl Direction {
@@ -213,9 +266,7 @@ impl Direction {
             cum_bytes: 0,
             popped_cum: 0,
             link_free_ns: 0,
-            trace_next: 0,
-            trace_left: 0,
-            trace_left_ns: 0,
+            trace: TraceCursor::default(),
             codel: cfg.queue.codel.map(|(t, i)| Codel {
                 target_ns: t,
                 interval_ns: i,
@@ -282,8 +333,9 @@ impl Direction {
             period_ns,
         } = &self.cfg.rate
         {
-            let (ops, period) = (opportunities_ns.clone(), *period_ns);
-            return self.trace_finish(&ops, period, start, bytes);
+            return self
+                .trace
+                .finish(opportunities_ns, *period_ns, start, bytes);
         }
         let mut t = start;
         let mut bits = bytes as f64 * 8.0;
@@ -298,48 +350,6 @@ impl Direction {
             t = change;
         }
         t
-    }
-
-    fn op_time(ops: &[u64], period: u64, idx: u64) -> u64 {
-        let n = ops.len() as u64;
-        (idx / n) * period + ops[(idx % n) as usize]
-    }
-
-    /// Byte-accounted delivery opportunities: a packet uses the leftover of
-    /// the current opportunity (if not earlier than its start) and then as
-    /// many later opportunities as it needs; it finishes at the last one.
-    fn trace_finish(&mut self, ops: &[u64], period: u64, start: u64, bytes: u64) -> u64 {
-        let mut need = bytes;
-        let mut finish = start;
-        if self.trace_left > 0 && self.trace_left_ns >= start {
-            let take = need.min(self.trace_left);
-            self.trace_left -= take;
-            need -= take;
-            finish = self.trace_left_ns;
-        }
-        if need == 0 {
-            return finish;
-        }
-        // First unused opportunity at or after `start`.
-        let n = ops.len() as u64;
-        let cycle = start / period;
-        let within = start % period;
-        let mut idx = cycle * n + ops.partition_point(|&o| o < within) as u64;
-        if Self::op_time(ops, period, idx) < start {
-            idx += 1;
-        }
-        idx = idx.max(self.trace_next);
-        while need > 0 {
-            let t = Self::op_time(ops, period, idx);
-            let take = need.min(TRACE_OPPORTUNITY_BYTES);
-            need -= take;
-            finish = t;
-            self.trace_left = TRACE_OPPORTUNITY_BYTES - take;
-            self.trace_left_ns = t;
-            idx += 1;
-        }
-        self.trace_next = idx;
-        finish
     }
 
     fn random_loss(&mut self) -> bool {

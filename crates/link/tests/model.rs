@@ -2,7 +2,8 @@
 //! random quantity is compared with its expectation.
 
 use link::{
-    Direction, DirectionConfig, DropReason, QueueState, Release, ResolvedDirection, Verdict,
+    Direction, DirectionConfig, DropReason, LossConfig, QueueState, Release, ResolvedDirection,
+    Verdict,
 };
 use std::path::Path;
 
@@ -339,6 +340,16 @@ fn same_seed_same_verdicts_and_different_seed_different_losses() {
     assert_ne!(run(1), run(2));
 }
 
+/// The shorthand `loss = 0.01` / `"1%"` means the same Bernoulli loss as
+/// the explicit table.
+#[test]
+fn loss_shorthand_is_bernoulli() {
+    let table = dir("loss = { bernoulli = 0.01 }");
+    assert_eq!(dir("loss = 0.01").loss, table.loss);
+    assert_eq!(dir("loss = \"1%\"").loss, table.loss);
+    assert_eq!(dir("loss = 0").loss, Some(LossConfig::Bernoulli(0.0)));
+}
+
 #[test]
 fn config_errors_name_the_field_and_what_is_allowed() {
     let cases = [
@@ -346,6 +357,9 @@ fn config_errors_name_the_field_and_what_is_allowed() {
         ("rate = \"5 lightyears\"", "mbit"),
         ("queue = { limit = \"0pkt\" }", "at least one packet"),
         ("loss = { bernoulli = 1.5 }", "outside [0, 1]"),
+        ("loss = 1.5", "outside [0, 1]"),
+        ("loss = \"150%\"", "1]"),
+        ("loss = true", "a probability like 0.01"),
         (
             "loss = { bernoulli = 0.1, gilbert_elliott = { p = 0.1, r = 0.1 } }",
             "exactly one",

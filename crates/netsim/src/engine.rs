@@ -1,24 +1,30 @@
 //! The discrete-event loop.
 //!
-//! Events sit in one binary heap ordered by (time, insertion sequence); the
-//! sequence breaks ties, so a run is a pure function of its configuration
-//! and seed. Timers (pacing, loss detection, delayed ACKs) are lazy: each
-//! flow remembers the one instant it wants to be woken, and an event that
-//! no longer matches that instant is skipped when popped, so rescheduling
-//! never searches the heap.
+//! Events sit in an [`EventQueue`] ordered by (time, insertion sequence);
+//! the sequence breaks ties, so a run is a pure function of its
+//! configuration and seed. Packet arrivals ride its FIFO lanes. Timers
+//! (pacing, loss detection, delayed ACKs) are lazy: each flow remembers the
+//! one instant it wants to be woken, and an event that no longer matches
+//! that instant is skipped when popped, so rescheduling never searches the
+//! queue.
 
 use crate::config::SimConfig;
+use crate::event_queue::EventQueue;
 use crate::receiver::{Ack, AckAction, Receiver};
 use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
 use crate::sender::{SendDecision, Sender};
 use crate::stats::jain_index;
 use link::{Direction, Release, Verdict};
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 
 /// On-the-wire size of an ACK (TCP/IP headers with SACK and timestamps).
 pub const ACK_BYTES: u32 = 60;
+
+/// Event-queue lane for data arrivals at receivers.
+const LANE_DATA: usize = 0;
+/// Event-queue lane for ACK arrivals at senders.
+const LANE_ACK: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -43,31 +49,6 @@ enum Kind {
 enum Dir {
     Forward,
     Reverse,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Event {
-    t: u64,
-    seq: u64,
-    kind: Kind,
-}
-
-impl PartialEq for Event {
-    fn eq(&self, o: &Self) -> bool {
-        (self.t, self.seq) == (o.t, o.seq)
-    }
-}
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Event {
-    /// Reversed, so the max-heap pops the earliest event first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.t, o.seq).cmp(&(self.t, self.seq))
-    }
 }
 
 /// What travels through a link direction while held by ACK aggregation.
@@ -99,8 +80,7 @@ struct Flow {
 
 struct Sim<'a> {
     cfg: &'a SimConfig,
-    heap: BinaryHeap<Event>,
-    seq: u64,
+    queue: EventQueue<Kind>,
     now: u64,
     flows: Vec<Flow>,
     fwd: Direction,
@@ -154,8 +134,7 @@ impl<'a> Sim<'a> {
             .collect();
         Sim {
             cfg,
-            heap: BinaryHeap::new(),
-            seq: 0,
+            queue: EventQueue::default(),
             now: 0,
             flows,
             fwd: Direction::new(&cfg.forward, sub_seed(cfg.seed, 1)),
@@ -171,12 +150,7 @@ impl<'a> Sim<'a> {
     }
 
     fn push(&mut self, t: u64, kind: Kind) {
-        self.seq += 1;
-        self.heap.push(Event {
-            t,
-            seq: self.seq,
-            kind,
-        });
+        self.queue.push(t, kind);
     }
 
     fn run(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
@@ -187,7 +161,7 @@ impl<'a> Sim<'a> {
         if self.cfg.sample_interval_ns > 0 {
             self.push(0, Kind::Sample);
         }
-        while let Some(ev) = self.heap.pop() {
+        while let Some(ev) = self.queue.pop() {
             if ev.t >= self.cfg.duration_ns {
                 break;
             }
@@ -344,7 +318,8 @@ impl<'a> Sim<'a> {
                 pn,
                 chunk,
                 bytes,
-            } => self.push(
+            } => self.queue.push_lane(
+                LANE_DATA,
                 t,
                 Kind::Data {
                     flow,
@@ -355,7 +330,8 @@ impl<'a> Sim<'a> {
             ),
             Payload::Ack { flow, ack } => {
                 let t = t + self.flows[flow].extra_rtt_ns;
-                self.push(t, Kind::AckArrival { flow, ack });
+                self.queue
+                    .push_lane(LANE_ACK, t, Kind::AckArrival { flow, ack });
             }
         }
     }
@@ -495,6 +471,7 @@ impl<'a> Sim<'a> {
             jain_fairness: jain_index(&goodputs),
             flows,
             packets_simulated: self.packets,
+            ack_packets_simulated: self.rev.stats().offered,
             events: self.events,
             forward_drops: self.fwd.stats().dropped_total(),
         }

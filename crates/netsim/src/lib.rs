@@ -16,6 +16,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod event_queue;
 pub mod receiver;
 pub mod record;
 pub mod sender;

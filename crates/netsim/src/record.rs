@@ -219,6 +219,9 @@ pub struct Summary {
     pub jain_fairness: Option<f64>,
     /// Data packets the bottleneck carried or dropped.
     pub packets_simulated: u64,
+    /// ACK packets offered to the reverse direction (each is simulated
+    /// hop by hop like a data packet, so both count towards speed).
+    pub ack_packets_simulated: u64,
     /// Events processed.
     pub events: u64,
     /// Forward-direction drops.

@@ -16,8 +16,11 @@ use crate::config::{App, FlowConfig};
 use crate::receiver::Ack;
 use crate::record::ModeTimes;
 use crate::stats::LogHistogram;
-use congestion::{AckedPacket, Controller, Instant, LostPacket, Mode, SentPacketState};
-use std::collections::VecDeque;
+use congestion::{
+    AckedPacket, Controller, Instant, LostPacket, Mode, RecoveryExit, RecoveryState,
+    SentPacketState,
+};
+use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 
 /// Packet threshold for loss (RFC 9002 kPacketThreshold).
@@ -204,6 +207,13 @@ pub struct Sender {
     last_mode_ns: u64,
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
+    /// Chunks declared lost and not yet delivered by any packet.
+    unrepaired: BTreeSet<u64>,
+    /// The recovery point of the current episode, as (next packet number,
+    /// next new chunk) when it began: TCP's `high_seq`.
+    recovery_point: Option<(u64, u64)>,
+    /// The controller's episode count when the point was last noted.
+    seen_episodes: u64,
 }
 
 impl Sender {
@@ -211,6 +221,9 @@ impl Sender {
     pub fn new(flow: &FlowConfig, seed: u64) -> Self {
         let mut cc_cfg = flow.cc;
         cc_cfg.seed = seed;
+        // The simulator models TCP with SACK: recovery episodes end as in
+        // Linux, when the cumulative ACK passes the recovery point.
+        cc_cfg.recovery_exit = RecoveryExit::Transport;
         let mss = cc_cfg.mss_bytes.max(1);
         let (total_chunks, last_chunk_bytes) = match flow.size_bytes {
             None => (None, mss as u32),
@@ -253,6 +266,9 @@ impl Sender {
             last_mode_ns: flow.start_ns,
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
+            unrepaired: BTreeSet::new(),
+            recovery_point: None,
+            seen_episodes: 0,
         }
     }
 
@@ -368,8 +384,11 @@ impl Sender {
             return;
         }
         p.status = Status::Acked;
-        let (bytes, state) = (p.bytes, p.state);
+        let (bytes, state, chunk) = (p.bytes, p.state, p.chunk);
         self.inflight -= bytes as u64;
+        if !self.unrepaired.is_empty() {
+            self.unrepaired.remove(&chunk);
+        }
         self.acked_buf.push(AckedPacket {
             bytes: bytes as u64,
             state,
@@ -411,6 +430,7 @@ impl Sender {
                     state,
                 });
                 self.retx.push_back((chunk, bytes));
+                self.unrepaired.insert(chunk);
                 self.holes.remove(i);
             } else {
                 let t = p.sent_ns + delay;
@@ -432,8 +452,42 @@ impl Sender {
         }
     }
 
+    /// Records the recovery point when the controller has begun a new
+    /// episode since we last looked.
+    fn note_recovery_point(&mut self) {
+        let episodes = self.cc.recovery_episodes();
+        if episodes != self.seen_episodes {
+            self.seen_episodes = episodes;
+            self.recovery_point = Some((self.next_pn, self.next_chunk));
+        }
+    }
+
+    /// Ends the recovery episode once everything sent before it began has
+    /// been delivered: no packet from before the point is still
+    /// outstanding (the window is trimmed up to the first outstanding one)
+    /// and no chunk from before it awaits repair. That is TCP's
+    /// `snd_una` ≥ `high_seq`.
+    fn check_recovery_point(&mut self, t: Instant) {
+        let Some((high_pn, high_chunk)) = self.recovery_point else {
+            return;
+        };
+        if self.cc.recovery_state() == RecoveryState::Open {
+            self.recovery_point = None;
+            return;
+        }
+        let pkts_done = self.pkts.is_empty() || self.base_pn >= high_pn;
+        let data_done = self.unrepaired.first().is_none_or(|&c| c >= high_chunk);
+        if pkts_done && data_done {
+            self.recovery_point = None;
+            let still_lost = !self.unrepaired.is_empty();
+            self.cc
+                .on_recovery_point_reached(t, still_lost, self.inflight);
+            self.note_recovery_point();
+        }
+    }
+
     fn account_mode(&mut self, now: u64) {
-        let mode = self.cc.snapshot().mode;
+        let mode = self.cc.mode();
         self.mode_times
             .add(self.last_mode, now.saturating_sub(self.last_mode_ns));
         self.last_mode = mode;
@@ -493,10 +547,13 @@ impl Sender {
             self.rtt_hist.record(r);
         }
         self.detect_losses(now);
+        self.trim();
         let t = Instant::from_nanos(now);
+        self.check_recovery_point(t);
         if !self.lost_buf.is_empty() {
             self.cc.on_packets_lost(t, &self.lost_buf, self.inflight);
         }
+        self.note_recovery_point();
         if !self.acked_buf.is_empty() {
             self.rto_backoff = 0;
             self.rto_base_ns = now;
@@ -509,7 +566,6 @@ impl Sender {
                 self.inflight,
             );
         }
-        self.trim();
         self.account_mode(now);
     }
 
@@ -538,11 +594,12 @@ impl Sender {
         if self.loss_time.is_some_and(|t| t <= now) {
             self.lost_buf.clear();
             self.detect_losses(now);
+            self.trim();
             if !self.lost_buf.is_empty() {
                 self.cc
                     .on_packets_lost(Instant::from_nanos(now), &self.lost_buf, self.inflight);
             }
-            self.trim();
+            self.note_recovery_point();
             return;
         }
         if self.inflight == 0 || self.rto_base_ns + self.rto_ns() > now {
@@ -558,6 +615,7 @@ impl Sender {
                     state: p.state,
                 });
                 self.retx.push_back((p.chunk, p.bytes));
+                self.unrepaired.insert(p.chunk);
             }
         }
         self.holes.clear();
@@ -567,6 +625,7 @@ impl Sender {
         let t = Instant::from_nanos(now);
         self.cc.on_packets_lost(t, &self.lost_buf, 0);
         self.cc.on_retransmission_timeout(t, 0);
+        self.note_recovery_point();
         self.rtos += 1;
         self.rto_backoff += 1;
         self.rto_base_ns = now;
