@@ -51,6 +51,10 @@ enum Command {
         /// Simulated seconds.
         #[arg(long, default_value_t = 60)]
         seconds: u64,
+        /// Also run C2's 10 Gbit/s, 100 ms, 1 % loss path for 30 s and
+        /// report its wall time and the peak memory (RSS) of this process.
+        #[arg(long)]
+        large: bool,
     },
 }
 
@@ -69,7 +73,7 @@ fn main() -> ExitCode {
                 println!("wrote {}", run_dir.join(format!("{m}.svg")).display());
             }
         }),
-        Command::Bench { seconds } => bench::run(seconds),
+        Command::Bench { seconds, large } => bench::run(seconds, large),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
