@@ -1,7 +1,9 @@
 //! `bbrlab`: BBR congestion control, done properly, as software people can use.
 //!
 //! Subcommands:
+//! - `reproduce`: run every published claim (C1–C14) and write the report
 //! - `sim`: run a scenario file in the packet-level simulator
+//! - `plot`: draw the standard figures for a run directory
 //! - `bench`: measure the simulator's speed on the standard dumbbell
 
 use clap::{Parser, Subcommand};
@@ -9,8 +11,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod bench;
+mod claims;
 mod output;
 mod plots;
+mod reproduce;
 mod scenario;
 mod sim;
 
@@ -24,6 +28,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Reproduce every published claim (C1–C14) in the simulator and write
+    /// an HTML report with the paper-style figures and a verdict per claim.
+    Reproduce {
+        /// Report directory.
+        #[arg(long, short, default_value = "report")]
+        out: PathBuf,
+        /// Shorter durations (for CI); every claim's checks still apply.
+        #[arg(long)]
+        quick: bool,
+        /// Only these claims, comma-separated (e.g. `C1,C3` or `1,3`).
+        #[arg(long, value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// Parallel runs (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// No progress bar or per-claim lines.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Run a scenario file in the simulator; writes time series and summaries.
     Sim {
         /// The scenario (TOML; schema in docs/scenarios.md).
@@ -73,6 +96,20 @@ fn main() -> ExitCode {
                 println!("wrote {}", run_dir.join(format!("{m}.svg")).display());
             }
         }),
+        Command::Reproduce {
+            out,
+            quick,
+            only,
+            jobs,
+            quiet,
+        } => reproduce::run(&reproduce::Options {
+            out,
+            quick,
+            only,
+            jobs,
+            quiet,
+        })
+        .map(|_| ()),
         Command::Bench { seconds, large } => bench::run(seconds, large),
     };
     match result {

@@ -23,13 +23,15 @@ fn register() {
 }
 
 /// A CSV file as named columns.
-struct Table {
+pub struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    fn read(path: &Path) -> Result<Table, String> {
+    /// Reads a whole CSV file (bbrlab's own outputs: no quoted commas in
+    /// the numeric columns this is used for).
+    pub fn read(path: &Path) -> Result<Table, String> {
         let text =
             fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let mut lines = text.lines();
@@ -46,6 +48,55 @@ impl Table {
         Ok(Table { header, rows })
     }
 
+    /// `(x, y)` pairs from numeric columns `x` and `y`, over rows where
+    /// column `filter.0` equals `filter.1` (if given); empty cells skipped.
+    pub fn points(
+        &self,
+        path: &Path,
+        x: &str,
+        y: &str,
+        filter: Option<(&str, &str)>,
+    ) -> Result<Vec<(f64, f64)>, String> {
+        let (xi, yi) = (self.col(x, path)?, self.col(y, path)?);
+        let fi = match filter {
+            Some((c, _)) => Some(self.col(c, path)?),
+            None => None,
+        };
+        Ok(self
+            .rows
+            .iter()
+            .filter(|r| match (fi, filter) {
+                (Some(i), Some((_, v))) => r.get(i).is_some_and(|c| c == v),
+                _ => true,
+            })
+            .filter_map(|r| Some((r.get(xi)?.parse().ok()?, r.get(yi)?.parse().ok()?)))
+            .collect())
+    }
+
+    /// The text cells of column `name` over rows matching `filter`, with
+    /// the numeric `time_s` of each row.
+    pub fn labels(
+        &self,
+        path: &Path,
+        name: &str,
+        filter: Option<(&str, &str)>,
+    ) -> Result<Vec<(f64, String)>, String> {
+        let (ti, ni) = (self.col("time_s", path)?, self.col(name, path)?);
+        let fi = match filter {
+            Some((c, _)) => Some(self.col(c, path)?),
+            None => None,
+        };
+        Ok(self
+            .rows
+            .iter()
+            .filter(|r| match (fi, filter) {
+                (Some(i), Some((_, v))) => r.get(i).is_some_and(|c| c == v),
+                _ => true,
+            })
+            .filter_map(|r| Some((r.get(ti)?.parse().ok()?, r.get(ni)?.clone())))
+            .collect())
+    }
+
     fn col(&self, name: &str, path: &Path) -> Result<usize, String> {
         self.header.iter().position(|h| h == name).ok_or_else(|| {
             format!(
@@ -57,9 +108,159 @@ impl Table {
 }
 
 /// One line on a chart.
-struct Series {
-    label: String,
-    points: Vec<(f64, f64)>,
+pub struct Series {
+    /// Legend text (empty: no legend entry).
+    pub label: String,
+    /// The points, in x order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How to draw a comparison figure for the reproduction report.
+pub struct Figure<'a> {
+    /// Output path without extension; `.svg` and `.png` are written.
+    pub stem: &'a Path,
+    /// Title above the plot.
+    pub title: &'a str,
+    /// X-axis description.
+    pub x_label: &'a str,
+    /// Y-axis description.
+    pub y_label: &'a str,
+    /// Logarithmic x axis (sweeps over orders of magnitude, like C1's loss).
+    pub log_x: bool,
+    /// Logarithmic y axis.
+    pub log_y: bool,
+    /// Measured lines.
+    pub series: &'a [Series],
+    /// Published reference values, drawn as black-outlined markers.
+    pub published: &'a [(f64, f64)],
+}
+
+fn bounds(figure: &Figure<'_>) -> ((f64, f64), (f64, f64)) {
+    let all = figure
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .chain(figure.published.iter())
+        .copied()
+        .filter(|&(x, y)| (!figure.log_x || x > 0.0) && (!figure.log_y || y > 0.0));
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, y) in all {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    let span = |lo: f64, hi: f64, log: bool| {
+        if log {
+            (lo / 1.5, hi * 1.5)
+        } else {
+            let lo = lo.min(0.0);
+            let hi = if hi > lo { hi } else { lo + 1.0 };
+            (lo, hi + (hi - lo) * 0.08)
+        }
+    };
+    (span(x0, x1, figure.log_x), span(y0, y1, figure.log_y))
+}
+
+/// Draws a report figure as SVG and PNG.
+pub fn figure(figure: &Figure<'_>) -> Result<(), String> {
+    register();
+    let svg = figure.stem.with_extension("svg");
+    let png = figure.stem.with_extension("png");
+    draw_figure(
+        SVGBackend::new(&svg, (820, 440)).into_drawing_area(),
+        figure,
+    )?;
+    draw_figure(
+        BitMapBackend::new(&png, (820, 440)).into_drawing_area(),
+        figure,
+    )?;
+    Ok(())
+}
+
+fn draw_figure<DB: DrawingBackend>(
+    area: DrawingArea<DB, plotters::coord::Shift>,
+    fig: &Figure<'_>,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let title = fig.title;
+    let e = |err: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing `{title}`: {err:?}");
+    area.fill(&WHITE).map_err(e)?;
+    let ((x0, x1), (y0, y1)) = bounds(fig);
+    let mut b = ChartBuilder::on(&area);
+    b.caption(title, ("sans-serif", 19))
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(72);
+    // The four axis combinations have different coordinate types, so the
+    // drawing code is shared through a macro.
+    macro_rules! body {
+        ($chart:expr) => {{
+            let mut c = $chart.map_err(e)?;
+            c.configure_mesh()
+                .x_desc(fig.x_label)
+                .y_desc(fig.y_label)
+                .label_style(("sans-serif", 13))
+                .axis_desc_style(("sans-serif", 14))
+                .light_line_style(RGBColor(235, 235, 235))
+                .draw()
+                .map_err(e)?;
+            for (i, s) in fig.series.iter().enumerate() {
+                let colour = COLOURS[i % COLOURS.len()];
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|&(x, y)| (!fig.log_x || x > 0.0) && (!fig.log_y || y > 0.0))
+                    .collect();
+                let few = pts.len() <= 40;
+                c.draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))
+                    .map_err(e)?
+                    .label(s.label.clone())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                    });
+                if few {
+                    c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                        .map_err(e)?;
+                }
+            }
+            if !fig.published.is_empty() {
+                let pts: Vec<(f64, f64)> = fig
+                    .published
+                    .iter()
+                    .copied()
+                    .filter(|&(x, y)| (!fig.log_x || x > 0.0) && (!fig.log_y || y > 0.0))
+                    .collect();
+                c.draw_series(
+                    pts.iter()
+                        .map(|&p| TriangleMarker::new(p, 7, BLACK.stroke_width(2))),
+                )
+                .map_err(e)?
+                .label("published")
+                .legend(|(x, y)| TriangleMarker::new((x + 9, y), 6, BLACK.stroke_width(2)));
+            }
+            c.configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 13))
+                .draw()
+                .map_err(e)?;
+        }};
+    }
+    match (fig.log_x, fig.log_y) {
+        (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1)),
+        (true, false) => body!(b.build_cartesian_2d((x0..x1).log_scale(), y0..y1)),
+        (false, true) => body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())),
+        (true, true) => body!(b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())),
+    }
+    area.present().map_err(e)?;
+    Ok(())
 }
 
 /// Draws one chart into `<dir>/<stem>.svg` and `.png`.

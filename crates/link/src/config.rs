@@ -473,6 +473,29 @@ pub enum RateSchedule {
     },
 }
 
+impl RateSchedule {
+    /// The highest rate the schedule reaches, bits/s: what a run's cost
+    /// scales with. A trace counts its average rate; unlimited is infinite.
+    pub fn peak_bps(&self) -> f64 {
+        match self {
+            RateSchedule::Unlimited => f64::INFINITY,
+            RateSchedule::Constant(r) => *r,
+            RateSchedule::Steps(s) => s.iter().map(|x| x.1).fold(0.0, f64::max),
+            RateSchedule::Square { low, high, .. } => low.max(*high),
+            RateSchedule::Trace {
+                opportunities_ns,
+                period_ns,
+            } => {
+                opportunities_ns.len() as f64
+                    * crate::direction::TRACE_OPPORTUNITY_BYTES as f64
+                    * 8.0
+                    * 1e9
+                    / (*period_ns).max(1) as f64
+            }
+        }
+    }
+}
+
 /// A direction ready to run: every field checked and every file loaded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedDirection {

@@ -1,0 +1,468 @@
+//! `bbrlab reproduce`: run one scenario per published claim (C1–C14 in
+//! CLAIMS.md), judge each against its published figure with a stated
+//! tolerance, and write a static HTML report with the figures.
+//!
+//! The scenario files are `scenarios/claims/*.toml`, compiled into the
+//! binary so the command works from any directory; the report shows each
+//! file's text. The verdict rules and their tolerances live in
+//! [`crate::claims`].
+
+use crate::claims::{self, ClaimDef, Eval};
+use crate::output::SummaryJson;
+use crate::scenario::{self, Run};
+use crate::sim::run_one;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// One finished run of a claim's scenario.
+pub struct RunData {
+    /// Sweep parameters (`key`, `value`).
+    pub params: Vec<(String, String)>,
+    /// Its summary.
+    pub summary: SummaryJson,
+    /// Its output directory (flows.csv, link.csv, summary.json).
+    pub dir: PathBuf,
+    /// Relative link from the report page to that directory.
+    pub href: String,
+    /// Simulated duration, s.
+    pub duration_s: f64,
+}
+
+impl RunData {
+    /// The value of sweep parameter `key`, if swept.
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A claim's outcome, as written to `claims.json`.
+#[derive(Serialize)]
+pub struct Outcome {
+    /// C1 … C14.
+    pub id: String,
+    /// Short title.
+    pub title: String,
+    /// Seed file and figure.
+    pub source: String,
+    /// Reproduced or not.
+    pub reproduced: bool,
+    /// Published figure, measured figure, per quantity.
+    pub rows: Vec<claims::Row>,
+    /// Each tolerance check and whether it held.
+    pub checks: Vec<claims::Check>,
+    /// Why, when not reproduced (analysis), or remarks.
+    pub notes: Vec<String>,
+    /// Figure file stems, relative to the report directory.
+    pub figures: Vec<String>,
+    /// Wall-clock seconds spent simulating this claim's runs.
+    pub seconds: f64,
+    /// Each run: its sweep parameters and its directory (relative).
+    pub runs: Vec<(String, String)>,
+}
+
+/// Options of the `reproduce` command.
+pub struct Options {
+    /// Report directory.
+    pub out: PathBuf,
+    /// Shorter durations (for CI).
+    pub quick: bool,
+    /// Only these claim ids (lowercase, e.g. `c1`), or all.
+    pub only: Option<Vec<String>>,
+    /// Worker threads.
+    pub jobs: Option<usize>,
+    /// No progress bar or table.
+    pub quiet: bool,
+}
+
+fn select(only: &Option<Vec<String>>) -> Result<Vec<&'static ClaimDef>, String> {
+    let all = claims::all();
+    let Some(ids) = only else {
+        return Ok(all.iter().collect());
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        let want = id.trim().to_ascii_lowercase();
+        let found = all.iter().find(|c| {
+            let cid = c.id.to_ascii_lowercase();
+            cid == want
+                || cid == format!("c{}", want.trim_start_matches('c').trim_start_matches('0'))
+        });
+        match found {
+            Some(c) => out.push(c),
+            None => {
+                let known: Vec<&str> = all.iter().map(|c| c.id).collect();
+                return Err(format!(
+                    "--only {id}: no such claim; known: {}",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a claim's embedded scenario, applying the quick duration.
+fn load(def: &ClaimDef, quick: bool) -> Result<Vec<Run>, String> {
+    let file = format!("scenarios/claims/{}.toml", def.file);
+    let sc = scenario::parse(def.toml, &file, Path::new("."), Path::new(&file))
+        .map_err(|e| e.to_string())?;
+    let mut runs = sc.runs;
+    if quick {
+        if let Some(secs) = def.quick_seconds {
+            for r in &mut runs {
+                r.config.duration_ns = secs * 1_000_000_000;
+            }
+        }
+    }
+    Ok(runs)
+}
+
+/// The `reproduce` command.
+pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
+    let defs = select(&opts.only)?;
+    let t_all = Instant::now();
+    fs::create_dir_all(&opts.out)
+        .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    // Every run of every selected claim goes in one job list, so the
+    // workers stay busy across claims (C2's two long runs start first).
+    struct Job {
+        claim: usize,
+        index: usize,
+        run: Run,
+        dir: PathBuf,
+    }
+    let mut jobs = Vec::new();
+    let mut per_claim = Vec::new();
+    for (ci, def) in defs.iter().enumerate() {
+        let runs = load(def, opts.quick)?;
+        let cdir = opts.out.join(def.file);
+        if cdir.exists() {
+            fs::remove_dir_all(&cdir)
+                .map_err(|e| format!("cannot clear {}: {e}", cdir.display()))?;
+        }
+        fs::create_dir_all(&cdir).map_err(|e| format!("cannot create {}: {e}", cdir.display()))?;
+        fs::write(cdir.join("scenario.toml"), def.toml)
+            .map_err(|e| format!("cannot write {}: {e}", cdir.display()))?;
+        per_claim.push(runs.len());
+        for (i, run) in runs.into_iter().enumerate() {
+            jobs.push(Job {
+                claim: ci,
+                index: i,
+                dir: cdir.join(format!("run-{i:04}")),
+                run,
+            });
+        }
+    }
+    // Longest first: simulated packets ≈ rate × duration.
+    jobs.sort_by(|a, b| {
+        let cost = |j: &Job| {
+            j.run.config.duration_ns as f64 * j.run.config.forward.rate.peak_bps().min(1e12)
+        };
+        cost(b).total_cmp(&cost(a))
+    });
+    let n = jobs.len();
+    let workers = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
+        .clamp(1, n.max(1));
+    let bar = if opts.quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(n as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
+            )
+            .expect("static template"),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        b
+    };
+    type Slot = Option<Result<(SummaryJson, f64), String>>;
+    let results: Mutex<Vec<Vec<Slot>>> = Mutex::new(
+        per_claim
+            .iter()
+            .map(|&k| (0..k).map(|_| None).collect())
+            .collect(),
+    );
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let j = &jobs[i];
+                let t0 = Instant::now();
+                let r = run_one(defs[j.claim].file, &j.run, &j.dir, false)
+                    .map(|s| (s, t0.elapsed().as_secs_f64()));
+                bar.set_message(format!("{} run {}", defs[j.claim].id, j.index));
+                results.lock().expect("no panics while holding the lock")[j.claim][j.index] =
+                    Some(r);
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut results = results.into_inner().expect("workers finished");
+    // Put the jobs back in claim/run order to pair them with results.
+    jobs.sort_by_key(|j| (j.claim, j.index));
+    let mut outcomes = Vec::new();
+    let mut job_iter = jobs.into_iter().peekable();
+    for (ci, def) in defs.iter().enumerate() {
+        let mut data = Vec::new();
+        let mut seconds = 0.0;
+        for (ri, slot) in results[ci].iter_mut().enumerate() {
+            let job = job_iter.next().expect("one job per result");
+            let (summary, secs) = match slot.take() {
+                Some(Ok(v)) => v,
+                Some(Err(e)) => return Err(format!("{} run {ri}: {e}", def.id)),
+                None => return Err(format!("{} run {ri} did not complete", def.id)),
+            };
+            seconds += secs;
+            data.push(RunData {
+                params: job.run.params.clone(),
+                summary,
+                href: format!("{}/run-{ri:04}", def.file),
+                dir: job.dir,
+                duration_s: job.run.config.duration_ns as f64 / 1e9,
+            });
+        }
+        let cdir = opts.out.join(def.file);
+        let eval = (def.evaluate)(&data, &cdir).map_err(|e| format!("{}: {e}", def.id))?;
+        let mut outcome = outcome(def, eval, seconds);
+        outcome.runs = data
+            .iter()
+            .map(|d| {
+                let p = d
+                    .params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (
+                    if p.is_empty() {
+                        "the run".to_string()
+                    } else {
+                        p
+                    },
+                    d.href.clone(),
+                )
+            })
+            .collect();
+        if !opts.quiet {
+            println!("{}", one_line(&outcome));
+        }
+        write_claim_files(&cdir, &data).map_err(|e| format!("{}: {e}", def.id))?;
+        outcomes.push(outcome);
+    }
+    let total = t_all.elapsed().as_secs_f64();
+    let json = serde_json::to_string_pretty(&outcomes).map_err(|e| e.to_string())?;
+    fs::write(opts.out.join("claims.json"), json + "\n")
+        .map_err(|e| format!("writing claims.json: {e}"))?;
+    let html = report_html(&defs, &outcomes, opts.quick, total);
+    fs::write(opts.out.join("index.html"), html).map_err(|e| format!("writing index.html: {e}"))?;
+    if !opts.quiet {
+        let ok = outcomes.iter().filter(|o| o.reproduced).count();
+        println!(
+            "{ok} of {} claims reproduced in {total:.1} s; report: {}",
+            outcomes.len(),
+            opts.out.join("index.html").display()
+        );
+    }
+    Ok(outcomes)
+}
+
+/// Writes the claim's combined summary (all runs) as JSON and CSV.
+fn write_claim_files(cdir: &Path, data: &[RunData]) -> Result<(), String> {
+    let summaries: Vec<&SummaryJson> = data.iter().map(|d| &d.summary).collect();
+    let text = serde_json::to_string_pretty(&summaries).map_err(|e| e.to_string())?;
+    fs::write(cdir.join("summary.json"), text + "\n").map_err(|e| e.to_string())?;
+    let mut csv = Vec::new();
+    use std::io::Write;
+    writeln!(csv, "{}", crate::output::SUMMARY_CSV_HEADER).map_err(|e| e.to_string())?;
+    for (i, d) in data.iter().enumerate() {
+        crate::output::write_summary_rows(&mut csv, &format!("run-{i:04}"), &d.summary)
+            .map_err(|e| e.to_string())?;
+    }
+    fs::write(cdir.join("summary.csv"), csv).map_err(|e| e.to_string())
+}
+
+fn outcome(def: &ClaimDef, eval: Eval, seconds: f64) -> Outcome {
+    let reproduced = !eval.checks.is_empty() && eval.checks.iter().all(|c| c.ok);
+    let mut notes = eval.notes;
+    if !reproduced {
+        if let Some(a) = def.analysis {
+            notes.push(a.to_string());
+        }
+    }
+    Outcome {
+        id: def.id.to_string(),
+        title: def.title.to_string(),
+        source: def.source.to_string(),
+        reproduced,
+        rows: eval.rows,
+        checks: eval.checks,
+        notes,
+        figures: eval
+            .figures
+            .iter()
+            .map(|f| format!("{}/{f}", def.file))
+            .collect(),
+        seconds,
+        runs: Vec::new(),
+    }
+}
+
+fn one_line(o: &Outcome) -> String {
+    let verdict = if o.reproduced {
+        "reproduced    "
+    } else {
+        "NOT reproduced"
+    };
+    let key = o
+        .rows
+        .iter()
+        .take(2)
+        .map(|r| format!("{}: {} (published {})", r.quantity, r.measured, r.published))
+        .collect::<Vec<_>>()
+        .join("; ");
+    format!("{:<4} {verdict}  {}", o.id, key)
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+h1{margin-bottom:.2em}section{border-top:1px solid #ccc;padding-top:1em;margin-top:2em}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}\
+th{background:#f4f4f4}.ok{color:#fff;background:#2a7d2a;padding:.15em .5em;border-radius:3px}\
+.no{color:#fff;background:#b52a2a;padding:.15em .5em;border-radius:3px}img{max-width:100%;border:1px solid #eee}\
+pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:90%}details{margin:.5em 0}.pass{color:#2a7d2a}.fail{color:#b52a2a}";
+
+fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f64) -> String {
+    let mut h = String::new();
+    let ok = outcomes.iter().filter(|o| o.reproduced).count();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>bbrlab: reproduced claims</title><style>{STYLE}</style></head><body>\
+         <h1>bbrlab: published BBR results, reproduced</h1>\
+         <p>{ok} of {} claims reproduced{}. Simulated by bbrlab's deterministic packet-level simulator (netsim) with the <code>congestion</code> crate's \
+         BBR v1 (Linux <code>tcp_bbr</code> semantics), <code>bbr-jitter</code>, CUBIC and Reno; total {total_s:.1} s wall-clock. \
+         Each claim below gives its source, the scenario file, the published figure next to the measured one, every tolerance check, and the verdict. \
+         Published values are drawn as black triangles on the plots.</p>",
+        outcomes.len(),
+        if quick { " (quick mode: shortened durations)" } else { "" }
+    );
+    h.push_str("<table><tr><th>claim</th><th>source</th><th>verdict</th><th>key figures (measured vs published)</th></tr>");
+    for o in outcomes {
+        let badge = if o.reproduced {
+            "<span class=\"ok\">reproduced</span>"
+        } else {
+            "<span class=\"no\">not reproduced</span>"
+        };
+        let key = o
+            .rows
+            .iter()
+            .take(2)
+            .map(|r| {
+                format!(
+                    "{}: {} vs {}",
+                    esc(&r.quantity),
+                    esc(&r.measured),
+                    esc(&r.published)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("<br>");
+        let _ = write!(
+            h,
+            "<tr><td><a href=\"#{id}\">{id}</a> {}</td><td>{}</td><td>{badge}</td><td>{key}</td></tr>",
+            esc(&o.title),
+            esc(&o.source),
+            id = o.id
+        );
+    }
+    h.push_str("</table>");
+    for (def, o) in defs.iter().zip(outcomes) {
+        let badge = if o.reproduced {
+            "<span class=\"ok\">reproduced</span>"
+        } else {
+            "<span class=\"no\">not reproduced</span>"
+        };
+        let _ = write!(
+            h,
+            "<section id=\"{id}\"><h2>{id}: {} {badge}</h2><p><b>Source:</b> {}. <b>Published:</b> {}</p>",
+            esc(&o.title),
+            esc(&o.source),
+            esc(def.published),
+            id = o.id
+        );
+        h.push_str("<table><tr><th>quantity</th><th>published</th><th>measured</th></tr>");
+        for r in &o.rows {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&r.quantity),
+                esc(&r.published),
+                esc(&r.measured)
+            );
+        }
+        h.push_str("</table>");
+        for f in &o.figures {
+            let _ = write!(
+                h,
+                "<p><a href=\"{f}.png\"><img src=\"{f}.svg\" alt=\"{}\"></a></p>",
+                esc(f)
+            );
+        }
+        h.push_str("<p><b>Checks</b> (each tolerance and its reason):</p><ul>");
+        for c in &o.checks {
+            let (cls, mark) = if c.ok {
+                ("pass", "✓")
+            } else {
+                ("fail", "✗")
+            };
+            let _ = write!(h, "<li class=\"{cls}\">{mark} {}</li>", esc(&c.what));
+        }
+        h.push_str("</ul>");
+        for n in &o.notes {
+            let _ = write!(h, "<p><b>Analysis:</b> {}</p>", esc(n));
+        }
+        let _ = write!(
+            h,
+            "<p>Data: <a href=\"{f}/summary.json\">summary.json</a> · <a href=\"{f}/summary.csv\">summary.csv</a> · \
+             <a href=\"{f}/scenario.toml\">scenario.toml</a> ({:.1} s of simulation wall time). Per-run time series:</p><ul>",
+            o.seconds,
+            f = def.file
+        );
+        for (label, href) in &o.runs {
+            let _ = write!(
+                h,
+                "<li>{}: <a href=\"{href}/flows.csv\">flows.csv</a> · <a href=\"{href}/link.csv\">link.csv</a> · <a href=\"{href}/summary.json\">summary.json</a></li>",
+                esc(label)
+            );
+        }
+        let _ = write!(
+            h,
+            "</ul><details><summary>Scenario file</summary><pre>{}</pre></details></section>",
+            esc(def.toml)
+        );
+    }
+    h.push_str("</body></html>\n");
+    h
+}

@@ -1,0 +1,342 @@
+//! One test per published claim (C1–C14): runs `bbrlab reproduce --only Cn`
+//! at full size and asserts the verdict, that every tolerance check the
+//! report lists is consistent with it, and the claim's headline numbers
+//! read back from the runs' own summaries (not from the verdict code).
+//!
+//! The tolerances and their reasons are stated with each assertion and,
+//! in full, next to each check in `src/claims.rs`. Claims the model does
+//! not reproduce (C7, C11, C12, C13) are asserted as such, with their
+//! analysis present in the report: the test pins the honest result rather
+//! than loosening a tolerance until it passes.
+
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+struct Claim {
+    outcome: Value,
+    /// One summary per run, in run order.
+    runs: Vec<Value>,
+}
+
+fn reproduce(id: &str) -> Claim {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let o = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args(["reproduce", "--only", id, "--quiet", "--jobs", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run bbrlab");
+    assert!(
+        o.status.success(),
+        "{id}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let claims: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("claims.json")).unwrap()).unwrap();
+    let outcome = claims[0].clone();
+    assert_eq!(outcome["id"], id);
+    let file = outcome["figures"][0]
+        .as_str()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let cdir = out.join(&file);
+    let runs: Vec<Value> =
+        serde_json::from_str(&fs::read_to_string(cdir.join("summary.json")).unwrap()).unwrap();
+    // The report page exists, names the claim, and its figures exist as
+    // SVG and PNG.
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains(&format!("id=\"{id}\"")));
+    for f in outcome["figures"].as_array().unwrap() {
+        let f = f.as_str().unwrap();
+        for ext in ["svg", "png"] {
+            let p = out.join(format!("{f}.{ext}"));
+            assert!(
+                fs::metadata(&p).map(|m| m.len() > 1000).unwrap_or(false),
+                "{}",
+                p.display()
+            );
+        }
+    }
+    assert!(Path::new(&cdir.join("run-0000/flows.csv")).exists());
+    Claim { outcome, runs }
+}
+
+impl Claim {
+    fn reproduced(&self) -> bool {
+        self.outcome["reproduced"].as_bool().unwrap()
+    }
+    /// The verdict is "reproduced" exactly when every check holds.
+    fn assert_verdict(&self, expect: bool) {
+        let checks = self.outcome["checks"].as_array().unwrap();
+        assert!(!checks.is_empty());
+        let all_ok = checks.iter().all(|c| c["ok"].as_bool().unwrap());
+        assert_eq!(self.reproduced(), all_ok);
+        assert_eq!(
+            self.reproduced(),
+            expect,
+            "{}: checks {}",
+            self.outcome["id"],
+            serde_json::to_string_pretty(checks).unwrap()
+        );
+        if !expect {
+            let notes = self.outcome["notes"].as_array().unwrap();
+            assert!(
+                notes.iter().any(|n| n.as_str().unwrap().len() > 200),
+                "a claim not reproduced carries its analysis"
+            );
+        }
+    }
+    /// The run whose sweep parameters include every `(key, value)`.
+    fn run(&self, want: &[(&str, &str)]) -> &Value {
+        self.runs
+            .iter()
+            .find(|r| {
+                want.iter().all(|(k, v)| {
+                    r["params"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|p| p[0] == *k && p[1] == *v)
+                })
+            })
+            .unwrap_or_else(|| panic!("no run with {want:?}"))
+    }
+}
+
+fn goodput_mbps(run: &Value, flow: usize) -> f64 {
+    run["flows"][flow]["goodput_bps"].as_f64().unwrap() / 1e6
+}
+
+fn median_ms(run: &Value, flow: usize) -> f64 {
+    run["flows"][flow]["rtt_median_ms"].as_f64().unwrap()
+}
+
+#[test]
+fn c1_bbr_tolerates_random_loss_that_starves_cubic() {
+    let c = reproduce("C1");
+    c.assert_verdict(true);
+    // BBR ≥ 85 % of link × (1 − p) at 1 % and 5 % (PROBE_RTT 2 %,
+    // conservation rounds, STARTUP; "near the maximum" is read off a plot).
+    for p in ["0.01", "0.05"] {
+        let g = goodput_mbps(
+            c.run(&[("flow.algorithm", "bbr"), ("link.forward.loss", p)]),
+            0,
+        );
+        let pf: f64 = p.parse().unwrap();
+        assert!(g >= 0.85 * 100.0 * (1.0 - pf), "bbr at {p}: {g}");
+    }
+    // CUBIC near zero at 1 % (< 5 % of the link), and BBR ≥ 10× it there.
+    let cubic = goodput_mbps(
+        c.run(&[("flow.algorithm", "cubic"), ("link.forward.loss", "0.01")]),
+        0,
+    );
+    assert!(cubic < 5.0, "cubic at 1 %: {cubic}");
+}
+
+#[test]
+fn c2_bbr_thousands_of_times_cubic_at_10gbit_with_1_percent_loss() {
+    let c = reproduce("C2");
+    c.assert_verdict(true);
+    let b = goodput_mbps(c.run(&[("flow.algorithm", "bbr")]), 0);
+    let cu = goodput_mbps(c.run(&[("flow.algorithm", "cubic")]), 0);
+    // ±10 % of the published 9150 Mbit/s (netem testbed, buffer unstated);
+    // ratio at least 1000 (published 2798).
+    assert!((b / 9150.0 - 1.0).abs() <= 0.10, "bbr {b}");
+    assert!(b / cu >= 1000.0, "ratio {}", b / cu);
+}
+
+#[test]
+fn c3_bbr_median_rtt_is_a_fraction_of_cubics_in_a_deep_buffer() {
+    let c = reproduce("C3");
+    c.assert_verdict(true);
+    let b = c.run(&[("flow.algorithm", "bbr")]);
+    let cu = c.run(&[("flow.algorithm", "cubic")]);
+    // Both fill the link (≥ 95 %; PROBE_RTT costs 2 %).
+    assert!(goodput_mbps(b, 0) >= 9.5 && goodput_mbps(cu, 0) >= 9.5);
+    // BBR ≤ 1.3 × 43 ms (Linux's quantization budget stays queued); CUBIC
+    // within ±20 % of 1.09 s.
+    assert!(median_ms(b, 0) <= 43.0 * 1.3, "bbr {}", median_ms(b, 0));
+    assert!(
+        (median_ms(cu, 0) / 1090.0 - 1.0).abs() <= 0.2,
+        "cubic {}",
+        median_ms(cu, 0)
+    );
+}
+
+#[test]
+fn c4_bbr_follows_a_bandwidth_step_up_and_down() {
+    let c = reproduce("C4");
+    c.assert_verdict(true);
+    // Goodput over the whole run is between the low and high rates: it
+    // followed the step (the 20 Mbit/s third of the run raises the mean
+    // above 10 × 0.95).
+    let g = goodput_mbps(&c.runs[0], 0);
+    assert!(g > 10.0 * 1.2 && g < 20.0, "mean goodput {g}");
+}
+
+#[test]
+fn c5_startup_finds_the_rate_and_drain_empties_the_queue() {
+    let c = reproduce("C5");
+    c.assert_verdict(true);
+    // CUBIC's median RTT is far above BBR's on the same 3-BDP buffer.
+    let b = median_ms(c.run(&[("flow.algorithm", "bbr")]), 0);
+    let cu = median_ms(c.run(&[("flow.algorithm", "cubic")]), 0);
+    assert!(cu > 2.0 * b, "cubic {cu} vs bbr {b}");
+}
+
+#[test]
+fn c6_five_bbr_flows_share_fairly() {
+    let c = reproduce("C6");
+    c.assert_verdict(true);
+    // Jain's index over each flow's active time ≥ 0.9 (the staggered
+    // starts give early flows a head start this whole-run figure includes).
+    let j = c.runs[0]["jain_fairness"].as_f64().unwrap();
+    assert!(j >= 0.9, "jain {j}");
+}
+
+#[test]
+fn c7_cubic_rtt_grows_with_the_buffer_but_bbr_does_not_stay_flat() {
+    let c = reproduce("C7");
+    // Not reproduced: BBR's RTT also grows (see the analysis). What does
+    // hold is CUBIC's linear growth: ×8 or more from 10 to 200 packets.
+    c.assert_verdict(false);
+    let mean_median = |r: &Value| {
+        let f = r["flows"].as_array().unwrap();
+        f.iter()
+            .map(|x| x["rtt_median_ms"].as_f64().unwrap())
+            .sum::<f64>()
+            / f.len() as f64
+    };
+    let small = mean_median(c.run(&[
+        ("flow.algorithm", "cubic"),
+        ("link.forward.queue.limit", "10pkt"),
+    ]));
+    let large = mean_median(c.run(&[
+        ("flow.algorithm", "cubic"),
+        ("link.forward.queue.limit", "200pkt"),
+    ]));
+    assert!(large >= 8.0 * small, "cubic {small} → {large}");
+}
+
+#[test]
+fn c8_long_flow_spends_98_percent_in_probe_bw_and_2_in_probe_rtt() {
+    let c = reproduce("C8");
+    c.assert_verdict(true);
+    let modes = c.runs[0]["flows"][0]["mode_fractions"].as_array().unwrap();
+    let frac = |m: &str| {
+        modes
+            .iter()
+            .find(|x| x[0] == m)
+            .map_or(0.0, |x| x[1].as_f64().unwrap())
+    };
+    // PROBE_BW ≥ 95 % (STARTUP+DRAIN ≈ 0.5 s); PROBE_RTT 1.5–3 %
+    // (200 ms + one 40 ms round every 10 s = 2.4 %).
+    assert!(frac("probe_bw") >= 0.95);
+    assert!((0.015..=0.03).contains(&frac("probe_rtt")));
+}
+
+#[test]
+fn c9_long_term_bandwidth_model_cuts_policer_losses() {
+    let c = reproduce("C9");
+    c.assert_verdict(true);
+    let r = |v: &str| {
+        c.run(&[("flow.bbr.lt_bw", v)])["flows"][0]["retransmission_rate"]
+            .as_f64()
+            .unwrap()
+    };
+    // At least a 10 % cut (qualitative claim; beyond seed-to-seed spread).
+    assert!(
+        r("true") <= 0.9 * r("false"),
+        "{} vs {}",
+        r("true"),
+        r("false")
+    );
+}
+
+#[test]
+fn c10_cubic_takes_more_than_its_share_in_deep_buffers() {
+    let c = reproduce("C10");
+    c.assert_verdict(true);
+    let share = |q: &str| {
+        let r = c.run(&[("link.forward.queue.limit", q)]);
+        let (b, cu) = (goodput_mbps(r, 0), goodput_mbps(r, 1));
+        b / (b + cu)
+    };
+    // Fair (shares 0.35–0.65) at 2 BDP; BBR below 0.4 at 8 BDP.
+    assert!(
+        (0.35..=0.65).contains(&share("333pkt")),
+        "{}",
+        share("333pkt")
+    );
+    assert!(share("1333pkt") < 0.4, "{}", share("1333pkt"));
+}
+
+#[test]
+fn c11_jitter_variant_beats_bbr_but_not_by_the_published_margin() {
+    let c = reproduce("C11");
+    c.assert_verdict(false);
+    // The direction holds: the variant keeps ≥ 10 % more goodput.
+    let b = goodput_mbps(c.run(&[("flow.algorithm", "bbr")]), 0);
+    let v = goodput_mbps(c.run(&[("flow.algorithm", "bbr-jitter")]), 0);
+    assert!(v >= 1.1 * b, "variant {v} vs bbr {b}");
+}
+
+#[test]
+fn c12_bbr_degrades_with_jitter_but_not_to_the_published_level() {
+    let c = reproduce("C12");
+    c.assert_verdict(false);
+    // BBR degrades as the sd grows: at 60 ms it keeps less than half of
+    // what it keeps at 0 ms.
+    let at = |sd: &str| {
+        goodput_mbps(
+            c.run(&[
+                ("flow.algorithm", "bbr"),
+                ("link.forward.jitter.normal.sd", sd),
+            ]),
+            0,
+        )
+    };
+    assert!(
+        at("60ms") < 0.5 * at("0ms"),
+        "{} vs {}",
+        at("60ms"),
+        at("0ms")
+    );
+}
+
+#[test]
+fn c13_variant_is_identical_to_bbr_without_rtt_noise() {
+    let c = reproduce("C13");
+    c.assert_verdict(false);
+    // The analysis says the variant never switches on this path: its
+    // results equal bbr's exactly.
+    let b = c.run(&[("flow.algorithm", "bbr")]);
+    let v = c.run(&[("flow.algorithm", "bbr-jitter")]);
+    assert_eq!(
+        b["flows"][0]["delivered_bytes"],
+        v["flows"][0]["delivered_bytes"]
+    );
+}
+
+#[test]
+fn c14_extra_acked_keeps_bbr_level_with_cubic_under_ack_aggregation() {
+    let c = reproduce("C14");
+    c.assert_verdict(true);
+    let with = goodput_mbps(
+        c.run(&[("flow.algorithm", "bbr"), ("flow.bbr.extra_acked", "true")]),
+        0,
+    );
+    let without = goodput_mbps(
+        c.run(&[("flow.algorithm", "bbr"), ("flow.bbr.extra_acked", "false")]),
+        0,
+    );
+    let cubic = goodput_mbps(c.run(&[("flow.algorithm", "cubic")]), 0);
+    // Without ≤ 0.9 × with (published 0.61–0.72); with ≥ 0.9 × CUBIC.
+    assert!(without <= 0.9 * with, "{without} vs {with}");
+    assert!(with >= 0.9 * cubic, "{with} vs {cubic}");
+}
