@@ -48,6 +48,22 @@ impl Table {
         Ok(Table { header, rows })
     }
 
+    /// Rows where column `filter.0` equals `filter.1` (all rows if none).
+    fn matching<'a>(
+        &'a self,
+        path: &Path,
+        filter: Option<(&'a str, &'a str)>,
+    ) -> Result<impl Iterator<Item = &'a Vec<String>> + 'a, String> {
+        let fi = match filter {
+            Some((c, v)) => Some((self.col(c, path)?, v)),
+            None => None,
+        };
+        Ok(self.rows.iter().filter(move |r| match fi {
+            Some((i, v)) => r.get(i).is_some_and(|c| c == v),
+            None => true,
+        }))
+    }
+
     /// `(x, y)` pairs from numeric columns `x` and `y`, over rows where
     /// column `filter.0` equals `filter.1` (if given); empty cells skipped.
     pub fn points(
@@ -58,17 +74,8 @@ impl Table {
         filter: Option<(&str, &str)>,
     ) -> Result<Vec<(f64, f64)>, String> {
         let (xi, yi) = (self.col(x, path)?, self.col(y, path)?);
-        let fi = match filter {
-            Some((c, _)) => Some(self.col(c, path)?),
-            None => None,
-        };
         Ok(self
-            .rows
-            .iter()
-            .filter(|r| match (fi, filter) {
-                (Some(i), Some((_, v))) => r.get(i).is_some_and(|c| c == v),
-                _ => true,
-            })
+            .matching(path, filter)?
             .filter_map(|r| Some((r.get(xi)?.parse().ok()?, r.get(yi)?.parse().ok()?)))
             .collect())
     }
@@ -82,17 +89,8 @@ impl Table {
         filter: Option<(&str, &str)>,
     ) -> Result<Vec<(f64, String)>, String> {
         let (ti, ni) = (self.col("time_s", path)?, self.col(name, path)?);
-        let fi = match filter {
-            Some((c, _)) => Some(self.col(c, path)?),
-            None => None,
-        };
         Ok(self
-            .rows
-            .iter()
-            .filter(|r| match (fi, filter) {
-                (Some(i), Some((_, v))) => r.get(i).is_some_and(|c| c == v),
-                _ => true,
-            })
+            .matching(path, filter)?
             .filter_map(|r| Some((r.get(ti)?.parse().ok()?, r.get(ni)?.clone())))
             .collect())
     }

@@ -10,14 +10,11 @@
 use crate::claims::{self, ClaimDef, Eval};
 use crate::output::SummaryJson;
 use crate::scenario::{self, Run};
-use crate::sim::run_one;
-use indicatif::{ProgressBar, ProgressStyle};
+use crate::sim::{run_one, run_parallel};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// One finished run of a claim's scenario.
@@ -169,52 +166,20 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
         };
         cost(b).total_cmp(&cost(a))
     });
-    let n = jobs.len();
-    let workers = opts
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
-        .clamp(1, n.max(1));
-    let bar = if opts.quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(n as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
-            )
-            .expect("static template"),
-        );
-        b.enable_steady_tick(std::time::Duration::from_millis(200));
-        b
-    };
-    type Slot = Option<Result<(SummaryJson, f64), String>>;
-    let results: Mutex<Vec<Vec<Slot>>> = Mutex::new(
-        per_claim
-            .iter()
-            .map(|&k| (0..k).map(|_| None).collect())
-            .collect(),
-    );
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let j = &jobs[i];
-                let t0 = Instant::now();
-                let r = run_one(defs[j.claim].file, &j.run, &j.dir, false)
-                    .map(|s| (s, t0.elapsed().as_secs_f64()));
-                bar.set_message(format!("{} run {}", defs[j.claim].id, j.index));
-                results.lock().expect("no panics while holding the lock")[j.claim][j.index] =
-                    Some(r);
-                bar.inc(1);
-            });
-        }
+    let done = run_parallel(&jobs, opts.jobs, opts.quiet, |j| {
+        let t0 = Instant::now();
+        let r = run_one(defs[j.claim].file, &j.run, &j.dir, false)
+            .map(|s| (s, t0.elapsed().as_secs_f64()));
+        (r, format!("{} run {}", defs[j.claim].id, j.index))
     });
-    bar.finish_and_clear();
-    let mut results = results.into_inner().expect("workers finished");
+    type Slot = Option<Result<(SummaryJson, f64), String>>;
+    let mut results: Vec<Vec<Slot>> = per_claim
+        .iter()
+        .map(|&k| (0..k).map(|_| None).collect())
+        .collect();
+    for (j, r) in jobs.iter().zip(done) {
+        results[j.claim][j.index] = r;
+    }
     // Put the jobs back in claim/run order to pair them with results.
     jobs.sort_by_key(|j| (j.claim, j.index));
     let mut outcomes = Vec::new();

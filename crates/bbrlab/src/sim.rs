@@ -34,6 +34,53 @@ pub fn run_one(name: &str, run: &Run, dir: &Path, plots: bool) -> Result<Summary
     Ok(json)
 }
 
+/// Runs `f` over `items` on `jobs` worker threads (default: all cores),
+/// with a progress bar unless `quiet`; results come back in item order.
+/// `f` returns its result and a short label for the progress message.
+/// `None` marks an item whose worker died (it cannot, short of a panic).
+pub fn run_parallel<T: Sync, R: Send>(
+    items: &[T],
+    jobs: Option<usize>,
+    quiet: bool,
+    f: impl Fn(&T) -> (R, String) + Sync,
+) -> Vec<Option<R>> {
+    let n = items.len();
+    let workers = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
+        .clamp(1, n.max(1));
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(n as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
+            )
+            .expect("static template"),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        b
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let (r, label) = f(&items[i]);
+                bar.set_message(label);
+                results.lock().expect("no panics while holding the lock")[i] = Some(r);
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    results.into_inner().expect("workers finished")
+}
+
 /// The `sim` command.
 pub fn run(
     path: &Path,
@@ -58,25 +105,6 @@ pub fn run(
             None => println!("{} ({n} run{})", sc.name, if n == 1 { "" } else { "s" }),
         }
     }
-    let workers = jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
-        .clamp(1, n.max(1));
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(n as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
-            )
-            .expect("static template"),
-        );
-        b.enable_steady_tick(std::time::Duration::from_millis(200));
-        b
-    };
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<SummaryJson, String>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
     let dir_of = |i: usize| {
         if n == 1 {
             out.clone()
@@ -84,21 +112,13 @@ pub fn run(
             out.join(format!("run-{i:04}"))
         }
     };
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = run_one(&sc.name, &sc.runs[i], &dir_of(i), plots);
-                results.lock().expect("no panics while holding the lock")[i] = Some(r);
-                bar.inc(1);
-            });
-        }
+    let indices: Vec<usize> = (0..n).collect();
+    let results = run_parallel(&indices, jobs, quiet, |&i| {
+        (
+            run_one(&sc.name, &sc.runs[i], &dir_of(i), plots),
+            format!("run {i}"),
+        )
     });
-    bar.finish_and_clear();
-    let results = results.into_inner().expect("workers finished");
     let mut summaries = Vec::new();
     for (i, r) in results.into_iter().enumerate() {
         match r {
