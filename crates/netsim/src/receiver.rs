@@ -22,6 +22,9 @@ pub struct Ack {
     pub ranges: [(u64, u64); ACK_RANGES],
     /// Number of valid entries in `ranges`.
     pub len: u8,
+    /// A chunk arrived that had already been delivered since the last ACK
+    /// (TCP's DSACK, RFC 2883): the sender retransmitted needlessly.
+    pub dsack: bool,
     /// How long the receiver held the newest packet before acknowledging.
     pub ack_delay_ns: u64,
 }
@@ -64,6 +67,8 @@ pub struct Receiver {
     ahead: VecDeque<bool>,
     /// Unique payload bytes received.
     pub unique_bytes: u64,
+    /// A duplicate chunk arrived since the last ACK (reported as DSACK).
+    duplicate_seen: bool,
     /// Packets received since the last ACK, and when the first arrived.
     unacked: u32,
     first_unacked_ns: u64,
@@ -82,6 +87,7 @@ impl Receiver {
             next_chunk: 0,
             ahead: VecDeque::new(),
             unique_bytes: 0,
+            duplicate_seen: false,
             unacked: 0,
             first_unacked_ns: 0,
             total_chunks,
@@ -131,7 +137,9 @@ impl Receiver {
             ranges: [(0, 0); ACK_RANGES],
             len: 0,
             ack_delay_ns: now - self.first_unacked_ns,
+            dsack: self.duplicate_seen,
         };
+        self.duplicate_seen = false;
         for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {
             ack.ranges[i] = *r;
             ack.len = i as u8 + 1;
@@ -183,6 +191,7 @@ impl Receiver {
 
     fn record_chunk(&mut self, now: u64, chunk: u64, bytes: u64) {
         if chunk < self.next_chunk {
+            self.duplicate_seen = true;
             return; // duplicate of delivered data
         }
         let idx = (chunk - self.next_chunk) as usize;
@@ -190,6 +199,7 @@ impl Receiver {
             self.ahead.resize(idx + 1, false);
         }
         if self.ahead[idx] {
+            self.duplicate_seen = true;
             return;
         }
         self.ahead[idx] = true;
@@ -225,6 +235,25 @@ mod tests {
         };
         assert_eq!(ack.ranges(), &[(9, 9), (0, 7)]);
         assert_eq!(ack.largest(), Some(9));
+    }
+
+    #[test]
+    fn a_duplicate_chunk_sets_dsack_on_the_next_ack_only() {
+        let mut r = Receiver::new(AckPolicy::EveryPacket, None);
+        let AckAction::Send(a) = r.on_packet(0, 0, 0, 100) else {
+            panic!("acks every packet")
+        };
+        assert!(!a.dsack);
+        // Chunk 0 again, in a new packet (a needless retransmission).
+        let AckAction::Send(a) = r.on_packet(1, 1, 0, 100) else {
+            panic!("acks every packet")
+        };
+        assert!(a.dsack);
+        let AckAction::Send(a) = r.on_packet(2, 2, 1, 100) else {
+            panic!("acks every packet")
+        };
+        assert!(!a.dsack);
+        assert_eq!(r.unique_bytes, 200);
     }
 
     #[test]

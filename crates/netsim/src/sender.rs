@@ -214,6 +214,13 @@ pub struct Sender {
     recovery_point: Option<(u64, u64)>,
     /// The controller's episode count when the point was last noted.
     seen_episodes: u64,
+    /// Reordering has been observed (Linux `tp->reord_seen`): a hole was
+    /// filled by its original packet, or a DSACK reported a needless
+    /// retransmission. From then on loss is judged by time alone.
+    reord_seen: bool,
+    /// Multiplier of the reordering window (Linux `rack.reo_wnd_steps`),
+    /// raised by each DSACK.
+    reo_wnd_steps: u64,
 }
 
 impl Sender {
@@ -269,6 +276,8 @@ impl Sender {
             unrepaired: BTreeSet::new(),
             recovery_point: None,
             seen_episodes: 0,
+            reord_seen: false,
+            reo_wnd_steps: 1,
         }
     }
 
@@ -396,8 +405,16 @@ impl Sender {
     }
 
     fn loss_delay_ns(&self) -> u64 {
-        // RFC 9002 §6.1.2: 9/8 × max(srtt, latest RTT), at least kGranularity.
         let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        if self.reord_seen {
+            // Linux RACK (`tcp_rack_reo_wnd()`): the latest RTT plus a
+            // reordering window of min_rtt/4 per step, at most srtt.
+            let min_rtt = self.cc.rtt().min_ns().unwrap_or(srtt);
+            let reo_wnd = (min_rtt / 4).saturating_mul(self.reo_wnd_steps).min(srtt);
+            let rtt = self.latest_rtt_ns.unwrap_or(srtt);
+            return (rtt + reo_wnd).max(GRANULARITY_NS);
+        }
+        // RFC 9002 §6.1.2: 9/8 × max(srtt, latest RTT), at least kGranularity.
         let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
         (rtt + rtt / 8).max(GRANULARITY_NS)
     }
@@ -410,6 +427,7 @@ impl Sender {
             return;
         };
         let delay = self.loss_delay_ns();
+        let reord_seen = self.reord_seen;
         let mut i = 0;
         while i < self.holes.len() {
             let pn = self.holes[i];
@@ -421,7 +439,10 @@ impl Sender {
                 self.holes.remove(i);
                 continue;
             }
-            if largest - pn >= PACKET_THRESHOLD || p.sent_ns + delay <= now {
+            // Once reordering has been seen, Linux's RACK no longer counts
+            // packets (the dupthresh rule), only time.
+            let by_count = !reord_seen && largest - pn >= PACKET_THRESHOLD;
+            if by_count || p.sent_ns + delay <= now {
                 p.status = Status::Lost;
                 let (bytes, state, chunk) = (p.bytes, p.state, p.chunk);
                 self.inflight -= bytes as u64;
@@ -522,8 +543,15 @@ impl Sender {
         for i in 0..self.holes.len() {
             let pn = self.holes[i];
             if ack.covers(pn) {
+                self.reord_seen = true;
                 self.ack_pn(pn);
             }
+        }
+        if ack.dsack {
+            // A needless retransmission: widen the reordering window, as
+            // Linux does on DSACK (`tcp_rack_update_reo_wnd()`).
+            self.reord_seen = true;
+            self.reo_wnd_steps = (self.reo_wnd_steps + 1).min(255);
         }
         if prev_largest.is_none_or(|l| largest > l) {
             self.largest_acked = Some(largest);
