@@ -19,9 +19,9 @@ if command -v rustup >/dev/null 2>&1; then
   need_rustup_component clippy
 fi
 
-# Debian packages the tests need. None yet: the congestion crate's tests are
-# pure computation. The emulator tests (issue 5) will add iproute2 and iperf3.
-DEBIAN_PACKAGES=()
+# Debian packages the tests need: iproute2 (`ip netns`, `ip link`) for the
+# emulator tests; iperf3 for the README's `bbrlab emu` example.
+DEBIAN_PACKAGES=(iproute2 iperf3)
 if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
   missing=()
   for p in "${DEBIAN_PACKAGES[@]}"; do

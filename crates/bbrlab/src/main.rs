@@ -4,6 +4,8 @@
 //! - `reproduce`: run every published claim (C1–C14) and write the report
 //! - `sim`: run a scenario file in the packet-level simulator
 //! - `plot`: draw the standard figures for a run directory
+//! - `emu`: run real programs over an emulated path (root)
+//! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
 //! - `bench`: measure the simulator's speed on the standard dumbbell
 
 use clap::{Parser, Subcommand};
@@ -12,11 +14,13 @@ use std::process::ExitCode;
 
 mod bench;
 mod claims;
+mod emu;
 mod output;
 mod plots;
 mod reproduce;
 mod scenario;
 mod sim;
+mod tcp;
 
 /// BBR congestion control: simulate, measure and compare.
 #[derive(Parser)]
@@ -46,6 +50,58 @@ enum Command {
         /// No progress bar or per-claim lines.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Run real programs over an emulated path (needs root): two network
+    /// namespaces joined by TUN devices, with the link model in between.
+    /// The forward direction carries client → server traffic.
+    #[command(
+        after_help = "Example:\n  bbrlab emu --rate 10mbit --rtt 40ms --queue 100 \\\n    --server 'iperf3 -s -1' --client 'iperf3 -c {server} -C bbr -t 10'"
+    )]
+    Emu {
+        /// Use this scenario file's [link] table for the path.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Bottleneck rate client → server (e.g. 10mbit); default unlimited.
+        #[arg(long)]
+        rate: Option<String>,
+        /// Round-trip propagation delay, split between the directions.
+        #[arg(long, default_value = "40ms")]
+        rtt: String,
+        /// Bottleneck queue: packets (100), or with units (100pkt, 150kB).
+        #[arg(long, default_value = "100")]
+        queue: String,
+        /// Random loss client → server (e.g. 1% or 0.01).
+        #[arg(long)]
+        loss: Option<String>,
+        /// Seed for loss and jitter.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Command run in the server namespace ({server} and {client} expand to the addresses).
+        #[arg(long)]
+        server: Option<String>,
+        /// Command run in the client namespace; the run ends when it exits.
+        #[arg(long)]
+        client: Option<String>,
+        /// Write packets.csv (every packet's fate) and link.csv here.
+        #[arg(long)]
+        log: Option<PathBuf>,
+        /// Hold the path up and print how to enter each side; Ctrl-C ends.
+        #[arg(long)]
+        interactive: bool,
+        /// Measure the emulator's own accuracy and speed, then exit.
+        #[arg(long)]
+        selftest: bool,
+        /// With --selftest: also print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Longest run in seconds before everything is stopped.
+        #[arg(long, default_value_t = 3600)]
+        timeout: u64,
+    },
+    /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
+    Tcp {
+        #[command(subcommand)]
+        side: TcpSide,
     },
     /// Run a scenario file in the simulator; writes time series and summaries.
     Sim {
@@ -81,6 +137,80 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum TcpSide {
+    /// Send a verifiable byte stream and sample TCP_INFO / TCP_CC_INFO.
+    Send {
+        /// Receiver address, e.g. 10.77.0.2:5201.
+        #[arg(long)]
+        to: std::net::SocketAddr,
+        /// Kernel congestion control: bbr, cubic or reno.
+        #[arg(long, default_value = "bbr")]
+        cc: String,
+        /// How long to send (e.g. 10s).
+        #[arg(long, default_value = "10s")]
+        duration: String,
+        /// Send exactly this many bytes instead of for a duration.
+        #[arg(long)]
+        bytes: Option<u64>,
+        /// Sampling interval for the time series.
+        #[arg(long, default_value = "10ms")]
+        interval: String,
+        /// Write the time series (the simulator's flows.csv schema) here.
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
+    /// Receive one transfer, check every byte, the length and the hash.
+    Recv {
+        /// Address to listen on.
+        #[arg(long, default_value = "0.0.0.0:5201")]
+        listen: std::net::SocketAddr,
+        /// Give up when the sender is silent this long.
+        #[arg(long, default_value = "10s")]
+        idle_timeout: String,
+    },
+}
+
+fn duration_arg(flag: &str, v: &str) -> Result<std::time::Duration, String> {
+    link::units::parse_duration_ns(v)
+        .map(std::time::Duration::from_nanos)
+        .map_err(|e| format!("{flag}: {e}"))
+}
+
+fn tcp_command(side: TcpSide) -> Result<(), String> {
+    match side {
+        TcpSide::Send {
+            to,
+            cc,
+            duration,
+            bytes,
+            interval,
+            log,
+        } => {
+            let o = tcp::SendOptions {
+                to,
+                cc,
+                duration_s: duration_arg("--duration", &duration)?.as_secs_f64(),
+                bytes,
+                interval: duration_arg("--interval", &interval)?
+                    .max(std::time::Duration::from_millis(1)),
+                log,
+            };
+            let s = tcp::send(&o)?;
+            println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        TcpSide::Recv {
+            listen,
+            idle_timeout,
+        } => {
+            let s = tcp::recv(listen, duration_arg("--idle-timeout", &idle_timeout)?)?;
+            println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -110,6 +240,50 @@ fn main() -> ExitCode {
             quiet,
         })
         .map(|_| ()),
+        Command::Tcp { side } => tcp_command(side),
+        Command::Emu {
+            scenario,
+            rate,
+            rtt,
+            queue,
+            loss,
+            seed,
+            server,
+            client,
+            log,
+            interactive,
+            selftest,
+            json,
+            timeout,
+        } => {
+            if selftest {
+                emu::selftest(json).map(|_| ())
+            } else {
+                let o = emu::EmuOptions {
+                    path: emu::PathSpec {
+                        scenario,
+                        rate,
+                        rtt,
+                        queue,
+                        loss,
+                        seed,
+                    },
+                    server,
+                    client,
+                    log,
+                    interactive,
+                    timeout_s: timeout,
+                };
+                match emu::run(&o) {
+                    Ok(0) => Ok(()),
+                    Ok(code) => {
+                        eprintln!("emu: the client exited with status {code}");
+                        return ExitCode::from(code.clamp(1, 255) as u8);
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
         Command::Bench { seconds, large } => bench::run(seconds, large),
     };
     match result {

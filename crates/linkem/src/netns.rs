@@ -1,0 +1,282 @@
+//! Network namespaces and TUN devices: the emulator's topology.
+//!
+//! Two namespaces, `client` and `server`, each hold one TUN device with a
+//! point-to-point address. The kernel in each namespace routes the peer's
+//! address into its TUN device; the emulator reads the packets from one
+//! device's file descriptor and writes them into the other's. Everything is
+//! created with iproute2 (`ip`), named `bbrlab-<pid>-…`, and removed when
+//! the [`Topology`] is dropped, so an error or a signal that unwinds cleans
+//! up. Namespaces left by a process that was killed outright are removed
+//! by [`reap_stale`] the next time the emulator starts.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::net::Ipv4Addr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::process::Command;
+
+/// The client side's address.
+pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
+/// The server side's address.
+pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
+/// Prefix of every namespace the emulator creates.
+pub const PREFIX: &str = "bbrlab-";
+
+/// Runs `ip` with `args`; an error carries the command and its stderr.
+pub fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run `ip` (install iproute2): {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`ip {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Checks for what the emulator needs, saying what is missing.
+pub fn check_environment() -> Result<(), String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err("the emulator must run as root: creating network namespaces and TUN devices needs CAP_NET_ADMIN (try sudo)".into());
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Err("/dev/net/tun is missing: this kernel or container has no TUN support (modprobe tun, or run the container with --device /dev/net/tun)".into());
+    }
+    ip(&["netns", "list"]).map_err(|e| {
+        format!("network namespaces are unavailable ({e}); the kernel needs CONFIG_NET_NS")
+    })
+}
+
+/// The namespaces the emulator created, by name.
+pub fn list_ours() -> Vec<String> {
+    let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(PREFIX))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Removes namespaces left by emulator processes that no longer exist
+/// (killed with SIGKILL, say). Returns how many were removed.
+pub fn reap_stale() -> usize {
+    let mut n = 0;
+    for name in list_ours() {
+        let pid = name[PREFIX.len()..]
+            .split('-')
+            .next()
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists()
+                && ip(&["netns", "del", &name]).is_ok()
+            {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// A network namespace, deleted on drop.
+pub struct Namespace {
+    name: String,
+}
+
+impl Namespace {
+    fn create(name: String) -> Result<Namespace, String> {
+        ip(&["netns", "add", &name])?;
+        Ok(Namespace { name })
+    }
+
+    /// Its name, for `ip netns exec`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Moves the calling thread into this namespace: sockets it creates
+    /// afterwards live there. (Used by the self-test's traffic threads.)
+    pub fn enter_current_thread(&self) -> io::Result<()> {
+        let f = File::open(format!("/var/run/netns/{}", self.name))?;
+        // SAFETY: setns on a valid namespace fd affects only this thread.
+        let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        // Deleting the namespace destroys the TUN device inside it.
+        let _ = ip(&["netns", "del", &self.name]);
+    }
+}
+
+/// A TUN device's file descriptor (non-blocking, no packet-info header).
+pub struct Tun {
+    fd: OwnedFd,
+    /// Interface name.
+    pub name: String,
+}
+
+#[repr(C)]
+struct IfReq {
+    name: [libc::c_char; libc::IFNAMSIZ],
+    flags: libc::c_short,
+    _pad: [u8; 22],
+}
+
+const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+
+impl Tun {
+    fn open(name: &str) -> Result<Tun, String> {
+        let path = CString::new("/dev/net/tun").expect("no NUL");
+        // SAFETY: open with a valid C string.
+        let fd = unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(format!(
+                "cannot open /dev/net/tun: {}",
+                io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: fd is a fresh descriptor we own.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut req = IfReq {
+            name: [0; libc::IFNAMSIZ],
+            flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short,
+            _pad: [0; 22],
+        };
+        for (d, s) in req
+            .name
+            .iter_mut()
+            .zip(name.bytes().take(libc::IFNAMSIZ - 1))
+        {
+            *d = s as libc::c_char;
+        }
+        // SAFETY: TUNSETIFF reads and writes an ifreq we own.
+        let r = unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, &mut req) };
+        if r < 0 {
+            return Err(format!(
+                "cannot create TUN device {name}: {}",
+                io::Error::last_os_error()
+            ));
+        }
+        Ok(Tun {
+            fd,
+            name: name.to_string(),
+        })
+    }
+
+    /// The raw descriptor, for poll.
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Reads one packet; `Ok(None)` when none is waiting.
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        // SAFETY: buf is valid for buf.len() bytes.
+        let n = unsafe { libc::read(self.raw(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n >= 0 {
+            return Ok(Some(n as usize));
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::WouldBlock {
+            Ok(None)
+        } else {
+            Err(e)
+        }
+    }
+
+    /// Writes one packet. A full device queue drops it (as a NIC would).
+    pub fn send(&self, pkt: &[u8]) -> io::Result<()> {
+        // SAFETY: pkt is valid for pkt.len() bytes.
+        let n = unsafe { libc::write(self.raw(), pkt.as_ptr().cast(), pkt.len()) };
+        if n >= 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::WouldBlock {
+            Ok(())
+        } else {
+            Err(e)
+        }
+    }
+}
+
+/// The two namespaces and their TUN devices.
+pub struct Topology {
+    /// TUN device in the client namespace (reads: client → server).
+    pub client_tun: Tun,
+    /// TUN device in the server namespace (reads: server → client).
+    pub server_tun: Tun,
+    // Declared after the TUN devices so the descriptors close first.
+    /// The client side.
+    pub client: Namespace,
+    /// The server side.
+    pub server: Namespace,
+}
+
+impl Topology {
+    /// Creates both namespaces and TUN devices and configures addresses.
+    /// Anything created before a failure is removed again.
+    pub fn create() -> Result<Topology, String> {
+        check_environment()?;
+        reap_stale();
+        let pid = std::process::id();
+        let client = Namespace::create(format!("{PREFIX}{pid}-client"))?;
+        let server = Namespace::create(format!("{PREFIX}{pid}-server"))?;
+        let tag = pid % 100_000;
+        let client_tun = Tun::open(&format!("bblc{tag}"))?;
+        let server_tun = Tun::open(&format!("bbls{tag}"))?;
+        let setup = |tun: &Tun, ns: &Namespace, me: Ipv4Addr, peer: Ipv4Addr| {
+            ip(&["link", "set", &tun.name, "netns", ns.name()])?;
+            ip(&["-n", ns.name(), "link", "set", "lo", "up"])?;
+            ip(&[
+                "-n",
+                ns.name(),
+                "addr",
+                "add",
+                &me.to_string(),
+                "peer",
+                &peer.to_string(),
+                "dev",
+                &tun.name,
+            ])?;
+            ip(&[
+                "-n",
+                ns.name(),
+                "link",
+                "set",
+                &tun.name,
+                "mtu",
+                "1500",
+                "up",
+            ])
+        };
+        setup(&client_tun, &client, CLIENT_ADDR, SERVER_ADDR)?;
+        setup(&server_tun, &server, SERVER_ADDR, CLIENT_ADDR)?;
+        Ok(Topology {
+            client_tun,
+            server_tun,
+            client,
+            server,
+        })
+    }
+}
