@@ -238,6 +238,14 @@ fn drive(topo: &Topology, opts: &EmuOptions, stop: &AtomicBool) -> Result<i32, S
     }
     stop_child(&mut client);
     if let Some(s) = server.as_mut() {
+        // A server that ends by itself after its one transfer (iperf3 -s -1,
+        // bbrlab recv) gets 3 s to finish and report before it is stopped.
+        if status.is_some() {
+            let t0 = Instant::now();
+            while t0.elapsed() < Duration::from_secs(3) && s.try_wait().ok().flatten().is_none() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         stop_child(s);
     }
     match (status, why) {

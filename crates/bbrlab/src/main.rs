@@ -98,6 +98,54 @@ enum Command {
         #[arg(long, default_value_t = 3600)]
         timeout: u64,
     },
+    /// Send over bbrlab's UDP transport, paced by a `congestion` controller.
+    Send {
+        /// Receiver address, e.g. 10.77.0.2:5202.
+        #[arg(long)]
+        to: std::net::SocketAddr,
+        /// Congestion control: bbr, bbr-jitter, cubic or reno.
+        #[arg(long, default_value = "bbr")]
+        cc: String,
+        /// Send this file.
+        #[arg(long, conflicts_with_all = ["bytes", "duration"])]
+        file: Option<PathBuf>,
+        /// Send this many bytes of a verifiable pattern.
+        #[arg(long, conflicts_with = "duration")]
+        bytes: Option<u64>,
+        /// Send a verifiable pattern for this long (default 10s).
+        #[arg(long)]
+        duration: Option<String>,
+        /// Give up when the receiver is silent this long.
+        #[arg(long, default_value = "5s")]
+        idle_timeout: String,
+        /// Write the time series (shared schema + pacing_error_us) here.
+        #[arg(long)]
+        log: Option<PathBuf>,
+        /// Sampling interval of the time series.
+        #[arg(long, default_value = "10ms")]
+        interval: String,
+        /// No progress line.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Receive one transfer over bbrlab's UDP transport and verify it.
+    Recv {
+        /// Address to listen on.
+        #[arg(long, default_value = "0.0.0.0:5202")]
+        listen: std::net::SocketAddr,
+        /// Write the stream to this file (default: check the sender's pattern).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Flow-control window, bytes (bounds the receiver's memory).
+        #[arg(long, default_value_t = 16 << 20)]
+        window: u64,
+        /// Give up when the sender is silent this long.
+        #[arg(long, default_value = "5s")]
+        idle_timeout: String,
+        /// How long to wait for a sender.
+        #[arg(long, default_value = "60s")]
+        accept_timeout: String,
+    },
     /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
     Tcp {
         #[command(subcommand)]
@@ -211,6 +259,54 @@ fn tcp_command(side: TcpSide) -> Result<(), String> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
+fn udp_send(
+    to: std::net::SocketAddr,
+    cc: &str,
+    file: Option<PathBuf>,
+    bytes: Option<u64>,
+    duration: Option<String>,
+    idle_timeout: &str,
+    log: Option<PathBuf>,
+    interval: &str,
+    quiet: bool,
+) -> Result<(), String> {
+    let algorithm: congestion::Algorithm = cc.parse().map_err(|e| format!("--cc: {e}"))?;
+    let source = match (file, bytes) {
+        (Some(f), _) => transport::data::Source::file(&f)?,
+        (None, Some(0)) => return Err("--bytes 0: nothing to send".into()),
+        (None, b) => transport::data::Source::Pattern {
+            seed: rand_seed(),
+            total: b,
+        },
+    };
+    let duration = match duration {
+        Some(d) => Some(duration_arg("--duration", &d)?),
+        None if source.total().is_none() => Some(std::time::Duration::from_secs(10)),
+        None => None,
+    };
+    let s = transport::sender::send(transport::sender::SendConfig {
+        peer: to,
+        cc: congestion::Config::new(algorithm),
+        source,
+        duration,
+        idle_timeout: duration_arg("--idle-timeout", idle_timeout)?,
+        log,
+        interval: duration_arg("--interval", interval)?,
+        progress: !quiet,
+    })?;
+    println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
+/// A seed for the pattern that differs between runs.
+fn rand_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t ^ ((std::process::id() as u64) << 32)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -241,6 +337,44 @@ fn main() -> ExitCode {
         })
         .map(|_| ()),
         Command::Tcp { side } => tcp_command(side),
+        Command::Send {
+            to,
+            cc,
+            file,
+            bytes,
+            duration,
+            idle_timeout,
+            log,
+            interval,
+            quiet,
+        } => udp_send(
+            to,
+            &cc,
+            file,
+            bytes,
+            duration,
+            &idle_timeout,
+            log,
+            &interval,
+            quiet,
+        ),
+        Command::Recv {
+            listen,
+            output,
+            window,
+            idle_timeout,
+            accept_timeout,
+        } => (|| {
+            let s = transport::receiver::recv(transport::receiver::RecvConfig {
+                listen,
+                output,
+                window_chunks: (window / transport::wire::CHUNK as u64).max(16),
+                idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
+                accept_timeout: duration_arg("--accept-timeout", &accept_timeout)?,
+            })?;
+            println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
+            Ok(())
+        })(),
         Command::Emu {
             scenario,
             rate,

@@ -273,7 +273,9 @@ impl<'a> Sim<'a> {
                     self.schedule_wake(f, t);
                     break;
                 }
-                SendDecision::CwndLimited | SendDecision::NoData(None) => break,
+                SendDecision::CwndLimited
+                | SendDecision::FlowBlocked
+                | SendDecision::NoData(None) => break,
             }
         }
         self.arm_timer(f);

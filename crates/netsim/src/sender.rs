@@ -164,6 +164,9 @@ pub enum SendDecision {
     CwndLimited,
     /// The application has nothing to send until this time (or never).
     NoData(Option<u64>),
+    /// The receiver's flow-control limit stops new data (a transport
+    /// sets it with [`Sender::set_flow_limit`]; the simulator never does).
+    FlowBlocked,
 }
 
 /// One flow's sender.
@@ -214,6 +217,8 @@ pub struct Sender {
     recovery_point: Option<(u64, u64)>,
     /// The controller's episode count when the point was last noted.
     seen_episodes: u64,
+    /// Chunks below this index may be sent (receiver flow control).
+    flow_limit: Option<u64>,
     /// Reordering has been observed (Linux `tp->reord_seen`): a hole was
     /// filled by its original packet, or a DSACK reported a needless
     /// retransmission. From then on loss is judged by time alone.
@@ -276,6 +281,7 @@ impl Sender {
             unrepaired: BTreeSet::new(),
             recovery_point: None,
             seen_episodes: 0,
+            flow_limit: None,
             reord_seen: false,
             reo_wnd_steps: 1,
         }
@@ -295,6 +301,31 @@ impl Sender {
         self.total_chunks == Some(self.next_chunk) && self.retx.is_empty() && self.inflight == 0
     }
 
+    /// Whether the flow has ended at `now`: a finite flow is done, or a
+    /// flow with a stop time has passed it, and nothing is waiting for
+    /// retransmission or in flight.
+    pub fn is_finished(&self, now: u64) -> bool {
+        let no_more =
+            self.total_chunks == Some(self.next_chunk) || self.stop_ns.is_some_and(|s| now >= s);
+        no_more && self.retx.is_empty() && self.inflight == 0
+    }
+
+    /// Chunks sent at least once (the stream's length so far, in chunks).
+    pub fn chunks_sent(&self) -> u64 {
+        self.next_chunk
+    }
+
+    /// Sets the receiver's flow-control limit: chunks below `limit` may be
+    /// sent. Limits only grow, as in QUIC's MAX_DATA.
+    pub fn set_flow_limit(&mut self, limit: u64) {
+        self.flow_limit = Some(self.flow_limit.map_or(limit, |l| l.max(limit)));
+    }
+
+    /// Bytes acknowledged so far.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.cc.sampler().delivered_bytes()
+    }
+
     /// Decides what to do at `now`.
     pub fn poll(&mut self, now: u64) -> SendDecision {
         // Retransmissions first: they are owed to the receiver already.
@@ -305,6 +336,9 @@ impl Sender {
                 || self.total_chunks == Some(self.next_chunk);
             if stopped {
                 return SendDecision::NoData(None);
+            }
+            if self.flow_limit.is_some_and(|l| self.next_chunk >= l) {
+                return SendDecision::FlowBlocked;
             }
             let b = self.chunk_bytes(self.next_chunk);
             self.app.advance(now);

@@ -1,0 +1,277 @@
+//! The receiving endpoint: accepts one connection, reassembles the stream
+//! in order within a bounded window, acknowledges with ranges (the
+//! simulator's receiver decides when: every 2nd packet, at once when out
+//! of order, or after 25 ms), checks every byte, and answers the sender's
+//! FIN with the verdict.
+
+use crate::data::pattern;
+use crate::reassembly::{Insert, Reassembly};
+use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
+use crate::{now_ns, wait_readable};
+use netsim::receiver::{AckAction, Receiver};
+use netsim::AckPolicy;
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How to receive.
+pub struct RecvConfig {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Write the stream to this file (otherwise check it against the
+    /// sender's pattern).
+    pub output: Option<PathBuf>,
+    /// Flow-control window in chunks (bounds the reassembly memory).
+    pub window_chunks: u64,
+    /// Give up when the sender is silent this long (once connected).
+    pub idle_timeout: Duration,
+    /// How long to wait for a sender to connect.
+    pub accept_timeout: Duration,
+}
+
+/// The receiver's report.
+#[derive(Debug, serde::Serialize)]
+pub struct RecvSummary {
+    /// Bytes received in order and verified.
+    pub bytes: u64,
+    /// Seconds from the handshake to the FIN.
+    pub seconds: f64,
+    /// bytes × 8 / seconds.
+    pub goodput_bps: f64,
+    /// Duplicate data packets (needless retransmissions) seen.
+    pub duplicates: u64,
+    /// Datagrams dropped as malformed, as stray (another connection or
+    /// address), and data refused for lying outside the window.
+    pub malformed: u64,
+    /// See `malformed`.
+    pub stray: u64,
+    /// See `malformed`.
+    pub refused: u64,
+}
+
+/// Receives one transfer.
+pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
+    let sock =
+        UdpSocket::bind(cfg.listen).map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    sock.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let fd = sock.as_raw_fd();
+    let start = Instant::now();
+    let mut inbuf = [0u8; 2048];
+    let mut out = Vec::with_capacity(MAX_DATAGRAM);
+    let (mut malformed, mut stray, mut refused, mut duplicates) = (0u64, 0u64, 0u64, 0u64);
+
+    // Wait for a HELLO.
+    let (peer, conn_id, total, seed) = loop {
+        if start.elapsed() > cfg.accept_timeout {
+            return Err(format!(
+                "no sender connected within {:?}",
+                cfg.accept_timeout
+            ));
+        }
+        wait_readable(fd, 50_000_000);
+        if let Ok((n, from)) = sock.recv_from(&mut inbuf) {
+            match wire::decode(&inbuf[..n]) {
+                Ok(Packet {
+                    conn_id,
+                    frame: Frame::Hello { total, seed },
+                    ..
+                }) => break (from, conn_id, total, seed),
+                Ok(_) => stray += 1,
+                Err(_) => malformed += 1,
+            }
+        }
+    };
+    let known_total = (total != u64::MAX).then_some(total);
+    let mut file = match &cfg.output {
+        Some(p) => Some(BufWriter::new(
+            File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+        )),
+        None => None,
+    };
+    let mut reasm = Reassembly::new(cfg.window_chunks);
+    let mut acker = Receiver::new(
+        AckPolicy::Delayed {
+            max_packets: 2,
+            max_delay_ns: 25_000_000,
+        },
+        None,
+    );
+    let mut hash = Sha256::new();
+    let mut want = vec![0u8; CHUNK];
+    let t0 = now_ns(start);
+    let mut last_heard = Instant::now();
+    let mut delack_at: Option<u64> = None;
+    let mut verdict: Option<(bool, u64)> = None;
+    let mut linger_until: Option<Instant> = None;
+    let send_to = |sock: &UdpSocket, buf: &[u8]| {
+        // A full buffer or a vanished peer: the sender's timers recover.
+        let _ = sock.send_to(buf, peer);
+    };
+    let hello_ack = |out: &mut Vec<u8>, limit: u64| {
+        wire::encode(
+            &Packet {
+                conn_id,
+                pn: CONTROL_PN,
+                frame: Frame::HelloAck { max_chunks: limit },
+            },
+            out,
+        );
+    };
+    hello_ack(&mut out, reasm.limit());
+    send_to(&sock, &out);
+    let mut fin_at = t0;
+    loop {
+        if let Some(l) = linger_until {
+            if Instant::now() >= l {
+                break;
+            }
+        } else if last_heard.elapsed() > cfg.idle_timeout {
+            return Err(format!(
+                "the sender went silent for {:?} after {} bytes; giving up",
+                cfg.idle_timeout,
+                reasm.delivered_bytes()
+            ));
+        }
+        let mut to_send = None;
+        while let Ok((n, from)) = sock.recv_from(&mut inbuf) {
+            let p = match wire::decode(&inbuf[..n]) {
+                Ok(p) => p,
+                Err(_) => {
+                    malformed += 1;
+                    continue;
+                }
+            };
+            if p.conn_id != conn_id || from != peer {
+                stray += 1;
+                continue;
+            }
+            last_heard = Instant::now();
+            let now = now_ns(start);
+            match p.frame {
+                Frame::Hello { .. } => {
+                    hello_ack(&mut out, reasm.limit());
+                    send_to(&sock, &out);
+                }
+                Frame::Data { chunk, payload } => {
+                    if known_total.is_some_and(|t| chunk * CHUNK as u64 + payload.len() as u64 > t)
+                    {
+                        refused += 1;
+                        continue;
+                    }
+                    match reasm.insert(chunk, payload) {
+                        Insert::OutOfWindow | Insert::Invalid => {
+                            refused += 1;
+                            continue;
+                        }
+                        Insert::Duplicate => duplicates += 1,
+                        Insert::Accepted => {}
+                    }
+                    match acker.on_packet(now, p.pn, chunk, payload.len() as u64) {
+                        AckAction::Send(a) => {
+                            delack_at = None;
+                            to_send = Some(a);
+                        }
+                        AckAction::Delay(t) => {
+                            delack_at.get_or_insert(t);
+                        }
+                    }
+                    // Deliver what is now in order.
+                    while let Some(data) = reasm.pop() {
+                        let off = reasm.delivered_bytes() - data.len() as u64;
+                        if file.is_none() {
+                            pattern(seed, off, &mut want[..data.len()]);
+                            if want[..data.len()] != data[..] {
+                                return Err(format!(
+                                    "stream corrupted: bytes at offset {off} differ from the sender's pattern"
+                                ));
+                            }
+                        }
+                        hash.update(&data);
+                        if let Some(f) = file.as_mut() {
+                            f.write_all(&data)
+                                .map_err(|e| format!("writing the output: {e}"))?;
+                        }
+                    }
+                }
+                Frame::Fin { total, sha256 } => {
+                    if verdict.is_none() {
+                        if reasm.delivered_bytes() < total {
+                            // Data still missing: the sender only sends
+                            // FIN once all was acknowledged, so this is a
+                            // lie or a bug; refuse it.
+                            verdict = Some((false, reasm.delivered_bytes()));
+                        } else {
+                            let ok = reasm.delivered_bytes() == total
+                                && hash.clone().finalize()[..] == sha256[..];
+                            verdict = Some((ok, reasm.delivered_bytes()));
+                        }
+                        fin_at = now;
+                        linger_until = Some(Instant::now() + Duration::from_secs(1));
+                    }
+                    let (ok, received) = verdict.expect("set above");
+                    wire::encode(
+                        &Packet {
+                            conn_id,
+                            pn: CONTROL_PN,
+                            frame: Frame::Done { ok, received },
+                        },
+                        &mut out,
+                    );
+                    send_to(&sock, &out);
+                }
+                _ => stray += 1,
+            }
+        }
+        let now = now_ns(start);
+        if delack_at.is_some_and(|t| t <= now) {
+            delack_at = None;
+            if let Some(a) = acker.on_delayed_ack_timer(now) {
+                to_send = Some(a);
+            }
+        }
+        {
+            if let Some(a) = to_send {
+                wire::encode(
+                    &Packet {
+                        conn_id,
+                        pn: CONTROL_PN,
+                        frame: Frame::Ack {
+                            ranges: a.ranges,
+                            len: a.len,
+                            ack_delay_us: (a.ack_delay_ns / 1000).min(u32::MAX as u64) as u32,
+                            dsack: a.dsack,
+                            max_chunks: reasm.limit(),
+                        },
+                    },
+                    &mut out,
+                );
+                send_to(&sock, &out);
+            }
+        }
+        let wait = delack_at.map_or(50_000_000, |t| t.saturating_sub(now_ns(start)));
+        wait_readable(fd, wait.min(50_000_000));
+    }
+    if let Some(mut f) = file {
+        f.flush().map_err(|e| format!("writing the output: {e}"))?;
+    }
+    let (ok, received) = verdict.expect("the loop ends only after FIN");
+    if !ok {
+        return Err(format!(
+            "the transfer failed verification: {received} bytes in order, length or SHA-256 mismatch"
+        ));
+    }
+    let secs = (fin_at - t0) as f64 / 1e9;
+    Ok(RecvSummary {
+        bytes: received,
+        seconds: secs,
+        goodput_bps: received as f64 * 8.0 / secs.max(1e-9),
+        duplicates,
+        malformed,
+        stray,
+        refused,
+    })
+}

@@ -1,0 +1,406 @@
+//! The sending endpoint: handshake, paced transmission, ACK processing,
+//! loss recovery and the final integrity check.
+//!
+//! The loss detection, retransmission and pacing decisions are the
+//! simulator's TCP-like sender (`netsim::sender::Sender`), so the UDP
+//! transport and the simulator run the very same logic around the
+//! `congestion` controller: RACK-style loss detection with Linux's
+//! reordering adaptation, a backed-off retransmission timeout, Linux
+//! recovery episodes (the receiver's in-order point is known), and exact
+//! pacing at the controller's rate. This module adds sockets, the wire
+//! format, flow control, a precise timer and the FIN/DONE exchange.
+
+use crate::data::Source;
+use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
+use crate::{now_ns, wait_readable};
+use congestion::Config;
+use netsim::receiver::Ack;
+use netsim::sender::{SendDecision, Sender};
+use netsim::stats::LogHistogram;
+use netsim::FlowConfig;
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How to send.
+pub struct SendConfig {
+    /// Receiver address.
+    pub peer: SocketAddr,
+    /// Congestion controller (algorithm and switches).
+    pub cc: Config,
+    /// What to send.
+    pub source: Source,
+    /// Stop offering new data after this long (pattern without a length).
+    pub duration: Option<Duration>,
+    /// Give up when the peer is silent this long.
+    pub idle_timeout: Duration,
+    /// Time-series CSV (the shared schema plus `pacing_error_us`).
+    pub log: Option<PathBuf>,
+    /// Sampling interval of the log and the progress line.
+    pub interval: Duration,
+    /// Print a progress line to stderr every second.
+    pub progress: bool,
+}
+
+/// The sender's final report.
+#[derive(Debug, serde::Serialize)]
+pub struct SendSummary {
+    /// Algorithm.
+    pub cc: String,
+    /// Stream bytes delivered and verified by the receiver.
+    pub bytes: u64,
+    /// Seconds from the handshake to the receiver's verdict.
+    pub seconds: f64,
+    /// bytes × 8 / seconds.
+    pub goodput_bps: f64,
+    /// RTT percentiles over every sample, ms.
+    pub rtt_median_ms: Option<f64>,
+    /// See `rtt_median_ms`.
+    pub rtt_p95_ms: Option<f64>,
+    /// Data packets sent, and retransmitted.
+    pub packets_sent: u64,
+    /// See `packets_sent`.
+    pub retransmissions: u64,
+    /// How late paced sends went out against their pacing time, µs.
+    pub pacing_error_p50_us: Option<f64>,
+    /// See `pacing_error_p50_us`.
+    pub pacing_error_p99_us: Option<f64>,
+    /// Datagrams dropped as malformed, and as stray (another connection).
+    pub malformed: u64,
+    /// See `malformed`.
+    pub stray: u64,
+}
+
+fn send_packet(sock: &UdpSocket, buf: &[u8]) -> Result<(), String> {
+    match sock.send(buf) {
+        Ok(_) => Ok(()),
+        // A full socket buffer drops the datagram, as a full NIC queue would.
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            Err("the receiver is not listening (connection refused)".into())
+        }
+        Err(e) => Err(format!("send: {e}")),
+    }
+}
+
+/// Runs a transfer to completion.
+pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
+    let bind: SocketAddr = if cfg.peer.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let sock = UdpSocket::bind(bind).map_err(|e| format!("bind: {e}"))?;
+    sock.connect(cfg.peer)
+        .map_err(|e| format!("cannot reach {}: {e}", cfg.peer))?;
+    sock.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let fd = sock.as_raw_fd();
+    let conn_id: u64 = rand::random();
+    let start = Instant::now();
+    let mut out = Vec::with_capacity(MAX_DATAGRAM);
+    let mut inbuf = [0u8; 2048];
+    let (mut malformed, mut stray) = (0u64, 0u64);
+    let total = cfg.source.total();
+
+    // Handshake: HELLO every 200 ms until HELLO_ACK.
+    let mut last_heard = Instant::now();
+    let mut next_hello = 0u64;
+    let limit = loop {
+        let now = now_ns(start);
+        if now >= next_hello {
+            wire::encode(
+                &Packet {
+                    conn_id,
+                    pn: CONTROL_PN,
+                    frame: Frame::Hello {
+                        total: total.unwrap_or(u64::MAX),
+                        seed: cfg.source.seed(),
+                    },
+                },
+                &mut out,
+            );
+            send_packet(&sock, &out)?;
+            next_hello = now + 200_000_000;
+        }
+        if last_heard.elapsed() > cfg.idle_timeout {
+            return Err(format!(
+                "no answer from {} within {:?} (is `bbrlab recv` running there?)",
+                cfg.peer, cfg.idle_timeout
+            ));
+        }
+        wait_readable(fd, next_hello.saturating_sub(now_ns(start)));
+        let mut got = None;
+        while let Ok(n) = sock.recv(&mut inbuf) {
+            match wire::decode(&inbuf[..n]) {
+                Ok(p) if p.conn_id != conn_id => stray += 1,
+                Ok(Packet {
+                    frame: Frame::HelloAck { max_chunks },
+                    ..
+                }) => got = Some(max_chunks),
+                Ok(_) => stray += 1,
+                Err(_) => malformed += 1,
+            }
+        }
+        if let Some(l) = got {
+            last_heard = Instant::now();
+            break l;
+        }
+    };
+
+    let t0 = now_ns(start);
+    let mut flow = FlowConfig::bulk("udp", cfg.cc);
+    flow.cc.mss_bytes = CHUNK as u64;
+    flow.start_ns = t0;
+    flow.size_bytes = total;
+    flow.stop_ns = match (total, cfg.duration) {
+        (None, Some(d)) => Some(t0 + d.as_nanos() as u64),
+        (None, None) => Some(t0 + 10_000_000_000),
+        _ => None,
+    };
+    let mut sender = Sender::new(&flow, rand::random());
+    sender.set_flow_limit(limit);
+    let mut hash = Sha256::new();
+    let mut hashed_chunks = 0u64;
+    let mut chunk_buf = vec![0u8; CHUNK];
+    let mut pace_err = LogHistogram::default();
+    let mut waiting_for_pace: Option<u64> = None;
+    let mut log = match &cfg.log {
+        Some(p) => {
+            let mut w = BufWriter::new(
+                File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
+            );
+            writeln!(w, "{},pacing_error_us", netsim::FLOW_CSV_HEADER)
+                .map_err(|e| e.to_string())?;
+            Some(w)
+        }
+        None => None,
+    };
+    let interval = cfg.interval.as_nanos().max(1_000_000) as u64;
+    let mut next_sample = t0;
+    let mut last_delivered = 0u64;
+    let mut last_progress = t0;
+    let mut window_err = LogHistogram::default();
+    // FIN phase state.
+    let mut fin: Option<(u64, [u8; 32])> = None;
+    let mut next_fin = 0u64;
+    let mut done: Option<(bool, u64)> = None;
+    let verdict = loop {
+        let now = now_ns(start);
+        // Datagrams from the receiver.
+        while let Ok(n) = sock.recv(&mut inbuf) {
+            let p = match wire::decode(&inbuf[..n]) {
+                Ok(p) => p,
+                Err(_) => {
+                    malformed += 1;
+                    continue;
+                }
+            };
+            if p.conn_id != conn_id {
+                stray += 1;
+                continue;
+            }
+            last_heard = Instant::now();
+            match p.frame {
+                Frame::Ack {
+                    ranges,
+                    len,
+                    ack_delay_us,
+                    dsack,
+                    max_chunks,
+                } => {
+                    let ack = Ack {
+                        ranges,
+                        len,
+                        ack_delay_ns: ack_delay_us as u64 * 1000,
+                        dsack,
+                    };
+                    sender.on_ack(now, &ack);
+                    sender.set_flow_limit(max_chunks);
+                }
+                Frame::Done { ok, received } => {
+                    if fin.is_some() {
+                        done = Some((ok, received));
+                    }
+                }
+                Frame::HelloAck { max_chunks } => sender.set_flow_limit(max_chunks),
+                _ => stray += 1,
+            }
+        }
+        if let Some(v) = done {
+            break v;
+        }
+        if last_heard.elapsed() > cfg.idle_timeout {
+            return Err(format!(
+                "the receiver went silent for {:?}; giving up",
+                cfg.idle_timeout
+            ));
+        }
+        if let Some(t) = sender.timer_deadline() {
+            if t <= now {
+                sender.on_timer(now);
+            }
+        }
+        // Send what may be sent now.
+        if fin.is_none() {
+            loop {
+                let now = now_ns(start);
+                match sender.poll(now) {
+                    SendDecision::Send {
+                        chunk,
+                        bytes,
+                        retransmission,
+                    } => {
+                        if let Some(t) = waiting_for_pace.take() {
+                            let e = now.saturating_sub(t);
+                            pace_err.record(e);
+                            window_err.record(e);
+                        }
+                        cfg.source
+                            .chunk(chunk, bytes as usize, &mut chunk_buf)
+                            .map_err(|e| format!("reading the source: {e}"))?;
+                        if !retransmission && chunk == hashed_chunks {
+                            hash.update(&chunk_buf[..bytes as usize]);
+                            hashed_chunks += 1;
+                        }
+                        let pn = sender.on_sent(now, chunk, bytes, retransmission);
+                        wire::encode(
+                            &Packet {
+                                conn_id,
+                                pn,
+                                frame: Frame::Data {
+                                    chunk,
+                                    payload: &chunk_buf[..bytes as usize],
+                                },
+                            },
+                            &mut out,
+                        );
+                        send_packet(&sock, &out)?;
+                    }
+                    SendDecision::PaceUntil(t) => {
+                        waiting_for_pace = Some(t);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            if sender.is_finished(now_ns(start)) {
+                let sent_bytes = stream_len(total, sender.chunks_sent());
+                let digest: [u8; 32] = hash.clone().finalize().into();
+                fin = Some((sent_bytes, digest));
+            }
+        }
+        if let Some((total_bytes, digest)) = fin {
+            let now = now_ns(start);
+            if now >= next_fin {
+                wire::encode(
+                    &Packet {
+                        conn_id,
+                        pn: CONTROL_PN,
+                        frame: Frame::Fin {
+                            total: total_bytes,
+                            sha256: digest,
+                        },
+                    },
+                    &mut out,
+                );
+                send_packet(&sock, &out)?;
+                next_fin = now + 100_000_000;
+            }
+        }
+        // Samples and progress.
+        let now = now_ns(start);
+        if now >= next_sample {
+            let delivered = sender.delivered_bytes();
+            let s = sender.cc.snapshot();
+            if let Some(w) = log.as_mut() {
+                let gp = (delivered - last_delivered) as f64 * 8e9 / interval as f64;
+                writeln!(
+                    w,
+                    "{:.6},0,{delivered},{gp:.0},{},{},{},{},{},{},{},,{},{}",
+                    (now - t0) as f64 / 1e9,
+                    sender
+                        .latest_rtt_ns
+                        .map_or(String::new(), |r| format!("{:.3}", r as f64 / 1e6)),
+                    s.cwnd_bytes,
+                    s.pacing_rate_bytes_per_sec * 8,
+                    sender.inflight,
+                    s.mode.name(),
+                    s.bw_estimate_bytes_per_sec
+                        .map_or(String::new(), |b| format!("{:.0}", b * 8.0)),
+                    s.min_rtt
+                        .map_or(String::new(), |d| format!("{:.3}", d.as_secs_f64() * 1e3)),
+                    sender.retransmissions,
+                    window_err
+                        .quantile(0.5)
+                        .map_or(String::new(), |e| format!("{:.1}", e / 1e3)),
+                )
+                .map_err(|e| e.to_string())?;
+            }
+            window_err = LogHistogram::default();
+            last_delivered = delivered;
+            next_sample = now + interval;
+            if cfg.progress && now - last_progress >= 1_000_000_000 {
+                eprint!(
+                    "\r{:6.1} s {:8.2} Mbit/s  rtt {:6.1} ms  cwnd {:7.0} kB  {:<10} retx {}   ",
+                    (now - t0) as f64 / 1e9,
+                    delivered as f64 * 8e3 / (now - t0).max(1) as f64,
+                    sender.latest_rtt_ns.unwrap_or(0) as f64 / 1e6,
+                    s.cwnd_bytes as f64 / 1e3,
+                    s.mode.name(),
+                    sender.retransmissions
+                );
+                last_progress = now;
+            }
+        }
+        // Wait for the next thing to do.
+        let mut next = next_sample;
+        if let Some(t) = waiting_for_pace {
+            next = next.min(t);
+        }
+        if let Some(t) = sender.timer_deadline() {
+            next = next.min(t);
+        }
+        if fin.is_some() {
+            next = next.min(next_fin);
+        }
+        wait_readable(fd, next.saturating_sub(now_ns(start)).min(50_000_000));
+    };
+    if let Some(w) = log.as_mut() {
+        w.flush().map_err(|e| e.to_string())?;
+    }
+    if cfg.progress {
+        eprintln!();
+    }
+    let (ok, received) = verdict;
+    let (total_bytes, _) = fin.expect("verdict only after FIN");
+    if !ok {
+        return Err(format!(
+            "the receiver rejected the transfer: it got {received} bytes in order of {total_bytes}, or the SHA-256 differed"
+        ));
+    }
+    let secs = (now_ns(start) - t0) as f64 / 1e9;
+    let ms = |v: Option<f64>| v.map(|x| x / 1e6);
+    let us = |v: Option<f64>| v.map(|x| x / 1e3);
+    Ok(SendSummary {
+        cc: cfg.cc.algorithm.name().to_string(),
+        bytes: total_bytes,
+        seconds: secs,
+        goodput_bps: total_bytes as f64 * 8.0 / secs.max(1e-9),
+        rtt_median_ms: ms(sender.rtt_hist.quantile(0.5)),
+        rtt_p95_ms: ms(sender.rtt_hist.quantile(0.95)),
+        packets_sent: sender.packets_sent,
+        retransmissions: sender.retransmissions,
+        pacing_error_p50_us: us(pace_err.quantile(0.5)),
+        pacing_error_p99_us: us(pace_err.quantile(0.99)),
+        malformed,
+        stray,
+    })
+}
+
+fn stream_len(total: Option<u64>, chunks: u64) -> u64 {
+    total.unwrap_or(chunks * CHUNK as u64)
+}
