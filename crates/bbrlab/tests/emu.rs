@@ -10,91 +10,10 @@
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-static SERIAL: Mutex<()> = Mutex::new(());
-
-const BIN: &str = env!("CARGO_BIN_EXE_bbrlab");
-
-fn require_root() {
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    assert_eq!(
-        uid, 0,
-        "the emulator tests need root (CI runs them as root)"
-    );
-}
-
-fn our_namespaces_of(pid: u32) -> Vec<String> {
-    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| n.starts_with(&format!("bbrlab-{pid}-")))
-        .map(str::to_string)
-        .collect()
-}
-
-fn tun_links_of(pid: u32) -> bool {
-    let out = Command::new("ip").args(["-o", "link"]).output().unwrap();
-    let tag = pid % 100_000;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .any(|l| l.contains(&format!("bblc{tag}")) || l.contains(&format!("bbls{tag}")))
-}
-
-/// Runs one kernel-TCP transfer through the emulator; returns the
-/// sender's JSON summary.
-fn kernel_transfer(
-    cc: &str,
-    rate: &str,
-    rtt: &str,
-    queue: &str,
-    loss: Option<&str>,
-    secs: u32,
-) -> Value {
-    let mut args = vec![
-        "emu".to_string(),
-        "--rate".into(),
-        rate.into(),
-        "--rtt".into(),
-        rtt.into(),
-        "--queue".into(),
-        queue.into(),
-        "--timeout".into(),
-        (secs + 30).to_string(),
-        "--server".into(),
-        format!("{BIN} tcp recv --listen {{server}}:5201"),
-        "--client".into(),
-        format!("{BIN} tcp send --to {{server}}:5201 --cc {cc} --duration {secs}s"),
-    ];
-    if let Some(l) = loss {
-        args.push("--loss".into());
-        args.push(l.into());
-    }
-    let child = Command::new(BIN)
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "emu failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(our_namespaces_of(pid).is_empty(), "namespaces left behind");
-    // The receiver prints its summary first, the sender's has "cc".
-    let line = stdout
-        .lines()
-        .find(|l| l.contains("\"cc\""))
-        .unwrap_or_else(|| panic!("no sender summary in {stdout}"));
-    serde_json::from_str(line).unwrap()
-}
+mod common;
+use common::*;
 
 /// Kernel `bbr` over 20 Mbit/s / 40 ms / 100 packets: ≥ 90 % of the link
 /// rate (the bar; TCP/IP headers alone cost 3.5 %), and a median
