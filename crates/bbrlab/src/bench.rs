@@ -115,3 +115,65 @@ pub fn run(seconds: u64, large: bool) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `bbrlab bench --transport`: loopback goodput of the UDP transport with
+/// BBR, and of kernel TCP with BBR in the same run, `seconds` each.
+pub fn transport(seconds: u64) -> Result<(), String> {
+    if seconds == 0 || seconds > 600 {
+        return Err(format!("--seconds {seconds}: allowed 1 to 600"));
+    }
+    let secs = std::time::Duration::from_secs(seconds);
+    let udp_addr: std::net::SocketAddr = "127.0.0.1:5403".parse().expect("literal");
+    let udp = std::thread::scope(|s| -> Result<f64, String> {
+        let r = s.spawn(|| {
+            transport::receiver::recv(transport::receiver::RecvConfig {
+                listen: udp_addr,
+                output: None,
+                window_chunks: (64 << 20) / transport::wire::CHUNK as u64,
+                idle_timeout: std::time::Duration::from_secs(5),
+                accept_timeout: std::time::Duration::from_secs(10),
+            })
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let sent = transport::sender::send(transport::sender::SendConfig {
+            peer: udp_addr,
+            cc: congestion::Config::new(congestion::Algorithm::Bbr),
+            source: transport::data::Source::Pattern {
+                seed: 7,
+                total: None,
+            },
+            duration: Some(secs),
+            idle_timeout: std::time::Duration::from_secs(5),
+            log: None,
+            interval: std::time::Duration::from_millis(100),
+            progress: false,
+        })?;
+        r.join().map_err(|_| "receiver panicked".to_string())??;
+        println!(
+            "udp transport (bbr): {:.2} Gbit/s, pacing error p50 {:.1} µs p99 {:.1} µs, {} retransmissions",
+            sent.goodput_bps / 1e9,
+            sent.pacing_error_p50_us.unwrap_or(f64::NAN),
+            sent.pacing_error_p99_us.unwrap_or(f64::NAN),
+            sent.retransmissions
+        );
+        Ok(sent.goodput_bps)
+    })?;
+    let tcp_addr: std::net::SocketAddr = "127.0.0.1:5404".parse().expect("literal");
+    let tcp = std::thread::scope(|s| -> Result<f64, String> {
+        let r = s.spawn(|| crate::tcp::recv(tcp_addr, std::time::Duration::from_secs(5)));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let sent = crate::tcp::send(&crate::tcp::SendOptions {
+            to: tcp_addr,
+            cc: "bbr".into(),
+            duration_s: secs.as_secs_f64(),
+            bytes: None,
+            interval: std::time::Duration::from_millis(100),
+            log: None,
+        })?;
+        r.join().map_err(|_| "receiver panicked".to_string())??;
+        println!("kernel TCP (bbr):    {:.2} Gbit/s", sent.goodput_bps / 1e9);
+        Ok(sent.goodput_bps)
+    })?;
+    println!("udp / kernel TCP goodput ratio: {:.2}", udp / tcp);
+    Ok(())
+}

@@ -6,6 +6,8 @@
 //! - `plot`: draw the standard figures for a run directory
 //! - `emu`: run real programs over an emulated path (root)
 //! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
+//! - `send` / `recv`: the UDP transport
+//! - `compare`: one scenario in the simulator, over UDP and over kernel TCP
 //! - `bench`: measure the simulator's speed on the standard dumbbell
 
 use clap::{Parser, Subcommand};
@@ -14,6 +16,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod claims;
+mod compare;
 mod emu;
 mod output;
 mod plots;
@@ -146,6 +149,18 @@ enum Command {
         #[arg(long, default_value = "60s")]
         accept_timeout: String,
     },
+    /// Run a one-flow scenario in the simulator and, through the emulator
+    /// (root), with kernel TCP and/or the UDP transport; overlay and tabulate.
+    Compare {
+        /// The scenario (one flow, no sweep).
+        scenario: PathBuf,
+        /// Real sources to add: kernel, udp (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
+        with: Vec<String>,
+        /// Output directory (default out/compare-<name>).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
     /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
     Tcp {
         #[command(subcommand)]
@@ -182,6 +197,10 @@ enum Command {
         /// report its wall time and the peak memory (RSS) of this process.
         #[arg(long)]
         large: bool,
+        /// Instead: goodput of the UDP transport (bbr) on loopback, against
+        /// kernel TCP (bbr) in the same run, each for --seconds.
+        #[arg(long)]
+        transport: bool,
     },
 }
 
@@ -337,6 +356,11 @@ fn main() -> ExitCode {
         })
         .map(|_| ()),
         Command::Tcp { side } => tcp_command(side),
+        Command::Compare {
+            scenario,
+            with,
+            out,
+        } => compare::parse_sources(&with).and_then(|w| compare::run(&scenario, &w, out)),
         Command::Send {
             to,
             cc,
@@ -418,7 +442,17 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Bench { seconds, large } => bench::run(seconds, large),
+        Command::Bench {
+            seconds,
+            large,
+            transport,
+        } => {
+            if transport {
+                bench::transport(seconds)
+            } else {
+                bench::run(seconds, large)
+            }
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,6 @@
 
 mod common;
 use common::*;
-use std::io::Write;
 use std::net::UdpSocket;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -54,23 +53,14 @@ fn twenty_megabytes_arrive_intact_through_loss_and_reordering() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
     let sc = dir.path().join("lossy.toml");
-    std::fs::File::create(&sc)
-        .unwrap()
-        .write_all(
-            br#"duration = "60s"
-[link.forward]
-rate = "20mbit"
-delay = "20ms"
-queue = { limit = "100pkt" }
-loss = 0.05
-jitter = { uniform = { min = "0ms", max = "5ms" }, reorder = true }
-[link.reverse]
-delay = "20ms"
-[[flow]]
-algorithm = "bbr"
-"#,
-        )
-        .unwrap();
+    std::fs::write(
+        &sc,
+        path_20mbit_40ms(
+            "60s",
+            "loss = 0.05\njitter = { uniform = { min = \"0ms\", max = \"5ms\" }, reorder = true }",
+        ),
+    )
+    .unwrap();
     let (s, r) = udp_transfer(
         &["--scenario", sc.to_str().unwrap()],
         "bbr",
@@ -235,4 +225,67 @@ fn malformed_and_stray_datagrams_are_dropped_and_counted() {
     assert_eq!(rj["bytes"].as_u64(), Some(30_000_000));
     let dropped = rj["malformed"].as_u64().unwrap() + rj["stray"].as_u64().unwrap();
     assert!(dropped > 0, "{rj}");
+}
+
+/// `bbrlab compare` runs one scenario in the simulator, over the UDP
+/// transport and over kernel TCP through the emulator, and summarises all
+/// three. Bounds are loose sanity limits on the 20 Mbit/s / 40 ms path
+/// (each real source's performance is asserted tightly in the tests
+/// above): every source moved at least half the link rate, so its row came
+/// from a real transfer; medians sit between the propagation delay and the
+/// 100-packet buffer's 60 ms worst case plus emulator slack; and min_rtt is
+/// within 5 ms of 40 ms.
+#[test]
+fn compare_overlays_simulator_udp_and_kernel() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("cmp.toml");
+    std::fs::write(&sc, path_20mbit_40ms("4s", "")).unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(BIN)
+        .args([
+            "compare",
+            sc.to_str().unwrap(),
+            "--with",
+            "kernel,udp",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("compare.json")).unwrap()).unwrap();
+    let rows = rows.as_array().unwrap();
+    let labels: Vec<&str> = rows.iter().map(|r| r["source"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        ["simulator (bbr)", "kernel TCP (bbr)", "UDP transport (bbr)"]
+    );
+    for r in rows {
+        let g = r["goodput_mbps"].as_f64().unwrap();
+        let p50 = r["rtt_median_ms"].as_f64().unwrap();
+        let min_rtt = r["min_rtt_ms"].as_f64().unwrap();
+        assert!((10.0..=20.5).contains(&g), "{r}");
+        assert!((40.0..=75.0).contains(&p50), "{r}");
+        assert!((40.0..=45.0).contains(&min_rtt), "{r}");
+        // Each printed row carries the same goodput.
+        assert!(stdout.contains(&format!("{g:.2}")), "{stdout}");
+    }
+    for f in [
+        "goodput.svg",
+        "goodput.png",
+        "rtt.svg",
+        "sim/flows.csv",
+        "udp/flows.csv",
+        "kernel/flows.csv",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
 }

@@ -131,3 +131,21 @@ pub fn json_with(stdout: &str, key: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON with {key} in {stdout}"));
     serde_json::from_str(line).unwrap()
 }
+
+/// A one-flow `bbr` scenario on the 20 Mbit/s / 40 ms / 100-packet path of
+/// issue 6, with extra `[link.forward]` lines (loss, jitter).
+pub fn path_20mbit_40ms(duration: &str, forward_extra: &str) -> String {
+    format!(
+        r#"duration = "{duration}"
+[link.forward]
+rate = "20mbit"
+delay = "20ms"
+queue = {{ limit = "100pkt" }}
+{forward_extra}
+[link.reverse]
+delay = "20ms"
+[[flow]]
+algorithm = "bbr"
+"#
+    )
+}
