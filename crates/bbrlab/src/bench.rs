@@ -123,8 +123,38 @@ pub fn transport(seconds: u64) -> Result<(), String> {
         return Err(format!("--seconds {seconds}: allowed 1 to 600"));
     }
     let secs = std::time::Duration::from_secs(seconds);
-    let udp_addr: std::net::SocketAddr = "127.0.0.1:5403".parse().expect("literal");
-    let udp = std::thread::scope(|s| -> Result<f64, String> {
+    let mut udp = Vec::new();
+    for (gso, port) in [(true, 5403), (false, 5405)] {
+        udp.push(udp_loopback(secs, gso, port)?);
+    }
+    let tcp_addr: std::net::SocketAddr = "127.0.0.1:5404".parse().expect("literal");
+    let tcp = std::thread::scope(|s| -> Result<f64, String> {
+        let r = s.spawn(|| crate::tcp::recv(tcp_addr, std::time::Duration::from_secs(5)));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let sent = crate::tcp::send(&crate::tcp::SendOptions {
+            to: tcp_addr,
+            cc: "bbr".into(),
+            duration_s: secs.as_secs_f64(),
+            bytes: None,
+            interval: std::time::Duration::from_millis(100),
+            log: None,
+        })?;
+        r.join().map_err(|_| "receiver panicked".to_string())??;
+        println!("kernel TCP (bbr):    {:.2} Gbit/s", sent.goodput_bps / 1e9);
+        Ok(sent.goodput_bps)
+    })?;
+    println!(
+        "udp / kernel TCP goodput ratio: {:.2} with GSO, {:.2} without",
+        udp[0] / tcp,
+        udp[1] / tcp
+    );
+    Ok(())
+}
+
+/// One loopback transfer of the UDP transport with BBR; returns goodput.
+fn udp_loopback(secs: std::time::Duration, gso: bool, port: u16) -> Result<f64, String> {
+    let udp_addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    std::thread::scope(|s| -> Result<f64, String> {
         let r = s.spawn(|| {
             transport::receiver::recv(transport::receiver::RecvConfig {
                 listen: udp_addr,
@@ -147,33 +177,18 @@ pub fn transport(seconds: u64) -> Result<(), String> {
             log: None,
             interval: std::time::Duration::from_millis(100),
             progress: false,
+            gso,
         })?;
         r.join().map_err(|_| "receiver panicked".to_string())??;
         println!(
-            "udp transport (bbr): {:.2} Gbit/s, pacing error p50 {:.1} µs p99 {:.1} µs, {} retransmissions",
+            "udp transport (bbr, {}): {:.2} Gbit/s, {:.1} datagrams per send call, pacing error p50 {:.1} µs p99 {:.1} µs, {} retransmissions",
+            if sent.gso { "GSO" } else { "no GSO" },
             sent.goodput_bps / 1e9,
+            sent.datagrams_per_syscall,
             sent.pacing_error_p50_us.unwrap_or(f64::NAN),
             sent.pacing_error_p99_us.unwrap_or(f64::NAN),
             sent.retransmissions
         );
         Ok(sent.goodput_bps)
-    })?;
-    let tcp_addr: std::net::SocketAddr = "127.0.0.1:5404".parse().expect("literal");
-    let tcp = std::thread::scope(|s| -> Result<f64, String> {
-        let r = s.spawn(|| crate::tcp::recv(tcp_addr, std::time::Duration::from_secs(5)));
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let sent = crate::tcp::send(&crate::tcp::SendOptions {
-            to: tcp_addr,
-            cc: "bbr".into(),
-            duration_s: secs.as_secs_f64(),
-            bytes: None,
-            interval: std::time::Duration::from_millis(100),
-            log: None,
-        })?;
-        r.join().map_err(|_| "receiver panicked".to_string())??;
-        println!("kernel TCP (bbr):    {:.2} Gbit/s", sent.goodput_bps / 1e9);
-        Ok(sent.goodput_bps)
-    })?;
-    println!("udp / kernel TCP goodput ratio: {:.2}", udp / tcp);
-    Ok(())
+    })
 }

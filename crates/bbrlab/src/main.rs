@@ -102,35 +102,7 @@ enum Command {
         timeout: u64,
     },
     /// Send over bbrlab's UDP transport, paced by a `congestion` controller.
-    Send {
-        /// Receiver address, e.g. 10.77.0.2:5202.
-        #[arg(long)]
-        to: std::net::SocketAddr,
-        /// Congestion control: bbr, bbr-jitter, cubic or reno.
-        #[arg(long, default_value = "bbr")]
-        cc: String,
-        /// Send this file.
-        #[arg(long, conflicts_with_all = ["bytes", "duration"])]
-        file: Option<PathBuf>,
-        /// Send this many bytes of a verifiable pattern.
-        #[arg(long, conflicts_with = "duration")]
-        bytes: Option<u64>,
-        /// Send a verifiable pattern for this long (default 10s).
-        #[arg(long)]
-        duration: Option<String>,
-        /// Give up when the receiver is silent this long.
-        #[arg(long, default_value = "5s")]
-        idle_timeout: String,
-        /// Write the time series (shared schema + pacing_error_us) here.
-        #[arg(long)]
-        log: Option<PathBuf>,
-        /// Sampling interval of the time series.
-        #[arg(long, default_value = "10ms")]
-        interval: String,
-        /// No progress line.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+    Send(SendArgs),
     /// Receive one transfer over bbrlab's UDP transport and verify it.
     Recv {
         /// Address to listen on.
@@ -278,18 +250,55 @@ fn tcp_command(side: TcpSide) -> Result<(), String> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn udp_send(
+/// `bbrlab send`'s options.
+#[derive(clap::Args)]
+struct SendArgs {
+    /// Receiver address, e.g. 10.77.0.2:5202.
+    #[arg(long)]
     to: std::net::SocketAddr,
-    cc: &str,
+    /// Congestion control: bbr, bbr-jitter, cubic or reno.
+    #[arg(long, default_value = "bbr")]
+    cc: String,
+    /// Send this file.
+    #[arg(long, conflicts_with_all = ["bytes", "duration"])]
     file: Option<PathBuf>,
+    /// Send this many bytes of a verifiable pattern.
+    #[arg(long, conflicts_with = "duration")]
     bytes: Option<u64>,
+    /// Send a verifiable pattern for this long (default 10s).
+    #[arg(long)]
     duration: Option<String>,
-    idle_timeout: &str,
+    /// Give up when the receiver is silent this long.
+    #[arg(long, default_value = "5s")]
+    idle_timeout: String,
+    /// Write the time series (shared schema + pacing_error_us) here.
+    #[arg(long)]
     log: Option<PathBuf>,
-    interval: &str,
+    /// Sampling interval of the time series.
+    #[arg(long, default_value = "10ms")]
+    interval: String,
+    /// No progress line.
+    #[arg(long, short)]
     quiet: bool,
-) -> Result<(), String> {
+    /// Send every datagram with its own system call instead of batching
+    /// what the pacer releases together into one GSO send.
+    #[arg(long)]
+    no_gso: bool,
+}
+
+fn udp_send(a: SendArgs) -> Result<(), String> {
+    let SendArgs {
+        to,
+        cc,
+        file,
+        bytes,
+        duration,
+        idle_timeout,
+        log,
+        interval,
+        quiet,
+        no_gso,
+    } = a;
     let algorithm: congestion::Algorithm = cc.parse().map_err(|e| format!("--cc: {e}"))?;
     let source = match (file, bytes) {
         (Some(f), _) => transport::data::Source::file(&f)?,
@@ -309,10 +318,11 @@ fn udp_send(
         cc: congestion::Config::new(algorithm),
         source,
         duration,
-        idle_timeout: duration_arg("--idle-timeout", idle_timeout)?,
+        idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
         log,
-        interval: duration_arg("--interval", interval)?,
+        interval: duration_arg("--interval", &interval)?,
         progress: !quiet,
+        gso: !no_gso,
     })?;
     println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
     Ok(())
@@ -361,27 +371,7 @@ fn main() -> ExitCode {
             with,
             out,
         } => compare::parse_sources(&with).and_then(|w| compare::run(&scenario, &w, out)),
-        Command::Send {
-            to,
-            cc,
-            file,
-            bytes,
-            duration,
-            idle_timeout,
-            log,
-            interval,
-            quiet,
-        } => udp_send(
-            to,
-            &cc,
-            file,
-            bytes,
-            duration,
-            &idle_timeout,
-            log,
-            &interval,
-            quiet,
-        ),
+        Command::Send(a) => udp_send(a),
         Command::Recv {
             listen,
             output,

@@ -85,6 +85,16 @@ pub enum AckName {
     Delayed,
 }
 
+/// The sender's pacer (`pacing = "exact" | "quantum"`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PacingName {
+    /// One packet at a time at the pacing rate.
+    Exact,
+    /// Bursts of one send quantum, as Linux fq and the UDP transport send.
+    Quantum,
+}
+
 /// `[flow.bbr]`: switches for BBR's mechanisms.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,6 +138,7 @@ pub struct FlowTable {
     chunk_size: Option<Bytes>,
     chunk_every: Option<Dur>,
     ack: Option<AckName>,
+    pacing: Option<PacingName>,
     count: Option<u32>,
     stagger: Option<Dur>,
     mss: Option<u64>,
@@ -564,6 +575,10 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                 extra_rtt_ns: f.extra_rtt.map_or(0, |d| d.0),
                 app: app.clone(),
                 ack,
+                pacing: match f.pacing {
+                    Some(PacingName::Quantum) => netsim::Pacing::Quantum,
+                    Some(PacingName::Exact) | None => netsim::Pacing::Exact,
+                },
             });
         }
     }

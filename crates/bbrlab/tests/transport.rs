@@ -24,7 +24,13 @@ fn udp_transfer(
         timeout,
     );
     assert!(ok, "{cc}: emu failed\n{out}\n{err}");
-    (json_with(&out, "\"cc\""), json_with(&out, "\"duplicates\""))
+    let (s, r) = (json_with(&out, "\"cc\""), json_with(&out, "\"duplicates\""));
+    // A duplicate at the receiver can only come from a retransmission.
+    assert!(
+        r["duplicates"].as_u64() <= s["retransmissions"].as_u64(),
+        "{cc}: {r} from {s}"
+    );
+    (s, r)
 }
 
 /// 20 MB over 20 Mbit/s / 40 ms / 100 packets arrives intact (every byte

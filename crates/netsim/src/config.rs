@@ -62,6 +62,23 @@ pub struct FlowConfig {
     pub app: App,
     /// The receiver's ACK policy.
     pub ack: AckPolicy,
+    /// How the pacer releases packets.
+    pub pacing: Pacing,
+}
+
+/// How the sender's pacer turns the controller's rate into send times.
+/// Both send at exactly the pacing rate on average.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pacing {
+    /// One packet at a time, each `bytes / rate` after the previous: the
+    /// idealised pacer, and the simulator's default.
+    #[default]
+    Exact,
+    /// Bursts of up to the controller's send quantum (about 1 ms of data,
+    /// at most 64 KiB), then a pause of the burst's length at the rate, as
+    /// Linux's fq releases TSO super-packets. A real sender needs this so
+    /// one timer wake and one GSO system call carry a whole quantum.
+    Quantum,
 }
 
 impl FlowConfig {
@@ -76,6 +93,7 @@ impl FlowConfig {
             extra_rtt_ns: 0,
             app: App::Bulk,
             ack: AckPolicy::EveryPacket,
+            pacing: Pacing::Exact,
         }
     }
 }

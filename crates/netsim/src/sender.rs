@@ -12,7 +12,7 @@
 //! sender keeps a short list of packets that were skipped over by an ACK
 //! and are not yet resolved, instead of rescanning the window.
 
-use crate::config::{App, FlowConfig};
+use crate::config::{App, FlowConfig, Pacing};
 use crate::receiver::Ack;
 use crate::record::ModeTimes;
 use crate::stats::LogHistogram;
@@ -190,6 +190,9 @@ pub struct Sender {
     stop_ns: Option<u64>,
     app: AppState,
     next_send_ns: u64,
+    pacing: Pacing,
+    /// Quantum pacing: packets whose slot is before this may go now.
+    burst_until_ns: u64,
     app_limited_marked: bool,
     rto_backoff: u32,
     rto_base_ns: u64,
@@ -264,6 +267,8 @@ impl Sender {
             stop_ns: flow.stop_ns,
             app: AppState::new(&flow.app, flow.start_ns),
             next_send_ns: flow.start_ns,
+            pacing: flow.pacing,
+            burst_until_ns: 0,
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base_ns: flow.start_ns,
@@ -357,7 +362,16 @@ impl Sender {
             return SendDecision::CwndLimited;
         }
         if self.next_send_ns > now {
-            return SendDecision::PaceUntil(self.next_send_ns);
+            // Mid-burst (quantum pacing): the packet's slot starts within
+            // the burst opened when the pacer last caught up.
+            if self.next_send_ns >= self.burst_until_ns {
+                return SendDecision::PaceUntil(self.next_send_ns);
+            }
+        } else if self.pacing == Pacing::Quantum {
+            // Caught up: open a burst of one send quantum at the rate.
+            let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
+            let quantum = self.cc.send_quantum_bytes() as f64;
+            self.burst_until_ns = now + (quantum * 1e9 / rate) as u64;
         }
         SendDecision::Send {
             chunk,

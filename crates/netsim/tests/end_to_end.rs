@@ -137,3 +137,53 @@ fn reordering_is_tolerated_once_seen() {
         );
     }
 }
+
+/// Sends the sender releases at one instant, and when it may send next.
+fn burst_at(f: &FlowConfig, now: u64) -> (u64, u64, u64) {
+    let mut s = netsim::sender::Sender::new(f, 1);
+    let mut sent = 0;
+    for _ in 0..1000 {
+        match s.poll(now) {
+            netsim::sender::SendDecision::Send {
+                chunk,
+                bytes,
+                retransmission,
+            } => {
+                s.on_sent(now, chunk, bytes, retransmission);
+                sent += 1;
+            }
+            netsim::sender::SendDecision::PaceUntil(t) => {
+                return (sent, t, s.cc.pacing_rate_bytes_per_sec())
+            }
+            other => panic!("unexpected {other:?} after {sent} sends"),
+        }
+    }
+    panic!("the pacer never paused");
+}
+
+/// Exact pacing releases one packet per slot; quantum pacing releases a
+/// burst of several (the send quantum, bounded by cwnd) and then waits the
+/// burst's whole length at the pacing rate, so both average the same rate.
+#[test]
+fn quantum_pacing_bursts_a_quantum_then_waits_its_length() {
+    let mut cc = Config::new(Algorithm::Bbr);
+    // A 100-packet initial window: the initial pacing rate, 2.885 × 100
+    // packets per ms (433 MB/s), gives the largest quantum, 64 KiB = 43
+    // packets, and cwnd does not bind first.
+    cc.initial_cwnd_packets = 100;
+    let mut f = FlowConfig::bulk("q", cc);
+    f.start_ns = 5 * MS;
+    let (n, next, rate) = burst_at(&f, f.start_ns);
+    assert_eq!(n, 1, "exact pacing sends one packet per slot");
+    let slot = |packets: u64| packets as f64 * 1500.0 * 1e9 / rate as f64;
+    assert!(((next - f.start_ns) as f64 - slot(1)).abs() <= 1.0);
+
+    f.pacing = netsim::Pacing::Quantum;
+    let (n, next, rate) = burst_at(&f, f.start_ns);
+    assert_eq!(n, 65_536 / 1500, "one 64 KiB quantum of 1500-byte packets");
+    let wait = (next - f.start_ns) as f64;
+    assert!(
+        (wait - slot(n)).abs() <= n as f64,
+        "burst of {n} packets then a wait of {wait} ns (rate {rate} B/s)"
+    );
+}

@@ -12,11 +12,14 @@
 //!   transport and the simulator run identical logic.
 //! - [`reassembly`]: the receiver's bounded reordering buffer.
 //! - [`data`]: file and seeded-pattern sources.
+//! - [`udp_batch`]: GSO/GRO batching of datagrams without changing when
+//!   they leave.
 
 pub mod data;
 pub mod reassembly;
 pub mod receiver;
 pub mod sender;
+pub mod udp_batch;
 pub mod wire;
 
 use std::time::Instant;

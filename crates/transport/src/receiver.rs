@@ -6,6 +6,7 @@
 
 use crate::data::pattern;
 use crate::reassembly::{Insert, Reassembly};
+use crate::udp_batch::BatchReceiver;
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
 use netsim::receiver::{AckAction, Receiver};
@@ -86,6 +87,9 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         }
     };
     let known_total = (total != u64::MAX).then_some(total);
+    // From here on, many datagrams per system call (GRO, recvmmsg); a
+    // plain recv on a GRO socket would merge datagrams, so only `rx` reads.
+    let mut rx = BatchReceiver::new(&sock).map_err(|e| format!("receive socket: {e}"))?;
     let mut file = match &cfg.output {
         Some(p) => Some(BufWriter::new(
             File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
@@ -137,8 +141,8 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
             ));
         }
         let mut to_send = None;
-        while let Ok((n, from)) = sock.recv_from(&mut inbuf) {
-            let p = match wire::decode(&inbuf[..n]) {
+        while let Some((datagram, from)) = rx.next(&sock) {
+            let p = match wire::decode(datagram) {
                 Ok(p) => p,
                 Err(_) => {
                     malformed += 1;
