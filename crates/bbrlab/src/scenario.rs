@@ -575,6 +575,7 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                 extra_rtt_ns: f.extra_rtt.map_or(0, |d| d.0),
                 app: app.clone(),
                 ack,
+                timeout: netsim::Timeout::Rto,
                 pacing: match f.pacing {
                     Some(PacingName::Quantum) => netsim::Pacing::Quantum,
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,

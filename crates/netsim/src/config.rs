@@ -64,6 +64,27 @@ pub struct FlowConfig {
     pub ack: AckPolicy,
     /// How the pacer releases packets.
     pub pacing: Pacing,
+    /// What the sender does when ACKs stop coming.
+    pub timeout: Timeout,
+}
+
+/// The sender's timeout when ACKs stop: TCP's or QUIC's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Timeout {
+    /// TCP's retransmission timeout (RFC 6298, Linux's 200 ms floor):
+    /// everything outstanding is declared lost and the controller is told
+    /// (cwnd collapses to one packet's worth). The simulator's default,
+    /// since it models TCP.
+    #[default]
+    Rto,
+    /// QUIC's probe timeout (RFC 9002 §6.2): when it fires, up to two probe
+    /// packets go out regardless of cwnd and nothing is declared lost; the
+    /// timeout doubles each time. cwnd collapses only on persistent
+    /// congestion (§7.6: losses spanning three PTOs with no ACK between).
+    Pto {
+        /// The peer's maximum ACK delay, added to the PTO.
+        max_ack_delay_ns: u64,
+    },
 }
 
 /// How the sender's pacer turns the controller's rate into send times.
@@ -94,6 +115,7 @@ impl FlowConfig {
             app: App::Bulk,
             ack: AckPolicy::EveryPacket,
             pacing: Pacing::Exact,
+            timeout: Timeout::Rto,
         }
     }
 }

@@ -22,7 +22,7 @@ pub mod record;
 pub mod sender;
 pub mod stats;
 
-pub use config::{AckPolicy, App, FlowConfig, Pacing, SimConfig};
+pub use config::{AckPolicy, App, FlowConfig, Pacing, SimConfig, Timeout};
 pub use engine::run;
 pub use record::{
     FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,

@@ -12,7 +12,7 @@
 //! sender keeps a short list of packets that were skipped over by an ACK
 //! and are not yet resolved, instead of rescanning the window.
 
-use crate::config::{App, FlowConfig, Pacing};
+use crate::config::{App, FlowConfig, Pacing, Timeout};
 use crate::receiver::Ack;
 use crate::record::ModeTimes;
 use crate::stats::LogHistogram;
@@ -191,6 +191,15 @@ pub struct Sender {
     app: AppState,
     next_send_ns: u64,
     pacing: Pacing,
+    timeout: Timeout,
+    /// Probe packets owed after a PTO fired (RFC 9002 §6.2.4).
+    probes_owed: u32,
+    /// When the first RTT sample arrived (persistent congestion only
+    /// counts packets sent after it, RFC 9002 §7.6.2).
+    first_rtt_at: Option<u64>,
+    /// Set by loss detection when the newly lost packets show persistent
+    /// congestion.
+    persistent_congestion: bool,
     /// Quantum pacing: packets whose slot is before this may go now.
     burst_until_ns: u64,
     app_limited_marked: bool,
@@ -201,7 +210,7 @@ pub struct Sender {
     pub packets_sent: u64,
     /// Retransmitted packets.
     pub retransmissions: u64,
-    /// Retransmission timeouts.
+    /// Retransmission timeouts (probe timeouts with [`Timeout::Pto`]).
     pub rtos: u64,
     /// RTT samples, ns.
     pub rtt_hist: LogHistogram,
@@ -268,6 +277,10 @@ impl Sender {
             app: AppState::new(&flow.app, flow.start_ns),
             next_send_ns: flow.start_ns,
             pacing: flow.pacing,
+            timeout: flow.timeout,
+            probes_owed: 0,
+            first_rtt_at: None,
+            persistent_congestion: false,
             burst_until_ns: 0,
             app_limited_marked: false,
             rto_backoff: 0,
@@ -333,6 +346,30 @@ impl Sender {
 
     /// Decides what to do at `now`.
     pub fn poll(&mut self, now: u64) -> SendDecision {
+        // PTO probes ignore cwnd and pacing (RFC 9002 §7.5): a lost
+        // retransmission if one is queued, else the oldest data still
+        // unacknowledged, whose original stays outstanding.
+        if self.probes_owed > 0 {
+            if let Some(&(chunk, bytes)) = self.retx.front() {
+                return SendDecision::Send {
+                    chunk,
+                    bytes,
+                    retransmission: true,
+                };
+            }
+            // The first probe resends the oldest, the second the next.
+            let k = 2 - self.probes_owed.min(2) as usize;
+            let mut outstanding = self.pkts.iter().filter(|p| p.status == Status::Outstanding);
+            let pick = outstanding.clone().nth(k).or_else(|| outstanding.next());
+            if let Some(p) = pick {
+                return SendDecision::Send {
+                    chunk: p.chunk,
+                    bytes: p.bytes,
+                    retransmission: true,
+                };
+            }
+            self.probes_owed = 0;
+        }
         // Retransmissions first: they are owed to the receiver already.
         let (chunk, bytes, retransmission) = if let Some(&(c, b)) = self.retx.front() {
             (c, b, true)
@@ -382,8 +419,13 @@ impl Sender {
 
     /// Records the send decided by [`Sender::poll`]; returns the packet number.
     pub fn on_sent(&mut self, now: u64, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
+        self.probes_owed = self.probes_owed.saturating_sub(1);
         if retransmission {
-            self.retx.pop_front();
+            // A probe resends outstanding data; only a queued repair is
+            // taken off the queue.
+            if self.retx.front().is_some_and(|&(c, _)| c == chunk) {
+                self.retx.pop_front();
+            }
             self.retransmissions += 1;
         } else {
             self.next_chunk += 1;
@@ -419,11 +461,24 @@ impl Sender {
         });
         self.inflight += bytes as u64;
         self.packets_sent += 1;
-        // Exact pacing: the next packet may leave once this one's time at
-        // the pacing rate has passed. No credit for idle time, so a flow
-        // resuming after a pause does not burst.
+        // The next packet may leave once this one's time at the pacing rate
+        // has passed. Exact pacing gives no credit for lateness or idle
+        // time, so a flow resuming after a pause does not burst. Quantum
+        // pacing forgives up to one quantum of lateness: a real sender's
+        // wake-ups come late (scheduling), and without credit each late
+        // wake would be sending time lost for good. Linux fq likewise
+        // discounts timer drift from the next packet's delay
+        // (`fq_dequeue()`).
         let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
-        self.next_send_ns = self.next_send_ns.max(now) + (bytes as f64 * 1e9 / rate).ceil() as u64;
+        let floor = match self.pacing {
+            Pacing::Exact => now,
+            Pacing::Quantum => {
+                let quantum = self.cc.send_quantum_bytes() as f64;
+                now.saturating_sub((quantum * 1e9 / rate) as u64)
+            }
+        };
+        self.next_send_ns =
+            self.next_send_ns.max(floor) + (bytes as f64 * 1e9 / rate).ceil() as u64;
         pn
     }
 
@@ -476,6 +531,10 @@ impl Sender {
         };
         let delay = self.loss_delay_ns();
         let reord_seen = self.reord_seen;
+        // First and last packet newly declared lost that was sent after
+        // the first RTT sample: (pn, sent_ns).
+        let mut span: Option<((u64, u64), (u64, u64))> = None;
+        let rtt_at = self.first_rtt_at.unwrap_or(u64::MAX);
         let mut i = 0;
         while i < self.holes.len() {
             let pn = self.holes[i];
@@ -493,6 +552,10 @@ impl Sender {
             if by_count || p.sent_ns + delay <= now {
                 p.status = Status::Lost;
                 let (bytes, state, chunk) = (p.bytes, p.state, p.chunk);
+                if p.sent_ns >= rtt_at {
+                    let here = (pn, p.sent_ns);
+                    span = Some(span.map_or((here, here), |(first, _)| (first, here)));
+                }
                 self.inflight -= bytes as u64;
                 self.lost_buf.push(LostPacket {
                     bytes: bytes as u64,
@@ -507,6 +570,36 @@ impl Sender {
                 i += 1;
             }
         }
+        if let (Some(span), Timeout::Pto { max_ack_delay_ns }) = (span, self.timeout) {
+            self.persistent_congestion |= self.is_persistent(span, max_ack_delay_ns);
+        }
+    }
+
+    /// RFC 9002 §7.6: lost packets (sent after the first RTT sample) span
+    /// more than three PTOs without backoff, with none acknowledged in
+    /// between. Judged per batch of newly lost packets, as the RFC's
+    /// Appendix B.8 does; `first`/`last` are the batch's (pn, sent time).
+    fn is_persistent(
+        &self,
+        (first, last): ((u64, u64), (u64, u64)),
+        max_ack_delay_ns: u64,
+    ) -> bool {
+        let (Some(srtt), var) = (self.cc.rtt().smoothed(), self.cc.rtt().var()) else {
+            return false;
+        };
+        let pto = srtt.as_nanos() as u64
+            + (4 * var.as_nanos() as u64).max(GRANULARITY_NS)
+            + max_ack_delay_ns;
+        if last.1 - first.1 < 3 * pto {
+            return false;
+        }
+        (first.0..=last.0).all(|pn| {
+            pn < self.base_pn
+                || self
+                    .pkts
+                    .get((pn - self.base_pn) as usize)
+                    .is_some_and(|p| p.status == Status::Lost)
+        })
     }
 
     /// Drops resolved packets from the front of the window.
@@ -619,6 +712,7 @@ impl Sender {
         self.cursor = self.cursor.max(upto);
         let rtt = rtt_from.map(|sent| now - sent);
         if let Some(r) = rtt {
+            self.first_rtt_at.get_or_insert(now);
             self.latest_rtt_ns = Some(r);
             self.rtt_hist.record(r);
         }
@@ -626,9 +720,7 @@ impl Sender {
         self.trim();
         let t = Instant::from_nanos(now);
         self.check_recovery_point(t);
-        if !self.lost_buf.is_empty() {
-            self.cc.on_packets_lost(t, &self.lost_buf, self.inflight);
-        }
+        self.report_losses(t);
         self.note_recovery_point();
         if !self.acked_buf.is_empty() {
             self.rto_backoff = 0;
@@ -645,11 +737,25 @@ impl Sender {
         self.account_mode(now);
     }
 
+    /// Tells the controller what loss detection just found.
+    fn report_losses(&mut self, t: Instant) {
+        if !self.lost_buf.is_empty() {
+            self.cc.on_packets_lost(t, &self.lost_buf, self.inflight);
+        }
+        if std::mem::take(&mut self.persistent_congestion) {
+            self.cc.on_persistent_congestion(t, self.inflight);
+        }
+    }
+
     fn rto_ns(&self) -> u64 {
-        let base = match self.cc.rtt().smoothed() {
-            None => INITIAL_RTO_NS,
-            Some(s) => {
-                (s.as_nanos() as u64 + 4 * self.cc.rtt().var().as_nanos() as u64).max(MIN_RTO_NS)
+        let var4 = 4 * self.cc.rtt().var().as_nanos() as u64;
+        let base = match (self.cc.rtt().smoothed(), self.timeout) {
+            (None, _) => INITIAL_RTO_NS,
+            // RFC 6298 §2.3 with Linux's floor.
+            (Some(s), Timeout::Rto) => (s.as_nanos() as u64 + var4).max(MIN_RTO_NS),
+            // RFC 9002 §6.2.1.
+            (Some(s), Timeout::Pto { max_ack_delay_ns }) => {
+                s.as_nanos() as u64 + var4.max(GRANULARITY_NS) + max_ack_delay_ns
             }
         };
         base.saturating_mul(1u64 << self.rto_backoff.min(16))
@@ -671,14 +777,19 @@ impl Sender {
             self.lost_buf.clear();
             self.detect_losses(now);
             self.trim();
-            if !self.lost_buf.is_empty() {
-                self.cc
-                    .on_packets_lost(Instant::from_nanos(now), &self.lost_buf, self.inflight);
-            }
+            self.report_losses(Instant::from_nanos(now));
             self.note_recovery_point();
             return;
         }
         if self.inflight == 0 || self.rto_base_ns + self.rto_ns() > now {
+            return;
+        }
+        if let Timeout::Pto { .. } = self.timeout {
+            // PTO: probe, declare nothing lost, back off.
+            self.probes_owed = 2;
+            self.rtos += 1;
+            self.rto_backoff += 1;
+            self.rto_base_ns = now;
             return;
         }
         // RTO: everything outstanding is lost; back off.

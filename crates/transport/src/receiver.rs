@@ -19,6 +19,10 @@ use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// The longest the receiver holds an ACK (QUIC's default max_ack_delay);
+/// the sender adds it to its probe timeout.
+pub const MAX_ACK_DELAY_NS: u64 = 25_000_000;
+
 /// How to receive.
 pub struct RecvConfig {
     /// Address to listen on.
@@ -100,7 +104,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
     let mut acker = Receiver::new(
         AckPolicy::Delayed {
             max_packets: 2,
-            max_delay_ns: 25_000_000,
+            max_delay_ns: MAX_ACK_DELAY_NS,
         },
         None,
     );

@@ -4,11 +4,14 @@
 //! The loss detection, retransmission and pacing decisions are the
 //! simulator's TCP-like sender (`netsim::sender::Sender`), so the UDP
 //! transport and the simulator run the very same logic around the
-//! `congestion` controller: RACK-style loss detection with Linux's
-//! reordering adaptation, a backed-off retransmission timeout, Linux
-//! recovery episodes (the receiver's in-order point is known), and exact
-//! pacing at the controller's rate. This module adds sockets, the wire
-//! format, flow control, a precise timer and the FIN/DONE exchange.
+//! `congestion` controller: RFC 9002 loss detection (3-packet and 9/8-RTT
+//! thresholds, switching to Linux RACK's time-only rule with its
+//! reordering window once reordering is seen), RFC 9002's probe timeout
+//! with backoff and persistent congestion (`netsim::Timeout::Pto`), Linux
+//! recovery episodes (the receiver's in-order point is known), and pacing
+//! at the controller's rate in send quanta (`netsim::Pacing::Quantum`).
+//! This module adds sockets, GSO batching, the wire format, flow control,
+//! a precise timer and the FIN/DONE exchange.
 
 use crate::data::Source;
 use crate::udp_batch::{BatchSender, SendError};
@@ -168,6 +171,11 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     // A real sender releases a send quantum per timer wake (one GSO send);
     // per-packet wakes cost more than the packet at Gbit/s rates.
     flow.pacing = netsim::Pacing::Quantum;
+    // QUIC's probe timeout, with the receiver's delayed-ACK bound as the
+    // peer's max_ack_delay.
+    flow.timeout = netsim::Timeout::Pto {
+        max_ack_delay_ns: crate::receiver::MAX_ACK_DELAY_NS,
+    };
     flow.start_ns = t0;
     flow.size_bytes = total;
     flow.stop_ns = match (total, cfg.duration) {
