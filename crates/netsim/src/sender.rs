@@ -464,17 +464,18 @@ impl Sender {
         // The next packet may leave once this one's time at the pacing rate
         // has passed. Exact pacing gives no credit for lateness or idle
         // time, so a flow resuming after a pause does not burst. Quantum
-        // pacing forgives up to one quantum of lateness: a real sender's
-        // wake-ups come late (scheduling), and without credit each late
-        // wake would be sending time lost for good. Linux fq likewise
-        // discounts timer drift from the next packet's delay
-        // (`fq_dequeue()`).
+        // pacing forgives up to half a quantum of lateness: a real
+        // sender's wake-ups come late (scheduling), and without credit
+        // each late wake would be sending time lost for good. Linux fq
+        // likewise discounts timer drift, by at most half of the next
+        // delay (`fq_dequeue()`). More credit means bigger catch-up bursts,
+        // which shorten send intervals and inflate delivery-rate samples.
         let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
         let floor = match self.pacing {
             Pacing::Exact => now,
             Pacing::Quantum => {
                 let quantum = self.cc.send_quantum_bytes() as f64;
-                now.saturating_sub((quantum * 1e9 / rate) as u64)
+                now.saturating_sub((quantum * 0.5e9 / rate) as u64)
             }
         };
         self.next_send_ns =

@@ -331,9 +331,9 @@ fn persistent_congestion_collapses_cwnd_only_across_three_ptos() {
     );
 }
 
-/// A late wake-up under quantum pacing is forgiven up to one quantum: a
-/// poll 10 packet-times after the pacer's time sends the quantum plus the
-/// 10 packets it owes (Linux fq likewise discounts timer drift), while
+/// A late wake-up under quantum pacing is forgiven up to half a quantum
+/// (here 21 packets): a poll 10 packet-times after the pacer's time sends
+/// the quantum plus the 10 packets it owes (Linux fq likewise discounts timer drift), while
 /// exact pacing sends one packet and the lateness is lost.
 #[test]
 fn quantum_pacing_makes_up_a_late_wake_up() {
