@@ -38,6 +38,8 @@ struct Measured {
     min_rtt_ms: Option<f64>,
     goodput: Vec<(f64, f64)>,
     rtt: Vec<(f64, f64)>,
+    bw: Vec<(f64, f64)>,
+    min_rtt: Vec<(f64, f64)>,
 }
 
 fn quantile(v: &mut [f64], q: f64) -> f64 {
@@ -100,6 +102,8 @@ fn measure(label: &str, csv: &Path, packet_bytes: f64) -> Result<Measured, Strin
         min_rtt_ms: min_rtt.last().map(|p| p.1),
         goodput: windowed_goodput(&delivered, GOODPUT_WINDOW_S),
         rtt,
+        bw: bw.iter().map(|&(t, b)| (t, b / 1e6)).collect(),
+        min_rtt,
     })
 }
 
@@ -203,6 +207,26 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
             opt(r.min_rtt_ms, 1)
         );
     }
+    // Each real source minus the simulator (goodput as a ratio), which is
+    // what a user checks.
+    if let Some((sim, real)) = rows.split_first() {
+        for r in real {
+            let d = |a: Option<f64>, b: Option<f64>, p: usize| match (a, b) {
+                (Some(a), Some(b)) => format!("{:+.p$}", a - b),
+                _ => "-".to_string(),
+            };
+            println!(
+                "{:<26} {:>+11.1}% {:>11.1} {:>11.1} {:>10} {:>12} {:>12}",
+                format!("Δ {}", r.label),
+                (r.goodput_mbps / sim.goodput_mbps - 1.0) * 100.0,
+                r.rtt_median_ms - sim.rtt_median_ms,
+                r.rtt_p95_ms - sim.rtt_p95_ms,
+                d(r.retransmitted_pct, sim.retransmitted_pct, 3),
+                d(r.bw_mbps, sim.bw_mbps, 2),
+                d(r.min_rtt_ms, sim.min_rtt_ms, 1)
+            );
+        }
+    }
     let summary: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -241,6 +265,18 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
             "ms",
             series(&|r| r.rtt.clone()),
         ),
+        (
+            "bw_estimate",
+            "Bandwidth estimate: simulator vs real sockets",
+            "Mbit/s",
+            series(&|r| r.bw.clone()),
+        ),
+        (
+            "min_rtt",
+            "min_rtt estimate: simulator vs real sockets",
+            "ms",
+            series(&|r| r.min_rtt.clone()),
+        ),
     ] {
         plots::figure(&Figure {
             stem: &out.join(stem),
@@ -254,7 +290,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
         })?;
     }
     println!(
-        "wrote {} (compare.json, goodput and rtt figures, each source's flows.csv)",
+        "wrote {} (compare.json; goodput, rtt, bw_estimate and min_rtt figures; each source's flows.csv)",
         out.display()
     );
     Ok(())

@@ -281,11 +281,17 @@ fn compare_overlays_simulator_udp_and_kernel() {
         assert!((10.0..=20.5).contains(&g), "{r}");
         assert!((40.0..=75.0).contains(&p50), "{r}");
         assert!((40.0..=45.0).contains(&min_rtt), "{r}");
-        // Each printed row carries the same goodput.
+        // Each printed row carries the same goodput, and each real
+        // source gets a row of differences from the simulator.
         assert!(stdout.contains(&format!("{g:.2}")), "{stdout}");
+    }
+    for src in ["Δ kernel TCP (bbr)", "Δ UDP transport (bbr)"] {
+        assert!(stdout.contains(src), "{stdout}");
     }
     for f in [
         "goodput.svg",
+        "bw_estimate.svg",
+        "min_rtt.png",
         "goodput.png",
         "rtt.svg",
         "sim/flows.csv",
