@@ -238,8 +238,11 @@ fn malformed_and_stray_datagrams_are_dropped_and_counted() {
 /// three. Bounds are loose sanity limits on the 20 Mbit/s / 40 ms path
 /// (each real source's performance is asserted tightly in the tests
 /// above): every source moved at least half the link rate, so its row came
-/// from a real transfer; medians sit between the propagation delay and the
-/// 100-packet buffer's 60 ms worst case plus emulator slack; and min_rtt is
+/// from a real transfer; RTT medians lie between the 40 ms propagation
+/// delay and the most a full buffer allows (40 ms + 100 packets × 1.5 kB
+/// at 20 Mbit/s = 100 ms, plus 5 ms for the emulator and the hosts; a
+/// 4 s run is mostly STARTUP and DRAIN, and kernel BBR's median was 76 ms
+/// in one CI run); and min_rtt is
 /// within 5 ms of 40 ms.
 #[test]
 fn compare_overlays_simulator_udp_and_kernel() {
@@ -279,7 +282,7 @@ fn compare_overlays_simulator_udp_and_kernel() {
         let p50 = r["rtt_median_ms"].as_f64().unwrap();
         let min_rtt = r["min_rtt_ms"].as_f64().unwrap();
         assert!((10.0..=20.5).contains(&g), "{r}");
-        assert!((40.0..=75.0).contains(&p50), "{r}");
+        assert!((40.0..=105.0).contains(&p50), "{r}");
         assert!((40.0..=45.0).contains(&min_rtt), "{r}");
         // Each printed row carries the same goodput, and each real
         // source gets a row of differences from the simulator.
