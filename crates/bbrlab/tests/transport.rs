@@ -240,9 +240,9 @@ fn malformed_and_stray_datagrams_are_dropped_and_counted() {
 /// above): every source moved at least half the link rate, so its row came
 /// from a real transfer; RTT medians lie between the 40 ms propagation
 /// delay and the most a full buffer allows (40 ms + 100 packets × 1.5 kB
-/// at 20 Mbit/s = 100 ms, plus 5 ms for the emulator and the hosts; a
-/// 4 s run is mostly STARTUP and DRAIN, and kernel BBR's median was 76 ms
-/// in one CI run); and min_rtt is
+/// at 20 Mbit/s = 100 ms, plus 5 ms for the emulator and the hosts; the
+/// tight RTT bounds are in the tests above, over 10 s runs, while kernel
+/// BBR's median over this 4 s run was once 76 ms in CI); and min_rtt is
 /// within 5 ms of 40 ms.
 #[test]
 fn compare_overlays_simulator_udp_and_kernel() {
