@@ -5,6 +5,7 @@
 //! serves them.
 
 use crate::plots::{self, Figure, Series, Table};
+use crate::tcp::quantile;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -40,14 +41,6 @@ struct Measured {
     rtt: Vec<(f64, f64)>,
     bw: Vec<(f64, f64)>,
     min_rtt: Vec<(f64, f64)>,
-}
-
-fn quantile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * q).round() as usize]
 }
 
 /// Width of the goodput overlay's averaging window. Kernel TCP's
@@ -92,13 +85,13 @@ fn measure(label: &str, csv: &Path, packet_bytes: f64) -> Result<Measured, Strin
     Ok(Measured {
         label: label.to_string(),
         goodput_mbps: bytes * 8.0 / t_end.max(1e-9) / 1e6,
-        rtt_median_ms: quantile(&mut r, 0.5),
-        rtt_p95_ms: quantile(&mut r, 0.95),
+        rtt_median_ms: quantile(&mut r, 0.5).unwrap_or(f64::NAN),
+        rtt_p95_ms: quantile(&mut r, 0.95).unwrap_or(f64::NAN),
         retransmitted_pct: drops
             .last()
             .filter(|_| bytes > 0.0)
             .map(|d| d.1 * packet_bytes / bytes * 100.0),
-        bw_mbps: (!bws.is_empty()).then(|| quantile(&mut bws, 0.5)),
+        bw_mbps: quantile(&mut bws, 0.5),
         min_rtt_ms: min_rtt.last().map(|p| p.1),
         goodput: windowed_goodput(&delivered, GOODPUT_WINDOW_S),
         rtt,
@@ -107,8 +100,13 @@ fn measure(label: &str, csv: &Path, packet_bytes: f64) -> Result<Measured, Strin
     })
 }
 
-fn run_emu(scenario: &Path, server: &str, client: &str, timeout: u64) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+fn run_emu(
+    exe: &Path,
+    scenario: &Path,
+    server: &str,
+    client: &str,
+    timeout: u64,
+) -> Result<(), String> {
     let out = Command::new(exe)
         .args(["emu", "--scenario"])
         .arg(scenario)
@@ -158,8 +156,8 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
         &sim_dir.join("flows.csv"),
         1500.0,
     )?);
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let exe = exe.display();
+    let exe_path = std::env::current_exe().map_err(|e| e.to_string())?;
+    let exe = exe_path.display();
     for s in with {
         // (directory, label, receiver, sender prefix, bytes per counted
         // retransmission: TCP's MSS, the transport's chunk)
@@ -180,6 +178,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
             .join("flows.csv");
         eprintln!("compare: {label} ({alg}) through the emulator for {secs} s …");
         run_emu(
+            &exe_path,
             scenario,
             &format!("{exe} {recv} --listen {{server}}:5201"),
             &format!(

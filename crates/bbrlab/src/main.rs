@@ -171,7 +171,7 @@ enum Command {
         large: bool,
         /// Instead: goodput of the UDP transport (bbr) on loopback, against
         /// kernel TCP (bbr) in the same run, each for --seconds.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "large")]
         transport: bool,
     },
 }

@@ -216,7 +216,8 @@ pub struct SendSummary {
     pub samples: usize,
 }
 
-fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
+/// The `q` quantile of `v` (nearest rank; sorts `v`), `None` when empty.
+pub(crate) fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
     if v.is_empty() {
         return None;
     }

@@ -406,9 +406,7 @@ impl Sender {
             }
         } else if self.pacing == Pacing::Quantum {
             // Caught up: open a burst of one send quantum at the rate.
-            let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
-            let quantum = self.cc.send_quantum_bytes() as f64;
-            self.burst_until_ns = now + (quantum * 1e9 / rate) as u64;
+            self.burst_until_ns = now + self.quantum_ns();
         }
         SendDecision::Send {
             chunk,
@@ -473,14 +471,17 @@ impl Sender {
         let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
         let floor = match self.pacing {
             Pacing::Exact => now,
-            Pacing::Quantum => {
-                let quantum = self.cc.send_quantum_bytes() as f64;
-                now.saturating_sub((quantum * 0.5e9 / rate) as u64)
-            }
+            Pacing::Quantum => now.saturating_sub(self.quantum_ns() / 2),
         };
         self.next_send_ns =
             self.next_send_ns.max(floor) + (bytes as f64 * 1e9 / rate).ceil() as u64;
         pn
+    }
+
+    /// How long one send quantum lasts at the pacing rate.
+    fn quantum_ns(&self) -> u64 {
+        let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
+        (self.cc.send_quantum_bytes() as f64 * 1e9 / rate) as u64
     }
 
     fn pkt_mut(&mut self, pn: u64) -> Option<&mut SentPkt> {

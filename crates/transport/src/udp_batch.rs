@@ -168,7 +168,7 @@ const RECV_BATCH: usize = 8;
 /// buffers, each of which may hold a GRO train of equal-size datagrams.
 pub struct BatchReceiver {
     state: UdpSocketState,
-    bufs: Vec<Vec<u8>>,
+    bufs: [Vec<u8>; RECV_BATCH],
     meta: [RecvMeta; RECV_BATCH],
     /// Filled buffers from the last call, and the next to hand out.
     filled: usize,
@@ -188,7 +188,7 @@ impl BatchReceiver {
         let per_buf = (state.gro_segments().max(1) * 1500).max(2048);
         Ok(BatchReceiver {
             state,
-            bufs: (0..RECV_BATCH).map(|_| vec![0u8; per_buf]).collect(),
+            bufs: std::array::from_fn(|_| vec![0u8; per_buf]),
             meta: [RecvMeta::default(); RECV_BATCH],
             filled: 0,
             next_buf: 0,
@@ -204,8 +204,7 @@ impl BatchReceiver {
             if let Some((b, from, to, addr)) = self.advance() {
                 return Some((&self.bufs[b][from..to], addr));
             }
-            let mut slices: Vec<IoSliceMut> =
-                self.bufs.iter_mut().map(|b| IoSliceMut::new(b)).collect();
+            let mut slices = self.bufs.each_mut().map(|b| IoSliceMut::new(b));
             // The old batch is spent whatever the call returns.
             self.next_buf = 0;
             self.next_off = 0;
