@@ -10,11 +10,10 @@
 
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
-use crate::receiver::{Ack, AckAction, Receiver};
 use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
-use crate::sender::{SendDecision, Sender};
 use crate::stats::jain_index;
 use link::{Direction, Release, Verdict};
+use sender::{Ack, AckAction, Receiver, SendDecision, Sender};
 use std::collections::VecDeque;
 use std::io;
 
@@ -120,7 +119,7 @@ impl<'a> Sim<'a> {
                 let mss = f.cc.mss_bytes.max(1);
                 let total_chunks = f.size_bytes.map(|s| s.div_ceil(mss).max(1));
                 Flow {
-                    sender: Sender::new(f, sub_seed(cfg.seed, 100 + i as u64)),
+                    sender: Sender::new(&f.sender_config(), sub_seed(cfg.seed, 100 + i as u64)),
                     receiver: Receiver::new(f.ack, total_chunks),
                     start_ns: f.start_ns,
                     extra_rtt_ns: f.extra_rtt_ns,

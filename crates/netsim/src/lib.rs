@@ -17,14 +17,14 @@
 pub mod config;
 pub mod engine;
 pub mod event_queue;
-pub mod receiver;
 pub mod record;
-pub mod sender;
 pub mod stats;
 
-pub use config::{AckPolicy, App, FlowConfig, Pacing, SimConfig, Timeout};
+pub use config::{AckPolicy, App, FlowConfig, Pacing, SenderConfig, SimConfig, Timeout};
 pub use engine::run;
 pub use record::{
     FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
     FLOW_CSV_HEADER, LINK_CSV_HEADER,
 };
+/// The reliability layer the simulator runs (shared with the UDP transport).
+pub use sender;

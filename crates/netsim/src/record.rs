@@ -7,10 +7,10 @@
 //! are that schema.
 
 use congestion::Mode;
+pub use sender::ModeTimes;
 use std::io::{self, Write};
 
-/// Column names of the shared per-flow time series, in order.
-pub const FLOW_CSV_HEADER: &str = "time_s,flow,delivered_bytes,goodput_bps,rtt_ms,cwnd_bytes,pacing_rate_bps,inflight_bytes,mode,bw_estimate_bps,min_rtt_ms,queue_delay_ms,drops";
+pub use sender::schema::FLOW_CSV_HEADER;
 
 /// Column names of the per-link time series.
 pub const LINK_CSV_HEADER: &str = "time_s,direction,queue_packets,queue_bytes,queue_delay_ms,drops";
@@ -146,34 +146,6 @@ impl Recorder for MemoryRecorder {
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
         self.links.push(s.clone());
         Ok(())
-    }
-}
-
-/// Time spent in each controller mode, ns.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ModeTimes {
-    /// (mode, ns) for every mode seen, in first-seen order.
-    pub entries: Vec<(Mode, u64)>,
-}
-
-impl ModeTimes {
-    /// Adds `ns` to `mode`.
-    pub fn add(&mut self, mode: Mode, ns: u64) {
-        match self.entries.iter_mut().find(|(m, _)| *m == mode) {
-            Some((_, t)) => *t += ns,
-            None => self.entries.push((mode, ns)),
-        }
-    }
-
-    /// Fraction of the total spent in `mode`.
-    pub fn fraction(&self, mode: Mode) -> f64 {
-        let total: u64 = self.entries.iter().map(|e| e.1).sum();
-        let t = self.entries.iter().find(|e| e.0 == mode).map_or(0, |e| e.1);
-        if total == 0 {
-            0.0
-        } else {
-            t as f64 / total as f64
-        }
     }
 }
 

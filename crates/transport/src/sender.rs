@@ -2,14 +2,14 @@
 //! loss recovery and the final integrity check.
 //!
 //! The loss detection, retransmission and pacing decisions are the
-//! simulator's TCP-like sender (`netsim::sender::Sender`), so the UDP
+//! shared sans-IO sender (`sender::Sender`, the one the simulator runs), so the UDP
 //! transport and the simulator run the very same logic around the
 //! `congestion` controller: RFC 9002 loss detection (3-packet and 9/8-RTT
 //! thresholds, switching to Linux RACK's time-only rule with its
 //! reordering window once reordering is seen), RFC 9002's probe timeout
-//! with backoff and persistent congestion (`netsim::Timeout::Pto`), Linux
+//! with backoff and persistent congestion (`sender::Timeout::Pto`), Linux
 //! recovery episodes (the receiver's in-order point is known), and pacing
-//! at the controller's rate in send quanta (`netsim::Pacing::Quantum`).
+//! at the controller's rate in send quanta (`sender::Pacing::Quantum`).
 //! This module adds sockets, GSO batching, the wire format, flow control,
 //! a precise timer and the FIN/DONE exchange.
 
@@ -18,10 +18,7 @@ use crate::udp_batch::{BatchSender, SendError};
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
 use congestion::Config;
-use netsim::receiver::Ack;
-use netsim::sender::{SendDecision, Sender};
-use netsim::stats::LogHistogram;
-use netsim::FlowConfig;
+use sender::{Ack, LogHistogram, SendDecision, Sender, SenderConfig};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -166,14 +163,14 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     };
 
     let t0 = now_ns(start);
-    let mut flow = FlowConfig::bulk("udp", cfg.cc);
+    let mut flow = SenderConfig::bulk(cfg.cc);
     flow.cc.mss_bytes = CHUNK as u64;
     // A real sender releases a send quantum per timer wake (one GSO send);
     // per-packet wakes cost more than the packet at Gbit/s rates.
-    flow.pacing = netsim::Pacing::Quantum;
+    flow.pacing = sender::Pacing::Quantum;
     // QUIC's probe timeout, with the receiver's delayed-ACK bound as the
     // peer's max_ack_delay.
-    flow.timeout = netsim::Timeout::Pto {
+    flow.timeout = sender::Timeout::Pto {
         max_ack_delay_ns: crate::receiver::MAX_ACK_DELAY_NS,
     };
     flow.start_ns = t0;
@@ -195,7 +192,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
             let mut w = BufWriter::new(
                 File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
             );
-            writeln!(w, "{},pacing_error_us", netsim::FLOW_CSV_HEADER)
+            writeln!(w, "{},pacing_error_us", sender::schema::FLOW_CSV_HEADER)
                 .map_err(|e| e.to_string())?;
             Some(w)
         }

@@ -12,10 +12,11 @@
 //! sender keeps a short list of packets that were skipped over by an ACK
 //! and are not yet resolved, instead of rescanning the window.
 
-use crate::config::{App, FlowConfig, Pacing, Timeout};
+use crate::app::AppState;
+use crate::config::{Pacing, SenderConfig, Timeout};
+use crate::histogram::LogHistogram;
+use crate::mode_times::ModeTimes;
 use crate::receiver::Ack;
-use crate::record::ModeTimes;
-use crate::stats::LogHistogram;
 use congestion::{
     AckedPacket, Controller, Instant, LostPacket, Mode, RecoveryExit, RecoveryState,
     SentPacketState,
@@ -48,102 +49,6 @@ struct SentPkt {
     sent_ns: u64,
     state: SentPacketState,
     status: Status,
-}
-
-/// What the application has for the sender.
-#[derive(Clone, Debug)]
-enum AppState {
-    Bulk,
-    Rate {
-        bytes_per_ns: f64,
-        credit: f64,
-        last_ns: u64,
-    },
-    Chunks {
-        bytes: u64,
-        every_ns: u64,
-        available: u64,
-        next_at: u64,
-    },
-}
-
-impl AppState {
-    fn new(app: &App, start_ns: u64) -> Self {
-        match *app {
-            App::Bulk => AppState::Bulk,
-            App::Rate { bytes_per_sec } => AppState::Rate {
-                bytes_per_ns: bytes_per_sec / 1e9,
-                credit: 0.0,
-                last_ns: start_ns,
-            },
-            App::Chunks { bytes, every_ns } => AppState::Chunks {
-                bytes,
-                every_ns: every_ns.max(1),
-                available: 0,
-                next_at: start_ns,
-            },
-        }
-    }
-
-    /// Brings the offered data up to `now`.
-    fn advance(&mut self, now: u64) {
-        match self {
-            AppState::Bulk => {}
-            AppState::Rate {
-                bytes_per_ns,
-                credit,
-                last_ns,
-            } => {
-                // Cap the credit so an app-limited flow does not bank an
-                // unbounded burst while the network is slow.
-                *credit = (*credit + *bytes_per_ns * now.saturating_sub(*last_ns) as f64).min(1e9);
-                *last_ns = now;
-            }
-            AppState::Chunks {
-                bytes,
-                every_ns,
-                available,
-                next_at,
-            } => {
-                while *next_at <= now {
-                    *available += *bytes;
-                    *next_at += *every_ns;
-                }
-            }
-        }
-    }
-
-    fn has(&self, bytes: u64) -> bool {
-        match self {
-            AppState::Bulk => true,
-            AppState::Rate { credit, .. } => *credit >= bytes as f64,
-            AppState::Chunks { available, .. } => *available >= bytes,
-        }
-    }
-
-    fn consume(&mut self, bytes: u64) {
-        match self {
-            AppState::Bulk => {}
-            AppState::Rate { credit, .. } => *credit -= bytes as f64,
-            AppState::Chunks { available, .. } => *available -= bytes,
-        }
-    }
-
-    /// When `bytes` more will be on offer.
-    fn ready_at(&self, bytes: u64) -> Option<u64> {
-        match self {
-            AppState::Bulk => None,
-            AppState::Rate {
-                bytes_per_ns,
-                credit,
-                last_ns,
-            } => {
-                let need = bytes as f64 - *credit;
-                Some(last_ns + (need / bytes_per_ns).ceil().max(1.0) as u64)
-            }
-            AppState::Chunks { next_at, .. } => Some(*next_at),
-        }
-    }
 }
 
 /// What the sender can do right now.
@@ -242,7 +147,7 @@ pub struct Sender {
 
 impl Sender {
     /// A sender for `flow`, seeded for BBR's random choices.
-    pub fn new(flow: &FlowConfig, seed: u64) -> Self {
+    pub fn new(flow: &SenderConfig, seed: u64) -> Self {
         let mut cc_cfg = flow.cc;
         cc_cfg.seed = seed;
         // The simulator models TCP with SACK: recovery episodes end as in

@@ -1,0 +1,110 @@
+//! What a sender is told about its flow: the controller, the data the
+//! application offers, the pacer and the timeout. Plain values, so the
+//! simulator and the UDP transport configure one sender type the same way.
+
+use congestion::Config as CcConfig;
+
+/// How a flow's application offers data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum App {
+    /// Always has data (until `size_bytes`, if set).
+    Bulk,
+    /// Offers data at a constant rate: the flow is app-limited whenever the
+    /// path could carry more, which exercises BBR's app-limited logic.
+    Rate {
+        /// Offered load, bytes per second.
+        bytes_per_sec: f64,
+    },
+    /// Offers `bytes` at once every `every_ns` (video-chunk-like).
+    Chunks {
+        /// Size of each chunk.
+        bytes: u64,
+        /// Period between chunks.
+        every_ns: u64,
+    },
+}
+
+/// When the receiver acknowledges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// An ACK for every data packet.
+    EveryPacket,
+    /// Linux-like delayed ACKs: every `max_packets` packets or after
+    /// `max_delay_ns`, and immediately on out-of-order arrival.
+    Delayed {
+        /// Packets per ACK (2 in Linux).
+        max_packets: u32,
+        /// Delayed-ACK timer (40 ms minimum in Linux).
+        max_delay_ns: u64,
+    },
+}
+
+/// One flow as the sender sees it. The simulator's and the transport's
+/// flow descriptions carry more (labels, access delays, sockets); they hand
+/// the sender this part.
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    /// Congestion controller and its switches.
+    pub cc: CcConfig,
+    /// When the flow starts sending.
+    pub start_ns: u64,
+    /// When it stops offering new data (it still finishes retransmissions).
+    pub stop_ns: Option<u64>,
+    /// Total bytes to transfer; `None` for unlimited.
+    pub size_bytes: Option<u64>,
+    /// The application pattern.
+    pub app: App,
+    /// How the pacer releases packets.
+    pub pacing: Pacing,
+    /// What the sender does when ACKs stop coming.
+    pub timeout: Timeout,
+}
+
+impl SenderConfig {
+    /// A bulk sender of `cc` starting at 0, paced exactly, with TCP's RTO.
+    pub fn bulk(cc: CcConfig) -> Self {
+        SenderConfig {
+            cc,
+            start_ns: 0,
+            stop_ns: None,
+            size_bytes: None,
+            app: App::Bulk,
+            pacing: Pacing::Exact,
+            timeout: Timeout::Rto,
+        }
+    }
+}
+
+/// The sender's timeout when ACKs stop: TCP's or QUIC's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Timeout {
+    /// TCP's retransmission timeout (RFC 6298, Linux's 200 ms floor):
+    /// everything outstanding is declared lost and the controller is told
+    /// (cwnd collapses to one packet's worth). The simulator's default,
+    /// since it models TCP.
+    #[default]
+    Rto,
+    /// QUIC's probe timeout (RFC 9002 §6.2): when it fires, up to two probe
+    /// packets go out regardless of cwnd and nothing is declared lost; the
+    /// timeout doubles each time. cwnd collapses only on persistent
+    /// congestion (§7.6: losses spanning three PTOs with no ACK between).
+    Pto {
+        /// The peer's maximum ACK delay, added to the PTO.
+        max_ack_delay_ns: u64,
+    },
+}
+
+/// How the sender's pacer turns the controller's rate into send times.
+/// Both send at exactly the pacing rate on average.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pacing {
+    /// One packet at a time, each `bytes / rate` after the previous: the
+    /// idealised pacer, and the simulator's default.
+    #[default]
+    Exact,
+    /// Bursts of up to the controller's send quantum (about 1 ms of data,
+    /// at most 64 KiB), then a pause of the burst's length at the rate, as
+    /// Linux's fq releases TSO super-packets. A real sender needs this so
+    /// one timer wake and one GSO system call carry a whole quantum.
+    Quantum,
+}
