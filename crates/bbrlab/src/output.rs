@@ -1,14 +1,18 @@
 //! Writing a run's results: streamed time series and end-of-run summaries.
 //!
 //! Files per run directory:
-//! - `flows.csv`: the shared per-flow time series (`netsim::FLOW_CSV_HEADER`)
+//! - `flows.csv`: the shared per-flow time series (`netsim::FLOW_CSV_HEADER`,
+//!   then `netsim::FLOW_CSV_COUNTER_COLUMNS`)
 //! - `link.csv`: queue length and drops per link direction
 //! - `summary.json` and `summary.csv`: one entry per flow, plus fairness
 //!
 //! Everything is formatted with fixed precision and written in a fixed
 //! order, so the same scenario and seed give byte-identical files.
 
-use netsim::{FlowSample, LinkSample, Recorder, Summary, FLOW_CSV_HEADER, LINK_CSV_HEADER};
+use netsim::{
+    FlowSample, LinkSample, Recorder, Summary, FLOW_CSV_COUNTER_COLUMNS, FLOW_CSV_HEADER,
+    LINK_CSV_HEADER,
+};
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -26,7 +30,7 @@ impl CsvRecorder {
     pub fn create(dir: &Path) -> io::Result<Self> {
         let mut flows = BufWriter::new(File::create(dir.join("flows.csv"))?);
         let mut links = BufWriter::new(File::create(dir.join("link.csv"))?);
-        writeln!(flows, "{FLOW_CSV_HEADER}")?;
+        writeln!(flows, "{FLOW_CSV_HEADER},{FLOW_CSV_COUNTER_COLUMNS}")?;
         writeln!(links, "{LINK_CSV_HEADER}")?;
         Ok(CsvRecorder { flows, links })
     }

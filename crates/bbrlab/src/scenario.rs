@@ -142,6 +142,7 @@ pub struct FlowTable {
     count: Option<u32>,
     stagger: Option<Dur>,
     mss: Option<u64>,
+    header_bytes: Option<u64>,
     bbr: Option<BbrSwitches>,
     jitter: Option<JitterParams>,
     cubic: Option<CubicSwitches>,
@@ -438,6 +439,10 @@ fn set_in(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result
     }
 }
 
+/// Most header bytes a flow may declare: IPv6 (40) with a full TCP header
+/// (60) and room for tunnels, far below any packet it would ride on.
+const MAX_HEADER_BYTES: u64 = 1000;
+
 /// Turns a typed scenario into a simulation, checking what serde cannot.
 fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, ScenarioError> {
     let err = |field: &str, message: String| ScenarioError {
@@ -475,6 +480,18 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
             }
             cc.mss_bytes = mss;
         }
+        let header_bytes = match f.header_bytes {
+            None => 0,
+            Some(h) if h <= MAX_HEADER_BYTES => h as u32,
+            Some(h) => {
+                return Err(err(
+                    &field("header_bytes"),
+                    format!(
+                    "{h} bytes; allowed 0 to {MAX_HEADER_BYTES} (52 is IPv4 + TCP with timestamps)"
+                ),
+                ))
+            }
+        };
         if let Some(b) = &f.bbr {
             let c = &mut cc.bbr;
             c.lt_bw = b.lt_bw.unwrap_or(c.lt_bw);
@@ -580,6 +597,7 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                     Some(PacingName::Quantum) => netsim::Pacing::Quantum,
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,
                 },
+                header_bytes,
             });
         }
     }
@@ -591,4 +609,39 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
         flows,
         sample_interval_ns: sf.sample_interval.map_or(10_000_000, |d| d.0),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(flow_extra: &str) -> Result<Scenario, ScenarioError> {
+        let src = format!(
+            "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\nalgorithm = \"bbr\"\n{flow_extra}\n"
+        );
+        parse(&src, "t.toml", Path::new("."), Path::new("t.toml"))
+    }
+
+    #[test]
+    fn header_bytes_reaches_the_flow_and_defaults_to_zero() {
+        let s = parse_text("header_bytes = 52").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].header_bytes, 52);
+        let s = parse_text("").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].header_bytes, 0);
+    }
+
+    #[test]
+    fn bad_header_bytes_are_clear_errors() {
+        let e = parse_text("header_bytes = 5000").unwrap_err().to_string();
+        assert!(
+            e.contains("flow[0].header_bytes") && e.contains("allowed 0 to 1000"),
+            "{e}"
+        );
+        let e = parse_text("header_bytes = -1").unwrap_err().to_string();
+        assert!(e.contains("t.toml:6") && e.contains("header_bytes"), "{e}");
+        let e = parse_text("header_bytes = \"52B\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("header_bytes"), "{e}");
+    }
 }

@@ -70,6 +70,8 @@ struct Flow {
     receiver: Receiver,
     start_ns: u64,
     extra_rtt_ns: u64,
+    /// Header bytes added to each data packet on the link.
+    header_bytes: u32,
     wake_at: Option<u64>,
     timer_at: Option<u64>,
     delack_at: Option<u64>,
@@ -123,6 +125,7 @@ impl<'a> Sim<'a> {
                     receiver: Receiver::new(f.ack, total_chunks),
                     start_ns: f.start_ns,
                     extra_rtt_ns: f.extra_rtt_ns,
+                    header_bytes: f.header_bytes,
                     wake_at: None,
                     timer_at: None,
                     delack_at: None,
@@ -252,7 +255,10 @@ impl<'a> Sim<'a> {
                         .sender
                         .on_sent(self.now, chunk, bytes, retransmission);
                     self.packets += 1;
-                    let verdict = self.fwd.enqueue(self.now, bytes);
+                    // The link carries the headers; the receiver counts
+                    // only the payload (`bytes`, which travels on).
+                    let wire = bytes.saturating_add(self.flows[f].header_bytes);
+                    let verdict = self.fwd.enqueue(self.now, wire);
                     self.route(
                         Dir::Forward,
                         verdict,
@@ -405,6 +411,7 @@ impl<'a> Sim<'a> {
                 delivered_bytes: delivered,
                 goodput_bps: goodput,
                 rtt_ns: f.sender.latest_rtt_ns,
+                srtt_ns: f.sender.cc.rtt().smoothed_ns(),
                 cwnd_bytes: s.cwnd_bytes,
                 pacing_rate_bps: s.pacing_rate_bytes_per_sec as f64 * 8.0,
                 inflight_bytes: f.sender.inflight,
@@ -413,6 +420,8 @@ impl<'a> Sim<'a> {
                 min_rtt_ns: s.min_rtt.map(|d| d.as_nanos() as u64),
                 queue_delay_ns: self.fwd_last_sojourn_ns,
                 drops: f.drops,
+                packets_sent: f.sender.packets_sent,
+                retransmissions: f.sender.retransmissions,
             })?;
         }
         for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)] {

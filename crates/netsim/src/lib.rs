@@ -24,7 +24,7 @@ pub use config::{AckPolicy, App, FlowConfig, Pacing, SenderConfig, SimConfig, Ti
 pub use engine::run;
 pub use record::{
     FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
-    FLOW_CSV_HEADER, LINK_CSV_HEADER,
+    FLOW_CSV_COUNTER_COLUMNS, FLOW_CSV_HEADER, LINK_CSV_HEADER,
 };
 /// The reliability layer the simulator runs (shared with the UDP transport).
 pub use sender;

@@ -12,6 +12,15 @@ use std::io::{self, Write};
 
 pub use sender::schema::FLOW_CSV_HEADER;
 
+/// Columns every source (simulator, UDP transport, kernel-TCP probe)
+/// writes after [`FLOW_CSV_HEADER`], so `bbrlab compare` can put one
+/// statistic side by side instead of each source's nearest: the smoothed
+/// RTT (RFC 6298 gains; the kernel exposes no per-ACK sample, only its
+/// srtt), and the data packets sent and retransmitted so far (the
+/// simulator's `drops` column counts link drops, which is not what a real
+/// sender can see). Source-specific columns come after these.
+pub const FLOW_CSV_COUNTER_COLUMNS: &str = "srtt_ms,data_packets_sent,retransmitted_packets";
+
 /// Column names of the per-link time series.
 pub const LINK_CSV_HEADER: &str = "time_s,direction,queue_packets,queue_bytes,queue_delay_ms,drops";
 
@@ -28,6 +37,9 @@ pub struct FlowSample {
     pub goodput_bps: f64,
     /// Latest RTT sample.
     pub rtt_ns: Option<u64>,
+    /// The controller's smoothed RTT (RFC 6298 gains), the statistic the
+    /// kernel reports as `tcpi_rtt`.
+    pub srtt_ns: Option<u64>,
     /// Congestion window.
     pub cwnd_bytes: u64,
     /// Pacing rate, bits/s.
@@ -44,6 +56,10 @@ pub struct FlowSample {
     pub queue_delay_ns: u64,
     /// This flow's packets dropped so far.
     pub drops: u64,
+    /// Data packets sent so far, retransmissions included.
+    pub packets_sent: u64,
+    /// Of those, retransmissions.
+    pub retransmissions: u64,
 }
 
 fn ms(ns: Option<u64>) -> String {
@@ -51,12 +67,13 @@ fn ms(ns: Option<u64>) -> String {
 }
 
 impl FlowSample {
-    /// Writes the row in [`FLOW_CSV_HEADER`]'s order. Fixed precision keeps
-    /// output byte-identical across runs.
+    /// Writes the row in [`FLOW_CSV_HEADER`]'s order followed by
+    /// [`FLOW_CSV_COUNTER_COLUMNS`]. Fixed precision keeps output
+    /// byte-identical across runs.
     pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
         writeln!(
             w,
-            "{:.6},{},{},{:.0},{},{},{:.0},{},{},{},{},{:.3},{}",
+            "{:.6},{},{},{:.0},{},{},{:.0},{},{},{},{},{:.3},{},{},{},{}",
             self.t_ns as f64 / 1e9,
             self.flow,
             self.delivered_bytes,
@@ -70,7 +87,10 @@ impl FlowSample {
                 .map_or(String::new(), |b| format!("{b:.0}")),
             ms(self.min_rtt_ns),
             self.queue_delay_ns as f64 / 1e6,
-            self.drops
+            self.drops,
+            ms(self.srtt_ns),
+            self.packets_sent,
+            self.retransmissions
         )
     }
 }
