@@ -39,7 +39,9 @@ pub struct SendConfig {
     pub duration: Option<Duration>,
     /// Give up when the peer is silent this long.
     pub idle_timeout: Duration,
-    /// Time-series CSV (the shared schema plus `pacing_error_us`).
+    /// Time-series CSV (the shared schema, [`LOG_COUNTER_COLUMNS`], then
+    /// `pacing_error_us`). Its time origin is the end of the handshake,
+    /// when the first data packet may leave.
     pub log: Option<PathBuf>,
     /// Sampling interval of the log and the progress line.
     pub interval: Duration,
@@ -49,6 +51,14 @@ pub struct SendConfig {
     /// (`UDP_SEGMENT`) where the kernel supports it.
     pub gso: bool,
 }
+
+/// Columns the log writes after the shared schema, the same the simulator
+/// and the kernel-TCP probe write (`netsim::FLOW_CSV_COUNTER_COLUMNS`;
+/// the transport does not depend on the simulator, so the names are
+/// repeated here and a `bbrlab` test holds the two equal): the smoothed
+/// RTT and the data packets sent and retransmitted so far, so `bbrlab
+/// compare` uses one statistic for every source.
+pub const LOG_COUNTER_COLUMNS: &str = "srtt_ms,data_packets_sent,retransmitted_packets";
 
 /// The sender's final report.
 #[derive(Debug, serde::Serialize)]
@@ -69,6 +79,8 @@ pub struct SendSummary {
     pub packets_sent: u64,
     /// See `packets_sent`.
     pub retransmissions: u64,
+    /// Probe timeouts that fired (RFC 9002 §6.2).
+    pub rtos: u64,
     /// How late paced sends went out against their pacing time, µs.
     pub pacing_error_p50_us: Option<f64>,
     /// See `pacing_error_p50_us`.
@@ -192,8 +204,12 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
             let mut w = BufWriter::new(
                 File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
             );
-            writeln!(w, "{},pacing_error_us", sender::schema::FLOW_CSV_HEADER)
-                .map_err(|e| e.to_string())?;
+            writeln!(
+                w,
+                "{},{LOG_COUNTER_COLUMNS},pacing_error_us",
+                sender::schema::FLOW_CSV_HEADER
+            )
+            .map_err(|e| e.to_string())?;
             Some(w)
         }
         None => None,
@@ -341,7 +357,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                 let gp = (delivered - last_delivered) as f64 * 8e9 / interval as f64;
                 writeln!(
                     w,
-                    "{:.6},0,{delivered},{gp:.0},{},{},{},{},{},{},{},,{},{}",
+                    "{:.6},0,{delivered},{gp:.0},{},{},{},{},{},{},{},,{},{},{},{},{}",
                     (now - t0) as f64 / 1e9,
                     sender
                         .latest_rtt_ns
@@ -354,6 +370,13 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                         .map_or(String::new(), |b| format!("{:.0}", b * 8.0)),
                     s.min_rtt
                         .map_or(String::new(), |d| format!("{:.3}", d.as_secs_f64() * 1e3)),
+                    sender.retransmissions,
+                    sender
+                        .cc
+                        .rtt()
+                        .smoothed_ns()
+                        .map_or(String::new(), |r| format!("{:.3}", r as f64 / 1e6)),
+                    sender.packets_sent,
                     sender.retransmissions,
                     window_err
                         .quantile(0.5)
@@ -415,6 +438,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
         rtt_p95_ms: ms(sender.rtt_hist.quantile(0.95)),
         packets_sent: sender.packets_sent,
         retransmissions: sender.retransmissions,
+        rtos: sender.rtos,
         pacing_error_p50_us: us(pace_err.quantile(0.5)),
         pacing_error_p99_us: us(pace_err.quantile(0.99)),
         gso: batch.gso(),
