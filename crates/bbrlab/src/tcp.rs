@@ -22,8 +22,16 @@ const FRAME: usize = 64 * 1024;
 const TCP_CONGESTION: libc::c_int = 13;
 const TCP_CC_INFO: libc::c_int = 26;
 
-/// The kernel's `struct tcp_info` (include/uapi/linux/tcp.h), as far as
-/// bbrlab reads it. The layout is append-only across kernel versions.
+/// The kernel's `struct tcp_info` (include/uapi/linux/tcp.h) up to
+/// `tcpi_total_rto_time`. The layout is append-only across kernel
+/// versions and the kernel copies min(our size, its size) bytes and
+/// reports that length, so a field past the returned length does not
+/// exist on the running kernel: [`Probe::from_info`] turns such fields into
+/// `None` rather than reading our zero-initialised bytes as data. Fields
+/// and the version that added them: `data_segs_out` 4.6,
+/// `delivery_rate` 4.9, `busy_time`/`rwnd_limited`/`sndbuf_limited` 4.10,
+/// `delivered` 4.18, `bytes_sent`/`bytes_retrans` 4.19, `rcv_ooopack` and
+/// `snd_wnd` 5.4, `rcv_wnd`/`rehash` 6.2, `total_rto*` 6.7.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug)]
 struct TcpInfo {
@@ -77,7 +85,97 @@ struct TcpInfo {
     delivered_ce: u32,
     bytes_sent: u64,
     bytes_retrans: u64,
+    dsack_dups: u32,
+    reord_seen: u32,
+    rcv_ooopack: u32,
+    snd_wnd: u32,
+    rcv_wnd: u32,
+    rehash: u32,
+    total_rto: u16,
+    total_rto_recoveries: u16,
+    total_rto_time: u32,
 }
+
+/// Whether the field at `offset` of `size` bytes lies inside the `len`
+/// bytes the kernel filled.
+fn present(len: usize, offset: usize, size: usize) -> bool {
+    offset + size <= len
+}
+
+/// Reads `$field` of a [`TcpInfo`] the kernel filled `$len` bytes of, or
+/// `None` when this kernel's struct ends before it.
+macro_rules! field {
+    ($ti:expr, $len:expr, $field:ident) => {
+        present(
+            $len,
+            std::mem::offset_of!(TcpInfo, $field),
+            std::mem::size_of_val(&$ti.$field),
+        )
+        .then_some($ti.$field)
+    };
+}
+
+/// What one `TCP_INFO` read tells about the sender, with each field that
+/// newer kernels added as `None` when the running kernel lacks it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Probe {
+    /// Payload bytes the peer acknowledged.
+    bytes_acked: u64,
+    /// Linux's smoothed RTT (`tcpi_rtt`, srtt per RFC 6298), µs.
+    srtt_us: u32,
+    /// Data segments sent, retransmissions included (`tcpi_data_segs_out`).
+    data_segs_out: Option<u32>,
+    /// Segments retransmitted (`tcpi_total_retrans`; not `tcpi_retransmits`,
+    /// which is the count of back-to-back RTOs still unresolved).
+    total_retrans: u32,
+    /// Retransmission timeouts over the connection (`tcpi_total_rto`,
+    /// Linux 6.7), SYN timeouts included.
+    total_rto: Option<u16>,
+    /// The latest delivery-rate sample, bytes/s.
+    delivery_rate: Option<u64>,
+    /// Time with data outstanding, µs.
+    busy_time_us: Option<u64>,
+    /// Of it, time the peer's receive window was the limit, µs.
+    rwnd_limited_us: Option<u64>,
+    /// Of it, time the local send buffer was the limit, µs.
+    sndbuf_limited_us: Option<u64>,
+    /// Sender MSS and path MTU, bytes.
+    snd_mss: u32,
+    pmtu: u32,
+}
+
+impl Probe {
+    fn from_info(ti: &TcpInfo, len: usize) -> Self {
+        Probe {
+            bytes_acked: field!(ti, len, bytes_acked).unwrap_or(0),
+            srtt_us: ti.rtt,
+            data_segs_out: field!(ti, len, data_segs_out),
+            total_retrans: ti.total_retrans,
+            total_rto: field!(ti, len, total_rto),
+            delivery_rate: field!(ti, len, delivery_rate),
+            busy_time_us: field!(ti, len, busy_time),
+            rwnd_limited_us: field!(ti, len, rwnd_limited),
+            sndbuf_limited_us: field!(ti, len, sndbuf_limited),
+            snd_mss: ti.snd_mss,
+            pmtu: ti.pmtu,
+        }
+    }
+
+    /// Share of the busy time the receive window or the send buffer was
+    /// the limit: near 0 means the path (cwnd/pacing) set the pace; a
+    /// large share means the hosts did, and the run says little about the
+    /// congestion control.
+    fn host_limited_fraction(&self) -> Option<f64> {
+        let busy = self.busy_time_us.filter(|&b| b > 0)?;
+        let limited = self.rwnd_limited_us? + self.sndbuf_limited_us?;
+        Some(limited as f64 / busy as f64)
+    }
+}
+
+/// Columns the probe writes after the shared schema and
+/// [`netsim::FLOW_CSV_COUNTER_COLUMNS`]; empty where the kernel lacks the
+/// field.
+const PROBE_COLUMNS: &str = "delivery_rate_bps,busy_time_us,rwnd_limited_us,sndbuf_limited_us,rtos";
 
 /// `struct tcp_bbr_info` from `TCP_CC_INFO`.
 #[repr(C)]
@@ -90,7 +188,8 @@ struct BbrInfo {
     cwnd_gain: u32,
 }
 
-fn getsockopt<T: Default>(fd: i32, opt: libc::c_int) -> io::Result<T> {
+/// The option's value and the length the kernel filled.
+fn getsockopt_len<T: Default>(fd: i32, opt: libc::c_int) -> io::Result<(T, usize)> {
     let mut v = T::default();
     let mut len = std::mem::size_of::<T>() as libc::socklen_t;
     // SAFETY: v is valid for len bytes; the kernel writes at most len.
@@ -104,10 +203,19 @@ fn getsockopt<T: Default>(fd: i32, opt: libc::c_int) -> io::Result<T> {
         )
     };
     if r == 0 {
-        Ok(v)
+        Ok((v, len as usize))
     } else {
         Err(io::Error::last_os_error())
     }
+}
+
+fn getsockopt<T: Default>(fd: i32, opt: libc::c_int) -> io::Result<T> {
+    getsockopt_len(fd, opt).map(|(v, _)| v)
+}
+
+fn read_probe(fd: i32) -> io::Result<Probe> {
+    let (ti, len) = getsockopt_len::<TcpInfo>(fd, libc::TCP_INFO)?;
+    Ok(Probe::from_info(&ti, len))
 }
 
 fn set_congestion(fd: i32, cc: &str) -> Result<(), String> {
@@ -200,11 +308,13 @@ pub struct SendSummary {
     pub cc: String,
     /// Payload bytes sent and verified by the receiver.
     pub bytes: u64,
-    /// Seconds from connect to the last byte acknowledged.
+    /// Seconds from the first write (the time origin of the log, just
+    /// after the handshake) to the receiver's verdict.
     pub seconds: f64,
     /// bytes × 8 / seconds.
     pub goodput_bps: f64,
-    /// Median sampled RTT over the whole run, ms.
+    /// Median sampled RTT over the whole run, ms. The kernel exposes no
+    /// per-ACK RTT, so every sample is its smoothed RTT (`tcpi_rtt`).
     pub rtt_median_ms: Option<f64>,
     /// Median sampled RTT after the first quarter (steady state), ms.
     pub rtt_median_steady_ms: Option<f64>,
@@ -212,6 +322,34 @@ pub struct SendSummary {
     pub rtt_p95_ms: Option<f64>,
     /// Segments retransmitted (tcpi_total_retrans).
     pub retransmits: u32,
+    /// Data segments sent, retransmissions included (tcpi_data_segs_out,
+    /// Linux 4.6).
+    pub data_segments_sent: Option<u32>,
+    /// retransmits / data_segments_sent: the statistic `compare` puts
+    /// beside the simulator's and the UDP transport's.
+    pub retransmitted_fraction: Option<f64>,
+    /// Retransmission timeouts (tcpi_total_rto, Linux 6.7; `None` on older
+    /// kernels). Includes SYN timeouts.
+    pub rtos: Option<u16>,
+    /// Median delivery-rate sample (tcpi_delivery_rate) after the first
+    /// quarter, bits/s.
+    pub delivery_rate_median_bps: Option<f64>,
+    /// Seconds with data outstanding (tcpi_busy_time, Linux 4.10).
+    pub busy_s: Option<f64>,
+    /// Of those, seconds limited by the receiver's window
+    /// (tcpi_rwnd_limited).
+    pub rwnd_limited_s: Option<f64>,
+    /// Of those, seconds limited by the local send buffer
+    /// (tcpi_sndbuf_limited).
+    pub sndbuf_limited_s: Option<f64>,
+    /// (rwnd_limited + sndbuf_limited) / busy: a share well above 0 means
+    /// the hosts, not the congestion control, set the pace.
+    pub host_limited_fraction: Option<f64>,
+    /// Sender MSS (tcpi_snd_mss) and path MTU (tcpi_pmtu), bytes: `compare`
+    /// gives the simulator the same payload and header sizes.
+    pub mss: u32,
+    /// See `mss`.
+    pub pmtu: u32,
     /// Samples taken.
     pub samples: usize,
 }
@@ -225,28 +363,50 @@ pub(crate) fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
     Some(v[((v.len() - 1) as f64 * q).round() as usize])
 }
 
-/// The sampler: one row of the shared schema per interval.
+/// What the sampler hands back: (time, srtt ms) and (time, delivery rate
+/// bit/s) per sample, and the last reading.
+struct Sampled {
+    rtts: Vec<(f64, f64)>,
+    rates: Vec<(f64, f64)>,
+    last: Probe,
+}
+
+fn opt_cell<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or(String::new(), |x| x.to_string())
+}
+
+/// The sampler: one row of the shared schema per interval, timed from
+/// `t0`, the instant the sender starts writing.
 fn sample_loop(
     fd: i32,
+    t0: Instant,
     interval: Duration,
     done: &AtomicBool,
     log: Option<PathBuf>,
-) -> Result<(Vec<(f64, f64)>, u32), String> {
+) -> Result<Sampled, String> {
     let mut w = match &log {
         Some(p) => {
             let mut w = BufWriter::new(
                 File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
             );
-            writeln!(w, "{}", netsim::FLOW_CSV_HEADER).map_err(|e| e.to_string())?;
+            writeln!(
+                w,
+                "{},{},{PROBE_COLUMNS}",
+                netsim::FLOW_CSV_HEADER,
+                netsim::FLOW_CSV_COUNTER_COLUMNS
+            )
+            .map_err(|e| e.to_string())?;
             Some(w)
         }
         None => None,
     };
-    let t0 = Instant::now();
-    let mut rtts = Vec::new();
+    let mut out = Sampled {
+        rtts: Vec::new(),
+        rates: Vec::new(),
+        last: Probe::default(),
+    };
     let mut last_acked = 0u64;
     let mut last_t = 0.0;
-    let mut retrans = 0;
     let mut next = t0;
     while !done.load(Ordering::Relaxed) {
         next += interval;
@@ -254,18 +414,21 @@ fn sample_loop(
         if next > now {
             std::thread::sleep(next - now);
         }
-        let Ok(ti) = getsockopt::<TcpInfo>(fd, libc::TCP_INFO) else {
+        let Ok((ti, len)) = getsockopt_len::<TcpInfo>(fd, libc::TCP_INFO) else {
             break;
         };
+        let p = Probe::from_info(&ti, len);
         let bbr = getsockopt::<BbrInfo>(fd, TCP_CC_INFO).ok();
         let t = t0.elapsed().as_secs_f64();
-        let rtt_ms = ti.rtt as f64 / 1000.0;
-        if ti.rtt > 0 {
-            rtts.push((t, rtt_ms));
+        let rtt_ms = p.srtt_us as f64 / 1000.0;
+        if p.srtt_us > 0 {
+            out.rtts.push((t, rtt_ms));
         }
-        retrans = ti.total_retrans;
+        if let Some(r) = p.delivery_rate.filter(|&r| r > 0) {
+            out.rates.push((t, r as f64 * 8.0));
+        }
         if let Some(w) = w.as_mut() {
-            let goodput = (ti.bytes_acked - last_acked) as f64 * 8.0 / (t - last_t).max(1e-6);
+            let goodput = (p.bytes_acked - last_acked) as f64 * 8.0 / (t - last_t).max(1e-6);
             let mss = ti.snd_mss as u64;
             let inflight = (ti.unacked as u64 + ti.retrans as u64)
                 .saturating_sub(ti.sacked as u64 + ti.lost as u64)
@@ -282,27 +445,38 @@ fn sample_loop(
                     format!("{:.3}", ti.min_rtt as f64 / 1000.0),
                 ),
             };
+            // The kernel's rtt_ms is its srtt, so the srtt_ms column
+            // repeats it: both columns mean what they mean on every source.
             writeln!(
                 w,
-                "{t:.6},0,{},{goodput:.0},{rtt_ms:.3},{},{},{inflight},{mode},{bw},{min_rtt},,{}",
-                ti.bytes_acked,
+                "{t:.6},0,{},{goodput:.0},{rtt_ms:.3},{},{},{inflight},{mode},{bw},{min_rtt},,{},{rtt_ms:.3},{},{},{},{},{},{},{}",
+                p.bytes_acked,
                 ti.snd_cwnd as u64 * mss,
                 ti.pacing_rate * 8,
-                ti.total_retrans
+                p.total_retrans,
+                opt_cell(p.data_segs_out),
+                p.total_retrans,
+                opt_cell(p.delivery_rate.map(|r| r * 8)),
+                opt_cell(p.busy_time_us),
+                opt_cell(p.rwnd_limited_us),
+                opt_cell(p.sndbuf_limited_us),
+                opt_cell(p.total_rto),
             )
             .map_err(|e| e.to_string())?;
         }
-        last_acked = ti.bytes_acked;
+        last_acked = p.bytes_acked;
         last_t = t;
+        out.last = p;
+    }
+    // One last reading, so the counters cover the whole transfer.
+    if let Ok(p) = read_probe(fd) {
+        out.last = p;
     }
     if let Some(mut w) = w {
         w.flush().map_err(|e| e.to_string())?;
     }
-    Ok((rtts, retrans))
+    Ok(out)
 }
-
-/// Bytes sent, (time, RTT ms) samples, total retransmissions.
-type Sent = (u64, Vec<(f64, f64)>, u32);
 
 /// `bbrlab tcp send`.
 pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
@@ -311,9 +485,12 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
     let fd = stream.as_raw_fd();
     let seed = std::process::id() as u64 ^ 0x9E37_79B9_7F4A_7C15;
     let done = AtomicBool::new(false);
+    // The time origin of the log and the summary: the first write, right
+    // after the handshake (the simulator's flow start and the UDP
+    // transport's first data packet are the same instant).
     let t0 = Instant::now();
-    let (sent, rtts, retrans) = std::thread::scope(|s| -> Result<Sent, String> {
-        let sampler = s.spawn(|| sample_loop(fd, o.interval, &done, o.log.clone()));
+    let (sent, sampled) = std::thread::scope(|s| -> Result<(u64, Sampled), String> {
+        let sampler = s.spawn(|| sample_loop(fd, t0, o.interval, &done, o.log.clone()));
         let r = (|| -> Result<u64, String> {
             stream.write_all(MAGIC).map_err(|e| format!("send: {e}"))?;
             stream
@@ -369,29 +546,50 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
             Ok(sent)
         })();
         done.store(true, Ordering::Relaxed);
-        let (rtts, retrans) = sampler
+        let sampled = sampler
             .join()
             .map_err(|_| "sampler panicked".to_string())??;
-        Ok((r?, rtts, retrans))
+        Ok((r?, sampled))
     })?;
     let secs = t0.elapsed().as_secs_f64();
-    let mut all: Vec<f64> = rtts.iter().map(|r| r.1).collect();
-    let mut steady: Vec<f64> = rtts
-        .iter()
-        .filter(|r| r.0 >= secs / 4.0)
-        .map(|r| r.1)
-        .collect();
-    Ok(SendSummary {
-        cc: o.cc.clone(),
-        bytes: sent,
+    Ok(summarise(&o.cc, sent, secs, &sampled))
+}
+
+/// The summary of a transfer of `bytes` over `secs` from its samples.
+fn summarise(cc: &str, bytes: u64, secs: f64, s: &Sampled) -> SendSummary {
+    let steady = |v: &[(f64, f64)]| -> Vec<f64> {
+        v.iter()
+            .filter(|r| r.0 >= secs / 4.0)
+            .map(|r| r.1)
+            .collect()
+    };
+    let mut all: Vec<f64> = s.rtts.iter().map(|r| r.1).collect();
+    let p = &s.last;
+    let us = |v: Option<u64>| v.map(|x| x as f64 / 1e6);
+    SendSummary {
+        cc: cc.to_string(),
+        bytes,
         seconds: secs,
-        goodput_bps: sent as f64 * 8.0 / secs,
+        goodput_bps: bytes as f64 * 8.0 / secs.max(1e-9),
         rtt_median_ms: quantile(&mut all, 0.5),
-        rtt_median_steady_ms: quantile(&mut steady, 0.5),
+        rtt_median_steady_ms: quantile(&mut steady(&s.rtts), 0.5),
         rtt_p95_ms: quantile(&mut all, 0.95),
-        retransmits: retrans,
-        samples: rtts.len(),
-    })
+        retransmits: p.total_retrans,
+        data_segments_sent: p.data_segs_out,
+        retransmitted_fraction: p
+            .data_segs_out
+            .filter(|&n| n > 0)
+            .map(|n| p.total_retrans as f64 / n as f64),
+        rtos: p.total_rto,
+        delivery_rate_median_bps: quantile(&mut steady(&s.rates), 0.5),
+        busy_s: us(p.busy_time_us),
+        rwnd_limited_s: us(p.rwnd_limited_us),
+        sndbuf_limited_s: us(p.sndbuf_limited_us),
+        host_limited_fraction: p.host_limited_fraction(),
+        mss: p.snd_mss,
+        pmtu: p.pmtu,
+        samples: s.rtts.len(),
+    }
 }
 
 /// Connects with the congestion control set before the handshake, so the
@@ -556,4 +754,105 @@ fn verify(c: &mut TcpStream) -> Result<u64, String> {
         return Err("SHA-256 mismatch".into());
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// Offsets from the kernel's uapi `struct tcp_info`, worked out by hand
+    /// from its field list: 8 single bytes, 24 `__u32` (rto …
+    /// total_retrans) to byte 104, 4 `__u64` to 136, 6 `__u32` to 160.
+    #[test]
+    fn tcp_info_matches_the_kernel_layout() {
+        assert_eq!(offset_of!(TcpInfo, rtt), 68);
+        assert_eq!(offset_of!(TcpInfo, total_retrans), 100);
+        assert_eq!(offset_of!(TcpInfo, pacing_rate), 104);
+        assert_eq!(offset_of!(TcpInfo, data_segs_out), 156);
+        assert_eq!(offset_of!(TcpInfo, delivery_rate), 160);
+        assert_eq!(offset_of!(TcpInfo, busy_time), 168);
+        assert_eq!(offset_of!(TcpInfo, rwnd_limited), 176);
+        assert_eq!(offset_of!(TcpInfo, sndbuf_limited), 184);
+        assert_eq!(offset_of!(TcpInfo, bytes_retrans), 208);
+        assert_eq!(offset_of!(TcpInfo, total_rto), 240);
+        assert_eq!(offset_of!(TcpInfo, total_rto_time), 244);
+        assert_eq!(size_of::<TcpInfo>(), 248);
+    }
+
+    fn info() -> TcpInfo {
+        TcpInfo {
+            rtt: 45_000,
+            total_retrans: 7,
+            data_segs_out: 700,
+            delivery_rate: 2_400_000,
+            busy_time: 10_000_000,
+            rwnd_limited: 1_000_000,
+            sndbuf_limited: 500_000,
+            total_rto: 2,
+            snd_mss: 1448,
+            pmtu: 1500,
+            ..TcpInfo::default()
+        }
+    }
+
+    #[test]
+    fn fields_past_the_kernels_length_are_none() {
+        // A 4.9 kernel's struct ends after tcpi_delivery_rate (168 bytes):
+        // it has the delivery rate but neither busy time nor RTO count.
+        let p = Probe::from_info(&info(), 168);
+        assert_eq!(p.delivery_rate, Some(2_400_000));
+        assert_eq!(p.data_segs_out, Some(700));
+        assert_eq!(p.busy_time_us, None);
+        assert_eq!(p.rwnd_limited_us, None);
+        assert_eq!(p.total_rto, None);
+        assert_eq!(p.host_limited_fraction(), None);
+        // 4.10 to 6.6 (e.g. 6.1, 232 bytes): chrono stats, no RTO count.
+        let p = Probe::from_info(&info(), 232);
+        assert_eq!(p.sndbuf_limited_us, Some(500_000));
+        assert_eq!(p.total_rto, None);
+        // 6.7 and later fill the whole struct (or more, cut to ours).
+        let p = Probe::from_info(&info(), 248);
+        assert_eq!(p.total_rto, Some(2));
+        // A 4.5 kernel (before data_segs_out): no packet count at all.
+        let p = Probe::from_info(&info(), 144);
+        assert_eq!(p.data_segs_out, None);
+        assert_eq!(p.total_retrans, 7);
+    }
+
+    #[test]
+    fn host_limited_share_of_busy_time() {
+        let p = Probe::from_info(&info(), 248);
+        // (1 s + 0.5 s) of 10 s busy.
+        assert!((p.host_limited_fraction().unwrap() - 0.15).abs() < 1e-12);
+        let idle = Probe {
+            busy_time_us: Some(0),
+            ..p
+        };
+        assert_eq!(idle.host_limited_fraction(), None);
+    }
+
+    #[test]
+    fn summary_reports_retransmitted_segments_over_data_segments() {
+        let s = Sampled {
+            rtts: vec![(0.5, 40.0), (1.5, 50.0), (2.5, 60.0), (3.5, 70.0)],
+            rates: vec![(0.5, 1e6), (3.0, 19e6)],
+            last: Probe::from_info(&info(), 248),
+        };
+        let sum = summarise("bbr", 1_000_000, 4.0, &s);
+        assert!((sum.retransmitted_fraction.unwrap() - 0.01).abs() < 1e-12);
+        assert_eq!(sum.rtos, Some(2));
+        assert_eq!(sum.rtt_median_steady_ms, Some(60.0));
+        // Only the delivery-rate sample after the first second counts.
+        assert_eq!(sum.delivery_rate_median_bps, Some(19e6));
+        assert_eq!(sum.busy_s, Some(10.0));
+        assert_eq!((sum.mss, sum.pmtu), (1448, 1500));
+        // A kernel without data_segs_out gives no fraction rather than a
+        // division by a zero it never reported.
+        let old = Sampled {
+            last: Probe::from_info(&info(), 144),
+            ..s
+        };
+        assert_eq!(summarise("bbr", 1, 1.0, &old).retransmitted_fraction, None);
+    }
 }
