@@ -846,6 +846,17 @@ impl CongestionControl for Bbr {
         self.cwnd = self.mss;
     }
 
+    /// `bbr_undo_cwnd()`: the slow-down was spurious, so the full-pipe
+    /// search starts over and the policer model drops what it learned from
+    /// the bogus losses. cwnd itself is restored by the recovery exit the
+    /// controller signals next (`prior_cwnd`, as after any episode).
+    fn on_spurious_loss(&mut self, _now: Instant) {
+        self.full_bw = 0.0;
+        self.full_bw_count = 0;
+        let (delivered, lost) = (self.delivered_total, self.lost_total);
+        self.reset_lt_bw_sampling(self.delivered_time, delivered, lost);
+    }
+
     fn on_mss_change(&mut self, mss: u64) {
         let mss = mss.max(1);
         // Keep the window's packet count, as TCP does when the MSS changes.

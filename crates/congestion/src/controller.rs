@@ -85,6 +85,13 @@ pub trait CongestionControl {
     /// A retransmission timeout fired, or persistent congestion was declared.
     fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64);
 
+    /// The transport found that the losses behind the current (or last)
+    /// reduction were not losses: the packets were reordered or delayed,
+    /// or the timeout fired too early. Undo what the reduction did, as
+    /// Linux's `tcp_undo_cwnd_reduction()` calls the algorithm's
+    /// `undo_cwnd`. The default keeps the window as it is.
+    fn on_spurious_loss(&mut self, _now: Instant) {}
+
     /// The segment size changed (PMTU discovery).
     fn on_mss_change(&mut self, mss: u64);
 
@@ -316,6 +323,19 @@ impl Controller {
         self.inner
             .get_mut()
             .on_retransmission_timeout(now, bytes_in_flight);
+    }
+
+    /// The transport has proof that the losses (or the timeout) behind the
+    /// current or last window reduction were spurious: an original
+    /// transmission it had declared lost was acknowledged after all, every
+    /// retransmission of the episode was reported as a duplicate (DSACK),
+    /// or, after a timeout, data sent before it was acknowledged (F-RTO,
+    /// RFC 5682). The episode ends and the algorithm restores its window
+    /// (Linux `tcp_undo_cwnd_reduction()`); BBR restores its pre-loss cwnd
+    /// on the next ACK, as when a recovery episode ends.
+    pub fn on_spurious_loss(&mut self, now: Instant) {
+        self.recovery = RecoveryState::Open;
+        self.inner.get_mut().on_spurious_loss(now);
     }
 
     /// QUIC's persistent congestion (RFC 9002 §7.6): treated as an RTO.

@@ -241,6 +241,7 @@ impl CongestionControl for Cubic {
         if !new_episode {
             return;
         }
+        self.w.save_for_undo();
         self.reduce();
         self.w.cwnd = self.w.ssthresh;
         self.w.update_pacing(self.srtt_ns);
@@ -248,10 +249,23 @@ impl CongestionControl for Cubic {
 
     /// §4.8: ssthresh as for a loss (β), cwnd to one packet.
     fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {
+        self.w.save_for_undo();
         self.reduce();
         let ssthresh = self.w.ssthresh;
         self.w.on_timeout(ssthresh);
         self.w.update_pacing(self.srtt_ns);
+    }
+
+    /// Restores cwnd and ssthresh as Linux's CUBIC does (it undoes with
+    /// `tcp_reno_undo_cwnd()`). W_max and the epoch are not restored:
+    /// RFC 9438 §4.9 allows it, but the kernel we validate against does
+    /// not, and the next avoidance epoch starts from the restored cwnd.
+    fn on_spurious_loss(&mut self, _now: Instant) {
+        if self.w.undo() {
+            self.epoch = None;
+            self.pending_growth = 0.0;
+            self.w.update_pacing(self.srtt_ns);
+        }
     }
 
     fn on_mss_change(&mut self, mss: u64) {

@@ -5,7 +5,7 @@
 //! how congestion avoidance grows it and how far a loss shrinks it. The
 //! shared state lives here so the two algorithms are the differences alone.
 
-use crate::controller::AckContext;
+use crate::controller::{AckContext, RecoveryState};
 use crate::pacing::send_quantum_bytes;
 use crate::snapshot::{Mode, Snapshot};
 
@@ -26,6 +26,14 @@ pub(crate) struct Window {
     pub pacing_rate: f64,
     pub send_quantum: u64,
     pub min_rtt_ns: Option<u64>,
+    /// Whether a reduction is in progress (Linux `tcp_in_cwnd_reduction()`):
+    /// set by a reduction, cleared by the first ACK that finds recovery
+    /// over. A reduction that starts while one is in progress keeps the
+    /// older undo state.
+    pub in_reduction: bool,
+    /// (cwnd, ssthresh) before the current reduction began, for undo
+    /// (Linux `prior_cwnd` and `prior_ssthresh`).
+    pub undo: Option<(u64, u64)>,
 }
 
 impl Window {
@@ -38,6 +46,8 @@ impl Window {
             pacing_rate: 0.0,
             send_quantum: mss,
             min_rtt_ns: None,
+            in_reduction: false,
+            undo: None,
         };
         w.update_pacing(None);
         w
@@ -77,6 +87,38 @@ impl Window {
         if let Some(m) = ctx.rtt.min_ns() {
             self.min_rtt_ns = Some(m);
         }
+        if ctx.recovery == RecoveryState::Open {
+            self.in_reduction = false;
+        }
+    }
+
+    /// Called just before a reduction: remembers the window to undo to,
+    /// unless a reduction is already in progress. Linux saves
+    /// `prior_cwnd` and `prior_ssthresh = tcp_current_ssthresh()` (the
+    /// larger of ssthresh and 3/4 of cwnd) only when not already reducing
+    /// (`tcp_enter_recovery()`, `tcp_enter_loss()`).
+    pub fn save_for_undo(&mut self) {
+        if !self.in_reduction {
+            let current = self.ssthresh.max(self.cwnd / 2 + self.cwnd / 4);
+            self.undo = Some((self.cwnd, current));
+        }
+        self.in_reduction = true;
+    }
+
+    /// Undoes a spurious reduction (`tcp_undo_cwnd_reduction()` with
+    /// `tcp_reno_undo_cwnd()`): cwnd back to at least its prior value,
+    /// ssthresh back to the prior one if that was larger. Returns whether
+    /// there was anything to undo.
+    pub fn undo(&mut self) -> bool {
+        let Some((cwnd, ssthresh)) = self.undo.take() else {
+            return false;
+        };
+        self.cwnd = self.cwnd.max(cwnd);
+        if ssthresh > self.ssthresh {
+            self.ssthresh = ssthresh;
+        }
+        self.in_reduction = false;
+        true
     }
 
     /// A retransmission timeout: the window collapses to one packet, the

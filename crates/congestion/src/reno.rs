@@ -73,6 +73,7 @@ impl CongestionControl for Reno {
             return;
         }
         let w = &mut self.w;
+        w.save_for_undo();
         w.ssthresh = (w.cwnd / 2).max(w.min_window());
         w.cwnd = w.ssthresh;
         self.avoidance_acked = 0;
@@ -82,9 +83,18 @@ impl CongestionControl for Reno {
     /// RFC 5681 §3.1: ssthresh to half the window, cwnd to one packet.
     fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {
         let half = self.w.cwnd / 2;
+        self.w.save_for_undo();
         self.w.on_timeout(half);
         self.avoidance_acked = 0;
         self.w.update_pacing(self.srtt_ns);
+    }
+
+    /// Restores the window from before the spurious reduction.
+    fn on_spurious_loss(&mut self, _now: Instant) {
+        if self.w.undo() {
+            self.avoidance_acked = 0;
+            self.w.update_pacing(self.srtt_ns);
+        }
     }
 
     fn on_mss_change(&mut self, mss: u64) {

@@ -52,6 +52,7 @@ impl FlowConfig {
             app: self.app.clone(),
             pacing: self.pacing,
             timeout: self.timeout,
+            tail_loss_probe: true,
         }
     }
 

@@ -58,6 +58,11 @@ pub struct SenderConfig {
     pub pacing: Pacing,
     /// What the sender does when ACKs stop coming.
     pub timeout: Timeout,
+    /// Tail-loss probes (RFC 8985 §7), on in Linux by default: after about
+    /// two RTTs without an ACK, one packet goes out to draw an ACK that
+    /// lets RACK find a lost tail, instead of waiting for the RTO. Only
+    /// with [`Timeout::Rto`]; QUIC's PTO already is such a probe.
+    pub tail_loss_probe: bool,
 }
 
 impl SenderConfig {
@@ -71,6 +76,7 @@ impl SenderConfig {
             app: App::Bulk,
             pacing: Pacing::Exact,
             timeout: Timeout::Rto,
+            tail_loss_probe: true,
         }
     }
 }

@@ -27,6 +27,11 @@ pub struct Ack {
     pub dsack: bool,
     /// How long the receiver held the newest packet before acknowledging.
     pub ack_delay_ns: u64,
+    /// Every chunk below this has arrived: TCP's cumulative ACK. Packet
+    /// numbers are never reused, so a packet whose ACK range fell out of
+    /// the ranges carried (a few, as TCP's SACK blocks) is still known to
+    /// have delivered its data once the receiver's in-order point passes it.
+    pub cum_chunk: u64,
 }
 
 impl Ack {
@@ -138,6 +143,7 @@ impl Receiver {
             len: 0,
             ack_delay_ns: now - self.first_unacked_ns,
             dsack: self.duplicate_seen,
+            cum_chunk: self.next_chunk,
         };
         self.duplicate_seen = false;
         for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {

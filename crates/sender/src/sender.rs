@@ -30,8 +30,12 @@ const PACKET_THRESHOLD: u64 = 3;
 const MIN_RTO_NS: u64 = 200_000_000;
 /// Initial retransmission timeout (RFC 6298 §2.1).
 const INITIAL_RTO_NS: u64 = 1_000_000_000;
-/// Largest retransmission timeout (RFC 6298 §2.5 allows a 60 s cap).
-const MAX_RTO_NS: u64 = 60_000_000_000;
+/// Largest retransmission timeout: Linux's `TCP_RTO_MAX`, 120 s (RFC 6298
+/// §2.5 allows any cap of at least 60 s).
+pub const MAX_RTO_NS: u64 = 120_000_000_000;
+/// How many recoveries without a DSACK the widened reordering window
+/// survives (Linux `TCP_RACK_RECOVERY_THRESH`, RFC 8985 §6.2 step 4).
+const REO_WND_PERSIST: u32 = 16;
 /// Loss-detection timer granularity (RFC 9002 kGranularity).
 const GRANULARITY_NS: u64 = 1_000_000;
 
@@ -49,6 +53,11 @@ struct SentPkt {
     sent_ns: u64,
     state: SentPacketState,
     status: Status,
+    /// Whether this packet carried a chunk already sent before (a repair,
+    /// a PTO or a tail-loss probe): counts towards `retrans_out`.
+    retx: bool,
+    /// The undo episode in which it was declared lost (0: none).
+    lost_in: u32,
 }
 
 /// What the sender can do right now.
@@ -134,6 +143,8 @@ pub struct Sender {
     recovery_point: Option<(u64, u64)>,
     /// The controller's episode count when the point was last noted.
     seen_episodes: u64,
+    /// The highest cumulative point the receiver has reported.
+    cum_chunk: u64,
     /// Chunks below this index may be sent (receiver flow control).
     flow_limit: Option<u64>,
     /// Reordering has been observed (Linux `tp->reord_seen`): a hole was
@@ -141,8 +152,56 @@ pub struct Sender {
     /// retransmission. From then on loss is judged by time alone.
     reord_seen: bool,
     /// Multiplier of the reordering window (Linux `rack.reo_wnd_steps`),
-    /// raised by each DSACK.
+    /// raised once per round trip that sees a DSACK.
     reo_wnd_steps: u64,
+    /// Recoveries left before the reordering window falls back to one
+    /// step (Linux `rack.reo_wnd_persist`).
+    reo_wnd_persist: u32,
+    /// Delivered bytes when the window was last widened: a DSACK for a
+    /// packet sent before then belongs to the same round and is ignored
+    /// (Linux `rack.last_delivered`).
+    reo_wnd_last_delivered: u64,
+    /// Packets declared lost that are still in the window, so an ACK that
+    /// arrives for one after all (it was reordered or delayed, not lost)
+    /// is found in O(log n).
+    lost: BTreeSet<u64>,
+    /// Retransmitted packets in flight (Linux `retrans_out`).
+    retrans_out: u64,
+    /// An undo is possible: the current or last reduction may still be
+    /// proved spurious (Linux `undo_marker`).
+    undo_marker: bool,
+    /// Retransmissions of the episode not yet reported as needless by a
+    /// DSACK; -1 while none was sent (Linux `undo_retrans`). At 0 every
+    /// retransmission was a duplicate, so the losses were spurious.
+    undo_retrans: i64,
+    /// Numbers the undo episodes, so a late ACK counts against the
+    /// episode that declared the packet lost.
+    undo_episode: u32,
+    /// Packets the current undo episode declared lost that no late ACK
+    /// has yet shown to have arrived. At 0 every loss was spurious.
+    undo_lost: u64,
+    /// Spurious-loss undos performed, and how many followed a timeout.
+    pub undos: u64,
+    /// Undos of a retransmission timeout (F-RTO, RFC 5682).
+    pub rto_undos: u64,
+    /// ACKs that acknowledged a packet already declared lost.
+    pub late_acks: u64,
+    /// Tail-loss probes sent (RFC 8985 §7).
+    pub tail_loss_probes: u64,
+    /// The probe timeout is armed for this time (RFC 8985 §7.2): when
+    /// nothing is acknowledged for about two RTTs, one packet is sent to
+    /// provoke an ACK, so a lost tail is found by RACK instead of an RTO.
+    tlp_deadline: Option<u64>,
+    /// A tail-loss probe is owed to the pacer.
+    tlp_owed: bool,
+    /// A probe is in flight and not yet answered (Linux `tlp_high_seq`):
+    /// only one at a time.
+    tlp_in_flight: bool,
+    /// Whether tail-loss probes are enabled.
+    tlp_enabled: bool,
+    /// A DSACK arrived and has not yet been weighed for the reordering
+    /// window (Linux `rack.dsack_seen`).
+    dsack_pending: bool,
 }
 
 impl Sender {
@@ -205,8 +264,27 @@ impl Sender {
             recovery_point: None,
             seen_episodes: 0,
             flow_limit: None,
+            cum_chunk: 0,
             reord_seen: false,
             reo_wnd_steps: 1,
+            reo_wnd_persist: 0,
+            reo_wnd_last_delivered: 0,
+            lost: BTreeSet::new(),
+            retrans_out: 0,
+            undo_marker: false,
+            undo_retrans: -1,
+            undo_episode: 0,
+            undo_lost: 0,
+            undos: 0,
+            rto_undos: 0,
+            late_acks: 0,
+            tail_loss_probes: 0,
+            tlp_deadline: None,
+            tlp_owed: false,
+            tlp_in_flight: false,
+            // TCP has TLP (Linux default); QUIC's PTO already is a probe.
+            tlp_enabled: flow.timeout == Timeout::Rto && flow.tail_loss_probe,
+            dsack_pending: false,
         }
     }
 
@@ -221,7 +299,24 @@ impl Sender {
     /// Whether every chunk of a finite flow has been sent at least once and
     /// nothing is waiting for retransmission or in flight.
     pub fn is_done(&self) -> bool {
-        self.total_chunks == Some(self.next_chunk) && self.retx.is_empty() && self.inflight == 0
+        self.total_chunks == Some(self.next_chunk) && !self.repairs_queued() && self.inflight == 0
+    }
+
+    /// Whether a queued repair still carries undelivered data. Entries
+    /// whose chunk was delivered meanwhile (its original was acknowledged
+    /// late) are dropped lazily when they reach the queue's front.
+    fn repairs_queued(&self) -> bool {
+        self.retx.iter().any(|(c, _)| self.unrepaired.contains(c))
+    }
+
+    /// Drops queued repairs at the front whose data has been delivered.
+    fn prune_repairs(&mut self) {
+        while let Some(&(c, _)) = self.retx.front() {
+            if self.unrepaired.contains(&c) {
+                break;
+            }
+            self.retx.pop_front();
+        }
     }
 
     /// Whether the flow has ended at `now`: a finite flow is done, or a
@@ -230,7 +325,7 @@ impl Sender {
     pub fn is_finished(&self, now: u64) -> bool {
         let no_more =
             self.total_chunks == Some(self.next_chunk) || self.stop_ns.is_some_and(|s| now >= s);
-        no_more && self.retx.is_empty() && self.inflight == 0
+        no_more && !self.repairs_queued() && self.inflight == 0
     }
 
     /// Chunks sent at least once (the stream's length so far, in chunks).
@@ -251,6 +346,13 @@ impl Sender {
 
     /// Decides what to do at `now`.
     pub fn poll(&mut self, now: u64) -> SendDecision {
+        self.prune_repairs();
+        if self.tlp_owed {
+            if let Some(d) = self.tail_loss_probe() {
+                return d;
+            }
+            self.tlp_owed = false;
+        }
         // PTO probes ignore cwnd and pacing (RFC 9002 §7.5): a lost
         // retransmission if one is queued, else the oldest data still
         // unacknowledged, whose original stays outstanding.
@@ -320,10 +422,75 @@ impl Sender {
         }
     }
 
+    /// What a tail-loss probe sends (RFC 8985 §7.3): new data if the
+    /// application and the receiver allow, else the newest packet still
+    /// unacknowledged again. It ignores cwnd and pacing, as Linux's
+    /// `tcp_send_loss_probe()` does.
+    fn tail_loss_probe(&mut self) -> Option<SendDecision> {
+        let more = self.total_chunks != Some(self.next_chunk)
+            && self.flow_limit.is_none_or(|l| self.next_chunk < l)
+            && matches!(self.app, AppState::Bulk);
+        if more {
+            return Some(SendDecision::Send {
+                chunk: self.next_chunk,
+                bytes: self.chunk_bytes(self.next_chunk),
+                retransmission: false,
+            });
+        }
+        let p = self
+            .pkts
+            .iter()
+            .rev()
+            .find(|p| p.status == Status::Outstanding)?;
+        Some(SendDecision::Send {
+            chunk: p.chunk,
+            bytes: p.bytes,
+            retransmission: true,
+        })
+    }
+
+    /// The probe timeout of RFC 8985 §7.2 as Linux computes it
+    /// (`tcp_schedule_loss_probe()`): two smoothed RTTs, plus the
+    /// worst-case delayed-ACK time when a single packet is in flight (its
+    /// ACK may be delayed), else plus 2 ms; never past the RTO.
+    fn tlp_timeout_ns(&self) -> Option<u64> {
+        let srtt = self.cc.rtt().smoothed_ns()?;
+        let extra = if self.inflight <= self.mss {
+            MIN_RTO_NS
+        } else {
+            2 * GRANULARITY_NS
+        };
+        Some((2 * srtt + extra).min(self.rto_ns()))
+    }
+
+    /// Arms the tail-loss probe if Linux would: TLP is on, data is in
+    /// flight, no loss episode is under way and no probe is unanswered.
+    fn arm_tlp(&mut self, now: u64) {
+        self.tlp_deadline = None;
+        if !self.tlp_enabled
+            || self.inflight == 0
+            || self.tlp_in_flight
+            || self.cc.recovery_state() != RecoveryState::Open
+        {
+            return;
+        }
+        self.tlp_deadline = self.tlp_timeout_ns().map(|t| now + t);
+    }
+
     /// Records the send decided by [`Sender::poll`]; returns the packet number.
     pub fn on_sent(&mut self, now: u64, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
         self.probes_owed = self.probes_owed.saturating_sub(1);
+        if std::mem::take(&mut self.tlp_owed) {
+            self.tlp_in_flight = true;
+            self.tail_loss_probes += 1;
+        }
         if retransmission {
+            self.retrans_out += 1;
+            // Linux `tcp_retransmit_skb()`: every retransmission may yet be
+            // reported needless by a DSACK.
+            if self.undo_marker {
+                self.undo_retrans = self.undo_retrans.max(0) + 1;
+            }
             // A probe resends outstanding data; only a queued repair is
             // taken off the queue.
             if self.retx.front().is_some_and(|&(c, _)| c == chunk) {
@@ -361,8 +528,13 @@ impl Sender {
             sent_ns: now,
             state,
             status: Status::Outstanding,
+            retx: retransmission,
+            lost_in: 0,
         });
         self.inflight += bytes as u64;
+        if self.tlp_deadline.is_none() {
+            self.arm_tlp(now);
+        }
         self.packets_sent += 1;
         // The next packet may leave once this one's time at the pacing rate
         // has passed. Exact pacing gives no credit for lateness or idle
@@ -389,6 +561,27 @@ impl Sender {
         (self.cc.send_quantum_bytes() as f64 * 1e9 / rate) as u64
     }
 
+    fn pkt(&self, pn: u64) -> Option<&SentPkt> {
+        self.pkts.get(pn.checked_sub(self.base_pn)? as usize)
+    }
+
+    /// Declares `pn` lost, charging it to the current undo episode.
+    fn mark_lost(&mut self, pn: u64) {
+        let episode = self.undo_marker.then_some(self.undo_episode);
+        if let Some(p) = self.pkt_mut(pn) {
+            p.status = Status::Lost;
+            p.lost_in = episode.unwrap_or(0);
+        }
+        self.undo_lost += episode.is_some() as u64;
+        self.lost.insert(pn);
+    }
+
+    fn set_status(&mut self, pn: u64, status: Status) {
+        if let Some(p) = self.pkt_mut(pn) {
+            p.status = status;
+        }
+    }
+
     fn pkt_mut(&mut self, pn: u64) -> Option<&mut SentPkt> {
         if pn < self.base_pn {
             return None;
@@ -403,8 +596,9 @@ impl Sender {
             return;
         }
         p.status = Status::Acked;
-        let (bytes, state, chunk) = (p.bytes, p.state, p.chunk);
+        let (bytes, state, chunk, retx) = (p.bytes, p.state, p.chunk, p.retx);
         self.inflight -= bytes as u64;
+        self.retrans_out -= retx as u64;
         if !self.unrepaired.is_empty() {
             self.unrepaired.remove(&chunk);
         }
@@ -442,40 +636,56 @@ impl Sender {
         // the first RTT sample: (pn, sent_ns).
         let mut span: Option<((u64, u64), (u64, u64))> = None;
         let rtt_at = self.first_rtt_at.unwrap_or(u64::MAX);
+        let mut new_episode_seen = false;
         let mut i = 0;
         while i < self.holes.len() {
             let pn = self.holes[i];
-            let Some(p) = self.pkt_mut(pn) else {
+            let Some(&p) = self.pkt(pn).filter(|p| p.status == Status::Outstanding) else {
                 self.holes.remove(i);
                 continue;
             };
-            if p.status != Status::Outstanding {
-                self.holes.remove(i);
-                continue;
-            }
             // Once reordering has been seen, Linux's RACK no longer counts
             // packets (the dupthresh rule), only time.
             let by_count = !reord_seen && largest - pn >= PACKET_THRESHOLD;
-            if by_count || p.sent_ns + delay <= now {
-                p.status = Status::Lost;
-                let (bytes, state, chunk) = (p.bytes, p.state, p.chunk);
-                if p.sent_ns >= rtt_at {
-                    let here = (pn, p.sent_ns);
-                    span = Some(span.map_or((here, here), |(first, _)| (first, here)));
-                }
-                self.inflight -= bytes as u64;
-                self.lost_buf.push(LostPacket {
-                    bytes: bytes as u64,
-                    state,
-                });
-                self.retx.push_back((chunk, bytes));
-                self.unrepaired.insert(chunk);
-                self.holes.remove(i);
-            } else {
+            if !by_count && p.sent_ns + delay > now {
                 let t = p.sent_ns + delay;
                 self.loss_time = Some(self.loss_time.map_or(t, |l: u64| l.min(t)));
                 i += 1;
+                continue;
             }
+            self.holes.remove(i);
+            // TCP judges loss per byte of the stream, not per copy: data
+            // the cumulative ACK has passed is acknowledged, and a repeat
+            // copy (repair or probe) of data another copy delivered is
+            // simply retired. Neither is a loss.
+            if p.chunk < self.cum_chunk {
+                self.ack_pn(pn);
+                continue;
+            }
+            self.inflight -= p.bytes as u64;
+            self.retrans_out -= p.retx as u64;
+            if p.retx && !self.unrepaired.contains(&p.chunk) {
+                self.set_status(pn, Status::Acked);
+                continue;
+            }
+            // The first loss seen from the open state begins an episode that
+            // may later be undone (Linux `tcp_enter_recovery()` calls
+            // `tcp_init_undo()` before it marks anything).
+            if !new_episode_seen && self.cc.recovery_state() == RecoveryState::Open {
+                new_episode_seen = true;
+                self.init_undo();
+            }
+            self.mark_lost(pn);
+            if p.sent_ns >= rtt_at {
+                let here = (pn, p.sent_ns);
+                span = Some(span.map_or((here, here), |(first, _)| (first, here)));
+            }
+            self.lost_buf.push(LostPacket {
+                bytes: p.bytes as u64,
+                state: p.state,
+            });
+            self.retx.push_back((p.chunk, p.bytes));
+            self.unrepaired.insert(p.chunk);
         }
         if let (Some(span), Timeout::Pto { max_ack_delay_ns }) = (span, self.timeout) {
             self.persistent_congestion |= self.is_persistent(span, max_ack_delay_ns);
@@ -510,12 +720,20 @@ impl Sender {
     }
 
     /// Drops resolved packets from the front of the window.
+    ///
+    /// A packet declared lost stays while its data is undelivered, so a
+    /// late ACK for it is still recognised (Linux keeps it in the
+    /// retransmission queue until `snd_una` passes it).
     fn trim(&mut self) {
-        while self
-            .pkts
-            .front()
-            .is_some_and(|p| p.status != Status::Outstanding)
-        {
+        while let Some(p) = self.pkts.front() {
+            match p.status {
+                Status::Outstanding => break,
+                Status::Lost if self.unrepaired.contains(&p.chunk) => break,
+                Status::Lost => {
+                    self.lost.remove(&self.base_pn);
+                }
+                Status::Acked => {}
+            }
             self.pkts.pop_front();
             self.base_pn += 1;
         }
@@ -548,6 +766,9 @@ impl Sender {
         let data_done = self.unrepaired.first().is_none_or(|&c| c >= high_chunk);
         if pkts_done && data_done {
             self.recovery_point = None;
+            // A recovery that ends without undo ages the widened reordering
+            // window (Linux `tcp_try_undo_recovery()`).
+            self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
             let still_lost = !self.unrepaired.is_empty();
             self.cc
                 .on_recovery_point_reached(t, still_lost, self.inflight);
@@ -595,11 +816,27 @@ impl Sender {
                 self.ack_pn(pn);
             }
         }
+        // Packets declared lost that arrived after all.
+        let mut spurious = false;
+        if !self.lost.is_empty() {
+            for &(lo, hi) in ack.ranges() {
+                while let Some(&pn) = self.lost.range(lo..=hi).next() {
+                    spurious |= self.on_late_ack(pn);
+                }
+            }
+        }
+        // TCP's cumulative ACK: data below the receiver's in-order point has
+        // arrived, whether or not an ACK range showed the packet.
+        if ack.cum_chunk > self.cum_chunk {
+            self.cum_chunk = ack.cum_chunk;
+            self.on_cumulative_ack();
+        }
         if ack.dsack {
-            // A needless retransmission: widen the reordering window, as
-            // Linux does on DSACK (`tcp_rack_update_reo_wnd()`).
-            self.reord_seen = true;
-            self.reo_wnd_steps = (self.reo_wnd_steps + 1).min(255);
+            spurious |= self.on_dsack();
+        }
+        self.update_reo_wnd();
+        if spurious && self.undo_marker {
+            self.undo(now);
         }
         if prev_largest.is_none_or(|l| largest > l) {
             self.largest_acked = Some(largest);
@@ -632,6 +869,9 @@ impl Sender {
         if !self.acked_buf.is_empty() {
             self.rto_backoff = 0;
             self.rto_base_ns = now;
+            // An answered probe makes way for the next (Linux clears
+            // `tlp_high_seq` once the ACK passes it).
+            self.tlp_in_flight = false;
             let delay = Duration::from_nanos(ack.ack_delay_ns);
             self.cc.on_ack(
                 t,
@@ -641,7 +881,165 @@ impl Sender {
                 self.inflight,
             );
         }
+        if !self.acked_buf.is_empty() || self.inflight == 0 {
+            self.arm_tlp(now);
+        }
         self.account_mode(now);
+    }
+
+    /// The receiver's in-order point passed `cum_chunk`. Holes carrying
+    /// data below it are acknowledged (as TCP's cumulative ACK covers
+    /// segments no SACK block reported), and data below it that was
+    /// waiting for repair needs none. A packet declared lost whose data is
+    /// thus delivered is not taken as proof of a spurious loss: the
+    /// cumulative point cannot tell the original from its repair.
+    fn on_cumulative_ack(&mut self) {
+        let cum = self.cum_chunk;
+        while self.unrepaired.first().is_some_and(|&c| c < cum) {
+            self.unrepaired.pop_first();
+        }
+        for i in 0..self.holes.len() {
+            let pn = self.holes[i];
+            if self.pkt_mut(pn).is_some_and(|p| p.chunk < cum) {
+                self.ack_pn(pn);
+            }
+        }
+    }
+
+    /// An ACK covers `pn`, which had been declared lost: it was reordered
+    /// or delayed, not lost. As Linux does when a SACK covers a packet
+    /// marked lost (`tcp_sacktag_one()`), its data counts as delivered,
+    /// feeding this ACK's rate sample, unless a retransmission delivered
+    /// it first; a repair still queued for it is cancelled (dropped from
+    /// the queue when it reaches the front); and reordering is noted.
+    ///
+    /// Returns whether this proves the current reduction spurious.
+    fn on_late_ack(&mut self, pn: u64) -> bool {
+        self.lost.remove(&pn);
+        self.late_acks += 1;
+        self.reord_seen = true;
+        let Some(p) = self.pkt_mut(pn) else {
+            return false;
+        };
+        p.status = Status::Acked;
+        let (bytes, state, chunk, lost_in) = (p.bytes, p.state, p.chunk, p.lost_in);
+        let mut all_spurious = false;
+        if self.undo_marker && lost_in == self.undo_episode && lost_in != 0 {
+            self.undo_lost = self.undo_lost.saturating_sub(1);
+            // F-RTO (RFC 5682 §3, Linux `tcp_process_loss()`): after a
+            // timeout, one original acknowledged after it proves the
+            // timeout spurious. After fast recovery, undo needs every
+            // loss of the episode proved spurious, as Linux needs every
+            // retransmission DSACKed or the in-order point moved by an
+            // original (`tcp_packet_delayed()`).
+            all_spurious = self.undo_lost == 0 || self.cc.recovery_state() == RecoveryState::Loss;
+        }
+        if self.unrepaired.remove(&chunk) {
+            self.acked_buf.push(AckedPacket {
+                bytes: bytes as u64,
+                state,
+            });
+        }
+        all_spurious
+    }
+
+    /// A DSACK reported a needless retransmission. Returns whether every
+    /// retransmission of the episode has now been reported needless, so
+    /// the reduction was spurious (Linux `tcp_check_dsack()` and
+    /// `tcp_try_undo_dsack()`, RFC 2883). The reordering window widens at
+    /// the next [`Sender::update_reo_wnd`].
+    fn on_dsack(&mut self) -> bool {
+        self.reord_seen = true;
+        self.dsack_pending = true;
+        if self.undo_marker && self.undo_retrans > 0 {
+            self.undo_retrans -= 1;
+            if self.undo_retrans == 0 {
+                self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(REO_WND_PERSIST);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// RFC 8985 §6.2 step 4 as Linux has it (`tcp_rack_update_reo_wnd()`):
+    /// a DSACK widens the reordering window by one step (min_rtt/4), at
+    /// most once per round trip (a DSACK for data sent before the last
+    /// widening belongs to the same round); the width then persists for
+    /// 16 recoveries, after which it falls back to one step.
+    fn update_reo_wnd(&mut self) {
+        let prior_delivered = self.acked_buf.iter().map(|p| p.state.delivered_bytes).max();
+        if self.dsack_pending && prior_delivered.is_some_and(|d| d >= self.reo_wnd_last_delivered) {
+            self.dsack_pending = false;
+            self.reo_wnd_steps = (self.reo_wnd_steps + 1).min(255);
+            self.reo_wnd_last_delivered = self.cc.sampler().delivered_bytes();
+            self.reo_wnd_persist = REO_WND_PERSIST;
+        } else if prior_delivered.is_some() {
+            self.dsack_pending = false;
+            if self.reo_wnd_persist == 0 {
+                self.reo_wnd_steps = 1;
+            }
+        }
+    }
+
+    /// A reduction begins: it may later be undone (Linux `tcp_init_undo()`).
+    fn init_undo(&mut self) {
+        self.undo_marker = true;
+        self.undo_episode = self.undo_episode.wrapping_add(1).max(1);
+        self.undo_lost = 0;
+        self.undo_retrans = if self.retrans_out > 0 {
+            self.retrans_out as i64
+        } else {
+            -1
+        };
+    }
+
+    /// The current reduction was spurious: tell the controller, which
+    /// restores its window and leaves recovery. After a timeout (F-RTO,
+    /// RFC 5682 §3; Linux `tcp_try_undo_loss()`), packets declared lost
+    /// whose repair has not been sent are taken back as in flight, since
+    /// the timeout, not the network, declared them lost. After a fast
+    /// recovery, Linux keeps its loss marks (`tcp_undo_cwnd_reduction()`
+    /// with `unmark_loss` false), and so do we.
+    fn undo(&mut self, now: u64) {
+        let after_timeout = self.cc.recovery_state() == RecoveryState::Loss;
+        self.undo_marker = false;
+        self.undo_retrans = -1;
+        self.undos += 1;
+        self.recovery_point = None;
+        self.cc.on_spurious_loss(Instant::from_nanos(now));
+        if after_timeout {
+            self.rto_undos += 1;
+            self.rto_backoff = 0;
+            self.unmark_losses();
+        }
+    }
+
+    /// Takes back as in flight every packet declared lost whose repair is
+    /// still queued, and drops those repairs.
+    fn unmark_losses(&mut self) {
+        let queued: BTreeSet<u64> = self
+            .retx
+            .iter()
+            .map(|&(c, _)| c)
+            .filter(|c| self.unrepaired.contains(c))
+            .collect();
+        let lost: Vec<u64> = self.lost.iter().copied().collect();
+        for pn in lost {
+            let Some(p) = self.pkt_mut(pn) else { continue };
+            if p.status != Status::Lost || !queued.contains(&p.chunk) {
+                continue;
+            }
+            p.status = Status::Outstanding;
+            let (bytes, chunk, retx) = (p.bytes as u64, p.chunk, p.retx);
+            self.inflight += bytes;
+            self.retrans_out += retx as u64;
+            self.unrepaired.remove(&chunk);
+            self.lost.remove(&pn);
+            self.holes.push(pn);
+        }
+        self.retx.retain(|(c, _)| !queued.contains(c));
+        self.holes.sort_unstable();
+        self.holes.dedup();
     }
 
     /// Tells the controller what loss detection just found.
@@ -672,14 +1070,23 @@ impl Sender {
     /// When the sender's timer (loss detection or RTO) next needs attention.
     pub fn timer_deadline(&self) -> Option<u64> {
         let rto = (self.inflight > 0).then(|| self.rto_base_ns + self.rto_ns());
-        match (self.loss_time, rto) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.loss_time, rto, self.tlp_deadline]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The timer fired at `now`.
     pub fn on_timer(&mut self, now: u64) {
+        if self.tlp_deadline.is_some_and(|t| t <= now)
+            && self.loss_time.is_none_or(|t| t > now)
+            && self.rto_base_ns + self.rto_ns() > now
+        {
+            // RFC 8985 §7.3: send one probe; the RTO stays armed.
+            self.tlp_deadline = None;
+            self.tlp_owed = self.inflight > 0;
+            return;
+        }
         if self.loss_time.is_some_and(|t| t <= now) {
             self.lost_buf.clear();
             self.detect_losses(now);
@@ -699,11 +1106,23 @@ impl Sender {
             self.rto_base_ns = now;
             return;
         }
-        // RTO: everything outstanding is lost; back off.
+        // RTO: everything outstanding is lost; back off. The first timeout
+        // of a run opens an undo episode (`tcp_enter_loss()` calls
+        // `tcp_init_undo()`); backed-off repeats keep it.
+        if self.rto_backoff == 0 {
+            self.init_undo();
+        }
+        self.tlp_deadline = None;
+        self.tlp_owed = false;
+        self.tlp_in_flight = false;
+        self.retrans_out = 0;
         self.lost_buf.clear();
-        for p in self.pkts.iter_mut() {
+        for (i, p) in self.pkts.iter_mut().enumerate() {
             if p.status == Status::Outstanding {
                 p.status = Status::Lost;
+                p.lost_in = self.undo_episode;
+                self.undo_lost += 1;
+                self.lost.insert(self.base_pn + i as u64);
                 self.lost_buf.push(LostPacket {
                     bytes: p.bytes as u64,
                     state: p.state,

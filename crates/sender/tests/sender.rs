@@ -51,6 +51,7 @@ fn ack_of(ranges: &[(u64, u64)]) -> sender::Ack {
         len: ranges.len() as u8,
         dsack: false,
         ack_delay_ns: 0,
+        cum_chunk: 0,
     };
     a.ranges[..ranges.len()].copy_from_slice(ranges);
     a
@@ -94,6 +95,8 @@ fn pto_probes_without_declaring_loss_while_rto_collapses() {
     ] {
         let mut f = SenderConfig::bulk(cc);
         f.timeout = timeout;
+        // The RTO alone: a tail-loss probe would otherwise come first.
+        f.tail_loss_probe = false;
         let mut s = sender::Sender::new(&f, 1);
         // Pacing spreads the window; send until cwnd binds.
         let mut t = 0;
@@ -227,4 +230,195 @@ fn quantum_pacing_makes_up_a_late_wake_up() {
             }
         }
     }
+}
+
+/// Sends at `t` until nothing more may go (pacing ignored by stepping
+/// time in 100 µs steps up to `until`); returns the chunks sent.
+fn send_until(s: &mut sender::Sender, mut t: u64, until: u64, want: usize) -> (Vec<u64>, u64) {
+    let mut sent = Vec::new();
+    while sent.len() < want && t < until {
+        sent.extend(send_all(s, t));
+        t += 100_000;
+    }
+    (sent, t)
+}
+
+/// A sender with a 10-packet window that has sent pn 0–9 (chunks 0–9).
+fn ten_sent(alg: Algorithm) -> sender::Sender {
+    let mut cc = Config::new(alg);
+    cc.initial_cwnd_packets = 10;
+    let mut f = SenderConfig::bulk(cc);
+    f.tail_loss_probe = false;
+    let mut s = sender::Sender::new(&f, 1);
+    let (sent, _) = send_until(&mut s, 0, 100 * MS, 10);
+    assert_eq!(sent, (0..10).collect::<Vec<_>>());
+    s
+}
+
+/// An ACK of `ranges` whose receiver has every chunk below `cum`.
+fn ack_cum(ranges: &[(u64, u64)], cum: u64, dsack: bool) -> sender::Ack {
+    let mut a = ack_of(ranges);
+    a.cum_chunk = cum;
+    a.dsack = dsack;
+    a
+}
+
+/// A packet declared lost (packet threshold) whose ACK then arrives before
+/// its repair was sent: its bytes count as delivered on that ACK, the
+/// queued repair is cancelled (nothing is retransmitted), the reordering
+/// is noted, and since every loss of the episode proved spurious the
+/// reduction is undone (Reno's cwnd back to what it was).
+#[test]
+fn a_late_ack_for_a_lost_packet_delivers_it_cancels_its_repair_and_undoes() {
+    let mut s = ten_sent(Algorithm::Reno);
+    let cwnd0 = s.cc.cwnd_bytes();
+    // pn 0 missing, 1–3 acked: pn 0 lost by the 3-packet rule.
+    s.on_ack(40 * MS, &ack_cum(&[(1, 3)], 0, false));
+    assert!(s.cc.cwnd_bytes() < cwnd0, "the loss halves Reno's window");
+    let delivered = s.delivered_bytes();
+    assert_eq!(delivered, 3 * 1500);
+    // pn 0 arrives after all.
+    s.on_ack(41 * MS, &ack_cum(&[(0, 3)], 4, false));
+    assert_eq!(
+        s.delivered_bytes(),
+        delivered + 1500,
+        "late packet delivered"
+    );
+    assert_eq!(s.late_acks, 1);
+    assert_eq!(s.undos, 1);
+    // Undone to the prior window, then grown by this ACK in slow start.
+    assert!(
+        s.cc.cwnd_bytes() >= cwnd0,
+        "cwnd {} not undone",
+        s.cc.cwnd_bytes()
+    );
+    // No repair of chunk 0 goes out: the next sends are new data.
+    let (sent, _) = send_until(&mut s, 41 * MS, 200 * MS, 1);
+    assert!(!sent.contains(&0), "cancelled repair was sent: {sent:?}");
+    assert_eq!(s.retransmissions, 0);
+}
+
+/// When a real loss and a reordered packet share an episode, one late ACK
+/// is not proof: the reduction stays until every loss is shown spurious
+/// (as Linux undoes only when every retransmission is DSACKed).
+#[test]
+fn a_late_ack_does_not_undo_while_another_loss_of_the_episode_stands() {
+    let mut s = ten_sent(Algorithm::Reno);
+    let cwnd0 = s.cc.cwnd_bytes();
+    // pn 0 and 1 missing, 2–5 acked: both lost.
+    s.on_ack(40 * MS, &ack_cum(&[(2, 5)], 0, false));
+    let reduced = s.cc.cwnd_bytes();
+    assert!(reduced < cwnd0);
+    // pn 1 turns up late; pn 0 is still lost.
+    s.on_ack(41 * MS, &ack_cum(&[(1, 5)], 0, false));
+    assert_eq!(s.late_acks, 1);
+    assert_eq!(s.undos, 0);
+    assert!(s.cc.cwnd_bytes() <= reduced + 1500);
+}
+
+/// DSACK-based undo (RFC 2883; Linux `tcp_try_undo_dsack()`): once every
+/// retransmission of the episode has been reported as a duplicate, the
+/// reduction is undone. CUBIC returns to its prior cwnd and ssthresh.
+#[test]
+fn dsacks_for_every_retransmission_undo_cubic() {
+    let mut s = ten_sent(Algorithm::Cubic);
+    let cwnd0 = s.cc.cwnd_bytes();
+    s.on_ack(40 * MS, &ack_cum(&[(1, 3)], 0, false));
+    assert!(s.cc.cwnd_bytes() < cwnd0);
+    // The repair of chunk 0 goes out as pn 10 (or later).
+    let (sent, _) = send_until(&mut s, 40 * MS, 300 * MS, 1);
+    assert_eq!(sent.first(), Some(&0), "repair first: {sent:?}");
+    assert_eq!(s.retransmissions, 1);
+    // The receiver had chunk 0 after all (its ACK range was lost): the
+    // repair arrives as a duplicate, reported by DSACK.
+    s.on_ack(80 * MS, &ack_cum(&[(10, 10), (1, 9)], 10, true));
+    assert_eq!(s.undos, 1);
+    // Back to the prior window (and slow start, as ssthresh was not yet
+    // set), then grown by this ACK's seven packets.
+    assert!(s.cc.cwnd_bytes() >= cwnd0, "cwnd {}", s.cc.cwnd_bytes());
+    assert_eq!(s.cc.snapshot().ssthresh_bytes, None, "ssthresh restored");
+}
+
+/// F-RTO (RFC 5682): an RTO declares the window lost; an ACK that then
+/// arrives for data sent before the timeout shows the timeout spurious.
+/// The window is restored and packets whose repair had not yet gone out
+/// are in flight again, so they are not retransmitted.
+#[test]
+fn an_ack_for_pre_timeout_data_undoes_the_rto() {
+    let mut s = ten_sent(Algorithm::Reno);
+    let cwnd0 = s.cc.cwnd_bytes();
+    s.on_ack(40 * MS, &ack_cum(&[(0, 0)], 1, false));
+    let rto = s.timer_deadline().expect("RTO armed");
+    s.on_timer(rto);
+    assert_eq!(s.rtos, 1);
+    assert_eq!(s.inflight, 0);
+    assert!(s.cc.cwnd_bytes() <= 1500);
+    // One repair fits the collapsed window.
+    assert_eq!(send_all(&mut s, rto), vec![1]);
+    // The originals of chunks 1–9 were only delayed.
+    s.on_ack(rto + MS, &ack_cum(&[(1, 9)], 10, false));
+    assert_eq!(s.rto_undos, 1);
+    assert!(
+        s.cc.cwnd_bytes() >= cwnd0,
+        "cwnd {} restored to at least {cwnd0}",
+        s.cc.cwnd_bytes()
+    );
+    // Only the repair (pn 10, a duplicate now) is in flight.
+    assert_eq!(s.inflight, 1500);
+    let (sent, _) = send_until(&mut s, rto + MS, rto + 100 * MS, 3);
+    assert_eq!(sent, vec![10, 11, 12], "new data, no further repairs");
+}
+
+/// Linux's TCP_RTO_MAX: repeated timeouts back off to 120 s, no further.
+#[test]
+fn the_rto_backs_off_to_120_seconds() {
+    let mut s = ten_sent(Algorithm::Reno);
+    s.on_ack(40 * MS, &ack_cum(&[(0, 0)], 1, false));
+    let mut last = 0;
+    let mut gaps = Vec::new();
+    for _ in 0..14 {
+        let d = s.timer_deadline().expect("armed");
+        s.on_timer(d);
+        send_all(&mut s, d);
+        if last > 0 {
+            gaps.push(d - last);
+        }
+        last = d;
+    }
+    assert_eq!(*gaps.last().unwrap(), sender::sender::MAX_RTO_NS);
+    assert_eq!(sender::sender::MAX_RTO_NS, 120_000_000_000);
+    assert!(gaps.windows(2).all(|w| w[1] >= w[0]), "{gaps:?}");
+}
+
+/// A tail-loss probe (RFC 8985 §7): with the last packets of a flight
+/// lost and nothing acknowledged, a probe goes out after about two RTTs,
+/// long before the RTO (≥ 200 ms), without touching cwnd. Its ACK reveals
+/// the lost tail to RACK.
+#[test]
+fn a_tail_loss_probe_goes_out_before_the_rto() {
+    let mut cc = Config::new(Algorithm::Cubic);
+    cc.initial_cwnd_packets = 10;
+    let mut f = SenderConfig::bulk(cc);
+    f.size_bytes = Some(10 * 1500);
+    let mut s = sender::Sender::new(&f, 1);
+    let (sent, _) = send_until(&mut s, 0, 100 * MS, 10);
+    assert_eq!(sent.len(), 10);
+    // pn 0–6 acked 40 ms later; the tail, pn 7–9, is lost.
+    s.on_ack(40 * MS, &ack_cum(&[(0, 6)], 7, false));
+    let cwnd = s.cc.cwnd_bytes();
+    let deadline = s.timer_deadline().expect("armed");
+    // 2 × srtt (40 ms) + 2 ms, well before 40 ms + 200 ms.
+    assert!(
+        (120 * MS..240 * MS).contains(&deadline),
+        "probe at {deadline}"
+    );
+    s.on_timer(deadline);
+    let probe = send_all(&mut s, deadline);
+    assert_eq!(probe, vec![9], "the newest outstanding chunk is probed");
+    assert_eq!(s.tail_loss_probes, 1);
+    assert_eq!(s.cc.cwnd_bytes(), cwnd, "a probe is not a reduction");
+    // The probe (pn 10) is acked: RACK declares pn 7–8 lost.
+    s.on_ack(deadline + 40 * MS, &ack_cum(&[(10, 10), (0, 6)], 7, false));
+    let repairs = send_until(&mut s, deadline + 40 * MS, deadline + 200 * MS, 2).0;
+    assert_eq!(repairs, vec![7, 8]);
 }

@@ -252,6 +252,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             len: a.len,
                             ack_delay_us: (a.ack_delay_ns / 1000).min(u32::MAX as u64) as u32,
                             dsack: a.dsack,
+                            cum_chunk: a.cum_chunk,
                             max_chunks: reasm.limit(),
                         },
                     },

@@ -245,6 +245,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                     len,
                     ack_delay_us,
                     dsack,
+                    cum_chunk,
                     max_chunks,
                 } => {
                     let ack = Ack {
@@ -252,6 +253,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                         len,
                         ack_delay_ns: ack_delay_us as u64 * 1000,
                         dsack,
+                        cum_chunk,
                     };
                     sender.on_ack(now, &ack);
                     sender.set_flow_limit(max_chunks);

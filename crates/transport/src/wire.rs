@@ -10,7 +10,7 @@
 use std::fmt;
 
 /// First byte of every datagram.
-pub const VERSION: u8 = 0xB1;
+pub const VERSION: u8 = 0xB2;
 /// Header bytes: version, type, connection id, packet number.
 pub const HEADER: usize = 1 + 1 + 8 + 8;
 /// Largest datagram we send or accept.
@@ -55,6 +55,8 @@ pub enum Frame<'a> {
         ack_delay_us: u32,
         /// A duplicate chunk arrived (DSACK).
         dsack: bool,
+        /// Every chunk below this has arrived (TCP's cumulative ACK).
+        cum_chunk: u64,
         /// Flow control: chunks the sender may send (absolute limit).
         max_chunks: u64,
     },
@@ -219,6 +221,10 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, WireError> {
                 _ => return Err(WireError::Invalid("dsack flag")),
             };
             let max_chunks = c.u64()?;
+            let cum_chunk = c.u64()?;
+            if cum_chunk > max_chunks {
+                return Err(WireError::Invalid("cumulative ack past the flow limit"));
+            }
             let mut ranges = [(0, 0); MAX_RANGES];
             for r in ranges.iter_mut().take(len as usize) {
                 *r = (c.u64()?, c.u64()?);
@@ -235,6 +241,7 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, WireError> {
                 len,
                 ack_delay_us,
                 dsack,
+                cum_chunk,
                 max_chunks,
             }
         }
@@ -289,12 +296,14 @@ pub fn encode(p: &Packet<'_>, out: &mut Vec<u8>) -> usize {
             len,
             ack_delay_us,
             dsack,
+            cum_chunk,
             max_chunks,
         } => {
             out.push(*len);
             out.extend_from_slice(&ack_delay_us.to_le_bytes());
             out.push(u8::from(*dsack));
             out.extend_from_slice(&max_chunks.to_le_bytes());
+            out.extend_from_slice(&cum_chunk.to_le_bytes());
             for r in &ranges[..*len as usize] {
                 out.extend_from_slice(&r.0.to_le_bytes());
                 out.extend_from_slice(&r.1.to_le_bytes());
@@ -345,6 +354,7 @@ mod tests {
                 len: 2,
                 ack_delay_us: 250,
                 dsack: true,
+                cum_chunk: 70,
                 max_chunks: 77,
             },
             Frame::Fin {
@@ -384,6 +394,7 @@ mod tests {
                     len: 2,
                     ack_delay_us: 0,
                     dsack: false,
+                    cum_chunk: 0,
                     max_chunks: 0,
                 },
             },

@@ -44,6 +44,7 @@ fn a_million_fuzzed_datagrams_never_panic_and_accepted_ones_round_trip() {
                 len: 2,
                 ack_delay_us: 10,
                 dsack: false,
+                cum_chunk: 3,
                 max_chunks: 8,
             },
         },
