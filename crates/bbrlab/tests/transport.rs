@@ -233,17 +233,21 @@ fn malformed_and_stray_datagrams_are_dropped_and_counted() {
     assert!(dropped > 0, "{rj}");
 }
 
-/// `bbrlab compare` runs one scenario in the simulator, over the UDP
-/// transport and over kernel TCP through the emulator, and summarises all
-/// three. Bounds are loose sanity limits on the 20 Mbit/s / 40 ms path
-/// (each real source's performance is asserted tightly in the tests
-/// above): every source moved at least half the link rate, so its row came
-/// from a real transfer; RTT medians lie between the 40 ms propagation
-/// delay and the most a full buffer allows (40 ms + 100 packets × 1.5 kB
-/// at 20 Mbit/s = 100 ms, plus 5 ms for the emulator and the hosts; the
-/// tight RTT bounds are in the tests above, over 10 s runs, while kernel
-/// BBR's median over this 4 s run was once 76 ms in CI); and min_rtt is
-/// within 5 ms of 40 ms.
+/// `bbrlab compare` runs one scenario over the UDP transport and over
+/// kernel TCP through the emulator, and in the simulator once per real
+/// source with that source's packet size, and summarises all four with one
+/// statistic per figure. Bounds are loose sanity limits on the 20 Mbit/s /
+/// 40 ms path (each real source's performance is asserted tightly in the
+/// tests above): every source moved at least half the link rate, so its
+/// row came from a real transfer; srtt medians lie between the 40 ms
+/// propagation delay and the most a full buffer allows (40 ms + 100
+/// packets × 1.5 kB at 20 Mbit/s = 100 ms, plus 5 ms for the emulator and
+/// the hosts; kernel BBR's median over this 4 s run was once 76 ms in CI);
+/// and min_rtt is within 5 ms of 40 ms. The packet sizes are facts of the
+/// path: a 1500-byte MTU gives kernel TCP with timestamps 1448 payload
+/// bytes and 52 of headers, and the transport's 1400-byte chunk rides with
+/// 56 (IPv4 20, UDP 8, its own 28); a simulator given 1448 + 52 cannot
+/// deliver more payload than 20 Mbit/s × 1448/1500 = 19.31 Mbit/s.
 #[test]
 fn compare_overlays_simulator_udp_and_kernel() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -269,25 +273,60 @@ fn compare_overlays_simulator_udp_and_kernel() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let rows: serde_json::Value =
+    let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("compare.json")).unwrap()).unwrap();
-    let rows = rows.as_array().unwrap();
+    assert!(doc["statistics"]["rtt"].as_str().unwrap().contains("srtt"));
+    assert!(stdout.contains("RTT: smoothed RTT (srtt"), "{stdout}");
+    let rows = doc["sources"].as_array().unwrap();
     let labels: Vec<&str> = rows.iter().map(|r| r["source"].as_str().unwrap()).collect();
     assert_eq!(
         labels,
-        ["simulator (bbr)", "kernel TCP (bbr)", "UDP transport (bbr)"]
+        [
+            "simulator as kernel (bbr)",
+            "kernel TCP (bbr)",
+            "simulator as udp (bbr)",
+            "UDP transport (bbr)"
+        ]
+    );
+    let sizes: Vec<(u64, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["payload_bytes_per_packet"].as_u64().unwrap(),
+                r["header_bytes_per_packet"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(sizes, [(1448, 52), (1448, 52), (1400, 56), (1400, 56)]);
+    assert!(
+        rows[0]["goodput_mbps"].as_f64().unwrap() <= 19.4,
+        "{}",
+        rows[0]
     );
     for r in rows {
         let g = r["goodput_mbps"].as_f64().unwrap();
-        let p50 = r["rtt_median_ms"].as_f64().unwrap();
+        let p50 = r["srtt_median_ms"].as_f64().unwrap();
         let min_rtt = r["min_rtt_ms"].as_f64().unwrap();
         assert!((10.0..=20.5).contains(&g), "{r}");
         assert!((40.0..=105.0).contains(&p50), "{r}");
         assert!((40.0..=45.0).contains(&min_rtt), "{r}");
-        // Each printed row carries the same goodput, and each real
-        // source gets a row of differences from the simulator.
+        // Every source counts data packets and their retransmissions.
+        assert!(r["data_packets_sent"].as_u64().unwrap() > 1000, "{r}");
+        let retx = r["retransmitted_fraction"].as_f64().unwrap();
+        assert!((0.0..0.2).contains(&retx), "{r}");
+        // Each printed row carries the same goodput.
         assert!(stdout.contains(&format!("{g:.2}")), "{stdout}");
     }
+    // The kernel row says whether the hosts limited it.
+    let host = &rows[1]["host"];
+    let busy = host["busy_s"].as_f64().unwrap();
+    assert!((2.0..=6.0).contains(&busy), "{host}");
+    let limited = host["host_limited_fraction"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&limited), "{host}");
+    assert!(
+        host["delivery_rate_median_mbps"].as_f64().unwrap() > 5.0,
+        "{host}"
+    );
     for src in ["Δ kernel TCP (bbr)", "Δ UDP transport (bbr)"] {
         assert!(stdout.contains(src), "{stdout}");
     }
@@ -297,10 +336,21 @@ fn compare_overlays_simulator_udp_and_kernel() {
         "min_rtt.png",
         "goodput.png",
         "rtt.svg",
-        "sim/flows.csv",
+        "sim-kernel/flows.csv",
+        "sim-udp/flows.csv",
         "udp/flows.csv",
         "kernel/flows.csv",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let kernel_header = std::fs::read_to_string(out.join("kernel/flows.csv")).unwrap();
+    let kernel_header = kernel_header.lines().next().unwrap();
+    for c in [
+        "srtt_ms",
+        "retransmitted_packets",
+        "delivery_rate_bps",
+        "rwnd_limited_us",
+    ] {
+        assert!(kernel_header.contains(c), "{kernel_header}");
     }
 }
