@@ -56,51 +56,14 @@ enum Command {
     },
     /// Run real programs over an emulated path (needs root): two network
     /// namespaces joined by TUN devices, with the link model in between.
-    /// The forward direction carries client → server traffic.
+    /// "up" is client → server (the link's forward direction), "down" is
+    /// server → client. --rate, --queue and --loss shape both directions and
+    /// --rtt is split evenly between them; --up-* / --down-* override one
+    /// direction.
     #[command(
-        after_help = "Example:\n  bbrlab emu --rate 10mbit --rtt 40ms --queue 100 \\\n    --server 'iperf3 -s -1' --client 'iperf3 -c {server} -C bbr -t 10'"
+        after_help = "Examples:\n  bbrlab emu --rate 10mbit --rtt 40ms --queue 100 \\\n    --server 'iperf3 -s -1' --client 'iperf3 -c {server} -C bbr -t 10'\n  # 50 Mbit/s down, 5 Mbit/s up, 60 ms round trip:\n  bbrlab emu --down-rate 50mbit --up-rate 5mbit --rtt 60ms --interactive"
     )]
-    Emu {
-        /// Use this scenario file's [link] table for the path.
-        #[arg(long)]
-        scenario: Option<PathBuf>,
-        /// Bottleneck rate client → server (e.g. 10mbit); default unlimited.
-        #[arg(long)]
-        rate: Option<String>,
-        /// Round-trip propagation delay, split between the directions.
-        #[arg(long, default_value = "40ms")]
-        rtt: String,
-        /// Bottleneck queue: packets (100), or with units (100pkt, 150kB).
-        #[arg(long, default_value = "100")]
-        queue: String,
-        /// Random loss client → server (e.g. 1% or 0.01).
-        #[arg(long)]
-        loss: Option<String>,
-        /// Seed for loss and jitter.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Command run in the server namespace ({server} and {client} expand to the addresses).
-        #[arg(long)]
-        server: Option<String>,
-        /// Command run in the client namespace; the run ends when it exits.
-        #[arg(long)]
-        client: Option<String>,
-        /// Write packets.csv (every packet's fate) and link.csv here.
-        #[arg(long)]
-        log: Option<PathBuf>,
-        /// Hold the path up and print how to enter each side; Ctrl-C ends.
-        #[arg(long)]
-        interactive: bool,
-        /// Measure the emulator's own accuracy and speed, then exit.
-        #[arg(long)]
-        selftest: bool,
-        /// With --selftest: also print the figures as JSON.
-        #[arg(long)]
-        json: bool,
-        /// Longest run in seconds before everything is stopped.
-        #[arg(long, default_value_t = 3600)]
-        timeout: u64,
-    },
+    Emu(Box<EmuArgs>),
     /// Send over bbrlab's UDP transport, paced by a `congestion` controller.
     Send(SendArgs),
     /// Receive one transfer over bbrlab's UDP transport and verify it.
@@ -250,6 +213,118 @@ fn tcp_command(side: TcpSide) -> Result<(), String> {
     }
 }
 
+/// `bbrlab emu`'s options.
+#[derive(clap::Args)]
+struct EmuArgs {
+    /// Use this scenario file's [link] table for the path (no path flags then).
+    #[arg(long)]
+    scenario: Option<PathBuf>,
+    /// Bottleneck rate of both directions (e.g. 10mbit); default unlimited.
+    #[arg(long)]
+    rate: Option<String>,
+    /// Round-trip propagation delay, half of it each way [default: 40ms].
+    #[arg(long)]
+    rtt: Option<String>,
+    /// Bottleneck queue of both directions: packets (100), or with units
+    /// (100pkt, 150kB) [default: 100].
+    #[arg(long)]
+    queue: Option<String>,
+    /// Random loss in both directions (e.g. 1% or 0.01).
+    #[arg(long)]
+    loss: Option<String>,
+    /// Rate client → server (overrides --rate; `unlimited` for none).
+    #[arg(long)]
+    up_rate: Option<String>,
+    /// Rate server → client (overrides --rate; `unlimited` for none).
+    #[arg(long)]
+    down_rate: Option<String>,
+    /// One-way delay client → server; with --rtt the other direction gets
+    /// the rest, with --down-delay the RTT is their sum.
+    #[arg(long)]
+    up_delay: Option<String>,
+    /// One-way delay server → client (see --up-delay).
+    #[arg(long)]
+    down_delay: Option<String>,
+    /// Queue client → server (overrides --queue).
+    #[arg(long)]
+    up_queue: Option<String>,
+    /// Queue server → client (overrides --queue).
+    #[arg(long)]
+    down_queue: Option<String>,
+    /// Loss client → server (overrides --loss; 0 for none).
+    #[arg(long)]
+    up_loss: Option<String>,
+    /// Loss server → client (overrides --loss; 0 for none).
+    #[arg(long)]
+    down_loss: Option<String>,
+    /// Seed for loss and jitter.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Keep the kernel's TCP buffer limits in the namespaces (by default
+    /// net.ipv4.tcp_rmem/tcp_wmem allow 64 MiB, so host buffers do not cap
+    /// fast or long paths).
+    #[arg(long)]
+    kernel_buffers: bool,
+    /// Command run in the server namespace ({server} and {client} expand to the addresses).
+    #[arg(long)]
+    server: Option<String>,
+    /// Command run in the client namespace; the run ends when it exits.
+    #[arg(long)]
+    client: Option<String>,
+    /// Write packets.csv (every packet's fate) and link.csv here.
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Hold the path up and print how to enter each side; Ctrl-C ends.
+    #[arg(long)]
+    interactive: bool,
+    /// Measure the emulator's own accuracy and speed (idle, then with
+    /// every core kept busy), then exit.
+    #[arg(long)]
+    selftest: bool,
+    /// With --selftest: also print the figures as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Longest run in seconds before everything is stopped.
+    #[arg(long, default_value_t = 3600)]
+    timeout: u64,
+}
+
+fn emu_command(a: Box<EmuArgs>) -> Result<i32, String> {
+    let a = *a;
+    if a.selftest {
+        return emu::selftest(a.json, a.kernel_buffers).map(|_| 0);
+    }
+    let o = emu::EmuOptions {
+        path: emu::PathSpec {
+            scenario: a.scenario,
+            rate: a.rate,
+            rtt: a.rtt,
+            queue: a.queue,
+            loss: a.loss,
+            up: emu::DirectionFlags {
+                rate: a.up_rate,
+                delay: a.up_delay,
+                queue: a.up_queue,
+                loss: a.up_loss,
+            },
+            down: emu::DirectionFlags {
+                rate: a.down_rate,
+                delay: a.down_delay,
+                queue: a.down_queue,
+                loss: a.down_loss,
+            },
+            seed: a.seed,
+        },
+        server: a.server,
+        client: a.client,
+        log: a.log,
+        interactive: a.interactive,
+        timeout_s: a.timeout,
+        kernel_buffers: a.kernel_buffers,
+    };
+    emu::run(&o)
+}
+
 /// `bbrlab send`'s options.
 #[derive(clap::Args)]
 struct SendArgs {
@@ -389,49 +464,14 @@ fn main() -> ExitCode {
             println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
             Ok(())
         })(),
-        Command::Emu {
-            scenario,
-            rate,
-            rtt,
-            queue,
-            loss,
-            seed,
-            server,
-            client,
-            log,
-            interactive,
-            selftest,
-            json,
-            timeout,
-        } => {
-            if selftest {
-                emu::selftest(json).map(|_| ())
-            } else {
-                let o = emu::EmuOptions {
-                    path: emu::PathSpec {
-                        scenario,
-                        rate,
-                        rtt,
-                        queue,
-                        loss,
-                        seed,
-                    },
-                    server,
-                    client,
-                    log,
-                    interactive,
-                    timeout_s: timeout,
-                };
-                match emu::run(&o) {
-                    Ok(0) => Ok(()),
-                    Ok(code) => {
-                        eprintln!("emu: the client exited with status {code}");
-                        return ExitCode::from(code.clamp(1, 255) as u8);
-                    }
-                    Err(e) => Err(e),
-                }
+        Command::Emu(args) => match emu_command(args) {
+            Ok(0) => Ok(()),
+            Ok(code) => {
+                eprintln!("emu: the client exited with status {code}");
+                return ExitCode::from(code.clamp(1, 255) as u8);
             }
-        }
+            Err(e) => Err(e),
+        },
         Command::Bench {
             seconds,
             large,

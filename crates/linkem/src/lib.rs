@@ -9,10 +9,14 @@
 
 pub mod forward;
 pub mod netns;
+pub mod rt;
 
 pub use forward::{
-    run, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, Log, NoLog, PacketRecord,
+    run, run_io, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, Log, NoLog, PacketIo,
+    PacketRecord, Wait, WaitPlanner,
 };
 pub use netns::{
     check_environment, list_ours, reap_stale, Namespace, Topology, Tun, CLIENT_ADDR, SERVER_ADDR,
+    TCP_BUFFERS,
 };
+pub use rt::RealtimeStatus;

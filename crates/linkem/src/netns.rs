@@ -40,6 +40,21 @@ pub fn ip(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// TCP buffer limits the emulator sets in both namespaces unless told to
+/// keep the kernel's: `min default max` bytes for `net.ipv4.tcp_rmem` and
+/// `net.ipv4.tcp_wmem`. A new namespace starts from the kernel's built-in
+/// 6 MiB receive / 4 MiB send maximum, which caps a single TCP flow at
+/// about 4 MiB / RTT (335 Mbit/s at 100 ms): the host, not the emulated
+/// path, would be the bottleneck on fast or long paths. 64 MiB covers the
+/// bandwidth-delay product plus a full queue of 1 Gbit/s at 250 ms with
+/// Linux's receive-window overhead (half the buffer), and costs nothing
+/// until a flow actually needs it (autotuning grows buffers on demand).
+/// Minimum and default stay at the kernel's values.
+pub const TCP_BUFFERS: [(&str, &str); 2] = [
+    ("net.ipv4.tcp_rmem", "4096 131072 67108864"),
+    ("net.ipv4.tcp_wmem", "4096 16384 67108864"),
+];
+
 /// Checks for what the emulator needs, saying what is missing.
 pub fn check_environment() -> Result<(), String> {
     // SAFETY: geteuid has no preconditions.
@@ -114,6 +129,59 @@ impl Namespace {
         } else {
             Err(io::Error::last_os_error())
         }
+    }
+}
+
+/// Where a network-namespace sysctl lives under /proc/sys, checked so a
+/// name cannot reach outside `net/`.
+fn sysctl_path(key: &str) -> Result<String, String> {
+    let ok = !key.is_empty()
+        && key
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    if !ok || !key.starts_with("net.") {
+        return Err(format!(
+            "sysctl `{key}`: expected a dotted name under net. (e.g. net.ipv4.tcp_rmem)"
+        ));
+    }
+    Ok(format!("/proc/sys/{}", key.replace('.', "/")))
+}
+
+impl Namespace {
+    /// Runs `f` on a short-lived thread inside this namespace: /proc/sys/net
+    /// shows the namespace of the thread that opens it, and the caller's
+    /// own thread must stay where it is.
+    fn inside<T: Send>(&self, f: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                self.enter_current_thread()
+                    .map_err(|e| format!("cannot enter namespace {}: {e}", self.name))?;
+                f()
+            })
+            .join()
+            .map_err(|_| "the namespace helper thread panicked".to_string())?
+        })
+    }
+
+    /// Reads a sysctl (e.g. `net.ipv4.tcp_rmem`) as this namespace sees it,
+    /// whitespace normalised to single spaces.
+    pub fn sysctl(&self, key: &str) -> Result<String, String> {
+        let path = sysctl_path(key)?;
+        self.inside(|| {
+            let v = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {key} in {}: {e}", self.name))?;
+            Ok(v.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+    }
+
+    /// Sets a per-namespace sysctl (TCP buffer limits and the like): what
+    /// `ip netns exec NS sysctl -w key=value` does, without needing procps.
+    pub fn set_sysctl(&self, key: &str, value: &str) -> Result<(), String> {
+        let path = sysctl_path(key)?;
+        self.inside(|| {
+            std::fs::write(&path, value)
+                .map_err(|e| format!("cannot set {key} = {value} in {}: {e}", self.name))
+        })
     }
 }
 
@@ -278,5 +346,15 @@ impl Topology {
             client,
             server,
         })
+    }
+
+    /// Sets [`TCP_BUFFERS`] in both namespaces.
+    pub fn raise_tcp_buffers(&self) -> Result<(), String> {
+        for ns in [&self.client, &self.server] {
+            for (k, v) in TCP_BUFFERS {
+                ns.set_sysctl(k, v)?;
+            }
+        }
+        Ok(())
     }
 }
