@@ -89,7 +89,7 @@ enum Command {
     Compare {
         /// The scenario (one flow, no sweep).
         scenario: PathBuf,
-        /// Real sources to add: kernel, udp (comma-separated).
+        /// Real sources to add: kernel, udp (comma-separated), or `none`.
         #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
         with: Vec<String>,
         /// Output directory (default out/compare-<name>).
@@ -346,7 +346,7 @@ struct SendArgs {
     /// Give up when the receiver is silent this long.
     #[arg(long, default_value = "5s")]
     idle_timeout: String,
-    /// Write the time series (shared schema + pacing_error_us) here.
+    /// Write the time series (shared schema, srtt and packet counters, pacing_error_us) here.
     #[arg(long)]
     log: Option<PathBuf>,
     /// Sampling interval of the time series.
