@@ -277,13 +277,19 @@ fn c10_cubic_takes_more_than_its_share_in_deep_buffers() {
 }
 
 #[test]
-fn c11_jitter_variant_beats_bbr_but_not_by_the_published_margin() {
+fn c11_jitter_variant_does_not_reach_the_published_margin() {
     let c = reproduce("C11");
     c.assert_verdict(false);
-    // The direction holds: the variant keeps ≥ 10 % more goodput.
+    // Seed 001 has BBR at ~0.5 Mbit/s and the variant near 3. Here both
+    // stay well above 0.5 and the variant is not ahead by the published
+    // margin (≥ 2×): with this reorder-free jitter the two are equal to
+    // within seed noise (issue 12 measured them equal over 8 seeds; the
+    // single-seed 10 % edge this test once asserted vanished when the
+    // sender gained Linux's departure-time correction).
     let b = goodput_mbps(c.run(&[("flow.algorithm", "bbr")]), 0);
     let v = goodput_mbps(c.run(&[("flow.algorithm", "bbr-jitter")]), 0);
-    assert!(v >= 1.1 * b, "variant {v} vs bbr {b}");
+    assert!(b > 1.0, "bbr {b}: not the published collapse to 0.5");
+    assert!(v < 2.0 * b, "variant {v} vs bbr {b}");
 }
 
 #[test]

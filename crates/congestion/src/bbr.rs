@@ -482,13 +482,14 @@ impl Bbr {
     }
 
     /// Whether the current gain phase is over (`bbr_is_next_cycle_phase()`).
-    fn is_next_cycle_phase(&self, rs: &RateSample) -> bool {
+    fn is_next_cycle_phase(&self, ctx: &AckContext<'_>) -> bool {
+        let rs = ctx.rate;
         let min_rtt_ns = self.min_rtt_ns.unwrap_or(0);
         let is_full_length = self.delivered_time.nanos_since(self.cycle_stamp) > min_rtt_ns;
         if self.pacing_gain == 1.0 {
             return is_full_length;
         }
-        let inflight = rs.prior_in_flight;
+        let inflight = self.in_net_at_edt(rs.prior_in_flight, ctx);
         let bw = self.max_bw();
         if self.pacing_gain > 1.0 {
             // Probe until the probe actually put 1.25 BDP in flight, unless a
@@ -500,6 +501,24 @@ impl Bbr {
         is_full_length || inflight <= self.inflight_target(bw, 1.0)
     }
 
+    /// What will still be in the network when the next packet leaves
+    /// (`bbr_packets_in_net_at_edt()`): inflight, plus the next burst if
+    /// the gain is raising inflight, less what the path delivers at bw
+    /// until the pacer's departure time. Without a departure time from the
+    /// transport, inflight as it is.
+    fn in_net_at_edt(&self, inflight: u64, ctx: &AckContext<'_>) -> u64 {
+        let Some(edt) = ctx.next_departure else {
+            return inflight;
+        };
+        let ahead_ns = edt.nanos_since(ctx.now);
+        let delivered_by_then = ceil_to_u64(self.bw() * ahead_ns as f64);
+        let mut at_edt = inflight;
+        if self.pacing_gain > 1.0 {
+            at_edt = at_edt.saturating_add(ctx.next_burst_bytes);
+        }
+        at_edt.saturating_sub(delivered_by_then)
+    }
+
     /// `bbr_advance_cycle_phase()`.
     fn advance_cycle_phase(&mut self, now: Instant) {
         self.cycle_index = (self.cycle_index + 1) % self.cycle_len();
@@ -507,8 +526,8 @@ impl Bbr {
     }
 
     /// `bbr_update_cycle_phase()`.
-    fn update_cycle_phase(&mut self, rs: &RateSample) {
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs) {
+    fn update_cycle_phase(&mut self, ctx: &AckContext<'_>) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(ctx) {
             self.advance_cycle_phase(self.delivered_time);
         }
     }
@@ -536,7 +555,8 @@ impl Bbr {
             self.mode = Mode::Drain;
         }
         if self.mode == Mode::Drain
-            && ctx.bytes_in_flight <= self.inflight_target(self.max_bw(), 1.0)
+            && self.in_net_at_edt(ctx.bytes_in_flight, ctx)
+                <= self.inflight_target(self.max_bw(), 1.0)
         {
             self.reset_probe_bw_mode(ctx.now);
         }
@@ -808,7 +828,7 @@ impl CongestionControl for Bbr {
         // bbr_update_model()
         self.update_bw(rs, ctx);
         self.update_ack_aggregation(rs);
-        self.update_cycle_phase(rs);
+        self.update_cycle_phase(ctx);
         self.check_full_bw_reached(rs);
         self.check_drain(ctx);
         self.update_min_rtt(ctx, sampler);

@@ -53,6 +53,14 @@ pub struct AckContext<'a> {
     pub lost_bytes: u64,
     /// The recovery state after this ACK.
     pub recovery: RecoveryState,
+    /// When the pacer will next let a packet leave, if the transport said
+    /// (Linux `tcp_wstamp_ns`, the earliest departure time). BBR uses it to
+    /// count what will still be in the network by then
+    /// (`bbr_packets_in_net_at_edt()`).
+    pub next_departure: Option<Instant>,
+    /// Bytes the pacer releases at that time (one packet, or a send
+    /// quantum for a bursting pacer): Linux's TSO burst, `bbr_tso_segs_goal()`.
+    pub next_burst_bytes: u64,
 }
 
 /// The algorithm side of the interface.
@@ -166,6 +174,12 @@ pub struct Controller {
     /// Number of recovery episodes begun (RTOs included).
     recovery_episodes: u64,
     mss: u64,
+    /// The pacer's next departure time, as last reported.
+    next_departure: Option<Instant>,
+    next_burst_bytes: u64,
+    /// Bytes in flight when the ACK being processed arrived, before any
+    /// loss it revealed was marked (see [`Controller::on_ack_begin`]).
+    ack_prior_in_flight: Option<u64>,
 }
 
 impl Controller {
@@ -188,6 +202,9 @@ impl Controller {
             recovery_exit: config.recovery_exit,
             recovery_episodes: 0,
             mss,
+            next_departure: None,
+            next_burst_bytes: 0,
+            ack_prior_in_flight: None,
         }
     }
 
@@ -225,6 +242,32 @@ impl Controller {
         state
     }
 
+    /// The pacer's earliest departure time for the next packet (Linux
+    /// `tcp_wstamp_ns`). A transport that paces tells it after each send;
+    /// BBR then discounts what the network will deliver before that time
+    /// when it judges its PROBE_BW phases and the end of DRAIN, as Linux
+    /// does since it moved to earliest-departure-time pacing.
+    ///
+    /// `burst_bytes` is what leaves at that time: one packet for a pacer
+    /// that sends packet by packet, a send quantum for one that bursts.
+    pub fn set_next_departure(&mut self, at: Instant, burst_bytes: u64) {
+        self.next_departure = Some(at);
+        self.next_burst_bytes = burst_bytes;
+    }
+
+    /// Starts processing an ACK: call it before marking any loss the ACK
+    /// reveals, with the bytes in flight at that moment. It fixes the
+    /// sample's `prior_in_flight` there, and drops losses marked between
+    /// ACKs (by a timer) from the sample, so only this ACK's losses reach
+    /// BBR's packet conservation, as in Linux's `tcp_ack()` and
+    /// `tcp_rate_gen()`. Transports that skip it get `prior_in_flight` as
+    /// the bytes in flight after the ACK plus the bytes it acked, and every
+    /// loss since the last ACK in the sample.
+    pub fn on_ack_begin(&mut self, bytes_in_flight: u64) {
+        self.ack_prior_in_flight = Some(bytes_in_flight);
+        self.sampler.forget_pending_losses();
+    }
+
     /// The application has run out of data with `bytes_in_flight` still in
     /// flight. Marks the sampler app-limited so the idle period is not
     /// mistaken for a slow path.
@@ -252,7 +295,10 @@ impl Controller {
             self.rtt.update(rtt, ack_delay);
         }
         let acked_bytes: u64 = acked.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
-        let prior_in_flight = bytes_in_flight.saturating_add(acked_bytes);
+        let prior_in_flight = self
+            .ack_prior_in_flight
+            .take()
+            .unwrap_or(bytes_in_flight.saturating_add(acked_bytes));
         let rate = self
             .sampler
             .on_ack_ns(now, acked, self.rtt.min_ns(), prior_in_flight);
@@ -276,6 +322,8 @@ impl Controller {
             delivered_bytes: self.sampler.delivered_bytes(),
             lost_bytes: self.sampler.lost_bytes(),
             recovery: self.recovery,
+            next_departure: self.next_departure,
+            next_burst_bytes: self.next_burst_bytes,
         };
         match &mut self.inner {
             Inner::Bbr(c) => c.on_ack(&ctx, &mut self.sampler),

@@ -173,6 +173,12 @@ impl DeliveryRateSampler {
         }
     }
 
+    /// Leaves out of the next sample the losses recorded so far (they were
+    /// marked between ACKs, by a timer). The running total keeps them.
+    pub fn forget_pending_losses(&mut self) {
+        self.pending_lost = 0;
+    }
+
     /// Records one ACK batch and computes its rate sample.
     ///
     /// `min_rtt` is the connection's minimum RTT, if known: shorter intervals

@@ -552,6 +552,12 @@ impl Sender {
         };
         self.next_send_ns =
             self.next_send_ns.max(floor) + (bytes as f64 * 1e9 / rate).ceil() as u64;
+        let burst = match self.pacing {
+            Pacing::Exact => bytes as u64,
+            Pacing::Quantum => self.cc.send_quantum_bytes(),
+        };
+        self.cc
+            .set_next_departure(Instant::from_nanos(self.next_send_ns), burst);
         pn
     }
 
@@ -788,14 +794,21 @@ impl Sender {
     pub fn on_ack(&mut self, now: u64, ack: &Ack) {
         self.acked_buf.clear();
         self.lost_buf.clear();
+        // Linux `tcp_ack()`: prior_in_flight is taken before this ACK marks
+        // anything, and only its own losses enter the rate sample.
+        self.cc.on_ack_begin(self.inflight);
         let prev_largest = self.largest_acked;
         let Some(largest) = ack.largest() else { return };
         let largest = largest.min(self.next_pn.saturating_sub(1));
         // Karn's rule as RFC 9002 §5.1 puts it: sample the RTT only from the
         // largest acknowledged packet, and only if this ACK newly acks it.
+        // Packet numbers are never reused, so a packet declared lost and
+        // acknowledged after all gives an unambiguous sample too (TCP gets
+        // the same from timestamps); without it a path whose RTT exceeds
+        // the initial RTO would never get a sample and time out forever.
         let rtt_from = self
-            .pkt_mut(largest)
-            .filter(|p| p.status == Status::Outstanding)
+            .pkt(largest)
+            .filter(|p| p.status != Status::Acked)
             .map(|p| p.sent_ns);
         // New territory: packets above the previous largest.
         let from = prev_largest.map_or(0, |l| l + 1).max(self.base_pn);

@@ -358,6 +358,13 @@ fn an_ack_for_pre_timeout_data_undoes_the_rto() {
     // The originals of chunks 1–9 were only delayed.
     s.on_ack(rto + MS, &ack_cum(&[(1, 9)], 10, false));
     assert_eq!(s.rto_undos, 1);
+    // pn 9 was never retransmitted, so its ACK is an RTT sample (packet
+    // numbers are not reused): one that spans the whole timeout.
+    assert!(
+        s.latest_rtt_ns.is_some_and(|r| r > rto - 100 * MS),
+        "{:?}",
+        s.latest_rtt_ns
+    );
     assert!(
         s.cc.cwnd_bytes() >= cwnd0,
         "cwnd {} restored to at least {cwnd0}",
