@@ -24,6 +24,7 @@ mod reproduce;
 mod scenario;
 mod sim;
 mod tcp;
+mod validate;
 
 /// BBR congestion control: simulate, measure and compare.
 #[derive(Parser)]
@@ -95,6 +96,37 @@ enum Command {
         /// Output directory (default out/compare-<name>).
         #[arg(long, short)]
         out: Option<PathBuf>,
+    },
+    /// Validate the simulator against kernel TCP (root): a matrix of
+    /// single-flow paths (2–100 Mbit/s, 5–200 ms, 0.25–10 BDP, 0–5 % loss,
+    /// jitter), each through `compare` with kernel TCP (and the UDP
+    /// transport for bbr), repeated; writes validate.json, validate.md and
+    /// each run's overlays. Exits 0 unless --strict and a path misses.
+    Validate {
+        /// Output directory.
+        #[arg(long, short, default_value = "out/validate")]
+        out: PathBuf,
+        /// Four representative paths, one repetition, 6 s runs (< 10 min).
+        #[arg(long)]
+        quick: bool,
+        /// Only these paths (comma-separated names; see validate.json).
+        #[arg(long, value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// Repetitions per path and algorithm (default 3, 1 with --quick).
+        #[arg(long)]
+        reps: Option<usize>,
+        /// Seconds per transfer (default 10, 6 with --quick).
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Algorithms to validate (kernel names).
+        #[arg(long, value_delimiter = ',', default_value = "bbr,cubic")]
+        algorithms: Vec<String>,
+        /// Exit with status 1 when any path misses its bounds (for CI).
+        #[arg(long)]
+        strict: bool,
+        /// Print the Markdown table of an existing validate.json and exit.
+        #[arg(long, value_name = "VALIDATE_JSON")]
+        table: Option<PathBuf>,
     },
     /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
     Tcp {
@@ -441,6 +473,33 @@ fn main() -> ExitCode {
         })
         .map(|_| ()),
         Command::Tcp { side } => tcp_command(side),
+        Command::Validate {
+            out,
+            quick,
+            only,
+            reps,
+            seconds,
+            algorithms,
+            strict,
+            table,
+        } => match table {
+            Some(json) => validate::table_from(&json).map(|t| println!("{t}")),
+            None => validate::run(&validate::Options {
+                out,
+                quick,
+                only,
+                reps,
+                seconds,
+                algorithms,
+            })
+            .and_then(|ok| {
+                if strict && !ok {
+                    Err("validate: some paths miss their bounds (see validate.md)".into())
+                } else {
+                    Ok(())
+                }
+            }),
+        },
         Command::Compare {
             scenario,
             with,
