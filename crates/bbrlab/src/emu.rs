@@ -530,6 +530,8 @@ pub struct SelfTest {
     pub scheduling: String,
     /// Whether the emulator's memory was locked.
     pub memory_locked: bool,
+    /// Whether idle CPUs were kept polling (PM QoS wake-up latency 0).
+    pub cpu_latency_zero: bool,
     /// Load average (1 min) when the self-test started: other work on the
     /// machine, which "idle" does not exclude.
     pub loadavg_at_start: f64,
@@ -944,6 +946,7 @@ pub fn selftest(json: bool, kernel_buffers: bool) -> Result<SelfTest, String> {
         release_busy: busy,
         scheduling: st.realtime.policy.clone(),
         memory_locked: st.realtime.memory_locked,
+        cpu_latency_zero: st.realtime.cpu_latency_zero,
         loadavg_at_start: load_start,
         tcp_buffers: buffers,
         light_rtt_median_ms: med,
@@ -977,9 +980,14 @@ pub fn selftest(json: bool, kernel_buffers: bool) -> Result<SelfTest, String> {
         );
     }
     println!(
-        "forwarder: {}{}; CPU {:.0} % of a core idle ({:.0} % spinning), {:.0} % busy ({:.0} % spinning); load average {:.2} at the start",
+        "forwarder: {}{}{}; CPU {:.0} % of a core idle ({:.0} % spinning), {:.0} % busy ({:.0} % spinning); load average {:.2} at the start",
         r.scheduling,
         if r.memory_locked { ", memory locked" } else { "" },
+        if r.cpu_latency_zero {
+            ", CPU wake-up latency 0"
+        } else {
+            ""
+        },
         r.release_idle.forwarder_cpu_share * 100.0,
         r.release_idle.spin_share * 100.0,
         r.release_busy.forwarder_cpu_share * 100.0,
@@ -998,4 +1006,143 @@ pub fn selftest(json: bool, kernel_buffers: bool) -> Result<SelfTest, String> {
         println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
     }
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(f: impl FnOnce(&mut PathSpec)) -> PathSpec {
+        let mut p = PathSpec {
+            seed: 1,
+            ..PathSpec::default()
+        };
+        f(&mut p);
+        p
+    }
+
+    fn rate(d: &link::ResolvedDirection) -> Option<f64> {
+        match d.rate {
+            link::RateSchedule::Constant(r) => Some(r),
+            link::RateSchedule::Unlimited => None,
+            ref other => panic!("unexpected schedule {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rate_queue_and_loss_shape_both_directions_and_rtt_is_split() {
+        let c = forward_config(
+            &flags(|p| {
+                p.rate = Some("50mbit".into());
+                p.rtt = Some("101ms".into());
+                p.queue = Some("150kB".into());
+                p.loss = Some("1%".into());
+            }),
+            0,
+        )
+        .unwrap();
+        for d in [&c.forward, &c.reverse] {
+            assert_eq!(rate(d), Some(50e6));
+            assert_eq!(d.queue.limit, link::units::Size::Bytes(150_000));
+            assert_eq!(d.loss, Some(link::LossConfig::Bernoulli(0.01)));
+        }
+        assert_eq!(c.forward.delay_ns + c.reverse.delay_ns, 101_000_000);
+        assert_eq!(c.forward.delay_ns, 50_500_000);
+    }
+
+    #[test]
+    fn defaults_are_40ms_and_100_packets_unshaped() {
+        let c = forward_config(&flags(|_| {}), 0).unwrap();
+        for d in [&c.forward, &c.reverse] {
+            assert_eq!(rate(d), None);
+            assert_eq!(d.delay_ns, 20_000_000);
+            assert_eq!(d.queue.limit, link::units::Size::Packets(100));
+            assert_eq!(d.loss, None);
+        }
+        assert!(c.realtime);
+    }
+
+    #[test]
+    fn up_and_down_flags_override_one_direction() {
+        let c = forward_config(
+            &flags(|p| {
+                p.rate = Some("10mbit".into());
+                p.loss = Some("2%".into());
+                p.down.rate = Some("unlimited".into());
+                p.up.queue = Some("20".into());
+                p.down.loss = Some("0".into());
+            }),
+            0,
+        )
+        .unwrap();
+        assert_eq!(rate(&c.forward), Some(10e6));
+        assert_eq!(rate(&c.reverse), None);
+        assert_eq!(c.forward.queue.limit, link::units::Size::Packets(20));
+        assert_eq!(c.reverse.queue.limit, link::units::Size::Packets(100));
+        assert_eq!(c.forward.loss, Some(link::LossConfig::Bernoulli(0.02)));
+        assert_eq!(c.reverse.loss, None);
+    }
+
+    #[test]
+    fn one_way_delays_keep_the_round_trip() {
+        let d = |f: fn(&mut PathSpec)| {
+            let c = forward_config(&flags(f), 0).unwrap();
+            (
+                c.forward.delay_ns / 1_000_000,
+                c.reverse.delay_ns / 1_000_000,
+            )
+        };
+        assert_eq!(
+            d(|p| {
+                p.rtt = Some("100ms".into());
+                p.up.delay = Some("10ms".into());
+            }),
+            (10, 90)
+        );
+        assert_eq!(d(|p| p.down.delay = Some("30ms".into())), (10, 30));
+        assert_eq!(
+            d(|p| {
+                p.up.delay = Some("5ms".into());
+                p.down.delay = Some("25ms".into());
+            }),
+            (5, 25)
+        );
+    }
+
+    fn error(f: fn(&mut PathSpec)) -> String {
+        forward_config(&flags(f), 0).unwrap_err()
+    }
+
+    #[test]
+    fn bad_values_name_the_flag_and_the_value() {
+        let e = error(|p| p.down.rate = Some("fast".into()));
+        assert!(e.contains("--down-rate") && e.contains("fast"), "{e}");
+        let e = error(|p| p.rate = Some("0mbit".into()));
+        assert!(e.contains("--rate") && e.contains("positive"), "{e}");
+        let e = error(|p| p.up.loss = Some("150%".into()));
+        assert!(e.contains("--up-loss") && e.contains("150%"), "{e}");
+        let e = error(|p| p.queue = Some("0".into()));
+        assert!(
+            e.contains("--queue") && e.contains("at least one packet"),
+            "{e}"
+        );
+        let e = error(|p| p.up.queue = Some("10 parsecs".into()));
+        assert!(e.contains("--up-queue") && e.contains("parsecs"), "{e}");
+        let e = error(|p| {
+            p.rtt = Some("10ms".into());
+            p.up.delay = Some("20ms".into());
+        });
+        assert!(e.contains("--up-delay") && e.contains("--rtt 10ms"), "{e}");
+        let e = error(|p| {
+            p.rtt = Some("10ms".into());
+            p.up.delay = Some("2ms".into());
+            p.down.delay = Some("2ms".into());
+        });
+        assert!(e.contains("not all three"), "{e}");
+        let e = error(|p| {
+            p.scenario = Some("x.toml".into());
+            p.down.rate = Some("1mbit".into());
+        });
+        assert!(e.contains("--scenario") && e.contains("not both"), "{e}");
+    }
 }

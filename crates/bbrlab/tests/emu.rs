@@ -1,5 +1,7 @@
 //! `bbrlab emu` and `bbrlab tcp` as root: Linux's own BBR and CUBIC
-//! through the userspace emulator, the emulator's light-load accuracy, and
+//! through the userspace emulator, the emulator's accuracy (light-load
+//! RTT, release error idle and with every core busy, no early release),
+//! shaping in both directions, the namespaces' TCP buffer limits, and
 //! clean-up after signals and failing children.
 //!
 //! Every test creates its own namespaces (named after its emulator's PID)
@@ -10,6 +12,7 @@
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 mod common;
@@ -56,31 +59,196 @@ fn kernel_bbr_tolerates_random_loss_that_starves_cubic() {
     assert!(gb > 5.0 * gc, "bbr {gb} vs cubic {gc}");
 }
 
+/// One `bbrlab emu --selftest --json` per test process, shared by the
+/// tests that check its figures (it takes about 20 s).
+fn selftest() -> &'static Value {
+    static RESULT: OnceLock<Value> = OnceLock::new();
+    RESULT.get_or_init(|| {
+        let out = Command::new(BIN)
+            .args(["emu", "--selftest", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+    })
+}
+
 /// The self-test's light-load probe RTT over a 20 ms path is within 1 ms
-/// of 20 ms. (Its release-error and throughput figures are benchmark
-/// output, checked against their bounds by the self-test itself, not
-/// asserted here.)
+/// of 20 ms.
 #[test]
 fn emulator_rtt_at_light_load_matches_the_configured_rtt() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
-    let out = Command::new(BIN)
-        .args(["emu", "--selftest", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let json: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let json = selftest();
     let rtt = json["light_rtt_median_ms"].as_f64().unwrap();
     assert!((rtt - 20.0).abs() <= 1.0, "median RTT {rtt}");
     assert!(
         json["probes"].as_u64().unwrap() >= 190,
         "lost probes: {json}"
     );
+}
+
+/// No packet leaves the emulator before its scheduled time, and no
+/// datagram crosses the path faster than its configured one-way delay plus
+/// serialisation (which would show arrival stamps taken too early), idle
+/// or with every core busy.
+#[test]
+fn the_selftest_sees_no_early_release() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let json = selftest();
+    for cond in ["release_idle", "release_busy"] {
+        let f = &json[cond];
+        assert_eq!(f["early_releases"].as_u64(), Some(0), "{cond}: {f}");
+        assert_eq!(f["early_deliveries"].as_u64(), Some(0), "{cond}: {f}");
+        // Enough traffic for the counts to mean something.
+        assert!(f["releases"].as_u64().unwrap() > 10_000, "{cond}: {f}");
+        assert!(f["datagrams"].as_u64().unwrap() > 5_000, "{cond}: {f}");
+    }
+    assert!(json["release_busy"]["busy_threads"].as_u64().unwrap() >= 2);
+}
+
+/// Release error p99 ≤ 200 µs at 100 Mbit/s under bulk TCP, also while
+/// the self-test keeps every core busy with normal-priority threads: the
+/// forwarder runs SCHED_FIFO (as root) within a CPU budget, so a busy
+/// machine delays it by a timer's latency, not a scheduler slice (a normal
+/// thread's p99 was 3–37 ms here). The bound is the emulator's stated goal,
+/// not a loosened one.
+#[test]
+fn release_error_stays_within_200_us_with_every_core_busy() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let json = selftest();
+    assert_eq!(json["scheduling"].as_str(), Some("SCHED_FIFO 10"), "{json}");
+    for cond in ["release_idle", "release_busy"] {
+        let p99 = json[cond]["p99_us"].as_u64().unwrap();
+        assert!(p99 <= 200, "{cond}: p99 {p99} µs: {}", json[cond]);
+    }
+}
+
+/// Runs one kernel-TCP download (server → client) for 5 s through `path`
+/// and returns the receiver's goodput, bit/s.
+fn download_bps(path: &[&str]) -> f64 {
+    // The client (receiver) must listen before the server connects; the
+    // emulator starts the server first, so the server waits a second.
+    let (ok, out, err) = emu(
+        path,
+        &format!("sleep 1; {BIN} tcp send --to {{client}}:5201 --duration 5s"),
+        &format!("{BIN} tcp recv --listen {{client}}:5201"),
+        40,
+    );
+    assert!(ok, "emu failed\n{out}\n{err}");
+    // The receiver's summary (the sender's also has "cc").
+    let line = out
+        .lines()
+        .find(|l| l.starts_with('{') && l.contains("goodput_bps") && !l.contains("\"cc\""))
+        .unwrap_or_else(|| panic!("no receiver summary in {out}\n{err}"));
+    let v: Value = serde_json::from_str(line).unwrap();
+    v["goodput_bps"].as_f64().unwrap()
+}
+
+/// `--rate` shapes the download direction too (a download through
+/// `--rate 50mbit` once ran at 519 Mbit/s), and `--down-rate` overrides
+/// it for that direction alone.
+#[test]
+fn rate_shapes_downloads_and_down_rate_overrides_it() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let both = download_bps(&["--rate", "10mbit", "--rtt", "20ms", "--queue", "100"]);
+    assert!(
+        (7e6..=10.5e6).contains(&both),
+        "download through --rate 10mbit: {both} bit/s"
+    );
+    let down = download_bps(&[
+        "--rate",
+        "10mbit",
+        "--down-rate",
+        "4mbit",
+        "--rtt",
+        "20ms",
+        "--queue",
+        "100",
+    ]);
+    assert!(
+        (2.8e6..=4.2e6).contains(&down),
+        "download through --down-rate 4mbit: {down} bit/s"
+    );
+}
+
+/// A namespace of our own, deleted however the test ends.
+struct TestNs(String);
+
+impl Drop for TestNs {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+    }
+}
+
+fn sysctls_via_emu(extra: &[&str]) -> (String, String) {
+    let mut path = vec!["--rtt", "2ms"];
+    path.extend_from_slice(extra);
+    let (ok, out, err) = emu(
+        &path,
+        "echo server rmem $(cat /proc/sys/net/ipv4/tcp_rmem) wmem $(cat /proc/sys/net/ipv4/tcp_wmem)",
+        "echo client rmem $(cat /proc/sys/net/ipv4/tcp_rmem) wmem $(cat /proc/sys/net/ipv4/tcp_wmem)",
+        20,
+    );
+    assert!(ok, "emu failed\n{out}\n{err}");
+    (out, err)
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Both namespaces get 64 MiB TCP buffer maxima, read back from inside
+/// them; with `--kernel-buffers` they keep what a new namespace has; the
+/// banner says which applies.
+#[test]
+fn tcp_buffer_limits_are_raised_in_both_namespaces_unless_kernel_buffers() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let (out, err) = sysctls_via_emu(&[]);
+    for side in ["server", "client"] {
+        let want = format!("{side} rmem 4096 131072 67108864 wmem 4096 16384 67108864");
+        assert!(out.lines().any(|l| l == want), "{want} not in:\n{out}");
+    }
+    assert!(
+        err.contains("TCP buffers in both namespaces raised"),
+        "{err}"
+    );
+
+    // What a new namespace has by default.
+    let ns = TestNs(format!("bbrlab-{}-bufcheck", std::process::id()));
+    let add = Command::new("ip").args(["netns", "add", &ns.0]).status();
+    assert!(add.unwrap().success());
+    let read = |k: &str| {
+        let o = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &ns.0,
+                "cat",
+                &format!("/proc/sys/net/ipv4/{k}"),
+            ])
+            .output()
+            .unwrap();
+        squash(&String::from_utf8_lossy(&o.stdout))
+    };
+    let (rmem, wmem) = (read("tcp_rmem"), read("tcp_wmem"));
+    drop(ns);
+    assert!(!rmem.ends_with("67108864"), "fresh namespace: {rmem}");
+    let (out, err) = sysctls_via_emu(&["--kernel-buffers"]);
+    for side in ["server", "client"] {
+        let want = format!("{side} rmem {rmem} wmem {wmem}");
+        assert!(out.lines().any(|l| l == want), "{want} not in:\n{out}");
+    }
+    assert!(err.contains("kernel defaults (--kernel-buffers)"), "{err}");
 }
 
 /// Kills and reaps a child however the test ends.

@@ -439,8 +439,8 @@ pub fn run(
     stop: &AtomicBool,
     log: &mut dyn Log,
 ) -> io::Result<ForwardStats> {
-    let realtime = if cfg.realtime {
-        let st = crate::rt::prepare_forwarding_thread();
+    let (realtime, _latency) = if cfg.realtime {
+        let (st, latency) = crate::rt::prepare_forwarding_thread();
         // Once per process: a self-test starts several forwarders.
         static WARNED: std::sync::Once = std::sync::Once::new();
         WARNED.call_once(|| {
@@ -448,9 +448,9 @@ pub fn run(
                 eprintln!("linkem: {w}");
             }
         });
-        st
+        (st, latency)
     } else {
-        RealtimeStatus::default()
+        (RealtimeStatus::default(), crate::rt::LatencyRequest::none())
     };
     let mut tun_io = TunIo {
         tuns: [&topo.client_tun, &topo.server_tun],
