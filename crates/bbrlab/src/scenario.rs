@@ -83,6 +83,8 @@ pub enum AckName {
     Every,
     /// Linux-like delayed ACKs (every 2nd packet or 40 ms).
     Delayed,
+    /// Linux's receiver: quick ACKs, delayed ACKs, SACK compression.
+    Linux,
 }
 
 /// The sender's pacer (`pacing = "exact" | "quantum"`).
@@ -571,6 +573,7 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                 max_packets: 2,
                 max_delay_ns: 40_000_000,
             },
+            AckName::Linux => AckPolicy::LINUX,
         };
         for k in 0..count {
             let label = f

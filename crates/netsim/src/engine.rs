@@ -380,7 +380,9 @@ impl<'a> Sim<'a> {
         {
             AckAction::Send(ack) => self.send_ack(f, ack),
             AckAction::Delay(t) => {
-                if self.flows[f].delack_at.is_none() {
+                // An earlier deadline (SACK compression's short timer)
+                // replaces a later one; the stale event is ignored.
+                if self.flows[f].delack_at.is_none_or(|at| t < at) {
                     self.flows[f].delack_at = Some(t);
                     self.push(t, Kind::DelayedAck(f));
                 }

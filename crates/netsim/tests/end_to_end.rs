@@ -54,6 +54,7 @@ fn finite_flows_deliver_exactly_their_size_despite_loss() {
                 max_packets: 2,
                 max_delay_ns: 40 * MS,
             },
+            AckPolicy::LINUX,
         ] {
             let mut f = FlowConfig::bulk("f", Config::new(alg));
             f.size_bytes = Some(2_000_123); // not a multiple of the MSS

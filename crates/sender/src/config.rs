@@ -37,6 +37,33 @@ pub enum AckPolicy {
         /// Delayed-ACK timer (40 ms minimum in Linux).
         max_delay_ns: u64,
     },
+    /// Linux's receiver, to compare with kernel TCP: quick ACKs for the
+    /// first packets, then an ACK for every second full segment or after
+    /// the delayed-ACK timer (`__tcp_ack_snd_check()`,
+    /// `tcp_send_delayed_ack()`); an immediate ACK when a hole is filled;
+    /// for out-of-order data, three immediate duplicate ACKs per in-order
+    /// point and then SACK compression, holding further ACKs for up to
+    /// `comp_sack_delay_ns` or `comp_sack_max` packets (`tcp_sack_compress`).
+    Linux {
+        /// Packets acknowledged at once at the start (`TCP_MAX_QUICKACKS`, 16).
+        quickacks: u32,
+        /// Delayed-ACK timer (`TCP_ATO_MIN`, 40 ms).
+        max_delay_ns: u64,
+        /// SACK compression delay (`net.ipv4.tcp_comp_sack_delay_ns`, 1 ms).
+        comp_sack_delay_ns: u64,
+        /// SACKs compressed into one at most (`net.ipv4.tcp_comp_sack_nr`, 44).
+        comp_sack_max: u32,
+    },
+}
+
+impl AckPolicy {
+    /// Linux's defaults for [`AckPolicy::Linux`].
+    pub const LINUX: AckPolicy = AckPolicy::Linux {
+        quickacks: 16,
+        max_delay_ns: 40_000_000,
+        comp_sack_delay_ns: 1_000_000,
+        comp_sack_max: 44,
+    };
 }
 
 /// One flow as the sender sees it. The simulator's and the transport's

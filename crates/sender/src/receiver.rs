@@ -81,6 +81,14 @@ pub struct Receiver {
     pub total_chunks: Option<u64>,
     /// When every chunk of a finite flow had arrived.
     pub completed_ns: Option<u64>,
+    /// Linux policy: quick ACKs still owed.
+    quickacks_left: u32,
+    /// Linux policy: the in-order point the duplicate ACKs were counted
+    /// for, and how many went out at once for it.
+    dupack_point: u64,
+    dupacks_sent: u32,
+    /// Linux policy: out-of-order packets held by SACK compression.
+    compressed: u32,
 }
 
 impl Receiver {
@@ -97,6 +105,13 @@ impl Receiver {
             first_unacked_ns: 0,
             total_chunks,
             completed_ns: None,
+            quickacks_left: match policy {
+                AckPolicy::Linux { quickacks, .. } => quickacks,
+                _ => 0,
+            },
+            dupack_point: 0,
+            dupacks_sent: 0,
+            compressed: 0,
         }
     }
 
@@ -109,6 +124,7 @@ impl Receiver {
     /// and says whether to ACK now or arm the delayed-ACK timer.
     pub fn on_packet(&mut self, now: u64, pn: u64, chunk: u64, bytes: u64) -> AckAction {
         let in_order = self.ranges.last().is_none_or(|r| pn == r.1 + 1);
+        let had_hole = !self.ahead.is_empty();
         self.insert_pn(pn);
         self.record_chunk(now, chunk, bytes);
         if self.unacked == 0 {
@@ -129,11 +145,64 @@ impl Receiver {
                     AckAction::Delay(self.first_unacked_ns + max_delay_ns)
                 }
             }
+            AckPolicy::Linux {
+                max_delay_ns,
+                comp_sack_delay_ns,
+                comp_sack_max,
+                ..
+            } => self.linux_ack(
+                now,
+                had_hole,
+                max_delay_ns,
+                comp_sack_delay_ns,
+                comp_sack_max,
+            ),
         }
+    }
+
+    /// [`AckPolicy::Linux`]'s decision after a packet arrived.
+    fn linux_ack(
+        &mut self,
+        now: u64,
+        had_hole: bool,
+        max_delay_ns: u64,
+        comp_sack_delay_ns: u64,
+        comp_sack_max: u32,
+    ) -> AckAction {
+        if !self.ahead.is_empty() {
+            // Out-of-order data: the first three duplicate ACKs for an
+            // in-order point go out at once (the sender's fast-retransmit
+            // threshold), later ones are compressed (`tcp_sack_compress`).
+            if self.dupack_point != self.next_chunk {
+                self.dupack_point = self.next_chunk;
+                self.dupacks_sent = 0;
+            }
+            if self.dupacks_sent < 3 {
+                self.dupacks_sent += 1;
+                self.compressed = 0;
+                return AckAction::Send(self.make_ack(now));
+            }
+            self.compressed += 1;
+            if self.compressed >= comp_sack_max {
+                self.compressed = 0;
+                return AckAction::Send(self.make_ack(now));
+            }
+            return AckAction::Delay(now + comp_sack_delay_ns);
+        }
+        self.compressed = 0;
+        // A filled hole is acknowledged at once (RFC 5681 §4.2), as are
+        // the first packets of a connection (quick-ACK mode) and every
+        // second full segment.
+        if had_hole || self.quickacks_left > 0 || self.unacked >= 2 {
+            self.quickacks_left = self.quickacks_left.saturating_sub(1);
+            return AckAction::Send(self.make_ack(now));
+        }
+        AckAction::Delay(self.first_unacked_ns + max_delay_ns)
     }
 
     /// The delayed-ACK timer fired: ACK if anything is pending.
     pub fn on_delayed_ack_timer(&mut self, now: u64) -> Option<Ack> {
+        self.compressed = 0;
         (self.unacked > 0).then(|| self.make_ack(now))
     }
 
@@ -223,6 +292,63 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sends(a: AckAction) -> bool {
+        matches!(a, AckAction::Send(_))
+    }
+
+    /// Linux's receiver: 16 quick ACKs, then every second packet with a
+    /// 40 ms timer for an odd one; a hole gets three immediate duplicate
+    /// ACKs and then compressed ones (1 ms timer, 44 at most); filling the
+    /// hole is acknowledged at once.
+    #[test]
+    fn linux_policy_quickacks_delays_and_compresses_sacks() {
+        let mut r = Receiver::new(AckPolicy::LINUX, None);
+        let mut t = 0;
+        for pn in 0..16 {
+            assert!(sends(r.on_packet(t, pn, pn, 1448)), "quick ack {pn}");
+            t += 1000;
+        }
+        assert_eq!(
+            r.on_packet(t, 16, 16, 1448),
+            AckAction::Delay(t + 40_000_000)
+        );
+        assert!(
+            sends(r.on_packet(t + 1, 17, 17, 1448)),
+            "second full segment"
+        );
+        // Chunk 18 is lost: 19.. arrive out of order.
+        let mut pn = 19;
+        for k in 0..3 {
+            assert!(sends(r.on_packet(t, pn, pn, 1448)), "dupack {k}");
+            pn += 1;
+        }
+        for _ in 0..43 {
+            assert_eq!(
+                r.on_packet(t, pn, pn, 1448),
+                AckAction::Delay(t + 1_000_000)
+            );
+            pn += 1;
+        }
+        assert!(
+            sends(r.on_packet(t, pn, pn, 1448)),
+            "44th compressed SACK sent"
+        );
+        pn += 1;
+        assert_eq!(
+            r.on_packet(t, pn, pn, 1448),
+            AckAction::Delay(t + 1_000_000)
+        );
+        let a = r
+            .on_delayed_ack_timer(t + 1_000_000)
+            .expect("compressed ACK");
+        assert_eq!(a.cum_chunk, 18);
+        // The repair fills the hole: acknowledged at once.
+        match r.on_packet(t + 2_000_000, 1000, 18, 1448) {
+            AckAction::Send(a) => assert_eq!(a.cum_chunk, pn + 1),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn ranges_merge_and_ack_reports_newest_first() {
