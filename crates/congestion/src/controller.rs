@@ -226,6 +226,31 @@ impl Controller {
         in_flight_before: u64,
         app_limited: bool,
     ) -> SentPacketState {
+        self.on_packet_sent_when(
+            now,
+            bytes,
+            in_flight_before,
+            app_limited,
+            in_flight_before == 0,
+        )
+    }
+
+    /// [`Controller::on_packet_sent`] for a transport that also knows
+    /// whether any data at all is unacknowledged. `nothing_unacked` is
+    /// true only when no packet is in flight *and* none declared lost is
+    /// still awaiting repair. Linux restarts the delivery-rate interval
+    /// only then (`tcp_rate_skb_sent()` tests `packets_out`, which counts
+    /// lost segments): after a timeout that emptied the flight, the
+    /// interval keeps running, so the repair's rate sample spans the
+    /// stall instead of starting fresh and overestimating.
+    pub fn on_packet_sent_when(
+        &mut self,
+        now: Instant,
+        bytes: u64,
+        in_flight_before: u64,
+        app_limited: bool,
+        nothing_unacked: bool,
+    ) -> SentPacketState {
         // Restarting from idle after the application ran dry (Linux
         // CA_EVENT_TX_START with tp->app_limited set).
         if in_flight_before == 0 && self.sampler.is_app_limited() {
@@ -235,7 +260,9 @@ impl Controller {
             self.sampler
                 .on_app_limited(in_flight_before.saturating_add(bytes));
         }
-        let state = self.sampler.on_packet_sent(now, bytes, in_flight_before);
+        let state = self
+            .sampler
+            .on_packet_sent_when(now, bytes, in_flight_before, nothing_unacked);
         self.inner
             .get_mut()
             .on_packet_sent(now, bytes, in_flight_before);

@@ -142,9 +142,22 @@ impl DeliveryRateSampler {
         bytes: u64,
         in_flight_before: u64,
     ) -> SentPacketState {
+        self.on_packet_sent_when(now, bytes, in_flight_before, in_flight_before == 0)
+    }
+
+    /// [`DeliveryRateSampler::on_packet_sent`], restarting the intervals
+    /// only when `nothing_unacked` (no packet in flight and none lost and
+    /// unrepaired), as `tcp_rate_skb_sent()` does on `packets_out == 0`.
+    pub fn on_packet_sent_when(
+        &mut self,
+        now: Instant,
+        bytes: u64,
+        in_flight_before: u64,
+        nothing_unacked: bool,
+    ) -> SentPacketState {
         // Starting from an empty pipe: the send and ACK intervals both
         // restart now, or the idle period would be counted as delivery time.
-        if in_flight_before == 0 {
+        if nothing_unacked {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
@@ -256,6 +269,33 @@ mod tests {
 
     fn t(ms: u64) -> Instant {
         Instant::from_nanos(ms * 1_000_000)
+    }
+
+    /// The interval restarts on a send into an empty pipe, but not when
+    /// the pipe is empty only because everything was declared lost.
+    #[test]
+    fn interval_restarts_only_when_nothing_is_unacked() {
+        for (nothing_unacked, first_sent) in [(true, t(500)), (false, t(100))] {
+            let mut s = DeliveryRateSampler::new();
+            let a = s.on_packet_sent(t(100), 1000, 0);
+            s.on_ack_ns(
+                t(140),
+                &[AckedPacket {
+                    bytes: 1000,
+                    state: a,
+                }],
+                None,
+                1000,
+            );
+            // Everything later was lost to a timeout; the repair goes out
+            // at 500 ms into an empty flight.
+            let r = s.on_packet_sent_when(t(500), 1000, 0, nothing_unacked);
+            assert_eq!(r.first_sent_time, first_sent, "{nothing_unacked}");
+            assert_eq!(
+                r.delivered_time,
+                if nothing_unacked { t(500) } else { t(140) }
+            );
+        }
     }
 
     #[test]

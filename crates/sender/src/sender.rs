@@ -511,11 +511,13 @@ impl Sender {
             // The retransmission timer starts with the first packet in flight.
             self.rto_base_ns = now;
         }
-        let state = self.cc.on_packet_sent(
+        let nothing_unacked = self.inflight == 0 && self.unrepaired.is_empty();
+        let state = self.cc.on_packet_sent_when(
             Instant::from_nanos(now),
             bytes as u64,
             self.inflight,
             app_limited,
+            nothing_unacked,
         );
         let pn = self.next_pn;
         self.next_pn += 1;

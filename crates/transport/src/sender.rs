@@ -255,7 +255,10 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                         dsack,
                         cum_chunk,
                     };
-                    sender.on_ack(now, &ack);
+                    // Stamped when read, not when the loop began: a
+                    // datagram read later in a drained batch would
+                    // otherwise get a short RTT sample.
+                    sender.on_ack(now_ns(start), &ack);
                     sender.set_flow_limit(max_chunks);
                 }
                 Frame::Done { ok, received } => {
