@@ -4,11 +4,22 @@
 //! sleeps until just before a release wakes when the scheduler gets round
 //! to it: milliseconds late, so every packet behind it is late too. The
 //! emulator's timing therefore asks for `SCHED_FIFO`, under which a woken
-//! forwarder preempts normal tasks at once. Measured with
-//! `bbrlab emu --selftest` on the 2-core development VM, both cores held
-//! busy by two normal-priority spinning threads, release error at
-//! 100 Mbit/s: p99 3–14 ms as a normal thread, p99 ≤ 60 µs with
-//! `SCHED_FIFO` (see the README for the figures of record).
+//! forwarder preempts normal tasks at once.
+//!
+//! Measured with `bbrlab emu --selftest` on the 2-core development VM
+//! (release error at 100 Mbit/s under bulk TCP, both cores held busy by
+//! normal-priority spinning threads, p99):
+//!
+//! | forwarder | p99 |
+//! | --- | --- |
+//! | normal thread (before) | 3–37 ms |
+//! | nice −20 (the fallback) | 4.6–9.2 ms |
+//! | `SCHED_FIFO`, unbounded spinning | 85–145 µs, but RT throttling fired (idle p99 5 ms) |
+//! | `SCHED_FIFO` + CPU budget, no `mlockall` | 79–393 µs |
+//! | `SCHED_FIFO` + CPU budget + `mlockall` | 71–111 µs busy; idle 85 µs–3 ms (halted vCPUs) |
+//! | `SCHED_FIFO` + CPU budget + `mlockall` + [`LatencyRequest`] (kept) | 81–98 µs busy, 73–97 µs idle |
+//!
+//! CPU pinning was not tried: the above met the 200 µs goal with margin.
 //!
 //! Where `SCHED_FIFO` is refused (not root, no CAP_SYS_NICE, or a
 //! container with no real-time budget) the thread falls back to nice −20,
@@ -29,10 +40,11 @@ pub const RT_PRIORITY: i32 = 10;
 /// instead of halting. On this VM (cpuidle driver `haltpoll` with
 /// `guest_halt_poll_ns=0`) a halted vCPU is woken by the host, and a
 /// SCHED_FIFO forwarder sleeping on an otherwise idle machine then woke up
-/// to milliseconds late (release error p99 0.7–4 ms idle while ≤ 120 µs
-/// with every core busy); with the request held, idle p99 was 70 µs. This
-/// is what `cyclictest` does; it costs host CPU while the emulator runs,
-/// not guest CPU (the poll loop is the idle task).
+/// to milliseconds late (release error p99 85 µs–3 ms idle, two of four
+/// runs near 3 ms, while ≤ 120 µs with every core busy); with the request
+/// held, idle p99 was 70–97 µs. This is what `cyclictest` does; it costs
+/// host CPU while the emulator runs, not guest CPU (the poll loop is the
+/// idle task).
 pub struct LatencyRequest {
     _file: Option<std::fs::File>,
 }
