@@ -124,7 +124,12 @@ fn release_error_stays_within_200_us_with_every_core_busy() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
     let json = selftest();
-    assert_eq!(json["scheduling"].as_str(), Some("SCHED_FIFO 10"), "{json}");
+    assert_eq!(
+        json["scheduling"].as_str(),
+        Some("SCHED_FIFO 10"),
+        "the forwarder did not get SCHED_FIFO (the selftest's stderr says why); \
+         the bound under load depends on it: {json}"
+    );
     for cond in ["release_idle", "release_busy"] {
         let p99 = json[cond]["p99_us"].as_u64().unwrap();
         assert!(p99 <= 200, "{cond}: p99 {p99} µs: {}", json[cond]);
