@@ -177,3 +177,34 @@ pub fn prepare_forwarding_thread() -> (RealtimeStatus, LatencyRequest) {
     };
     (st, latency)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the machine permits, the status says what the thread got
+    /// and every refusal comes with a warning naming it. (Run on a thread
+    /// of its own, which exits at once, so the test harness keeps its
+    /// scheduling; the memory lock is process-wide and harmless here.)
+    #[test]
+    fn every_refusal_is_reported() {
+        let (st, latency) = std::thread::spawn(prepare_forwarding_thread)
+            .join()
+            .unwrap();
+        drop(latency);
+        assert!(
+            ["SCHED_FIFO 10", "nice -20", "normal"].contains(&st.policy.as_str()),
+            "{st:?}"
+        );
+        let warned = |what: &str| st.warnings.iter().any(|w| w.contains(what));
+        if !st.is_fifo() {
+            assert!(warned("SCHED_FIFO"), "{st:?}");
+        }
+        if !st.memory_locked {
+            assert!(warned("mlockall"), "{st:?}");
+        }
+        if !st.cpu_latency_zero {
+            assert!(warned("/dev/cpu_dma_latency"), "{st:?}");
+        }
+    }
+}
