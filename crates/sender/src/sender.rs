@@ -16,7 +16,7 @@ use crate::app::AppState;
 use crate::config::{Pacing, SenderConfig, Timeout};
 use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
-use crate::receiver::Ack;
+use crate::receiver::{Ack, ACK_RANGES};
 use congestion::{
     AckedPacket, Controller, Instant, LostPacket, Mode, RecoveryExit, RecoveryState,
     SentPacketState,
@@ -58,6 +58,111 @@ struct SentPkt {
     retx: bool,
     /// The undo episode in which it was declared lost (0: none).
     lost_in: u32,
+}
+
+/// The packets declared lost and not yet passed by the cumulative ACK, in
+/// ascending packet-number order, with what was recorded at their send.
+/// They leave the send window at once (so a loss does not hold the window
+/// open for another round trip), but an ACK that covers one after all must
+/// still be recognised. Losses are declared nearly in packet-number order
+/// and leave mostly from the front, so a sorted deque inserts and removes
+/// in O(1) in the common case and answers "is any of them in this range?"
+/// by binary search over contiguous memory.
+#[derive(Clone, Debug, Default)]
+struct LostList(VecDeque<(u64, SentPkt)>);
+
+impl LostList {
+    fn insert(&mut self, pn: u64, p: SentPkt) {
+        match self.0.back() {
+            Some(&(last, _)) if last >= pn => {
+                let i = self.0.partition_point(|&(x, _)| x < pn);
+                if self.0.get(i).map(|e| e.0) != Some(pn) {
+                    self.0.insert(i, (pn, p));
+                }
+            }
+            _ => self.0.push_back((pn, p)),
+        }
+    }
+
+    fn remove(&mut self, pn: u64) -> Option<SentPkt> {
+        if self.0.front().map(|e| e.0) == Some(pn) {
+            return self.0.pop_front().map(|e| e.1);
+        }
+        let i = self.0.partition_point(|&(x, _)| x < pn);
+        if self.0.get(i).map(|e| e.0) == Some(pn) {
+            return self.0.remove(i).map(|e| e.1);
+        }
+        None
+    }
+
+    /// The smallest and largest packet numbers (`(1, 0)` when empty).
+    fn span(&self) -> (u64, u64) {
+        match (self.0.front(), self.0.back()) {
+            (Some(f), Some(l)) => (f.0, l.0),
+            _ => (1, 0),
+        }
+    }
+
+    fn get(&self, pn: u64) -> Option<&SentPkt> {
+        let i = self.0.partition_point(|&(x, _)| x < pn);
+        self.0.get(i).filter(|e| e.0 == pn).map(|e| &e.1)
+    }
+
+    /// The smallest packet number in `lo..=hi`.
+    fn first_in(&self, lo: u64, hi: u64) -> Option<u64> {
+        let (first, last) = (self.0.front()?.0, self.0.back()?.0);
+        if hi < first || lo > last {
+            return None;
+        }
+        let i = self.0.partition_point(|&(x, _)| x < lo);
+        self.0.get(i).map(|e| e.0).filter(|&x| x <= hi)
+    }
+
+    /// Forgets losses at the front whose data the cumulative ACK has
+    /// passed: no ACK can tell anything more about them.
+    fn prune_below_chunk(&mut self, cum: u64) {
+        while self.0.front().is_some_and(|e| e.1.chunk < cum) {
+            self.0.pop_front();
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The parts of `lo..=hi` that none of `covered` (disjoint inclusive
+/// ranges, in any order) includes, written to `out`; returns how many.
+/// `out` has room for one more part than there are covering ranges.
+fn uncovered(lo: u64, hi: u64, covered: &[(u64, u64)], out: &mut [(u64, u64)]) -> usize {
+    let mut n = 0;
+    let mut start = lo;
+    // Walk the covering ranges that overlap lo..=hi in ascending order.
+    loop {
+        let next = covered
+            .iter()
+            .filter(|&&(a, b)| b >= start && a <= hi)
+            .min_by_key(|&&(a, _)| a);
+        match next {
+            Some(&(a, b)) => {
+                if a > start && n < out.len() {
+                    out[n] = (start, a - 1);
+                    n += 1;
+                }
+                if b >= hi {
+                    return n;
+                }
+                start = b + 1;
+            }
+            None => {
+                if n < out.len() {
+                    out[n] = (start, hi);
+                    n += 1;
+                }
+                return n;
+            }
+        }
+    }
 }
 
 /// What the sender can do right now.
@@ -164,7 +269,10 @@ pub struct Sender {
     /// Packets declared lost that are still in the window, so an ACK that
     /// arrives for one after all (it was reordered or delayed, not lost)
     /// is found in O(log n).
-    lost: BTreeSet<u64>,
+    lost: LostList,
+    /// The previous ACK's ranges, to find what an ACK adds.
+    prev_ranges: [(u64, u64); ACK_RANGES],
+    prev_len: usize,
     /// Retransmitted packets in flight (Linux `retrans_out`).
     retrans_out: u64,
     /// An undo is possible: the current or last reduction may still be
@@ -269,7 +377,9 @@ impl Sender {
             reo_wnd_steps: 1,
             reo_wnd_persist: 0,
             reo_wnd_last_delivered: 0,
-            lost: BTreeSet::new(),
+            lost: LostList::default(),
+            prev_ranges: [(0, 0); ACK_RANGES],
+            prev_len: 0,
             retrans_out: 0,
             undo_marker: false,
             undo_retrans: -1,
@@ -576,12 +686,12 @@ impl Sender {
     /// Declares `pn` lost, charging it to the current undo episode.
     fn mark_lost(&mut self, pn: u64) {
         let episode = self.undo_marker.then_some(self.undo_episode);
-        if let Some(p) = self.pkt_mut(pn) {
-            p.status = Status::Lost;
-            p.lost_in = episode.unwrap_or(0);
-        }
+        let Some(p) = self.pkt_mut(pn) else { return };
+        p.status = Status::Lost;
+        p.lost_in = episode.unwrap_or(0);
+        let copy = *p;
         self.undo_lost += episode.is_some() as u64;
-        self.lost.insert(pn);
+        self.lost.insert(pn, copy);
     }
 
     fn set_status(&mut self, pn: u64, status: Status) {
@@ -728,20 +838,12 @@ impl Sender {
     }
 
     /// Drops resolved packets from the front of the window.
-    ///
-    /// A packet declared lost stays while its data is undelivered, so a
-    /// late ACK for it is still recognised (Linux keeps it in the
-    /// retransmission queue until `snd_una` passes it).
     fn trim(&mut self) {
-        while let Some(p) = self.pkts.front() {
-            match p.status {
-                Status::Outstanding => break,
-                Status::Lost if self.unrepaired.contains(&p.chunk) => break,
-                Status::Lost => {
-                    self.lost.remove(&self.base_pn);
-                }
-                Status::Acked => {}
-            }
+        while self
+            .pkts
+            .front()
+            .is_some_and(|p| p.status != Status::Outstanding)
+        {
             self.pkts.pop_front();
             self.base_pn += 1;
         }
@@ -808,10 +910,10 @@ impl Sender {
         // acknowledged after all gives an unambiguous sample too (TCP gets
         // the same from timestamps); without it a path whose RTT exceeds
         // the initial RTO would never get a sample and time out forever.
-        let rtt_from = self
-            .pkt(largest)
-            .filter(|p| p.status != Status::Acked)
-            .map(|p| p.sent_ns);
+        let rtt_from = match self.pkt(largest) {
+            Some(p) if p.status == Status::Outstanding => Some(p.sent_ns),
+            _ => self.lost.get(largest).map(|p| p.sent_ns),
+        };
         // New territory: packets above the previous largest.
         let from = prev_largest.map_or(0, |l| l + 1).max(self.base_pn);
         for &(lo, hi) in ack.ranges() {
@@ -831,15 +933,29 @@ impl Sender {
                 self.ack_pn(pn);
             }
         }
-        // Packets declared lost that arrived after all.
+        // Packets declared lost that arrived after all. Only the parts of
+        // this ACK's ranges that the previous ACK did not cover can hold
+        // one, and a part above every lost packet is rejected at once, so
+        // an ACK that only extends its newest range costs no search.
         let mut spurious = false;
         if !self.lost.is_empty() {
+            let (first, last) = self.lost.span();
             for &(lo, hi) in ack.ranges() {
-                while let Some(&pn) = self.lost.range(lo..=hi).next() {
-                    spurious |= self.on_late_ack(pn);
+                if hi < first || lo > last || self.prev_ranges[..self.prev_len].contains(&(lo, hi))
+                {
+                    continue;
+                }
+                let mut parts = [(0u64, 0u64); ACK_RANGES + 1];
+                let n = uncovered(lo, hi, &self.prev_ranges[..self.prev_len], &mut parts);
+                for &(a, b) in &parts[..n] {
+                    while let Some(pn) = self.lost.first_in(a, b) {
+                        spurious |= self.on_late_ack(pn);
+                    }
                 }
             }
         }
+        self.prev_len = ack.ranges().len();
+        self.prev_ranges[..self.prev_len].copy_from_slice(ack.ranges());
         // TCP's cumulative ACK: data below the receiver's in-order point has
         // arrived, whether or not an ACK range showed the packet.
         if ack.cum_chunk > self.cum_chunk {
@@ -910,6 +1026,7 @@ impl Sender {
     /// cumulative point cannot tell the original from its repair.
     fn on_cumulative_ack(&mut self) {
         let cum = self.cum_chunk;
+        self.lost.prune_below_chunk(cum);
         while self.unrepaired.first().is_some_and(|&c| c < cum) {
             self.unrepaired.pop_first();
         }
@@ -930,13 +1047,14 @@ impl Sender {
     ///
     /// Returns whether this proves the current reduction spurious.
     fn on_late_ack(&mut self, pn: u64) -> bool {
-        self.lost.remove(&pn);
-        self.late_acks += 1;
-        self.reord_seen = true;
-        let Some(p) = self.pkt_mut(pn) else {
+        let Some(p) = self.lost.remove(pn) else {
             return false;
         };
-        p.status = Status::Acked;
+        self.late_acks += 1;
+        self.reord_seen = true;
+        if let Some(q) = self.pkt_mut(pn) {
+            q.status = Status::Acked;
+        }
         let (bytes, state, chunk, lost_in) = (p.bytes, p.state, p.chunk, p.lost_in);
         let mut all_spurious = false;
         if self.undo_marker && lost_in == self.undo_episode && lost_in != 0 {
@@ -1038,18 +1156,30 @@ impl Sender {
             .map(|&(c, _)| c)
             .filter(|c| self.unrepaired.contains(c))
             .collect();
-        let lost: Vec<u64> = self.lost.iter().copied().collect();
-        for pn in lost {
-            let Some(p) = self.pkt_mut(pn) else { continue };
-            if p.status != Status::Lost || !queued.contains(&p.chunk) {
-                continue;
-            }
+        let back: Vec<(u64, SentPkt)> = self
+            .lost
+            .0
+            .iter()
+            .filter(|(_, p)| queued.contains(&p.chunk))
+            .copied()
+            .collect();
+        for &(pn, mut p) in &back {
+            self.lost.remove(pn);
             p.status = Status::Outstanding;
-            let (bytes, chunk, retx) = (p.bytes as u64, p.chunk, p.retx);
-            self.inflight += bytes;
-            self.retrans_out += retx as u64;
-            self.unrepaired.remove(&chunk);
-            self.lost.remove(&pn);
+            // A packet already trimmed from the window's front comes back,
+            // with resolved placeholders for any gap.
+            while pn < self.base_pn {
+                let mut gap = p;
+                gap.status = Status::Acked;
+                self.pkts.push_front(gap);
+                self.base_pn -= 1;
+            }
+            if let Some(q) = self.pkt_mut(pn) {
+                *q = p;
+            }
+            self.inflight += p.bytes as u64;
+            self.retrans_out += p.retx as u64;
+            self.unrepaired.remove(&p.chunk);
             self.holes.push(pn);
         }
         self.retx.retain(|(c, _)| !queued.contains(c));
@@ -1137,7 +1267,7 @@ impl Sender {
                 p.status = Status::Lost;
                 p.lost_in = self.undo_episode;
                 self.undo_lost += 1;
-                self.lost.insert(self.base_pn + i as u64);
+                self.lost.insert(self.base_pn + i as u64, *p);
                 self.lost_buf.push(LostPacket {
                     bytes: p.bytes as u64,
                     state: p.state,
@@ -1164,5 +1294,49 @@ impl Sender {
     /// Closes the mode-time accounting at the end of the run.
     pub fn finish(&mut self, now: u64) {
         self.account_mode(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uncovered_parts_of_a_range() {
+        let mut out = [(0, 0); ACK_RANGES + 1];
+        let n = uncovered(0, 20, &[(15, 17), (3, 5)], &mut out);
+        assert_eq!(&out[..n], &[(0, 2), (6, 14), (18, 20)]);
+        let n = uncovered(4, 16, &[(15, 17), (3, 5)], &mut out);
+        assert_eq!(&out[..n], &[(6, 14)]);
+        let n = uncovered(3, 5, &[(0, 9)], &mut out);
+        assert_eq!(n, 0);
+        let n = uncovered(3, 5, &[], &mut out);
+        assert_eq!(&out[..n], &[(3, 5)]);
+    }
+
+    #[test]
+    fn the_lost_list_keeps_order_and_answers_range_queries() {
+        let pkt = |chunk| SentPkt {
+            chunk,
+            bytes: 1,
+            sent_ns: 0,
+            state: SentPacketState::default(),
+            status: Status::Lost,
+            retx: false,
+            lost_in: 0,
+        };
+        let mut l = LostList::default();
+        for pn in [5, 9, 7, 12, 7, 1] {
+            l.insert(pn, pkt(pn));
+        }
+        let pns = |l: &LostList| l.0.iter().map(|e| e.0).collect::<Vec<_>>();
+        assert_eq!(pns(&l), [1, 5, 7, 9, 12]);
+        assert_eq!(l.first_in(6, 10), Some(7));
+        assert_eq!(l.first_in(13, 20), None);
+        assert_eq!(l.first_in(2, 4), None);
+        assert_eq!(l.remove(9).map(|p| p.chunk), Some(9));
+        assert!(l.remove(8).is_none());
+        l.prune_below_chunk(6);
+        assert_eq!(pns(&l), [7, 12]);
     }
 }
