@@ -60,8 +60,10 @@ pub struct PathSpec {
     pub up: DirectionFlags,
     /// Server → client overrides.
     pub down: DirectionFlags,
-    /// Seed for loss and jitter.
-    pub seed: u64,
+    /// Seed for loss and jitter; `None`: the scenario's seed with
+    /// `--scenario` (so a scenario means the same losses in the emulator
+    /// as in the simulator), else 1.
+    pub seed: Option<u64>,
 }
 
 /// RTT when neither `--rtt` nor both one-way delays are given.
@@ -185,7 +187,7 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
         return Ok(ForwardConfig {
             forward: run.forward.clone(),
             reverse: run.reverse.clone(),
-            seed: p.seed,
+            seed: p.seed.unwrap_or(run.seed),
             sample_interval_ns: sample_ns,
             realtime: true,
         });
@@ -196,7 +198,7 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
     Ok(ForwardConfig {
         forward: direction(&up, "the client → server (up) direction")?,
         reverse: direction(&down, "the server → client (down) direction")?,
-        seed: p.seed,
+        seed: p.seed.unwrap_or(1),
         sample_interval_ns: sample_ns,
         realtime: true,
     })
@@ -738,7 +740,7 @@ fn spec(rate: Option<&str>, rtt: &str, queue: &str) -> PathSpec {
         rate: rate.map(str::to_string),
         rtt: Some(rtt.to_string()),
         queue: Some(queue.to_string()),
-        seed: 1,
+        seed: Some(1),
         ..PathSpec::default()
     }
 }
@@ -1018,7 +1020,7 @@ mod tests {
 
     fn flags(f: impl FnOnce(&mut PathSpec)) -> PathSpec {
         let mut p = PathSpec {
-            seed: 1,
+            seed: Some(1),
             ..PathSpec::default()
         };
         f(&mut p);
@@ -1031,6 +1033,26 @@ mod tests {
             link::RateSchedule::Unlimited => None,
             ref other => panic!("unexpected schedule {other:?}"),
         }
+    }
+
+    /// With --scenario the emulator draws losses from the scenario's seed
+    /// (as the simulator does), unless --seed overrides it.
+    #[test]
+    fn a_scenario_brings_its_seed() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.toml");
+        std::fs::write(
+            &f,
+            "duration = \"1s\"\nseed = 7\n[link.forward]\nrate = \"1mbit\"\n[link.reverse]\n[[flow]]\nalgorithm = \"bbr\"\n",
+        )
+        .unwrap();
+        let mut p = PathSpec {
+            scenario: Some(f),
+            ..PathSpec::default()
+        };
+        assert_eq!(forward_config(&p, 0).unwrap().seed, 7);
+        p.seed = Some(3);
+        assert_eq!(forward_config(&p, 0).unwrap().seed, 3);
     }
 
     #[test]

@@ -289,9 +289,10 @@ struct EmuArgs {
     /// Loss server → client (overrides --loss; 0 for none).
     #[arg(long)]
     down_loss: Option<String>,
-    /// Seed for loss and jitter.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed for loss and jitter (default: the scenario's with --scenario,
+    /// else 1).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Keep the kernel's TCP buffer limits in the namespaces (by default
     /// net.ipv4.tcp_rmem/tcp_wmem allow 64 MiB, so host buffers do not cap
     /// fast or long paths).
