@@ -115,6 +115,18 @@ pub struct JitterParams {
     alpha: Option<f64>,
     beta: Option<f64>,
     gamma: Option<f64>,
+    stats: Option<JitterStatsName>,
+}
+
+/// `[flow.jitter] stats`: how `bbr-jitter` keeps srtt and rttvar.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum JitterStatsName {
+    /// srtt first, rttvar from 0, raw samples (the default).
+    SrttFirst,
+    /// QUIC 2018's order, start and ACK-delay handling (the paper's stack).
+    #[serde(rename = "quic-2018")]
+    Quic2018,
 }
 
 /// `[flow.cubic]`: CUBIC switches.
@@ -524,6 +536,11 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
             cc.jitter.alpha = j.alpha.unwrap_or(cc.jitter.alpha);
             cc.jitter.beta = j.beta.unwrap_or(cc.jitter.beta);
             cc.jitter.gamma = j.gamma.unwrap_or(cc.jitter.gamma);
+            cc.jitter.stats = match j.stats {
+                Some(JitterStatsName::Quic2018) => congestion::JitterStats::Quic2018,
+                Some(JitterStatsName::SrttFirst) => congestion::JitterStats::SrttFirst,
+                None => cc.jitter.stats,
+            };
         }
         if let Some(c) = &f.cubic {
             cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
@@ -646,5 +663,22 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("header_bytes"), "{e}");
+    }
+
+    #[test]
+    fn jitter_stats_and_linux_acks_are_read() {
+        let s = parse_text("ack = \"linux\"\n[flow.jitter]\nstats = \"quic-2018\"").unwrap();
+        let f = &s.runs[0].config.flows[0];
+        assert_eq!(f.cc.jitter.stats, congestion::JitterStats::Quic2018);
+        assert_eq!(f.ack, netsim::AckPolicy::LINUX);
+        let s = parse_text("").unwrap();
+        assert_eq!(
+            s.runs[0].config.flows[0].cc.jitter.stats,
+            congestion::JitterStats::SrttFirst
+        );
+        let e = parse_text("[flow.jitter]\nstats = \"quic\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("srtt-first") && e.contains("quic-2018"), "{e}");
     }
 }

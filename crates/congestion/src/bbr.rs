@@ -52,7 +52,7 @@
 //! The public answers are in bytes/s.
 //! Each rule cites the `tcp_bbr.c` function it follows.
 
-use crate::config::{BbrConfig, Config, JitterConfig};
+use crate::config::{BbrConfig, Config, JitterConfig, JitterStats};
 use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::pacing::send_quantum_bytes;
@@ -124,7 +124,10 @@ impl JitterState {
     /// unstable (0.5 > γ = 0.3) for its first samples, so the variant would
     /// differ from `bbr` on a clean path. Starting at 0 makes it depart from
     /// `bbr` only on evidence of jitter.
-    fn update(&mut self, rtt: Duration) {
+    fn update(&mut self, rtt: Duration, ack_delay: Duration) {
+        if self.cfg.stats == JitterStats::Quic2018 {
+            return self.update_quic(rtt, ack_delay);
+        }
         let r = duration_to_nanos(rtt) as f64;
         if !self.has_sample {
             self.srtt_ns = r;
@@ -135,6 +138,24 @@ impl JitterState {
         self.srtt_ns = (1.0 - self.cfg.alpha) * self.srtt_ns + self.cfg.alpha * r;
         self.rttvar_ns =
             (1.0 - self.cfg.beta) * self.rttvar_ns + self.cfg.beta * (self.srtt_ns - r).abs();
+    }
+
+    /// [`JitterStats::Quic2018`]: the sample less the ACK delay (when it
+    /// exceeds it), deviation before srtt, deviation starting at half the
+    /// first sample.
+    fn update_quic(&mut self, rtt: Duration, ack_delay: Duration) {
+        let raw = duration_to_nanos(rtt);
+        let delay = duration_to_nanos(ack_delay);
+        let r = if raw > delay { raw - delay } else { raw } as f64;
+        if !self.has_sample {
+            self.srtt_ns = r;
+            self.rttvar_ns = r / 2.0;
+            self.has_sample = true;
+            return;
+        }
+        self.rttvar_ns =
+            (1.0 - self.cfg.beta) * self.rttvar_ns + self.cfg.beta * (self.srtt_ns - r).abs();
+        self.srtt_ns = (1.0 - self.cfg.alpha) * self.srtt_ns + self.cfg.alpha * r;
     }
 
     /// Eqs. (10)–(11): the path is "unstable" when rttvar > γ·srtt.
@@ -823,7 +844,7 @@ impl CongestionControl for Bbr {
         }
         self.delivered_total = ctx.delivered_bytes;
         if let (Some(j), Some(rtt)) = (self.jitter.as_mut(), ctx.rtt_sample) {
-            j.update(rtt);
+            j.update(rtt, ctx.ack_delay);
         }
         // bbr_update_model()
         self.update_bw(rs, ctx);

@@ -160,6 +160,30 @@ pub struct JitterConfig {
     pub beta: f64,
     /// Instability threshold γ: unstable when rttvar > γ·srtt (eqs. 10–11).
     pub gamma: f64,
+    /// How srtt and rttvar are kept (the paper leaves it to its QUIC code).
+    pub stats: JitterStats,
+}
+
+/// How `bbr-jitter` keeps its RTT statistics (seed 001, eqs. 8–9). The
+/// paper gives the equations but not their order, their start or how the
+/// ACK delay enters; its authors' code was Chromium's QUIC of 2018.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JitterStats {
+    /// bbrlab's reading, the default: srtt is updated first and rttvar
+    /// measures the sample's distance from the new srtt; rttvar starts at
+    /// 0; raw samples. The variant then departs from `bbr` only on
+    /// evidence of jitter, so it is `bbr` exactly on a clean path, which is
+    /// what an embedder switching to it expects.
+    #[default]
+    SrttFirst,
+    /// As QUIC's RTT statistics of 2018 keep them (Chromium
+    /// `RttStats::UpdateRtt()`): the ACK delay is subtracted when the
+    /// sample exceeds it; the deviation is updated before srtt, against the
+    /// old srtt; the first sample sets the deviation to half of it. The
+    /// threshold then fires for the first samples of every path (0.5 > γ),
+    /// and at an effectively lower γ than [`JitterStats::SrttFirst`]
+    /// under jitter. Use it to reproduce the paper's stack.
+    Quic2018,
 }
 
 impl Default for JitterConfig {
@@ -169,6 +193,7 @@ impl Default for JitterConfig {
             alpha: 0.125,
             beta: 0.25,
             gamma: 0.3,
+            stats: JitterStats::SrttFirst,
         }
     }
 }

@@ -45,6 +45,8 @@ pub struct AckContext<'a> {
     pub rtt_sample: Option<Duration>,
     /// Whether the receiver delayed this ACK (ACK delay > 0).
     pub ack_delayed: bool,
+    /// The ACK delay the receiver reported.
+    pub ack_delay: Duration,
     /// Bytes in flight after this ACK (acked and lost packets removed).
     pub bytes_in_flight: u64,
     /// Total bytes delivered so far, this ACK included.
@@ -345,6 +347,7 @@ impl Controller {
             rtt: &self.rtt,
             rtt_sample,
             ack_delayed: !ack_delay.is_zero(),
+            ack_delay,
             bytes_in_flight,
             delivered_bytes: self.sampler.delivered_bytes(),
             lost_bytes: self.sampler.lost_bytes(),

@@ -188,3 +188,80 @@ fn under_c11_jitter_the_variant_keeps_the_link_fuller_than_bbr() {
         "bbr-jitter {variant} vs bbr {plain}"
     );
 }
+
+/// `stats = Quic2018` keeps srtt and rttvar as the paper's QUIC stack did
+/// (Chromium's RttStats of 2018): the ACK delay comes off the sample when
+/// the sample exceeds it; the deviation is updated first, against the old
+/// srtt; the first sample sets the deviation to half of it. Checked against
+/// the same rules written out here, sample by sample.
+#[test]
+fn quic_2018_statistics_follow_quics_order_start_and_ack_delay() {
+    use congestion::{AckedPacket, Controller, JitterStats, SentPacketState};
+    use std::time::Duration;
+    let mut cfg = Config::new(Algorithm::BbrJitter);
+    cfg.jitter.stats = JitterStats::Quic2018;
+    let mut cc = Controller::new(&cfg, at(0));
+    // (rtt, ack delay) in ms; the fourth delay exceeds its sample and is
+    // therefore ignored.
+    let samples = [(100, 0), (140, 10), (60, 0), (30, 40), (100, 5), (100, 0)];
+    let (mut srtt, mut dev) = (0.0f64, 0.0f64);
+    let mut t = 0;
+    for (i, &(rtt, delay)) in samples.iter().enumerate() {
+        t += 100 * MS;
+        let r = if rtt > delay { rtt - delay } else { rtt } as f64 * 1e6;
+        if i == 0 {
+            srtt = r;
+            dev = r / 2.0;
+        } else {
+            dev = 0.75 * dev + 0.25 * (srtt - r).abs();
+            srtt = 0.875 * srtt + 0.125 * r;
+        }
+        let state = SentPacketState {
+            sent_time: at(t - rtt * MS),
+            ..SentPacketState::default()
+        };
+        cc.on_ack(
+            at(t),
+            &[AckedPacket { bytes: 1500, state }],
+            Some(Duration::from_millis(rtt)),
+            Duration::from_millis(delay),
+            0,
+        );
+        let j = cc
+            .snapshot()
+            .jitter
+            .expect("bbr-jitter exposes its statistics");
+        assert!(
+            (j.srtt.as_nanos() as f64 - srtt).abs() <= 1.0,
+            "{i}: srtt {:?} vs {srtt}",
+            j.srtt
+        );
+        assert!(
+            (j.rttvar.as_nanos() as f64 - dev).abs() <= 1.0,
+            "{i}: rttvar {:?} vs {dev}",
+            j.rttvar
+        );
+        assert_eq!(j.using_srtt, dev > 0.3 * srtt, "{i}");
+    }
+    // Unlike the default statistics, the first sample already reads as
+    // unstable (rtt/2 > 0.3 rtt).
+    let mut first = Controller::new(&cfg, at(0));
+    let state = SentPacketState::default();
+    first.on_ack(
+        at(50 * MS),
+        &[AckedPacket { bytes: 1500, state }],
+        Some(Duration::from_millis(50)),
+        Duration::ZERO,
+        0,
+    );
+    assert!(first.snapshot().jitter.unwrap().using_srtt);
+    let mut default = Controller::new(&Config::new(Algorithm::BbrJitter), at(0));
+    default.on_ack(
+        at(50 * MS),
+        &[AckedPacket { bytes: 1500, state }],
+        Some(Duration::from_millis(50)),
+        Duration::ZERO,
+        0,
+    );
+    assert!(!default.snapshot().jitter.unwrap().using_srtt);
+}
