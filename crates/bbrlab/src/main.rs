@@ -54,6 +54,10 @@ enum Command {
         /// No progress bar or per-claim lines.
         #[arg(long, short)]
         quiet: bool,
+        /// Print the README's Markdown claims table from an existing
+        /// claims.json (e.g. report/claims.json) and exit.
+        #[arg(long, value_name = "CLAIMS_JSON")]
+        table: Option<PathBuf>,
     },
     /// Run real programs over an emulated path (needs root): two network
     /// namespaces joined by TUN devices, with the link model in between.
@@ -460,11 +464,20 @@ fn main() -> ExitCode {
             }
         }),
         Command::Reproduce {
+            table: Some(json), ..
+        } => std::fs::read_to_string(&json)
+            .map_err(|e| format!("{}: {e}", json.display()))
+            .and_then(|t| {
+                reproduce::table_from_json(&t).map_err(|e| format!("{}: {e}", json.display()))
+            })
+            .map(|t| print!("{t}")),
+        Command::Reproduce {
             out,
             quick,
             only,
             jobs,
             quiet,
+            table: None,
         } => reproduce::run(&reproduce::Options {
             out,
             quick,

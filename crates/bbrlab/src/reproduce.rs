@@ -431,3 +431,81 @@ fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f
     h.push_str("</body></html>\n");
     h
 }
+
+/// Escapes a cell for a Markdown table (pipes and line breaks).
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The README's claims table, from a `claims.json` that `reproduce`
+/// wrote: a row per claim, its published and measured figures per
+/// quantity (`;`-joined), and the verdict. The README pastes this output,
+/// so the table always matches a run that anyone can repeat.
+pub fn table_from_json(text: &str) -> Result<String, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not a claims.json: {e}"))?;
+    let claims = v
+        .as_array()
+        .ok_or("not a claims.json: expected a list of claims")?;
+    let mut out =
+        String::from("| claim | published | measured | verdict |\n| --- | --- | --- | --- |\n");
+    for c in claims {
+        let field = |k: &str| {
+            c[k].as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("not a claims.json: a claim without `{k}`"))
+        };
+        let rows = c["rows"].as_array().cloned().unwrap_or_default();
+        let join = |k: &str| {
+            rows.iter()
+                .map(|r| {
+                    format!(
+                        "{}: {}",
+                        r["quantity"].as_str().unwrap_or("?"),
+                        r[k].as_str().unwrap_or("?")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let verdict = match c["reproduced"].as_bool() {
+            Some(true) => "reproduced",
+            Some(false) => "**not reproduced**",
+            None => return Err("not a claims.json: a claim without `reproduced`".into()),
+        };
+        out.push_str(&format!(
+            "| {} {} | {} | {} | {} |\n",
+            field("id")?,
+            md_cell(&field("title")?),
+            md_cell(&join("published")),
+            md_cell(&join("measured")),
+            verdict
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::table_from_json;
+
+    #[test]
+    fn the_claims_table_is_built_from_claims_json() {
+        let json = r#"[
+          {"id": "C1", "title": "random loss", "reproduced": true,
+           "rows": [{"quantity": "BBR at 5 %", "published": "≈ 95", "measured": "94.1"},
+                    {"quantity": "CUBIC a|b", "published": "30 %", "measured": "42 %"}]},
+          {"id": "C7", "title": "buffer sweep", "reproduced": false, "rows": []}
+        ]"#;
+        let t = table_from_json(json).unwrap();
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(
+            lines[2],
+            "| C1 random loss | BBR at 5 %: ≈ 95; CUBIC a\\|b: 30 % | BBR at 5 %: 94.1; CUBIC a\\|b: 42 % | reproduced |"
+        );
+        assert!(lines[3].ends_with("| **not reproduced** |"));
+        assert!(table_from_json("{}").is_err());
+        assert!(table_from_json(r#"[{"id": "C1"}]"#).is_err());
+    }
+}
