@@ -312,6 +312,52 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The source documents (`../shared/seeds/`), cited in full on every claim
+/// page and in the report's bibliography.
+const REFERENCES: &[(&str, &str)] = &[
+    ("000", "N. Cardwell, Y. Cheng, C. S. Gunn, S. H. Yeganeh, V. Jacobson: \"BBR: Congestion-Based Congestion Control\". ACM Queue 14(5), 2016; Communications of the ACM 60(2):58–66, 2017 (seed 000 is a Chinese translation with the English appendix)."),
+    ("001", "Dong Hanze, Guo Zhichuan: \"Performance improvement of BBR congestion control algorithm in wireless network\" (BBR 拥塞控制算法在无线网络中的性能改进). Journal of Harbin Institute of Technology, 2019, no. 11, pp. 63–67. DOI 10.11918/j.issn.0367-6234.201901020."),
+    ("002", "N. Cardwell et al.: \"tcp_bbr: add BBR congestion control\". Linux kernel commit 0f8782ea149, 2016 (first released in Linux 4.9)."),
+    ("003", "A deployment write-up (in Chinese) of Linux 4.9's TCP BBR on the USTC LUG HTTP proxy server: downloads to DigitalOcean Singapore rose from 647 KB/s to 22.1 MB/s, with plain-language explanations of each phase. Author not named in the seed."),
+    ("004", "P. Jha, N. Cardwell, Y. Cheng et al.: \"tcp_bbr: adapt cwnd based on ack aggregation estimation\". Linux kernel commit, 2019 (the `extra_acked` mechanism)."),
+];
+
+/// The seed numbers a claim's `source` names ("seed 000 fig. 8; seed 003").
+fn seeds_cited(source: &str) -> Vec<&'static str> {
+    REFERENCES
+        .iter()
+        .filter(|(id, _)| source.contains(&format!("seed {id}")))
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// The UTC calendar date of `secs` since the Unix epoch, as YYYY-MM-DD
+/// (the civil-from-days rule; no date crate needed for one stamp).
+fn utc_date(secs: u64) -> String {
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The git commit of the working directory, if it is a checkout.
+fn git_commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 h1{margin-bottom:.2em}section{border-top:1px solid #ccc;padding-top:1em;margin-top:2em}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}\
@@ -329,9 +375,17 @@ fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f
          <p>{ok} of {} claims reproduced{}. Simulated by bbrlab's deterministic packet-level simulator (netsim) with the <code>congestion</code> crate's \
          BBR v1 (Linux <code>tcp_bbr</code> semantics), <code>bbr-jitter</code>, CUBIC and Reno; total {total_s:.1} s wall-clock. \
          Each claim below gives its source, the scenario file, the published figure next to the measured one, every tolerance check, and the verdict. \
-         Published values are drawn as black triangles on the plots.</p>",
+         Published values are drawn as black triangles on the plots.</p>\
+         <p>bbrlab {} (git commit {}), generated {} UTC. Sources: see the <a href=\"#references\">references</a>.</p>",
         outcomes.len(),
-        if quick { " (quick mode: shortened durations)" } else { "" }
+        if quick { " (quick mode: shortened durations)" } else { "" },
+        env!("CARGO_PKG_VERSION"),
+        esc(&git_commit()),
+        utc_date(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        ),
     );
     h.push_str("<table><tr><th>claim</th><th>source</th><th>verdict</th><th>key figures (measured vs published)</th></tr>");
     for o in outcomes {
@@ -377,6 +431,11 @@ fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f
             esc(def.published),
             id = o.id
         );
+        for id in seeds_cited(&o.source) {
+            if let Some((_, r)) = REFERENCES.iter().find(|(i, _)| *i == id) {
+                let _ = write!(h, "<p class=\"ref\">[{id}] {}</p>", esc(r));
+            }
+        }
         h.push_str("<table><tr><th>quantity</th><th>published</th><th>measured</th></tr>");
         for r in &o.rows {
             let _ = write!(
@@ -428,7 +487,11 @@ fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f
             esc(def.toml)
         );
     }
-    h.push_str("</body></html>\n");
+    h.push_str("<section id=\"references\"><h2>References</h2><ol>");
+    for (id, r) in REFERENCES {
+        let _ = write!(h, "<li>[{id}] {}</li>", esc(r));
+    }
+    h.push_str("</ol></section></body></html>\n");
     h
 }
 
@@ -487,7 +550,18 @@ pub fn table_from_json(text: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod table_tests {
-    use super::table_from_json;
+    use super::{seeds_cited, table_from_json, utc_date};
+
+    #[test]
+    fn claims_cite_their_seeds_and_dates_are_civil() {
+        assert_eq!(seeds_cited("seed 000 fig. 8; seed 003"), ["000", "003"]);
+        assert_eq!(seeds_cited("seed 004 (Linux commit)"), ["004"]);
+        assert!(seeds_cited("elsewhere").is_empty());
+        assert_eq!(utc_date(0), "1970-01-01");
+        // 2026-11-23 00:00 UTC and the leap day 2024-02-29.
+        assert_eq!(utc_date(1_795_392_000), "2026-11-23");
+        assert_eq!(utc_date(1_709_164_800 + 86_399), "2024-02-29");
+    }
 
     #[test]
     fn the_claims_table_is_built_from_claims_json() {
