@@ -694,17 +694,6 @@ impl linkem::Log for Residence {
         }
         Ok(())
     }
-    fn link_sample(
-        &mut self,
-        _: u64,
-        _: usize,
-        _: u64,
-        _: u64,
-        _: u64,
-        _: u64,
-    ) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Runs `f` with a forwarder running `cfg` over `topo`.

@@ -605,7 +605,7 @@ impl Bbr {
             let lower = self.min_rtt_ns.is_none_or(|m| rtt_ns < m);
             // An expired estimate is replaced by any sample not inflated by a
             // delayed ACK.
-            if lower || (expired && !ctx.ack_delayed) {
+            if lower || (expired && ctx.ack_delay.is_zero()) {
                 self.min_rtt_ns = Some(rtt_ns);
                 self.min_rtt_stamp = now;
             }

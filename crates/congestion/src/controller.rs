@@ -43,9 +43,7 @@ pub struct AckContext<'a> {
     pub rtt: &'a RttEstimator,
     /// This ACK's RTT sample, if it produced one.
     pub rtt_sample: Option<Duration>,
-    /// Whether the receiver delayed this ACK (ACK delay > 0).
-    pub ack_delayed: bool,
-    /// The ACK delay the receiver reported.
+    /// The ACK delay the receiver reported (zero: not delayed).
     pub ack_delay: Duration,
     /// Bytes in flight after this ACK (acked and lost packets removed).
     pub bytes_in_flight: u64,
@@ -346,7 +344,6 @@ impl Controller {
             rate: &rate,
             rtt: &self.rtt,
             rtt_sample,
-            ack_delayed: !ack_delay.is_zero(),
             ack_delay,
             bytes_in_flight,
             delivered_bytes: self.sampler.delivered_bytes(),

@@ -684,6 +684,8 @@ impl Sender {
     }
 
     /// Declares `pn` lost, charging it to the current undo episode.
+    /// The caller has already taken the packet out of flight; this records
+    /// the loss for the controller and queues the repair.
     fn mark_lost(&mut self, pn: u64) {
         let episode = self.undo_marker.then_some(self.undo_episode);
         let Some(p) = self.pkt_mut(pn) else { return };
@@ -692,6 +694,12 @@ impl Sender {
         let copy = *p;
         self.undo_lost += episode.is_some() as u64;
         self.lost.insert(pn, copy);
+        self.lost_buf.push(LostPacket {
+            bytes: copy.bytes as u64,
+            state: copy.state,
+        });
+        self.retx.push_back((copy.chunk, copy.bytes));
+        self.unrepaired.insert(copy.chunk);
     }
 
     fn set_status(&mut self, pn: u64, status: Status) {
@@ -798,12 +806,6 @@ impl Sender {
                 let here = (pn, p.sent_ns);
                 span = Some(span.map_or((here, here), |(first, _)| (first, here)));
             }
-            self.lost_buf.push(LostPacket {
-                bytes: p.bytes as u64,
-                state: p.state,
-            });
-            self.retx.push_back((p.chunk, p.bytes));
-            self.unrepaired.insert(p.chunk);
         }
         if let (Some(span), Timeout::Pto { max_ack_delay_ns }) = (span, self.timeout) {
             self.persistent_congestion |= self.is_persistent(span, max_ack_delay_ns);
@@ -1262,18 +1264,12 @@ impl Sender {
         self.tlp_in_flight = false;
         self.retrans_out = 0;
         self.lost_buf.clear();
-        for (i, p) in self.pkts.iter_mut().enumerate() {
-            if p.status == Status::Outstanding {
-                p.status = Status::Lost;
-                p.lost_in = self.undo_episode;
-                self.undo_lost += 1;
-                self.lost.insert(self.base_pn + i as u64, *p);
-                self.lost_buf.push(LostPacket {
-                    bytes: p.bytes as u64,
-                    state: p.state,
-                });
-                self.retx.push_back((p.chunk, p.bytes));
-                self.unrepaired.insert(p.chunk);
+        for pn in self.base_pn..self.next_pn {
+            if self
+                .pkt(pn)
+                .is_some_and(|p| p.status == Status::Outstanding)
+            {
+                self.mark_lost(pn);
             }
         }
         self.holes.clear();
