@@ -82,6 +82,9 @@ pub struct FlowJson {
     pub mode_fractions: Vec<(String, f64)>,
     /// Completion time of a finite flow, s.
     pub completion_s: Option<f64>,
+    /// `bbr-jitter` only: fraction of the flow's time during which its BDP
+    /// used srtt instead of min_rtt (seed 001, eqs. 10–11); null otherwise.
+    pub time_using_srtt: Option<f64>,
 }
 
 /// `summary.json`.
@@ -136,6 +139,7 @@ impl SummaryJson {
                         .map(|(m, t)| (m.name().to_string(), r6(*t as f64 / total.max(1) as f64)))
                         .collect(),
                     completion_s: f.completion_ns.map(|c| r6(c as f64 / 1e9)),
+                    time_using_srtt: f.mode_times.srtt_fraction().map(r6),
                 }
             })
             .collect();

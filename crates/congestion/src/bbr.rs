@@ -929,6 +929,10 @@ impl CongestionControl for Bbr {
         self.mode
     }
 
+    fn using_srtt(&self) -> Option<bool> {
+        self.jitter.as_ref().map(JitterState::unstable)
+    }
+
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             mode: self.mode,

@@ -120,6 +120,13 @@ pub trait CongestionControl {
     fn mode(&self) -> Mode {
         self.snapshot().mode
     }
+
+    /// For `bbr-jitter`, whether its BDP is currently built on srtt rather
+    /// than min_rtt (seed 001, eq. 10); `None` for controllers without that
+    /// rule. Asked on every ACK, like [`CongestionControl::mode`].
+    fn using_srtt(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// One of the built-in algorithms, dispatched statically (no allocation).
@@ -507,6 +514,12 @@ impl Controller {
     /// that only account time per mode.
     pub fn mode(&self) -> Mode {
         self.inner.get().mode()
+    }
+
+    /// Whether `bbr-jitter` currently builds its BDP on srtt; `None` for
+    /// other algorithms. Cheap, for per-ACK accounting.
+    pub fn using_srtt(&self) -> Option<bool> {
+        self.inner.get().using_srtt()
     }
 
     /// A read-only view of the controller's state for plots and logs.

@@ -238,6 +238,8 @@ pub struct Sender {
     /// Time spent in each controller mode.
     pub mode_times: ModeTimes,
     last_mode: Mode,
+    /// Whether `bbr-jitter` used srtt since `last_mode_ns` (None: no such rule).
+    last_using_srtt: Option<bool>,
     last_mode_ns: u64,
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
@@ -365,6 +367,7 @@ impl Sender {
             latest_rtt_ns: None,
             mode_times: ModeTimes::default(),
             last_mode: mode,
+            last_using_srtt: None,
             last_mode_ns: flow.start_ns,
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
@@ -890,9 +893,11 @@ impl Sender {
 
     fn account_mode(&mut self, now: u64) {
         let mode = self.cc.mode();
-        self.mode_times
-            .add(self.last_mode, now.saturating_sub(self.last_mode_ns));
+        let ns = now.saturating_sub(self.last_mode_ns);
+        self.mode_times.add(self.last_mode, ns);
+        self.mode_times.add_srtt(self.last_using_srtt, ns);
         self.last_mode = mode;
+        self.last_using_srtt = self.cc.using_srtt();
         self.last_mode_ns = now;
     }
 
