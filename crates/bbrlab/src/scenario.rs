@@ -97,15 +97,44 @@ pub enum PacingName {
     Quantum,
 }
 
-/// `[flow.bbr]`: switches for BBR's mechanisms.
+/// `[flow.bbr]`: switches for BBR's mechanisms. `flavour` picks a whole
+/// set first; the other keys then override single switches.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BbrSwitches {
+    flavour: Option<FlavourName>,
     lt_bw: Option<bool>,
     extra_acked: Option<bool>,
     probe_rtt: Option<bool>,
     idle_restart: Option<bool>,
     packet_conservation: Option<bool>,
+    quantization_budget: Option<bool>,
+    min_cwnd: Option<Bytes>,
+    ack_aggregation: Option<FlavourName>,
+    min_rtt_samples: Option<MinRttName>,
+    bw_window_follows_cycle: Option<bool>,
+}
+
+/// `"linux"` or `"quic-2018"`: whose stack (or whose version of one
+/// mechanism) to model.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum FlavourName {
+    /// Linux TCP's.
+    #[serde(rename = "linux")]
+    Linux,
+    /// Chromium QUIC's of 2018 (seed 001's stack).
+    #[serde(rename = "quic-2018")]
+    Quic2018,
+}
+
+/// `[flow.bbr] min_rtt_samples`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MinRttName {
+    /// One sample per ACK (Linux).
+    Latest,
+    /// The smallest RTT of every packet the ACK acknowledges (QUIC 2018).
+    AllAcked,
 }
 
 /// `[flow.jitter]`: `bbr-jitter` parameters.
@@ -153,6 +182,7 @@ pub struct FlowTable {
     chunk_every: Option<Dur>,
     ack: Option<AckName>,
     pacing: Option<PacingName>,
+    stack: Option<FlavourName>,
     count: Option<u32>,
     stagger: Option<Dur>,
     mss: Option<u64>,
@@ -457,6 +487,9 @@ fn set_in(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result
 /// (60) and room for tunnels, far below any packet it would ride on.
 const MAX_HEADER_BYTES: u64 = 1000;
 
+/// QUIC's maximum ACK delay (25 ms), for the `quic-2018` stack.
+const QUIC_MAX_ACK_DELAY_NS: u64 = 25_000_000;
+
 /// Turns a typed scenario into a simulation, checking what serde cannot.
 fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, ScenarioError> {
     let err = |field: &str, message: String| ScenarioError {
@@ -506,8 +539,37 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                 ))
             }
         };
+        let quic = f.stack == Some(FlavourName::Quic2018);
+        if quic {
+            // The whole stack of seed 001's authors: QUIC's BBR, RTT
+            // statistics and loss detection of 2018.
+            cc.bbr = congestion::BbrConfig::quic_2018();
+            cc.jitter.stats = congestion::JitterStats::Quic2018;
+        }
         if let Some(b) = &f.bbr {
             let c = &mut cc.bbr;
+            match b.flavour {
+                Some(FlavourName::Linux) => *c = congestion::BbrConfig::default(),
+                Some(FlavourName::Quic2018) => *c = congestion::BbrConfig::quic_2018(),
+                None => {}
+            }
+            c.quantization_budget = b.quantization_budget.unwrap_or(c.quantization_budget);
+            if let Some(m) = b.min_cwnd {
+                c.min_cwnd_bytes = Some(m.0);
+            }
+            c.ack_aggregation = match b.ack_aggregation {
+                Some(FlavourName::Linux) => congestion::AckAggregation::Linux,
+                Some(FlavourName::Quic2018) => congestion::AckAggregation::Quic2018,
+                None => c.ack_aggregation,
+            };
+            c.min_rtt_samples = match b.min_rtt_samples {
+                Some(MinRttName::Latest) => congestion::MinRttSamples::Latest,
+                Some(MinRttName::AllAcked) => congestion::MinRttSamples::AllAcked,
+                None => c.min_rtt_samples,
+            };
+            c.bw_window_follows_cycle = b
+                .bw_window_follows_cycle
+                .unwrap_or(c.bw_window_follows_cycle);
             c.lt_bw = b.lt_bw.unwrap_or(c.lt_bw);
             c.extra_acked = b.extra_acked.unwrap_or(c.extra_acked);
             c.probe_rtt = b.probe_rtt.unwrap_or(c.probe_rtt);
@@ -584,13 +646,19 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
         if count == 0 || count > 1000 {
             return Err(err(&field("count"), format!("{count}; allowed 1 to 1000")));
         }
-        let ack = match f.ack.unwrap_or(AckName::Every) {
-            AckName::Every => AckPolicy::EveryPacket,
-            AckName::Delayed => AckPolicy::Delayed {
+        let ack = match f.ack {
+            // QUIC 2018's receiver: an ACK every second packet or after
+            // 25 ms (`kMaxDelayedAckTimeMs`), at once on reordering.
+            None if quic => AckPolicy::Delayed {
+                max_packets: 2,
+                max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+            },
+            None | Some(AckName::Every) => AckPolicy::EveryPacket,
+            Some(AckName::Delayed) => AckPolicy::Delayed {
                 max_packets: 2,
                 max_delay_ns: 40_000_000,
             },
-            AckName::Linux => AckPolicy::LINUX,
+            Some(AckName::Linux) => AckPolicy::LINUX,
         };
         for k in 0..count {
             let label = f
@@ -612,7 +680,19 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                 extra_rtt_ns: f.extra_rtt.map_or(0, |d| d.0),
                 app: app.clone(),
                 ack,
-                timeout: netsim::Timeout::Rto,
+                // QUIC's probe timeout, which never collapses cwnd by itself.
+                timeout: if quic {
+                    netsim::Timeout::Pto {
+                        max_ack_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+                    }
+                } else {
+                    netsim::Timeout::Rto
+                },
+                loss_detection: if quic {
+                    netsim::LossDetection::Quic2018
+                } else {
+                    netsim::LossDetection::Linux
+                },
                 pacing: match f.pacing {
                     Some(PacingName::Quantum) => netsim::Pacing::Quantum,
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,
@@ -663,6 +743,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("header_bytes"), "{e}");
+    }
+
+    #[test]
+    fn the_quic_2018_stack_sets_bbr_statistics_loss_detection_acks_and_timeout() {
+        let s = parse_text("stack = \"quic-2018\"").unwrap();
+        let f = &s.runs[0].config.flows[0];
+        assert_eq!(f.cc.bbr, congestion::BbrConfig::quic_2018());
+        assert_eq!(f.cc.jitter.stats, congestion::JitterStats::Quic2018);
+        assert_eq!(f.loss_detection, netsim::LossDetection::Quic2018);
+        assert!(matches!(
+            f.timeout,
+            netsim::Timeout::Pto {
+                max_ack_delay_ns: 25_000_000
+            }
+        ));
+        assert!(matches!(
+            f.ack,
+            netsim::AckPolicy::Delayed { max_packets: 2, .. }
+        ));
+        // The default stays Linux's.
+        let s = parse_text("").unwrap();
+        let f = &s.runs[0].config.flows[0];
+        assert_eq!(f.cc.bbr, congestion::BbrConfig::default());
+        assert_eq!(f.loss_detection, netsim::LossDetection::Linux);
+        assert_eq!(f.timeout, netsim::Timeout::Rto);
+        // Single switches override the flavour.
+        let s = parse_text(
+            "[flow.bbr]\nflavour = \"quic-2018\"\nquantization_budget = true\nmin_cwnd = \"6000B\"\nmin_rtt_samples = \"latest\"",
+        )
+        .unwrap();
+        let b = s.runs[0].config.flows[0].cc.bbr;
+        assert!(b.quantization_budget);
+        assert_eq!(b.min_cwnd_bytes, Some(6000));
+        assert_eq!(b.min_rtt_samples, congestion::MinRttSamples::Latest);
+        assert_eq!(b.ack_aggregation, congestion::AckAggregation::Quic2018);
+        let e = parse_text("stack = \"quic\"").unwrap_err().to_string();
+        assert!(e.contains("linux") && e.contains("quic-2018"), "{e}");
     }
 
     #[test]

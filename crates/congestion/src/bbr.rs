@@ -52,7 +52,7 @@
 //! The public answers are in bytes/s.
 //! Each rule cites the `tcp_bbr.c` function it follows.
 
-use crate::config::{BbrConfig, Config, JitterConfig, JitterStats};
+use crate::config::{AckAggregation, BbrConfig, Config, JitterConfig, JitterStats, MinRttSamples};
 use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::pacing::send_quantum_bytes;
@@ -89,6 +89,14 @@ const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
 const EXTRA_ACKED_MAX_NS: f64 = 100_000_000.0;
 /// ACK epochs reset after this many packets acked (`bbr_ack_epoch_acked_reset_thresh`).
 const ACK_EPOCH_RESET_PACKETS: u64 = 1 << 20;
+
+/// QUIC 2018's `max_ack_height` window: `kBandwidthWindowSize` rounds
+/// (cycle length 8 + 2), fixed even when the bandwidth window follows a
+/// shortened cycle.
+const QUIC_ACK_HEIGHT_WINDOW_ROUNDS: u64 = 10;
+/// Rounds the bandwidth window spans beyond the cycle length (Linux
+/// `bbr_bw_rtts` = `CYCLE_LEN + 2`; QUIC `kBandwidthWindowSize`).
+const BW_WINDOW_EXTRA_ROUNDS: u64 = 2;
 
 /// Before any RTT sample, the initial pacing rate assumes 1 ms
 /// (`bbr_init_pacing_rate_from_rtt()`).
@@ -213,6 +221,10 @@ pub struct Bbr {
     extra_acked: [u64; 2],
     extra_acked_win_rounds: u32,
     extra_acked_win_idx: usize,
+    /// QUIC 2018's `max_ack_height`: max filter of aggregation samples
+    /// over [`QUIC_ACK_HEIGHT_WINDOW_ROUNDS`] rounds
+    /// ([`AckAggregation::Quic2018`]).
+    max_ack_height: WindowedFilter,
 
     jitter: Option<JitterState>,
     /// The time of the latest delivery (Linux `tp->delivered_mstamp`).
@@ -263,6 +275,7 @@ impl Bbr {
             extra_acked: [0; 2],
             extra_acked_win_rounds: 0,
             extra_acked_win_idx: 0,
+            max_ack_height: WindowedFilter::new(FilterKind::Max, QUIC_ACK_HEIGHT_WINDOW_ROUNDS),
             jitter: jitter.map(|cfg| JitterState {
                 cfg,
                 srtt_ns: 0.0,
@@ -330,6 +343,10 @@ impl Bbr {
     /// number of packets, plus two packets in the probing phase so the probe
     /// can actually exceed the BDP (`bbr_quantization_budget()`).
     fn quantization_budget(&self, cwnd: u64) -> u64 {
+        if !self.cfg.quantization_budget {
+            // QUIC 2018 (`GetTargetCongestionWindow()`): gain × BDP exactly.
+            return cwnd;
+        }
         let mut c = cwnd.saturating_add(self.send_quantum.saturating_mul(3));
         let two = 2 * self.mss;
         c = c.div_ceil(two).saturating_mul(two);
@@ -344,8 +361,12 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
+    /// The cwnd floor: `bbr_cwnd_min_target` packets, or a fixed byte
+    /// count (QUIC's `kDefaultMinimumCongestionWindow`).
     fn min_cwnd(&self) -> u64 {
-        self.cfg.min_cwnd_packets.saturating_mul(self.mss)
+        self.cfg
+            .min_cwnd_bytes
+            .unwrap_or_else(|| self.cfg.min_cwnd_packets.saturating_mul(self.mss))
     }
 
     // ----- pacing ----------------------------------------------------------
@@ -455,6 +476,9 @@ impl Bbr {
         if !self.cfg.extra_acked || rs.acked_bytes == 0 || rs.interval_ns.is_none() {
             return;
         }
+        if self.cfg.ack_aggregation == AckAggregation::Quic2018 {
+            return self.update_max_ack_height(rs.acked_bytes);
+        }
         if self.round_start {
             self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(0x1F);
             if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
@@ -486,11 +510,38 @@ impl Bbr {
         }
     }
 
+    /// QUIC 2018's measure (`BbrSender::UpdateAckAggregationBytes()`):
+    /// the bytes acked in the current epoch beyond max_bw × its length,
+    /// into a 10-round max filter, uncapped. An ACK that finds the epoch
+    /// no faster than max_bw starts a new epoch with its own bytes and
+    /// gives no sample.
+    fn update_max_ack_height(&mut self, acked: u64) {
+        let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
+        let expected = self.max_bw() * epoch_ns;
+        if self.ack_epoch_acked as f64 <= expected {
+            self.ack_epoch_acked = acked;
+            self.ack_epoch_stamp = self.delivered_time;
+            return;
+        }
+        self.ack_epoch_acked = self.ack_epoch_acked.saturating_add(acked);
+        let excess = self.ack_epoch_acked as f64 - expected;
+        self.max_ack_height.update(self.round_count, excess);
+    }
+
     /// The aggregation allowance added to the cwnd target, once the pipe is
-    /// full, capped at bw × 100 ms (`bbr_ack_aggregation_cwnd()`).
+    /// full, capped at bw × 100 ms (`bbr_ack_aggregation_cwnd()`); QUIC
+    /// 2018's `max_ack_height` is added whole.
     fn ack_aggregation_cwnd(&self) -> u64 {
         if !self.cfg.extra_acked || !self.full_bw_reached {
             return 0;
+        }
+        if self.cfg.ack_aggregation == AckAggregation::Quic2018 {
+            let v = self.cfg.extra_acked_gain * self.max_ack_height.get_or(0.0);
+            return if v.is_finite() && v > 0.0 {
+                v as u64
+            } else {
+                0
+            };
         }
         let max_aggr = self.bw() * EXTRA_ACKED_MAX_NS;
         let aggr = self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]) as f64;
@@ -600,12 +651,17 @@ impl Bbr {
     fn update_min_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         let now = ctx.now;
         let expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
-        if let Some(rtt) = ctx.rtt_sample {
+        let (sample, replaces_expired) = match self.cfg.min_rtt_samples {
+            // An expired estimate is replaced by any sample not inflated by
+            // a delayed ACK.
+            MinRttSamples::Latest => (ctx.rtt_sample, ctx.ack_delay.is_zero()),
+            // QUIC 2018: the ACK's smallest per-packet RTT, unconditionally.
+            MinRttSamples::AllAcked => (ctx.min_acked_rtt, true),
+        };
+        if let Some(rtt) = sample {
             let rtt_ns = duration_to_nanos(rtt);
             let lower = self.min_rtt_ns.is_none_or(|m| rtt_ns < m);
-            // An expired estimate is replaced by any sample not inflated by a
-            // delayed ACK.
-            if lower || (expired && ctx.ack_delay.is_zero()) {
+            if lower || (expired && replaces_expired) {
                 self.min_rtt_ns = Some(rtt_ns);
                 self.min_rtt_stamp = now;
             }
@@ -845,6 +901,11 @@ impl CongestionControl for Bbr {
         self.delivered_total = ctx.delivered_bytes;
         if let (Some(j), Some(rtt)) = (self.jitter.as_mut(), ctx.rtt_sample) {
             j.update(rtt, ctx.ack_delay);
+        }
+        if self.cfg.bw_window_follows_cycle {
+            // QUIC 2018: `kBandwidthWindowSize` = cycle length + 2.
+            self.bw_filter
+                .set_window(self.cycle_len() as u64 + BW_WINDOW_EXTRA_ROUNDS);
         }
         // bbr_update_model()
         self.update_bw(rs, ctx);

@@ -125,6 +125,98 @@ pub struct BbrConfig {
     pub idle_restart: bool,
     /// Packet conservation during the first round of recovery.
     pub packet_conservation: bool,
+    /// Headroom of three send quanta (and two packets while probing) on
+    /// every inflight target (`bbr_quantization_budget()`). QUIC's BBR of
+    /// 2018 had none: its targets were gain × BDP exactly.
+    pub quantization_budget: bool,
+    /// A floor on cwnd in bytes that overrides `min_cwnd_packets × MSS`.
+    /// QUIC's BBR of 2018 used 4 × 1460 B whatever the packet size
+    /// (`kDefaultMinimumCongestionWindow`).
+    pub min_cwnd_bytes: Option<u64>,
+    /// How the ACK-aggregation allowance is measured and bounded.
+    pub ack_aggregation: AckAggregation,
+    /// Which RTTs feed the min_rtt filter.
+    pub min_rtt_samples: MinRttSamples,
+    /// Whether the bandwidth filter's window is the current PROBE_BW cycle
+    /// length + 2 rounds rather than `bw_window_rounds`. Linux and QUIC
+    /// both define the window as cycle length + 2 (10); only when
+    /// `bbr-jitter` shortens the cycle to 5 does it matter: QUIC derived
+    /// the window from the cycle (`kBandwidthWindowSize`), so the paper's
+    /// variant, built on QUIC, had a 7-round window while shortened.
+    pub bw_window_follows_cycle: bool,
+}
+
+/// How BBR measures ACK aggregation and how much cwnd it grants for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AckAggregation {
+    /// Linux's `extra_acked` (`bbr_update_ack_aggregation()`): two slots of
+    /// 5 rounds, each sample capped at cwnd, the allowance capped at
+    /// bw × 100 ms; epochs measured from the last delivery time.
+    #[default]
+    Linux,
+    /// QUIC's `max_ack_height` of 2018 (`BbrSender::UpdateAckAggregationBytes()`),
+    /// which Linux's mechanism came from (seed 004): a max filter over
+    /// 10 rounds of the bytes acked beyond max_bw × epoch length, with no
+    /// cap; epochs measured from ACK arrival times, and a new epoch starts
+    /// without a sample.
+    Quic2018,
+}
+
+/// Where BBR's min_rtt samples come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MinRttSamples {
+    /// Linux: one sample per ACK, the transport's RTT sample (`rs->rtt_us`),
+    /// and an expired min_rtt is replaced only by a sample not inflated by
+    /// a delayed ACK (`bbr_update_min_rtt()`).
+    #[default]
+    Latest,
+    /// QUIC 2018 (`BbrSender::UpdateBandwidthAndMinRtt()`): the smallest of
+    /// the RTTs of every packet the ACK newly acknowledges (ACK arrival
+    /// minus that packet's send time), and an expired min_rtt is replaced
+    /// by it unconditionally. Needs packet numbers that are never reused,
+    /// as in QUIC and in bbrlab's sender, or the RTT of a retransmitted
+    /// packet would be ambiguous.
+    AllAcked,
+}
+
+/// A named set of [`BbrConfig`] switches: whose BBR v1 to model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BbrFlavour {
+    /// Linux `tcp_bbr.c`, the default.
+    #[default]
+    Linux,
+    /// Chromium QUIC's `BbrSender` of 2018, the stack seed 001's authors
+    /// built their variant on (see [`BbrConfig::quic_2018`]).
+    Quic2018,
+}
+
+impl BbrConfig {
+    /// BBR v1 as Chromium's QUIC had it in 2018 (`bbr_sender.cc`). It
+    /// differs from Linux in: no quantization budget; a minimum cwnd of
+    /// 4 × 1460 B; the uncapped `max_ack_height` allowance; min_rtt over
+    /// every acked packet; a bandwidth window of cycle length + 2; no
+    /// pacing margin (pacing at exactly gain × bw); and no long-term
+    /// (policer) bandwidth sampling, which QUIC did not have.
+    pub fn quic_2018() -> Self {
+        BbrConfig {
+            pacing_margin: 0.0,
+            lt_bw: false,
+            quantization_budget: false,
+            min_cwnd_bytes: Some(4 * 1460),
+            ack_aggregation: AckAggregation::Quic2018,
+            min_rtt_samples: MinRttSamples::AllAcked,
+            bw_window_follows_cycle: true,
+            ..BbrConfig::default()
+        }
+    }
+
+    /// The switches of `flavour`.
+    pub fn flavour(flavour: BbrFlavour) -> Self {
+        match flavour {
+            BbrFlavour::Linux => BbrConfig::default(),
+            BbrFlavour::Quic2018 => BbrConfig::quic_2018(),
+        }
+    }
 }
 
 impl Default for BbrConfig {
@@ -147,6 +239,11 @@ impl Default for BbrConfig {
             extra_acked_gain: 1.0,
             idle_restart: true,
             packet_conservation: true,
+            quantization_budget: true,
+            min_cwnd_bytes: None,
+            ack_aggregation: AckAggregation::Linux,
+            min_rtt_samples: MinRttSamples::Latest,
+            bw_window_follows_cycle: false,
         }
     }
 }

@@ -43,6 +43,11 @@ pub struct AckContext<'a> {
     pub rtt: &'a RttEstimator,
     /// This ACK's RTT sample, if it produced one.
     pub rtt_sample: Option<Duration>,
+    /// The smallest of `now − sent time` over every packet this ACK newly
+    /// acknowledges (QUIC's BBR takes min_rtt from these; see
+    /// [`crate::MinRttSamples::AllAcked`]). Meaningful only where packet
+    /// numbers are never reused.
+    pub min_acked_rtt: Option<Duration>,
     /// The ACK delay the receiver reported (zero: not delayed).
     pub ack_delay: Duration,
     /// Bytes in flight after this ACK (acked and lost packets removed).
@@ -346,11 +351,16 @@ impl Controller {
         {
             self.recovery = RecoveryState::Open;
         }
+        let min_acked_rtt = acked
+            .iter()
+            .map(|p| now.saturating_since(p.state.sent_time))
+            .min();
         let ctx = AckContext {
             now,
             rate: &rate,
             rtt: &self.rtt,
             rtt_sample,
+            min_acked_rtt,
             ack_delay,
             bytes_in_flight,
             delivered_bytes: self.sampler.delivered_bytes(),

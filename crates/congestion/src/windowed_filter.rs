@@ -63,6 +63,13 @@ impl WindowedFilter {
         self.window
     }
 
+    /// Changes the window length; samples already held age against the new
+    /// length from the next update (QUIC-style BBR ties its bandwidth
+    /// window to a cycle length that `bbr-jitter` changes).
+    pub fn set_window(&mut self, window: u64) {
+        self.window = window;
+    }
+
     /// Forgets everything and starts over with `value` at `time`.
     pub fn reset(&mut self, time: u64, value: f64) {
         let s = Sample { time, value };

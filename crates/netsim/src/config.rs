@@ -6,7 +6,7 @@
 
 use congestion::Config as CcConfig;
 use link::ResolvedDirection;
-pub use sender::{AckPolicy, App, Pacing, SenderConfig, Timeout};
+pub use sender::{AckPolicy, App, LossDetection, Pacing, SenderConfig, Timeout};
 
 /// One flow.
 #[derive(Clone, Debug)]
@@ -32,6 +32,8 @@ pub struct FlowConfig {
     pub pacing: Pacing,
     /// What the sender does when ACKs stop coming.
     pub timeout: Timeout,
+    /// How the sender detects losses (Linux TCP's or QUIC 2018's).
+    pub loss_detection: LossDetection,
     /// Protocol header bytes each data packet carries besides its payload
     /// (IPv4 + TCP with timestamps is 20 + 20 + 12 = 52). The link is
     /// charged payload + header bytes, while only payload counts as
@@ -53,6 +55,7 @@ impl FlowConfig {
             pacing: self.pacing,
             timeout: self.timeout,
             tail_loss_probe: true,
+            loss_detection: self.loss_detection,
         }
     }
 
@@ -69,6 +72,7 @@ impl FlowConfig {
             ack: AckPolicy::EveryPacket,
             pacing: Pacing::Exact,
             timeout: Timeout::Rto,
+            loss_detection: LossDetection::Linux,
             header_bytes: 0,
         }
     }

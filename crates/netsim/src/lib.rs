@@ -20,7 +20,9 @@ pub mod event_queue;
 pub mod record;
 pub mod stats;
 
-pub use config::{AckPolicy, App, FlowConfig, Pacing, SenderConfig, SimConfig, Timeout};
+pub use config::{
+    AckPolicy, App, FlowConfig, LossDetection, Pacing, SenderConfig, SimConfig, Timeout,
+};
 pub use engine::run;
 pub use record::{
     FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,

@@ -90,6 +90,26 @@ pub struct SenderConfig {
     /// lets RACK find a lost tail, instead of waiting for the RTO. Only
     /// with [`Timeout::Rto`]; QUIC's PTO already is such a probe.
     pub tail_loss_probe: bool,
+    /// How losses are detected, and whether spurious ones are undone.
+    pub loss_detection: LossDetection,
+}
+
+/// How the sender decides a packet is lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossDetection {
+    /// Linux TCP: three packets or RACK's time threshold, time alone once
+    /// reordering was seen, an adaptive reordering window, and undo of
+    /// spurious reductions (DSACK, late ACKs, F-RTO). The default.
+    #[default]
+    Linux,
+    /// Chromium QUIC's loss detection of 2018 (`GeneralLossAlgorithm`,
+    /// type `kNack`), the stack of seed 001: a packet is lost once the
+    /// largest packet this ACK newly acknowledges is 3 or more above it,
+    /// however much reordering was seen; when that largest is the last
+    /// packet sent, after 1.25 × max(srtt, latest RTT) (at least 5 ms);
+    /// otherwise once it was sent more than srtt before that largest.
+    /// Nothing is undone: that stack had no spurious-loss undo.
+    Quic2018,
 }
 
 impl SenderConfig {
@@ -104,6 +124,7 @@ impl SenderConfig {
             pacing: Pacing::Exact,
             timeout: Timeout::Rto,
             tail_loss_probe: true,
+            loss_detection: LossDetection::Linux,
         }
     }
 }

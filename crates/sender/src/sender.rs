@@ -13,7 +13,7 @@
 //! and are not yet resolved, instead of rescanning the window.
 
 use crate::app::AppState;
-use crate::config::{Pacing, SenderConfig, Timeout};
+use crate::config::{LossDetection, Pacing, SenderConfig, Timeout};
 use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
 use crate::receiver::{Ack, ACK_RANGES};
@@ -36,6 +36,8 @@ pub const MAX_RTO_NS: u64 = 120_000_000_000;
 /// How many recoveries without a DSACK the widened reordering window
 /// survives (Linux `TCP_RACK_RECOVERY_THRESH`, RFC 8985 §6.2 step 4).
 const REO_WND_PERSIST: u32 = 16;
+/// QUIC 2018's floor on its time threshold (`kMinLossDelayMs`).
+const QUIC_2018_MIN_LOSS_DELAY_NS: u64 = 5_000_000;
 /// Loss-detection timer granularity (RFC 9002 kGranularity).
 const GRANULARITY_NS: u64 = 1_000_000;
 
@@ -312,6 +314,14 @@ pub struct Sender {
     /// A DSACK arrived and has not yet been weighed for the reordering
     /// window (Linux `rack.dsack_seen`).
     dsack_pending: bool,
+    /// Which loss detection runs.
+    loss_detection: LossDetection,
+    /// The largest packet the ACK being processed newly acknowledges, and
+    /// its send time (QUIC's `largest_newly_acked`).
+    newly_largest: Option<(u64, u64)>,
+    /// The largest acknowledged packet's send time, for losses found by
+    /// the timer.
+    largest_acked_sent_ns: u64,
 }
 
 impl Sender {
@@ -319,9 +329,14 @@ impl Sender {
     pub fn new(flow: &SenderConfig, seed: u64) -> Self {
         let mut cc_cfg = flow.cc;
         cc_cfg.seed = seed;
-        // The simulator models TCP with SACK: recovery episodes end as in
-        // Linux, when the cumulative ACK passes the recovery point.
-        cc_cfg.recovery_exit = RecoveryExit::Transport;
+        // TCP with SACK: recovery episodes end as in Linux, when the
+        // cumulative ACK passes the recovery point. QUIC has no cumulative
+        // point; its episodes end when a packet sent after they began is
+        // acknowledged (RFC 9002 §7.3.2).
+        cc_cfg.recovery_exit = match flow.loss_detection {
+            LossDetection::Linux => RecoveryExit::Transport,
+            LossDetection::Quic2018 => RecoveryExit::FirstAckAfterStart,
+        };
         let mss = cc_cfg.mss_bytes.max(1);
         let (total_chunks, last_chunk_bytes) = match flow.size_bytes {
             None => (None, mss as u32),
@@ -397,6 +412,9 @@ impl Sender {
             tlp_in_flight: false,
             // TCP has TLP (Linux default); QUIC's PTO already is a probe.
             tlp_enabled: flow.timeout == Timeout::Rto && flow.tail_loss_probe,
+            loss_detection: flow.loss_detection,
+            newly_largest: None,
+            largest_acked_sent_ns: 0,
             dsack_pending: false,
         }
     }
@@ -726,6 +744,10 @@ impl Sender {
         }
         p.status = Status::Acked;
         let (bytes, state, chunk, retx) = (p.bytes, p.state, p.chunk, p.retx);
+        let sent_ns = p.sent_ns;
+        if self.newly_largest.is_none_or(|(l, _)| pn > l) {
+            self.newly_largest = Some((pn, sent_ns));
+        }
         self.inflight -= bytes as u64;
         self.retrans_out -= retx as u64;
         if !self.unrepaired.is_empty() {
@@ -752,6 +774,37 @@ impl Sender {
         (rtt + rtt / 8).max(GRANULARITY_NS)
     }
 
+    /// QUIC 2018's rule for the hole `pn` (see [`LossDetection::Quic2018`]):
+    /// whether it is lost now; when only time is missing, the time to
+    /// check again is folded into `timer`.
+    fn quic_2018_lost(&self, pn: u64, sent_ns: u64, now: u64, timer: &mut Option<u64>) -> bool {
+        // `GeneralLossAlgorithm::DetectLosses()`, loss type kNack. The
+        // reference is the largest packet this ACK newly acknowledged, or
+        // for the timer the largest acknowledged.
+        let (ref_pn, ref_sent) = self
+            .newly_largest
+            .unwrap_or((self.largest_acked.unwrap_or(0), self.largest_acked_sent_ns));
+        if pn > ref_pn {
+            return false;
+        }
+        if ref_pn - pn >= PACKET_THRESHOLD {
+            return true;
+        }
+        let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        if self.next_pn.saturating_sub(1) <= ref_pn {
+            // Early retransmit: the last packet sent was acknowledged.
+            let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
+            let delay = (rtt + rtt / 4).max(QUIC_2018_MIN_LOSS_DELAY_NS);
+            if now < sent_ns + delay {
+                *timer = Some(timer.map_or(sent_ns + delay, |t: u64| t.min(sent_ns + delay)));
+                return false;
+            }
+            return true;
+        }
+        // A reordering window of one srtt.
+        sent_ns + srtt < ref_sent
+    }
+
     /// Declares lost every hole that meets the packet or time threshold,
     /// and arms the loss timer for the rest.
     fn detect_losses(&mut self, now: u64) {
@@ -759,6 +812,7 @@ impl Sender {
         let Some(largest) = self.largest_acked else {
             return;
         };
+        let quic = self.loss_detection == LossDetection::Quic2018;
         let delay = self.loss_delay_ns();
         let reord_seen = self.reord_seen;
         // First and last packet newly declared lost that was sent after
@@ -775,8 +829,17 @@ impl Sender {
             };
             // Once reordering has been seen, Linux's RACK no longer counts
             // packets (the dupthresh rule), only time.
+            if quic {
+                let mut timer = self.loss_time;
+                let lost = self.quic_2018_lost(pn, p.sent_ns, now, &mut timer);
+                self.loss_time = timer;
+                if !lost {
+                    i += 1;
+                    continue;
+                }
+            }
             let by_count = !reord_seen && largest - pn >= PACKET_THRESHOLD;
-            if !by_count && p.sent_ns + delay > now {
+            if !quic && !by_count && p.sent_ns + delay > now {
                 let t = p.sent_ns + delay;
                 self.loss_time = Some(self.loss_time.map_or(t, |l: u64| l.min(t)));
                 i += 1;
@@ -905,6 +968,7 @@ impl Sender {
     pub fn on_ack(&mut self, now: u64, ack: &Ack) {
         self.acked_buf.clear();
         self.lost_buf.clear();
+        self.newly_largest = None;
         // Linux `tcp_ack()`: prior_in_flight is taken before this ACK marks
         // anything, and only its own losses enter the rate sample.
         self.cc.on_ack_begin(self.inflight);
@@ -973,11 +1037,15 @@ impl Sender {
             spurious |= self.on_dsack();
         }
         self.update_reo_wnd();
-        if spurious && self.undo_marker {
+        // QUIC 2018 had no undo of spurious reductions.
+        if spurious && self.undo_marker && self.loss_detection == LossDetection::Linux {
             self.undo(now);
         }
         if prev_largest.is_none_or(|l| largest > l) {
             self.largest_acked = Some(largest);
+            if let Some(sent) = rtt_from {
+                self.largest_acked_sent_ns = sent;
+            }
         }
         // Everything skipped between the cursor and the largest acked that
         // is still outstanding becomes a hole.
@@ -1241,6 +1309,7 @@ impl Sender {
         }
         if self.loss_time.is_some_and(|t| t <= now) {
             self.lost_buf.clear();
+            self.newly_largest = None;
             self.detect_losses(now);
             self.trim();
             self.report_losses(Instant::from_nanos(now));
