@@ -31,6 +31,14 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
+/// Most steps a rate schedule may have: each packet's service time is
+/// integrated across the steps it spans, so this bounds that work.
+pub const MAX_STEPS: usize = 100_000;
+
+/// Most delivery opportunities a mahimahi trace may hold (8 bytes each in
+/// memory, 80 MB at the limit; a day-long 1 Gbit/s trace has fewer).
+pub const MAX_TRACE_OPPORTUNITIES: usize = 10_000_000;
+
 /// One step of a rate schedule.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -108,6 +116,12 @@ impl<'de> Deserialize<'de> for RateConfig {
                         }
                         if steps.windows(2).any(|w| w[1].at.0 <= w[0].at.0) {
                             return Err(de::Error::custom("step times must increase"));
+                        }
+                        if steps.len() > MAX_STEPS {
+                            return Err(de::Error::custom(format!(
+                                "{} steps; the limit is {MAX_STEPS}",
+                                steps.len()
+                            )));
                         }
                         Ok(RateConfig::Steps(
                             steps.iter().map(|s| (s.at.0, s.rate.0)).collect(),
@@ -528,6 +542,15 @@ pub fn load_trace(path: &Path) -> Result<(Vec<u64>, u64), LinkError> {
     })?;
     let mut ops = Vec::new();
     for (i, line) in text.lines().enumerate() {
+        if ops.len() == MAX_TRACE_OPPORTUNITIES {
+            return Err(LinkError {
+                field,
+                message: format!(
+                    "{}: more than {MAX_TRACE_OPPORTUNITIES} delivery opportunities; the limit is {MAX_TRACE_OPPORTUNITIES} lines",
+                    path.display()
+                ),
+            });
+        }
         let t: u64 = line.trim().parse().map_err(|_| LinkError {
             field: field.clone(),
             message: format!(
@@ -536,7 +559,18 @@ pub fn load_trace(path: &Path) -> Result<(Vec<u64>, u64), LinkError> {
                 i + 1
             ),
         })?;
-        let t = t * 1_000_000;
+        // Timestamps past 10^12 ms (about 31 years) would overflow in ns.
+        let t = t
+            .checked_mul(1_000_000)
+            .filter(|&ns| ns <= 1_000_000_000_000_000_000)
+            .ok_or_else(|| LinkError {
+                field: field.clone(),
+                message: format!(
+                    "{}:{}: `{line}` ms is too large; the limit is 1000000000000 ms",
+                    path.display(),
+                    i + 1
+                ),
+            })?;
         if ops.last().is_some_and(|&l| t < l) {
             return Err(LinkError {
                 field,

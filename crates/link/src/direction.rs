@@ -300,6 +300,18 @@ impl Direction {
         }
     }
 
+    /// How long a packet offered at `now_ns` would wait in the queue
+    /// before its own service starts: the time left to send everything
+    /// ahead of it, 0 when nothing is queued. This is what a
+    /// `queue_delay_ms` column reports (the wait of the last packet to
+    /// leave says nothing about the queue now).
+    pub fn queue_delay_ns(&self, now_ns: u64) -> u64 {
+        match self.queue.back() {
+            Some(&(dq, _)) if dq > now_ns => dq - now_ns,
+            _ => 0,
+        }
+    }
+
     /// The rate in bits/s at `t`, and when it next changes.
     fn rate_at(&self, t: u64) -> (f64, u64) {
         match &self.cfg.rate {
@@ -339,8 +351,27 @@ impl Direction {
         }
         let mut t = start;
         let mut bits = bytes as f64 * 8.0;
-        // Integrate across rate changes; bounded by the schedule's segments.
-        for _ in 0..1_000_000 {
+        // Integrate across rate changes. A square wave's whole periods are
+        // skipped in one step, so a short period cannot make one packet
+        // cost millions of iterations; steps are finite (config's
+        // MAX_STEPS), so the loop ends.
+        loop {
+            if let RateSchedule::Square {
+                low,
+                high,
+                period_ns,
+            } = self.cfg.rate
+            {
+                let half = period_ns / 2;
+                let per_period = (high * half as f64 + low * (period_ns - half) as f64) / 1e9;
+                let whole = (bits / per_period).floor();
+                let phase = t % period_ns;
+                if whole >= 2.0 && (phase == 0 || phase == half) {
+                    let skip = (whole - 1.0).max(0.0);
+                    bits -= skip * per_period;
+                    t = t.saturating_add((skip as u64).saturating_mul(period_ns));
+                }
+            }
             let (rate, change) = self.rate_at(t);
             let need = (bits / rate * 1e9).ceil();
             if change == u64::MAX || (t as f64 + need) <= change as f64 {
@@ -349,7 +380,6 @@ impl Direction {
             bits -= (change - t) as f64 * rate / 1e9;
             t = change;
         }
-        t
     }
 
     fn random_loss(&mut self) -> bool {

@@ -354,7 +354,7 @@ fn loss_shorthand_is_bernoulli() {
 fn config_errors_name_the_field_and_what_is_allowed() {
     let cases = [
         ("rate = \"-5mbit\"", "negative"),
-        ("rate = \"5 lightyears\"", "mbit"),
+        ("rate = \"5 lightyears\"", "Mbit"),
         ("queue = { limit = \"0pkt\" }", "at least one packet"),
         ("loss = { bernoulli = 1.5 }", "outside [0, 1]"),
         ("loss = 1.5", "outside [0, 1]"),
@@ -386,4 +386,50 @@ fn config_errors_name_the_field_and_what_is_allowed() {
             "{text}: {e}"
         );
     }
+}
+
+/// Issue 13: a square wave with a tiny period made each packet's service
+/// time an integration over a million half-periods (and silently cut it
+/// off there). Whole periods are now skipped: the long-run rate is the
+/// mean of low and high, and a packet spanning many periods finishes when
+/// its bits have been served.
+#[test]
+fn a_square_wave_with_a_tiny_period_serves_at_its_mean_rate() {
+    let sq = "rate = { square = { low = \"5mbit\", high = \"15mbit\", period = \"2ns\" } }\nqueue = { limit = \"100000pkt\" }";
+    let mut d = Direction::new(&dir(sq), 1);
+    // One 1500-byte packet at a mean of 10 Mbit/s takes 1.2 ms.
+    let (dq, _) = deliver(d.enqueue(0, 1500));
+    assert!((dq as i64 - 1_200_000).abs() <= 2, "dequeue at {dq}");
+    let r = throughput_between(&mut d, 0, 200 * MS);
+    assert!((r - 10e6).abs() <= 0.01 * 10e6, "mean rate {r}");
+}
+
+/// Issue 13: `queue_delay_ms` held the last departed packet's wait while
+/// the queue was empty. The wait a packet offered now would see is the
+/// time left to serve the queue, and 0 when it is empty.
+#[test]
+fn queue_delay_is_the_wait_of_a_packet_offered_now() {
+    let mut d = Direction::new(&dir("rate = \"10mbit\""), 1);
+    assert_eq!(d.queue_delay_ns(0), 0);
+    for _ in 0..10 {
+        d.enqueue(0, 1500);
+    }
+    // Ten packets of 1.2 ms each are ahead of a packet offered at 0.
+    assert_eq!(d.queue_delay_ns(0), 12 * MS);
+    assert_eq!(d.queue_delay_ns(5 * MS), 7 * MS);
+    assert_eq!(d.queue(5 * MS).packets, 6);
+    // Everything has left by 12 ms: nothing queued, no wait.
+    assert_eq!(d.queue_delay_ns(12 * MS), 0);
+    assert_eq!(d.queue_delay_ns(20 * MS), 0);
+    assert_eq!(d.queue(20 * MS).packets, 0);
+}
+
+/// Issue 13: trace timestamps past 2^64 ns overflowed; traces are bounded.
+#[test]
+fn trace_timestamps_that_overflow_are_errors() {
+    let dir_ = tempfile::tempdir().unwrap();
+    let p = dir_.path().join("t.trace");
+    std::fs::write(&p, "1\n18446744073709551\n").unwrap();
+    let e = link::config::load_trace(&p).unwrap_err().to_string();
+    assert!(e.contains("too large") && e.contains("limit"), "{e}");
 }
