@@ -92,7 +92,6 @@ struct Sim<'a> {
     release_at: [Option<u64>; 2],
     events: u64,
     packets: u64,
-    fwd_last_sojourn_ns: u64,
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
@@ -147,7 +146,6 @@ impl<'a> Sim<'a> {
             release_at: [None; 2],
             events: 0,
             packets: 0,
-            fwd_last_sojourn_ns: 0,
         }
     }
 
@@ -289,17 +287,7 @@ impl<'a> Sim<'a> {
     /// Delivers, holds or drops a packet according to the link's verdict.
     fn route(&mut self, dir: Dir, verdict: Verdict, payload: Payload) {
         match verdict {
-            Verdict::Deliver {
-                enqueue_ns,
-                dequeue_ns,
-                arrive_ns,
-                ..
-            } => {
-                if dir == Dir::Forward {
-                    self.fwd_last_sojourn_ns = dequeue_ns.saturating_sub(enqueue_ns);
-                }
-                self.arrive(arrive_ns, payload);
-            }
+            Verdict::Deliver { arrive_ns, .. } => self.arrive(arrive_ns, payload),
             Verdict::Held { id, .. } => {
                 match dir {
                     Dir::Forward => self.fwd_held.push_back((id, payload)),
@@ -398,6 +386,7 @@ impl<'a> Sim<'a> {
     fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
         let t = self.now;
         let interval = self.cfg.sample_interval_ns.max(1);
+        let fwd_queue_delay_ns = self.fwd.queue_delay_ns(t);
         for (i, f) in self.flows.iter_mut().enumerate() {
             if t < f.start_ns {
                 continue;
@@ -420,7 +409,7 @@ impl<'a> Sim<'a> {
                 mode: s.mode,
                 bw_estimate_bps: s.bw_estimate_bytes_per_sec.map(|b| b * 8.0),
                 min_rtt_ns: s.min_rtt.map(|d| d.as_nanos() as u64),
-                queue_delay_ns: self.fwd_last_sojourn_ns,
+                queue_delay_ns: fwd_queue_delay_ns,
                 drops: f.drops,
                 packets_sent: f.sender.packets_sent,
                 retransmissions: f.sender.retransmissions,
@@ -434,11 +423,7 @@ impl<'a> Sim<'a> {
                 direction: name,
                 queue_packets: q.packets,
                 queue_bytes: q.bytes,
-                queue_delay_ns: if name == "forward" {
-                    self.fwd_last_sojourn_ns
-                } else {
-                    0
-                },
+                queue_delay_ns: link.queue_delay_ns(t),
                 drops: st.dropped_total(),
             })?;
         }
@@ -464,6 +449,7 @@ impl<'a> Sim<'a> {
                     rtt_mean_ms: ms(s.rtt_hist.mean()),
                     rtt_median_ms: ms(s.rtt_hist.quantile(0.5)),
                     rtt_p95_ms: ms(s.rtt_hist.quantile(0.95)),
+                    rtt_p99_ms: ms(s.rtt_hist.quantile(0.99)),
                     packets_sent: s.packets_sent,
                     retransmissions: s.retransmissions,
                     retransmission_rate: if s.packets_sent == 0 {

@@ -52,7 +52,9 @@ pub struct FlowSample {
     pub bw_estimate_bps: Option<f64>,
     /// The controller's min_rtt.
     pub min_rtt_ns: Option<u64>,
-    /// Queueing delay a packet entering the bottleneck now would see.
+    /// How long a packet offered to the forward bottleneck at the sample
+    /// time would wait before its own service starts (the backlog ahead of
+    /// it at the link's rate); 0 when the queue is empty.
     pub queue_delay_ns: u64,
     /// This flow's packets dropped so far.
     pub drops: u64,
@@ -67,32 +69,43 @@ fn ms(ns: Option<u64>) -> String {
 }
 
 impl FlowSample {
-    /// Writes the row in [`FLOW_CSV_HEADER`]'s order followed by
+    /// The row's cells in [`FLOW_CSV_HEADER`]'s order followed by
     /// [`FLOW_CSV_COUNTER_COLUMNS`]. Fixed precision keeps output
-    /// byte-identical across runs.
-    pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
-        writeln!(
-            w,
-            "{:.6},{},{},{:.0},{},{},{:.0},{},{},{},{},{:.3},{},{},{},{}",
-            self.t_ns as f64 / 1e9,
-            self.flow,
-            self.delivered_bytes,
-            self.goodput_bps,
+    /// byte-identical across runs; a CSV writer quotes them.
+    pub fn fields(&self) -> [String; 16] {
+        [
+            format!("{:.6}", self.t_ns as f64 / 1e9),
+            self.flow.to_string(),
+            self.delivered_bytes.to_string(),
+            format!("{:.0}", self.goodput_bps),
             ms(self.rtt_ns),
-            self.cwnd_bytes,
-            self.pacing_rate_bps,
-            self.inflight_bytes,
-            self.mode.name(),
+            self.cwnd_bytes.to_string(),
+            format!("{:.0}", self.pacing_rate_bps),
+            self.inflight_bytes.to_string(),
+            self.mode.name().to_string(),
             self.bw_estimate_bps
                 .map_or(String::new(), |b| format!("{b:.0}")),
             ms(self.min_rtt_ns),
-            self.queue_delay_ns as f64 / 1e6,
-            self.drops,
+            format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
+            self.drops.to_string(),
             ms(self.srtt_ns),
-            self.packets_sent,
-            self.retransmissions
-        )
+            self.packets_sent.to_string(),
+            self.retransmissions.to_string(),
+        ]
     }
+
+    /// Writes [`Self::fields`] as one CSV record (through the `csv`
+    /// crate, so any cell is quoted as CSV requires).
+    pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
+        write_record(w, &self.fields())
+    }
+}
+
+/// Writes one CSV record with the `csv` crate's quoting rules.
+fn write_record(w: &mut dyn Write, cells: &[String]) -> io::Result<()> {
+    let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
+    c.write_record(cells).map_err(io::Error::other)?;
+    c.flush()
 }
 
 /// One row of a link direction's time series.
@@ -106,25 +119,29 @@ pub struct LinkSample {
     pub queue_packets: u64,
     /// Bytes queued.
     pub queue_bytes: u64,
-    /// Queueing delay a packet entering now would see.
+    /// How long a packet offered to this direction at the sample time
+    /// would wait before its own service starts; 0 when the queue is empty.
     pub queue_delay_ns: u64,
     /// Packets dropped so far (all causes).
     pub drops: u64,
 }
 
 impl LinkSample {
-    /// Writes the row in [`LINK_CSV_HEADER`]'s order.
+    /// The row's cells in [`LINK_CSV_HEADER`]'s order.
+    pub fn fields(&self) -> [String; 6] {
+        [
+            format!("{:.6}", self.t_ns as f64 / 1e9),
+            self.direction.to_string(),
+            self.queue_packets.to_string(),
+            self.queue_bytes.to_string(),
+            format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
+            self.drops.to_string(),
+        ]
+    }
+
+    /// Writes [`Self::fields`] as one CSV record.
     pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
-        writeln!(
-            w,
-            "{:.6},{},{},{},{:.3},{}",
-            self.t_ns as f64 / 1e9,
-            self.direction,
-            self.queue_packets,
-            self.queue_bytes,
-            self.queue_delay_ns as f64 / 1e6,
-            self.drops
-        )
+        write_record(w, &self.fields())
     }
 }
 
@@ -186,6 +203,8 @@ pub struct FlowSummary {
     pub rtt_median_ms: Option<f64>,
     /// 95th-percentile RTT, ms.
     pub rtt_p95_ms: Option<f64>,
+    /// 99th-percentile RTT, ms: the tail a median and p95 hide.
+    pub rtt_p99_ms: Option<f64>,
     /// Data packets sent (including retransmissions).
     pub packets_sent: u64,
     /// Retransmitted packets.
