@@ -429,3 +429,40 @@ fn a_tail_loss_probe_goes_out_before_the_rto() {
     let repairs = send_until(&mut s, deadline + 40 * MS, deadline + 200 * MS, 2).0;
     assert_eq!(repairs, vec![7, 8]);
 }
+
+/// QUIC 2018's loss detection (Chromium `GeneralLossAlgorithm`, kNack)
+/// against Linux's on the same reordering: both declare pn 0 lost when
+/// three later packets are acknowledged; when pn 0 then arrives, Linux
+/// undoes the reduction and from then on judges loss by time alone, so a
+/// second hole four packets below the newest acknowledged is not yet lost
+/// 2 ms later; QUIC 2018 undoes nothing and keeps counting packets.
+#[test]
+fn quic_2018_keeps_counting_packets_after_reordering_and_never_undoes() {
+    for quic in [false, true] {
+        let mut cc = Config::new(Algorithm::Reno);
+        cc.initial_cwnd_packets = 20;
+        let mut f = SenderConfig::bulk(cc);
+        f.tail_loss_probe = false;
+        if quic {
+            f.loss_detection = sender::LossDetection::Quic2018;
+        }
+        let mut s = sender::Sender::new(&f, 1);
+        let (sent, _) = send_until(&mut s, 0, 100 * MS, 20);
+        assert_eq!(sent.len(), 20);
+        let lost = |s: &sender::Sender| s.cc.sampler().lost_bytes();
+        s.on_ack(40 * MS, &ack_of(&[(1, 3)]));
+        assert_eq!(
+            lost(&s),
+            1500,
+            "pn 0 lost by the 3-packet rule (quic {quic})"
+        );
+        // pn 0 turns up: an ACK that newly acknowledges only pn 0.
+        s.on_ack(41 * MS, &ack_of(&[(0, 3)]));
+        assert_eq!(s.late_acks, 1);
+        assert_eq!(s.undos, if quic { 0 } else { 1 }, "undo (quic {quic})");
+        // pn 4 missing, 5–8 acknowledged: 4 packets above it.
+        s.on_ack(42 * MS, &ack_of(&[(5, 8), (0, 3)]));
+        let expect = if quic { 2 * 1500 } else { 1500 };
+        assert_eq!(lost(&s), expect, "second hole (quic {quic})");
+    }
+}
