@@ -18,6 +18,8 @@ mod bench;
 mod claims;
 mod compare;
 mod emu;
+mod limits;
+mod locate;
 mod output;
 mod plots;
 mod reproduce;
@@ -153,6 +155,11 @@ enum Command {
         /// Skip drawing figures (faster for large sweeps).
         #[arg(long)]
         no_plots: bool,
+        /// Use an output directory that is not empty: first remove what an
+        /// earlier run wrote there (run-NNNN/, CSV, JSON, figures,
+        /// scenario.toml). Other files are never removed; they are an error.
+        #[arg(long)]
+        force: bool,
     },
     /// Draw the standard figures (SVG and PNG) for a run directory.
     Plot {
@@ -457,7 +464,8 @@ fn main() -> ExitCode {
             jobs,
             quiet,
             no_plots,
-        } => sim::run(&scenario, out, jobs, quiet, !no_plots),
+            force,
+        } => sim::run(&scenario, out, jobs, quiet, !no_plots, force),
         Command::Plot { run_dir } => plots::plot_run(&run_dir).map(|made| {
             for m in made {
                 println!("wrote {}", run_dir.join(format!("{m}.svg")).display());

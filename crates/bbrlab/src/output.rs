@@ -6,6 +6,13 @@
 //! - `link.csv`: queue length and drops per link direction
 //! - `summary.json` and `summary.csv`: one entry per flow, plus fairness
 //!
+//! Every CSV file goes through the `csv` crate, so a flow named
+//! `bbr, no lt_bw` is one quoted cell, not two. `summary.json` has one
+//! shape whether the scenario is one run or a sweep ([`SummaryFile`]),
+//! runs are always named `run-NNNN`, and flows are identified by the same
+//! index (`flow`) as in `flows.csv`, with their label in `name`. The
+//! columns are documented in `docs/outputs.md`.
+//!
 //! Everything is formatted with fixed precision and written in a fixed
 //! order, so the same scenario and seed give byte-identical files.
 
@@ -15,23 +22,36 @@ use netsim::{
 };
 use serde::Serialize;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::Path;
 
 /// Streams samples to `flows.csv` and `link.csv` as the simulation runs,
 /// so memory does not grow with simulated time.
 pub struct CsvRecorder {
-    flows: BufWriter<File>,
-    links: BufWriter<File>,
+    flows: csv::Writer<BufWriter<File>>,
+    links: csv::Writer<BufWriter<File>>,
+}
+
+fn header(cols: &str) -> Vec<&str> {
+    cols.split(',').collect()
 }
 
 impl CsvRecorder {
     /// Creates both files in `dir` and writes their headers.
     pub fn create(dir: &Path) -> io::Result<Self> {
-        let mut flows = BufWriter::new(File::create(dir.join("flows.csv"))?);
-        let mut links = BufWriter::new(File::create(dir.join("link.csv"))?);
-        writeln!(flows, "{FLOW_CSV_HEADER},{FLOW_CSV_COUNTER_COLUMNS}")?;
-        writeln!(links, "{LINK_CSV_HEADER}")?;
+        let open = |name: &str| -> io::Result<csv::Writer<BufWriter<File>>> {
+            Ok(csv::Writer::from_writer(BufWriter::new(File::create(
+                dir.join(name),
+            )?)))
+        };
+        let mut flows = open("flows.csv")?;
+        let mut links = open("link.csv")?;
+        let mut cols = header(FLOW_CSV_HEADER);
+        cols.extend(header(FLOW_CSV_COUNTER_COLUMNS));
+        flows.write_record(&cols).map_err(io::Error::other)?;
+        links
+            .write_record(header(LINK_CSV_HEADER))
+            .map_err(io::Error::other)?;
         Ok(CsvRecorder { flows, links })
     }
 
@@ -44,16 +64,22 @@ impl CsvRecorder {
 
 impl Recorder for CsvRecorder {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
-        s.write_csv(&mut self.flows)
+        self.flows
+            .write_record(s.fields())
+            .map_err(io::Error::other)
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
-        s.write_csv(&mut self.links)
+        self.links
+            .write_record(s.fields())
+            .map_err(io::Error::other)
     }
 }
 
 /// One flow in `summary.json`.
 #[derive(Serialize)]
 pub struct FlowJson {
+    /// The flow's index, as in `flows.csv`'s `flow` column.
+    pub flow: usize,
     /// Flow label.
     pub name: String,
     /// Algorithm.
@@ -68,6 +94,8 @@ pub struct FlowJson {
     pub rtt_median_ms: Option<f64>,
     /// 95th-percentile RTT, ms.
     pub rtt_p95_ms: Option<f64>,
+    /// 99th-percentile RTT, ms.
+    pub rtt_p99_ms: Option<f64>,
     /// Data packets sent.
     pub packets_sent: u64,
     /// Retransmitted packets.
@@ -87,12 +115,16 @@ pub struct FlowJson {
     pub time_using_srtt: Option<f64>,
 }
 
-/// `summary.json`.
+/// One run's summary: an element of [`SummaryFile::runs`].
 #[derive(Serialize)]
 pub struct SummaryJson {
     /// Scenario name.
     pub scenario: String,
-    /// Sweep parameters of this run.
+    /// The run's name, `run-NNNN` (also its directory).
+    pub run: String,
+    /// Sweep parameters of this run (an object keyed by the swept path;
+    /// empty without a sweep).
+    #[serde(serialize_with = "params_as_map")]
     pub params: Vec<(String, String)>,
     /// Per flow.
     pub flows: Vec<FlowJson>,
@@ -113,13 +145,15 @@ fn r6(x: f64) -> f64 {
 
 impl SummaryJson {
     /// Builds the JSON view of a summary.
-    pub fn new(scenario: &str, params: &[(String, String)], s: &Summary) -> Self {
+    pub fn new(scenario: &str, run: &str, params: &[(String, String)], s: &Summary) -> Self {
         let flows = s
             .flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 let total: u64 = f.mode_times.entries.iter().map(|e| e.1).sum();
                 FlowJson {
+                    flow: i,
                     name: f.name.clone(),
                     algorithm: f.algorithm.clone(),
                     delivered_bytes: f.delivered_bytes,
@@ -127,6 +161,7 @@ impl SummaryJson {
                     rtt_mean_ms: f.rtt_mean_ms.map(r6),
                     rtt_median_ms: f.rtt_median_ms.map(r6),
                     rtt_p95_ms: f.rtt_p95_ms.map(r6),
+                    rtt_p99_ms: f.rtt_p99_ms.map(r6),
                     packets_sent: f.packets_sent,
                     retransmissions: f.retransmissions,
                     retransmission_rate: r6(f.retransmission_rate),
@@ -145,6 +180,7 @@ impl SummaryJson {
             .collect();
         SummaryJson {
             scenario: scenario.to_string(),
+            run: run.to_string(),
             params: params.to_vec(),
             flows,
             jain_fairness: s.jain_fairness.map(r6),
@@ -155,44 +191,222 @@ impl SummaryJson {
     }
 }
 
-/// Header of the summary CSV (one row per flow per run).
-pub const SUMMARY_CSV_HEADER: &str = "run,params,flow,algorithm,goodput_bps,rtt_mean_ms,rtt_median_ms,rtt_p95_ms,retransmission_rate,drops,rtos,jain_fairness,time_in_probe_bw,time_in_probe_rtt";
+/// A swept value as JSON: a number when it reads as one, else a string.
+fn param_value(v: &str) -> serde_json::Value {
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() => {
+            serde_json::Number::from_f64(x).map_or_else(|| v.into(), serde_json::Value::Number)
+        }
+        _ => v.into(),
+    }
+}
+
+fn params_as_map<S: serde::Serializer>(p: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(p.len()))?;
+    for (k, v) in p {
+        m.serialize_entry(k, &param_value(v))?;
+    }
+    m.end()
+}
+
+/// The bbrlab version and git commit the results came from.
+pub fn provenance() -> (&'static str, &'static str) {
+    (
+        env!("CARGO_PKG_VERSION"),
+        option_env!("BBRLAB_GIT_COMMIT").unwrap_or("unknown"),
+    )
+}
+
+/// `summary.json`: the same shape for one run and for a sweep.
+#[derive(Serialize)]
+pub struct SummaryFile<'a> {
+    /// Scenario name.
+    pub scenario: &'a str,
+    /// bbrlab's version.
+    pub bbrlab_version: &'static str,
+    /// The git commit bbrlab was built from (`-dirty` with uncommitted
+    /// changes; `unknown` outside a checkout).
+    pub git_commit: &'static str,
+    /// The swept paths, in column order (empty without a sweep).
+    pub parameters: Vec<String>,
+    /// Every run, in order.
+    pub runs: Vec<&'a SummaryJson>,
+}
+
+/// Writes `summary.json` and `summary.csv` for `runs` into `dir`.
+pub fn write_summaries(dir: &Path, scenario: &str, runs: &[&SummaryJson]) -> io::Result<()> {
+    let mut parameters: Vec<String> = Vec::new();
+    for r in runs {
+        for (k, _) in &r.params {
+            if !parameters.contains(k) {
+                parameters.push(k.clone());
+            }
+        }
+    }
+    let (bbrlab_version, git_commit) = provenance();
+    let file = SummaryFile {
+        scenario,
+        bbrlab_version,
+        git_commit,
+        parameters: parameters.clone(),
+        runs: runs.to_vec(),
+    };
+    let text = serde_json::to_string_pretty(&file).map_err(io::Error::other)?;
+    std::fs::write(dir.join("summary.json"), text + "\n")?;
+    let mut w = csv::Writer::from_writer(BufWriter::new(File::create(dir.join("summary.csv"))?));
+    let mut head: Vec<&str> = vec!["run"];
+    head.extend(parameters.iter().map(String::as_str));
+    head.extend(SUMMARY_CSV_COLUMNS);
+    w.write_record(&head).map_err(io::Error::other)?;
+    for r in runs {
+        for row in summary_rows(r, &parameters) {
+            w.write_record(&row).map_err(io::Error::other)?;
+        }
+    }
+    w.flush()
+}
+
+/// Columns of `summary.csv` after `run` and one column per swept path.
+pub const SUMMARY_CSV_COLUMNS: [&str; 16] = [
+    "flow",
+    "name",
+    "algorithm",
+    "goodput_bps",
+    "rtt_mean_ms",
+    "rtt_median_ms",
+    "rtt_p95_ms",
+    "rtt_p99_ms",
+    "retransmission_rate",
+    "drops",
+    "rtos",
+    "jain_fairness",
+    "time_in_probe_bw",
+    "time_in_probe_rtt",
+    "delivered_bytes",
+    "packets_sent",
+];
 
 fn opt(v: Option<f64>) -> String {
     v.map_or(String::new(), |x| format!("{x:.3}"))
 }
 
-/// Appends this run's rows to a summary CSV.
-pub fn write_summary_rows(w: &mut dyn Write, run: &str, s: &SummaryJson) -> io::Result<()> {
-    let params = s
-        .params
+/// One run's rows of `summary.csv`: one per flow.
+fn summary_rows(s: &SummaryJson, parameters: &[String]) -> Vec<Vec<String>> {
+    s.flows
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(";");
-    for f in &s.flows {
-        let frac = |m: &str| {
-            f.mode_fractions
-                .iter()
-                .find(|e| e.0 == m)
-                .map_or(0.0, |e| e.1)
-        };
-        writeln!(
-            w,
-            "{run},\"{params}\",{},{},{:.0},{},{},{},{:.6},{},{},{},{:.4},{:.4}",
-            f.name,
-            f.algorithm,
-            f.goodput_bps,
-            opt(f.rtt_mean_ms),
-            opt(f.rtt_median_ms),
-            opt(f.rtt_p95_ms),
-            f.retransmission_rate,
-            f.drops,
-            f.rtos,
-            opt(s.jain_fairness),
-            frac("probe_bw"),
-            frac("probe_rtt"),
-        )?;
+        .map(|f| {
+            let frac = |m: &str| {
+                f.mode_fractions
+                    .iter()
+                    .find(|e| e.0 == m)
+                    .map_or(0.0, |e| e.1)
+            };
+            let mut row = vec![s.run.clone()];
+            for p in parameters {
+                row.push(
+                    s.params
+                        .iter()
+                        .find(|(k, _)| k == p)
+                        .map_or(String::new(), |(_, v)| v.clone()),
+                );
+            }
+            row.extend([
+                f.flow.to_string(),
+                f.name.clone(),
+                f.algorithm.clone(),
+                format!("{:.0}", f.goodput_bps),
+                opt(f.rtt_mean_ms),
+                opt(f.rtt_median_ms),
+                opt(f.rtt_p95_ms),
+                opt(f.rtt_p99_ms),
+                format!("{:.6}", f.retransmission_rate),
+                f.drops.to_string(),
+                f.rtos.to_string(),
+                opt(s.jain_fairness),
+                format!("{:.4}", frac("probe_bw")),
+                format!("{:.4}", frac("probe_rtt")),
+                f.delivered_bytes.to_string(),
+                f.packets_sent.to_string(),
+            ]);
+            row
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(name: &str) -> FlowJson {
+        FlowJson {
+            flow: 0,
+            name: name.into(),
+            algorithm: "bbr".into(),
+            delivered_bytes: 1,
+            goodput_bps: 2.0,
+            rtt_mean_ms: Some(1.0),
+            rtt_median_ms: None,
+            rtt_p95_ms: None,
+            rtt_p99_ms: Some(9.0),
+            packets_sent: 3,
+            retransmissions: 0,
+            retransmission_rate: 0.0,
+            drops: 0,
+            rtos: 0,
+            mode_fractions: vec![("probe_bw".into(), 0.5)],
+            completion_s: None,
+            time_using_srtt: None,
+        }
     }
-    Ok(())
+
+    /// Issue 13: a flow named `bbr, no lt_bw` gave 15 fields under a
+    /// 14-column header. Every row now has exactly the header's fields,
+    /// and a swept parameter is a column of its own.
+    #[test]
+    fn summary_csv_quotes_names_and_has_a_column_per_parameter() {
+        let dir = tempfile::tempdir().unwrap();
+        let mk = |run: &str, loss: &str, name: &str| SummaryJson {
+            scenario: "s".into(),
+            run: run.into(),
+            params: vec![
+                ("flow.algorithm".into(), "bbr".into()),
+                ("link.forward.loss".into(), loss.into()),
+            ],
+            flows: vec![flow(name)],
+            jain_fairness: None,
+            forward_drops: 0,
+            packets_simulated: 0,
+            ack_packets_simulated: 0,
+        };
+        let a = mk("run-0000", "0.01", "bbr, no lt_bw");
+        let b = mk("run-0001", "0.1", "say \"hi\"");
+        write_summaries(dir.path(), "s", &[&a, &b]).unwrap();
+        let mut r = csv::Reader::from_path(dir.path().join("summary.csv")).unwrap();
+        let head = r.headers().unwrap().clone();
+        assert_eq!(&head[0], "run");
+        assert_eq!(&head[1], "flow.algorithm");
+        assert_eq!(&head[2], "link.forward.loss");
+        assert_eq!(&head[3], "flow");
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(rows.len(), 2);
+        for row in &rows {
+            assert_eq!(row.len(), head.len());
+        }
+        assert_eq!(&rows[0][4], "bbr, no lt_bw");
+        assert_eq!(&rows[1][4], "say \"hi\"");
+        assert_eq!(&rows[1][2], "0.1");
+        let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+        assert_eq!(&rows[0][col("rtt_p99_ms")], "9.000");
+        // summary.json: one object; runs named run-NNNN; params an object.
+        let j: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(j["runs"][1]["run"], "run-0001");
+        assert_eq!(j["runs"][1]["params"]["link.forward.loss"], 0.1);
+        assert_eq!(j["runs"][0]["flows"][0]["flow"], 0);
+        assert_eq!(j["parameters"][0], "flow.algorithm");
+        assert_eq!(j["bbrlab_version"], env!("CARGO_PKG_VERSION"));
+    }
 }

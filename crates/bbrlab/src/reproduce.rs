@@ -251,16 +251,8 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
 /// Writes the claim's combined summary (all runs) as JSON and CSV.
 fn write_claim_files(cdir: &Path, data: &[RunData]) -> Result<(), String> {
     let summaries: Vec<&SummaryJson> = data.iter().map(|d| &d.summary).collect();
-    let text = serde_json::to_string_pretty(&summaries).map_err(|e| e.to_string())?;
-    fs::write(cdir.join("summary.json"), text + "\n").map_err(|e| e.to_string())?;
-    let mut csv = Vec::new();
-    use std::io::Write;
-    writeln!(csv, "{}", crate::output::SUMMARY_CSV_HEADER).map_err(|e| e.to_string())?;
-    for (i, d) in data.iter().enumerate() {
-        crate::output::write_summary_rows(&mut csv, &format!("run-{i:04}"), &d.summary)
-            .map_err(|e| e.to_string())?;
-    }
-    fs::write(cdir.join("summary.csv"), csv).map_err(|e| e.to_string())
+    let name = summaries.first().map_or("", |s| s.scenario.as_str());
+    crate::output::write_summaries(cdir, name, &summaries).map_err(|e| e.to_string())
 }
 
 fn outcome(def: &ClaimDef, eval: Eval, seconds: f64) -> Outcome {

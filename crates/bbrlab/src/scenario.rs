@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::locate::{KeyPath, Located, Seg};
+
 /// A duration written with a unit ("40ms").
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(try_from = "String")]
@@ -238,6 +240,10 @@ impl std::error::Error for ScenarioError {}
 pub struct Run {
     /// Sweep parameters of this point, as `key=value` pairs (empty if no sweep).
     pub params: Vec<(String, String)>,
+    /// The scenario as run: the file, or for a sweep point the file with
+    /// the point's values set and `[sweep]` removed (written next to the
+    /// results, so a run can be repeated from its own directory).
+    pub text: String,
     /// The simulation.
     pub config: SimConfig,
 }
@@ -255,67 +261,41 @@ pub struct Scenario {
     pub runs: Vec<Run>,
 }
 
-fn line_col(src: &str, offset: usize) -> (usize, usize) {
-    let before = &src[..offset.min(src.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map_or(before.len(), |i| before.len() - i - 1)
-        + 1;
-    (line, col)
-}
-
-/// The key whose value starts at `offset`, qualified by its `[section]`:
-/// serde's messages name the problem but not always the field.
-fn key_at(src: &str, offset: usize) -> Option<String> {
-    let before = &src[..offset.min(src.len())];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = &before[line_start..];
-    let eq = line.rfind('=')?;
-    let key = line[..eq]
-        .rsplit(['{', ','])
-        .next()?
-        .trim()
-        .trim_matches('"');
-    if key.is_empty() {
-        return None;
-    }
-    let section = before[..line_start]
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| l.starts_with('['))
-        .map(|l| l.trim_matches(|c| c == '[' || c == ']').to_string());
-    // Inline tables: qualify by the key that opened the table on this line.
-    let inline = line[..eq]
-        .rfind('{')
-        .and_then(|b| line[..b].rfind('=').map(|e| line[..e].trim().to_string()));
-    let mut parts: Vec<String> = section.into_iter().collect();
-    parts.extend(inline);
-    parts.push(key.to_string());
-    Some(parts.join("."))
-}
-
-fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> ScenarioError {
-    let (location, key) = match e.span() {
-        Some(span) => {
-            let (l, c) = line_col(src, span.start);
-            (format!("{file}:{l}:{c}"), key_at(src, span.start))
-        }
-        None => (file.to_string(), None),
-    };
+/// The parser's message for `e`, with the field's path in front unless the
+/// message already names it, and a hint for the commonest mistake.
+fn toml_message(e: &toml::de::Error, path: Option<&KeyPath>) -> String {
     let mut message = e.message().trim().to_string();
     if message.contains("expected a string") {
         message.push_str(
             " (values with units are strings, e.g. \"40ms\", \"10mbit\", \"100pkt\", \"150kB\")",
         );
     }
-    if let Some(k) = key {
+    if let Some(p) = path {
+        let k = p.to_string();
         if !message.contains(&format!("`{k}`")) {
             message = format!("`{k}`: {message}");
         }
     }
-    ScenarioError { location, message }
+    message
+}
+
+fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> ScenarioError {
+    let loc = Located::new(src);
+    let offset = e.span().map_or(0, |s| s.start);
+    let (l, c) = loc.line_col(offset);
+    ScenarioError {
+        location: format!("{file}:{l}:{c}"),
+        message: toml_message(e, loc.path_at(offset).as_ref()),
+    }
+}
+
+/// `file:line:col` of `path` in the scenario text: its value, or the
+/// deepest part of it the file has (a missing key points at its table),
+/// or the first line when none of it is in the file.
+fn position(file: &str, loc: &Located<'_>, path: &KeyPath) -> String {
+    let offset = loc.span_of(path).map_or(0, |(r, _)| r.start);
+    let (l, c) = loc.line_col(offset);
+    format!("{file}:{l}:{c}")
 }
 
 /// Reads and checks a scenario file, expanding any sweep.
@@ -328,6 +308,32 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     parse(&src, &file, path.parent().unwrap_or(Path::new(".")), path)
 }
 
+/// Whether the error at `path` (in a sweep point's document) comes from
+/// the sweep key `key`: `flow.x` stands for `flow[i].x` of every flow,
+/// `flow.1.x` for the second's. A path above or below the key counts.
+fn sweep_key_covers(key: &str, path: &KeyPath) -> bool {
+    let parts: Vec<&str> = key.split('.').collect();
+    let (mut i, mut j) = (0, 0);
+    while i < parts.len() && j < path.0.len() {
+        match &path.0[j] {
+            Seg::Index(n) => {
+                if parts[i].parse::<usize>() == Ok(*n) {
+                    i += 1;
+                }
+                j += 1;
+            }
+            Seg::Key(k) => {
+                if parts[i] != k {
+                    return false;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    true
+}
+
 /// Parses scenario text. `base_dir` resolves relative paths (traces, output).
 pub fn parse(
     src: &str,
@@ -338,6 +344,7 @@ pub fn parse(
     // Typed parse first: it reports syntax, unknown fields, wrong types and
     // bad units with line and column.
     let base: ScenarioFile = toml::from_str(src).map_err(|e| toml_error(file, src, &e))?;
+    let loc = Located::new(src);
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map_or_else(
             || "scenario".to_string(),
@@ -346,41 +353,84 @@ pub fn parse(
     });
     let output = base.output.as_ref().map(|o| base_dir.join(o));
     let mut runs = Vec::new();
+    let sweep_at = |key: Option<&str>| {
+        let mut p = KeyPath(vec![Seg::Key("sweep".into())]);
+        if let Some(k) = key {
+            p.0.push(Seg::Key(k.to_string()));
+        }
+        position(file, &loc, &p)
+    };
     match &base.sweep {
-        None => runs.push(Run {
-            params: Vec::new(),
-            config: build(&base, base_dir, file)?,
-        }),
+        None => {
+            let at = |field: &str, message: String| ScenarioError {
+                location: position(file, &loc, &KeyPath::parse(field)),
+                message: format!("`{field}`: {message}"),
+            };
+            runs.push(Run {
+                params: Vec::new(),
+                text: src.to_string(),
+                config: build(&base, base_dir, &at)?,
+            })
+        }
         Some(sweep) => {
             let doc: toml::Table = toml::from_str(src).map_err(|e| toml_error(file, src, &e))?;
-            for point in sweep_points(sweep, file)? {
+            for point in sweep_points(sweep, &sweep_at)? {
                 let mut d = doc.clone();
                 d.remove("sweep");
-                for (key, value) in &point {
+                for (key, value, _) in &point {
                     set_path(&mut d, key, value.clone()).map_err(|m| ScenarioError {
-                        location: format!("{file}: [sweep] `{key}`"),
-                        message: m,
+                        location: sweep_at(Some(key)),
+                        message: format!("[sweep] `{key}`: {m}"),
                     })?;
                 }
                 let label = point
                     .iter()
-                    .map(|(k, v)| format!("{k}={}", show(v)))
+                    .map(|(k, v, _)| format!("{k}={}", show(v)))
                     .collect::<Vec<_>>()
                     .join(", ");
+                // An error in the point names the sweep value that caused
+                // it, or else the same key in the file.
+                let locate = |p: &KeyPath| -> String {
+                    for (key, _, j) in &point {
+                        if sweep_key_covers(key, p) {
+                            let mut sp =
+                                KeyPath(vec![Seg::Key("sweep".into()), Seg::Key(key.clone())]);
+                            sp.0.push(Seg::Index(*j));
+                            return position(file, &loc, &sp);
+                        }
+                    }
+                    position(file, &loc, p)
+                };
                 let text = toml::to_string(&d).map_err(|e| ScenarioError {
-                    location: file.to_string(),
-                    message: e.to_string(),
+                    location: sweep_at(None),
+                    message: format!("in sweep point {label}: {e}"),
                 })?;
-                let sf: ScenarioFile = toml::from_str(&text).map_err(|e| ScenarioError {
-                    location: format!("{file}: [sweep] point {label}"),
-                    message: e.message().to_string(),
+                let sf: ScenarioFile = toml::from_str(&text).map_err(|e| {
+                    let ploc = Located::new(&text);
+                    let p = ploc.path_at(e.span().map_or(0, |s| s.start));
+                    ScenarioError {
+                        location: p.as_ref().map_or_else(|| sweep_at(None), &locate),
+                        message: format!(
+                            "in sweep point {label}: {}",
+                            toml_message(&e, p.as_ref())
+                        ),
+                    }
                 })?;
-                let config = build(&sf, base_dir, &format!("{file}: [sweep] point {label}"))?;
+                let at = |field: &str, message: String| ScenarioError {
+                    location: locate(&KeyPath::parse(field)),
+                    message: format!("in sweep point {label}: `{field}`: {message}"),
+                };
+                let config = build(&sf, base_dir, &at)?;
                 runs.push(Run {
-                    params: point.iter().map(|(k, v)| (k.clone(), show(v))).collect(),
+                    params: point.iter().map(|(k, v, _)| (k.clone(), show(v))).collect(),
+                    text,
                     config,
                 });
             }
+            crate::limits::check_total(&runs).map_err(|m| ScenarioError {
+                location: sweep_at(None),
+                message: format!("[sweep]: {m}"),
+            })?;
         }
     }
     Ok(Scenario {
@@ -398,41 +448,57 @@ fn show(v: &toml::Value) -> String {
     }
 }
 
+/// A sweep point: (key, value, index of the value in the key's array).
+type Point = Vec<(String, toml::Value, usize)>;
+
 /// The cartesian product of the sweep's arrays, keys in sorted order.
+/// `at(key)` locates a sweep key (or the `[sweep]` table) for errors.
 fn sweep_points(
     sweep: &toml::Table,
-    file: &str,
-) -> Result<Vec<Vec<(String, toml::Value)>>, ScenarioError> {
+    at: &dyn Fn(Option<&str>) -> String,
+) -> Result<Vec<Point>, ScenarioError> {
     let axes: BTreeMap<&String, &toml::Value> = sweep.iter().collect();
-    let mut points: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
-    for (key, values) in axes {
+    let mut count: usize = 1;
+    for (key, values) in &axes {
         let toml::Value::Array(values) = values else {
             return Err(ScenarioError {
-                location: format!("{file}: [sweep] `{key}`"),
-                message: "a sweep parameter must be an array of values, e.g. `\"link.forward.loss.bernoulli\" = [0.001, 0.01]`".into(),
+                location: at(Some(key)),
+                message: format!("[sweep] `{key}`: a sweep parameter must be an array of values, e.g. `\"link.forward.loss.bernoulli\" = [0.001, 0.01]`"),
             });
         };
         if values.is_empty() {
             return Err(ScenarioError {
-                location: format!("{file}: [sweep] `{key}`"),
-                message: "the array is empty; give at least one value".into(),
+                location: at(Some(key)),
+                message: format!("[sweep] `{key}`: the array is empty; give at least one value"),
             });
         }
+        // Counted before expanding, so a huge product is refused without
+        // building it.
+        count = count.saturating_mul(values.len());
+    }
+    if count > crate::limits::MAX_RUNS {
+        return Err(ScenarioError {
+            location: at(None),
+            message: format!(
+                "[sweep]: {count} runs; the limit is {}",
+                crate::limits::MAX_RUNS
+            ),
+        });
+    }
+    let mut points: Vec<Point> = vec![Vec::new()];
+    for (key, values) in axes {
+        let toml::Value::Array(values) = values else {
+            unreachable!("checked above");
+        };
         let mut next = Vec::with_capacity(points.len() * values.len());
         for p in &points {
-            for v in values {
+            for (j, v) in values.iter().enumerate() {
                 let mut q = p.clone();
-                q.push((key.clone(), v.clone()));
+                q.push((key.clone(), v.clone(), j));
                 next.push(q);
             }
         }
         points = next;
-    }
-    if points.len() > 10_000 {
-        return Err(ScenarioError {
-            location: format!("{file}: [sweep]"),
-            message: format!("{} runs; the limit is 10000", points.len()),
-        });
     }
     Ok(points)
 }
@@ -491,11 +557,13 @@ const MAX_HEADER_BYTES: u64 = 1000;
 const QUIC_MAX_ACK_DELAY_NS: u64 = 25_000_000;
 
 /// Turns a typed scenario into a simulation, checking what serde cannot.
-fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, ScenarioError> {
-    let err = |field: &str, message: String| ScenarioError {
-        location: format!("{where_}: {field}"),
-        message,
-    };
+/// `err(field, message)` makes an error located at `field` (a path such
+/// as `flow[0].mss`) in the file.
+fn build(
+    sf: &ScenarioFile,
+    base_dir: &Path,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<SimConfig, ScenarioError> {
     if sf.duration.0 == 0 {
         return Err(err("duration", "must be positive, e.g. `60s`".into()));
     }
@@ -509,11 +577,11 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
         .link
         .forward
         .resolve(base_dir)
-        .map_err(|e| err("link.forward", e.to_string()))?;
+        .map_err(|e| err(&format!("link.forward.{}", e.field), e.message))?;
     let reverse_cfg = sf.link.reverse.clone().unwrap_or_default();
     let reverse = reverse_cfg
         .resolve(base_dir)
-        .map_err(|e| err("link.reverse", e.to_string()))?;
+        .map_err(|e| err(&format!("link.reverse.{}", e.field), e.message))?;
     let mut flows = Vec::new();
     for (i, f) in sf.flow.iter().enumerate() {
         let field = |name: &str| format!("flow[{i}].{name}");
@@ -636,6 +704,23 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
                     .into(),
             )),
         };
+        for (name, v) in [
+            ("start", f.start),
+            ("stop", f.stop),
+            ("stagger", f.stagger),
+            ("extra_rtt", f.extra_rtt),
+        ] {
+            if let Some(d) = v.filter(|d| d.0 > crate::limits::MAX_TIME_NS) {
+                return Err(err(
+                    &field(name),
+                    format!(
+                        "{:.0} s; the limit is {} s (one day, the longest run)",
+                        d.0 as f64 / 1e9,
+                        crate::limits::MAX_TIME_NS / 1_000_000_000
+                    ),
+                ));
+            }
+        }
         let start = f.start.map_or(0, |d| d.0);
         if let Some(stop) = f.stop {
             if stop.0 <= start {
@@ -701,14 +786,18 @@ fn build(sf: &ScenarioFile, base_dir: &Path, where_: &str) -> Result<SimConfig, 
             });
         }
     }
-    Ok(SimConfig {
+    let cfg = SimConfig {
         duration_ns: sf.duration.0,
         seed: sf.seed.unwrap_or(1),
         forward,
         reverse,
         flows,
         sample_interval_ns: sf.sample_interval.map_or(10_000_000, |d| d.0),
-    })
+    };
+    // What a run may cost in time, memory and disk.
+    crate::limits::check_run(&cfg, sf.link.forward.rate.is_some())
+        .map_err(|(field, message)| err(&field, message))?;
+    Ok(cfg)
 }
 
 #[cfg(test)]

@@ -1,37 +1,135 @@
 //! `bbrlab sim`: load a scenario, run every sweep point (in parallel), and
 //! write each run's outputs.
+//!
+//! Layout (one shape for one run and for a sweep): the output directory
+//! holds `scenario.toml` (the file as given), `summary.json` and
+//! `summary.csv` for all runs, and one `run-NNNN/` per run with its time
+//! series, figures, summary and `scenario.toml` as run (sweep values set).
+//! A directory that is not empty is refused unless `--force`, which first
+//! removes what an earlier `bbrlab sim` wrote there (and nothing else).
 
-use crate::output::{write_summary_rows, CsvRecorder, SummaryJson, SUMMARY_CSV_HEADER};
+use crate::output::{write_summaries, CsvRecorder, SummaryJson};
 use crate::scenario::{self, Run};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Runs one simulation into `dir`; returns its summary.
+/// The run's name: its directory's if that is `run-NNNN`, else `run-0000`.
+fn run_name(dir: &Path) -> String {
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| n.starts_with("run-"))
+        .unwrap_or("run-0000")
+        .to_string()
+}
+
+/// Runs one simulation into `dir`; returns its summary. `dir` gets
+/// `flows.csv`, `link.csv`, `summary.json`, `summary.csv` and the
+/// scenario as run (`scenario.toml`).
 pub fn run_one(name: &str, run: &Run, dir: &Path, plots: bool) -> Result<SummaryJson, String> {
     fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
+    fs::write(dir.join("scenario.toml"), &run.text)
+        .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
     let mut rec =
         CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
     let summary = netsim::run(&run.config, &mut rec)
         .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
     rec.finish()
         .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
-    let json = SummaryJson::new(name, &run.params, &summary);
-    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-    fs::write(dir.join("summary.json"), text + "\n")
-        .map_err(|e| format!("writing summary.json: {e}"))?;
-    let mut csv = Vec::new();
-    writeln!(csv, "{SUMMARY_CSV_HEADER}").map_err(|e| e.to_string())?;
-    write_summary_rows(&mut csv, "0", &json).map_err(|e| e.to_string())?;
-    fs::write(dir.join("summary.csv"), csv).map_err(|e| format!("writing summary.csv: {e}"))?;
+    let json = SummaryJson::new(name, &run_name(dir), &run.params, &summary);
+    write_summaries(dir, name, &[&json])
+        .map_err(|e| format!("writing summaries in {}: {e}", dir.display()))?;
     if plots && run.config.sample_interval_ns > 0 {
         crate::plots::plot_run(dir)?;
     }
     Ok(json)
+}
+
+/// Whether `name` (an entry of an output directory) is something `bbrlab
+/// sim` writes, so `--force` may remove it.
+fn ours(name: &str, is_dir: bool) -> bool {
+    if is_dir {
+        return name.len() == 8
+            && name.starts_with("run-")
+            && name[4..].bytes().all(|c| c.is_ascii_digit());
+    }
+    const FILES: [&str; 6] = [
+        "flows.csv",
+        "link.csv",
+        "summary.json",
+        "summary.csv",
+        "scenario.toml",
+        "bbrlab.log",
+    ];
+    const FIGURES: [&str; 5] = ["throughput", "rtt", "inflight", "bw_estimate", "queue"];
+    FILES.contains(&name)
+        || FIGURES
+            .iter()
+            .any(|f| name == format!("{f}.svg") || name == format!("{f}.png"))
+}
+
+/// Makes `out` ready for a new set of results: created if missing; if not
+/// empty, refused unless `force`, and then emptied of what bbrlab wrote
+/// (anything else there is an error, so `--force` never deletes a file
+/// bbrlab did not write).
+pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
+    let entries: Vec<(String, bool)> = match fs::read_dir(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => {
+            return Err(format!(
+                "cannot read output directory {}: {e}",
+                out.display()
+            ))
+        }
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.file_type().is_ok_and(|t| t.is_dir()),
+                )
+            })
+            .collect(),
+    };
+    if !entries.is_empty() {
+        let mut names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+        names.sort_unstable();
+        let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+        if !force {
+            return Err(format!(
+                "output directory {} is not empty ({} entries: {shown}{}); earlier results would mix with new ones. Use --force to replace bbrlab's earlier results there, or choose another --out",
+                out.display(),
+                names.len(),
+                if names.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+        let foreign: Vec<&str> = entries
+            .iter()
+            .filter(|(n, d)| !ours(n, *d))
+            .map(|e| e.0.as_str())
+            .collect();
+        if !foreign.is_empty() {
+            return Err(format!(
+                "output directory {} holds files bbrlab did not write ({}); --force only removes earlier bbrlab results (run-NNNN/, flows.csv, link.csv, summary.*, scenario.toml, figures). Move them or choose another --out",
+                out.display(),
+                foreign.join(", ")
+            ));
+        }
+        for (n, is_dir) in &entries {
+            let p = out.join(n);
+            let r = if *is_dir {
+                fs::remove_dir_all(&p)
+            } else {
+                fs::remove_file(&p)
+            };
+            r.map_err(|e| format!("--force: cannot remove {}: {e}", p.display()))?;
+        }
+    }
+    fs::create_dir_all(out)
+        .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))
 }
 
 /// Runs `f` over `items` on `jobs` worker threads (default: all cores),
@@ -88,11 +186,16 @@ pub fn run(
     jobs: Option<usize>,
     quiet: bool,
     plots: bool,
+    force: bool,
 ) -> Result<(), String> {
     let sc = scenario::load(path).map_err(|e| e.to_string())?;
     let out = out
         .or(sc.output.clone())
         .unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
+    prepare_output(&out, force)?;
+    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    fs::write(out.join("scenario.toml"), text)
+        .map_err(|e| format!("writing scenario.toml in {}: {e}", out.display()))?;
     let n = sc.runs.len();
     if !quiet {
         match &sc.description {
@@ -105,41 +208,25 @@ pub fn run(
             None => println!("{} ({n} run{})", sc.name, if n == 1 { "" } else { "s" }),
         }
     }
-    let dir_of = |i: usize| {
-        if n == 1 {
-            out.clone()
-        } else {
-            out.join(format!("run-{i:04}"))
-        }
-    };
+    let dir_of = |i: usize| out.join(format!("run-{i:04}"));
     let indices: Vec<usize> = (0..n).collect();
     let results = run_parallel(&indices, jobs, quiet, |&i| {
         (
             run_one(&sc.name, &sc.runs[i], &dir_of(i), plots),
-            format!("run {i}"),
+            format!("run-{i:04}"),
         )
     });
     let mut summaries = Vec::new();
     for (i, r) in results.into_iter().enumerate() {
         match r {
             Some(Ok(s)) => summaries.push(s),
-            Some(Err(e)) => return Err(format!("run {i}: {e}")),
-            None => return Err(format!("run {i} did not complete")),
+            Some(Err(e)) => return Err(format!("run-{i:04}: {e}")),
+            None => return Err(format!("run-{i:04} did not complete")),
         }
     }
-    if n > 1 {
-        let f = File::create(out.join("summary.csv"))
-            .map_err(|e| format!("writing summary.csv: {e}"))?;
-        let mut w = BufWriter::new(f);
-        writeln!(w, "{SUMMARY_CSV_HEADER}").map_err(|e| e.to_string())?;
-        for (i, s) in summaries.iter().enumerate() {
-            write_summary_rows(&mut w, &format!("run-{i:04}"), s).map_err(|e| e.to_string())?;
-        }
-        w.flush().map_err(|e| e.to_string())?;
-        let text = serde_json::to_string_pretty(&summaries).map_err(|e| e.to_string())?;
-        fs::write(out.join("summary.json"), text + "\n")
-            .map_err(|e| format!("writing summary.json: {e}"))?;
-    }
+    let refs: Vec<&SummaryJson> = summaries.iter().collect();
+    write_summaries(&out, &sc.name, &refs)
+        .map_err(|e| format!("writing summaries in {}: {e}", out.display()))?;
     print_table(&summaries);
     println!("wrote {}", out.display());
     Ok(())
@@ -147,10 +234,16 @@ pub fn run(
 
 fn print_table(summaries: &[SummaryJson]) {
     println!(
-        "{:<28} {:<12} {:>12} {:>10} {:>10} {:>8}",
-        "run / flow", "algorithm", "goodput Mb/s", "RTT p50 ms", "RTT p95 ms", "retx %"
+        "{:<28} {:<12} {:>12} {:>10} {:>10} {:>10} {:>8}",
+        "run / flow",
+        "algorithm",
+        "goodput Mb/s",
+        "RTT p50 ms",
+        "RTT p95 ms",
+        "RTT p99 ms",
+        "retx %"
     );
-    for (i, s) in summaries.iter().enumerate() {
+    for s in summaries {
         if !s.params.is_empty() {
             let p = s
                 .params
@@ -158,16 +251,17 @@ fn print_table(summaries: &[SummaryJson]) {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            println!("run-{i:04}: {p}");
+            println!("{}: {p}", s.run);
         }
         for f in &s.flows {
             println!(
-                "  {:<26} {:<12} {:>12.3} {:>10.1} {:>10.1} {:>8.3}",
+                "  {:<26} {:<12} {:>12.3} {:>10.1} {:>10.1} {:>10.1} {:>8.3}",
                 f.name,
                 f.algorithm,
                 f.goodput_bps / 1e6,
                 f.rtt_median_ms.unwrap_or(f64::NAN),
                 f.rtt_p95_ms.unwrap_or(f64::NAN),
+                f.rtt_p99_ms.unwrap_or(f64::NAN),
                 100.0 * f.retransmission_rate
             );
         }

@@ -45,8 +45,9 @@ fn reproduce(id: &str) -> Claim {
         .unwrap()
         .to_string();
     let cdir = out.join(&file);
-    let runs: Vec<Value> =
+    let summary: Value =
         serde_json::from_str(&fs::read_to_string(cdir.join("summary.json")).unwrap()).unwrap();
+    let runs: Vec<Value> = summary["runs"].as_array().unwrap().clone();
     // The report page exists, names the claim, and its figures exist as
     // SVG and PNG.
     let html = fs::read_to_string(out.join("index.html")).unwrap();

@@ -123,7 +123,12 @@ fn same_scenario_and_seed_give_byte_identical_outputs() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         outs.push(out);
     }
-    for f in ["flows.csv", "link.csv", "summary.json", "summary.csv"] {
+    for f in [
+        "run-0000/flows.csv",
+        "run-0000/link.csv",
+        "summary.json",
+        "summary.csv",
+    ] {
         let a = fs::read(outs[0].join(f)).unwrap();
         let b = fs::read(outs[1].join(f)).unwrap();
         assert!(a.len() > 100, "{f} is nearly empty");
@@ -142,8 +147,8 @@ fn same_scenario_and_seed_give_byte_identical_outputs() {
     .status
     .success());
     assert_ne!(
-        fs::read(outs[0].join("flows.csv")).unwrap(),
-        fs::read(out.join("flows.csv")).unwrap()
+        fs::read(outs[0].join("run-0000/flows.csv")).unwrap(),
+        fs::read(out.join("run-0000/flows.csv")).unwrap()
     );
 }
 
@@ -170,15 +175,19 @@ fn sweeps_run_every_combination_with_one_summary_row_each() {
     let rows: Vec<&str> = summary.lines().skip(1).collect();
     assert_eq!(rows.len(), 4, "{summary}");
     assert!(rows.iter().filter(|r| r.contains(",cubic,")).count() == 2);
-    assert!(rows
-        .iter()
-        .any(|r| r.contains("link.forward.loss.bernoulli=0.01")));
+    // One column per swept parameter (issue 13: they were packed into one
+    // quoted string).
+    assert!(
+        summary.starts_with("run,flow.algorithm,link.forward.loss.bernoulli,flow,name,"),
+        "{summary}"
+    );
+    assert!(rows.iter().any(|r| r.starts_with("run-0003,cubic,0.01,0,")));
 }
 
 fn summary_flow(dir: &Path) -> serde_json::Value {
     let s: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
-    s["flows"][0].clone()
+    s["runs"][0]["flows"][0].clone()
 }
 
 #[test]
@@ -224,4 +233,99 @@ fn bbr_fills_10mbit_40ms_with_low_delay_and_cubic_bloats_a_deep_buffer() {
     let median = f["rtt_median_ms"].as_f64().unwrap();
     // Issue 3: CUBIC with a 1000-packet buffer has median RTT > 500 ms.
     assert!(median > 500.0, "cubic median RTT {median} ms");
+}
+
+/// Issue 13: reusing an output directory left stale `run-*` folders of an
+/// earlier sweep beside the new results. A non-empty directory is refused
+/// unless `--force`, which removes bbrlab's earlier results (only those).
+#[test]
+fn a_used_output_directory_needs_force_and_is_then_cleaned() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = GOOD.replace("\"5s\"", "\"1s\"")
+        + "[sweep]\n\"flow.algorithm\" = [\"bbr\", \"cubic\", \"reno\"]\n";
+    let p = write(dir.path(), "sweep.toml", &sweep);
+    let one = write(dir.path(), "one.toml", &GOOD.replace("\"5s\"", "\"1s\""));
+    let out = dir.path().join("out");
+    let run = |p: &Path, force: bool| {
+        let mut a = vec![
+            "sim",
+            p.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--no-plots",
+        ];
+        if force {
+            a.push("--force");
+        }
+        bbrlab(&a)
+    };
+    assert!(run(&p, false).status.success());
+    assert!(out.join("run-0002").exists());
+    let o = run(&one, false);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("not empty") && e.contains("--force"), "{e}");
+    assert!(out.join("run-0002").exists(), "refusing must not delete");
+    let o = run(&one, true);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("run-0000/flows.csv").exists());
+    assert!(!out.join("run-0001").exists() && !out.join("run-0002").exists());
+    // The scenario as run, the version and the commit sit with the results.
+    assert_eq!(
+        fs::read_to_string(out.join("scenario.toml")).unwrap(),
+        fs::read_to_string(&one).unwrap()
+    );
+    assert!(out.join("run-0000/scenario.toml").exists());
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["bbrlab_version"], env!("CARGO_PKG_VERSION"));
+    assert!(s["git_commit"].as_str().is_some_and(|c| !c.is_empty()));
+    assert_eq!(s["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(s["runs"][0]["run"], "run-0000");
+    // A file bbrlab did not write is never removed.
+    fs::write(out.join("notes.txt"), "mine").unwrap();
+    let o = run(&one, true);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("notes.txt"));
+    assert!(out.join("notes.txt").exists() && out.join("run-0000").exists());
+}
+
+/// Issue 13: a flow named `bbr, no lt_bw` shifted every column of
+/// summary.csv; each sweep point's scenario is written as run.
+#[test]
+fn summary_csv_survives_commas_in_flow_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = GOOD.replace("\"5s\"", "\"1s\"").replace(
+        "algorithm = \"bbr\"",
+        "algorithm = \"bbr\"\nname = \"bbr, no lt_bw\"",
+    );
+    let p = write(dir.path(), "s.toml", &text);
+    let out = dir.path().join("out");
+    let o = bbrlab(&[
+        "sim",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--no-plots",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    let head = lines.next().unwrap();
+    let row = lines.next().unwrap();
+    assert!(row.contains(",\"bbr, no lt_bw\","), "{row}");
+    // Split respecting the quotes: as many fields as the header.
+    let mut fields = 1;
+    let mut quoted = false;
+    for c in row.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(fields, head.split(',').count(), "{head}\n{row}");
+    assert!(head.contains("rtt_p99_ms"));
 }
