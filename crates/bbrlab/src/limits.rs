@@ -47,6 +47,18 @@ pub const MAX_FLOWS: usize = 1000;
 /// Most runs in one sweep.
 pub const MAX_RUNS: usize = 10_000;
 
+/// `BBRLAB_LIMIT_SCALE` (a number in (0, 1]) scales the packet, path and
+/// row limits down, never up: the property test runs thousands of mutated
+/// scenarios, and with the limits scaled down each accepted run is small,
+/// while every cost still has to pass through these checks.
+fn scale() -> f64 {
+    std::env::var("BBRLAB_LIMIT_SCALE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|x| *x > 0.0 && *x <= 1.0)
+        .unwrap_or(1.0)
+}
+
 /// A failed check: the field it concerns and the message.
 pub type LimitError = (String, String);
 
@@ -139,6 +151,11 @@ fn check_times(name: &str, d: &ResolvedDirection) -> Result<(), LimitError> {
 /// Checks one run against every limit. `forward_rate_given` says whether
 /// the file set `link.forward.rate` (an unset rate means unlimited).
 pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitError> {
+    let (max_packets, max_path, max_rows) = (
+        MAX_PACKETS_PER_RUN * scale(),
+        MAX_PATH_PACKETS * scale(),
+        MAX_ROWS_PER_RUN * scale(),
+    );
     if cfg.duration_ns > MAX_DURATION_NS {
         return fail(
             "duration",
@@ -201,7 +218,7 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
     }
     // Time: packets simulated.
     let p = packets(cfg);
-    if p > MAX_PACKETS_PER_RUN {
+    if p > max_packets {
         return fail(
             "link.forward.rate",
             format!(
@@ -210,17 +227,17 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
                 cfg.duration_ns as f64 / 1e9,
                 p,
                 min_wire_bytes(cfg),
-                MAX_PACKETS_PER_RUN
+                max_packets
             ),
         );
     }
     for (i, f) in cfg.flows.iter().enumerate() {
         if let App::Chunks { every_ns, .. } = f.app {
             let n = cfg.duration_ns as f64 / every_ns.max(1) as f64;
-            if n > MAX_PACKETS_PER_RUN {
+            if n > max_packets {
                 return fail(
                     &format!("flow[{i}].chunk_every"),
-                    format!("{n:.3e} chunks in the run; the limit is {MAX_PACKETS_PER_RUN:.0e}: make `chunk_every` longer"),
+                    format!("{n:.3e} chunks in the run; the limit is {max_packets:.0e}: make `chunk_every` longer"),
                 );
             }
         }
@@ -245,7 +262,7 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
     } else {
         queue_packets(cfg.reverse.queue.limit, ack as f64)
     };
-    if bdp + fq + rq > MAX_PATH_PACKETS {
+    if bdp + fq + rq > max_path {
         let (field, what) = if fq >= bdp.max(rq) {
             ("link.forward.queue.limit", "the forward queue")
         } else if rq >= bdp {
@@ -256,20 +273,20 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
         return fail(
             field,
             format!(
-                "the path can hold {:.3e} packets (bandwidth-delay product {bdp:.3e}, forward queue {fq:.3e}, reverse queue {rq:.3e}), mostly {what}; the limit is {MAX_PATH_PACKETS:.0e} packets, to bound memory",
+                "the path can hold {:.3e} packets (bandwidth-delay product {bdp:.3e}, forward queue {fq:.3e}, reverse queue {rq:.3e}), mostly {what}; the limit is {max_path:.0e} packets, to bound memory",
                 bdp + fq + rq
             ),
         );
     }
     // Disk: time-series rows.
     let r = rows(cfg);
-    if r > MAX_ROWS_PER_RUN {
+    if r > max_rows {
         let min_interval_s =
-            cfg.duration_ns as f64 / 1e9 * (cfg.flows.len() as f64 + 2.0) / MAX_ROWS_PER_RUN;
+            cfg.duration_ns as f64 / 1e9 * (cfg.flows.len() as f64 + 2.0) / max_rows;
         return fail(
             "sample_interval",
             format!(
-                "{:.3e} time-series rows ({:.1} GB); the limit is {MAX_ROWS_PER_RUN:.0e} rows per run: use a sample_interval of at least {} (or \"0s\" for none)",
+                "{:.3e} time-series rows ({:.1} GB); the limit is {max_rows:.0e} rows per run: use a sample_interval of at least {} (or \"0s\" for none)",
                 r,
                 r * 100.0 / 1e9,
                 human_time(min_interval_s)
@@ -281,17 +298,18 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
 
 /// Checks a sweep's runs together.
 pub fn check_total(runs: &[crate::scenario::Run]) -> Result<(), String> {
+    let (max_packets, max_rows) = (MAX_PACKETS_TOTAL * scale(), MAX_ROWS_TOTAL * scale());
     let p: f64 = runs.iter().map(|r| packets(&r.config)).sum();
-    if p > MAX_PACKETS_TOTAL {
+    if p > max_packets {
         return Err(format!(
-            "{} runs simulate up to {p:.3e} packets together; the limit is {MAX_PACKETS_TOTAL:.0e} for a sweep: fewer points, shorter runs or lower rates",
+            "{} runs simulate up to {p:.3e} packets together; the limit is {max_packets:.0e} for a sweep: fewer points, shorter runs or lower rates",
             runs.len()
         ));
     }
     let r: f64 = runs.iter().map(|r| rows(&r.config)).sum();
-    if r > MAX_ROWS_TOTAL {
+    if r > max_rows {
         return Err(format!(
-            "{} runs write {r:.3e} time-series rows together ({:.1} GB); the limit is {MAX_ROWS_TOTAL:.0e} for a sweep: raise sample_interval, or fewer points",
+            "{} runs write {r:.3e} time-series rows together ({:.1} GB); the limit is {max_rows:.0e} for a sweep: raise sample_interval, or fewer points",
             runs.len(),
             r * 100.0 / 1e9
         ));
