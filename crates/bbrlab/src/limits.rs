@@ -7,9 +7,9 @@
 //!   arrival, its ACK); this machine simulates a few million packets a
 //!   second, so [`MAX_PACKETS_PER_RUN`] is about a minute of one core;
 //! - **memory** grows with the packets the path can hold at once: the
-//!   bandwidth-delay product plus the queues ([`MAX_PATH_PACKETS`]; each
-//!   costs on the order of 100–200 bytes across sender, event queue and
-//!   link, so a few hundred MB at the limit);
+//!   bandwidth-delay product plus the queues ([`MAX_PATH_PACKETS`]; C2's
+//!   path holds 183 thousand and peaks at 86 MiB, under 500 bytes each
+//!   across sender, event queue and link, so about 0.5 GB at the limit);
 //! - **disk** grows with time-series rows: (duration ÷ sample_interval) ×
 //!   (flows + 2 link directions), about 100 bytes each
 //!   ([`MAX_ROWS_PER_RUN`], about 0.5 GB).
@@ -37,7 +37,7 @@ pub const MAX_PACKETS_PER_RUN: f64 = 1e8;
 pub const MAX_PACKETS_TOTAL: f64 = 1e9;
 /// Most packets the path may hold at once: bandwidth-delay product plus
 /// the queues of both directions.
-pub const MAX_PATH_PACKETS: f64 = 4e6;
+pub const MAX_PATH_PACKETS: f64 = 1e6;
 /// Most time-series rows (flows.csv plus link.csv) of one run.
 pub const MAX_ROWS_PER_RUN: f64 = 5e6;
 /// Most time-series rows of all runs of a sweep together (about 2 GB).
@@ -420,7 +420,7 @@ mod tests {
     fn paths_holding_too_many_packets_are_rejected_with_the_memory_limit() {
         let e = err(&BASE.replace("delay = \"20ms\"", "queue = { limit = \"100000000pkt\" }"));
         assert!(
-            e.contains("`link.forward.queue.limit`") && e.contains("limit is 4e6 packets"),
+            e.contains("`link.forward.queue.limit`") && e.contains("limit is 1e6 packets"),
             "{e}"
         );
         let e = err(&BASE
