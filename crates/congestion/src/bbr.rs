@@ -52,7 +52,9 @@
 //! The public answers are in bytes/s.
 //! Each rule cites the `tcp_bbr.c` function it follows.
 
-use crate::config::{AckAggregation, BbrConfig, Config, JitterConfig, JitterStats, MinRttSamples};
+use crate::config::{
+    AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, JitterStats, MinRttSamples,
+};
 use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::pacing::send_quantum_bytes;
@@ -112,6 +114,33 @@ struct LongTermBw {
     last_stamp: Instant,
     last_delivered: u64,
     last_lost: u64,
+}
+
+/// Phases of QUIC 2018's recovery ([`BbrRecovery::Quic2018`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum QuicRecoveryPhase {
+    #[default]
+    Off,
+    /// The first round: the window only loses what is lost.
+    Conservation,
+    /// Later rounds: it also grows by what is acked.
+    Growth,
+}
+
+/// QUIC 2018's recovery window state.
+#[derive(Clone, Copy, Debug, Default)]
+struct QuicRecovery {
+    phase: QuicRecoveryPhase,
+    /// The recovery window, bytes; 0 until the first ACK of an episode.
+    window: u64,
+    /// When the latest loss was detected: recovery ends once a packet sent
+    /// after it is acknowledged (`end_recovery_at_`).
+    end_at: Instant,
+    /// Bytes declared lost since the transport last began an ACK.
+    lost_since_ack: u64,
+    /// Of those, the ones found before the current ACK began (by the loss
+    /// timer): not in its rate sample.
+    timer_lost: u64,
 }
 
 /// `bbr-jitter`'s RTT statistics (seed 001, eqs. 8–9), in ns as f64.
@@ -225,6 +254,8 @@ pub struct Bbr {
     /// over [`QUIC_ACK_HEIGHT_WINDOW_ROUNDS`] rounds
     /// ([`AckAggregation::Quic2018`]).
     max_ack_height: WindowedFilter,
+    /// [`BbrRecovery::Quic2018`]'s state.
+    quic_recovery: QuicRecovery,
 
     jitter: Option<JitterState>,
     /// The time of the latest delivery (Linux `tp->delivered_mstamp`).
@@ -276,6 +307,7 @@ impl Bbr {
             extra_acked_win_rounds: 0,
             extra_acked_win_idx: 0,
             max_ack_height: WindowedFilter::new(FilterKind::Max, QUIC_ACK_HEIGHT_WINDOW_ROUNDS),
+            quic_recovery: QuicRecovery::default(),
             jitter: jitter.map(|cfg| JitterState {
                 cfg,
                 srtt_ns: 0.0,
@@ -847,12 +879,78 @@ impl Bbr {
         false
     }
 
+    /// QUIC 2018's recovery phases (`BbrSender::UpdateRecoveryState()`),
+    /// after the round counter has been updated for this ACK.
+    fn update_quic_recovery_state(&mut self, ctx: &AckContext<'_>) {
+        let r = &mut self.quic_recovery;
+        let has_losses = ctx.rate.lost_bytes > 0 || r.timer_lost > 0;
+        if has_losses {
+            r.end_at = ctx.now;
+        }
+        match r.phase {
+            QuicRecoveryPhase::Off => {
+                if has_losses {
+                    r.phase = QuicRecoveryPhase::Conservation;
+                    r.window = 0;
+                    // Conservation lasts a whole round from now.
+                    self.next_round_delivered = ctx.delivered_bytes;
+                }
+                return;
+            }
+            QuicRecoveryPhase::Conservation if self.round_start => {
+                r.phase = QuicRecoveryPhase::Growth;
+            }
+            _ => {}
+        }
+        if !has_losses && ctx.newest_acked_sent.is_some_and(|t| t > r.end_at) {
+            r.phase = QuicRecoveryPhase::Off;
+        }
+    }
+
+    /// QUIC 2018's recovery window (`BbrSender::CalculateRecoveryWindow()`).
+    fn update_quic_recovery_window(&mut self, ctx: &AckContext<'_>) {
+        let (min_cwnd, mss) = (self.min_cwnd(), self.mss);
+        let r = &mut self.quic_recovery;
+        let lost = ctx.rate.lost_bytes + std::mem::take(&mut r.timer_lost);
+        r.lost_since_ack = 0;
+        if r.phase == QuicRecoveryPhase::Off {
+            return;
+        }
+        let acked = ctx.rate.acked_bytes;
+        let floor = ctx.bytes_in_flight.saturating_add(acked);
+        if r.window == 0 {
+            r.window = floor.max(min_cwnd);
+            return;
+        }
+        r.window = if r.window >= lost {
+            r.window - lost
+        } else {
+            mss
+        };
+        if r.phase == QuicRecoveryPhase::Growth {
+            r.window = r.window.saturating_add(acked);
+        }
+        r.window = r.window.max(floor).max(min_cwnd);
+    }
+
+    /// The window in force: cwnd, or under QUIC 2018's recovery the smaller
+    /// of cwnd and the recovery window (`BbrSender::GetCongestionWindow()`).
+    fn effective_cwnd(&self) -> u64 {
+        let r = &self.quic_recovery;
+        if r.phase != QuicRecoveryPhase::Off && r.window > 0 && self.mode != Mode::ProbeRtt {
+            self.cwnd.min(r.window)
+        } else {
+            self.cwnd
+        }
+    }
+
     /// Moves cwnd towards its target, never faster than the data acked
     /// (`bbr_set_cwnd()`).
     fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
         let acked = ctx.rate.acked_bytes;
         let mut cwnd = self.cwnd;
-        if acked > 0 && !self.set_cwnd_to_recover_or_restore(ctx, &mut cwnd) {
+        let quic_recovery = self.cfg.recovery == BbrRecovery::Quic2018;
+        if acked > 0 && (quic_recovery || !self.set_cwnd_to_recover_or_restore(ctx, &mut cwnd)) {
             let bw = self.bw();
             let mut target = self.bdp(bw, self.cwnd_gain);
             target = target.saturating_add(self.ack_aggregation_cwnd());
@@ -917,7 +1015,13 @@ impl CongestionControl for Bbr {
         self.update_gains();
 
         self.set_pacing_rate(self.bw(), self.pacing_gain, ctx.rtt);
+        if self.cfg.recovery == BbrRecovery::Quic2018 {
+            self.update_quic_recovery_state(ctx);
+        }
         self.set_cwnd(ctx);
+        if self.cfg.recovery == BbrRecovery::Quic2018 {
+            self.update_quic_recovery_window(ctx);
+        }
     }
 
     /// Losses act through the next ACK's rate sample, as in Linux; here we
@@ -931,6 +1035,13 @@ impl CongestionControl for Bbr {
         new_episode: bool,
     ) {
         self.lost_total = self.lost_total.saturating_add(lost_bytes);
+        if self.cfg.recovery == BbrRecovery::Quic2018 {
+            // Counted into the next ACK's recovery update; losses found
+            // while handling an ACK are in its rate sample instead.
+            self.quic_recovery.lost_since_ack =
+                self.quic_recovery.lost_since_ack.saturating_add(lost_bytes);
+            return;
+        }
         if new_episode {
             self.save_cwnd();
         }
@@ -971,7 +1082,14 @@ impl CongestionControl for Bbr {
     }
 
     fn cwnd_bytes(&self) -> u64 {
-        self.cwnd
+        self.effective_cwnd()
+    }
+
+    fn on_ack_begin(&mut self) {
+        let r = &mut self.quic_recovery;
+        r.timer_lost = r
+            .timer_lost
+            .saturating_add(std::mem::take(&mut r.lost_since_ack));
     }
 
     fn pacing_rate_bytes_per_sec(&self) -> u64 {
@@ -997,7 +1115,7 @@ impl CongestionControl for Bbr {
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             mode: self.mode,
-            cwnd_bytes: self.cwnd,
+            cwnd_bytes: self.effective_cwnd(),
             pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
             bw_estimate_bytes_per_sec: self.bw_filter.get().map(|b| b * NS_PER_SEC),
             min_rtt: self.min_rtt_ns.map(Duration::from_nanos),

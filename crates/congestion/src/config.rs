@@ -144,6 +144,28 @@ pub struct BbrConfig {
     /// the window from the cycle (`kBandwidthWindowSize`), so the paper's
     /// variant, built on QUIC, had a 7-round window while shortened.
     pub bw_window_follows_cycle: bool,
+    /// How loss recovery bounds cwnd.
+    pub recovery: BbrRecovery,
+}
+
+/// How BBR bounds its window during loss recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BbrRecovery {
+    /// Linux (`bbr_set_cwnd_to_recover_or_restore()`): cwnd itself loses
+    /// the lost bytes, is held to packet conservation for the first
+    /// round, and is restored to its pre-loss value when the transport's
+    /// recovery episode ends.
+    #[default]
+    Linux,
+    /// QUIC 2018 (`BbrSender::UpdateRecoveryState()`,
+    /// `CalculateRecoveryWindow()`): cwnd follows its target untouched; a
+    /// separate recovery window starts at inflight + acked, loses the lost
+    /// bytes, grows by the bytes acked after the first round, and never
+    /// falls below inflight + acked or the minimum cwnd; the window in
+    /// force is the smaller of the two. Recovery lasts until an ACK with
+    /// no loss acknowledges a packet sent after the latest loss, so
+    /// steady (or spurious) losses keep it going without restarting it.
+    Quic2018,
 }
 
 /// How BBR measures ACK aggregation and how much cwnd it grants for it.
@@ -194,7 +216,8 @@ impl BbrConfig {
     /// BBR v1 as Chromium's QUIC had it in 2018 (`bbr_sender.cc`). It
     /// differs from Linux in: no quantization budget; a minimum cwnd of
     /// 4 × 1460 B; the uncapped `max_ack_height` allowance; min_rtt over
-    /// every acked packet; a bandwidth window of cycle length + 2; no
+    /// every acked packet; a bandwidth window of cycle length + 2; its own
+    /// recovery window ([`BbrRecovery::Quic2018`]); no
     /// pacing margin (pacing at exactly gain × bw); and no long-term
     /// (policer) bandwidth sampling, which QUIC did not have.
     pub fn quic_2018() -> Self {
@@ -206,6 +229,7 @@ impl BbrConfig {
             ack_aggregation: AckAggregation::Quic2018,
             min_rtt_samples: MinRttSamples::AllAcked,
             bw_window_follows_cycle: true,
+            recovery: BbrRecovery::Quic2018,
             ..BbrConfig::default()
         }
     }
@@ -244,6 +268,7 @@ impl Default for BbrConfig {
             ack_aggregation: AckAggregation::Linux,
             min_rtt_samples: MinRttSamples::Latest,
             bw_window_follows_cycle: false,
+            recovery: BbrRecovery::Linux,
         }
     }
 }

@@ -48,6 +48,8 @@ pub struct AckContext<'a> {
     /// [`crate::MinRttSamples::AllAcked`]). Meaningful only where packet
     /// numbers are never reused.
     pub min_acked_rtt: Option<Duration>,
+    /// When the newest packet this ACK newly acknowledges was sent.
+    pub newest_acked_sent: Option<Instant>,
     /// The ACK delay the receiver reported (zero: not delayed).
     pub ack_delay: Duration,
     /// Bytes in flight after this ACK (acked and lost packets removed).
@@ -104,6 +106,11 @@ pub trait CongestionControl {
     /// Linux's `tcp_undo_cwnd_reduction()` calls the algorithm's
     /// `undo_cwnd`. The default keeps the window as it is.
     fn on_spurious_loss(&mut self, _now: Instant) {}
+
+    /// The transport begins processing an ACK: losses it reports from now
+    /// until [`CongestionControl::on_ack`] are that ACK's own and are in
+    /// its rate sample; earlier ones were found by a timer.
+    fn on_ack_begin(&mut self) {}
 
     /// The segment size changed (PMTU discovery).
     fn on_mss_change(&mut self, mss: u64);
@@ -305,6 +312,11 @@ impl Controller {
     pub fn on_ack_begin(&mut self, bytes_in_flight: u64) {
         self.ack_prior_in_flight = Some(bytes_in_flight);
         self.sampler.forget_pending_losses();
+        match &mut self.inner {
+            Inner::Bbr(c) => c.on_ack_begin(),
+            Inner::Cubic(c) => c.on_ack_begin(),
+            Inner::Reno(c) => c.on_ack_begin(),
+        }
     }
 
     /// The application has run out of data with `bytes_in_flight` still in
@@ -361,6 +373,7 @@ impl Controller {
             rtt: &self.rtt,
             rtt_sample,
             min_acked_rtt,
+            newest_acked_sent: acked.iter().map(|p| p.state.sent_time).max(),
             ack_delay,
             bytes_in_flight,
             delivered_bytes: self.sampler.delivered_bytes(),

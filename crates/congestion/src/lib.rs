@@ -43,8 +43,8 @@ pub mod time;
 pub mod windowed_filter;
 
 pub use config::{
-    AckAggregation, Algorithm, BbrConfig, BbrFlavour, Config, CubicConfig, JitterConfig,
-    JitterStats, MinRttSamples, RecoveryExit, UnknownAlgorithm,
+    AckAggregation, Algorithm, BbrConfig, BbrFlavour, BbrRecovery, Config, CubicConfig,
+    JitterConfig, JitterStats, MinRttSamples, RecoveryExit, UnknownAlgorithm,
 };
 pub use controller::{AckContext, CongestionControl, Controller, RecoveryState};
 pub use delivery_rate::{

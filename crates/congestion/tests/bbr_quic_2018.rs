@@ -6,8 +6,8 @@
 mod support;
 
 use congestion::{
-    AckAggregation, AckedPacket, Algorithm, BbrConfig, BbrFlavour, Config, MinRttSamples, Mode,
-    SentPacketState,
+    AckAggregation, AckedPacket, Algorithm, BbrConfig, BbrFlavour, BbrRecovery, Config, LostPacket,
+    MinRttSamples, Mode, SentPacketState,
 };
 use std::time::Duration;
 use support::*;
@@ -45,12 +45,14 @@ fn the_flavour_sets_every_named_switch_and_linux_stays_the_default() {
     assert_eq!(linux.ack_aggregation, AckAggregation::Linux);
     assert_eq!(linux.min_rtt_samples, MinRttSamples::Latest);
     assert!(!linux.bw_window_follows_cycle);
+    assert_eq!(linux.recovery, BbrRecovery::Linux);
     let q = BbrConfig::flavour(BbrFlavour::Quic2018);
     assert!(!q.quantization_budget);
     assert_eq!(q.min_cwnd_bytes, Some(4 * 1460));
     assert_eq!(q.ack_aggregation, AckAggregation::Quic2018);
     assert_eq!(q.min_rtt_samples, MinRttSamples::AllAcked);
     assert!(q.bw_window_follows_cycle);
+    assert_eq!(q.recovery, BbrRecovery::Quic2018);
     assert_eq!(q.pacing_margin, 0.0);
     assert!(!q.lt_bw, "QUIC 2018 had no long-term bandwidth sampling");
     // Everything else is Linux's.
@@ -241,4 +243,54 @@ fn bw_window_follows_the_shortened_cycle_of_bbr_jitter() {
         (6..=8).contains(&follows),
         "cycle window kept it {follows} rounds"
     );
+}
+
+/// QUIC 2018's recovery window (`CalculateRecoveryWindow()`): cwnd itself
+/// is not cut; a separate window starts at inflight + acked, holds in the
+/// first round (conservation), then grows by the bytes acked; recovery
+/// ends on an ACK without loss for a packet sent after the latest loss.
+#[test]
+fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
+    let cfg = with(BbrConfig {
+        recovery: BbrRecovery::Quic2018,
+        ..BbrConfig::default()
+    });
+    let mut d = RoundDriver::new(&cfg);
+    to_drain(&mut d, 1e6);
+    d.round(1e6, RTT, 50_000, false);
+    assert_eq!(d.cc.snapshot().mode, Mode::ProbeBw);
+    let cwnd0 = d.cc.cwnd_bytes();
+    assert!(
+        cwnd0 > 100_000,
+        "cwnd {cwnd0} should be near 2 BDP = 200 kB"
+    );
+    // 30 kB declared lost, then an ACK of 1500 B leaving 20 kB in flight.
+    let lost_state = SentPacketState {
+        sent_time: at(d.now_ns),
+        delivered_bytes: 0,
+        delivered_time: at(d.now_ns),
+        first_sent_time: at(d.now_ns),
+        is_app_limited: false,
+        bytes_in_flight: 50_000,
+    };
+    d.cc.on_packets_lost(
+        at(d.now_ns),
+        &[LostPacket {
+            bytes: 30_000,
+            state: lost_state,
+        }],
+        20_000,
+    );
+    let s = d.ack_after(1500, RTT, RTT, 20_000, false);
+    // The window starts at inflight + acked; cwnd itself is untouched.
+    assert_eq!(s.cwnd_bytes, 21_500);
+    // Next ACK: a new round (conservation is over), no loss, 1500 B acked,
+    // 15 kB in flight, but the packet was sent at the loss time, not after
+    // it: still recovering, the window grows by the bytes acked.
+    let s = d.ack_after(1500, RTT, RTT, 15_000, false);
+    assert_eq!(s.cwnd_bytes, 23_000);
+    // A packet sent after the loss, acknowledged without loss: recovery
+    // ends and the (uncut) cwnd is back in force.
+    let s = d.ack_after(1500, RTT, RTT, 15_000, false);
+    assert!(s.cwnd_bytes >= cwnd0, "cwnd {} < {cwnd0}", s.cwnd_bytes);
 }
