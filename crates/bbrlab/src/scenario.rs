@@ -778,6 +778,7 @@ fn build(
                 } else {
                     netsim::LossDetection::Linux
                 },
+                custom_cc: None,
                 pacing: match f.pacing {
                     Some(PacingName::Quantum) => netsim::Pacing::Quantum,
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,

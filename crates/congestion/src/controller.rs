@@ -139,15 +139,33 @@ pub trait CongestionControl {
     fn using_srtt(&self) -> Option<bool> {
         None
     }
+
+    /// The name logs and summaries show. Built-in algorithms are named by
+    /// [`Algorithm::name`]; a user's algorithm should override this.
+    fn name(&self) -> &str {
+        "custom"
+    }
 }
 
-/// One of the built-in algorithms, dispatched statically (no allocation).
-#[derive(Clone, Debug)]
+/// The algorithm a [`Controller`] runs: a built-in one, dispatched
+/// statically (no allocation), or a user's, boxed.
 #[allow(clippy::large_enum_variant)] // BBR's state is the point; boxing would allocate.
 enum Inner {
     Bbr(Bbr),
     Cubic(Cubic),
     Reno(Reno),
+    Custom(Box<dyn CongestionControl + Send>),
+}
+
+impl core::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Inner::Bbr(c) => c.fmt(f),
+            Inner::Cubic(c) => c.fmt(f),
+            Inner::Reno(c) => c.fmt(f),
+            Inner::Custom(c) => write!(f, "Custom({})", c.name()),
+        }
+    }
 }
 
 impl Inner {
@@ -156,6 +174,7 @@ impl Inner {
             Inner::Bbr(c) => c,
             Inner::Cubic(c) => c,
             Inner::Reno(c) => c,
+            Inner::Custom(c) => c.as_ref(),
         }
     }
     fn get_mut(&mut self) -> &mut dyn CongestionControl {
@@ -163,6 +182,7 @@ impl Inner {
             Inner::Bbr(c) => c,
             Inner::Cubic(c) => c,
             Inner::Reno(c) => c,
+            Inner::Custom(c) => c.as_mut(),
         }
     }
 }
@@ -179,9 +199,10 @@ impl Inner {
 /// 4. Send while bytes in flight < [`Controller::cwnd_bytes`], paced at
 ///    [`Controller::pacing_rate_bytes_per_sec`] in bursts of
 ///    [`Controller::send_quantum_bytes`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Controller {
-    algorithm: Algorithm,
+    /// `None` for a user's algorithm.
+    algorithm: Option<Algorithm>,
     inner: Inner,
     sampler: DeliveryRateSampler,
     rtt: RttEstimator,
@@ -204,15 +225,29 @@ pub struct Controller {
 impl Controller {
     /// Creates a controller for `config.algorithm`, starting at `now`.
     pub fn new(config: &Config, now: Instant) -> Self {
-        let mss = config.mss_bytes.max(1);
         let inner = match config.algorithm {
             Algorithm::Bbr => Inner::Bbr(Bbr::new(config, None, now)),
             Algorithm::BbrJitter => Inner::Bbr(Bbr::new(config, Some(config.jitter), now)),
             Algorithm::Cubic => Inner::Cubic(Cubic::new(config)),
             Algorithm::Reno => Inner::Reno(Reno::new(config)),
         };
+        Self::with_inner(config, Some(config.algorithm), inner)
+    }
+
+    /// A controller running a user's algorithm: everything a [`Controller`]
+    /// adds (delivery-rate samples, RTT estimation, recovery episodes,
+    /// undo, pacing hints) drives `algorithm` exactly as it drives the
+    /// built-in ones, so the simulator and the UDP transport run it too.
+    /// `config` supplies the MSS and the recovery-exit rule; its
+    /// `algorithm` field is ignored.
+    pub fn custom(config: &Config, algorithm: Box<dyn CongestionControl + Send>) -> Self {
+        Self::with_inner(config, None, Inner::Custom(algorithm))
+    }
+
+    fn with_inner(config: &Config, algorithm: Option<Algorithm>, inner: Inner) -> Self {
+        let mss = config.mss_bytes.max(1);
         Controller {
-            algorithm: config.algorithm,
+            algorithm,
             inner,
             sampler: DeliveryRateSampler::new(),
             rtt: RttEstimator::new(),
@@ -227,9 +262,18 @@ impl Controller {
         }
     }
 
-    /// Which algorithm this is.
-    pub fn algorithm(&self) -> Algorithm {
+    /// Which built-in algorithm this is; `None` for a user's.
+    pub fn algorithm(&self) -> Option<Algorithm> {
         self.algorithm
+    }
+
+    /// The algorithm's name: a built-in's canonical name, or what a user's
+    /// [`CongestionControl::name`] says.
+    pub fn name(&self) -> &str {
+        match self.algorithm {
+            Some(a) => a.name(),
+            None => self.inner.get().name(),
+        }
     }
 
     /// Records a send and returns the per-packet state to store with it.
@@ -316,6 +360,7 @@ impl Controller {
             Inner::Bbr(c) => c.on_ack_begin(),
             Inner::Cubic(c) => c.on_ack_begin(),
             Inner::Reno(c) => c.on_ack_begin(),
+            Inner::Custom(c) => c.on_ack_begin(),
         }
     }
 
@@ -386,6 +431,7 @@ impl Controller {
             Inner::Bbr(c) => c.on_ack(&ctx, &mut self.sampler),
             Inner::Cubic(c) => c.on_ack(&ctx, &mut self.sampler),
             Inner::Reno(c) => c.on_ack(&ctx, &mut self.sampler),
+            Inner::Custom(c) => c.on_ack(&ctx, &mut self.sampler),
         }
     }
 

@@ -70,8 +70,8 @@ pub struct JitterSnapshot {
 /// A read-only snapshot of any controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Snapshot {
-    /// The algorithm.
-    pub algorithm: Algorithm,
+    /// The algorithm; `None` for a user's own ([`crate::Controller::custom`]).
+    pub algorithm: Option<Algorithm>,
     /// The current mode.
     pub mode: Mode,
     /// Congestion window, bytes.

@@ -6,7 +6,7 @@
 
 use congestion::Config as CcConfig;
 use link::ResolvedDirection;
-pub use sender::{AckPolicy, App, LossDetection, Pacing, SenderConfig, Timeout};
+pub use sender::{AckPolicy, App, CustomCc, LossDetection, Pacing, SenderConfig, Timeout};
 
 /// One flow.
 #[derive(Clone, Debug)]
@@ -34,6 +34,8 @@ pub struct FlowConfig {
     pub timeout: Timeout,
     /// How the sender detects losses (Linux TCP's or QUIC 2018's).
     pub loss_detection: LossDetection,
+    /// A user's congestion control to run instead of `cc.algorithm`.
+    pub custom_cc: Option<CustomCc>,
     /// Protocol header bytes each data packet carries besides its payload
     /// (IPv4 + TCP with timestamps is 20 + 20 + 12 = 52). The link is
     /// charged payload + header bytes, while only payload counts as
@@ -56,6 +58,7 @@ impl FlowConfig {
             timeout: self.timeout,
             tail_loss_probe: true,
             loss_detection: self.loss_detection,
+            custom_cc: self.custom_cc.clone(),
         }
     }
 
@@ -73,6 +76,7 @@ impl FlowConfig {
             pacing: Pacing::Exact,
             timeout: Timeout::Rto,
             loss_detection: LossDetection::Linux,
+            custom_cc: None,
             header_bytes: 0,
         }
     }

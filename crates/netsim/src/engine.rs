@@ -443,7 +443,11 @@ impl<'a> Sim<'a> {
                 let ms = |v: Option<f64>| v.map(|x| x / 1e6);
                 FlowSummary {
                     name: fc.name.clone(),
-                    algorithm: fc.cc.algorithm.name().to_string(),
+                    algorithm: fc
+                        .custom_cc
+                        .as_ref()
+                        .map_or(fc.cc.algorithm.name(), |c| c.name.as_str())
+                        .to_string(),
                     delivered_bytes: f.receiver.unique_bytes,
                     goodput_bps: f.receiver.unique_bytes as f64 * 8.0 * 1e9 / active as f64,
                     rtt_mean_ms: ms(s.rtt_hist.mean()),

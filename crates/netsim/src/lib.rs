@@ -21,7 +21,7 @@ pub mod record;
 pub mod stats;
 
 pub use config::{
-    AckPolicy, App, FlowConfig, LossDetection, Pacing, SenderConfig, SimConfig, Timeout,
+    AckPolicy, App, CustomCc, FlowConfig, LossDetection, Pacing, SenderConfig, SimConfig, Timeout,
 };
 pub use engine::run;
 pub use record::{

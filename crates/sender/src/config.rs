@@ -2,7 +2,47 @@
 //! application offers, the pacer and the timeout. Plain values, so the
 //! simulator and the UDP transport configure one sender type the same way.
 
-use congestion::Config as CcConfig;
+use congestion::{Config as CcConfig, CongestionControl, Instant};
+use std::fmt;
+use std::sync::Arc;
+
+/// Builds one instance of a user's congestion control for a flow.
+type BuildCc = dyn Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send> + Send + Sync;
+
+/// A user's congestion control, for the simulator and the transport: a
+/// name for outputs and a constructor called once per flow (so every flow
+/// and every sweep run gets its own state), given the flow's
+/// [`CcConfig`] (MSS, initial window, seed) and its start time.
+#[derive(Clone)]
+pub struct CustomCc {
+    /// The name summaries and logs show for the flow's algorithm.
+    pub name: String,
+    build: Arc<BuildCc>,
+}
+
+impl CustomCc {
+    /// A custom algorithm named `name`, built by `build`.
+    pub fn new(
+        name: &str,
+        build: impl Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+    ) -> Self {
+        CustomCc {
+            name: name.to_string(),
+            build: Arc::new(build),
+        }
+    }
+
+    /// One instance for a flow.
+    pub fn build(&self, cc: &CcConfig, now: Instant) -> Box<dyn CongestionControl + Send> {
+        (self.build)(cc, now)
+    }
+}
+
+impl fmt::Debug for CustomCc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CustomCc({})", self.name)
+    }
+}
 
 /// How a flow's application offers data.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +132,9 @@ pub struct SenderConfig {
     pub tail_loss_probe: bool,
     /// How losses are detected, and whether spurious ones are undone.
     pub loss_detection: LossDetection,
+    /// A user's congestion control to run instead of `cc.algorithm`
+    /// (`cc` still supplies the MSS, initial window and seed).
+    pub custom_cc: Option<CustomCc>,
 }
 
 /// How the sender decides a packet is lost.
@@ -125,6 +168,7 @@ impl SenderConfig {
             timeout: Timeout::Rto,
             tail_loss_probe: true,
             loss_detection: LossDetection::Linux,
+            custom_cc: None,
         }
     }
 }

@@ -22,7 +22,7 @@ pub mod receiver;
 pub mod schema;
 pub mod sender;
 
-pub use config::{AckPolicy, App, LossDetection, Pacing, SenderConfig, Timeout};
+pub use config::{AckPolicy, App, CustomCc, LossDetection, Pacing, SenderConfig, Timeout};
 pub use histogram::LogHistogram;
 pub use mode_times::ModeTimes;
 pub use receiver::{Ack, AckAction, Receiver, ACK_RANGES};

@@ -346,7 +346,11 @@ impl Sender {
                 (Some(n), last.max(1) as u32)
             }
         };
-        let cc = Controller::new(&cc_cfg, Instant::from_nanos(flow.start_ns));
+        let start = Instant::from_nanos(flow.start_ns);
+        let cc = match &flow.custom_cc {
+            Some(custom) => Controller::custom(&cc_cfg, custom.build(&cc_cfg, start)),
+            None => Controller::new(&cc_cfg, start),
+        };
         let mode = cc.snapshot().mode;
         Sender {
             cc,
