@@ -113,6 +113,22 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// A measured curve with its spread, for results over several seeds (or
+/// any spread of samples): the centre (a mean or a median) as a line, a
+/// shaded band from `lo` to `hi` around it, and, where there are few
+/// points, an error bar at each. A single run hides how much of a
+/// difference is seed noise; the band shows it. Say in the label what the
+/// centre and the band are, e.g. "bbr (mean, min–max over 8 seeds)".
+///
+/// Draw bands with [`figure_with_bands`]. `claims::band` builds one from
+/// runs grouped by sweep point over their seeds.
+pub struct Band {
+    /// Legend text (empty: no legend entry).
+    pub label: String,
+    /// `(x, centre, lo, hi)` per point, in x order.
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
 /// How to draw a comparison figure for the reproduction report.
 pub struct Figure<'a> {
     /// Output path without extension; `.svg` and `.png` are written.
@@ -133,13 +149,18 @@ pub struct Figure<'a> {
     pub published: &'a [(f64, f64)],
 }
 
-fn bounds(figure: &Figure<'_>) -> ((f64, f64), (f64, f64)) {
+fn bounds(figure: &Figure<'_>, bands: &[Band]) -> ((f64, f64), (f64, f64)) {
+    let spread = bands
+        .iter()
+        .flat_map(|b| b.points.iter())
+        .flat_map(|&(x, y, lo, hi)| [(x, y), (x, lo), (x, hi)]);
     let all = figure
         .series
         .iter()
         .flat_map(|s| s.points.iter())
         .chain(figure.published.iter())
         .copied()
+        .chain(spread)
         .filter(|&(x, y)| (!figure.log_x || x > 0.0) && (!figure.log_y || y > 0.0));
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for (x, y) in all {
@@ -165,16 +186,25 @@ fn bounds(figure: &Figure<'_>) -> ((f64, f64), (f64, f64)) {
 
 /// Draws a report figure as SVG and PNG.
 pub fn figure(figure: &Figure<'_>) -> Result<(), String> {
+    figure_with_bands(figure, &[])
+}
+
+/// Draws a report figure with spread bands (see [`Band`]) as SVG and PNG.
+/// The bands take the colours after the figure's series, so a figure can
+/// mix single runs (series) and multi-seed results (bands).
+pub fn figure_with_bands(figure: &Figure<'_>, bands: &[Band]) -> Result<(), String> {
     register();
     let svg = figure.stem.with_extension("svg");
     let png = figure.stem.with_extension("png");
     draw_figure(
         SVGBackend::new(&svg, (820, 440)).into_drawing_area(),
         figure,
+        bands,
     )?;
     draw_figure(
         BitMapBackend::new(&png, (820, 440)).into_drawing_area(),
         figure,
+        bands,
     )?;
     Ok(())
 }
@@ -182,6 +212,7 @@ pub fn figure(figure: &Figure<'_>) -> Result<(), String> {
 fn draw_figure<DB: DrawingBackend>(
     area: DrawingArea<DB, plotters::coord::Shift>,
     fig: &Figure<'_>,
+    bands: &[Band],
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
@@ -189,7 +220,7 @@ where
     let title = fig.title;
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing `{title}`: {err:?}");
     area.fill(&WHITE).map_err(e)?;
-    let ((x0, x1), (y0, y1)) = bounds(fig);
+    let ((x0, x1), (y0, y1)) = bounds(fig, bands);
     let mut b = ChartBuilder::on(&area);
     b.caption(title, ("sans-serif", 19))
         .margin(12)
@@ -226,6 +257,58 @@ where
                 if few {
                     c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .map_err(e)?;
+                }
+            }
+            for (i, b) in bands.iter().enumerate() {
+                let colour = COLOURS[(fig.series.len() + i) % COLOURS.len()];
+                // A point whose band reaches zero cannot sit on a log axis.
+                let pts: Vec<(f64, f64, f64, f64)> = b
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|&(x, _, lo, _)| (!fig.log_x || x > 0.0) && (!fig.log_y || lo > 0.0))
+                    .collect();
+                let mut area_pts: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.3)).collect();
+                area_pts.extend(pts.iter().rev().map(|p| (p.0, p.2)));
+                if area_pts.len() >= 4 {
+                    c.draw_series(std::iter::once(Polygon::new(
+                        area_pts,
+                        colour.mix(0.18).filled(),
+                    )))
+                    .map_err(e)?;
+                }
+                let series = c
+                    .draw_series(LineSeries::new(
+                        pts.iter().map(|p| (p.0, p.1)),
+                        colour.stroke_width(2),
+                    ))
+                    .map_err(e)?;
+                if !b.label.is_empty() {
+                    series.label(b.label.clone()).legend(move |(x, y)| {
+                        EmptyElement::at((x, y))
+                            + Rectangle::new([(0, -5), (18, 5)], colour.mix(0.18).filled())
+                            + PathElement::new(vec![(0, 0), (18, 0)], colour.stroke_width(2))
+                    });
+                }
+                if pts.len() <= 40 {
+                    // Error bars with caps: the band alone is hard to read
+                    // where points are far apart.
+                    c.draw_series(pts.iter().map(|&(x, _, lo, hi)| {
+                        PathElement::new(vec![(x, lo), (x, hi)], colour.stroke_width(1))
+                    }))
+                    .map_err(e)?;
+                    c.draw_series(pts.iter().flat_map(|&(x, _, lo, hi)| {
+                        [lo, hi].map(|y| {
+                            EmptyElement::at((x, y))
+                                + PathElement::new(vec![(-4, 0), (4, 0)], colour.stroke_width(1))
+                        })
+                    }))
+                    .map_err(e)?;
+                    c.draw_series(
+                        pts.iter()
+                            .map(|&(x, y, _, _)| Circle::new((x, y), 3, colour.filled())),
+                    )
+                    .map_err(e)?;
                 }
             }
             if !fig.published.is_empty() {

@@ -5,7 +5,7 @@
 //!
 //! The tolerances and their reasons are stated with each assertion and,
 //! in full, next to each check in `src/claims.rs`. Claims the model does
-//! not reproduce (C7, C11, C12, C13) are asserted as such, with their
+//! not reproduce (C11, C12, C13) are asserted as such, with their
 //! analysis present in the report: the test pins the honest result rather
 //! than loosening a tolerance until it passes.
 
@@ -200,28 +200,83 @@ fn c6_five_bbr_flows_share_fairly() {
     assert!(j >= 0.9, "jain {j}");
 }
 
+/// Sweep parameter `key` of a run in summary.json (`params` is an object;
+/// numbers such as a seed are written as numbers).
+fn param_of(run: &Value, key: &str) -> Option<String> {
+    match &run["params"][key] {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The runs whose parameters include every `(key, value)`.
+fn runs_with<'a>(runs: &'a [Value], want: &[(&str, &str)]) -> Vec<&'a Value> {
+    runs.iter()
+        .filter(|r| {
+            want.iter()
+                .all(|(k, v)| param_of(r, k).as_deref() == Some(v))
+        })
+        .collect()
+}
+
 #[test]
-fn c7_cubic_rtt_grows_with_the_buffer_but_bbr_does_not_stay_flat() {
+fn c7_bbr_stays_flat_while_cubic_grows_linearly_with_the_buffer() {
     let c = reproduce("C7");
-    // Not reproduced: BBR's RTT also grows (see the analysis). What does
-    // hold is CUBIC's linear growth: ×8 or more from 10 to 200 packets.
-    c.assert_verdict(false);
-    let mean_median = |r: &Value| {
+    c.assert_verdict(true);
+    // Read back from the runs' own summaries (whole-run medians, which the
+    // report does not use: it takes the second half). Each is the mean of
+    // the 8 flows' medians, in seconds.
+    let median_s = |alg: &str, buf: &str| {
+        let r = runs_with(
+            &c.runs,
+            &[("flow.algorithm", alg), ("link.forward.queue.limit", buf)],
+        );
+        assert_eq!(r.len(), 1, "{alg} at {buf}");
+        let r = r[0];
         let f = r["flows"].as_array().unwrap();
+        assert_eq!(f.len(), 8);
         f.iter()
             .map(|x| x["rtt_median_ms"].as_f64().unwrap())
             .sum::<f64>()
             / f.len() as f64
+            / 1000.0
     };
-    let small = mean_median(c.run(&[
-        ("flow.algorithm", "cubic"),
-        ("link.forward.queue.limit", "10pkt"),
-    ]));
-    let large = mean_median(c.run(&[
-        ("flow.algorithm", "cubic"),
-        ("link.forward.queue.limit", "200pkt"),
-    ]));
-    assert!(large >= 8.0 * small, "cubic {small} → {large}");
+    // The sweep reaches several MB: 4000 packets of 1500 B = 6 MB.
+    let largest = "4000pkt";
+    // BBR at the largest buffer ≤ a tenth of CUBIC's (the paper's order
+    // of magnitude on a log axis; measured ≈ 0.012 over the whole run).
+    let (b, cu) = (median_s("bbr", largest), median_s("cubic", largest));
+    assert!(b <= 0.1 * cu, "bbr {b} s vs cubic {cu} s");
+    // BBR flat above its 32-packet floor: within 1.25× from 50 to 4000
+    // packets (80× the buffer), and within 1.5× of the floor's RTT
+    // (32 packets × 93.75 ms + one packet + 40 ms = 3.13 s).
+    let bufs = [
+        "50pkt", "100pkt", "250pkt", "500pkt", "1000pkt", "2000pkt", "4000pkt",
+    ];
+    let bbr: Vec<f64> = bufs.iter().map(|x| median_s("bbr", x)).collect();
+    let (lo, hi) = bbr
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
+    assert!(hi <= 1.25 * lo, "bbr medians {bbr:?}");
+    assert!(hi <= 1.5 * 3.13, "bbr medians {bbr:?}");
+    // CUBIC grows with every step, and linearly: from 100 to 4000 packets
+    // (×40) its median grows at least ×20 (it fills a large buffer to
+    // 70–100 %; the whole-run median includes the fill at 4000 packets,
+    // so the bound is looser than the report's steady-state check).
+    let cubic: Vec<f64> = bufs.iter().map(|x| median_s("cubic", x)).collect();
+    assert!(cubic.windows(2).all(|w| w[1] > w[0]), "cubic {cubic:?}");
+    assert!(
+        median_s("cubic", largest) >= 20.0 * median_s("cubic", "100pkt"),
+        "cubic {cubic:?}"
+    );
+    // Every check the report lists held, including the steady-state one
+    // (third and fourth quarters agree within 10 %).
+    let checks = c.outcome["checks"].as_array().unwrap();
+    assert!(checks.len() >= 6, "{checks:?}");
+    assert!(checks
+        .iter()
+        .any(|x| x["what"].as_str().unwrap().starts_with("steady state")));
 }
 
 #[test]
@@ -317,17 +372,131 @@ fn c12_bbr_degrades_with_jitter_but_not_to_the_published_level() {
 }
 
 #[test]
-fn c13_variant_is_identical_to_bbr_without_rtt_noise() {
+fn c13_variant_rarely_uses_srtt_and_does_not_halve_drop_convergence() {
     let c = reproduce("C13");
     c.assert_verdict(false);
-    // The analysis says the variant never switches on this path: its
-    // results equal bbr's exactly.
-    let b = c.run(&[("flow.algorithm", "bbr")]);
-    let v = c.run(&[("flow.algorithm", "bbr-jitter")]);
-    assert_eq!(
-        b["flows"][0]["delivered_bytes"],
-        v["flows"][0]["delivered_bytes"]
-    );
+    // At least 8 seeds per algorithm.
+    let seeds = |alg: &str| runs_with(&c.runs, &[("flow.algorithm", alg)]);
+    let (bbr, var) = (seeds("bbr"), seeds("bbr-jitter"));
+    let distinct = |rs: &[&Value]| {
+        let mut s: Vec<String> = rs.iter().filter_map(|r| param_of(r, "seed")).collect();
+        s.sort();
+        s.dedup();
+        s.len()
+    };
+    assert_eq!(distinct(&bbr), bbr.len(), "one run per seed");
+    assert!(bbr.len() >= 8 && var.len() == bbr.len());
+    // Only the variant reports its time on srtt, and on this clean path it
+    // is rare: under 5 % in every seed (measured ≈ 1.4 %; the analysis
+    // says the rule fires only briefly).
+    for r in &bbr {
+        assert!(r["flows"][0]["time_using_srtt"].is_null());
+    }
+    for r in &var {
+        let f = r["flows"][0]["time_using_srtt"].as_f64().unwrap();
+        assert!((0.0..0.05).contains(&f), "time on srtt {f}");
+    }
+    // The rise check holds and the halving check does not.
+    let checks = c.outcome["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks[0]["ok"].as_bool().unwrap(), "{checks:?}");
+    assert!(!checks[1]["ok"].as_bool().unwrap(), "{checks:?}");
+    // Both figures: the bandwidth estimate and the spread over seeds.
+    let figs = c.outcome["figures"].as_array().unwrap();
+    assert!(figs
+        .iter()
+        .any(|f| f.as_str().unwrap().ends_with("convergence")));
+}
+
+/// Mean over a run's drops (10, 30, 50, 70 s) of the time the bandwidth
+/// estimate takes to come within 10 % of 5 Mbit/s (10 s if never), read
+/// from its flows.csv.
+fn c13_drop_time(flows_csv: &Path, duration: f64) -> f64 {
+    let mut r = csv::Reader::from_path(flows_csv).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let (ti, bi) = (col("time_s"), col("bw_estimate_bps"));
+    let bw: Vec<(f64, f64)> = r
+        .records()
+        .map(|x| x.unwrap())
+        .filter_map(|x| Some((x[ti].parse().ok()?, x[bi].parse::<f64>().ok()? / 1e6)))
+        .collect();
+    let mut drops = Vec::new();
+    let mut t = 10.0;
+    while t + 10.0 <= duration {
+        drops.push(
+            bw.iter()
+                .find(|p| p.0 >= t && p.1 <= 5.5)
+                .map_or(10.0, |p| p.0 - t),
+        );
+        t += 20.0;
+    }
+    drops.iter().sum::<f64>() / drops.len() as f64
+}
+
+#[test]
+fn c13_variant_forced_onto_srtt_does_not_halve_drop_convergence() {
+    // The counterfactual behind C13's analysis: with γ forced to 1e-6 the
+    // variant builds its BDP on srtt and runs its 5-phase cycle all the
+    // time, the most eqs. 10–11 can do. Even then it follows drops in no
+    // less than 0.8 × bbr's time, mean over 8 seeds, on either stack
+    // (measured ≈ 1.0× on QUIC 2018's, ≈ 1.3× on Linux's; published 0.5×).
+    let text = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/claims/c13-square-wave.toml"),
+    )
+    .unwrap();
+    let stack = "stack = \"quic-2018\"";
+    assert!(text.contains(stack), "C13 runs the authors' QUIC stack");
+    for (name, line) in [
+        (
+            "quic-2018",
+            format!("{stack}\njitter = {{ gamma = 0.000001 }}"),
+        ),
+        ("linux", "jitter = { gamma = 0.000001 }".to_string()),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c13-forced.toml");
+        fs::write(&file, text.replace(stack, &line)).unwrap();
+        let out = dir.path().join("out");
+        let o = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+            .args(["sim", "--no-plots", "--quiet", "--jobs", "2", "--out"])
+            .arg(&out)
+            .arg(&file)
+            .output()
+            .expect("run bbrlab");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (mut b, mut v) = (Vec::new(), Vec::new());
+        for e in fs::read_dir(&out).unwrap() {
+            let run = e.unwrap().path();
+            if !run.join("summary.json").exists() {
+                continue;
+            }
+            let s: Value =
+                serde_json::from_str(&fs::read_to_string(run.join("summary.json")).unwrap())
+                    .unwrap();
+            let s = &s["runs"][0];
+            let alg = param_of(s, "flow.algorithm").unwrap();
+            let t = c13_drop_time(&run.join("flows.csv"), 80.0);
+            if alg == "bbr-jitter" {
+                let f = s["flows"][0]["time_using_srtt"].as_f64().unwrap();
+                // On srtt nearly all the time (with the Linux stack's
+                // srtt-first statistics rttvar starts at 0 and stays below
+                // any γ·srtt while the first samples are equal: ≈ 3 %).
+                assert!(f >= 0.95, "{name}: forced variant on srtt {f}");
+                v.push(t);
+            } else {
+                b.push(t);
+            }
+        }
+        assert_eq!((b.len(), v.len()), (8, 8), "{name}");
+        let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+        assert!(
+            mean(&v) >= 0.8 * mean(&b),
+            "{name}: forced variant {:.2} s vs bbr {:.2} s",
+            mean(&v),
+            mean(&b)
+        );
+    }
 }
 
 #[test]
