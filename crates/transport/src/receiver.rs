@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The longest the receiver holds an ACK (QUIC's default max_ack_delay);
@@ -28,7 +28,9 @@ pub struct RecvConfig {
     /// Address to listen on.
     pub listen: SocketAddr,
     /// Write the stream to this file (otherwise check it against the
-    /// sender's pattern).
+    /// sender's pattern). It is written under a temporary name in the same
+    /// directory and renamed to this path only after the length and
+    /// SHA-256 check out; on any failure the path is left as it was.
     pub output: Option<PathBuf>,
     /// Flow-control window in chunks (bounds the reassembly memory).
     pub window_chunks: u64,
@@ -56,6 +58,84 @@ pub struct RecvSummary {
     pub stray: u64,
     /// See `malformed`.
     pub refused: u64,
+}
+
+/// The output file while a transfer is under way: a temporary file in the
+/// output's directory (so the final rename stays on one file system and is
+/// atomic), renamed over the output only once the length and SHA-256 are
+/// verified. Dropped without [`Partial::persist`] (any error, a forged or
+/// truncated transfer), it removes the temporary file, so the output path
+/// never holds partial or unverified data.
+struct Partial {
+    /// Writer of the temporary file.
+    out: BufWriter<File>,
+    /// The temporary file.
+    tmp: PathBuf,
+    /// The output path it becomes.
+    dest: PathBuf,
+    /// Renamed; nothing to clean.
+    done: bool,
+}
+
+impl Partial {
+    /// Creates `.<name>.partial-<pid>` next to `dest` (refusing to
+    /// overwrite one that exists).
+    fn create(dest: &Path) -> Result<Partial, String> {
+        let name = dest.file_name().ok_or_else(|| {
+            format!(
+                "--output {}: not a file name (give a path such as ./data.bin)",
+                dest.display()
+            )
+        })?;
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".partial-{}", std::process::id()));
+        let tmp = dir.join(tmp_name);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| {
+                format!(
+                    "cannot create the temporary file {} for --output: {e}",
+                    tmp.display()
+                )
+            })?;
+        Ok(Partial {
+            out: BufWriter::new(f),
+            tmp,
+            dest: dest.to_path_buf(),
+            done: false,
+        })
+    }
+
+    /// Flushes the verified data to disk and renames it over the output.
+    fn persist(mut self) -> Result<(), String> {
+        let err = |e: std::io::Error| format!("writing {}: {e}", self.tmp.display());
+        self.out.flush().map_err(err)?;
+        self.out.get_ref().sync_all().map_err(err)?;
+        std::fs::rename(&self.tmp, &self.dest).map_err(|e| {
+            format!(
+                "cannot move the verified data from {} to {}: {e}",
+                self.tmp.display(),
+                self.dest.display()
+            )
+        })?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// Receives one transfer.
@@ -95,9 +175,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
     // plain recv on a GRO socket would merge datagrams, so only `rx` reads.
     let mut rx = BatchReceiver::new(&sock).map_err(|e| format!("receive socket: {e}"))?;
     let mut file = match &cfg.output {
-        Some(p) => Some(BufWriter::new(
-            File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
-        )),
+        Some(p) => Some(Partial::create(p)?),
         None => None,
     };
     let mut reasm = Reassembly::new(cfg.window_chunks);
@@ -155,6 +233,19 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
             };
             if p.conn_id != conn_id || from != peer {
                 stray += 1;
+                if let Frame::Hello { .. } = p.frame {
+                    // Another sender: tell it this receiver is taken, so
+                    // it does not time out as if nobody were listening.
+                    wire::encode(
+                        &Packet {
+                            conn_id: p.conn_id,
+                            pn: CONTROL_PN,
+                            frame: Frame::Busy,
+                        },
+                        &mut out,
+                    );
+                    let _ = sock.send_to(&out, from);
+                }
                 continue;
             }
             last_heard = Instant::now();
@@ -200,7 +291,8 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                         }
                         hash.update(&data);
                         if let Some(f) = file.as_mut() {
-                            f.write_all(&data)
+                            f.out
+                                .write_all(&data)
                                 .map_err(|e| format!("writing the output: {e}"))?;
                         }
                     }
@@ -264,14 +356,20 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         let wait = delack_at.map_or(50_000_000, |t| t.saturating_sub(now_ns(start)));
         wait_readable(fd, wait.min(50_000_000));
     }
-    if let Some(mut f) = file {
-        f.flush().map_err(|e| format!("writing the output: {e}"))?;
-    }
     let (ok, received) = verdict.expect("the loop ends only after FIN");
     if !ok {
+        // `file` drops here and removes its temporary file: nothing
+        // unverified is left at the output path.
         return Err(format!(
-            "the transfer failed verification: {received} bytes in order, length or SHA-256 mismatch"
+            "the transfer failed verification: {received} bytes in order, length or SHA-256 mismatch{}",
+            match &cfg.output {
+                Some(p) => format!("; nothing written to {}", p.display()),
+                None => String::new(),
+            }
         ));
+    }
+    if let Some(f) = file {
+        f.persist()?;
     }
     let secs = (fin_at - t0) as f64 / 1e9;
     Ok(RecvSummary {

@@ -109,6 +109,38 @@ fn send_packet(batch: &mut BatchSender, sock: &UdpSocket, buf: &[u8]) -> Result<
     batch.flush(sock).map_err(send_error)
 }
 
+/// The live progress line on stderr (redrawn in place with `\r`). It is
+/// ended with a newline before anything else is printed: by
+/// [`ProgressLine::finish`] at the end of a transfer and, when `send`
+/// returns early with an error, by its `Drop`, so the caller's error
+/// message starts on a line of its own instead of after the figures.
+#[derive(Default)]
+struct ProgressLine {
+    /// A line is on screen without its newline.
+    open: bool,
+}
+
+impl ProgressLine {
+    /// Redraws the line.
+    fn show(&mut self, text: std::fmt::Arguments<'_>) {
+        eprint!("\r{text}");
+        self.open = true;
+    }
+
+    /// Ends the line if one is open.
+    fn finish(&mut self) {
+        if std::mem::take(&mut self.open) {
+            eprintln!();
+        }
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 /// Runs a transfer to completion.
 pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     let bind: SocketAddr = if cfg.peer.is_ipv4() {
@@ -150,8 +182,11 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
             next_hello = now + 200_000_000;
         }
         if last_heard.elapsed() > cfg.idle_timeout {
+            // A `bbrlab recv` that is busy answers BUSY (below), so
+            // silence means nothing listening that speaks this protocol,
+            // or a path that loses the datagrams.
             return Err(format!(
-                "no answer from {} within {:?} (is `bbrlab recv` running there?)",
+                "no answer from {} within {:?}: no `bbrlab recv` is listening there, or the path drops its datagrams",
                 cfg.peer, cfg.idle_timeout
             ));
         }
@@ -164,6 +199,14 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                     frame: Frame::HelloAck { max_chunks },
                     ..
                 }) => got = Some(max_chunks),
+                Ok(Packet {
+                    frame: Frame::Busy, ..
+                }) => {
+                    return Err(format!(
+                        "the receiver at {} is busy with another transfer and refused this one (`bbrlab recv` serves one sender at a time); try again when it has finished, or start another receiver",
+                        cfg.peer
+                    ))
+                }
                 Ok(_) => stray += 1,
                 Err(_) => malformed += 1,
             }
@@ -218,6 +261,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     let mut next_sample = t0;
     let mut last_delivered = 0u64;
     let mut last_progress = t0;
+    let mut line = ProgressLine::default();
     let mut window_err = LogHistogram::default();
     // FIN phase state.
     let mut fin: Option<(u64, [u8; 32])> = None;
@@ -393,15 +437,15 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
             last_delivered = delivered;
             next_sample = now + interval;
             if cfg.progress && now - last_progress >= 1_000_000_000 {
-                eprint!(
-                    "\r{:6.1} s {:8.2} Mbit/s  rtt {:6.1} ms  cwnd {:7.0} kB  {:<10} retx {}   ",
+                line.show(format_args!(
+                    "{:6.1} s {:8.2} Mbit/s  rtt {:6.1} ms  cwnd {:7.0} kB  {:<10} retx {}   ",
                     (now - t0) as f64 / 1e9,
                     delivered as f64 * 8e3 / (now - t0).max(1) as f64,
                     sender.latest_rtt_ns.unwrap_or(0) as f64 / 1e6,
                     s.cwnd_bytes as f64 / 1e3,
                     s.mode.name(),
                     sender.retransmissions
-                );
+                ));
                 last_progress = now;
             }
         }
@@ -421,9 +465,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     if let Some(w) = log.as_mut() {
         w.flush().map_err(|e| e.to_string())?;
     }
-    if cfg.progress {
-        eprintln!();
-    }
+    line.finish();
     let (ok, received) = verdict;
     let (total_bytes, _) = fin.expect("verdict only after FIN");
     if !ok {

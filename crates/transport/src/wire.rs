@@ -74,6 +74,12 @@ pub enum Frame<'a> {
         /// Bytes the receiver got in order.
         received: u64,
     },
+    /// Receiver → a sender it will not serve: it is busy with another
+    /// connection (`bbrlab recv` takes one transfer at a time). Sent in
+    /// answer to that sender's HELLO, with its connection id, so the
+    /// sender can say so at once instead of timing out as if nobody were
+    /// listening. One short answer per HELLO: no amplification.
+    Busy,
 }
 
 /// A datagram: header plus frame.
@@ -132,6 +138,7 @@ const T_DATA: u8 = 3;
 const T_ACK: u8 = 4;
 const T_FIN: u8 = 5;
 const T_DONE: u8 = 6;
+const T_BUSY: u8 = 7;
 
 /// A bounds-checked reader.
 struct Cursor<'a> {
@@ -257,6 +264,7 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, WireError> {
             },
             received: c.u64()?,
         },
+        T_BUSY => Frame::Busy,
         other => return Err(WireError::Type(other)),
     };
     if c.at != buf.len() {
@@ -275,6 +283,7 @@ pub fn encode(p: &Packet<'_>, out: &mut Vec<u8>) -> usize {
         Frame::Ack { .. } => T_ACK,
         Frame::Fin { .. } => T_FIN,
         Frame::Done { .. } => T_DONE,
+        Frame::Busy => T_BUSY,
     };
     out.push(VERSION);
     out.push(t);
@@ -317,6 +326,7 @@ pub fn encode(p: &Packet<'_>, out: &mut Vec<u8>) -> usize {
             out.push(u8::from(*ok));
             out.extend_from_slice(&received.to_le_bytes());
         }
+        Frame::Busy => {}
     }
     out.len()
 }
@@ -365,6 +375,7 @@ mod tests {
                 ok: true,
                 received: 1,
             },
+            Frame::Busy,
         ] {
             let pn = if matches!(frame, Frame::Data { .. }) {
                 5

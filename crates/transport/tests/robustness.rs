@@ -64,6 +64,11 @@ fn a_million_fuzzed_datagrams_never_panic_and_accepted_ones_round_trip() {
                 received: 4,
             },
         },
+        Packet {
+            conn_id: 7,
+            pn: CONTROL_PN,
+            frame: Frame::Busy,
+        },
     ];
     let encoded: Vec<Vec<u8>> = seeds
         .iter()
