@@ -191,8 +191,15 @@ impl SummaryJson {
     }
 }
 
-/// A swept value as JSON: a number when it reads as one, else a string.
+/// A swept value as JSON: an integer, a number or a boolean when it
+/// reads as one (a seed stays `1`, not `1.0`), else a string.
 fn param_value(v: &str) -> serde_json::Value {
+    if let Ok(i) = v.parse::<i64>() {
+        return i.into();
+    }
+    if let Ok(b) = v.parse::<bool>() {
+        return b.into();
+    }
     match v.parse::<f64>() {
         Ok(x) if x.is_finite() => {
             serde_json::Number::from_f64(x).map_or_else(|| v.into(), serde_json::Value::Number)
@@ -336,6 +343,15 @@ fn summary_rows(s: &SummaryJson, parameters: &[String]) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn swept_values_keep_their_json_type() {
+        use super::param_value;
+        assert_eq!(param_value("1"), serde_json::json!(1));
+        assert_eq!(param_value("0.05"), serde_json::json!(0.05));
+        assert_eq!(param_value("true"), serde_json::json!(true));
+        assert_eq!(param_value("40ms"), serde_json::json!("40ms"));
+    }
+
     use super::*;
 
     fn flow(name: &str) -> FlowJson {

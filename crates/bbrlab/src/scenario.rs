@@ -115,6 +115,21 @@ pub struct BbrSwitches {
     ack_aggregation: Option<FlavourName>,
     min_rtt_samples: Option<MinRttName>,
     bw_window_follows_cycle: Option<bool>,
+    recovery: Option<RecoveryName>,
+}
+
+/// `[flow.bbr] recovery`: BBR's loss-recovery rule.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum RecoveryName {
+    /// The rule matching the stack's recovery episodes (the default).
+    #[serde(rename = "auto")]
+    Auto,
+    /// Linux's packet conservation and cwnd restore.
+    #[serde(rename = "linux")]
+    Linux,
+    /// QUIC 2018's separate recovery window.
+    #[serde(rename = "quic-2018")]
+    Quic2018,
 }
 
 /// `"linux"` or `"quic-2018"`: whose stack (or whose version of one
@@ -638,6 +653,12 @@ fn build(
             c.bw_window_follows_cycle = b
                 .bw_window_follows_cycle
                 .unwrap_or(c.bw_window_follows_cycle);
+            c.recovery = match b.recovery {
+                Some(RecoveryName::Auto) => congestion::BbrRecovery::Auto,
+                Some(RecoveryName::Linux) => congestion::BbrRecovery::Linux,
+                Some(RecoveryName::Quic2018) => congestion::BbrRecovery::Quic2018,
+                None => c.recovery,
+            };
             c.lt_bw = b.lt_bw.unwrap_or(c.lt_bw);
             c.extra_acked = b.extra_acked.unwrap_or(c.extra_acked);
             c.probe_rtt = b.probe_rtt.unwrap_or(c.probe_rtt);

@@ -97,13 +97,8 @@ impl Claim {
         self.runs
             .iter()
             .find(|r| {
-                want.iter().all(|(k, v)| {
-                    r["params"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .any(|p| p[0] == *k && p[1] == *v)
-                })
+                want.iter()
+                    .all(|(k, v)| param_of(r, k).as_deref() == Some(v))
             })
             .unwrap_or_else(|| panic!("no run with {want:?}"))
     }
@@ -206,6 +201,7 @@ fn param_of(run: &Value, key: &str) -> Option<String> {
     match &run["params"][key] {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
 }
@@ -332,43 +328,83 @@ fn c10_cubic_takes_more_than_its_share_in_deep_buffers() {
     assert!(share("1333pkt") < 0.4, "{}", share("1333pkt"));
 }
 
-#[test]
-fn c11_jitter_variant_does_not_reach_the_published_margin() {
-    let c = reproduce("C11");
-    c.assert_verdict(false);
-    // Seed 001 has BBR at ~0.5 Mbit/s and the variant near 3. Here both
-    // stay well above 0.5 and the variant is not ahead by the published
-    // margin (≥ 2×): with this reorder-free jitter the two are equal to
-    // within seed noise (issue 12 measured them equal over 8 seeds; the
-    // single-seed 10 % edge this test once asserted vanished when the
-    // sender gained Linux's departure-time correction).
-    let b = goodput_mbps(c.run(&[("flow.algorithm", "bbr")]), 0);
-    let v = goodput_mbps(c.run(&[("flow.algorithm", "bbr-jitter")]), 0);
-    assert!(b > 1.0, "bbr {b}: not the published collapse to 0.5");
-    assert!(v < 2.0 * b, "variant {v} vs bbr {b}");
+/// Mean of flow 0's `key` over the runs with `want` (one per seed).
+fn mean_over_seeds(runs: &[Value], want: &[(&str, &str)], key: &str) -> (f64, usize) {
+    let v: Vec<f64> = runs_with(runs, want)
+        .iter()
+        .filter_map(|r| r["flows"][0][key].as_f64())
+        .collect();
+    (v.iter().sum::<f64>() / v.len().max(1) as f64, v.len())
 }
 
 #[test]
-fn c12_bbr_degrades_with_jitter_but_not_to_the_published_level() {
+fn c11_on_quic_2018_bbr_collapses_but_the_variant_is_capped_by_spurious_retransmissions() {
+    let c = reproduce("C11");
+    c.assert_verdict(false);
+    // The authors' stack (QUIC 2018) with independently drawn delays, at
+    // least 5 seeds per algorithm, judged on the mean (issue 12).
+    let at = |alg: &str, stack: &str, key: &str| {
+        let (m, n) = mean_over_seeds(
+            &c.runs,
+            &[
+                ("flow.algorithm", alg),
+                ("flow.stack", stack),
+                ("link.forward.jitter.reorder", "true"),
+            ],
+            key,
+        );
+        assert!(n >= 5, "{alg} on {stack}: {n} seeds");
+        m
+    };
+    let (b, v) = (
+        at("bbr", "quic-2018", "goodput_bps") / 1e6,
+        at("bbr-jitter", "quic-2018", "goodput_bps") / 1e6,
+    );
+    // bbr falls to the published ≈ 0.5 Mbit/s (at most 1, the claim's
+    // tolerance for a value read off a plot) ...
+    assert!(b <= 1.0, "bbr {b}");
+    // ... the variant is ahead by at least 2× but not near 3 Mbit/s ...
+    assert!(v >= 2.0 * b && v < 2.4, "variant {v} vs bbr {b}");
+    // ... because a quarter or more of its packets are retransmitted
+    // needlessly (no loss is configured), which caps goodput below 2.4.
+    let retx = at("bbr-jitter", "quic-2018", "retransmission_rate");
+    assert!(retx >= 0.25, "variant retransmitted {retx}");
+    assert!(
+        v <= 3.0 * (1.0 - retx) + 0.05,
+        "variant {v} above the cap {retx}"
+    );
+    // The second result, Linux TCP on the same jitter, exists for both.
+    for alg in ["bbr", "bbr-jitter"] {
+        assert!(at(alg, "linux", "goodput_bps") > 0.0);
+    }
+}
+
+#[test]
+fn c12_on_quic_2018_bbr_follows_the_published_curve_and_the_variant_does_not() {
     let c = reproduce("C12");
     c.assert_verdict(false);
-    // BBR degrades as the sd grows: at 60 ms it keeps less than half of
-    // what it keeps at 0 ms.
-    let at = |sd: &str| {
-        goodput_mbps(
-            c.run(&[
-                ("flow.algorithm", "bbr"),
+    let at = |alg: &str, sd: &str| {
+        let (m, n) = mean_over_seeds(
+            &c.runs,
+            &[
+                ("flow.algorithm", alg),
+                ("flow.stack", "quic-2018"),
                 ("link.forward.jitter.normal.sd", sd),
-            ]),
-            0,
-        )
+            ],
+            "goodput_bps",
+        );
+        assert!(n >= 5, "{alg} at {sd}: {n} seeds");
+        m / 1e6
     };
-    assert!(
-        at("60ms") < 0.5 * at("0ms"),
-        "{} vs {}",
-        at("60ms"),
-        at("0ms")
-    );
+    // bbr: near the link without jitter, at most 1 Mbit/s (published
+    // ≈ 0.5, ×2 for a plot reading) at every sd beyond 30 ms.
+    assert!(at("bbr", "0ms") > 2.7, "{}", at("bbr", "0ms"));
+    for sd in ["40ms", "50ms", "60ms"] {
+        assert!(at("bbr", sd) <= 1.0, "bbr at {sd}: {}", at("bbr", sd));
+        // The variant keeps more than bbr, but not the published 2.55.
+        assert!(at("bbr-jitter", sd) > at("bbr", sd), "at {sd}");
+        assert!(at("bbr-jitter", sd) < 2.55 * 0.85, "at {sd}");
+    }
 }
 
 #[test]

@@ -270,7 +270,8 @@ impl Bbr {
     pub fn new(config: &Config, jitter: Option<JitterConfig>, now: Instant) -> Self {
         let mss = config.mss_bytes.max(1);
         let initial_cwnd = config.initial_cwnd_packets.max(1).saturating_mul(mss);
-        let cfg = config.bbr;
+        let mut cfg = config.bbr;
+        cfg.recovery = cfg.recovery.resolve(config.recovery_exit);
         let mut bbr = Bbr {
             cfg,
             mss,
@@ -938,7 +939,8 @@ impl Bbr {
     fn effective_cwnd(&self) -> u64 {
         let r = &self.quic_recovery;
         if r.phase != QuicRecoveryPhase::Off && r.window > 0 && self.mode != Mode::ProbeRtt {
-            self.cwnd.min(r.window)
+            // Never below one packet, even right after an MSS increase.
+            self.cwnd.min(r.window).max(self.mss)
         } else {
             self.cwnd
         }

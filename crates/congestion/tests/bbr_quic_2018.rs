@@ -45,7 +45,18 @@ fn the_flavour_sets_every_named_switch_and_linux_stays_the_default() {
     assert_eq!(linux.ack_aggregation, AckAggregation::Linux);
     assert_eq!(linux.min_rtt_samples, MinRttSamples::Latest);
     assert!(!linux.bw_window_follows_cycle);
-    assert_eq!(linux.recovery, BbrRecovery::Linux);
+    // Linux's recovery wherever the transport ends episodes as TCP does.
+    assert_eq!(linux.recovery, BbrRecovery::Auto);
+    assert_eq!(
+        linux.recovery.resolve(congestion::RecoveryExit::Transport),
+        BbrRecovery::Linux
+    );
+    assert_eq!(
+        linux
+            .recovery
+            .resolve(congestion::RecoveryExit::FirstAckAfterStart),
+        BbrRecovery::Quic2018
+    );
     let q = BbrConfig::flavour(BbrFlavour::Quic2018);
     assert!(!q.quantization_budget);
     assert_eq!(q.min_cwnd_bytes, Some(4 * 1460));
@@ -293,4 +304,31 @@ fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
     // ends and the (uncut) cwnd is back in force.
     let s = d.ack_after(1500, RTT, RTT, 15_000, false);
     assert!(s.cwnd_bytes >= cwnd0, "cwnd {} < {cwnd0}", s.cwnd_bytes);
+}
+
+/// The library's default for a QUIC-style transport (RFC 9002 episodes,
+/// no recovery-point calls): `BbrRecovery::Auto` picks QUIC's recovery
+/// window, which keeps BBR near the link under 5 % random loss; Linux's
+/// rule under the same short episodes restarts packet conservation nearly
+/// every round and collapses.
+#[test]
+fn under_rfc9002_episodes_the_default_recovery_keeps_bbr_near_the_link_at_5_percent_loss() {
+    let mut path = Path::new(100.0, 100, 1000);
+    path.loss = 0.05;
+    let auto = run_path(&path, &Config::new(Algorithm::Bbr), 30 * SEC);
+    let mut linux_cfg = Config::new(Algorithm::Bbr);
+    linux_cfg.bbr.recovery = BbrRecovery::Linux;
+    let linux = run_path(&path, &linux_cfg, 30 * SEC);
+    let (ga, gl) = (
+        auto.goodput_bps(10 * SEC, 30 * SEC),
+        linux.goodput_bps(10 * SEC, 30 * SEC),
+    );
+    // Link × (1 − p) is 95 Mbit/s; "near" is ≥ 70 % of it (PROBE_RTT and
+    // the probing cycle's drain phase cost a few per cent, loss recovery
+    // more). The collapse is below a third of it.
+    assert!(ga >= 0.7 * 95e6, "default (auto → QUIC recovery): {ga}");
+    assert!(
+        gl <= 0.33 * 95e6,
+        "Linux's rule under RFC 9002 episodes: {gl}"
+    );
 }

@@ -377,7 +377,11 @@ fn sent_at(t_ns: u64, delivered: u64) -> SentPacketState {
 
 #[test]
 fn recovery_conserves_packets_for_one_round_then_restores_cwnd() {
-    let mut d = bbr();
+    // Linux's rule, named explicitly: under the default RFC 9002 episodes
+    // `BbrRecovery::Auto` would pick QUIC's recovery window.
+    let mut cfg = Config::new(Algorithm::Bbr);
+    cfg.bbr.recovery = congestion::BbrRecovery::Linux;
+    let mut d = RoundDriver::new(&cfg);
     to_drain(&mut d, 1e6);
     for _ in 0..20 {
         d.round(1e6, RTT, 100_000, false);
