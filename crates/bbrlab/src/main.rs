@@ -40,6 +40,13 @@ struct Cli {
 enum Command {
     /// Reproduce every published claim (C1–C14) in the simulator and write
     /// an HTML report with the paper-style figures and a verdict per claim.
+    ///
+    /// Exit status: 0 when every run completed and the report was written,
+    /// even if some claims are not reproduced (the report and the summary
+    /// line say which; a claim that does not reproduce is a finding, not a
+    /// failure of the command). With --strict, 1 if any claim is not
+    /// reproduced, for CI. Errors (a run that fails, an unwritable
+    /// directory) always exit 1.
     Reproduce {
         /// Report directory.
         #[arg(long, short, default_value = "report")]
@@ -60,6 +67,10 @@ enum Command {
         /// claims.json (e.g. report/claims.json) and exit.
         #[arg(long, value_name = "CLAIMS_JSON")]
         table: Option<PathBuf>,
+        /// Exit with status 1 if any claim is not reproduced (for CI); the
+        /// report is written either way.
+        #[arg(long, conflicts_with = "table")]
+        strict: bool,
     },
     /// Run real programs over an emulated path (needs root): two network
     /// namespaces joined by TUN devices, with the link model in between.
@@ -486,6 +497,7 @@ fn main() -> ExitCode {
             jobs,
             quiet,
             table: None,
+            strict,
         } => reproduce::run(&reproduce::Options {
             out,
             quick,
@@ -493,7 +505,13 @@ fn main() -> ExitCode {
             jobs,
             quiet,
         })
-        .map(|_| ()),
+        .and_then(|outcomes| {
+            if strict {
+                reproduce::require_all(&outcomes)
+            } else {
+                Ok(())
+            }
+        }),
         Command::Tcp { side } => tcp_command(side),
         Command::Validate {
             out,

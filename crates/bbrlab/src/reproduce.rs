@@ -248,6 +248,28 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
     Ok(outcomes)
 }
 
+/// `reproduce --strict`'s verdict: an error naming every claim that was
+/// not reproduced, so CI fails on a regression; `Ok` when all were. Without
+/// `--strict` the command exits 0 either way, because a claim that does not
+/// reproduce is a result the report explains, not a broken run.
+pub fn require_all(outcomes: &[Outcome]) -> Result<(), String> {
+    let missed: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| !o.reproduced)
+        .map(|o| o.id.as_str())
+        .collect();
+    if missed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "--strict: {} of {} claims not reproduced: {} (see the report)",
+            missed.len(),
+            outcomes.len(),
+            missed.join(", ")
+        ))
+    }
+}
+
 /// Writes the claim's combined summary (all runs) as JSON and CSV.
 fn write_claim_files(cdir: &Path, data: &[RunData]) -> Result<(), String> {
     let summaries: Vec<&SummaryJson> = data.iter().map(|d| &d.summary).collect();
@@ -542,7 +564,35 @@ pub fn table_from_json(text: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod table_tests {
-    use super::{seeds_cited, table_from_json, utc_date};
+    use super::{require_all, seeds_cited, table_from_json, utc_date, Outcome};
+
+    fn outcome(id: &str, reproduced: bool) -> Outcome {
+        Outcome {
+            id: id.into(),
+            title: String::new(),
+            source: String::new(),
+            reproduced,
+            rows: Vec::new(),
+            checks: Vec::new(),
+            notes: Vec::new(),
+            figures: Vec::new(),
+            seconds: 0.0,
+            runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn strict_fails_exactly_when_a_claim_is_not_reproduced() {
+        assert!(require_all(&[]).is_ok());
+        assert!(require_all(&[outcome("C1", true), outcome("C2", true)]).is_ok());
+        let e = require_all(&[
+            outcome("C1", true),
+            outcome("C7", false),
+            outcome("C11", false),
+        ])
+        .unwrap_err();
+        assert!(e.contains("2 of 3 claims not reproduced: C7, C11"), "{e}");
+    }
 
     #[test]
     fn claims_cite_their_seeds_and_dates_are_civil() {
