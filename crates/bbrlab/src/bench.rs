@@ -1,4 +1,5 @@
-//! `bbrlab bench`: the simulator's speed on the standard dumbbell.
+//! `bbrlab bench`: the simulator's speed on the standard dumbbell, and
+//! with `--transport` the UDP transport's cost against quinn's.
 //!
 //! One BBR flow over 100 Mbit/s with a 40 ms RTT and a 2-BDP drop-tail
 //! buffer, simulated for 60 s by default. Reports simulated packets and
@@ -116,18 +117,311 @@ pub fn run(seconds: u64, large: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// `bbrlab bench --transport`: loopback goodput of the UDP transport with
-/// BBR, and of kernel TCP with BBR in the same run, `seconds` each.
-pub fn transport(seconds: u64) -> Result<(), String> {
+/// Where `bbrlab bench --transport` looks for quinn's bulk program when
+/// `--quinn` is not given: next to the running `bbrlab` (both are built into
+/// the same `target/<profile>/`).
+fn default_quinn_bulk() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.join("quinn-bulk");
+    p.exists().then_some(p)
+}
+
+/// What one process of a transfer left behind.
+struct Finished {
+    stdout: String,
+    stderr: String,
+    /// User + system CPU seconds (from `wait4`'s rusage).
+    cpu_s: f64,
+}
+
+/// Waits for `child` until `deadline` (then kills it by its PID) and
+/// returns its output and the CPU time it used. Fails if it exited non-zero.
+fn finish(
+    mut child: std::process::Child,
+    what: &str,
+    deadline: std::time::Instant,
+) -> Result<Finished, String> {
+    use std::io::Read;
+    let pid = child.id() as libc::pid_t;
+    let (status, ru) = loop {
+        let mut status = 0;
+        // SAFETY: rusage is plain data; zero is a valid value.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our unreaped child; status and ru are valid.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
+        if r == pid {
+            break (status, ru);
+        }
+        if r < 0 {
+            return Err(format!(
+                "{what}: wait4: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            // SAFETY: as above; reaps the killed child.
+            unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+            return Err(format!(
+                "{what} (pid {pid}) overran its time and was killed"
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut stdout);
+    }
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu_s = secs(ru.ru_utime) + secs(ru.ru_stime);
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        return Err(format!(
+            "{what} failed (wait status {status}): {}",
+            stderr.trim()
+        ));
+    }
+    Ok(Finished {
+        stdout,
+        stderr,
+        cpu_s,
+    })
+}
+
+/// A loopback port that was free a moment ago.
+fn free_udp_port() -> Result<u16, String> {
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
+    Ok(s.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+/// One transfer's figures.
+struct Transfer {
+    label: String,
+    bytes: u64,
+    goodput_bps: f64,
+    send_cpu_s: f64,
+    recv_cpu_s: f64,
+    /// Extra detail for the printed line.
+    note: String,
+}
+
+impl Transfer {
+    /// Bits moved per CPU-second of sender and receiver together.
+    fn bits_per_cpu_s(&self) -> f64 {
+        self.bytes as f64 * 8.0 / (self.send_cpu_s + self.recv_cpu_s).max(1e-9)
+    }
+
+    fn print(&self) {
+        println!(
+            "  {:<22} {:>6.2} Gbit/s  CPU send {:>5.2} s recv {:>5.2} s  {:>5.2} Gbit per CPU-second  {}",
+            self.label,
+            self.goodput_bps / 1e9,
+            self.send_cpu_s,
+            self.recv_cpu_s,
+            self.bits_per_cpu_s() / 1e9,
+            self.note
+        );
+    }
+}
+
+fn json_field(v: &serde_json::Value, key: &str) -> Result<f64, String> {
+    v.get(key)
+        .and_then(|x| x.as_f64())
+        .ok_or_else(|| format!("no `{key}` in {v}"))
+}
+
+/// `bbrlab send` → `bbrlab recv` on loopback as two processes (this
+/// binary), BBR, a pattern for `secs`.
+fn bbrlab_transfer(secs: std::time::Duration, gso: bool) -> Result<Transfer, String> {
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let port = free_udp_port()?;
+    let addr = format!("127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + secs + std::time::Duration::from_secs(60);
+    let recv = Command::new(&exe)
+        .args([
+            "recv",
+            "--listen",
+            &addr,
+            "--window",
+            &(64u64 << 20).to_string(),
+        ])
+        .args(["--idle-timeout", "5s", "--accept-timeout", "20s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawning bbrlab recv: {e}"))?;
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut send = Command::new(&exe);
+    send.args(["send", "--to", &addr, "--cc", "bbr", "--quiet"])
+        .args(["--duration", &format!("{}ms", secs.as_millis())])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if !gso {
+        send.arg("--no-gso");
+    }
+    let send = send
+        .spawn()
+        .map_err(|e| format!("spawning bbrlab send: {e}"))?;
+    let s = finish(send, "bbrlab send", deadline);
+    let r = finish(recv, "bbrlab recv", deadline)?;
+    let s = s?;
+    let v: serde_json::Value =
+        serde_json::from_str(s.stdout.trim()).map_err(|e| format!("bbrlab send's output: {e}"))?;
+    Ok(Transfer {
+        label: format!("bbrlab bbr, {}", if gso { "GSO" } else { "no GSO" }),
+        bytes: json_field(&v, "bytes")? as u64,
+        goodput_bps: json_field(&v, "goodput_bps")?,
+        send_cpu_s: s.cpu_s,
+        recv_cpu_s: r.cpu_s,
+        note: format!(
+            "{:.1} datagrams/send call, {} retransmissions, pacing error p50 {:.1} µs p99 {:.1} µs",
+            json_field(&v, "datagrams_per_syscall")?,
+            json_field(&v, "retransmissions")?,
+            json_field(&v, "pacing_error_p50_us").unwrap_or(f64::NAN),
+            json_field(&v, "pacing_error_p99_us").unwrap_or(f64::NAN),
+        ),
+    })
+}
+
+/// quinn-bulk's client → server on loopback, with quinn's `cc`.
+fn quinn_transfer(
+    bin: &std::path::Path,
+    secs: std::time::Duration,
+    cc: &str,
+) -> Result<Transfer, String> {
+    use std::process::{Command, Stdio};
+    let port = free_udp_port()?;
+    let addr = format!("127.0.0.1:{port}");
+    let dir =
+        std::env::temp_dir().join(format!("bbrlab-bench-quinn-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let cert = dir.join("cert.der");
+    let _ = std::fs::remove_file(&cert);
+    let cert_s = cert.to_string_lossy().into_owned();
+    let deadline = std::time::Instant::now() + secs + std::time::Duration::from_secs(60);
+    let server = Command::new(bin)
+        .args(["server", "--listen", &addr, "--cert-out", &cert_s])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawning {}: {e}", bin.display()))?;
+    let client = Command::new(bin)
+        .args(["client", "--to", &addr, "--cert", &cert_s, "--cc", cc])
+        .args(["--seconds", &format!("{}", secs.as_secs_f64())])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawning {}: {e}", bin.display()));
+    let client = match client {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = finish(server, "quinn-bulk server", std::time::Instant::now());
+            return Err(e);
+        }
+    };
+    let c = finish(client, "quinn-bulk client", deadline);
+    let s = finish(server, "quinn-bulk server", deadline);
+    let _ = std::fs::remove_dir_all(&dir);
+    let (c, s) = (c?, s?);
+    let v: serde_json::Value =
+        serde_json::from_str(c.stdout.trim()).map_err(|e| format!("quinn-bulk's output: {e}"))?;
+    let _ = s.stderr;
+    Ok(Transfer {
+        label: format!("quinn {cc}"),
+        bytes: json_field(&v, "bytes")? as u64,
+        goodput_bps: json_field(&v, "goodput_bps")?,
+        send_cpu_s: c.cpu_s,
+        recv_cpu_s: s.cpu_s,
+        note: format!(
+            "{} lost packets, MTU {}",
+            json_field(&v, "lost_packets")?,
+            json_field(&v, "mtu")?
+        ),
+    })
+}
+
+/// min–max of `v` as "a–b" (or one figure).
+fn range(v: &[f64]) -> String {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if (hi - lo).abs() < 0.005 {
+        format!("{lo:.2}")
+    } else {
+        format!("{lo:.2}–{hi:.2}")
+    }
+}
+
+/// `bbrlab bench --transport`: bbrlab's UDP transport (`send`/`recv`, BBR,
+/// GSO) against quinn's BBR and CUBIC (`quinn-bulk`, QUIC with AES-GCM)
+/// on loopback, `runs` rounds of `seconds` each, every transfer two
+/// processes whose CPU time is read from `wait4`. Ratios are taken within
+/// each round, so a machine whose speed drifts between rounds still gives
+/// comparable figures. Then, once, bbrlab without GSO and kernel TCP BBR.
+pub fn transport(seconds: u64, runs: u32, quinn: Option<std::path::PathBuf>) -> Result<(), String> {
     if seconds == 0 || seconds > 600 {
         return Err(format!("--seconds {seconds}: allowed 1 to 600"));
     }
-    let secs = std::time::Duration::from_secs(seconds);
-    let mut udp = Vec::new();
-    for (gso, port) in [(true, 5403), (false, 5405)] {
-        udp.push(udp_loopback(secs, gso, port)?);
+    if runs == 0 || runs > 20 {
+        return Err(format!("--runs {runs}: allowed 1 to 20"));
     }
-    let tcp_addr: std::net::SocketAddr = "127.0.0.1:5404".parse().expect("literal");
+    let quinn = quinn.or_else(default_quinn_bulk).ok_or_else(|| {
+        "quinn's bulk program (the baseline) was not found next to bbrlab: build it with \
+         `cargo build --release -p quinn-baseline`, or pass --quinn PATH"
+            .to_string()
+    })?;
+    let secs = std::time::Duration::from_secs(seconds);
+    println!(
+        "loopback, {seconds} s per transfer, {runs} round(s); CPU = user + system of sender and receiver processes"
+    );
+    let mut ratios: Vec<[f64; 4]> = Vec::new();
+    for round in 0..runs {
+        println!("round {}:", round + 1);
+        // Rotate the order so no stack always runs first.
+        let mut order = ["ours", "quinn-bbr", "quinn-cubic"];
+        order.rotate_left(round as usize % 3);
+        let (mut ours, mut qbbr, mut qcubic) = (None, None, None);
+        for which in order {
+            match which {
+                "ours" => ours = Some(bbrlab_transfer(secs, true)?),
+                "quinn-bbr" => qbbr = Some(quinn_transfer(&quinn, secs, "bbr")?),
+                _ => qcubic = Some(quinn_transfer(&quinn, secs, "cubic")?),
+            }
+        }
+        let (ours, qbbr, qcubic) = (ours.expect("ran"), qbbr.expect("ran"), qcubic.expect("ran"));
+        for t in [&ours, &qbbr, &qcubic] {
+            t.print();
+        }
+        let r = [
+            ours.goodput_bps / qbbr.goodput_bps,
+            ours.bits_per_cpu_s() / qbbr.bits_per_cpu_s(),
+            ours.goodput_bps / qcubic.goodput_bps,
+            ours.bits_per_cpu_s() / qcubic.bits_per_cpu_s(),
+        ];
+        println!(
+            "  bbrlab / quinn bbr: goodput {:.2}, Gbit per CPU-second {:.2}; bbrlab / quinn cubic: goodput {:.2}, per CPU-second {:.2}",
+            r[0], r[1], r[2], r[3]
+        );
+        ratios.push(r);
+    }
+    let col = |i: usize| ratios.iter().map(|r| r[i]).collect::<Vec<_>>();
+    println!(
+        "bbrlab / quinn bbr over {runs} round(s): goodput {}, Gbit per CPU-second {}",
+        range(&col(0)),
+        range(&col(1))
+    );
+    println!(
+        "bbrlab / quinn cubic over {runs} round(s): goodput {}, Gbit per CPU-second {}",
+        range(&col(2)),
+        range(&col(3))
+    );
+    println!("once more, for reference:");
+    let no_gso = bbrlab_transfer(secs, false)?;
+    no_gso.print();
+    let tcp_addr = std::net::SocketAddr::from(([127, 0, 0, 1], free_tcp_port()?));
     let tcp = std::thread::scope(|s| -> Result<f64, String> {
         let r = s.spawn(|| crate::tcp::recv(tcp_addr, std::time::Duration::from_secs(5)));
         std::thread::sleep(std::time::Duration::from_millis(200));
@@ -140,55 +434,14 @@ pub fn transport(seconds: u64) -> Result<(), String> {
             log: None,
         })?;
         r.join().map_err(|_| "receiver panicked".to_string())??;
-        println!("kernel TCP (bbr):    {:.2} Gbit/s", sent.goodput_bps / 1e9);
         Ok(sent.goodput_bps)
     })?;
-    println!(
-        "udp / kernel TCP goodput ratio: {:.2} with GSO, {:.2} without",
-        udp[0] / tcp,
-        udp[1] / tcp
-    );
+    println!("  kernel TCP bbr         {:>6.2} Gbit/s", tcp / 1e9);
     Ok(())
 }
 
-/// One loopback transfer of the UDP transport with BBR; returns goodput.
-fn udp_loopback(secs: std::time::Duration, gso: bool, port: u16) -> Result<f64, String> {
-    let udp_addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    std::thread::scope(|s| -> Result<f64, String> {
-        let r = s.spawn(|| {
-            transport::receiver::recv(transport::receiver::RecvConfig {
-                listen: udp_addr,
-                output: None,
-                window_chunks: (64 << 20) / transport::wire::CHUNK as u64,
-                idle_timeout: std::time::Duration::from_secs(5),
-                accept_timeout: std::time::Duration::from_secs(10),
-            })
-        });
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let sent = transport::sender::send(transport::sender::SendConfig {
-            peer: udp_addr,
-            cc: congestion::Config::new(congestion::Algorithm::Bbr),
-            source: transport::data::Source::Pattern {
-                seed: 7,
-                total: None,
-            },
-            duration: Some(secs),
-            idle_timeout: std::time::Duration::from_secs(5),
-            log: None,
-            interval: std::time::Duration::from_millis(100),
-            progress: false,
-            gso,
-        })?;
-        r.join().map_err(|_| "receiver panicked".to_string())??;
-        println!(
-            "udp transport (bbr, {}): {:.2} Gbit/s, {:.1} datagrams per send call, pacing error p50 {:.1} µs p99 {:.1} µs, {} retransmissions",
-            if sent.gso { "GSO" } else { "no GSO" },
-            sent.goodput_bps / 1e9,
-            sent.datagrams_per_syscall,
-            sent.pacing_error_p50_us.unwrap_or(f64::NAN),
-            sent.pacing_error_p99_us.unwrap_or(f64::NAN),
-            sent.retransmissions
-        );
-        Ok(sent.goodput_bps)
-    })
+/// A loopback TCP port that was free a moment ago.
+fn free_tcp_port() -> Result<u16, String> {
+    let s = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
+    Ok(s.local_addr().map_err(|e| e.to_string())?.port())
 }

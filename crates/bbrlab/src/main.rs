@@ -186,10 +186,19 @@ enum Command {
         /// report its wall time and the peak memory (RSS) of this process.
         #[arg(long)]
         large: bool,
-        /// Instead: goodput of the UDP transport (bbr) on loopback, against
-        /// kernel TCP (bbr) in the same run, each for --seconds.
+        /// Instead: goodput and CPU cost (Gbit per CPU-second) of the UDP
+        /// transport (`bbrlab send`/`recv`, bbr) on loopback against quinn's
+        /// BBR and CUBIC in the same run (ratios per round), each for
+        /// --seconds; then without GSO and kernel TCP bbr once.
         #[arg(long, conflicts_with = "large")]
         transport: bool,
+        /// Rounds of the --transport comparison.
+        #[arg(long, default_value_t = 3, requires = "transport")]
+        runs: u32,
+        /// quinn's bulk program for --transport (default: `quinn-bulk` next
+        /// to this binary; `cargo build --release -p quinn-baseline`).
+        #[arg(long, requires = "transport")]
+        quinn: Option<PathBuf>,
     },
 }
 
@@ -575,9 +584,11 @@ fn main() -> ExitCode {
             seconds,
             large,
             transport,
+            runs,
+            quinn,
         } => {
             if transport {
-                bench::transport(seconds)
+                bench::transport(seconds, runs, quinn)
             } else {
                 bench::run(seconds, large)
             }

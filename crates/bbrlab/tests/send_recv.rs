@@ -214,9 +214,16 @@ fn forge(port: u16, total: u64, chunks: &[&[u8]], fin: Option<[u8; 32]>) -> Opti
         sock.send_to(&out, &to).unwrap();
     }
     let sha256 = fin?;
-    ask(&sock, &to, conn_id, Frame::Fin { total, sha256 }, |f| {
-        matches!(f, Frame::Done { .. })
-    })
+    ask(
+        &sock,
+        &to,
+        conn_id,
+        Frame::Fin {
+            total,
+            digest: sha256,
+        },
+        |f| matches!(f, Frame::Done { .. }),
+    )
     .flatten()
 }
 

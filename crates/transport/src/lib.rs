@@ -12,10 +12,12 @@
 //!   transport and the simulator run identical logic.
 //! - [`reassembly`]: the receiver's bounded reordering buffer.
 //! - [`data`]: file and seeded-pattern sources.
+//! - [`integrity`]: the end-to-end BLAKE3 digest compared at FIN.
 //! - [`udp_batch`]: GSO/GRO batching of datagrams without changing when
 //!   they leave.
 
 pub mod data;
+pub mod integrity;
 pub mod reassembly;
 pub mod receiver;
 pub mod sender;

@@ -4,14 +4,14 @@
 //! of order, or after 25 ms), checks every byte, and answers the sender's
 //! FIN with the verdict.
 
-use crate::data::pattern;
+use crate::data::pattern_mismatch;
+use crate::integrity::StreamHash;
 use crate::reassembly::{Insert, Reassembly};
 use crate::udp_batch::BatchReceiver;
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
 use sender::AckPolicy;
 use sender::{AckAction, Receiver};
-use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, UdpSocket};
@@ -30,7 +30,7 @@ pub struct RecvConfig {
     /// Write the stream to this file (otherwise check it against the
     /// sender's pattern). It is written under a temporary name in the same
     /// directory and renamed to this path only after the length and
-    /// SHA-256 check out; on any failure the path is left as it was.
+    /// BLAKE3 digest check out; on any failure the path is left as it was.
     pub output: Option<PathBuf>,
     /// Flow-control window in chunks (bounds the reassembly memory).
     pub window_chunks: u64,
@@ -62,7 +62,7 @@ pub struct RecvSummary {
 
 /// The output file while a transfer is under way: a temporary file in the
 /// output's directory (so the final rename stays on one file system and is
-/// atomic), renamed over the output only once the length and SHA-256 are
+/// atomic), renamed over the output only once the length and BLAKE3 digest are
 /// verified. Dropped without [`Partial::persist`] (any error, a forged or
 /// truncated transfer), it removes the temporary file, so the output path
 /// never holds partial or unverified data.
@@ -171,6 +171,9 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         }
     };
     let known_total = (total != u64::MAX).then_some(total);
+    // Seed 0 announces a file: there is no pattern to check, only the
+    // digest (and the output, if one is written).
+    let pattern_seed = (seed != 0).then_some(seed);
     // From here on, many datagrams per system call (GRO, recvmmsg); a
     // plain recv on a GRO socket would merge datagrams, so only `rx` reads.
     let mut rx = BatchReceiver::new(&sock).map_err(|e| format!("receive socket: {e}"))?;
@@ -186,8 +189,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         },
         None,
     );
-    let mut hash = Sha256::new();
-    let mut want = vec![0u8; CHUNK];
+    let mut hash = StreamHash::new();
     let t0 = now_ns(start);
     let mut last_heard = Instant::now();
     let mut delack_at: Option<u64> = None;
@@ -261,7 +263,26 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                         refused += 1;
                         continue;
                     }
-                    match reasm.insert(chunk, payload) {
+                    // What is now in order is checked, hashed and written
+                    // at once; an in-order chunk straight from the
+                    // receive buffer, without a copy.
+                    let verdict = reasm.offer(chunk, payload, |off, data| {
+                        if let (None, Some(seed)) = (&file, pattern_seed) {
+                            if let Some(at) = pattern_mismatch(seed, off, data) {
+                                return Err(format!(
+                                    "stream corrupted: the byte at offset {at} differs from the sender's pattern"
+                                ));
+                            }
+                        }
+                        hash.update(data);
+                        if let Some(f) = file.as_mut() {
+                            f.out
+                                .write_all(data)
+                                .map_err(|e| format!("writing the output: {e}"))?;
+                        }
+                        Ok(())
+                    })?;
+                    match verdict {
                         Insert::OutOfWindow | Insert::Invalid => {
                             refused += 1;
                             continue;
@@ -278,26 +299,8 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             delack_at.get_or_insert(t);
                         }
                     }
-                    // Deliver what is now in order.
-                    while let Some(data) = reasm.pop() {
-                        let off = reasm.delivered_bytes() - data.len() as u64;
-                        if file.is_none() {
-                            pattern(seed, off, &mut want[..data.len()]);
-                            if want[..data.len()] != data[..] {
-                                return Err(format!(
-                                    "stream corrupted: bytes at offset {off} differ from the sender's pattern"
-                                ));
-                            }
-                        }
-                        hash.update(&data);
-                        if let Some(f) = file.as_mut() {
-                            f.out
-                                .write_all(&data)
-                                .map_err(|e| format!("writing the output: {e}"))?;
-                        }
-                    }
                 }
-                Frame::Fin { total, sha256 } => {
+                Frame::Fin { total, digest } => {
                     if verdict.is_none() {
                         if reasm.delivered_bytes() < total {
                             // Data still missing: the sender only sends
@@ -305,8 +308,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             // lie or a bug; refuse it.
                             verdict = Some((false, reasm.delivered_bytes()));
                         } else {
-                            let ok = reasm.delivered_bytes() == total
-                                && hash.clone().finalize()[..] == sha256[..];
+                            let ok = reasm.delivered_bytes() == total && hash.digest() == digest;
                             verdict = Some((ok, reasm.delivered_bytes()));
                         }
                         fin_at = now;
@@ -361,7 +363,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         // `file` drops here and removes its temporary file: nothing
         // unverified is left at the output path.
         return Err(format!(
-            "the transfer failed verification: {received} bytes in order, length or SHA-256 mismatch{}",
+            "the transfer failed verification: {received} bytes in order, length or BLAKE3 digest mismatch{}",
             match &cfg.output {
                 Some(p) => format!("; nothing written to {}", p.display()),
                 None => String::new(),

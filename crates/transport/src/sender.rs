@@ -14,14 +14,14 @@
 //! a precise timer and the FIN/DONE exchange.
 
 use crate::data::Source;
+use crate::integrity::StreamHash;
 use crate::udp_batch::{BatchSender, SendError};
-use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
+use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, DATA_HEADER, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
 use congestion::Config;
 use sender::{Ack, LogHistogram, SendDecision, Sender, SenderConfig};
-use sha2::{Digest, Sha256};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
@@ -143,6 +143,9 @@ impl Drop for ProgressLine {
 
 /// Runs a transfer to completion.
 pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
+    if let Source::Pattern { seed: 0, .. } = cfg.source {
+        return Err("pattern seed 0 is reserved (it announces a file)".into());
+    }
     let bind: SocketAddr = if cfg.peer.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {
@@ -237,22 +240,21 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     };
     let mut sender = Sender::new(&flow, rand::random());
     sender.set_flow_limit(limit);
-    let mut hash = Sha256::new();
+    let mut hash = StreamHash::new();
     let mut hashed_chunks = 0u64;
-    let mut chunk_buf = vec![0u8; CHUNK];
     let mut pace_err = LogHistogram::default();
     let mut waiting_for_pace: Option<u64> = None;
     let mut log = match &cfg.log {
         Some(p) => {
-            let mut w = BufWriter::new(
+            let mut w = csv::Writer::from_writer(BufWriter::new(
                 File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
-            );
-            writeln!(
-                w,
+            ));
+            let header = format!(
                 "{},{LOG_COUNTER_COLUMNS},pacing_error_us",
                 sender::schema::FLOW_CSV_HEADER
-            )
-            .map_err(|e| e.to_string())?;
+            );
+            w.write_record(header.split(','))
+                .map_err(|e| format!("writing {}: {e}", p.display()))?;
             Some(w)
         }
         None => None,
@@ -343,26 +345,21 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                             pace_err.record(e);
                             window_err.record(e);
                         }
+                        // The datagram is built where the kernel reads it:
+                        // the payload is generated (or read from the file)
+                        // straight into the batch, and hashed from there.
+                        let len = bytes as usize;
+                        let slot = batch.slot(&sock, DATA_HEADER + len).map_err(send_error)?;
+                        let (header, payload) = slot.split_at_mut(DATA_HEADER);
                         cfg.source
-                            .chunk(chunk, bytes as usize, &mut chunk_buf)
+                            .chunk(chunk, len, payload)
                             .map_err(|e| format!("reading the source: {e}"))?;
                         if !retransmission && chunk == hashed_chunks {
-                            hash.update(&chunk_buf[..bytes as usize]);
+                            hash.update(payload);
                             hashed_chunks += 1;
                         }
                         let pn = sender.on_sent(now, chunk, bytes, retransmission);
-                        wire::encode(
-                            &Packet {
-                                conn_id,
-                                pn,
-                                frame: Frame::Data {
-                                    chunk,
-                                    payload: &chunk_buf[..bytes as usize],
-                                },
-                            },
-                            &mut out,
-                        );
-                        batch.push(&sock, &out).map_err(send_error)?;
+                        wire::encode_data_header(header, conn_id, pn, chunk, len as u16);
                     }
                     SendDecision::PaceUntil(t) => {
                         waiting_for_pace = Some(t);
@@ -375,8 +372,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
             batch.flush(&sock).map_err(send_error)?;
             if sender.is_finished(now_ns(start)) {
                 let sent_bytes = stream_len(total, sender.chunks_sent());
-                let digest: [u8; 32] = hash.clone().finalize().into();
-                fin = Some((sent_bytes, digest));
+                fin = Some((sent_bytes, hash.digest()));
             }
         }
         if let Some((total_bytes, digest)) = fin {
@@ -388,7 +384,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
                         pn: CONTROL_PN,
                         frame: Frame::Fin {
                             total: total_bytes,
-                            sha256: digest,
+                            digest,
                         },
                     },
                     &mut out,
@@ -404,34 +400,31 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
             let s = sender.cc.snapshot();
             if let Some(w) = log.as_mut() {
                 let gp = (delivered - last_delivered) as f64 * 8e9 / interval as f64;
-                writeln!(
-                    w,
-                    "{:.6},0,{delivered},{gp:.0},{},{},{},{},{},{},{},,{},{},{},{},{}",
-                    (now - t0) as f64 / 1e9,
-                    sender
-                        .latest_rtt_ns
-                        .map_or(String::new(), |r| format!("{:.3}", r as f64 / 1e6)),
-                    s.cwnd_bytes,
-                    s.pacing_rate_bytes_per_sec * 8,
-                    sender.inflight,
-                    s.mode.name(),
-                    s.bw_estimate_bytes_per_sec
-                        .map_or(String::new(), |b| format!("{:.0}", b * 8.0)),
-                    s.min_rtt
-                        .map_or(String::new(), |d| format!("{:.3}", d.as_secs_f64() * 1e3)),
-                    sender.retransmissions,
-                    sender
-                        .cc
-                        .rtt()
-                        .smoothed_ns()
-                        .map_or(String::new(), |r| format!("{:.3}", r as f64 / 1e6)),
-                    sender.packets_sent,
-                    sender.retransmissions,
-                    window_err
-                        .quantile(0.5)
-                        .map_or(String::new(), |e| format!("{:.1}", e / 1e3)),
-                )
-                .map_err(|e| e.to_string())?;
+                let opt = |v: Option<f64>, digits: usize| {
+                    v.map_or(String::new(), |x| format!("{x:.digits$}"))
+                };
+                let ms = |ns: Option<u64>| opt(ns.map(|r| r as f64 / 1e6), 3);
+                let row = [
+                    format!("{:.6}", (now - t0) as f64 / 1e9),
+                    "0".to_string(),
+                    delivered.to_string(),
+                    format!("{gp:.0}"),
+                    ms(sender.latest_rtt_ns),
+                    s.cwnd_bytes.to_string(),
+                    (s.pacing_rate_bytes_per_sec * 8).to_string(),
+                    sender.inflight.to_string(),
+                    s.mode.name().to_string(),
+                    opt(s.bw_estimate_bytes_per_sec.map(|b| b * 8.0), 0),
+                    opt(s.min_rtt.map(|d| d.as_secs_f64() * 1e3), 3),
+                    String::new(), // queue_delay_ms: not seen by an end host
+                    sender.retransmissions.to_string(),
+                    ms(sender.cc.rtt().smoothed_ns()),
+                    sender.packets_sent.to_string(),
+                    sender.retransmissions.to_string(),
+                    opt(window_err.quantile(0.5).map(|e| e / 1e3), 1),
+                ];
+                w.write_record(&row)
+                    .map_err(|e| format!("writing the log: {e}"))?;
             }
             window_err = LogHistogram::default();
             last_delivered = delivered;
@@ -463,14 +456,14 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
         wait_readable(fd, next.saturating_sub(now_ns(start)).min(50_000_000));
     };
     if let Some(w) = log.as_mut() {
-        w.flush().map_err(|e| e.to_string())?;
+        w.flush().map_err(|e| format!("writing the log: {e}"))?;
     }
     line.finish();
     let (ok, received) = verdict;
     let (total_bytes, _) = fin.expect("verdict only after FIN");
     if !ok {
         return Err(format!(
-            "the receiver rejected the transfer: it got {received} bytes in order of {total_bytes}, or the SHA-256 differed"
+            "the receiver rejected the transfer: it got {received} bytes in order of {total_bytes}, or the BLAKE3 digest differed"
         ));
     }
     let secs = (now_ns(start) - t0) as f64 / 1e9;

@@ -26,7 +26,11 @@ const SOCKET_BUFFER_BYTES: usize = 4 << 20;
 pub struct BatchSender {
     state: UdpSocketState,
     peer: SocketAddr,
-    buf: Vec<u8>,
+    /// [`MAX_BATCH_BYTES`] long; the batch is `buf[..used]`. Datagrams are
+    /// written here in place ([`BatchSender::slot`]), so a packet's bytes
+    /// are copied once, by the kernel.
+    buf: Box<[u8]>,
+    used: usize,
     /// Size of every datagram in the batch but the last.
     seg: usize,
     count: usize,
@@ -64,7 +68,8 @@ impl BatchSender {
         Ok(BatchSender {
             state,
             peer,
-            buf: Vec::with_capacity(MAX_BATCH_BYTES),
+            buf: vec![0u8; MAX_BATCH_BYTES].into_boxed_slice(),
+            used: 0,
             seg: 0,
             count: 0,
             closed: false,
@@ -82,24 +87,36 @@ impl BatchSender {
     /// Adds one datagram, sending the current batch first if this one
     /// cannot join it (different size, batch full, or it ended short).
     pub fn push(&mut self, sock: &UdpSocket, datagram: &[u8]) -> Result<(), SendError> {
-        let fits = self.count > 0
-            && !self.closed
-            && datagram.len() <= self.seg
-            && self.count < self.max_segments
-            && self.buf.len() + datagram.len() <= MAX_BATCH_BYTES;
-        if self.count > 0 && !fits {
-            self.flush(sock)?;
-        }
-        if self.count == 0 {
-            self.seg = datagram.len();
-        }
-        self.closed = datagram.len() < self.seg;
-        self.buf.extend_from_slice(datagram);
-        self.count += 1;
+        self.slot(sock, datagram.len())?.copy_from_slice(datagram);
         if self.max_segments == 1 {
             self.flush(sock)?;
         }
         Ok(())
+    }
+
+    /// Room for one more datagram of `len` bytes at the end of the batch,
+    /// for the caller to fill in place; the current batch is sent first
+    /// if the datagram cannot join it (different size, batch full, or it
+    /// ended short). Without GSO every batch holds one datagram, so the
+    /// previous one leaves here and the last at [`BatchSender::flush`].
+    pub fn slot(&mut self, sock: &UdpSocket, len: usize) -> Result<&mut [u8], SendError> {
+        assert!(len > 0 && len <= MAX_BATCH_BYTES, "datagram of {len} bytes");
+        let fits = self.count > 0
+            && !self.closed
+            && len <= self.seg
+            && self.count < self.max_segments
+            && self.used + len <= MAX_BATCH_BYTES;
+        if self.count > 0 && !fits {
+            self.flush(sock)?;
+        }
+        if self.count == 0 {
+            self.seg = len;
+        }
+        self.closed = len < self.seg;
+        let at = self.used;
+        self.used += len;
+        self.count += 1;
+        Ok(&mut self.buf[at..at + len])
     }
 
     /// Sends whatever is batched. A full socket buffer drops the batch, as
@@ -109,7 +126,7 @@ impl BatchSender {
             return Ok(());
         }
         let segment_size = (self.count > 1).then_some(self.seg);
-        let r = self.send(sock, 0, self.buf.len(), segment_size);
+        let r = self.send(sock, 0, self.used, segment_size);
         let r = match r {
             // GSO refused by the device (EIO/EINVAL): quinn-udp has turned
             // it off; send this batch one datagram at a time.
@@ -117,8 +134,8 @@ impl BatchSender {
                 self.max_segments = 1;
                 let mut r = Ok(());
                 let mut off = 0;
-                while off < self.buf.len() && r.is_ok() {
-                    let end = (off + self.seg).min(self.buf.len());
+                while off < self.used && r.is_ok() {
+                    let end = (off + self.seg).min(self.used);
                     r = self.send(sock, off, end, None);
                     off = end;
                 }
@@ -127,7 +144,7 @@ impl BatchSender {
             r => r,
         };
         self.datagrams += self.count as u64;
-        self.buf.clear();
+        self.used = 0;
         self.count = 0;
         self.closed = false;
         r

@@ -53,7 +53,7 @@ fn a_million_fuzzed_datagrams_never_panic_and_accepted_ones_round_trip() {
             pn: CONTROL_PN,
             frame: Frame::Fin {
                 total: 1,
-                sha256: [9; 32],
+                digest: [9; 32],
             },
         },
         Packet {
