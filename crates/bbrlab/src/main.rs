@@ -22,6 +22,7 @@ mod limits;
 mod locate;
 mod output;
 mod plots;
+mod progress;
 mod reproduce;
 mod scenario;
 mod sim;

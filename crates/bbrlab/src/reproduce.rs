@@ -10,7 +10,7 @@
 use crate::claims::{self, ClaimDef, Eval};
 use crate::output::SummaryJson;
 use crate::scenario::{self, Run};
-use crate::sim::{run_one, run_parallel};
+use crate::sim::{run_one_with, run_parallel};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs;
@@ -166,12 +166,22 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
         };
         cost(b).total_cmp(&cost(a))
     });
-    let done = run_parallel(&jobs, opts.jobs, opts.quiet, |j| {
-        let t0 = Instant::now();
-        let r = run_one(defs[j.claim].file, &j.run, &j.dir, false)
-            .map(|s| (s, t0.elapsed().as_secs_f64()));
-        (r, format!("{} run {}", defs[j.claim].id, j.index))
-    });
+    let done = run_parallel(
+        &jobs,
+        opts.jobs,
+        opts.quiet,
+        |j| {
+            (
+                format!("{} run {}", defs[j.claim].id, j.index),
+                j.run.config.duration_ns,
+            )
+        },
+        |j, clock| {
+            let t0 = Instant::now();
+            run_one_with(defs[j.claim].file, &j.run, &j.dir, false, clock)
+                .map(|s| (s, t0.elapsed().as_secs_f64()))
+        },
+    );
     type Slot = Option<Result<(SummaryJson, f64), String>>;
     let mut results: Vec<Vec<Slot>> = per_claim
         .iter()

@@ -9,12 +9,14 @@
 //! removes what an earlier `bbrlab sim` wrote there (and nothing else).
 
 use crate::output::{write_summaries, CsvRecorder, SummaryJson};
+use crate::progress::{slowest, Board, ClockRecorder, SimClock};
 use crate::scenario::{self, Run};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The run's name: its directory's if that is `run-NNNN`, else `run-0000`.
 fn run_name(dir: &Path) -> String {
@@ -29,15 +31,29 @@ fn run_name(dir: &Path) -> String {
 /// `flows.csv`, `link.csv`, `summary.json`, `summary.csv` and the
 /// scenario as run (`scenario.toml`).
 pub fn run_one(name: &str, run: &Run, dir: &Path, plots: bool) -> Result<SummaryJson, String> {
+    run_one_with(name, run, dir, plots, &SimClock::default())
+}
+
+/// [`run_one`], advancing `clock` to the simulated time of each sample
+/// written, for the progress display.
+pub fn run_one_with(
+    name: &str,
+    run: &Run,
+    dir: &Path,
+    plots: bool,
+    clock: &SimClock,
+) -> Result<SummaryJson, String> {
     fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
     fs::write(dir.join("scenario.toml"), &run.text)
         .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
-    let mut rec =
+    let csv =
         CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    let mut rec = ClockRecorder { inner: csv, clock };
     let summary = netsim::run(&run.config, &mut rec)
         .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
-    rec.finish()
+    rec.inner
+        .finish()
         .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
     let json = SummaryJson::new(name, &run_name(dir), &run.params, &summary);
     write_summaries(dir, name, &[&json])
@@ -132,51 +148,109 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
         .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))
 }
 
-/// Runs `f` over `items` on `jobs` worker threads (default: all cores),
-/// with a progress bar unless `quiet`; results come back in item order.
-/// `f` returns its result and a short label for the progress message.
-/// `None` marks an item whose worker died (it cannot, short of a panic).
+/// Most per-run progress lines shown; with more workers, the overall line
+/// still names the slowest run.
+const MAX_RUN_LINES: usize = 8;
+
+/// Runs `f` over `items` on `jobs` worker threads (default: all cores);
+/// results come back in item order. Unless `quiet`, shows progress: one
+/// line per running run with its simulated time and ETA, and an overall
+/// line with the runs finished and the slowest run under way (see
+/// [`crate::progress`]). `describe` gives an item's label and simulated
+/// duration (ns); `f` advances the [`SimClock`] it is given (through
+/// [`run_one_with`]). `None` marks an item whose worker died (it cannot,
+/// short of a panic).
 pub fn run_parallel<T: Sync, R: Send>(
     items: &[T],
     jobs: Option<usize>,
     quiet: bool,
-    f: impl Fn(&T) -> (R, String) + Sync,
+    describe: impl Fn(&T) -> (String, u64) + Sync,
+    f: impl Fn(&T, &SimClock) -> R + Sync,
 ) -> Vec<Option<R>> {
     let n = items.len();
     let workers = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
         .clamp(1, n.max(1));
-    let bar = if quiet {
-        ProgressBar::hidden()
+    let multi = MultiProgress::with_draw_target(if quiet {
+        ProgressDrawTarget::hidden()
     } else {
-        let b = ProgressBar::new(n as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
-            )
-            .expect("static template"),
-        );
-        b.enable_steady_tick(std::time::Duration::from_millis(200));
-        b
-    };
+        ProgressDrawTarget::stderr()
+    });
+    let bar = multi.add(ProgressBar::new(n as u64));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
+        )
+        .expect("static template"),
+    );
+    let line_style = ProgressStyle::with_template("    {msg}").expect("static template");
+    let lines: Vec<ProgressBar> = (0..workers.min(MAX_RUN_LINES))
+        .map(|_| {
+            let l = multi.add(ProgressBar::new_spinner());
+            l.set_style(line_style.clone());
+            l
+        })
+        .collect();
+    if !quiet {
+        bar.enable_steady_tick(Duration::from_millis(200));
+    }
+    let board = Board::new(workers);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
+    let (stop, stopped) = mpsc::channel::<()>();
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
+        if !quiet {
+            let (board, bar, lines) = (&board, &bar, &lines);
+            s.spawn(move || loop {
+                let now: Vec<_> = board.snapshot(Instant::now());
+                let running: Vec<_> = now.iter().flatten().cloned().collect();
+                match slowest(&running) {
+                    Some(i) if running.len() > 1 => {
+                        bar.set_message(format!("slowest: {}", running[i].describe()))
+                    }
+                    _ => bar.set_message(""),
                 }
-                let (r, label) = f(&items[i]);
-                bar.set_message(label);
-                results.lock().expect("no panics while holding the lock")[i] = Some(r);
-                bar.inc(1);
+                for (l, st) in lines.iter().zip(&now) {
+                    l.set_message(st.as_ref().map_or(String::new(), |s| s.describe()));
+                }
+                // Until every worker is done (the sender is dropped).
+                if let Err(mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(Duration::from_millis(250))
+                {
+                    continue;
+                }
+                break;
             });
         }
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (board, next, results, bar) = (&board, &next, &results, &bar);
+                let (describe, f) = (&describe, &f);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let (label, duration_ns) = describe(&items[i]);
+                    let clock = board.start(w, label, duration_ns, Instant::now());
+                    let r = f(&items[i], &clock);
+                    board.finish(w);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                    bar.inc(1);
+                })
+            })
+            .collect();
+        for h in handles {
+            // A worker that panicked leaves its item `None`.
+            let _ = h.join();
+        }
+        drop(stop);
     });
+    for l in &lines {
+        l.finish_and_clear();
+    }
     bar.finish_and_clear();
-    results.into_inner().expect("workers finished")
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The `sim` command.
@@ -210,12 +284,13 @@ pub fn run(
     }
     let dir_of = |i: usize| out.join(format!("run-{i:04}"));
     let indices: Vec<usize> = (0..n).collect();
-    let results = run_parallel(&indices, jobs, quiet, |&i| {
-        (
-            run_one(&sc.name, &sc.runs[i], &dir_of(i), plots),
-            format!("run-{i:04}"),
-        )
-    });
+    let results = run_parallel(
+        &indices,
+        jobs,
+        quiet,
+        |&i| (format!("run-{i:04}"), sc.runs[i].config.duration_ns),
+        |&i, clock| run_one_with(&sc.name, &sc.runs[i], &dir_of(i), plots, clock),
+    );
     let mut summaries = Vec::new();
     for (i, r) in results.into_iter().enumerate() {
         match r {
