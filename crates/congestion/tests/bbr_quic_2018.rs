@@ -21,21 +21,6 @@ fn with(bbr: BbrConfig) -> Config {
     }
 }
 
-/// STARTUP with doubling rates, then plateau rounds until DRAIN.
-fn to_drain(d: &mut RoundDriver, plateau: f64) {
-    let mut r = plateau / 8.0;
-    while r < plateau {
-        d.round(r, RTT, 1 << 30, false);
-        r *= 2.0;
-    }
-    for _ in 0..4 {
-        if d.round(plateau, RTT, 1 << 30, false).mode == Mode::Drain {
-            return;
-        }
-    }
-    panic!("never left STARTUP");
-}
-
 #[test]
 fn the_flavour_sets_every_named_switch_and_linux_stays_the_default() {
     let linux = BbrConfig::default();
@@ -80,7 +65,7 @@ fn without_quantization_budget_drain_ends_at_exactly_one_bdp() {
     });
     let mut d = RoundDriver::new(&cfg);
     let bw = 1e6; // bytes/s
-    to_drain(&mut d, bw);
+    to_drain(&mut d, bw, RTT);
     let bdp = (bw * 0.1) as u64; // min_rtt 100 ms
                                  // One byte above the BDP keeps DRAIN; the BDP itself ends it. With the
                                  // budget, DRAIN would end several packets above (see bbr_rules.rs).
@@ -92,7 +77,7 @@ fn without_quantization_budget_drain_ends_at_exactly_one_bdp() {
 fn with_the_budget_drain_ends_well_above_one_bdp() {
     let mut d = RoundDriver::new(&Config::new(Algorithm::Bbr));
     let bw = 1e6;
-    to_drain(&mut d, bw);
+    to_drain(&mut d, bw, RTT);
     let bdp = (bw * 0.1) as u64;
     // Linux: BDP + 3 send quanta (≥ 2 packets each) rounded up.
     assert_eq!(d.round(bw, RTT, bdp + 4 * 1500, false).mode, Mode::ProbeBw);
@@ -267,7 +252,7 @@ fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
         ..BbrConfig::default()
     });
     let mut d = RoundDriver::new(&cfg);
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     d.round(1e6, RTT, 50_000, false);
     assert_eq!(d.cc.snapshot().mode, Mode::ProbeBw);
     let cwnd0 = d.cc.cwnd_bytes();

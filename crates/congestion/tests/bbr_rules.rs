@@ -15,22 +15,6 @@ fn bbr() -> RoundDriver {
     RoundDriver::new(&Config::new(Algorithm::Bbr))
 }
 
-/// Drives STARTUP with doubling rates up to `plateau`, then plateau rounds
-/// until DRAIN; returns the driver (in DRAIN, with a huge inflight).
-fn to_drain(d: &mut RoundDriver, plateau: f64) {
-    let mut r = plateau / 8.0;
-    while r < plateau {
-        d.round(r, RTT, 1 << 30, false);
-        r *= 2.0;
-    }
-    for _ in 0..4 {
-        if d.round(plateau, RTT, 1 << 30, false).mode == Mode::Drain {
-            return;
-        }
-    }
-    panic!("never left STARTUP");
-}
-
 #[test]
 fn startup_exits_after_exactly_three_rounds_without_25_percent_growth() {
     let mut d = bbr();
@@ -72,7 +56,7 @@ fn startup_plateau_count_resets_on_growth_and_ignores_app_limited_rounds() {
 fn drain_ends_when_inflight_reaches_one_bdp_plus_quantization_budget() {
     let mut d = bbr();
     let bw = 1e6; // bytes/s
-    to_drain(&mut d, bw);
+    to_drain(&mut d, bw, RTT);
     let mss = d.mss;
     let bdp = (bw * 0.1).ceil() as u64; // min_rtt is 100 ms
                                         // Linux bbr_inflight(bw, 1): BDP + 3 send quanta (at the current pacing
@@ -115,7 +99,7 @@ fn probe_bw_never_starts_in_the_drain_phase_and_uses_every_other_start() {
         let mut cfg = Config::new(Algorithm::Bbr);
         cfg.seed = seed;
         let mut d = RoundDriver::new(&cfg);
-        to_drain(&mut d, 1e6);
+        to_drain(&mut d, 1e6, RTT);
         let s = d.round(1e6, RTT, 0, false);
         assert_eq!(s.mode, Mode::ProbeBw);
         starts[s.cycle_index.unwrap() as usize] += 1;
@@ -382,7 +366,7 @@ fn recovery_conserves_packets_for_one_round_then_restores_cwnd() {
     let mut cfg = Config::new(Algorithm::Bbr);
     cfg.bbr.recovery = congestion::BbrRecovery::Linux;
     let mut d = RoundDriver::new(&cfg);
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     for _ in 0..20 {
         d.round(1e6, RTT, 100_000, false);
     }
@@ -432,7 +416,7 @@ fn transport_recovery_exit_waits_for_the_recovery_point() {
     let mut cfg = Config::new(Algorithm::Bbr);
     cfg.recovery_exit = congestion::RecoveryExit::Transport;
     let mut d = RoundDriver::new(&cfg);
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     for _ in 0..20 {
         d.round(1e6, RTT, 100_000, false);
     }
@@ -478,7 +462,7 @@ fn transport_recovery_exit_waits_for_the_recovery_point() {
 #[test]
 fn rfc9002_recovery_exit_ignores_the_recovery_point() {
     let mut d = bbr();
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     d.round(1e6, RTT, 100_000, false);
     let lost = LostPacket {
         bytes: d.mss,
@@ -492,7 +476,7 @@ fn rfc9002_recovery_exit_ignores_the_recovery_point() {
 #[test]
 fn rto_leaves_cwnd_at_one_packet_then_min_cwnd_on_next_ack() {
     let mut d = bbr();
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     d.round(1e6, RTT, 10_000, false);
     d.cc.on_retransmission_timeout(at(d.now_ns), 0);
     assert_eq!(d.cc.cwnd_bytes(), d.mss);
@@ -520,7 +504,7 @@ fn pacing_is_gain_times_bw_less_one_percent_and_only_rises_before_full_pipe() {
     d.round(1e5, RTT, 1 << 30, false);
     assert!(d.cc.pacing_rate_bytes_per_sec() as f64 >= p - 1.0);
     // In PROBE_BW the rate is gain × bw × 0.99 for the current phase.
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     let s = d.round(1e6, RTT, 0, false);
     assert_eq!(s.mode, Mode::ProbeBw);
     let expect = s.pacing_gain * 1e6 * 0.99;
@@ -546,7 +530,7 @@ fn cwnd_never_below_four_packets_and_initial_window_before_rtt() {
 /// rounds of 101 ms against a 100 ms min_rtt move one phase per round).
 fn to_probe_phase(cfg: &Config) -> RoundDriver {
     let mut d = RoundDriver::new(cfg);
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     d.round(1e6, RTT, 0, false);
     for _ in 0..16 {
         if d.cc.snapshot().pacing_gain == 1.25 {
@@ -587,7 +571,7 @@ fn idle_restart_paces_at_bw_in_probe_bw() {
 #[test]
 fn app_limited_samples_only_raise_the_bandwidth_estimate() {
     let mut d = bbr();
-    to_drain(&mut d, 1e6);
+    to_drain(&mut d, 1e6, RTT);
     d.round(1e6, RTT, 0, false);
     let bw = d.cc.snapshot().bw_estimate_bytes_per_sec.unwrap();
     // Eleven rounds of app-limited low samples: the old max ages out of the

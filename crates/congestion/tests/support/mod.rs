@@ -462,3 +462,21 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
     }
     out
 }
+
+/// Drives STARTUP with rates doubling up to `plateau` (bytes/s) in rounds
+/// of `rtt_ns`, then plateau rounds until DRAIN; leaves the driver in
+/// DRAIN with a huge inflight.
+#[allow(dead_code)] // not every test binary that includes `support` uses it
+pub fn to_drain(d: &mut RoundDriver, plateau: f64, rtt_ns: u64) {
+    let mut r = plateau / 8.0;
+    while r < plateau {
+        d.round(r, rtt_ns, 1 << 30, false);
+        r *= 2.0;
+    }
+    for _ in 0..4 {
+        if d.round(plateau, rtt_ns, 1 << 30, false).mode == congestion::Mode::Drain {
+            return;
+        }
+    }
+    panic!("never left STARTUP");
+}
