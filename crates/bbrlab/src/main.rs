@@ -14,20 +14,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-mod bench;
-mod claims;
-mod compare;
-mod emu;
-mod limits;
-mod locate;
-mod output;
-mod plots;
-mod progress;
-mod reproduce;
-mod scenario;
-mod sim;
-mod tcp;
-mod validate;
+use bbrlab::{bench, compare, emu, plots, reproduce, sim, tcp, validate};
 
 /// BBR congestion control: simulate, measure and compare.
 #[derive(Parser)]

@@ -1,0 +1,22 @@
+//! bbrlab as a library: the code behind the `bbrlab` command line.
+//!
+//! The modules live here, not in the binary, so that every front end runs a
+//! scenario through the same code: the CLI (`src/main.rs`) and the Python
+//! package (`crates/bbrlab-py`) both parse, run and write a scenario with
+//! [`scenario`], [`sim`] and [`output`]. There is one implementation of
+//! running a scenario, not one per front end.
+
+pub mod bench;
+pub mod claims;
+pub mod compare;
+pub mod emu;
+pub mod limits;
+pub mod locate;
+pub mod output;
+pub mod plots;
+pub mod progress;
+pub mod reproduce;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod validate;
