@@ -167,6 +167,98 @@ fn direction_toml(
     Ok(t)
 }
 
+/// A scenario's path as the emulator reads it.
+#[derive(Debug)]
+pub struct ScenarioPath {
+    /// `[link.forward]`: client → server.
+    pub forward: link::ResolvedDirection,
+    /// `[link.reverse]`: server → client.
+    pub reverse: link::ResolvedDirection,
+    /// The scenario's `seed` (1 if none), so loss and jitter are drawn as
+    /// in the simulator.
+    pub seed: u64,
+}
+
+/// The parts of a scenario file `emu --scenario` reads; everything else
+/// (duration, flows, sampling, output) belongs to the simulator and is
+/// ignored, not required.
+#[derive(serde::Deserialize)]
+struct EmuScenario {
+    seed: Option<u64>,
+    link: Option<EmuLink>,
+    sweep: Option<toml::Table>,
+}
+
+/// `[link]`; either direction may be left out (no rate limit, no delay,
+/// as with the path flags).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmuLink {
+    forward: Option<link::DirectionConfig>,
+    reverse: Option<link::DirectionConfig>,
+}
+
+/// Reads only the `[link]` table and `seed` of a scenario file, for
+/// `emu --scenario`. The simulator's loader demands a duration and a
+/// `[[flow]]` and applies simulator limits (a forward rate, run sizes)
+/// that mean nothing to the emulator, so a file holding just a `[link]`
+/// is enough here. Errors name `file:line:col`, what is wrong and what is
+/// allowed.
+pub fn load_link(file: &Path) -> Result<ScenarioPath, String> {
+    let name = file.display().to_string();
+    let src = std::fs::read_to_string(file)
+        .map_err(|e| format!("{name}: cannot read the scenario file: {e}"))?;
+    let loc = crate::locate::Located::new(&src);
+    let at = |offset: usize| {
+        let (l, c) = loc.line_col(offset);
+        format!("{name}:{l}:{c}")
+    };
+    let span_at = |path: &crate::locate::KeyPath| at(loc.span_of(path).map_or(0, |(r, _)| r.start));
+    let key_at = |key: &str| span_at(&crate::locate::KeyPath::parse(key));
+    let sc: EmuScenario = toml::from_str(&src).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        let mut m = e.message().trim().to_string();
+        if m.contains("expected a string") {
+            m.push_str(" (values with units are strings, e.g. \"40ms\", \"10mbit\", \"100pkt\")");
+        }
+        match loc.path_at(offset) {
+            Some(p) if !m.contains(&format!("`{p}`")) => format!("{}: `{p}`: {m}", at(offset)),
+            _ => format!("{}: {m}", at(offset)),
+        }
+    })?;
+    if let Some(sweep) = &sc.sweep {
+        if let Some(k) = sweep
+            .keys()
+            .find(|k| k.starts_with("link.") || *k == "link")
+        {
+            return Err(format!(
+                "{}: [sweep] `{k}`: emu --scenario runs one path and does not expand sweeps of [link]; write the value you want in [link] (sweeps of other keys are ignored)",
+                span_at(&crate::locate::KeyPath(vec![
+                    crate::locate::Seg::Key("sweep".into()),
+                    crate::locate::Seg::Key(k.clone()),
+                ]))
+            ));
+        }
+    }
+    let Some(link) = sc.link else {
+        return Err(format!(
+            "{name}: no [link] table; emu --scenario takes the path from [link.forward] (client → server) and [link.reverse] (server → client), e.g.\n  [link.forward]\n  rate = \"10mbit\"\n  delay = \"20ms\""
+        ));
+    };
+    let base = file.parent().unwrap_or(Path::new("."));
+    let resolve = |d: Option<link::DirectionConfig>, which: &str| {
+        d.unwrap_or_default().resolve(base).map_err(|e| {
+            let key = format!("link.{which}.{}", e.field);
+            format!("{}: `{key}`: {}", key_at(&key), e.message)
+        })
+    };
+    Ok(ScenarioPath {
+        forward: resolve(link.forward, "forward")?,
+        reverse: resolve(link.reverse, "reverse")?,
+        seed: sc.seed.unwrap_or(1),
+    })
+}
+
 /// Builds the forwarder's configuration.
 pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, String> {
     if let Some(file) = &p.scenario {
@@ -182,12 +274,11 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
                     .into(),
             );
         }
-        let sc = crate::scenario::load(file).map_err(|e| e.to_string())?;
-        let run = &sc.runs[0].config;
+        let path = load_link(file)?;
         return Ok(ForwardConfig {
-            forward: run.forward.clone(),
-            reverse: run.reverse.clone(),
-            seed: p.seed.unwrap_or(run.seed),
+            forward: path.forward,
+            reverse: path.reverse,
+            seed: p.seed.unwrap_or(path.seed),
             sample_interval_ns: sample_ns,
             realtime: true,
         });
@@ -1042,6 +1133,59 @@ mod tests {
         assert_eq!(forward_config(&p, 0).unwrap().seed, 7);
         p.seed = Some(3);
         assert_eq!(forward_config(&p, 0).unwrap().seed, 3);
+    }
+
+    /// Issue 13: `emu --scenario` reads only `[link]` and `seed`. A file
+    /// with no duration, no `[[flow]]` and no forward rate (all required by
+    /// the simulator) is a valid path; errors in `[link]` are located.
+    #[test]
+    fn a_scenario_needs_only_its_link_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("path.toml");
+        let scenario = |text: &str| {
+            std::fs::write(&f, text).unwrap();
+            forward_config(
+                &PathSpec {
+                    scenario: Some(f.clone()),
+                    ..PathSpec::default()
+                },
+                0,
+            )
+        };
+        let c = scenario("[link.forward]\ndelay = \"20ms\"\n[link.reverse]\nrate = \"5mbit\"\n")
+            .unwrap();
+        assert_eq!(rate(&c.forward), None);
+        assert_eq!(c.forward.delay_ns, 20_000_000);
+        assert_eq!(rate(&c.reverse), Some(5e6));
+        assert_eq!(c.seed, 1);
+        // Simulator keys are ignored, not checked: a sweep over flows too.
+        let c = scenario(
+            "name = \"x\"\nduration = \"0s\"\nseed = 9\n[link.forward]\nrate = \"1mbit\"\n[[flow]]\nalgorithm = \"nonsense\"\n[sweep]\n\"flow.algorithm\" = [\"bbr\"]\n",
+        )
+        .unwrap();
+        assert_eq!((rate(&c.forward), c.seed), (Some(1e6), 9));
+        // Errors: where, what, what is allowed.
+        let e = scenario("duration = \"1s\"\n").unwrap_err();
+        assert!(
+            e.contains("no [link] table") && e.contains("[link.forward]"),
+            "{e}"
+        );
+        let e = scenario("[link.forward]\nrate = \"10MBps\"\n").unwrap_err();
+        assert!(e.contains("path.toml:2:8") && e.contains("rate"), "{e}");
+        let e = scenario("[link.forward]\nrat = \"1mbit\"\n").unwrap_err();
+        assert!(e.contains("path.toml:2:1") && e.contains("rat"), "{e}");
+        let e = scenario("[link]\nsideways = {}\n").unwrap_err();
+        assert!(e.contains("path.toml:2:1") && e.contains("sideways"), "{e}");
+        let e = scenario(
+            "[link.forward]\nrate = \"1mbit\"\n[sweep]\n\"link.forward.delay\" = [\"1ms\"]\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("path.toml:4:") && e.contains("does not expand sweeps"),
+            "{e}"
+        );
+        let e = scenario("[link.forward]\nrate = 10\n").unwrap_err();
+        assert!(e.contains("path.toml:2:8") && e.contains("10mbit"), "{e}");
     }
 
     #[test]

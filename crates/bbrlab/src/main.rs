@@ -267,7 +267,9 @@ fn tcp_command(side: TcpSide) -> Result<(), String> {
 /// `bbrlab emu`'s options.
 #[derive(clap::Args)]
 struct EmuArgs {
-    /// Use this scenario file's [link] table for the path (no path flags then).
+    /// Use this scenario file's [link] table for the path (no path flags
+    /// then). Only [link] and `seed` are read: a file with just a [link]
+    /// table will do; duration, flows and sweeps of other keys are ignored.
     #[arg(long)]
     scenario: Option<PathBuf>,
     /// Bottleneck rate of both directions (e.g. 10mbit); default unlimited.
