@@ -143,6 +143,17 @@ impl Drop for ProgressLine {
 
 /// Runs a transfer to completion.
 pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
+    send_with(cfg, None)
+}
+
+/// [`send`] with a user's congestion control ([`sender::CustomCc`]) in
+/// place of `cfg.cc.algorithm` (`cfg.cc` still supplies the switches the
+/// sender reads, such as the initial window). The transport drives it
+/// exactly as it drives the built-in algorithms.
+pub fn send_with(
+    cfg: SendConfig,
+    custom_cc: Option<sender::CustomCc>,
+) -> Result<SendSummary, String> {
     if let Source::Pattern { seed: 0, .. } = cfg.source {
         return Err("pattern seed 0 is reserved (it announces a file)".into());
     }
@@ -223,6 +234,11 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     let t0 = now_ns(start);
     let mut flow = SenderConfig::bulk(cfg.cc);
     flow.cc.mss_bytes = CHUNK as u64;
+    let cc_name = custom_cc
+        .as_ref()
+        .map_or(cfg.cc.algorithm.name(), |c| c.name.as_str())
+        .to_string();
+    flow.custom_cc = custom_cc;
     // A real sender releases a send quantum per timer wake (one GSO send);
     // per-packet wakes cost more than the packet at Gbit/s rates.
     flow.pacing = sender::Pacing::Quantum;
@@ -470,7 +486,7 @@ pub fn send(cfg: SendConfig) -> Result<SendSummary, String> {
     let ms = |v: Option<f64>| v.map(|x| x / 1e6);
     let us = |v: Option<f64>| v.map(|x| x / 1e3);
     Ok(SendSummary {
-        cc: cfg.cc.algorithm.name().to_string(),
+        cc: cc_name,
         bytes: total_bytes,
         seconds: secs,
         goodput_bps: total_bytes as f64 * 8.0 / secs.max(1e-9),
