@@ -591,21 +591,46 @@ mod tests {
     /// Writes a flows.csv of the full schema from (time, delivered bytes,
     /// srtt ms, data packets sent, retransmitted) rows.
     fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
-        let mut text = format!(
-            "{},{}\n",
+        let p = dir.join("flows.csv");
+        let mut w = csv::Writer::from_path(&p).unwrap();
+        let header = format!(
+            "{},{}",
             netsim::FLOW_CSV_HEADER,
             netsim::FLOW_CSV_COUNTER_COLUMNS
         );
+        w.write_record(header.split(',')).unwrap();
         for &(t, d, s, n, r) in rows {
             // drops (link drops in the simulator) deliberately disagrees
             // with the retransmission count, which is what must be used.
-            text.push_str(&format!(
-                "{t:.6},0,{d},0,99.000,0,0,0,probe_bw,1000000,40.000,0.000,{},{s:.3},{n},{r}\n",
-                r * 3
-            ));
+            let (t, d, s, n, r3) = (
+                format!("{t:.6}"),
+                d.to_string(),
+                format!("{s:.3}"),
+                n.to_string(),
+                (r * 3).to_string(),
+            );
+            let r = r.to_string();
+            w.write_record([
+                t.as_str(),
+                "0",
+                &d,
+                "0",
+                "99.000",
+                "0",
+                "0",
+                "0",
+                "probe_bw",
+                "1000000",
+                "40.000",
+                "0.000",
+                &r3,
+                &s,
+                &n,
+                &r,
+            ])
+            .unwrap();
         }
-        let p = dir.join("flows.csv");
-        std::fs::write(&p, text).unwrap();
+        w.flush().unwrap();
         p
     }
 

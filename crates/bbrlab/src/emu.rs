@@ -1135,6 +1135,13 @@ mod tests {
         assert_eq!(forward_config(&p, 0).unwrap().seed, 3);
     }
 
+    /// The emulator's link.csv has the simulator's columns, so `bbrlab
+    /// plot` and `compare` read either.
+    #[test]
+    fn the_emulators_link_csv_has_the_simulators_columns() {
+        assert_eq!(linkem::LINK_CSV_HEADER.join(","), netsim::LINK_CSV_HEADER);
+    }
+
     /// Issue 13: `emu --scenario` reads only `[link]` and `seed`. A file
     /// with no duration, no `[[flow]]` and no forward rate (all required by
     /// the simulator) is a valid path; errors in `[link]` are located.

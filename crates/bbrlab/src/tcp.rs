@@ -384,18 +384,16 @@ fn sample_loop(
     done: &AtomicBool,
     log: Option<PathBuf>,
 ) -> Result<Sampled, String> {
+    let log_err = |e: csv::Error| match &log {
+        Some(p) => format!("writing {}: {e}", p.display()),
+        None => e.to_string(),
+    };
     let mut w = match &log {
         Some(p) => {
-            let mut w = BufWriter::new(
+            let mut w = csv::Writer::from_writer(BufWriter::new(
                 File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
-            );
-            writeln!(
-                w,
-                "{},{},{PROBE_COLUMNS}",
-                netsim::FLOW_CSV_HEADER,
-                netsim::FLOW_CSV_COUNTER_COLUMNS
-            )
-            .map_err(|e| e.to_string())?;
+            ));
+            w.write_record(log_header()).map_err(log_err)?;
             Some(w)
         }
         None => None,
@@ -429,40 +427,8 @@ fn sample_loop(
         }
         if let Some(w) = w.as_mut() {
             let goodput = (p.bytes_acked - last_acked) as f64 * 8.0 / (t - last_t).max(1e-6);
-            let mss = ti.snd_mss as u64;
-            let inflight = (ti.unacked as u64 + ti.retrans as u64)
-                .saturating_sub(ti.sacked as u64 + ti.lost as u64)
-                * mss;
-            let (mode, bw, min_rtt) = match bbr.filter(|b| b.pacing_gain > 0) {
-                Some(b) => (
-                    bbr_mode(&b),
-                    format!("{}", ((b.bw_hi as u64) << 32 | b.bw_lo as u64) * 8),
-                    format!("{:.3}", b.min_rtt as f64 / 1000.0),
-                ),
-                None => (
-                    "",
-                    String::new(),
-                    format!("{:.3}", ti.min_rtt as f64 / 1000.0),
-                ),
-            };
-            // The kernel's rtt_ms is its srtt, so the srtt_ms column
-            // repeats it: both columns mean what they mean on every source.
-            writeln!(
-                w,
-                "{t:.6},0,{},{goodput:.0},{rtt_ms:.3},{},{},{inflight},{mode},{bw},{min_rtt},,{},{rtt_ms:.3},{},{},{},{},{},{},{}",
-                p.bytes_acked,
-                ti.snd_cwnd as u64 * mss,
-                ti.pacing_rate * 8,
-                p.total_retrans,
-                opt_cell(p.data_segs_out),
-                p.total_retrans,
-                opt_cell(p.delivery_rate.map(|r| r * 8)),
-                opt_cell(p.busy_time_us),
-                opt_cell(p.rwnd_limited_us),
-                opt_cell(p.sndbuf_limited_us),
-                opt_cell(p.total_rto),
-            )
-            .map_err(|e| e.to_string())?;
+            w.write_record(log_row(t, goodput, &p, &ti, bbr.as_ref()))
+                .map_err(log_err)?;
         }
         last_acked = p.bytes_acked;
         last_t = t;
@@ -473,9 +439,73 @@ fn sample_loop(
         out.last = p;
     }
     if let Some(mut w) = w {
-        w.flush().map_err(|e| e.to_string())?;
+        w.flush().map_err(|e| log_err(csv::Error::from(e)))?;
     }
     Ok(out)
+}
+
+/// The log's columns: the shared schema, the shared counters, then the
+/// probe's own ([`PROBE_COLUMNS`]).
+fn log_header() -> Vec<&'static str> {
+    [
+        netsim::FLOW_CSV_HEADER,
+        netsim::FLOW_CSV_COUNTER_COLUMNS,
+        PROBE_COLUMNS,
+    ]
+    .iter()
+    .flat_map(|h| h.split(','))
+    .collect()
+}
+
+/// One row of the log, in [`log_header`]'s order, at `t` seconds with
+/// `goodput` bit/s over the last interval, from one `TCP_INFO` reading
+/// (`p`, `ti`) and, for BBR, `TCP_CC_INFO`. Written through the `csv`
+/// crate, so every row has the header's columns whatever a cell holds.
+fn log_row(t: f64, goodput: f64, p: &Probe, ti: &TcpInfo, bbr: Option<&BbrInfo>) -> Vec<String> {
+    let mss = ti.snd_mss as u64;
+    let inflight = (ti.unacked as u64 + ti.retrans as u64)
+        .saturating_sub(ti.sacked as u64 + ti.lost as u64)
+        * mss;
+    let rtt_ms = format!("{:.3}", p.srtt_us as f64 / 1000.0);
+    let (mode, bw, min_rtt) = match bbr.filter(|b| b.pacing_gain > 0) {
+        Some(b) => (
+            bbr_mode(b),
+            format!("{}", ((b.bw_hi as u64) << 32 | b.bw_lo as u64) * 8),
+            format!("{:.3}", b.min_rtt as f64 / 1000.0),
+        ),
+        None => (
+            "",
+            String::new(),
+            format!("{:.3}", ti.min_rtt as f64 / 1000.0),
+        ),
+    };
+    vec![
+        format!("{t:.6}"),
+        "0".into(),
+        p.bytes_acked.to_string(),
+        format!("{goodput:.0}"),
+        rtt_ms.clone(),
+        (ti.snd_cwnd as u64 * mss).to_string(),
+        (ti.pacing_rate * 8).to_string(),
+        inflight.to_string(),
+        mode.into(),
+        bw,
+        min_rtt,
+        // queue_delay_ms: an end host cannot see the bottleneck's queue.
+        String::new(),
+        // drops: the kernel's retransmissions stand for its losses.
+        p.total_retrans.to_string(),
+        // The kernel's rtt is its srtt, so srtt_ms repeats it: both
+        // columns mean what they mean on every source.
+        rtt_ms,
+        opt_cell(p.data_segs_out),
+        p.total_retrans.to_string(),
+        opt_cell(p.delivery_rate.map(|r| r * 8)),
+        opt_cell(p.busy_time_us),
+        opt_cell(p.rwnd_limited_us),
+        opt_cell(p.sndbuf_limited_us),
+        opt_cell(p.total_rto),
+    ]
 }
 
 /// `bbrlab tcp send`.
@@ -778,6 +808,48 @@ mod tests {
         assert_eq!(offset_of!(TcpInfo, total_rto), 240);
         assert_eq!(offset_of!(TcpInfo, total_rto_time), 244);
         assert_eq!(size_of::<TcpInfo>(), 248);
+    }
+
+    /// The kernel probe's log goes through the `csv` crate: the header is
+    /// the shared schema plus the probe's columns, every row has as many
+    /// cells, and a reader gets the values back by column name.
+    #[test]
+    fn the_log_has_the_shared_schema_and_rows_of_its_width() {
+        let header = log_header();
+        assert_eq!(
+            header.join(","),
+            format!(
+                "{},{},{PROBE_COLUMNS}",
+                netsim::FLOW_CSV_HEADER,
+                netsim::FLOW_CSV_COUNTER_COLUMNS
+            )
+        );
+        let ti = info();
+        let p = Probe::from_info(&ti, size_of::<TcpInfo>());
+        let bbr = BbrInfo {
+            pacing_gain: 256,
+            cwnd_gain: 512,
+            ..BbrInfo::default()
+        };
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&header).unwrap();
+        for b in [Some(&bbr), None] {
+            let row = log_row(1.5, 2e6, &p, &ti, b);
+            assert_eq!(row.len(), header.len());
+            w.write_record(&row).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        let names: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        let col = |n: &str| names.iter().position(|h| h == n).unwrap();
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(&rows[0][col("mode")], "probe_bw");
+        assert_eq!(&rows[1][col("mode")], "");
+        assert_eq!(&rows[0][col("srtt_ms")], &rows[0][col("rtt_ms")]);
+        assert_eq!(&rows[0][col("retransmitted_packets")], "7");
+        assert_eq!(&rows[0][col("rtos")], "2");
+        assert_eq!(&rows[0][col("queue_delay_ms")], "");
     }
 
     fn info() -> TcpInfo {

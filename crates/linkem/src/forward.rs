@@ -15,7 +15,7 @@ use link::{Direction, DropReason, ResolvedDirection, Verdict};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -102,28 +102,50 @@ impl Log for NoLog {
 
 const DIRS: [&str; 2] = ["forward", "reverse"];
 
+/// Columns of `packets.csv`.
+pub const PACKETS_CSV_HEADER: [&str; 7] = [
+    "enqueue_s",
+    "dequeue_s",
+    "scheduled_s",
+    "released_s",
+    "direction",
+    "bytes",
+    "dropped",
+];
+
+/// Columns of `link.csv`: the simulator's per-link schema
+/// (`netsim::LINK_CSV_HEADER`), so `bbrlab plot` reads either.
+pub const LINK_CSV_HEADER: [&str; 6] = [
+    "time_s",
+    "direction",
+    "queue_packets",
+    "queue_bytes",
+    "queue_delay_ms",
+    "drops",
+];
+
 /// CSV files: `packets.csv` (one row per packet) and `link.csv` (the
-/// simulator's queue schema, so `bbrlab plot` reads it).
+/// simulator's queue schema, so `bbrlab plot` reads it). Written through
+/// the `csv` crate, like every CSV bbrlab writes, so quoting is right
+/// whatever a cell holds.
 pub struct CsvLog {
-    packets: BufWriter<File>,
-    link: BufWriter<File>,
+    packets: csv::Writer<BufWriter<File>>,
+    link: csv::Writer<BufWriter<File>>,
 }
 
 impl CsvLog {
     /// Creates both files in `dir`.
     pub fn create(dir: &Path) -> io::Result<CsvLog> {
         std::fs::create_dir_all(dir)?;
-        let mut packets = BufWriter::new(File::create(dir.join("packets.csv"))?);
-        writeln!(
-            packets,
-            "enqueue_s,dequeue_s,scheduled_s,released_s,direction,bytes,dropped"
-        )?;
-        let mut link = BufWriter::new(File::create(dir.join("link.csv"))?);
-        writeln!(
-            link,
-            "time_s,direction,queue_packets,queue_bytes,queue_delay_ms,drops"
-        )?;
-        Ok(CsvLog { packets, link })
+        let open = |name: &str, header: &[&str]| -> io::Result<csv::Writer<BufWriter<File>>> {
+            let mut w = csv::Writer::from_writer(BufWriter::new(File::create(dir.join(name))?));
+            w.write_record(header)?;
+            Ok(w)
+        };
+        Ok(CsvLog {
+            packets: open("packets.csv", &PACKETS_CSV_HEADER)?,
+            link: open("link.csv", &LINK_CSV_HEADER)?,
+        })
     }
 
     /// Flushes both files.
@@ -139,17 +161,16 @@ fn secs(ns: Option<u64>) -> String {
 
 impl Log for CsvLog {
     fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
-        writeln!(
-            self.packets,
-            "{},{},{},{},{},{},{}",
+        self.packets.write_record([
             secs(Some(p.enqueue_ns)),
             secs(p.dequeue_ns),
             secs(p.scheduled_ns),
             secs(p.released_ns),
-            DIRS[p.direction],
-            p.bytes,
-            p.dropped.map_or("", drop_name)
-        )
+            DIRS[p.direction].to_string(),
+            p.bytes.to_string(),
+            p.dropped.map_or("", drop_name).to_string(),
+        ])?;
+        Ok(())
     }
     fn link_sample(
         &mut self,
@@ -160,13 +181,15 @@ impl Log for CsvLog {
         queue_delay_ns: u64,
         drops: u64,
     ) -> io::Result<()> {
-        writeln!(
-            self.link,
-            "{:.6},{},{queue_packets},{queue_bytes},{:.3},{drops}",
-            t_ns as f64 / 1e9,
-            DIRS[direction],
-            queue_delay_ns as f64 / 1e6
-        )
+        self.link.write_record([
+            format!("{:.6}", t_ns as f64 / 1e9),
+            DIRS[direction].to_string(),
+            queue_packets.to_string(),
+            queue_bytes.to_string(),
+            format!("{:.3}", queue_delay_ns as f64 / 1e6),
+            drops.to_string(),
+        ])?;
+        Ok(())
     }
 }
 
@@ -668,6 +691,60 @@ mod tests {
     use super::*;
     use link::{QueueConfig, RateSchedule};
     use std::collections::VecDeque;
+
+    /// packets.csv and link.csv, written through the `csv` crate, read
+    /// back by column name: every row has the header's width, dropped
+    /// packets leave their times empty and name the reason.
+    #[test]
+    fn the_csv_log_reads_back_by_column() {
+        let d = std::env::temp_dir().join(format!("linkem-csvlog-{}", std::process::id()));
+        let mut log = CsvLog::create(&d).unwrap();
+        log.packet(&PacketRecord {
+            direction: 0,
+            bytes: 1500,
+            enqueue_ns: 1_000_000,
+            dequeue_ns: Some(2_000_000),
+            scheduled_ns: Some(22_000_000),
+            released_ns: Some(22_010_000),
+            dropped: None,
+        })
+        .unwrap();
+        log.packet(&PacketRecord {
+            direction: 1,
+            bytes: 52,
+            enqueue_ns: 3_000_000,
+            dequeue_ns: None,
+            scheduled_ns: None,
+            released_ns: None,
+            dropped: Some(DropReason::QueueFull),
+        })
+        .unwrap();
+        log.link_sample(10_000_000, 1, 3, 4500, 1_200_000, 9)
+            .unwrap();
+        log.finish().unwrap();
+        let read = |name: &str| {
+            let mut r = csv::Reader::from_path(d.join(name)).unwrap();
+            let h: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+            let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+            (h, rows)
+        };
+        let (h, rows) = read("packets.csv");
+        assert_eq!(h, PACKETS_CSV_HEADER);
+        assert_eq!(rows.len(), 2);
+        assert!(rows.iter().all(|r| r.len() == h.len()));
+        assert_eq!(&rows[0][3], "0.022010");
+        assert_eq!(
+            (&rows[1][1], &rows[1][4], &rows[1][6]),
+            ("", "reverse", "queue")
+        );
+        let (h, rows) = read("link.csv");
+        assert_eq!(h, LINK_CSV_HEADER);
+        assert_eq!(
+            rows[0].iter().collect::<Vec<_>>(),
+            ["0.010000", "reverse", "3", "4500", "1.200", "9"]
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     fn dir(rate_bps: Option<f64>, delay_ns: u64) -> ResolvedDirection {
         ResolvedDirection {

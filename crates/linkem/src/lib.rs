@@ -13,7 +13,7 @@ pub mod rt;
 
 pub use forward::{
     run, run_io, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, Log, NoLog, PacketIo,
-    PacketRecord, Wait, WaitPlanner,
+    PacketRecord, Wait, WaitPlanner, LINK_CSV_HEADER, PACKETS_CSV_HEADER,
 };
 pub use netns::{
     check_environment, list_ours, reap_stale, Namespace, Topology, Tun, CLIENT_ADDR, SERVER_ADDR,
