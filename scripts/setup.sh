@@ -20,8 +20,12 @@ if command -v rustup >/dev/null 2>&1; then
 fi
 
 # Debian packages the tests need: iproute2 (`ip netns`, `ip link`) for the
-# emulator tests; iperf3 for the README's `bbrlab emu` example.
-DEBIAN_PACKAGES=(iproute2 iperf3)
+# emulator tests; iperf3 for the README's `bbrlab emu` example; clang,
+# libbpf-dev, bpftool, libelf-dev and zlib1g-dev for crates/kernel-cc, whose
+# build compiles the BPF congestion controls (bbrlab_bbr, bbrlab_jitter) and
+# links libbpf (without them it still builds, and `bbrlab kernel load` says
+# what is missing).
+DEBIAN_PACKAGES=(iproute2 iperf3 clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config)
 if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
   missing=()
   for p in "${DEBIAN_PACKAGES[@]}"; do
@@ -33,4 +37,8 @@ if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   fi
 fi
+# The Python package (crates/bbrlab-py): a virtual environment the scripts
+# own, target/venv, with maturin, pytest, Dask, pandas, pyarrow, matplotlib
+# and nbclient.
+bash "$(dirname "$0")/setup-python.sh"
 echo "setup: ok"

@@ -6,6 +6,8 @@
 //! - `plot`: draw the standard figures for a run directory
 //! - `emu`: run real programs over an emulated path (root)
 //! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
+//! - `kernel`: load/unload bbrlab's BBR and bbr-jitter as BPF congestion
+//!   controls in Linux TCP
 //! - `send` / `recv`: the UDP transport
 //! - `compare`: one scenario in the simulator, over UDP and over kernel TCP
 //! - `bench`: measure the simulator's speed on the standard dumbbell
@@ -15,6 +17,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bbrlab::{bench, compare, emu, plots, reproduce, sim, tcp, validate};
+
+mod kernel;
 
 /// BBR congestion control: simulate, measure and compare.
 #[derive(Parser)]
@@ -138,6 +142,12 @@ enum Command {
         #[command(subcommand)]
         side: TcpSide,
     },
+    /// bbrlab's BBR and bbr-jitter as BPF congestion controls inside Linux
+    /// TCP (`bbrlab_bbr`, `bbrlab_jitter`; root).
+    Kernel {
+        #[command(subcommand)]
+        action: KernelAction,
+    },
     /// Run a scenario file in the simulator; writes time series and summaries.
     Sim {
         /// The scenario (TOML; schema in docs/scenarios.md).
@@ -188,6 +198,27 @@ enum Command {
         #[arg(long, requires = "transport")]
         quinn: Option<PathBuf>,
     },
+}
+
+#[derive(Subcommand)]
+enum KernelAction {
+    /// Load and register (pinned under /sys/fs/bpf/bbrlab, so they stay
+    /// after this command exits). Default: all.
+    Load {
+        /// bbrlab_bbr and/or bbrlab_jitter.
+        names: Vec<String>,
+    },
+    /// Unregister (default: every loaded one). Refuses while sockets use
+    /// it unless --force.
+    Unload {
+        /// bbrlab_bbr and/or bbrlab_jitter.
+        names: Vec<String>,
+        /// Unload even while sockets run it (they keep it until they close).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show each control: loaded, registered, sockets running it.
+    List,
 }
 
 #[derive(Subcommand)]
@@ -512,6 +543,11 @@ fn main() -> ExitCode {
             }
         }),
         Command::Tcp { side } => tcp_command(side),
+        Command::Kernel { action } => match action {
+            KernelAction::Load { names } => kernel::load(&names),
+            KernelAction::Unload { names, force } => kernel::unload(&names, force),
+            KernelAction::List => kernel::list(),
+        },
         Command::Validate {
             out,
             quick,

@@ -375,6 +375,20 @@ fn opt_cell<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(String::new(), |x| x.to_string())
 }
 
+/// One reading of a bbrlab BPF control (`kernel_cc`) as `TCP_CC_INFO`
+/// would give it: bw in bytes/s, min_rtt in µs, gains ×256.
+fn bpf_info(s: &mut kernel_cc::Sampler, fd: i32, t0: Instant) -> Option<BbrInfo> {
+    let r = s.sample(fd, t0.elapsed().as_secs_f64())?;
+    let bw = (r.bw_bps() / 8.0) as u64;
+    Some(BbrInfo {
+        bw_lo: bw as u32,
+        bw_hi: (bw >> 32) as u32,
+        min_rtt: r.min_rtt_us,
+        pacing_gain: r.pacing_gain,
+        cwnd_gain: r.cwnd_gain,
+    })
+}
+
 /// The sampler: one row of the shared schema per interval, timed from
 /// `t0`, the instant the sender starts writing.
 fn sample_loop(
@@ -403,6 +417,7 @@ fn sample_loop(
         rates: Vec::new(),
         last: Probe::default(),
     };
+    let mut bpf_cc = kernel_cc::Sampler::for_socket(fd, log.as_deref());
     let mut last_acked = 0u64;
     let mut last_t = 0.0;
     let mut next = t0;
@@ -416,7 +431,12 @@ fn sample_loop(
             break;
         };
         let p = Probe::from_info(&ti, len);
-        let bbr = getsockopt::<BbrInfo>(fd, TCP_CC_INFO).ok();
+        // bbrlab's BPF controls have no TCP_CC_INFO: their state comes
+        // from their socket-storage map, in the same units.
+        let bbr = getsockopt::<BbrInfo>(fd, TCP_CC_INFO)
+            .ok()
+            .filter(|b| b.pacing_gain > 0)
+            .or_else(|| bpf_info(bpf_cc.as_mut()?, fd, t0));
         let t = t0.elapsed().as_secs_f64();
         let rtt_ms = p.srtt_us as f64 / 1000.0;
         if p.srtt_us > 0 {

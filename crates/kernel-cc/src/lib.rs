@@ -1,0 +1,705 @@
+//! bbrlab's BBR v1 (`bbrlab_bbr`) and seed 001's jitter-robust variant
+//! (`bbrlab_jitter`) as BPF `struct_ops` congestion controls inside Linux
+//! TCP, and their loader.
+//!
+//! Why BPF: a congestion control loaded this way appears in
+//! `tcp_available_congestion_control` and is chosen per socket with
+//! `TCP_CONGESTION`, like the kernel's own `bbr`, without building a kernel
+//! module. The programs are in `src/bpf/` (one implementation,
+//! `bbrlab_cc.h`, compiled twice), built by `build.rs` with clang.
+//!
+//! Lifetime: [`load`] attaches each control through a struct_ops *link*
+//! and pins the link and its maps under [`PIN_ROOT`]`/<name>/`, so the
+//! control outlives the `bbrlab kernel load` process; [`unload`] removes
+//! the pins, which drops the link and unregisters the control. Nothing else
+//! holds it: no pin, no registration.
+//!
+//! The controls cannot answer `TCP_CC_INFO` (the kernel does not let BPF
+//! controls implement `get_info`), so each publishes its state per socket
+//! in a socket-storage map; [`StateReader`] reads it with the socket's fd.
+
+use libbpf_rs::MapCore;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The congestion controls this crate provides, by their kernel names.
+pub const NAMES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter"];
+
+/// Where [`load`] pins each control's link and maps (a bpffs directory).
+pub const PIN_ROOT: &str = "/sys/fs/bpf/bbrlab";
+
+const BPFFS: &str = "/sys/fs/bpf";
+const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+const BTF: &str = "/sys/kernel/btf/vmlinux";
+
+#[cfg(not(kernel_cc_missing))]
+mod skel {
+    #![allow(clippy::all, clippy::pedantic, missing_docs, dead_code, unused)]
+    pub mod bbr {
+        include!(concat!(env!("OUT_DIR"), "/bbrlab_bbr.skel.rs"));
+    }
+    pub mod jitter {
+        include!(concat!(env!("OUT_DIR"), "/bbrlab_jitter.skel.rs"));
+    }
+}
+
+/// Whether this build contains the BPF programs; `Err` says why not
+/// (clang, bpftool or the kernel's BTF was missing when it was built).
+pub fn built() -> Result<(), String> {
+    #[cfg(kernel_cc_missing)]
+    {
+        Err(format!(
+            "this bbrlab was built without its BPF congestion controls: {}; \
+             run scripts/setup.sh and rebuild",
+            env!("KERNEL_CC_MISSING")
+        ))
+    }
+    #[cfg(not(kernel_cc_missing))]
+    {
+        Ok(())
+    }
+}
+
+/// Whether `name` is one of ours.
+pub fn is_ours(name: &str) -> bool {
+    NAMES.contains(&name)
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    if is_ours(name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown congestion control '{name}': bbrlab provides {}",
+            NAMES.join(", ")
+        ))
+    }
+}
+
+/// The pin directory of `name`.
+pub fn pin_dir(name: &str) -> PathBuf {
+    Path::new(PIN_ROOT).join(name)
+}
+
+/// The congestion controls the kernel offers now.
+pub fn available() -> Vec<String> {
+    fs::read_to_string(AVAILABLE)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the kernel lists `name` as available.
+pub fn registered(name: &str) -> bool {
+    available().iter().any(|n| n == name)
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The checks before any BPF call, each with the error a user can act on:
+/// root, the kernel's BTF, and struct_ops support for TCP congestion
+/// controls. `btf` is the BTF path (a parameter so tests can point it
+/// elsewhere).
+pub fn preflight(btf: &Path) -> Result<(), String> {
+    if !is_root() {
+        return Err(
+            "loading a BPF congestion control needs root (CAP_BPF, CAP_NET_ADMIN and \
+             CAP_SYS_ADMIN for bpffs): run it with sudo"
+                .into(),
+        );
+    }
+    if !btf.exists() {
+        return Err(format!(
+            "this kernel has no BTF ({} is missing): BPF struct_ops congestion controls \
+             need a kernel built with CONFIG_DEBUG_INFO_BTF=y and CONFIG_BPF_JIT=y",
+            btf.display()
+        ));
+    }
+    // The kernel side of struct_ops TCP congestion controls is
+    // net/ipv4/bpf_tcp_ca.c; its symbols are in kallsyms when built in.
+    if let Ok(syms) = fs::read_to_string("/proc/kallsyms") {
+        if !syms.contains("bpf_tcp_ca") {
+            return Err(
+                "this kernel does not support BPF struct_ops congestion controls \
+                 (no bpf_tcp_ca symbols in /proc/kallsyms: CONFIG_BPF_JIT and \
+                 CONFIG_INET are needed, Linux >= 5.6; cong_control with four \
+                 arguments needs >= 6.10)"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Mounts bpffs on /sys/fs/bpf when nothing is mounted there, so pins
+/// can be made.
+fn ensure_bpffs() -> Result<(), String> {
+    let mounts = fs::read_to_string("/proc/mounts").unwrap_or_default();
+    if mounts
+        .lines()
+        .any(|l| l.split_whitespace().nth(1) == Some(BPFFS) && l.contains(" bpf "))
+    {
+        return Ok(());
+    }
+    let src = c"bpf";
+    let target = c"/sys/fs/bpf";
+    // SAFETY: all pointers are valid NUL-terminated strings; data is null.
+    let r = unsafe {
+        libc::mount(
+            src.as_ptr(),
+            target.as_ptr(),
+            src.as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    if r != 0 {
+        return Err(format!(
+            "cannot mount bpffs on {BPFFS}: {}",
+            io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// libbpf's messages during the current load, so a verifier rejection
+/// is reported with the verifier's own words.
+static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+#[cfg(not(kernel_cc_missing))]
+fn capture(level: libbpf_rs::PrintLevel, msg: String) {
+    if level != libbpf_rs::PrintLevel::Debug {
+        if let Ok(mut l) = LOG.lock() {
+            l.push(msg);
+        }
+    }
+}
+
+fn take_log() -> String {
+    let lines: Vec<String> = LOG
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default();
+    // The verifier log can be long; its end says why.
+    let text: String = lines.concat();
+    let tail: Vec<&str> = text.lines().rev().take(40).collect();
+    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
+/// What [`unload`] and [`list`] report per control.
+#[derive(Debug, Clone)]
+pub struct Status {
+    /// Kernel name.
+    pub name: String,
+    /// Pinned by `bbrlab kernel load` (under [`PIN_ROOT`]).
+    pub loaded: bool,
+    /// Listed in `tcp_available_congestion_control`.
+    pub registered: bool,
+    /// Sockets whose `init` ran and `release` has not (0 when not loaded).
+    pub live_sockets: u64,
+}
+
+fn live_sockets(name: &str) -> Option<u64> {
+    let m = libbpf_rs::MapHandle::from_pinned_path(pin_dir(name).join("live")).ok()?;
+    let v = m
+        .lookup(&0u32.to_ne_bytes(), libbpf_rs::MapFlags::ANY)
+        .ok()??;
+    Some(u64::from_ne_bytes(v.get(..8)?.try_into().ok()?))
+}
+
+/// The state of each of our controls.
+pub fn list() -> Vec<Status> {
+    let avail = available();
+    NAMES
+        .iter()
+        .map(|n| {
+            let loaded = pin_dir(n).join("link").exists();
+            Status {
+                name: n.to_string(),
+                loaded,
+                registered: avail.iter().any(|a| a == n),
+                live_sockets: if loaded {
+                    live_sockets(n).unwrap_or(0)
+                } else {
+                    0
+                },
+            }
+        })
+        .collect()
+}
+
+fn remove_pins(name: &str) {
+    let dir = pin_dir(name);
+    for f in ["link", "state", "live"] {
+        let _ = fs::remove_file(dir.join(f));
+    }
+    let _ = fs::remove_dir(&dir);
+    let _ = fs::remove_dir(PIN_ROOT); // only when empty
+}
+
+/// Waits (bounded) until the kernel's list agrees that `name` is or is
+/// not registered: releasing a link may finish just after the unlink.
+fn wait_registered(name: &str, want: bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) {
+        if registered(name) == want {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    registered(name) == want
+}
+
+/// Loads `name` into the kernel and pins it so it stays registered after
+/// this process exits. Errors: not root, no BTF or struct_ops, already
+/// loaded (by us or anyone else), or the verifier's rejection.
+pub fn load(name: &str) -> Result<(), String> {
+    check_name(name)?;
+    built()?;
+    preflight(Path::new(BTF))?;
+    if pin_dir(name).join("link").exists() {
+        return Err(format!(
+            "{name} is already loaded (pinned at {}); `bbrlab kernel unload {name}` first",
+            pin_dir(name).display()
+        ));
+    }
+    if registered(name) {
+        return Err(format!(
+            "a congestion control named {name} is already registered, but not by \
+             `bbrlab kernel load` (nothing pinned at {})",
+            pin_dir(name).display()
+        ));
+    }
+    ensure_bpffs()?;
+    fs::create_dir_all(pin_dir(name))
+        .map_err(|e| format!("cannot create {}: {e}", pin_dir(name).display()))?;
+    let r = load_pinned(name);
+    if r.is_err() {
+        remove_pins(name);
+    }
+    r?;
+    if !wait_registered(name, true) {
+        remove_pins(name);
+        return Err(format!(
+            "{name} was attached but the kernel does not list it in {AVAILABLE}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(kernel_cc_missing)]
+fn load_pinned(_name: &str) -> Result<(), String> {
+    built()
+}
+
+#[cfg(not(kernel_cc_missing))]
+fn load_pinned(name: &str) -> Result<(), String> {
+    use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+    use std::mem::MaybeUninit;
+
+    let dir = pin_dir(name);
+    let prev = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, capture)));
+    let _ = take_log();
+    let fail = |what: &str, e: libbpf_rs::Error| -> String {
+        let log = take_log();
+        let mut m = format!("{what} {name}: {e}");
+        if let Some(hint) = errno_hint(&e) {
+            m.push_str(&format!(" ({hint})"));
+        }
+        if !log.trim().is_empty() {
+            m.push_str("\nlibbpf and the verifier said:\n");
+            m.push_str(log.trim_end());
+        }
+        m
+    };
+    macro_rules! go {
+        ($builder:expr, $ops:ident, $state:ident, $live:ident) => {{
+            let mut obj = MaybeUninit::uninit();
+            let open = $builder
+                .open(&mut obj)
+                .map_err(|e| fail("cannot open", e))?;
+            let mut skel = open.load().map_err(|e| fail("the kernel refused", e))?;
+            let mut link = skel
+                .maps
+                .$ops
+                .attach_struct_ops()
+                .map_err(|e| fail("cannot register", e))?;
+            link.pin(dir.join("link"))
+                .map_err(|e| fail("cannot pin the link of", e))?;
+            skel.maps
+                .$state
+                .pin(dir.join("state"))
+                .map_err(|e| fail("cannot pin the state map of", e))?;
+            skel.maps
+                .$live
+                .pin(dir.join("live"))
+                .map_err(|e| fail("cannot pin the socket count of", e))?;
+            Ok::<(), String>(())
+        }};
+    }
+    let r = match name {
+        "bbrlab_bbr" => go!(
+            skel::bbr::BbrlabBbrSkelBuilder::default(),
+            bbrlab_bbr,
+            bbrlab_bbr_st,
+            bbrlab_bbr_live
+        ),
+        _ => go!(
+            skel::jitter::BbrlabJitterSkelBuilder::default(),
+            bbrlab_jitter,
+            bbrlab_jit_st,
+            bbrlab_jit_live
+        ),
+    };
+    libbpf_rs::set_print(prev);
+    r
+}
+
+#[cfg(not(kernel_cc_missing))]
+fn errno_hint(e: &libbpf_rs::Error) -> Option<&'static str> {
+    match e.kind() {
+        libbpf_rs::ErrorKind::PermissionDenied => {
+            Some("permission denied: needs root, or a lockdown/LSM forbids BPF")
+        }
+        libbpf_rs::ErrorKind::AlreadyExists => {
+            Some("a congestion control of that name is already registered")
+        }
+        libbpf_rs::ErrorKind::Unsupported => Some(
+            "this kernel lacks a BPF feature the control uses (struct_ops links: Linux >= 6.4)",
+        ),
+        _ => None,
+    }
+}
+
+/// What [`unload`] did.
+#[derive(Debug, Clone)]
+pub struct Unloaded {
+    /// Sockets still running the control (only with `force`): they keep it
+    /// until they close, but no new socket can choose it.
+    pub sockets_left: u64,
+}
+
+/// Unregisters `name` by removing its pins. Refuses while sockets use it
+/// unless `force`: those sockets keep the program until they close.
+pub fn unload(name: &str, force: bool) -> Result<Unloaded, String> {
+    check_name(name)?;
+    if !is_root() {
+        return Err("unloading a BPF congestion control needs root: run it with sudo".into());
+    }
+    let dir = pin_dir(name);
+    if !dir.join("link").exists() {
+        return Err(if registered(name) {
+            format!(
+                "{name} is registered, but not by `bbrlab kernel load` (nothing pinned at {}); \
+                 not touching it",
+                dir.display()
+            )
+        } else {
+            format!("{name} is not loaded")
+        });
+    }
+    let live = live_sockets(name).unwrap_or(0);
+    if live > 0 && !force {
+        return Err(format!(
+            "{live} socket(s) still use {name}; close them first, or pass --force \
+             (they keep running it until they close, but no new socket can choose it)"
+        ));
+    }
+    remove_pins(name);
+    if !wait_registered(name, false) {
+        return Err(format!(
+            "removed the pins of {name}, but the kernel still lists it in {AVAILABLE}"
+        ));
+    }
+    Ok(Unloaded { sockets_left: live })
+}
+
+/// The kernel name of a control's state map (BPF map names have at most
+/// 15 characters).
+fn state_map_name(cc: &str) -> &'static str {
+    if cc == "bbrlab_bbr" {
+        "bbrlab_bbr_st"
+    } else {
+        "bbrlab_jit_st"
+    }
+}
+
+/// One control's state for one socket, as published by the BPF program
+/// (`struct bbrlab_cc_state` in `src/bpf/bbrlab_cc.h`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RawState {
+    /// BBR's bandwidth estimate in use (`bbr_bw()`): packets/µs × 2^24.
+    pub bw: u64,
+    /// The max filter's estimate (`bbr_max_bw()`), same unit.
+    pub max_bw: u64,
+    /// `cong_control` calls (ACKs processed).
+    pub acks: u64,
+    /// Times PROBE_RTT was entered.
+    pub probe_rtt_entries: u64,
+    /// `tcp_mstamp` (µs) at the last PROBE_RTT entry.
+    pub last_probe_rtt_us: u64,
+    /// MSS the control computes with.
+    pub mss: u32,
+    /// min_rtt, µs (`u32::MAX` before a sample).
+    pub min_rtt_us: u32,
+    /// Seed 001's srtt, µs (0 for `bbrlab_bbr`).
+    pub srtt_us: u32,
+    /// Seed 001's rttvar, µs (0 for `bbrlab_bbr`).
+    pub rttvar_us: u32,
+    /// 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT.
+    pub mode: u32,
+    /// Pacing gain, 256 = 1.0.
+    pub pacing_gain: u32,
+    /// cwnd gain, 256 = 1.0.
+    pub cwnd_gain: u32,
+    /// PROBE_BW phase.
+    pub cycle_idx: u32,
+    /// PROBE_BW cycle length (5 while the variant deems the path unstable).
+    pub cycle_len: u32,
+    /// Whether the variant builds the BDP on srtt now.
+    pub using_srtt: u32,
+    /// Whether the policer (lt_bw) estimate is in use.
+    pub lt_use_bw: u32,
+    /// cwnd, packets.
+    pub cwnd: u32,
+    /// Lowest cwnd seen during the last PROBE_RTT, packets.
+    pub probe_rtt_min_cwnd: u32,
+    counted: u32,
+    rttvar8: u32,
+    pad: u32,
+}
+
+impl RawState {
+    /// The mode's name in bbrlab's schema.
+    pub fn mode_name(&self) -> &'static str {
+        match self.mode {
+            0 => "startup",
+            1 => "drain",
+            2 => "probe_bw",
+            3 => "probe_rtt",
+            _ => "",
+        }
+    }
+
+    /// Bandwidth estimate in bits/s (the schema's `btl_bw_bps`).
+    pub fn bw_bps(&self) -> f64 {
+        self.bw as f64 * self.mss as f64 * 8.0 * 1e6 / (1u64 << 24) as f64
+    }
+}
+
+/// Reads a control's per-socket state through its pinned socket-storage
+/// map (the key is the socket's fd in this process).
+pub struct StateReader {
+    map: libbpf_rs::MapHandle,
+}
+
+impl StateReader {
+    /// Opens the state map of a loaded control: by its pin, or, where the
+    /// pin is hidden (`ip netns exec` mounts a fresh /sys), by its map name
+    /// (the newest map of that name: an older one belongs to a control
+    /// unloaded while sockets still ran it).
+    pub fn open(name: &str) -> Result<StateReader, String> {
+        check_name(name)?;
+        let p = pin_dir(name).join("state");
+        let map = match libbpf_rs::MapHandle::from_pinned_path(&p) {
+            Ok(m) => m,
+            Err(_) => {
+                let want = state_map_name(name);
+                let id = libbpf_rs::query::MapInfoIter::default()
+                    .filter(|m| m.name.to_str() == Some(want))
+                    .map(|m| m.id)
+                    .max()
+                    .ok_or_else(|| format!("{name} is not loaded (no map {want})"))?;
+                libbpf_rs::MapHandle::from_map_id(id)
+                    .map_err(|e| format!("cannot open map {want} (id {id}): {e}"))?
+            }
+        };
+        let want = std::mem::size_of::<RawState>();
+        if map.value_size() as usize != want {
+            return Err(format!(
+                "{}: value size {} != {want}: bbrlab and the loaded program differ; \
+                 unload and load again",
+                p.display(),
+                map.value_size()
+            ));
+        }
+        Ok(StateReader { map })
+    }
+
+    /// The state for the socket `fd`, `None` when the control has not
+    /// initialised it (or the socket uses another control).
+    pub fn read(&self, fd: i32) -> Option<RawState> {
+        let v = self
+            .map
+            .lookup(&fd.to_ne_bytes(), libbpf_rs::MapFlags::ANY)
+            .ok()??;
+        if v.len() != std::mem::size_of::<RawState>() {
+            return None;
+        }
+        // SAFETY: RawState is repr(C) plain integers, any bit pattern is
+        // valid, and the length was checked.
+        Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState>()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_state_matches_the_bpf_layout() {
+        // struct bbrlab_cc_state: 5 u64 then 16 u32.
+        assert_eq!(std::mem::size_of::<RawState>(), 5 * 8 + 16 * 4);
+    }
+
+    #[test]
+    fn bandwidth_converts_from_kernel_units() {
+        // 1 packet/ms of 1000 B = 8 Mbit/s; kernel units: pkts/us << 24.
+        let s = RawState {
+            bw: (1u64 << 24) / 1000,
+            mss: 1000,
+            ..Default::default()
+        };
+        assert!((s.bw_bps() - 8e6).abs() / 8e6 < 1e-3, "{}", s.bw_bps());
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        let e = load("cubic").unwrap_err();
+        assert!(e.contains("bbrlab_bbr, bbrlab_jitter"), "{e}");
+    }
+
+    #[test]
+    fn a_kernel_without_btf_is_named_as_such() {
+        if !is_root() {
+            let e = preflight(Path::new("/nonexistent")).unwrap_err();
+            assert!(e.contains("root"), "{e}");
+            return;
+        }
+        let e = preflight(Path::new("/nonexistent/btf/vmlinux")).unwrap_err();
+        assert!(
+            e.contains("no BTF") && e.contains("CONFIG_DEBUG_INFO_BTF"),
+            "{e}"
+        );
+    }
+}
+
+/// The congestion control a socket runs (`TCP_CONGESTION`), e.g. `bbr`.
+pub fn socket_cc(fd: i32) -> Option<String> {
+    let mut name = [0u8; 16];
+    let mut len = name.len() as libc::socklen_t;
+    // SAFETY: the buffer and its length are valid for the call.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            name.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if r != 0 {
+        return None;
+    }
+    let n = &name[..(len as usize).min(name.len())];
+    let end = n.iter().position(|&b| b == 0).unwrap_or(n.len());
+    Some(String::from_utf8_lossy(&n[..end]).into_owned())
+}
+
+/// Columns of the per-sample file [`Sampler`] writes beside the probe's
+/// time series: the control's own state, which the shared schema has no
+/// columns for (srtt/rttvar of seed 001, the cycle, PROBE_RTT counts).
+pub const SAMPLER_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,srtt_ms,rttvar_ms,\
+using_srtt,cycle_len,cycle_idx,pacing_gain,cwnd_gain,cwnd_packets,lt_use_bw,\
+probe_rtt_entries,probe_rtt_min_cwnd";
+
+/// The probe's hook (`bbrlab tcp send`): for a socket running one of our
+/// controls, reads its state every sample (what `TCP_CC_INFO` gives for
+/// the kernel's `bbr`) and, with a log, writes every field to
+/// `<log>.cc.csv`.
+pub struct Sampler {
+    cc: String,
+    reader: StateReader,
+    csv: Option<std::io::BufWriter<fs::File>>,
+}
+
+/// The sidecar file of a probe log: `flows.csv` → `flows.cc.csv`.
+pub fn sampler_path(log: &Path) -> PathBuf {
+    log.with_extension("cc.csv")
+}
+
+impl Sampler {
+    /// `None` unless the socket runs `bbrlab_bbr` or `bbrlab_jitter` and
+    /// its state map can be opened.
+    pub fn for_socket(fd: i32, log: Option<&Path>) -> Option<Sampler> {
+        use std::io::Write;
+        let cc = socket_cc(fd).filter(|c| is_ours(c))?;
+        let reader = match StateReader::open(&cc) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("tcp send: not sampling {cc}'s state: {e}");
+                return None;
+            }
+        };
+        let csv = log.and_then(|l| {
+            let p = sampler_path(l);
+            let mut w = std::io::BufWriter::new(fs::File::create(&p).ok()?);
+            writeln!(w, "{SAMPLER_COLUMNS}").ok()?;
+            Some(w)
+        });
+        Some(Sampler { cc, reader, csv })
+    }
+
+    /// One reading at `t` seconds; also a row of the sidecar file.
+    pub fn sample(&mut self, fd: i32, t: f64) -> Option<RawState> {
+        use std::io::Write;
+        let s = self.reader.read(fd)?;
+        if let Some(w) = self.csv.as_mut() {
+            let min_rtt = if s.min_rtt_us == u32::MAX {
+                String::new()
+            } else {
+                format!("{:.3}", s.min_rtt_us as f64 / 1000.0)
+            };
+            let _ = writeln!(
+                w,
+                "{t:.6},{},{},{:.0},{min_rtt},{:.3},{:.3},{},{},{},{},{},{},{},{},{}",
+                self.cc,
+                s.mode_name(),
+                s.bw_bps(),
+                s.srtt_us as f64 / 1000.0,
+                s.rttvar_us as f64 / 1000.0,
+                s.using_srtt,
+                s.cycle_len,
+                s.cycle_idx,
+                s.pacing_gain,
+                s.cwnd_gain,
+                s.cwnd,
+                s.lt_use_bw,
+                s.probe_rtt_entries,
+                if s.probe_rtt_entries > 0 {
+                    s.probe_rtt_min_cwnd.to_string()
+                } else {
+                    String::new()
+                },
+            );
+        }
+        Some(s)
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        use std::io::Write;
+        if let Some(w) = self.csv.as_mut() {
+            let _ = w.flush();
+        }
+    }
+}
