@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+# The Python package: pytest (API, Dask sweeps) and the example notebook.
+bash scripts/test-python.sh

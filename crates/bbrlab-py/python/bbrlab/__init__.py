@@ -1,0 +1,31 @@
+"""bbrlab for Python: BBR congestion control in a deterministic network
+simulator.
+
+- ``simulate(scenario, seed=None) -> Run``: one run; ``Run.flows``,
+  ``Run.link`` and ``Run.summary`` are pandas DataFrames (units in
+  ``UNITS`` and docs/outputs.md).
+- ``sweep(scenario, grid, seeds=..., client=None) -> DataFrame``: every
+  combination as Dask tasks, on a LocalCluster or any Dask ``Client``.
+- ``reproduce(["C3"])``: published claims' verdicts and figures.
+
+Scenarios are TOML files (docs/scenarios.md), TOML text, or dicts of the
+same schema; they run through the same Rust code as the ``bbrlab`` CLI.
+"""
+
+from ._native import ScenarioError
+from ._native import provenance as _provenance
+from ._run import UNITS, Claim, Run, reproduce, simulate
+from ._sweep import sweep, to_parquet
+
+__version__, git_commit = _provenance()
+
+__all__ = [
+    "Claim",
+    "Run",
+    "ScenarioError",
+    "UNITS",
+    "reproduce",
+    "simulate",
+    "sweep",
+    "to_parquet",
+]

@@ -1,0 +1,313 @@
+"""One simulation: ``simulate()`` and its ``Run``; ``reproduce()``.
+
+Scenarios are parsed, run and summarised by the same Rust code as
+``bbrlab sim`` (the ``bbrlab`` crate, through ``bbrlab._native``). The time
+series and the summary arrive as Arrow record batches (the Arrow PyCapsule
+interface), so the DataFrames are typed columns, not parsed text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import pandas as pd
+import pyarrow as pa
+
+from . import _native
+
+ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+#: Units of every column of ``Run.flows``, ``Run.link`` and ``Run.summary``
+#: (docs/outputs.md, the data dictionary). Also in each DataFrame's
+#: ``attrs["units"]``.
+UNITS: Dict[str, Dict[str, str]] = {
+    "flows": {
+        "time_s": "s",
+        "flow": "index",
+        "delivered_bytes": "bytes",
+        "goodput_bps": "bit/s",
+        "rtt_ms": "ms",
+        "cwnd_bytes": "bytes",
+        "pacing_rate_bps": "bit/s",
+        "inflight_bytes": "bytes",
+        "mode": "name",
+        "bw_estimate_bps": "bit/s",
+        "min_rtt_ms": "ms",
+        "queue_delay_ms": "ms",
+        "drops": "packets",
+        "srtt_ms": "ms",
+        "data_packets_sent": "packets",
+        "retransmitted_packets": "packets",
+    },
+    "link": {
+        "time_s": "s",
+        "direction": "name",
+        "queue_packets": "packets",
+        "queue_bytes": "bytes",
+        "queue_delay_ms": "ms",
+        "drops": "packets",
+    },
+    "summary": {
+        "flow": "index",
+        "name": "name",
+        "algorithm": "name",
+        "goodput_bps": "bit/s",
+        "rtt_mean_ms": "ms",
+        "rtt_median_ms": "ms",
+        "rtt_p95_ms": "ms",
+        "rtt_p99_ms": "ms",
+        "retransmission_rate": "fraction",
+        "drops": "packets",
+        "rtos": "count",
+        "jain_fairness": "index",
+        "time_in_probe_bw": "fraction",
+        "time_in_probe_rtt": "fraction",
+        "delivered_bytes": "bytes",
+        "packets_sent": "packets",
+        "retransmissions": "packets",
+        "completion_s": "s",
+        "time_using_srtt": "fraction",
+    },
+}
+
+
+def _source(scenario: ScenarioLike) -> Dict[str, Any]:
+    """The native call's arguments for a scenario given as a path, TOML text
+    or a dict with the scenario file's schema."""
+    if isinstance(scenario, Mapping):
+        try:
+            text = json.dumps(scenario, default=_plain)
+        except TypeError as e:
+            raise TypeError(f"scenario dict: {e}") from None
+        return {"text": _native.dict_to_toml(text), "file": "<dict>", "base_dir": os.getcwd()}
+    if isinstance(scenario, os.PathLike):
+        return {"path": os.fspath(scenario)}
+    if isinstance(scenario, str):
+        # TOML text has a key = value line; a path has neither '=' nor a newline.
+        if "\n" in scenario or "=" in scenario:
+            return {"text": scenario, "file": "<string>", "base_dir": os.getcwd()}
+        return {"path": scenario}
+    raise TypeError(
+        f"scenario: a TOML path, TOML text or a dict, not {type(scenario).__name__}"
+    )
+
+
+def _plain(v: Any) -> Any:
+    """numpy scalars (np.float64, np.int64, np.bool_) as Python values."""
+    if hasattr(v, "item"):
+        return v.item()
+    raise TypeError(f"{v!r} ({type(v).__name__}) has no TOML form")
+
+
+def _frame(batch: Any, units: Dict[str, str]) -> pd.DataFrame:
+    df = pa.record_batch(batch).to_pandas()
+    df.attrs["units"] = {c: units[c] for c in df.columns if c in units}
+    return df
+
+
+def _interactive() -> bool:
+    """Progress is shown by default in Jupyter/IPython and on a terminal."""
+    if "ipykernel" in sys.modules or hasattr(sys, "ps1"):
+        return True
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
+class _Progress:
+    """A tqdm bar (tqdm.auto: a widget in Jupyter, text elsewhere) that a
+    daemon thread advances from a native Clock while the simulation runs
+    with the GIL released."""
+
+    def __init__(self, total_s: float, desc: str, clock: Any) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=round(total_s, 3), desc=desc, unit=" sim s")
+        self.clock = clock
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self) -> None:
+        while not self.done.wait(0.2):
+            self._update()
+
+    def _update(self) -> None:
+        now = round(self.clock.now_ns() / 1e9, 3)
+        if now > self.bar.n:
+            self.bar.update(now - self.bar.n)
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join()
+        self._update()
+        self.bar.close()
+
+
+@dataclass
+class Run:
+    """One finished simulation.
+
+    ``flows``, ``link`` and ``summary`` are pandas DataFrames with the
+    columns and units of ``flows.csv``, ``link.csv`` and ``summary.csv``
+    (docs/outputs.md; ``UNITS``, and each frame's ``attrs["units"]``),
+    unrounded. ``summary_json`` is the run's object of the CLI's
+    ``summary.json``, the same values to the digit.
+    """
+
+    name: str
+    seed: int
+    duration_s: float
+    text: str
+    params: Dict[str, Any]
+    flows: pd.DataFrame
+    link: pd.DataFrame
+    summary: pd.DataFrame
+    summary_json: Dict[str, Any] = field(repr=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"Run({self.name!r}, seed={self.seed}, {self.duration_s:g} s, "
+            f"{len(self.summary)} flows, {len(self.flows)} flow samples)"
+        )
+
+
+def simulate(
+    scenario: ScenarioLike,
+    seed: Optional[int] = None,
+    *,
+    progress: Optional[bool] = None,
+    timeseries: bool = True,
+) -> Run:
+    """Runs a scenario in bbrlab's simulator and returns its ``Run``.
+
+    ``scenario`` is a path to a scenario file (str or ``pathlib.Path``), the
+    TOML text of one, or a dict with the same schema (docs/scenarios.md).
+    ``seed`` replaces the scenario's ``seed``. A scenario the simulator
+    refuses raises ``bbrlab.ScenarioError`` with the CLI's message
+    (``file:line:col: ...``; also ``.location`` and ``.detail``). A scenario
+    with a ``[sweep]`` is refused: ``bbrlab.sweep`` runs those.
+
+    The GIL is released while simulating, so threads run simulations in
+    parallel. ``progress`` (default: in Jupyter or on a terminal) shows a
+    tqdm bar of simulated time. ``timeseries=False`` keeps only the summary
+    (``flows`` and ``link`` are then empty).
+    """
+    src = _source(scenario)
+    clock = _native.Clock()
+    show = _interactive() if progress is None else progress
+    bar = None
+    if show:
+        try:
+            # Parse first (cheap) for the duration the bar counts to.
+            _, _, points = _native.sweep_points(**src)
+            duration = _duration_of(points)
+            bar = _Progress(duration, "simulating", clock)
+        except ImportError:
+            bar = None
+    try:
+        r = _native.simulate(**src, seed=seed, timeseries=timeseries, clock=clock)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Run(
+        name=r["name"],
+        seed=r["seed"],
+        duration_s=r["duration_s"],
+        text=r["text"],
+        params={k: _typed(v) for k, v in r["params"]},
+        flows=_frame(r["flows"], UNITS["flows"]),
+        link=_frame(r["link"], UNITS["link"]),
+        summary=_frame(r["summary"], UNITS["summary"]),
+        summary_json=json.loads(r["summary_json"]),
+    )
+
+
+def _duration_of(points: List[Any]) -> float:
+    if len(points) != 1:
+        return 0.0
+    return float(points[0][3]) / 1e9
+
+
+def _typed(v: str) -> Any:
+    """A swept value as the CLI's summary.json types it: an integer, a
+    boolean or a number when it reads as one, else the string."""
+    try:
+        return int(v)
+    except ValueError:
+        pass
+    if v in ("true", "false"):
+        return v == "true"
+    try:
+        x = float(v)
+        if x == x and x not in (float("inf"), float("-inf")):
+            return x
+    except ValueError:
+        pass
+    return v
+
+
+@dataclass
+class Claim:
+    """A published claim's verdict from ``reproduce``: the quantities
+    (``rows``: published vs measured), the tolerance ``checks``, the
+    ``notes`` and the ``figures`` (SVG files of the report)."""
+
+    id: str
+    title: str
+    source: str
+    reproduced: bool
+    rows: pd.DataFrame
+    checks: pd.DataFrame
+    notes: List[str]
+    figures: List[Path]
+    seconds: float
+
+    def _repr_html_(self) -> str:
+        verdict = "reproduced" if self.reproduced else "not reproduced"
+        imgs = "".join(
+            f"<div>{p.read_text()}</div>" for p in self.figures if p.suffix == ".svg" and p.exists()
+        )
+        return (
+            f"<h4>{self.id}: {self.title} &mdash; {verdict}</h4>"
+            f"{self.rows.to_html(index=False)}{imgs}"
+        )
+
+
+def reproduce(
+    claims: List[str],
+    out: Union[str, "os.PathLike[str]"] = "report",
+    *,
+    quick: bool = False,
+    jobs: Optional[int] = None,
+) -> List[Claim]:
+    """Runs published claims (e.g. ``["C3"]``) as ``bbrlab reproduce --only``
+    does, writes the report into ``out`` and returns each claim's verdict
+    and figures. The GIL is released while the claims' runs simulate."""
+    if isinstance(claims, str):
+        claims = [claims]
+    out = Path(out)
+    outcomes = json.loads(_native.reproduce(list(claims), os.fspath(out), quick=quick, jobs=jobs))
+    result = []
+    for o in outcomes:
+        figures = []
+        for stem in o["figures"]:
+            figures += [p for p in (out / f"{stem}.svg", out / f"{stem}.png") if p.exists()]
+        result.append(
+            Claim(
+                id=o["id"],
+                title=o["title"],
+                source=o["source"],
+                reproduced=o["reproduced"],
+                rows=pd.DataFrame(o["rows"]),
+                checks=pd.DataFrame(o["checks"]),
+                notes=o["notes"],
+                figures=figures,
+                seconds=o["seconds"],
+            )
+        )
+    return result

@@ -1,0 +1,584 @@
+//! `bbrlab._native`: the Rust half of the Python package `bbrlab`.
+//!
+//! Nothing here runs a scenario its own way. A scenario is parsed by
+//! [`bbrlab::scenario::parse`] (so errors carry the CLI's `file:line:col`
+//! message), run by [`netsim::run`] and summarised by
+//! [`bbrlab::output::SummaryJson::new`], exactly as `bbrlab sim` does; the
+//! only difference is where the samples go: into Arrow columns handed to
+//! pyarrow through the Arrow PyCapsule interface, instead of CSV files.
+//! Sweeps are expanded by the same parser (`[sweep]` tables), so a grid
+//! given from Python means what it means in a scenario file.
+//!
+//! The GIL is released while a simulation runs (`Python::detach`), so
+//! threads of one Python process simulate in parallel.
+
+use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_schema::{Field, Schema};
+use bbrlab::output::SummaryJson;
+use bbrlab::progress::{ClockRecorder, SimClock};
+use bbrlab::scenario::{self, Scenario, ScenarioError as Refusal};
+use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict, PyTuple};
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+create_exception!(
+    bbrlab,
+    ScenarioError,
+    PyValueError,
+    "A scenario the simulator refuses: the message is the CLI's, `file:line:col: what`."
+);
+
+/// Where a scenario comes from: its text and the name errors use for it.
+struct Source {
+    text: String,
+    file: String,
+    base_dir: String,
+}
+
+/// The CLI's message as the exception's text, with its parts as the
+/// attributes `location` (`file:line:col`) and `detail`.
+fn scenario_error(e: Refusal) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    Python::attach(|py| {
+        let v = err.value(py);
+        let _ = v.setattr("location", &e.location);
+        let _ = v.setattr("detail", &e.message);
+    });
+    err
+}
+
+/// Reads the file when `path` is given (the error for an unreadable file
+/// is the CLI's), else takes `text` as the scenario, named `file`.
+fn source(
+    text: Option<String>,
+    path: Option<String>,
+    file: &str,
+    base_dir: &str,
+) -> PyResult<Source> {
+    match (text, path) {
+        (_, Some(p)) => {
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                scenario_error(Refusal {
+                    location: p.clone(),
+                    message: format!("cannot read the scenario file: {e}"),
+                })
+            })?;
+            let base_dir = Path::new(&p)
+                .parent()
+                .map(|d| d.to_string_lossy().into_owned())
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| ".".into());
+            Ok(Source {
+                text,
+                file: p,
+                base_dir,
+            })
+        }
+        (Some(text), None) => Ok(Source {
+            text,
+            file: file.to_string(),
+            base_dir: base_dir.to_string(),
+        }),
+        (None, None) => Err(PyValueError::new_err("give a scenario's text or path")),
+    }
+}
+
+fn parse(src: &Source) -> PyResult<Scenario> {
+    scenario::parse(
+        &src.text,
+        &src.file,
+        Path::new(&src.base_dir),
+        Path::new(&src.file),
+    )
+    .map_err(scenario_error)
+}
+
+/// A simulation's progress, shared with a Python thread that displays it:
+/// the simulated time the run has reached, advanced from the samples it
+/// writes (the CLI's progress display reads the same [`SimClock`]).
+#[pyclass(frozen)]
+#[derive(Clone, Default)]
+struct Clock(SimClock);
+
+#[pymethods]
+impl Clock {
+    #[new]
+    fn new() -> Self {
+        Clock::default()
+    }
+    /// Simulated time reached so far, ns.
+    fn now_ns(&self) -> u64 {
+        self.0.now_ns()
+    }
+}
+
+/// Columns of one time series as they are filled.
+#[derive(Default)]
+struct FlowColumns {
+    time_s: Float64Builder,
+    flow: Int64Builder,
+    delivered_bytes: Int64Builder,
+    goodput_bps: Float64Builder,
+    rtt_ms: Float64Builder,
+    cwnd_bytes: Int64Builder,
+    pacing_rate_bps: Float64Builder,
+    inflight_bytes: Int64Builder,
+    mode: StringBuilder,
+    bw_estimate_bps: Float64Builder,
+    min_rtt_ms: Float64Builder,
+    queue_delay_ms: Float64Builder,
+    drops: Int64Builder,
+    srtt_ms: Float64Builder,
+    data_packets_sent: Int64Builder,
+    retransmitted_packets: Int64Builder,
+}
+
+#[derive(Default)]
+struct LinkColumns {
+    time_s: Float64Builder,
+    direction: StringBuilder,
+    queue_packets: Int64Builder,
+    queue_bytes: Int64Builder,
+    queue_delay_ms: Float64Builder,
+    drops: Int64Builder,
+}
+
+/// A [`Recorder`] that keeps the samples as Arrow columns, in the units
+/// and under the names of `flows.csv` and `link.csv` (docs/outputs.md),
+/// unrounded: `time_s` in s, rates in bit/s, times in ms, counts as
+/// integers, a missing value as null.
+#[derive(Default)]
+struct ArrowRecorder {
+    flows: FlowColumns,
+    link: LinkColumns,
+}
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Recorder for ArrowRecorder {
+    fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
+        let c = &mut self.flows;
+        c.time_s.append_value(s.t_ns as f64 / 1e9);
+        c.flow.append_value(s.flow as i64);
+        c.delivered_bytes.append_value(int(s.delivered_bytes));
+        c.goodput_bps.append_value(s.goodput_bps);
+        c.rtt_ms.append_option(s.rtt_ns.map(ms));
+        c.cwnd_bytes.append_value(int(s.cwnd_bytes));
+        c.pacing_rate_bps.append_value(s.pacing_rate_bps);
+        c.inflight_bytes.append_value(int(s.inflight_bytes));
+        c.mode.append_value(s.mode.name());
+        c.bw_estimate_bps.append_option(s.bw_estimate_bps);
+        c.min_rtt_ms.append_option(s.min_rtt_ns.map(ms));
+        c.queue_delay_ms.append_value(ms(s.queue_delay_ns));
+        c.drops.append_value(int(s.drops));
+        c.srtt_ms.append_option(s.srtt_ns.map(ms));
+        c.data_packets_sent.append_value(int(s.packets_sent));
+        c.retransmitted_packets.append_value(int(s.retransmissions));
+        Ok(())
+    }
+    fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
+        let c = &mut self.link;
+        c.time_s.append_value(s.t_ns as f64 / 1e9);
+        c.direction.append_value(s.direction);
+        c.queue_packets.append_value(int(s.queue_packets));
+        c.queue_bytes.append_value(int(s.queue_bytes));
+        c.queue_delay_ms.append_value(ms(s.queue_delay_ns));
+        c.drops.append_value(int(s.drops));
+        Ok(())
+    }
+}
+
+/// A record batch from named columns (all nullable: a missing value is null).
+fn batch(columns: Vec<(&str, ArrayRef)>) -> PyResult<RecordBatch> {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|(n, a)| Field::new(*n, a.data_type().clone(), true))
+        .collect();
+    let arrays = columns.into_iter().map(|(_, a)| a).collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+        .map_err(|e| PyRuntimeError::new_err(format!("building an Arrow batch: {e}")))
+}
+
+macro_rules! finish {
+    ($c:expr; $($name:ident),*) => {
+        vec![$((stringify!($name), Arc::new($c.$name.finish()) as ArrayRef)),*]
+    };
+}
+
+impl ArrowRecorder {
+    fn flows_batch(&mut self) -> PyResult<RecordBatch> {
+        batch(
+            finish!(self.flows; time_s, flow, delivered_bytes, goodput_bps, rtt_ms,
+            cwnd_bytes, pacing_rate_bps, inflight_bytes, mode, bw_estimate_bps, min_rtt_ms,
+            queue_delay_ms, drops, srtt_ms, data_packets_sent, retransmitted_packets),
+        )
+    }
+    fn link_batch(&mut self) -> PyResult<RecordBatch> {
+        batch(
+            finish!(self.link; time_s, direction, queue_packets, queue_bytes,
+            queue_delay_ms, drops),
+        )
+    }
+}
+
+/// The run's summary as one row per flow: the columns of `summary.csv`
+/// after `run` and the swept parameters (docs/outputs.md), from the same
+/// [`SummaryJson`] the CLI writes, plus `retransmissions`, `completion_s`
+/// and `time_using_srtt` from `summary.json`.
+fn summary_batch(s: &SummaryJson) -> PyResult<RecordBatch> {
+    let mut flow = Int64Builder::new();
+    let mut name = StringBuilder::new();
+    let mut algorithm = StringBuilder::new();
+    let mut f64s: Vec<(&str, Float64Builder)> = [
+        "goodput_bps",
+        "rtt_mean_ms",
+        "rtt_median_ms",
+        "rtt_p95_ms",
+        "rtt_p99_ms",
+        "retransmission_rate",
+    ]
+    .into_iter()
+    .map(|n| (n, Float64Builder::new()))
+    .collect();
+    let mut drops = Int64Builder::new();
+    let mut rtos = Int64Builder::new();
+    let mut jain = Float64Builder::new();
+    let mut probe_bw = Float64Builder::new();
+    let mut probe_rtt = Float64Builder::new();
+    let mut delivered = Int64Builder::new();
+    let mut sent = Int64Builder::new();
+    let mut retx = Int64Builder::new();
+    let mut completion = Float64Builder::new();
+    let mut srtt = Float64Builder::new();
+    for f in &s.flows {
+        let frac = |m: &str| {
+            f.mode_fractions
+                .iter()
+                .find(|e| e.0 == m)
+                .map_or(0.0, |e| e.1)
+        };
+        flow.append_value(f.flow as i64);
+        name.append_value(&f.name);
+        algorithm.append_value(&f.algorithm);
+        let vals = [
+            Some(f.goodput_bps),
+            f.rtt_mean_ms,
+            f.rtt_median_ms,
+            f.rtt_p95_ms,
+            f.rtt_p99_ms,
+            Some(f.retransmission_rate),
+        ];
+        for ((_, b), v) in f64s.iter_mut().zip(vals) {
+            b.append_option(v);
+        }
+        drops.append_value(int(f.drops));
+        rtos.append_value(int(f.rtos));
+        jain.append_option(s.jain_fairness);
+        probe_bw.append_value(frac("probe_bw"));
+        probe_rtt.append_value(frac("probe_rtt"));
+        delivered.append_value(int(f.delivered_bytes));
+        sent.append_value(int(f.packets_sent));
+        retx.append_value(int(f.retransmissions));
+        completion.append_option(f.completion_s);
+        srtt.append_option(f.time_using_srtt);
+    }
+    let mut cols: Vec<(&str, ArrayRef)> = vec![
+        ("flow", Arc::new(flow.finish())),
+        ("name", Arc::new(name.finish())),
+        ("algorithm", Arc::new(algorithm.finish())),
+    ];
+    for (n, mut b) in f64s {
+        cols.push((n, Arc::new(b.finish())));
+    }
+    cols.extend([
+        ("drops", Arc::new(drops.finish()) as ArrayRef),
+        ("rtos", Arc::new(rtos.finish())),
+        ("jain_fairness", Arc::new(jain.finish())),
+        ("time_in_probe_bw", Arc::new(probe_bw.finish())),
+        ("time_in_probe_rtt", Arc::new(probe_rtt.finish())),
+        ("delivered_bytes", Arc::new(delivered.finish())),
+        ("packets_sent", Arc::new(sent.finish())),
+        ("retransmissions", Arc::new(retx.finish())),
+        ("completion_s", Arc::new(completion.finish())),
+        ("time_using_srtt", Arc::new(srtt.finish())),
+    ]);
+    batch(cols)
+}
+
+/// One Arrow record batch, exported to Python through the Arrow PyCapsule
+/// interface (`__arrow_c_array__`): `pyarrow.record_batch(b)` takes the
+/// columns over without copying them or going through text.
+#[pyclass(frozen)]
+struct ArrowBatch(RecordBatch);
+
+/// The FFI structs own their buffers through raw pointers; moving them to
+/// another thread (a capsule may be freed on any) is what the Arrow C data
+/// interface allows.
+struct Exported<T>(T);
+// SAFETY: the C data interface's structs may be released from any thread.
+unsafe impl<T> Send for Exported<T> {}
+
+#[pymethods]
+impl ArrowBatch {
+    /// Rows in the batch.
+    fn __len__(&self) -> usize {
+        self.0.num_rows()
+    }
+
+    /// The Arrow PyCapsule interface: (schema capsule, array capsule) of
+    /// the batch as a struct array. A requested schema is ignored (the
+    /// consumer casts if it wants other types).
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema;
+        let array = StructArray::from(self.0.clone());
+        let data = array.into_data();
+        let schema = FFI_ArrowSchema::try_from(data.data_type())
+            .map_err(|e| PyRuntimeError::new_err(format!("exporting an Arrow schema: {e}")))?;
+        let array = FFI_ArrowArray::new(&data);
+        // `Exported<T>` is a one-field struct; `#[repr(transparent)]` is not
+        // needed because the capsule points at its first field, the value.
+        let s = PyCapsule::new_with_value(py, Exported(schema), c"arrow_schema")?;
+        let a = PyCapsule::new_with_value(py, Exported(array), c"arrow_array")?;
+        PyTuple::new(py, [s.into_any(), a.into_any()])
+    }
+}
+
+/// Runs the scenario's single run (a scenario with a `[sweep]` is refused:
+/// `bbrlab.sweep` runs those), with `seed` in place of the file's if
+/// given, and returns a dict: `name`, `params`, `text` (the scenario as
+/// run), `seed`, `duration_s`, `summary_json` (the run's object of the
+/// CLI's `summary.json`, as JSON text), and the Arrow batches `summary`,
+/// `flows` and `link` (empty unless `timeseries`). The GIL is released
+/// while simulating; `clock` follows the run's simulated time.
+#[pyfunction]
+#[pyo3(signature = (text=None, path=None, file="<string>", base_dir=".", seed=None, timeseries=true, clock=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    text: Option<String>,
+    path: Option<String>,
+    file: &str,
+    base_dir: &str,
+    seed: Option<u64>,
+    timeseries: bool,
+    clock: Option<PyRef<'py, Clock>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = source(text, path, file, base_dir)?;
+    let sc = parse(&src)?;
+    if sc.runs.len() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{}: the scenario has a [sweep] of {} runs; simulate() runs one: use bbrlab.sweep() for a sweep",
+            src.file,
+            sc.runs.len()
+        )));
+    }
+    let mut run = sc.runs.into_iter().next().expect("one run");
+    if let Some(s) = seed {
+        run.config.seed = s;
+    }
+    let clock: Clock = clock.map(|c| c.clone()).unwrap_or_default();
+    let name = sc.name.clone();
+    let result = py.detach(|| -> Result<_, String> {
+        let (summary, rec) = if timeseries {
+            let mut rec = ClockRecorder {
+                inner: ArrowRecorder::default(),
+                clock: &clock.0,
+            };
+            let s = netsim::run(&run.config, &mut rec).map_err(|e| e.to_string())?;
+            (s, Some(rec.inner))
+        } else {
+            let mut rec = ClockRecorder {
+                inner: NoRecorder,
+                clock: &clock.0,
+            };
+            (
+                netsim::run(&run.config, &mut rec).map_err(|e| e.to_string())?,
+                None,
+            )
+        };
+        clock.0.advance(run.config.duration_ns);
+        Ok((
+            SummaryJson::new(&name, "run-0000", &run.params, &summary),
+            rec,
+        ))
+    });
+    let (json, rec) = result.map_err(PyRuntimeError::new_err)?;
+    let mut rec = rec.unwrap_or_default();
+    let d = PyDict::new(py);
+    d.set_item("name", &sc.name)?;
+    d.set_item("params", run.params.clone())?;
+    d.set_item("text", &run.text)?;
+    d.set_item("seed", run.config.seed)?;
+    d.set_item("duration_s", run.config.duration_ns as f64 / 1e9)?;
+    d.set_item(
+        "summary_json",
+        serde_json::to_string(&json).map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+    )?;
+    d.set_item("summary", ArrowBatch(summary_batch(&json)?))?;
+    d.set_item("flows", ArrowBatch(rec.flows_batch()?))?;
+    d.set_item("link", ArrowBatch(rec.link_batch()?))?;
+    Ok(d)
+}
+
+/// A JSON value as TOML, for grids and dict scenarios given from Python.
+fn toml_value(v: &serde_json::Value) -> Result<toml_edit::Value, String> {
+    Ok(match v {
+        serde_json::Value::Null => return Err("None has no TOML form".into()),
+        serde_json::Value::Bool(b) => (*b).into(),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into(),
+            None => n.as_f64().ok_or("number out of range")?.into(),
+        },
+        serde_json::Value::String(s) => s.as_str().into(),
+        serde_json::Value::Array(a) => {
+            let mut arr = toml_edit::Array::new();
+            for x in a {
+                arr.push(toml_value(x)?);
+            }
+            toml_edit::Value::Array(arr)
+        }
+        serde_json::Value::Object(o) => {
+            let mut t = toml_edit::InlineTable::new();
+            for (k, x) in o {
+                t.insert(k, toml_value(x)?);
+            }
+            toml_edit::Value::InlineTable(t)
+        }
+    })
+}
+
+/// A scenario given as a dict (its JSON text) written as a scenario file,
+/// so it goes through the same parser and checks as a file.
+#[pyfunction]
+fn dict_to_toml(json: &str) -> PyResult<String> {
+    let v: toml::Value = serde_json::from_str(json)
+        .map_err(|e| PyValueError::new_err(format!("scenario dict: {e}")))?;
+    toml::to_string(&v).map_err(|e| PyValueError::new_err(format!("scenario dict: {e}")))
+}
+
+/// One run of a sweep: its swept `(path, value)` pairs, the scenario as
+/// run (TOML), its seed and its simulated duration in ns.
+type SweepPoint = (Vec<(String, String)>, String, u64, u64);
+
+/// Expands a sweep: the scenario's own `[sweep]`, with the keys of `grid`
+/// (JSON: an object from dotted path to a list of values) added to it or
+/// replacing its keys. Returns `(name, text, points)` ([`SweepPoint`]): the
+/// scenario text with the grid (what errors point into; the file's own
+/// lines keep their numbers when it had no `[sweep]`) and one entry per
+/// run in the CLI's order (keys sorted, the last varying fastest), each
+/// checked by the parser as `bbrlab sim` checks it.
+#[pyfunction]
+#[pyo3(signature = (text=None, path=None, file="<string>", base_dir=".", grid="{}"))]
+fn sweep_points(
+    text: Option<String>,
+    path: Option<String>,
+    file: &str,
+    base_dir: &str,
+    grid: &str,
+) -> PyResult<(String, String, Vec<SweepPoint>)> {
+    let mut src = source(text, path, file, base_dir)?;
+    let grid: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(grid).map_err(|e| PyValueError::new_err(format!("grid: {e}")))?;
+    if !grid.is_empty() {
+        // The file as given must stand on its own, as for `bbrlab sim`:
+        // its errors point at its own lines, before the grid is added.
+        parse(&src)?;
+        let mut doc: toml_edit::DocumentMut = src
+            .text
+            .parse()
+            .map_err(|e| PyValueError::new_err(format!("{}: {e}", src.file)))?;
+        if !doc.contains_key("sweep") {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(false);
+            doc.insert("sweep", toml_edit::Item::Table(t));
+        }
+        let sweep = doc["sweep"].as_table_mut().ok_or_else(|| {
+            PyValueError::new_err(format!("{}: `sweep` is not a table", src.file))
+        })?;
+        for (k, v) in &grid {
+            let serde_json::Value::Array(values) = v else {
+                return Err(PyValueError::new_err(format!(
+                    "grid[{k:?}]: a list of values, not {v}"
+                )));
+            };
+            if values.is_empty() {
+                return Err(PyValueError::new_err(format!(
+                    "grid[{k:?}]: no values (a sweep point needs at least one)"
+                )));
+            }
+            let arr =
+                toml_value(v).map_err(|e| PyValueError::new_err(format!("grid[{k:?}]: {e}")))?;
+            sweep.insert(k, toml_edit::Item::Value(arr));
+        }
+        src.text = doc.to_string();
+    }
+    let sc = parse(&src)?;
+    let points = sc
+        .runs
+        .into_iter()
+        .map(|r| (r.params, r.text, r.config.seed, r.config.duration_ns))
+        .collect();
+    Ok((sc.name, src.text, points))
+}
+
+/// Runs the published claims `ids` (e.g. `["C3"]`) as `bbrlab reproduce
+/// --only` does, writing the report into `out`, and returns the outcomes
+/// as the JSON text of `claims.json`. The GIL is released meanwhile.
+#[pyfunction]
+#[pyo3(signature = (ids, out, quick=false, jobs=None))]
+fn reproduce(
+    py: Python<'_>,
+    ids: Vec<String>,
+    out: String,
+    quick: bool,
+    jobs: Option<usize>,
+) -> PyResult<String> {
+    let opts = bbrlab::reproduce::Options {
+        out: out.into(),
+        quick,
+        only: Some(ids),
+        jobs,
+        quiet: true,
+    };
+    let outcomes = py
+        .detach(|| bbrlab::reproduce::run(&opts))
+        .map_err(PyRuntimeError::new_err)?;
+    serde_json::to_string(&outcomes).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// bbrlab's version and the git commit it was built from.
+#[pyfunction]
+fn provenance() -> (&'static str, &'static str) {
+    bbrlab::output::provenance()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_class::<Clock>()?;
+    m.add_class::<ArrowBatch>()?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_points, m)?)?;
+    m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(provenance, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,188 @@
+"""bbrlab.simulate: types, units, errors, determinism, and the same
+results as the CLI (one implementation of running a scenario)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bbrlab
+from conftest import SMALL_TOML
+
+
+def test_dataframes_have_typed_columns_in_the_dictionarys_units(small):
+    run = bbrlab.simulate(small)
+    assert isinstance(run, bbrlab.Run)
+    f, l, s = run.flows, run.link, run.summary
+    assert list(f.columns) == list(bbrlab.UNITS["flows"])
+    assert list(l.columns) == list(bbrlab.UNITS["link"])
+    assert list(s.columns) == list(bbrlab.UNITS["summary"])
+    assert f.attrs["units"]["rtt_ms"] == "ms"
+    assert f.attrs["units"]["goodput_bps"] == "bit/s"
+    for col in ("time_s", "goodput_bps", "rtt_ms", "pacing_rate_bps", "queue_delay_ms"):
+        assert f[col].dtype == np.float64, col
+    for col in ("flow", "delivered_bytes", "cwnd_bytes", "drops", "data_packets_sent"):
+        assert f[col].dtype == np.int64, col
+    assert l["queue_packets"].dtype == np.int64
+    assert s["goodput_bps"].dtype == np.float64
+    assert s["packets_sent"].dtype == np.int64
+    # 2 s sampled every 100 ms (from 0 s), one flow: 20 rows in s; the link: both directions.
+    assert len(f) == 20
+    assert set(l["direction"]) == {"forward", "reverse"}
+    np.testing.assert_allclose(f["time_s"], np.arange(20) * 0.1, atol=1e-12)
+    # Units, not just names: RTT in ms on a 20 ms path, goodput in bit/s
+    # below the 10 Mbit/s link, time in s.
+    rtt = f["rtt_ms"].dropna()
+    assert (rtt >= 20.0).all() and (rtt < 200.0).all()
+    assert 1e6 < s["goodput_bps"].iloc[0] <= 10e6
+    assert set(f["mode"]) <= {"startup", "drain", "probe_bw", "probe_rtt"}
+    assert run.seed == 1
+    assert run.duration_s == 2.0
+
+
+def test_same_seed_gives_identical_dataframes_and_another_seed_differs(small):
+    a = bbrlab.simulate(small, seed=7)
+    b = bbrlab.simulate(small, seed=7)
+    c = bbrlab.simulate(small, seed=8)
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    pd.testing.assert_frame_equal(a.link, b.link)
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+    assert a.seed == 7 and c.seed == 8
+    # 1 % random loss: a different seed loses different packets.
+    assert not a.flows.equals(c.flows)
+
+
+def test_path_text_and_dict_are_the_same_scenario(small, small_file):
+    by_dict = bbrlab.simulate(small)
+    by_path = bbrlab.simulate(small_file)
+    by_str_path = bbrlab.simulate(str(small_file))
+    by_text = bbrlab.simulate(SMALL_TOML)
+    for other in (by_path, by_str_path, by_text):
+        pd.testing.assert_frame_equal(by_dict.flows, other.flows)
+        pd.testing.assert_frame_equal(by_dict.summary, other.summary)
+
+
+def test_results_are_the_clis(small_file, cli, tmp_path):
+    """simulate() and `bbrlab sim` run the same code: the summary is the
+    CLI's summary.json to the digit, and the time series are its CSVs
+    (which round to the printed precision)."""
+    out = tmp_path / "out"
+    subprocess.run(
+        [str(cli), "sim", str(small_file), "--out", str(out), "--quiet", "--no-plots"],
+        check=True,
+        capture_output=True,
+    )
+    run = bbrlab.simulate(small_file)
+    cli_json = json.loads((out / "summary.json").read_text())["runs"][0]
+    assert run.summary_json == cli_json
+    assert run.summary["goodput_bps"].iloc[0] == cli_json["flows"][0]["goodput_bps"]
+    flows = pd.read_csv(out / "run-0000" / "flows.csv")
+    assert list(flows.columns) == list(run.flows.columns)
+    assert len(flows) == len(run.flows)
+    for col in ("time_s", "goodput_bps", "rtt_ms", "cwnd_bytes", "delivered_bytes", "drops"):
+        np.testing.assert_allclose(flows[col], run.flows[col], atol=0.5e-3 if "ms" in col else 0.5)
+    assert (flows["mode"] == run.flows["mode"]).all()
+    link = pd.read_csv(out / "run-0000" / "link.csv")
+    np.testing.assert_allclose(link["queue_delay_ms"], run.link["queue_delay_ms"], atol=0.5e-3)
+    assert (link["queue_packets"] == run.link["queue_packets"]).all()
+    cli_summary = pd.read_csv(out / "summary.csv")
+    for col in ("delivered_bytes", "packets_sent", "drops", "rtos"):
+        assert cli_summary[col].iloc[0] == run.summary[col].iloc[0]
+
+
+def test_errors_carry_the_clis_file_line_col_message(small_file, cli):
+    bad = small_file.read_text().replace('rate = "10mbit"', 'rate = "10mbps"')
+    small_file.write_text(bad)
+    with pytest.raises(bbrlab.ScenarioError) as e:
+        bbrlab.simulate(small_file)
+    cli_run = subprocess.run(
+        [str(cli), "sim", str(small_file), "--quiet", "--no-plots", "--out", str(small_file.parent / "o")],
+        capture_output=True,
+        text=True,
+    )
+    assert cli_run.returncode != 0
+    assert str(e.value) in cli_run.stderr
+    assert e.value.location == f"{small_file}:6:8"
+    assert "mbps" in e.value.detail
+    assert isinstance(e.value, ValueError)
+
+
+def test_dict_errors_name_the_field(small):
+    small["flow"][0]["mss"] = 20
+    with pytest.raises(bbrlab.ScenarioError, match=r"^<dict>:\d+:\d+: .*mss"):
+        bbrlab.simulate(small)
+
+
+def test_a_missing_file_and_a_wrong_type_are_refused(tmp_path):
+    with pytest.raises(bbrlab.ScenarioError, match="cannot read the scenario file"):
+        bbrlab.simulate(tmp_path / "nope.toml")
+    with pytest.raises(TypeError):
+        bbrlab.simulate(42)
+
+
+def test_a_scenario_with_a_sweep_is_sent_to_sweep(small):
+    small["sweep"] = {"flow.algorithm": ["bbr", "cubic"]}
+    with pytest.raises(ValueError, match="bbrlab.sweep"):
+        bbrlab.simulate(small)
+
+
+def test_numpy_values_in_a_dict_are_plain_numbers(small):
+    small["link"]["forward"]["loss"] = {"bernoulli": np.float64(0.01)}
+    small["seed"] = np.int64(1)
+    pd.testing.assert_frame_equal(bbrlab.simulate(small).summary, bbrlab.simulate(SMALL_TOML).summary)
+
+
+def test_timeseries_false_keeps_the_same_summary(small):
+    full = bbrlab.simulate(small)
+    lean = bbrlab.simulate(small, timeseries=False)
+    assert lean.flows.empty and lean.link.empty
+    pd.testing.assert_frame_equal(full.summary, lean.summary)
+
+
+def test_threads_simulate_at_once_with_the_same_results(small):
+    """The GIL is released while simulating: runs from threads give the
+    same results as one by one (and can overlap; no timing is asserted)."""
+    seeds = [1, 2, 3, 4]
+    alone = {s: bbrlab.simulate(small, seed=s).summary for s in seeds}
+    got = {}
+
+    def work(s):
+        got[s] = bbrlab.simulate(small, seed=s).summary
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in seeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for s in seeds:
+        pd.testing.assert_frame_equal(alone[s], got[s])
+
+
+def test_progress_bar_counts_simulated_seconds(small, capsys):
+    bbrlab.simulate(small, progress=True)
+    err = capsys.readouterr().err
+    assert "simulating" in err and "2.0/2.0" in err and "100%" in err
+
+
+def test_run_params_are_empty_without_a_sweep(small):
+    run = bbrlab.simulate(small)
+    assert run.params == {}
+    assert run.name == "small"
+    assert "[sweep]" not in run.text
+
+
+def test_reproduce_returns_verdicts_and_figures(tmp_path):
+    claims = bbrlab.reproduce(["C3"], tmp_path / "report", quick=True)
+    assert [c.id for c in claims] == ["C3"]
+    c = claims[0]
+    assert isinstance(c.reproduced, bool)
+    assert not c.rows.empty
+    assert c.figures and all(Path(p).exists() for p in c.figures)
+    assert (tmp_path / "report" / "index.html").exists() or any((tmp_path / "report").iterdir())
+    assert "C3" in c._repr_html_()

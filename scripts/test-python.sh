@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The Python package's tests (part of scripts/test.sh): builds `bbrlab`
+# (crates/bbrlab-py) into the scripts' virtual environment with maturin,
+# runs its pytest suite (API, Dask sweeps) and executes the example
+# notebook, so none of them can rot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-python.sh
+VENV=${BBRLAB_VENV:-target/venv}
+export VIRTUAL_ENV="$PWD/$VENV"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
+# The dev profile: it compiles fastest, and the tests' runs are small.
+maturin develop -q -m crates/bbrlab-py/Cargo.toml
+# The CLI the tests compare simulate() against.
+cargo build -q -p bbrlab --bin bbrlab
+python -m pytest -q crates/bbrlab-py/tests
