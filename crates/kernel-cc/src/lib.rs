@@ -550,48 +550,6 @@ impl StateReader {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn raw_state_matches_the_bpf_layout() {
-        // struct bbrlab_cc_state: 5 u64 then 16 u32.
-        assert_eq!(std::mem::size_of::<RawState>(), 5 * 8 + 16 * 4);
-    }
-
-    #[test]
-    fn bandwidth_converts_from_kernel_units() {
-        // 1 packet/ms of 1000 B = 8 Mbit/s; kernel units: pkts/us << 24.
-        let s = RawState {
-            bw: (1u64 << 24) / 1000,
-            mss: 1000,
-            ..Default::default()
-        };
-        assert!((s.bw_bps() - 8e6).abs() / 8e6 < 1e-3, "{}", s.bw_bps());
-    }
-
-    #[test]
-    fn unknown_names_are_refused() {
-        let e = load("cubic").unwrap_err();
-        assert!(e.contains("bbrlab_bbr, bbrlab_jitter"), "{e}");
-    }
-
-    #[test]
-    fn a_kernel_without_btf_is_named_as_such() {
-        if !is_root() {
-            let e = preflight(Path::new("/nonexistent")).unwrap_err();
-            assert!(e.contains("root"), "{e}");
-            return;
-        }
-        let e = preflight(Path::new("/nonexistent/btf/vmlinux")).unwrap_err();
-        assert!(
-            e.contains("no BTF") && e.contains("CONFIG_DEBUG_INFO_BTF"),
-            "{e}"
-        );
-    }
-}
-
 /// The congestion control a socket runs (`TCP_CONGESTION`), e.g. `bbr`.
 pub fn socket_cc(fd: i32) -> Option<String> {
     let mut name = [0u8; 16];
@@ -701,5 +659,47 @@ impl Drop for Sampler {
         if let Some(w) = self.csv.as_mut() {
             let _ = w.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_state_matches_the_bpf_layout() {
+        // struct bbrlab_cc_state: 5 u64 then 16 u32.
+        assert_eq!(std::mem::size_of::<RawState>(), 5 * 8 + 16 * 4);
+    }
+
+    #[test]
+    fn bandwidth_converts_from_kernel_units() {
+        // 1 packet/ms of 1000 B = 8 Mbit/s; kernel units: pkts/us << 24.
+        let s = RawState {
+            bw: (1u64 << 24) / 1000,
+            mss: 1000,
+            ..Default::default()
+        };
+        assert!((s.bw_bps() - 8e6).abs() / 8e6 < 1e-3, "{}", s.bw_bps());
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        let e = load("cubic").unwrap_err();
+        assert!(e.contains("bbrlab_bbr, bbrlab_jitter"), "{e}");
+    }
+
+    #[test]
+    fn a_kernel_without_btf_is_named_as_such() {
+        if !is_root() {
+            let e = preflight(Path::new("/nonexistent")).unwrap_err();
+            assert!(e.contains("root"), "{e}");
+            return;
+        }
+        let e = preflight(Path::new("/nonexistent/btf/vmlinux")).unwrap_err();
+        assert!(
+            e.contains("no BTF") && e.contains("CONFIG_DEBUG_INFO_BTF"),
+            "{e}"
+        );
     }
 }

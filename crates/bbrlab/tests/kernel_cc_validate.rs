@@ -1,0 +1,247 @@
+//! Is `bbrlab_bbr` (our BPF reading of `tcp_bbr.c`) the kernel's BBR? Both
+//! run the same emulated paths, the same repetitions (same loss seeds),
+//! alternating; the means over the repetitions must agree within 5 % in
+//! goodput and 10 % in median RTT (issue 15), and PROBE_RTT must come every
+//! 10 s at 4 packets for both. Root: the controls register kernel-wide and
+//! the paths are `bbrlab emu`'s namespaces (removed even on failure; the
+//! guard unloads the controls on drop).
+//!
+//! BBRLAB_KCC_REPS and BBRLAB_KCC_SECONDS change the repetitions (3) and
+//! the run length (25 s, which spans two PROBE_RTTs).
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::Command;
+
+struct PathCase {
+    name: &'static str,
+    rate: &'static str,
+    rtt: &'static str,
+    queue: &'static str,
+    loss: Option<&'static str>,
+}
+
+/// Four paths: a 1-BDP buffer, 1 % random loss, a deep (8 BDP) buffer and
+/// a shallow (0.5 BDP) one at a higher rate.
+const PATHS: &[PathCase] = &[
+    PathCase {
+        name: "10M-40ms-1bdp",
+        rate: "10Mbit",
+        rtt: "40ms",
+        queue: "34pkt",
+        loss: None,
+    },
+    PathCase {
+        name: "20M-40ms-1bdp-1%loss",
+        rate: "20Mbit",
+        rtt: "40ms",
+        queue: "67pkt",
+        loss: Some("1%"),
+    },
+    PathCase {
+        name: "5M-60ms-8bdp",
+        rate: "5Mbit",
+        rtt: "60ms",
+        queue: "200pkt",
+        loss: None,
+    },
+    PathCase {
+        name: "50M-10ms-0.5bdp",
+        rate: "50Mbit",
+        rtt: "10ms",
+        queue: "21pkt",
+        loss: None,
+    },
+];
+
+fn env_or(key: &str, default: u32) -> u32 {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+struct Loaded;
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let o = Command::new(common::BIN)
+            .args(["kernel", "unload", "--force"])
+            .output()
+            .unwrap();
+        let avail =
+            std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap();
+        if !std::thread::panicking() {
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            assert!(!avail.contains("bbrlab_"), "still registered: {avail}");
+        }
+    }
+}
+
+struct Run {
+    goodput: f64,
+    rtt_median: f64,
+    /// Start times of PROBE_RTT episodes, s.
+    probe_rtt_starts: Vec<f64>,
+    /// Lowest cwnd during PROBE_RTT, packets.
+    probe_rtt_min_cwnd: Option<u64>,
+}
+
+fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> Run {
+    let log = dir.join(format!("{}-{cc}-{seed}.csv", p.name.replace('%', "pct")));
+    let seed_s = seed.to_string();
+    let mut args = vec![
+        "--rate", p.rate, "--rtt", p.rtt, "--queue", p.queue, "--seed", &seed_s,
+    ];
+    if let Some(l) = p.loss {
+        args.extend(["--loss", l]);
+    }
+    let (ok, out, err) = common::emu(
+        &args,
+        &format!("{} tcp recv --listen {{server}}:5201", common::BIN),
+        &format!(
+            "{} tcp send --to {{server}}:5201 --cc {cc} --duration {secs}s --log {}",
+            common::BIN,
+            log.display()
+        ),
+        secs + 60,
+    );
+    assert!(ok, "{} {cc}: emu failed: {err}\n{out}", p.name);
+    let s = common::json_with(&out, "\"cc\"");
+    let mut r = csv::Reader::from_path(&log).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |k: &str| h.iter().position(|c| c == k).unwrap();
+    let (ti, mi, ci) = (col("time_s"), col("mode"), col("cwnd_bytes"));
+    let mss = s["mss"].as_u64().unwrap();
+    let mut starts = Vec::new();
+    let mut min_cwnd: Option<u64> = None;
+    let mut prev = String::new();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let mode = rec[mi].to_string();
+        if mode == "probe_rtt" {
+            if prev != "probe_rtt" {
+                starts.push(rec[ti].parse().unwrap());
+            }
+            let c = rec[ci].parse::<u64>().unwrap() / mss;
+            min_cwnd = Some(min_cwnd.map_or(c, |m| m.min(c)));
+        }
+        prev = mode;
+    }
+    Run {
+        goodput: s["goodput_bps"].as_f64().unwrap(),
+        rtt_median: s["rtt_median_ms"].as_f64().unwrap(),
+        probe_rtt_starts: starts,
+        probe_rtt_min_cwnd: min_cwnd,
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
+    common::require_root();
+    let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let reps = env_or("BBRLAB_KCC_REPS", 3);
+    let secs = env_or("BBRLAB_KCC_SECONDS", 25);
+    let _ = Command::new(common::BIN)
+        .args(["kernel", "unload", "--force"])
+        .output();
+    let o = Command::new(common::BIN)
+        .args(["kernel", "load", "bbrlab_bbr"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let _guard = Loaded;
+    let dir = tempfile::tempdir().unwrap();
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for p in PATHS {
+        let mut runs: HashMap<&str, Vec<Run>> = HashMap::new();
+        for rep in 0..reps {
+            // Alternate which goes first, so drift on a shared machine
+            // does not favour one.
+            let order = if rep % 2 == 0 {
+                ["bbr", "bbrlab_bbr"]
+            } else {
+                ["bbrlab_bbr", "bbr"]
+            };
+            for cc in order {
+                let r = run(p, cc, secs, rep + 1, dir.path());
+                runs.entry(cc).or_default().push(r);
+            }
+        }
+        let fig = |cc: &str, f: fn(&Run) -> f64| mean(&runs[cc].iter().map(f).collect::<Vec<_>>());
+        let (gk, gb) = (fig("bbr", |r| r.goodput), fig("bbrlab_bbr", |r| r.goodput));
+        let (rk, rb) = (
+            fig("bbr", |r| r.rtt_median),
+            fig("bbrlab_bbr", |r| r.rtt_median),
+        );
+        let gd = gb / gk - 1.0;
+        let rd = rb / rk - 1.0;
+        report.push(format!(
+            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %)",
+            p.name,
+            gk / 1e6,
+            gb / 1e6,
+            gd * 100.0,
+            rk,
+            rb,
+            rd * 100.0
+        ));
+        if gd.abs() > 0.05 {
+            failures.push(format!(
+                "{}: goodput differs by {:+.1} %",
+                p.name,
+                gd * 100.0
+            ));
+        }
+        if rd.abs() > 0.10 {
+            failures.push(format!(
+                "{}: median RTT differs by {:+.1} %",
+                p.name,
+                rd * 100.0
+            ));
+        }
+        // PROBE_RTT cadence, on the loss-free paths (losses restart the
+        // model and move it): every 10 s (the min_rtt filter's window plus
+        // the episode), at 4 packets, for both.
+        if p.loss.is_none() {
+            for cc in ["bbr", "bbrlab_bbr"] {
+                for r in &runs[cc] {
+                    let gaps: Vec<f64> =
+                        r.probe_rtt_starts.windows(2).map(|w| w[1] - w[0]).collect();
+                    report.push(format!(
+                        "  {cc}: PROBE_RTT at {:?} s, min cwnd {:?}",
+                        r.probe_rtt_starts
+                            .iter()
+                            .map(|t| (t * 10.0).round() / 10.0)
+                            .collect::<Vec<_>>(),
+                        r.probe_rtt_min_cwnd
+                    ));
+                    if r.probe_rtt_starts.is_empty()
+                        || r.probe_rtt_starts[0] < 9.0
+                        || r.probe_rtt_starts[0] > 12.0
+                        || gaps.iter().any(|g| !(9.5..=11.5).contains(g))
+                        || r.probe_rtt_min_cwnd != Some(4)
+                    {
+                        failures.push(format!(
+                            "{} {cc}: PROBE_RTT at {:?} with min cwnd {:?}",
+                            p.name, r.probe_rtt_starts, r.probe_rtt_min_cwnd
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!("{}", report.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}\n\n{}",
+        failures.join("\n"),
+        report.join("\n")
+    );
+}
