@@ -14,3 +14,5 @@ maturin develop -q -m crates/bbrlab-py/Cargo.toml
 # The CLI the tests compare simulate() against.
 cargo build -q -p bbrlab --bin bbrlab
 python -m pytest -q crates/bbrlab-py/tests
+# The example notebook, top to bottom, with short runs (a few seconds).
+BBRLAB_NOTEBOOK_DURATION=3s python crates/bbrlab-py/tests/run_notebook.py examples/loss_sweep.ipynb
