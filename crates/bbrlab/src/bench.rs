@@ -129,7 +129,6 @@ fn default_quinn_bulk() -> Option<std::path::PathBuf> {
 /// What one process of a transfer left behind.
 struct Finished {
     stdout: String,
-    stderr: String,
     /// User + system CPU seconds (from `wait4`'s rusage).
     cpu_s: f64,
 }
@@ -184,11 +183,7 @@ fn finish(
             stderr.trim()
         ));
     }
-    Ok(Finished {
-        stdout,
-        stderr,
-        cpu_s,
-    })
+    Ok(Finished { stdout, cpu_s })
 }
 
 /// A loopback port that was free a moment ago.
@@ -329,7 +324,6 @@ fn quinn_transfer(
     let (c, s) = (c?, s?);
     let v: serde_json::Value =
         serde_json::from_str(c.stdout.trim()).map_err(|e| format!("quinn-bulk's output: {e}"))?;
-    let _ = s.stderr;
     Ok(Transfer {
         label: format!("quinn {cc}"),
         bytes: json_field(&v, "bytes")? as u64,

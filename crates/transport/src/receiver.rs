@@ -225,6 +225,9 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
             ));
         }
         let mut to_send = None;
+        // Whether the peer was heard in this drain: one clock read for
+        // the idle timer per drain rather than one per datagram.
+        let mut heard = false;
         while let Some((datagram, from)) = rx.next(&sock) {
             let p = match wire::decode(datagram) {
                 Ok(p) => p,
@@ -250,7 +253,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                 }
                 continue;
             }
-            last_heard = Instant::now();
+            heard = true;
             let now = now_ns(start);
             match p.frame {
                 Frame::Hello { .. } => {
@@ -327,6 +330,9 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                 }
                 _ => stray += 1,
             }
+        }
+        if heard {
+            last_heard = Instant::now();
         }
         let now = now_ns(start);
         if delack_at.is_some_and(|t| t <= now) {
