@@ -66,3 +66,56 @@ fn fifty_megabytes_intact_with_and_without_gso() {
         }
     }
 }
+
+/// The send log is written through the csv crate: it reads back as CSV
+/// with every row as wide as the header, and the header is the shared
+/// schema followed by the transport's own columns.
+#[test]
+fn the_send_log_reads_back_as_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("send.csv");
+    let addr = SocketAddr::from(([127, 0, 0, 1], 47_313));
+    std::thread::scope(|s| {
+        let r = s.spawn(move || {
+            recv(RecvConfig {
+                listen: addr,
+                output: None,
+                window_chunks: 8192,
+                idle_timeout: Duration::from_secs(5),
+                accept_timeout: Duration::from_secs(10),
+            })
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        send(SendConfig {
+            peer: addr,
+            cc: congestion::Config::new(congestion::Algorithm::Cubic),
+            source: Source::Pattern {
+                seed: 5,
+                total: Some(5_000_000),
+            },
+            duration: None,
+            idle_timeout: Duration::from_secs(5),
+            log: Some(log.clone()),
+            interval: Duration::from_millis(1),
+            progress: false,
+            gso: true,
+        })
+        .expect("send");
+        r.join().expect("receiver thread").expect("recv");
+    });
+    let mut rd = csv::Reader::from_path(&log).unwrap();
+    let header = rd.headers().unwrap().clone();
+    let want = format!(
+        "{},{},pacing_error_us",
+        sender::schema::FLOW_CSV_HEADER,
+        transport::sender::LOG_COUNTER_COLUMNS
+    );
+    assert_eq!(header.iter().collect::<Vec<_>>().join(","), want);
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.expect("a CSV row")).collect();
+    assert!(!rows.is_empty(), "no rows");
+    for r in &rows {
+        assert_eq!(r.len(), header.len(), "{r:?}");
+        let mode = &r[header.iter().position(|h| h == "mode").unwrap()];
+        assert!(!mode.is_empty(), "{r:?}");
+    }
+}
