@@ -31,6 +31,9 @@ if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
   for p in "${DEBIAN_PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
+  # chromium: scripts/screenshot-report.sh, to look at the report's figures
+  # as a reader's browser shows them.
+  dpkg -s chromium >/dev/null 2>&1 || missing+=(chromium)
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     apt-get update -qq
