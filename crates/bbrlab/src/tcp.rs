@@ -213,6 +213,53 @@ fn getsockopt<T: Default>(fd: i32, opt: libc::c_int) -> io::Result<T> {
     getsockopt_len(fd, opt).map(|(v, _)| v)
 }
 
+/// Seconds the sender waits for the receiver's verdict while nothing it
+/// sent is being acknowledged.
+const VERDICT_IDLE_S: u64 = 30;
+
+/// Reads the receiver's one-line verdict, polling once a second. While
+/// TCP_INFO shows bytes being acknowledged the transfer is still draining
+/// the send buffer, so only VERDICT_IDLE_S seconds without progress is
+/// an error (a bounded wait: a stalled transfer ends it).
+fn await_verdict(
+    stream: &std::net::TcpStream,
+    fd: i32,
+    idle_limit_s: u64,
+) -> Result<String, String> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .map_err(|e| e.to_string())?;
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    let mut last_acked = read_probe(fd).map(|p| p.bytes_acked).unwrap_or(0);
+    let mut idle = 0u64;
+    loop {
+        match reader.read_line(&mut line) {
+            Ok(_) => return Ok(line),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                let acked = read_probe(fd).map(|p| p.bytes_acked).unwrap_or(last_acked);
+                if acked > last_acked {
+                    last_acked = acked;
+                    idle = 0;
+                } else {
+                    idle += 1;
+                    if idle >= idle_limit_s {
+                        return Err(format!(
+                            "no verdict from the receiver: nothing acknowledged for {idle_limit_s} s"
+                        ));
+                    }
+                }
+            }
+            Err(e) => return Err(format!("no verdict from the receiver: {e}")),
+        }
+    }
+}
+
 fn read_probe(fd: i32) -> io::Result<Probe> {
     let (ti, len) = getsockopt_len::<TcpInfo>(fd, libc::TCP_INFO)?;
     Ok(Probe::from_info(&ti, len))
@@ -579,14 +626,11 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
                 .write_all(&hash.finalize())
                 .map_err(|e| format!("send: {e}"))?;
             stream.flush().map_err(|e| format!("send: {e}"))?;
-            // The receiver's verdict.
-            stream
-                .set_read_timeout(Some(Duration::from_secs(30)))
-                .map_err(|e| e.to_string())?;
-            let mut line = String::new();
-            BufReader::new(&stream)
-                .read_line(&mut line)
-                .map_err(|e| format!("no verdict from the receiver: {e}"))?;
+            // The receiver's verdict. With large socket buffers the writes
+            // above return while most of the data is still queued, so the
+            // wait covers the rest of the transfer: give up only after
+            // VERDICT_IDLE_S without the receiver acknowledging anything.
+            let line = await_verdict(&stream, fd, VERDICT_IDLE_S)?;
             if line.trim() != "OK" {
                 return Err(format!(
                     "the receiver rejected the transfer: {}",
@@ -814,6 +858,31 @@ mod tests {
     /// Offsets from the kernel's uapi `struct tcp_info`, worked out by hand
     /// from its field list: 8 single bytes, 24 `__u32` (rto …
     /// total_retrans) to byte 104, 4 `__u64` to 136, 6 `__u32` to 160.
+    #[test]
+    fn the_verdict_wait_ends_on_an_answer_or_after_the_idle_limit() {
+        use std::io::Write;
+        use std::net::{TcpListener, TcpStream};
+        use std::os::fd::AsRawFd;
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        // A receiver that answers after 1.5 s: longer than one poll.
+        let server = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            std::thread::sleep(Duration::from_millis(1500));
+            c.write_all(b"OK\n").unwrap();
+            let (_quiet, _) = l.accept().unwrap();
+            std::thread::sleep(Duration::from_secs(4));
+        });
+        let s = TcpStream::connect(addr).unwrap();
+        assert_eq!(await_verdict(&s, s.as_raw_fd(), 5).unwrap().trim(), "OK");
+        // One that never answers, with nothing in flight: an error after
+        // the idle limit, saying so.
+        let q = TcpStream::connect(addr).unwrap();
+        let e = await_verdict(&q, q.as_raw_fd(), 2).unwrap_err();
+        assert!(e.contains("nothing acknowledged for 2 s"), "{e}");
+        server.join().unwrap();
+    }
+
     #[test]
     fn tcp_info_matches_the_kernel_layout() {
         assert_eq!(offset_of!(TcpInfo, rtt), 68);
