@@ -473,8 +473,7 @@ pub struct RawState {
     /// Lowest cwnd seen during the last PROBE_RTT, packets.
     pub probe_rtt_min_cwnd: u32,
     counted: u32,
-    rttvar8: u32,
-    pad: u32,
+    pad: [u32; 2],
 }
 
 impl RawState {

@@ -9,12 +9,12 @@
  * 2^24 (BW_UNIT), gains scaled by 256 (BBR_UNIT), times in microseconds.
  *
  * Where the BPF interface differs from a kernel module:
- *  - tp->app_limited cannot be written (bpf_tcp_ca_btf_struct_access allows
- *    only sk_pacing_rate, sk_pacing_status, icsk_ca_priv, icsk_ack.pending,
- *    snd_cwnd, snd_cwnd_cnt, snd_ssthresh and ecn_flags). bbr_update_min_rtt
- *    marks the connection app-limited during PROBE_RTT; we keep the same
- *    mark privately and treat rate samples of packets sent under it as
- *    app-limited (see app_limited()).
+ *  - Writes: bpf_tcp_ca_btf_struct_access lets a BPF control write only
+ *    sk_pacing_rate, sk_pacing_status, icsk_ca_priv, icsk_ack.pending,
+ *    snd_cwnd, snd_cwnd_cnt, snd_ssthresh, ecn_flags and (in newer kernels,
+ *    this 6.18 included) app_limited: all that tcp_bbr.c writes. An older
+ *    kernel rejects the app_limited store in PROBE_RTT with "no write
+ *    support to tcp_sock at off N".
  *  - tcp_jiffies32 and HZ: we time the min_rtt window and PROBE_RTT with
  *    the low 32 bits of tp->tcp_mstamp (microseconds) instead of jiffies:
  *    same rules, finer clock.
@@ -137,12 +137,9 @@ struct bl_bbr {
 		full_bw_reached : 1, full_bw_cnt : 2, cycle_idx : 3,
 		has_seen_rtt : 1, extra_acked_win_rtts : 5,
 		extra_acked_win_idx : 1, using_srtt : 1;
-	/* The PROBE_RTT app-limited mark (see the header comment). */
-	u32 app_limited_from;
-	u32 app_limited_until; /* 0 = no mark */
-	/* Seed 001, eq. 8: srtt in us scaled by 8 (rttvar, eq. 9, lives in
-	 * the socket storage: the private area is full). */
+	/* Seed 001, eqs. 8-9: srtt and rttvar in us scaled by 8. */
 	u32 srtt8;
+	u32 rttvar8;
 };
 
 _Static_assert(sizeof(struct bl_bbr) <= 13 * sizeof(u64),
@@ -169,8 +166,7 @@ struct bbrlab_cc_state {
 	u32 cwnd;
 	u32 probe_rtt_min_cwnd; /* lowest cwnd seen in the last PROBE_RTT */
 	u32 counted;            /* counted in `live` (init ran) */
-	u32 rttvar8;            /* seed 001 eq. 9, us scaled by 8 */
-	u32 pad;
+	u32 pad[2];
 };
 
 /* Map names say which control they belong to, so `bbrlab tcp send` can
@@ -691,23 +687,6 @@ static __always_inline void lt_sampling(struct sock *sk, struct bl_bbr *bbr,
 	lt_interval_done(sk, bbr, (u32)bw);
 }
 
-/* Whether this rate sample counts as app-limited: the kernel's flag, or
- * our PROBE_RTT mark (the stand-in for writing tp->app_limited). */
-static __always_inline bool app_limited(struct sock *sk, struct bl_bbr *bbr,
-					const struct rate_sample *rs)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	/* tcp_rate_gen(): the mark ends once delivered passes it. */
-	if (bbr->app_limited_until && after32(tp->delivered, bbr->app_limited_until))
-		bbr->app_limited_until = 0;
-	if (rs->is_app_limited)
-		return true;
-	return bbr->app_limited_until &&
-	       !before32(rs->prior_delivered, bbr->app_limited_from) &&
-	       !after32(rs->prior_delivered, bbr->app_limited_until);
-}
-
 /* bbr_update_bw(): round counting and the max filter of delivery rate. */
 static __always_inline void update_bw(struct sock *sk, struct bl_bbr *bbr,
 				      const struct rate_sample *rs, bool app_lim)
@@ -843,12 +822,11 @@ static __always_inline void update_min_rtt(struct sock *sk, struct bl_bbr *bbr,
 		}
 	}
 	if (bbr->mode == BBR_PROBE_RTT) {
-		/* The kernel sets tp->app_limited here; we keep the mark. */
+		/* Mark the connection app-limited so that PROBE_RTT's low
+		 * delivery rates do not count as bandwidth samples. */
 		u32 mark = tp->delivered + in_flight(tp);
 
-		if (!bbr->app_limited_until)
-			bbr->app_limited_from = tp->delivered;
-		bbr->app_limited_until = mark ? mark : 1;
+		tp->app_limited = mark ? mark : 1;
 		if (!bbr->probe_rtt_done_stamp && in_flight(tp) <= CWND_MIN_TARGET) {
 			u32 done = now32(tp) + (u32)PROBE_RTT_MODE_US;
 
@@ -893,26 +871,24 @@ static __always_inline void update_gains(struct bl_bbr *bbr)
 /* Seed 001 eqs. 8-9, in the paper's order (rttvar against the updated
  * srtt); the first sample sets srtt and leaves rttvar 0, as the congestion
  * crate's bbr-jitter does. */
-static __always_inline void update_jitter_stats(struct bl_bbr *bbr,
-						struct bbrlab_cc_state *st,
-						long rtt_us)
+static __always_inline void update_jitter_stats(struct bl_bbr *bbr, long rtt_us)
 {
 #if BBRLAB_JITTER
 	u32 r, d8;
 
-	if (rtt_us < 0 || !st)
+	if (rtt_us < 0)
 		return;
 	r = (u32)rtt_us;
 	if (!bbr->srtt8) {
 		bbr->srtt8 = max_u32(r, 1) << 3;
-		st->rttvar8 = 0;
+		bbr->rttvar8 = 0;
 	} else {
 		bbr->srtt8 = bbr->srtt8 - (bbr->srtt8 >> 3) + r; /* eq. 8, alpha 1/8 */
 		d8 = bbr->srtt8 > (r << 3) ? bbr->srtt8 - (r << 3) : (r << 3) - bbr->srtt8;
-		st->rttvar8 = st->rttvar8 - (st->rttvar8 >> 2) + (d8 >> 2); /* eq. 9, beta 1/4 */
+		bbr->rttvar8 = bbr->rttvar8 - (bbr->rttvar8 >> 2) + (d8 >> 2); /* eq. 9, beta 1/4 */
 	}
 	/* eqs. 10-11: unstable when rttvar > gamma * srtt */
-	bbr->using_srtt = (u64)st->rttvar8 * GAMMA_DEN > (u64)bbr->srtt8 * GAMMA_NUM;
+	bbr->using_srtt = (u64)bbr->rttvar8 * GAMMA_DEN > (u64)bbr->srtt8 * GAMMA_NUM;
 #endif
 }
 
@@ -929,7 +905,7 @@ static __always_inline void publish(struct sock *sk, struct bl_bbr *bbr,
 	st->mss = tp->mss_cache;
 	st->min_rtt_us = bbr->min_rtt_us;
 	st->srtt_us = bbr->srtt8 >> 3;
-	st->rttvar_us = st->rttvar8 >> 3;
+	st->rttvar_us = bbr->rttvar8 >> 3;
 	st->mode = bbr->mode;
 	st->pacing_gain = bbr->pacing_gain;
 	st->cwnd_gain = bbr->cwnd_gain;
@@ -951,10 +927,10 @@ void BPF_PROG(bbrlab_cong_control, struct sock *sk, u32 ack, int flag,
 {
 	struct bl_bbr *bbr = bbr_of(sk);
 	struct bbrlab_cc_state *st = bpf_sk_storage_get(&state, sk, 0, 0);
-	bool app_lim = app_limited(sk, bbr, rs);
+	bool app_lim = rs->is_app_limited;
 	u32 bw;
 
-	update_jitter_stats(bbr, st, rs->rtt_us);
+	update_jitter_stats(bbr, rs->rtt_us);
 	/* bbr_update_model() */
 	update_bw(sk, bbr, rs, app_lim);
 	update_ack_aggregation(sk, bbr, rs);
@@ -993,9 +969,8 @@ void BPF_PROG(bbrlab_init, struct sock *sk)
 	bbr->min_rtt_stamp = now32(tp);
 	winmax_reset(&bbr->bw, 0, 0);
 	bbr->has_seen_rtt = 0;
-	bbr->app_limited_from = 0;
-	bbr->app_limited_until = 0;
 	bbr->srtt8 = 0;
+	bbr->rttvar8 = 0;
 	bbr->using_srtt = 0;
 	init_pacing_rate_from_rtt(sk, bbr);
 	bbr->round_start = 0;
@@ -1020,8 +995,6 @@ void BPF_PROG(bbrlab_init, struct sock *sk)
 		sk->sk_pacing_status = PACING_NEEDED;
 
 	st = bpf_sk_storage_get(&state, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (st)
-		st->rttvar8 = 0;
 	if (st && !st->counted) {
 		st->counted = 1;
 		n = bpf_map_lookup_elem(&live, &zero);
