@@ -6,7 +6,8 @@
 //! in: it is ~3 MB and must describe the kernel the programs load into
 //! anyway (CO-RE relocates field offsets, but the struct_ops signatures,
 //! e.g. `cong_control`'s four arguments since Linux 6.10, come from it).
-//! `BBRLAB_VMLINUX_H=path` uses a given header instead.
+//! `BBRLAB_VMLINUX_H=path` uses a given header instead; `BBRLAB_NO_BPF=1`
+//! builds without the programs (as when the tools are missing).
 //!
 //! When clang, bpftool or the kernel BTF is missing, the build does not
 //! fail: it sets `cfg(kernel_cc_missing)` and the reason, and
@@ -75,9 +76,14 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(kernel_cc_missing)");
     println!("cargo:rerun-if-changed=src/bpf");
     println!("cargo:rerun-if-env-changed=BBRLAB_VMLINUX_H");
+    println!("cargo:rerun-if-env-changed=BBRLAB_NO_BPF");
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("manifest dir"));
 
+    if env::var_os("BBRLAB_NO_BPF").is_some() {
+        missing("BBRLAB_NO_BPF is set");
+        return;
+    }
     if !tool_ok("clang", "--version") {
         missing("clang is not installed (scripts/setup.sh installs it)");
         return;

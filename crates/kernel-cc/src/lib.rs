@@ -22,7 +22,6 @@ use libbpf_rs::MapCore;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The congestion controls this crate provides, by their kernel names.
@@ -171,7 +170,8 @@ fn ensure_bpffs() -> Result<(), String> {
 
 /// libbpf's messages during the current load, so a verifier rejection
 /// is reported with the verifier's own words.
-static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+#[cfg(not(kernel_cc_missing))]
+static LOG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 #[cfg(not(kernel_cc_missing))]
 fn capture(level: libbpf_rs::PrintLevel, msg: String) {
@@ -182,6 +182,7 @@ fn capture(level: libbpf_rs::PrintLevel, msg: String) {
     }
 }
 
+#[cfg(not(kernel_cc_missing))]
 fn take_log() -> String {
     let lines: Vec<String> = LOG
         .lock()
