@@ -334,18 +334,17 @@ fn figure(
     series: &[Series],
     published: &[(f64, f64)],
 ) -> Result<(), String> {
-    plots::figure(&Figure {
-        stem: &dir.join(stem),
+    figure_bands(
+        dir,
+        eval,
+        stem,
         title,
-        x_label,
-        y_label,
-        log_x,
-        log_y,
+        (x_label, y_label),
+        (log_x, log_y),
         series,
+        &[],
         published,
-    })?;
-    eval.figures.push(stem.to_string());
-    Ok(())
+    )
 }
 
 fn line(label: &str, points: Vec<(f64, f64)>) -> Series {

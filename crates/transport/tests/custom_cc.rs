@@ -2,14 +2,12 @@
 //! transfer completes intact, the summary names the algorithm, and the
 //! controller saw the transfer's ACKs.
 
+mod common;
+
 use congestion::{AckContext, CongestionControl, DeliveryRateSampler, Instant, Snapshot};
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
-use transport::data::Source;
-use transport::receiver::{recv, RecvConfig};
-use transport::sender::{send_with, SendConfig};
+use transport::sender::send_with;
 
 /// A fixed 64-packet window at a fixed 200 Mbit/s, counting ACKs.
 struct Fixed {
@@ -48,7 +46,6 @@ impl CongestionControl for Fixed {
 
 #[test]
 fn a_custom_controller_moves_every_byte_on_loopback() {
-    let addr = SocketAddr::from(([127, 0, 0, 1], 47_611));
     let acks = Arc::new(AtomicU64::new(0));
     let counter = acks.clone();
     let custom = sender::CustomCc::new("fixed-64", move |cc, _| {
@@ -58,37 +55,14 @@ fn a_custom_controller_moves_every_byte_on_loopback() {
         }) as Box<dyn CongestionControl + Send>
     });
     let bytes = 4_000_000;
-    let (sent, got) = std::thread::scope(|s| {
-        let r = s.spawn(move || {
-            recv(RecvConfig {
-                listen: addr,
-                output: None,
-                window_chunks: 8192,
-                idle_timeout: Duration::from_secs(5),
-                accept_timeout: Duration::from_secs(10),
-            })
-        });
-        std::thread::sleep(Duration::from_millis(100));
-        let sent = send_with(
-            SendConfig {
-                peer: addr,
-                cc: congestion::Config::default(),
-                source: Source::Pattern {
-                    seed: 3,
-                    total: Some(bytes),
-                },
-                duration: None,
-                idle_timeout: Duration::from_secs(5),
-                log: None,
-                interval: Duration::from_millis(100),
-                progress: false,
-                gso: false,
-            },
+    let (sent, got) = common::with_receiver(47_611, |addr| {
+        send_with(
+            common::pattern_config(addr, congestion::Config::default(), 3, bytes),
             Some(custom),
         )
-        .expect("send");
-        (sent, r.join().expect("receiver thread").expect("recv"))
+        .expect("send")
     });
+    let got = got.expect("recv");
     assert_eq!(sent.cc, "fixed-64");
     assert_eq!(sent.bytes, bytes, "bytes verified by the receiver");
     assert_eq!(got.bytes, bytes);

@@ -2,6 +2,8 @@
 //! GSO batching really batches, and the receiver never processes a
 //! datagram twice. Each test uses its own ports.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 use transport::data::Source;
@@ -9,35 +11,19 @@ use transport::receiver::{recv, RecvConfig, RecvSummary};
 use transport::sender::{send, SendConfig, SendSummary};
 
 fn transfer(port: u16, bytes: u64, gso: bool) -> (SendSummary, RecvSummary) {
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    std::thread::scope(|s| {
-        let r = s.spawn(move || {
-            recv(RecvConfig {
-                listen: addr,
-                output: None,
-                window_chunks: 8192,
-                idle_timeout: Duration::from_secs(5),
-                accept_timeout: Duration::from_secs(10),
-            })
-        });
-        std::thread::sleep(Duration::from_millis(100));
-        let sent = send(SendConfig {
-            peer: addr,
-            cc: congestion::Config::new(congestion::Algorithm::Bbr),
-            source: Source::Pattern {
-                seed: 11,
-                total: Some(bytes),
-            },
-            duration: None,
-            idle_timeout: Duration::from_secs(5),
-            log: None,
-            interval: Duration::from_millis(100),
-            progress: false,
+    let (sent, got) = common::with_receiver(port, |addr| {
+        send(SendConfig {
             gso,
+            ..common::pattern_config(
+                addr,
+                congestion::Config::new(congestion::Algorithm::Bbr),
+                11,
+                bytes,
+            )
         })
-        .expect("send");
-        (sent, r.join().expect("receiver thread").expect("recv"))
-    })
+        .expect("send")
+    });
+    (sent, got.expect("recv"))
 }
 
 /// 50 MB with and without GSO: intact at both ends, and a duplicate at the
