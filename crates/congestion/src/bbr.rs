@@ -341,11 +341,6 @@ impl Bbr {
         }
     }
 
-    /// Whether `bbr-jitter` currently substitutes srtt for min_rtt.
-    fn using_srtt(&self) -> bool {
-        self.jitter.as_ref().is_some_and(JitterState::unstable)
-    }
-
     /// The RTT the BDP is built on: min_rtt, or for an unstable `bbr-jitter`
     /// path the smoothed RTT (seed 001, eq. 10).
     fn model_rtt_ns(&self) -> Option<f64> {
@@ -356,7 +351,7 @@ impl Bbr {
     }
 
     fn cycle_len(&self) -> usize {
-        if self.using_srtt() {
+        if CongestionControl::using_srtt(self) == Some(true) {
             JITTER_CYCLE_LEN
         } else {
             CYCLE_LEN
@@ -1110,6 +1105,7 @@ impl CongestionControl for Bbr {
         self.mode
     }
 
+    /// Whether `bbr-jitter` currently substitutes srtt for min_rtt.
     fn using_srtt(&self) -> Option<bool> {
         self.jitter.as_ref().map(JitterState::unstable)
     }
