@@ -376,24 +376,24 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
 /// and the spread the report shows, so that no verdict rests on one seed's
 /// noise (issue 12: "the verdict uses the mean").
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Stats {
+pub(crate) struct Stats {
     /// Finite samples (seeds) counted.
-    n: usize,
+    pub(crate) n: usize,
     /// Their mean.
-    mean: f64,
+    pub(crate) mean: f64,
     /// The smallest.
-    min: f64,
+    pub(crate) min: f64,
     /// The largest.
-    max: f64,
+    pub(crate) max: f64,
     /// Sample standard deviation (n − 1 in the denominator; 0 for one sample).
-    sd: f64,
+    pub(crate) sd: f64,
 }
 
 impl Stats {
     /// Statistics of the finite values in `values`; a run that produced no
     /// measurement (NaN) is left out rather than counted as zero. With no
     /// finite value, `n` is 0 and the rest NaN.
-    fn of(values: &[f64]) -> Stats {
+    pub(crate) fn of(values: &[f64]) -> Stats {
         let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
         if v.is_empty() {
             return Stats {
@@ -432,7 +432,7 @@ impl Stats {
 /// Which spread a band shows around the mean.
 #[allow(dead_code)] // StdDev is for C11/C12's sweeps (issue 12, item 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Spread {
+pub(crate) enum Spread {
     /// From the smallest to the largest seed's value.
     MinMax,
     /// ± one sample standard deviation.
@@ -495,7 +495,7 @@ fn group_except_seed<T>(
 
 /// A band of the mean at each x with the chosen spread around it; points
 /// without a finite mean are left out.
-fn band(label: &str, points: &[(f64, Stats)], spread: Spread) -> Band {
+pub(crate) fn band(label: &str, points: &[(f64, Stats)], spread: Spread) -> Band {
     let mut pts: Vec<(f64, f64, f64, f64)> = points
         .iter()
         .filter(|(x, s)| x.is_finite() && s.n > 0)

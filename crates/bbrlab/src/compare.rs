@@ -111,7 +111,7 @@ fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
 
 /// The first line of `stdout` that is a JSON object with `key`: the
 /// emulator passes on the server's and the client's summaries.
-fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
+pub(crate) fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
     stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())

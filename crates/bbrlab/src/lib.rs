@@ -10,6 +10,7 @@ pub mod bench;
 pub mod claims;
 pub mod compare;
 pub mod emu;
+pub mod kernel_jitter;
 pub mod limits;
 pub mod locate;
 pub mod output;

@@ -219,6 +219,78 @@ enum KernelAction {
     },
     /// Show each control: loaded, registered, sockets running it.
     List,
+    /// Seed 001's jitter experiment (claims C11/C12) on real Linux TCP
+    /// (root): each control through `bbrlab emu` at 3 Mbit/s with every
+    /// data packet delayed by Normal(60 ms, sd), for each sd and seed;
+    /// writes jitter-sweep.csv and jitter-sweep.json (provenance) in --out.
+    /// Load bbrlab's controls first (`bbrlab kernel load`). Exits 1 if a
+    /// run failed (its row says why).
+    #[command(
+        after_help = "Example (the lock keeps other users of the controls out while they run):\n  sudo flock /tmp/bbrlab-kernel-cc.lock sh -c \\\n    'bbrlab kernel load && bbrlab kernel jitter-sweep --out out/jitter; bbrlab kernel unload'\n  bbrlab kernel jitter-sweep --table out/jitter/jitter-sweep.csv"
+    )]
+    JitterSweep(JitterSweepArgs),
+}
+
+/// `bbrlab kernel jitter-sweep`'s options.
+#[derive(clap::Args)]
+struct JitterSweepArgs {
+    /// Output directory: jitter-sweep.csv, jitter-sweep.json and runs/
+    /// (each run's path file, emulator output and probe time series).
+    #[arg(long, short, default_value = "out/kernel-jitter-sweep")]
+    out: PathBuf,
+    /// RTT standard deviations, ms (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "0,10,20,30,40,50,60")]
+    sds: Vec<f64>,
+    /// Seeds of the emulator's delay draws (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    seeds: Vec<u64>,
+    /// Congestion controls, alternated at each (sd, seed).
+    #[arg(long, value_delimiter = ',', default_value = "bbr,bbrlab_jitter")]
+    cc: Vec<String>,
+    /// Bytes each run sends [default: 3000000, 8 s at the line rate].
+    #[arg(long, conflicts_with = "duration")]
+    bytes: Option<u64>,
+    /// Or how long each run sends (e.g. 60s, as C12's runs).
+    #[arg(long)]
+    duration: Option<String>,
+    /// Longest one run may take, s, before it is stopped and recorded as
+    /// failed [default: the transfer at 1 Mbit/s, or the duration, + 120].
+    #[arg(long)]
+    timeout: Option<u64>,
+    /// No progress bar (a line per finished run still prints).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the README's Markdown table of an existing jitter-sweep.csv
+    /// and exit.
+    #[arg(long, value_name = "CSV", conflicts_with_all = ["bytes", "duration", "timeout"])]
+    table: Option<PathBuf>,
+}
+
+fn jitter_sweep(a: JitterSweepArgs) -> Result<(), String> {
+    use bbrlab::kernel_jitter::{run, table_from, Options};
+    if let Some(csv) = a.table {
+        return table_from(&csv).map(|t| print!("{t}"));
+    }
+    let duration_s = match &a.duration {
+        Some(d) => Some(duration_arg("--duration", d)?.as_secs_f64()),
+        None => None,
+    };
+    let bytes = match (a.bytes, duration_s) {
+        (None, None) => Some(3_000_000),
+        (b, _) => b,
+    };
+    run(&Options {
+        out: a.out,
+        sds_ms: a.sds,
+        seeds: a.seeds,
+        ccs: a.cc,
+        bytes,
+        duration_s,
+        timeout_s: a
+            .timeout
+            .unwrap_or_else(|| Options::default_timeout_s(bytes, duration_s)),
+        quiet: a.quiet,
+    })
 }
 
 #[derive(Subcommand)]
@@ -547,6 +619,7 @@ fn main() -> ExitCode {
             KernelAction::Load { names } => kernel::load(&names),
             KernelAction::Unload { names, force } => kernel::unload(&names, force),
             KernelAction::List => kernel::list(),
+            KernelAction::JitterSweep(a) => jitter_sweep(a),
         },
         Command::Validate {
             out,

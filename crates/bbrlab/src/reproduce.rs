@@ -245,7 +245,18 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
     let json = serde_json::to_string_pretty(&outcomes).map_err(|e| e.to_string())?;
     fs::write(opts.out.join("claims.json"), json + "\n")
         .map_err(|e| format!("writing claims.json: {e}"))?;
-    let html = report_html(&defs, &outcomes, opts.quick, total);
+    // Linux TCP measured on this kernel (`kernel jitter-sweep`): shown in
+    // the last of C11/C12 selected, beside the simulator's result.
+    let linux_tcp = defs
+        .iter()
+        .rposition(|d| LINUX_TCP_CLAIMS.contains(&d.id))
+        .map(|i| {
+            (
+                i,
+                crate::kernel_jitter::report_section(&crate::kernel_jitter::data_dir(), &opts.out),
+            )
+        });
+    let html = report_html(&defs, &outcomes, opts.quick, total, linux_tcp);
     fs::write(opts.out.join("index.html"), html).map_err(|e| format!("writing index.html: {e}"))?;
     if !opts.quiet {
         let ok = outcomes.iter().filter(|o| o.reproduced).count();
@@ -329,7 +340,8 @@ fn one_line(o: &Outcome) -> String {
     format!("{:<4} {verdict}  {}", o.id, key)
 }
 
-fn esc(s: &str) -> String {
+/// Escapes text for HTML.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -357,7 +369,7 @@ fn seeds_cited(source: &str) -> Vec<&'static str> {
 
 /// The UTC calendar date of `secs` since the Unix epoch, as YYYY-MM-DD
 /// (the civil-from-days rule; no date crate needed for one stamp).
-fn utc_date(secs: u64) -> String {
+pub(crate) fn utc_date(secs: u64) -> String {
     let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -389,7 +401,20 @@ th{background:#f4f4f4}.ok{color:#fff;background:#2a7d2a;padding:.15em .5em;borde
 .no{color:#fff;background:#b52a2a;padding:.15em .5em;border-radius:3px}img{max-width:100%;border:1px solid #eee}\
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:90%}details{margin:.5em 0}.pass{color:#2a7d2a}.fail{color:#b52a2a}";
 
-fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f64) -> String {
+/// The claims whose experiment `bbrlab kernel jitter-sweep` repeats on real
+/// Linux TCP.
+const LINUX_TCP_CLAIMS: [&str; 2] = ["C11", "C12"];
+
+/// The report page. `linux_tcp` is the "Linux TCP (kernel, measured)"
+/// block and the index (into `defs`) of the claim section it goes in; the
+/// other of C11/C12 links to it.
+fn report_html(
+    defs: &[&ClaimDef],
+    outcomes: &[Outcome],
+    quick: bool,
+    total_s: f64,
+    linux_tcp: Option<(usize, String)>,
+) -> String {
     let mut h = String::new();
     let ok = outcomes.iter().filter(|o| o.reproduced).count();
     let _ = write!(
@@ -441,7 +466,7 @@ fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f
         );
     }
     h.push_str("</table>");
-    for (def, o) in defs.iter().zip(outcomes) {
+    for (i, (def, o)) in defs.iter().zip(outcomes).enumerate() {
         let badge = if o.reproduced {
             "<span class=\"ok\">reproduced</span>"
         } else {
@@ -490,6 +515,17 @@ fn report_html(defs: &[&ClaimDef], outcomes: &[Outcome], quick: bool, total_s: f
         h.push_str("</ul>");
         for n in &o.notes {
             let _ = write!(h, "<p><b>Analysis:</b> {}</p>", esc(n));
+        }
+        match &linux_tcp {
+            Some((at, block)) if *at == i => h.push_str(block),
+            Some((at, _)) if LINUX_TCP_CLAIMS.contains(&def.id) => {
+                let _ = write!(
+                    h,
+                    "<p>The same path on real Linux TCP (kernel <code>bbr</code> against the BPF <code>bbrlab_jitter</code>): <a href=\"#linux-tcp\">Linux TCP (kernel, measured)</a>, under {}.</p>",
+                    esc(defs[*at].id)
+                );
+            }
+            _ => {}
         }
         let _ = write!(
             h,
