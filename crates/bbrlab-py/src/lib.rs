@@ -2,10 +2,11 @@
 //!
 //! Nothing here runs a scenario its own way. A scenario is parsed by
 //! [`bbrlab::scenario::parse`] (so errors carry the CLI's `file:line:col`
-//! message), run by [`netsim::run`] and summarised by
-//! [`bbrlab::output::SummaryJson::new`], exactly as `bbrlab sim` does; the
-//! only difference is where the samples go: into Arrow columns handed to
-//! pyarrow through the Arrow PyCapsule interface, instead of CSV files.
+//! message) and run and summarised by [`bbrlab::run::simulate`], the
+//! function `bbrlab sim` runs it with; the only difference is the
+//! [`Sink`] the samples go to: Arrow columns (bbrlab's typed column tables
+//! of `flows.csv` and `link.csv`) handed to pyarrow through the Arrow
+//! PyCapsule interface, instead of CSV files.
 //! Sweeps are expanded by the same parser (`[sweep]` tables), so a grid
 //! given from Python means what it means in a scenario file.
 //!
@@ -17,7 +18,8 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{Field, Schema};
 use bbrlab::output::SummaryJson;
-use bbrlab::progress::{ClockRecorder, SimClock};
+use bbrlab::progress::SimClock;
+use bbrlab::run::{Column, Kind, Sink, Value, FLOW_COLUMNS, LINK_COLUMNS};
 use bbrlab::scenario::{self, Scenario, ScenarioError as Refusal};
 use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
 use pyo3::create_exception;
@@ -119,85 +121,105 @@ impl Clock {
     }
 }
 
-/// Columns of one time series as they are filled.
-#[derive(Default)]
-struct FlowColumns {
-    time_s: Float64Builder,
-    flow: Int64Builder,
-    delivered_bytes: Int64Builder,
-    goodput_bps: Float64Builder,
-    rtt_ms: Float64Builder,
-    cwnd_bytes: Int64Builder,
-    pacing_rate_bps: Float64Builder,
-    inflight_bytes: Int64Builder,
-    mode: StringBuilder,
-    bw_estimate_bps: Float64Builder,
-    min_rtt_ms: Float64Builder,
-    queue_delay_ms: Float64Builder,
-    drops: Int64Builder,
-    srtt_ms: Float64Builder,
-    data_packets_sent: Int64Builder,
-    retransmitted_packets: Int64Builder,
+/// One column of a time series as it is filled, typed as its
+/// [`Column::kind`] says.
+enum Builder {
+    Float(Float64Builder),
+    Int(Int64Builder),
+    Text(StringBuilder),
 }
 
-#[derive(Default)]
-struct LinkColumns {
-    time_s: Float64Builder,
-    direction: StringBuilder,
-    queue_packets: Int64Builder,
-    queue_bytes: Int64Builder,
-    queue_delay_ms: Float64Builder,
-    drops: Int64Builder,
+impl Builder {
+    fn new(kind: Kind) -> Self {
+        match kind {
+            Kind::Float => Builder::Float(Float64Builder::new()),
+            Kind::Int => Builder::Int(Int64Builder::new()),
+            Kind::Text => Builder::Text(StringBuilder::new()),
+        }
+    }
+
+    fn append(&mut self, v: Value) {
+        match (self, v) {
+            (Builder::Float(b), Value::Float(x)) => b.append_option(x),
+            (Builder::Int(b), Value::Int(i)) => b.append_value(i),
+            (Builder::Text(b), Value::Text(t)) => b.append_value(t),
+            // The tables' kinds and values agree (bbrlab's run tests).
+            (_, v) => unreachable!("a column of another kind gave {v:?}"),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Float(b) => Arc::new(b.finish()),
+            Builder::Int(b) => Arc::new(b.finish()),
+            Builder::Text(b) => Arc::new(b.finish()),
+        }
+    }
 }
 
-/// A [`Recorder`] that keeps the samples as Arrow columns, in the units
-/// and under the names of `flows.csv` and `link.csv` (docs/outputs.md),
-/// unrounded: `time_s` in s, rates in bit/s, times in ms, counts as
-/// integers, a missing value as null.
-#[derive(Default)]
-struct ArrowRecorder {
-    flows: FlowColumns,
-    link: LinkColumns,
+/// A time series as Arrow columns: the columns of `flows.csv` or
+/// `link.csv` ([`bbrlab::run::FLOW_COLUMNS`], [`bbrlab::run::LINK_COLUMNS`])
+/// with their typed, unrounded values.
+struct Columns<S: 'static> {
+    table: &'static [Column<S>],
+    builders: Vec<Builder>,
 }
 
-fn ms(ns: u64) -> f64 {
-    ns as f64 / 1e6
+impl<S> Columns<S> {
+    fn new(table: &'static [Column<S>]) -> Self {
+        let builders = table.iter().map(|c| Builder::new(c.kind)).collect();
+        Columns { table, builders }
+    }
+
+    fn push(&mut self, s: &S) {
+        for (c, b) in self.table.iter().zip(&mut self.builders) {
+            b.append((c.get)(s));
+        }
+    }
+
+    fn batch(mut self) -> PyResult<RecordBatch> {
+        batch(
+            self.table
+                .iter()
+                .zip(&mut self.builders)
+                .map(|(c, b)| (c.name, b.finish()))
+                .collect(),
+        )
+    }
 }
 
-fn int(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
+/// The [`Sink`] of `simulate()`: the run's samples kept as Arrow columns,
+/// in the units and under the names of `flows.csv` and `link.csv`
+/// (docs/outputs.md), unrounded, a missing value as null.
+struct ArrowSink {
+    flows: Columns<FlowSample>,
+    link: Columns<LinkSample>,
 }
 
-impl Recorder for ArrowRecorder {
+impl Default for ArrowSink {
+    fn default() -> Self {
+        ArrowSink {
+            flows: Columns::new(&FLOW_COLUMNS),
+            link: Columns::new(&LINK_COLUMNS),
+        }
+    }
+}
+
+impl Recorder for ArrowSink {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
-        let c = &mut self.flows;
-        c.time_s.append_value(s.t_ns as f64 / 1e9);
-        c.flow.append_value(s.flow as i64);
-        c.delivered_bytes.append_value(int(s.delivered_bytes));
-        c.goodput_bps.append_value(s.goodput_bps);
-        c.rtt_ms.append_option(s.rtt_ns.map(ms));
-        c.cwnd_bytes.append_value(int(s.cwnd_bytes));
-        c.pacing_rate_bps.append_value(s.pacing_rate_bps);
-        c.inflight_bytes.append_value(int(s.inflight_bytes));
-        c.mode.append_value(s.mode.name());
-        c.bw_estimate_bps.append_option(s.bw_estimate_bps);
-        c.min_rtt_ms.append_option(s.min_rtt_ns.map(ms));
-        c.queue_delay_ms.append_value(ms(s.queue_delay_ns));
-        c.drops.append_value(int(s.drops));
-        c.srtt_ms.append_option(s.srtt_ns.map(ms));
-        c.data_packets_sent.append_value(int(s.packets_sent));
-        c.retransmitted_packets.append_value(int(s.retransmissions));
+        self.flows.push(s);
         Ok(())
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
-        let c = &mut self.link;
-        c.time_s.append_value(s.t_ns as f64 / 1e9);
-        c.direction.append_value(s.direction);
-        c.queue_packets.append_value(int(s.queue_packets));
-        c.queue_bytes.append_value(int(s.queue_bytes));
-        c.queue_delay_ms.append_value(ms(s.queue_delay_ns));
-        c.drops.append_value(int(s.drops));
+        self.link.push(s);
         Ok(())
+    }
+}
+
+impl Sink for ArrowSink {
+    type Output = Self;
+    fn finish(self) -> io::Result<Self> {
+        Ok(self)
     }
 }
 
@@ -212,26 +234,9 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> PyResult<RecordBatch> {
         .map_err(|e| PyRuntimeError::new_err(format!("building an Arrow batch: {e}")))
 }
 
-macro_rules! finish {
-    ($c:expr; $($name:ident),*) => {
-        vec![$((stringify!($name), Arc::new($c.$name.finish()) as ArrayRef)),*]
-    };
-}
-
-impl ArrowRecorder {
-    fn flows_batch(&mut self) -> PyResult<RecordBatch> {
-        batch(
-            finish!(self.flows; time_s, flow, delivered_bytes, goodput_bps, rtt_ms,
-            cwnd_bytes, pacing_rate_bps, inflight_bytes, mode, bw_estimate_bps, min_rtt_ms,
-            queue_delay_ms, drops, srtt_ms, data_packets_sent, retransmitted_packets),
-        )
-    }
-    fn link_batch(&mut self) -> PyResult<RecordBatch> {
-        batch(
-            finish!(self.link; time_s, direction, queue_packets, queue_bytes,
-            queue_delay_ms, drops),
-        )
-    }
+/// A count as Arrow's Int64 (past `i64::MAX` it saturates).
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// The run's summary as one row per flow: the columns of `summary.csv`
@@ -396,32 +401,18 @@ fn simulate<'py>(
     }
     let clock: Clock = clock.map(|c| c.clone()).unwrap_or_default();
     let name = sc.name.clone();
-    let result = py.detach(|| -> Result<_, String> {
-        let (summary, rec) = if timeseries {
-            let mut rec = ClockRecorder {
-                inner: ArrowRecorder::default(),
-                clock: &clock.0,
-            };
-            let s = netsim::run(&run.config, &mut rec).map_err(|e| e.to_string())?;
-            (s, Some(rec.inner))
+    // The run itself is bbrlab's (as for `bbrlab sim`); only the sink differs.
+    let result = py.detach(|| -> std::io::Result<_> {
+        if timeseries {
+            let (json, sink) =
+                bbrlab::run::simulate(&name, "run-0000", &run, ArrowSink::default(), &clock.0)?;
+            Ok((json, sink))
         } else {
-            let mut rec = ClockRecorder {
-                inner: NoRecorder,
-                clock: &clock.0,
-            };
-            (
-                netsim::run(&run.config, &mut rec).map_err(|e| e.to_string())?,
-                None,
-            )
-        };
-        clock.0.advance(run.config.duration_ns);
-        Ok((
-            SummaryJson::new(&name, "run-0000", &run.params, &summary),
-            rec,
-        ))
+            let (json, ()) = bbrlab::run::simulate(&name, "run-0000", &run, NoRecorder, &clock.0)?;
+            Ok((json, ArrowSink::default()))
+        }
     });
-    let (json, rec) = result.map_err(PyRuntimeError::new_err)?;
-    let mut rec = rec.unwrap_or_default();
+    let (json, sink) = result.map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let d = PyDict::new(py);
     d.set_item("name", &sc.name)?;
     d.set_item("params", run.params.clone())?;
@@ -433,8 +424,8 @@ fn simulate<'py>(
         serde_json::to_string(&json).map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
     )?;
     d.set_item("summary", ArrowBatch(summary_batch(&json)?))?;
-    d.set_item("flows", ArrowBatch(rec.flows_batch()?))?;
-    d.set_item("link", ArrowBatch(rec.link_batch()?))?;
+    d.set_item("flows", ArrowBatch(sink.flows.batch()?))?;
+    d.set_item("link", ArrowBatch(sink.link.batch()?))?;
     Ok(d)
 }
 

@@ -2,9 +2,11 @@
 //!
 //! The modules live here, not in the binary, so that every front end runs a
 //! scenario through the same code: the CLI (`src/main.rs`) and the Python
-//! package (`crates/bbrlab-py`) both parse, run and write a scenario with
-//! [`scenario`], [`sim`] and [`output`]. There is one implementation of
-//! running a scenario, not one per front end.
+//! package (`crates/bbrlab-py`) both parse a scenario with [`scenario`]
+//! and run it with [`run::simulate`], which summarises it as [`output`]
+//! has it; they differ only in the [`run::Sink`] its time series goes to
+//! (CSV files for the CLI, Arrow columns for Python). There is one
+//! implementation of running a scenario, not one per front end.
 
 pub mod bench;
 pub mod claims;
@@ -17,6 +19,7 @@ pub mod output;
 pub mod plots;
 pub mod progress;
 pub mod reproduce;
+pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;

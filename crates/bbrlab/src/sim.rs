@@ -9,7 +9,7 @@
 //! removes what an earlier `bbrlab sim` wrote there (and nothing else).
 
 use crate::output::{write_summaries, CsvRecorder, SummaryJson};
-use crate::progress::{slowest, Board, ClockRecorder, SimClock};
+use crate::progress::{slowest, Board, SimClock};
 use crate::scenario::{self, Run};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
@@ -27,9 +27,10 @@ fn run_name(dir: &Path) -> String {
         .to_string()
 }
 
-/// Runs one simulation into `dir`; returns its summary. `dir` gets
-/// `flows.csv`, `link.csv`, `summary.json`, `summary.csv` and the
-/// scenario as run (`scenario.toml`).
+/// Runs one simulation into `dir` (through [`crate::run::simulate`], as
+/// every front end does, with the CSV files as its sink); returns its
+/// summary. `dir` gets `flows.csv`, `link.csv`, `summary.json`,
+/// `summary.csv` and the scenario as run (`scenario.toml`).
 pub fn run_one(name: &str, run: &Run, dir: &Path, plots: bool) -> Result<SummaryJson, String> {
     run_one_with(name, run, dir, plots, &SimClock::default())
 }
@@ -49,13 +50,8 @@ pub fn run_one_with(
         .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
     let csv =
         CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    let mut rec = ClockRecorder { inner: csv, clock };
-    let summary = netsim::run(&run.config, &mut rec)
+    let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock)
         .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
-    rec.inner
-        .finish()
-        .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
-    let json = SummaryJson::new(name, &run_name(dir), &run.params, &summary);
     write_summaries(dir, name, &[&json])
         .map_err(|e| format!("writing summaries in {}: {e}", dir.display()))?;
     if plots && run.config.sample_interval_ns > 0 {

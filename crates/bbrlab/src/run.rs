@@ -1,0 +1,296 @@
+//! Running one run of a scenario: the one implementation every front end
+//! goes through.
+//!
+//! `bbrlab sim` (and `reproduce` and `compare`, through [`crate::sim`])
+//! and the Python package's `simulate()` and `sweep()` differ only in
+//! where a run's time series goes: CSV files streamed as the run goes,
+//! Arrow columns handed to pandas, or nowhere. So they all call
+//! [`simulate`] with a [`Sink`], and the running itself — the simulator,
+//! the progress clock, the summary as `summary.json` has it — exists once.
+//!
+//! A sink that stores typed columns (Python's Arrow) takes its columns from
+//! [`FLOW_COLUMNS`] and [`LINK_COLUMNS`]: the names of `flows.csv` and
+//! `link.csv` with each cell as a typed value in the data dictionary's
+//! units (docs/outputs.md), so the columnar form cannot drift from the
+//! files' (a test checks every cell against the CSV text).
+
+use crate::output::{CsvRecorder, SummaryJson};
+use crate::progress::{ClockRecorder, SimClock};
+use crate::scenario::Run;
+use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
+use std::io;
+
+/// Where a run's time series goes: every sample as the simulator makes it
+/// (so a sink that streams, like the CSV files, keeps memory bounded
+/// however long the run), then [`Sink::finish`] once after the last.
+pub trait Sink: Recorder + Sized {
+    /// What the sink yields when the run is over: nothing for files
+    /// already written, the filled columns for a columnar sink.
+    type Output;
+
+    /// Called once after the run's last sample: flush files, finish
+    /// columns.
+    fn finish(self) -> io::Result<Self::Output>;
+}
+
+/// Summary-only runs (sweeps that keep no time series, benchmarks).
+impl Sink for NoRecorder {
+    type Output = ();
+    fn finish(self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `flows.csv` and `link.csv` in a run's directory (`bbrlab sim`).
+impl Sink for CsvRecorder {
+    type Output = ();
+    fn finish(self) -> io::Result<()> {
+        CsvRecorder::finish(self)
+    }
+}
+
+/// Runs `run` (of the scenario named `scenario`, as the run named
+/// `run_name`, `run-NNNN`), its samples into `sink`, advancing `clock` to
+/// each sample's simulated time and to the run's end when it is over (the
+/// progress displays read it). Returns the run's summary as
+/// `summary.json` has it and what the sink yielded. An error is the
+/// sink's (a file that cannot be written); the caller says where.
+pub fn simulate<S: Sink>(
+    scenario: &str,
+    run_name: &str,
+    run: &Run,
+    sink: S,
+    clock: &SimClock,
+) -> io::Result<(SummaryJson, S::Output)> {
+    let mut rec = ClockRecorder { inner: sink, clock };
+    let summary = netsim::run(&run.config, &mut rec)?;
+    let out = rec.inner.finish()?;
+    clock.advance(run.config.duration_ns);
+    Ok((
+        SummaryJson::new(scenario, run_name, &run.params, &summary),
+        out,
+    ))
+}
+
+/// The type of a column of a run's time series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A float (rates, times); may be missing.
+    Float,
+    /// An integer (bytes, packets, indices).
+    Int,
+    /// A name (mode, direction).
+    Text,
+}
+
+/// One cell of a run's time series: typed, in the data dictionary's unit
+/// and unrounded (the CSV files round to fixed precision; a columnar sink
+/// keeps the value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A [`Kind::Float`] cell; `None` is a missing value (an empty CSV cell).
+    Float(Option<f64>),
+    /// A [`Kind::Int`] cell (counts past `i64::MAX` saturate).
+    Int(i64),
+    /// A [`Kind::Text`] cell.
+    Text(&'static str),
+}
+
+/// One column of a time series: its name in the CSV header, its type, and
+/// how a sample gives its cell.
+pub struct Column<S> {
+    /// The column's name, as in the CSV file's header.
+    pub name: &'static str,
+    /// The type of its cells.
+    pub kind: Kind,
+    /// The cell of a sample.
+    pub get: fn(&S) -> Value,
+}
+
+fn secs(ns: u64) -> Value {
+    Value::Float(Some(ns as f64 / 1e9))
+}
+
+fn ms(ns: Option<u64>) -> Value {
+    Value::Float(ns.map(|v| v as f64 / 1e6))
+}
+
+fn int(v: u64) -> Value {
+    Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+/// A [`Column`], short enough that the tables below read as tables.
+const fn col<S>(name: &'static str, kind: Kind, get: fn(&S) -> Value) -> Column<S> {
+    Column { name, kind, get }
+}
+
+/// The columns of `flows.csv` (`netsim::FLOW_CSV_HEADER`, then
+/// `netsim::FLOW_CSV_COUNTER_COLUMNS`), in order.
+pub static FLOW_COLUMNS: [Column<FlowSample>; 16] = {
+    use Kind::{Float, Int, Text};
+    [
+        col("time_s", Float, |s| secs(s.t_ns)),
+        col("flow", Int, |s| int(s.flow as u64)),
+        col("delivered_bytes", Int, |s| int(s.delivered_bytes)),
+        col("goodput_bps", Float, |s| Value::Float(Some(s.goodput_bps))),
+        col("rtt_ms", Float, |s| ms(s.rtt_ns)),
+        col("cwnd_bytes", Int, |s| int(s.cwnd_bytes)),
+        col("pacing_rate_bps", Float, |s| {
+            Value::Float(Some(s.pacing_rate_bps))
+        }),
+        col("inflight_bytes", Int, |s| int(s.inflight_bytes)),
+        col("mode", Text, |s| Value::Text(s.mode.name())),
+        col("bw_estimate_bps", Float, |s| {
+            Value::Float(s.bw_estimate_bps)
+        }),
+        col("min_rtt_ms", Float, |s| ms(s.min_rtt_ns)),
+        col("queue_delay_ms", Float, |s| ms(Some(s.queue_delay_ns))),
+        col("drops", Int, |s| int(s.drops)),
+        col("srtt_ms", Float, |s| ms(s.srtt_ns)),
+        col("data_packets_sent", Int, |s| int(s.packets_sent)),
+        col("retransmitted_packets", Int, |s| int(s.retransmissions)),
+    ]
+};
+
+/// The columns of `link.csv` (`netsim::LINK_CSV_HEADER`), in order.
+pub static LINK_COLUMNS: [Column<LinkSample>; 6] = {
+    use Kind::{Float, Int, Text};
+    [
+        col("time_s", Float, |s| secs(s.t_ns)),
+        col("direction", Text, |s| Value::Text(s.direction)),
+        col("queue_packets", Int, |s| int(s.queue_packets)),
+        col("queue_bytes", Int, |s| int(s.queue_bytes)),
+        col("queue_delay_ms", Float, |s| ms(Some(s.queue_delay_ns))),
+        col("drops", Int, |s| int(s.drops)),
+    ]
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsim::{MemoryRecorder, FLOW_CSV_COUNTER_COLUMNS, FLOW_CSV_HEADER, LINK_CSV_HEADER};
+
+    /// A sink that keeps the samples, to compare the columns against.
+    #[derive(Default)]
+    struct Keep(MemoryRecorder);
+    impl Recorder for Keep {
+        fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
+            self.0.flow_sample(s)
+        }
+        fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
+            self.0.link_sample(s)
+        }
+    }
+    impl Sink for Keep {
+        type Output = MemoryRecorder;
+        fn finish(self) -> io::Result<MemoryRecorder> {
+            Ok(self.0)
+        }
+    }
+
+    fn lossy_run() -> (
+        crate::scenario::Scenario,
+        MemoryRecorder,
+        SummaryJson,
+        SimClock,
+    ) {
+        let text = r#"
+name = "cols"
+duration = "2s"
+sample_interval = "50ms"
+[link.forward]
+rate = "10mbit"
+delay = "10ms"
+queue = { limit = "50pkt" }
+loss = { bernoulli = 0.02 }
+[link.reverse]
+delay = "10ms"
+[[flow]]
+algorithm = "bbr"
+"#;
+        let sc = crate::scenario::parse(
+            text,
+            "cols.toml",
+            std::path::Path::new("."),
+            std::path::Path::new("cols.toml"),
+        )
+        .unwrap();
+        let clock = SimClock::default();
+        let (json, mem) =
+            simulate(&sc.name, "run-0007", &sc.runs[0], Keep::default(), &clock).unwrap();
+        (sc, mem, json, clock)
+    }
+
+    #[test]
+    fn simulate_runs_the_scenario_into_the_sink_and_summarises_it() {
+        let (sc, mem, json, clock) = lossy_run();
+        // 2 s every 50 ms: 40 samples of the one flow, both link directions.
+        assert_eq!(mem.flows.len(), 40);
+        assert_eq!(mem.links.len(), 80);
+        assert_eq!(clock.now_ns(), sc.runs[0].config.duration_ns);
+        assert_eq!(json.run, "run-0007");
+        assert_eq!(json.scenario, "cols");
+        // The summary is the run's end; the last sample a little before it.
+        let last = mem.flows.last().unwrap();
+        assert!(json.flows[0].delivered_bytes >= last.delivered_bytes);
+        assert!(
+            json.flows[0].delivered_bytes > 2_000_000,
+            "about 10 Mbit/s for 2 s"
+        );
+        assert!(json.flows[0].retransmissions > 0, "2 % loss retransmits");
+        // The same run without a time series has the same summary.
+        let (again, ()) = simulate(
+            &sc.name,
+            "run-0007",
+            &sc.runs[0],
+            NoRecorder,
+            &SimClock::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&again).unwrap(),
+            serde_json::to_string(&json).unwrap()
+        );
+    }
+
+    /// The typed columns are the CSV files' columns: the same names in the
+    /// same order, and every cell the CSV text's value before rounding.
+    #[test]
+    fn typed_columns_are_the_csv_columns() {
+        let names = |cols: &[&str]| cols.join(",");
+        let flow_names: Vec<&str> = FLOW_COLUMNS.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names(&flow_names),
+            format!("{FLOW_CSV_HEADER},{FLOW_CSV_COUNTER_COLUMNS}")
+        );
+        let link_names: Vec<&str> = LINK_COLUMNS.iter().map(|c| c.name).collect();
+        assert_eq!(names(&link_names), LINK_CSV_HEADER);
+
+        let (_, mem, _, _) = lossy_run();
+        let check = |kind: Kind, v: Value, text: &str, what: &str| match (kind, v) {
+            (Kind::Float, Value::Float(None)) => assert_eq!(text, "", "{what}"),
+            (Kind::Float, Value::Float(Some(x))) => {
+                let decimals = text.split('.').nth(1).map_or(0, str::len);
+                let rounded = format!("{x:.decimals$}");
+                assert_eq!(rounded, text, "{what}");
+            }
+            (Kind::Int, Value::Int(i)) => assert_eq!(i.to_string(), text, "{what}"),
+            (Kind::Text, Value::Text(t)) => assert_eq!(t, text, "{what}"),
+            (k, v) => panic!("{what}: a {k:?} column gave {v:?}"),
+        };
+        let mut some_missing = false;
+        for s in &mem.flows {
+            for (c, text) in FLOW_COLUMNS.iter().zip(s.fields()) {
+                let v = (c.get)(s);
+                some_missing |= v == Value::Float(None);
+                check(c.kind, v, &text, c.name);
+            }
+        }
+        for s in &mem.links {
+            for (c, text) in LINK_COLUMNS.iter().zip(s.fields()) {
+                check(c.kind, (c.get)(s), &text, c.name);
+            }
+        }
+        assert!(some_missing, "the first samples have no RTT yet: a null");
+    }
+}
