@@ -74,9 +74,10 @@ def test_sweep_on_two_workers_matches_the_runs_one_by_one(cluster):
 
 
 def test_a_worker_killed_mid_sweep_does_not_lose_runs(cluster):
-    """SIGKILL a worker while it runs a sweep task: the scheduler gives its
-    tasks to the other worker (the nanny restarts it) and every run
-    completes with the same results as an undisturbed sweep."""
+    """SIGKILL a worker while it runs a sweep task (a batch of three runs):
+    the scheduler gives the batch to the other worker (the nanny restarts
+    the victim) and every run completes with the same results as an
+    undisturbed sweep."""
     d = copy.deepcopy(SMALL)
     d["duration"] = "60s"  # long enough to be killed mid-run
     grid = {"link.forward.loss.bernoulli": [0.001, 0.01, 0.02]}
@@ -99,7 +100,8 @@ def test_a_worker_killed_mid_sweep_does_not_lose_runs(cluster):
 
     t = threading.Thread(target=kill_when_busy)
     t.start()
-    df = bbrlab.sweep(d, grid, seeds=seeds, client=cluster)
+    # Two batches of three runs: the victim's whole batch is lost with it.
+    df = bbrlab.sweep(d, grid, seeds=seeds, client=cluster, batch_size=3)
     t.join()
     assert killed.is_set(), "the worker was never seen running a sweep task"
     assert len(df) == 6
@@ -122,9 +124,12 @@ def _flaky(text, base_dir, label):
     return _REAL(text, base_dir, label)
 
 
-def test_a_failing_run_is_retried_then_reported_not_dropped(monkeypatch):
-    """A run that raises is retried by Dask; one that still fails keeps its
-    row, with status 'failed' and the reason, and a warning is given."""
+@pytest.mark.parametrize("batch_size", [1, 2])
+def test_a_failing_run_is_retried_then_reported_not_dropped(monkeypatch, batch_size):
+    """A run that raises is retried; one that still fails keeps its row,
+    with status 'failed' and the reason, and a warning is given. In a
+    batch (batch_size=2: both runs in one task) the other run of the batch
+    still succeeds, run once."""
     _CALLS.clear()
     monkeypatch.setattr(_sweep, "_simulate_summary", _flaky)
     # Threads, not processes: the patched function runs in this process.
@@ -132,16 +137,58 @@ def test_a_failing_run_is_retried_then_reported_not_dropped(monkeypatch):
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
     ) as c, Client(c) as client:
         with pytest.warns(RuntimeWarning, match="1 of 2 runs failed"):
-            df = bbrlab.sweep(SMALL, {"flow.algorithm": ["bbr", "cubic"]}, client=client, retries=2)
+            df = bbrlab.sweep(
+                SMALL,
+                {"flow.algorithm": ["bbr", "cubic"]},
+                client=client,
+                retries=2,
+                batch_size=batch_size,
+            )
     assert list(df["status"]) == ["ok", "failed"]
     failed = df[df["status"] == "failed"].iloc[0]
     assert failed["flow.algorithm"] == "cubic"
     assert "disk full (injected)" in failed["error"]
     assert pd.isna(failed["goodput_bps"])
     assert df.attrs["failed"][0][0] == "run-0001"
+    ok = df[df["status"] == "ok"].iloc[0]
+    assert ok["algorithm"] == "bbr" and ok["goodput_bps"] > 1e6
     # Tried once and retried twice.
     assert sum(c.endswith("run-0001") for c in _CALLS) == 3
     assert sum(c.endswith("run-0000") for c in _CALLS) == 1
+
+
+def test_batches_cover_every_run_once_in_order():
+    """Automatic batches: TASKS_PER_THREAD per worker thread, sizes within
+    one run of each other, at most MAX_BATCH runs; or batch_size runs."""
+    for n, threads in [(1, 2), (6, 2), (200, 2), (201, 2), (200, 64), (5000, 2), (7, 1)]:
+        b = _sweep._batches(n, threads)
+        assert [i for r in b for i in r] == list(range(n))
+        sizes = [len(r) for r in b]
+        assert max(sizes) - min(sizes) <= 1
+        assert max(sizes) <= _sweep.MAX_BATCH
+        assert len(b) == max(min(n, threads * _sweep.TASKS_PER_THREAD), -(-n // _sweep.MAX_BATCH))
+    assert [len(r) for r in _sweep._batches(200, 2)] == [25] * 8
+    assert [len(r) for r in _sweep._batches(5000, 2)] == [100] * 50
+    assert [len(r) for r in _sweep._batches(7, 4, batch_size=3)] == [3, 3, 1]
+    assert _sweep._batches(0, 2) == []
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="batch_size"):
+            _sweep._batches(5, 2, batch_size=bad)
+
+
+def test_batch_size_changes_nothing_in_the_results(cluster):
+    """A task per run, two runs per task and the automatic batches give the
+    same DataFrame."""
+    grid = {"flow.algorithm": ALGORITHMS}
+    one = bbrlab.sweep(SMALL, grid, seeds=[1, 2, 3], client=cluster, batch_size=1)
+    two = bbrlab.sweep(SMALL, grid, seeds=[1, 2, 3], client=cluster, batch_size=2)
+    auto = bbrlab.sweep(SMALL, grid, seeds=[1, 2, 3], client=cluster)
+    assert len(one) == 6 and (one["status"] == "ok").all()
+    pd.testing.assert_frame_equal(one, two)
+    pd.testing.assert_frame_equal(one, auto)
+    assert one.attrs["units"]["goodput_bps"] == "bit/s"
+    with pytest.raises(ValueError, match="batch_size"):
+        bbrlab.sweep(SMALL, grid, client=cluster, batch_size=0)
 
 
 def test_grid_errors_are_the_clis_before_any_task(small):
@@ -193,3 +240,20 @@ def test_python_m_bbrlab_sim_runs_a_files_sweep_on_a_scheduler(cluster, small_fi
     assert sorted(back["flow.algorithm"].astype(str)) == ["bbr", "bbr", "cubic", "cubic"]
     csv = pd.read_csv(out / "summary.csv")
     assert list(csv["seed"]) == [1, 2, 1, 2]
+
+
+def test_python_m_bbrlab_sim_refuses_a_bad_batch_size(small_file, tmp_path):
+    """A bad --batch-size is a clear error before any cluster starts."""
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "bbrlab", "sim", str(small_file), "--batch-size", "0", "--quiet",
+         "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1
+    assert "batch_size: a whole number of runs >= 1, not 0" in r.stderr
+    assert not (tmp_path / "out").exists()

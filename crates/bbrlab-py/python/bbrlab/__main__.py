@@ -3,7 +3,8 @@
     python -m bbrlab sim SCENARIO [--dask-scheduler ADDRESS] [--seeds 1,2,3]
                                   [--workers N] [--out DIR]
 
-runs the scenario's ``[sweep]`` (and ``--seeds``) as Dask tasks: on the
+runs the scenario's ``[sweep]`` (and ``--seeds``) as Dask tasks (batches of
+runs, ``--batch-size``): on the
 scheduler at ADDRESS (``tcp://host:8786``, any Dask cluster), or without it
 on a LocalCluster of this machine. It writes ``DIR/summary.parquet`` (a
 Parquet dataset partitioned by the swept parameters) and
@@ -33,7 +34,13 @@ def main(argv=None) -> int:
     sim.add_argument("--seeds", help="comma-separated seeds to sweep, e.g. 1,2,3")
     sim.add_argument("--workers", type=int, help="LocalCluster workers (default: one per core)")
     sim.add_argument("--out", type=Path, help="output directory (default: out/<scenario stem>)")
-    sim.add_argument("--retries", type=int, default=2, help="Dask retries of a failed run")
+    sim.add_argument("--retries", type=int, default=2, help="retries of a run that raises")
+    sim.add_argument(
+        "--batch-size",
+        type=int,
+        metavar="N",
+        help="runs per Dask task (default: chosen from the runs and the workers)",
+    )
     sim.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     sub.add_parser("bench", help="Python/Dask benchmark figures (see bbrlab.bench)")
     args, rest = p.parse_known_args(argv)
@@ -60,9 +67,10 @@ def main(argv=None) -> int:
             client=client,
             retries=args.retries,
             n_workers=args.workers,
+            batch_size=args.batch_size,
             progress=not args.quiet,
         )
-    except bbrlab.ScenarioError as e:
+    except (bbrlab.ScenarioError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     finally:

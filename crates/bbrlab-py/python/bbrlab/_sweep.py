@@ -1,50 +1,96 @@
-"""Sweeps on Dask: every combination of a grid as one Dask task each.
+"""Sweeps on Dask: every combination of a grid, in batches of runs, one
+Dask task per batch.
 
 The grid is expanded by the same parser as a scenario's ``[sweep]`` table
 (so ``"flow.algorithm"`` sets every flow's algorithm, as in a file, and a
 bad value is refused with the CLI's ``file:line:col`` message before any
-task starts). Each task runs one point with ``simulate`` on a worker and
-returns its summary; the results come back as one DataFrame.
+task starts). Each task runs a batch of points one after another with
+bbrlab's native simulate on a worker and returns their summaries as Arrow
+record batches; the results come back as one DataFrame.
 
-A task that raises is retried by Dask (``retries``); a task whose worker
-dies is rescheduled by the scheduler on another worker (up to
-``distributed.scheduler.allowed-failures`` deaths). A run that still fails
-is not dropped: it has a row with ``status == "failed"`` and the reason in
-``error``, and a warning names how many failed.
+Why batches: a Dask task costs the scheduler, the worker and the client
+some milliseconds each (about 13 ms per task on the 2-core machine of the
+README), which one task per 0.2 s run spends 200 times over, on the same
+cores as the runs. A batch pays it once for many runs. The batch size is
+chosen from the number of runs and the cluster's worker threads
+(:func:`_batches`), or given as ``batch_size=``.
+
+Failures stay per run: a run that raises is retried in its batch
+(``retries`` more times) and, if it still fails, has its own row with
+``status == "failed"`` and the reason in ``error`` while the rest of its
+batch goes on; a batch whose worker dies is rescheduled by the Dask
+scheduler on another worker (up to ``distributed.scheduler.allowed-failures``
+deaths, after which its runs are failed rows naming the error). No run is
+dropped, and a warning names how many failed.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import uuid
 import warnings
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
+import pyarrow as pa
 
 from . import _native
-from ._run import UNITS, Run, ScenarioLike, _frame, _interactive, _source, _typed
+from ._run import UNITS, ScenarioLike, _interactive, _source, _typed
 
 #: Columns every sweep result has after the swept parameters and ``seed``.
 STATUS_COLUMNS = ["run", "status", "error"]
 
+#: Tasks per worker thread when the batch size is chosen automatically:
+#: enough that equal batches share out evenly and a slow batch at the end
+#: leaves little idle time, few enough that Dask's per-task cost is paid
+#: rarely.
+TASKS_PER_THREAD = 4
 
-def _simulate_text(text: str, base_dir: str, label: str):
-    """``simulate`` for a point's text, with relative paths (traces)
-    resolved against the scenario file's directory and errors naming the
-    point."""
-    r = _native.simulate(text=text, file=label, base_dir=base_dir, timeseries=False)
-    return Run(
-        name=r["name"],
-        seed=r["seed"],
-        duration_s=r["duration_s"],
-        text=r["text"],
-        params={},
-        flows=pd.DataFrame(),
-        link=pd.DataFrame(),
-        summary=_frame(r["summary"], UNITS["summary"]),
-        summary_json=json.loads(r["summary_json"]),
+#: The most runs in an automatic batch: a batch of very short runs (10 ms)
+#: still pays Dask's per-task cost only about once per second of work, the
+#: progress bar still moves, and a killed worker loses at most this many
+#: runs' work (they are run again elsewhere).
+MAX_BATCH = 100
+
+
+def _batches(n: int, threads: int, batch_size: Optional[int] = None) -> List[range]:
+    """Splits runs ``0..n`` into consecutive batches: of ``batch_size`` runs
+    if given, else into ``TASKS_PER_THREAD`` batches per worker thread (more
+    if a batch would exceed ``MAX_BATCH`` runs), sizes differing by at most
+    one run so that equal batches finish together."""
+    if n == 0:
+        return []
+    if batch_size is not None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size: a whole number of runs >= 1, not {batch_size!r}")
+        return [range(i, min(i + batch_size, n)) for i in range(0, n, batch_size)]
+    k = min(n, max(1, threads) * TASKS_PER_THREAD)
+    k = max(k, math.ceil(n / MAX_BATCH))
+    base, extra = divmod(n, k)
+    out, start = [], 0
+    for j in range(k):
+        size = base + (1 if j < extra else 0)
+        out.append(range(start, start + size))
+        start += size
+    return out
+
+
+def _local_cluster(n_workers: Optional[int] = None):
+    """The LocalCluster a sweep without a client starts (and the benchmark
+    measures): one single-threaded worker process per core, so the runs
+    (which release the GIL) never share a process's interpreter, and no
+    dashboard (nobody is looking at it, and its updates would take the
+    scheduler's time). The scheduler runs in this process's event loop;
+    with batched tasks it has little to do."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=n_workers or os.cpu_count() or 1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
     )
 
 
@@ -66,13 +112,13 @@ def sweep(
     retries: int = 2,
     n_workers: Optional[int] = None,
     progress: Optional[bool] = None,
+    batch_size: Optional[int] = None,
 ) -> pd.DataFrame:
-    """Runs every combination of ``grid`` × ``seeds`` as Dask tasks and
-    returns one DataFrame: one row per run and flow, a column per swept
-    parameter, ``seed``, ``run`` (``run-NNNN``, the CLI's numbering),
-    ``status`` (``ok`` or ``failed``), ``error`` (why, for a failed run),
-    then the summary columns of ``Run.summary`` (units in
-    ``bbrlab.UNITS["summary"]``).
+    """Runs every combination of ``grid`` × ``seeds`` on Dask and returns
+    one DataFrame: one row per run and flow, a column per swept parameter,
+    ``seed``, ``run`` (``run-NNNN``, the CLI's numbering), ``status``
+    (``ok`` or ``failed``), ``error`` (why, for a failed run), then the
+    summary columns of ``Run.summary`` (units in ``bbrlab.UNITS["summary"]``).
 
     ``grid`` maps a dotted scenario path to its values, as a ``[sweep]``
     table does (``{"link.forward.loss.bernoulli": [0.001, 0.01],
@@ -84,11 +130,20 @@ def sweep(
     ``LocalCluster`` of ``n_workers`` single-threaded worker processes
     (default: one per core) is started for the sweep and closed after.
 
+    Runs go to Dask in batches, one task per batch: by default about
+    ``TASKS_PER_THREAD`` batches per worker thread the cluster has when the
+    sweep starts (at most ``MAX_BATCH`` runs each); ``batch_size`` sets the
+    runs per batch instead (1: a task per run), e.g. for a cluster that
+    is still scaling up. A run that raises is tried ``retries`` more times
+    in its batch; a batch whose worker dies is rescheduled by Dask.
+
     ``df.attrs["parameters"]`` lists the parameter columns: write the
     result with ``bbrlab.to_parquet(df, path)`` (partitioned by them).
     """
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries: a whole number >= 0, not {retries!r}")
     src = _source(scenario)
     grid = {k: _json_values(v) for k, v in dict(grid or {}).items()}
     if seeds is not None:
@@ -98,31 +153,29 @@ def sweep(
     name, _, points = _native.sweep_points(**src, grid=json.dumps(grid))
     base_dir = os.path.abspath(os.path.dirname(src["path"]) if "path" in src else src["base_dir"])
     file = src.get("path", src.get("file", "<string>"))
+    # Refuse a bad batch_size before a cluster is started for nothing.
+    _batches(len(points), 1, batch_size)
 
     own_cluster = None
     if client is None:
-        own_cluster = LocalCluster(
-            n_workers=n_workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-        )
+        own_cluster = _local_cluster(n_workers)
         client = Client(own_cluster)
     try:
+        threads = sum(client.nthreads().values()) or os.cpu_count() or 1
         token = uuid.uuid4().hex[:8]
         futures = {}
-        for i, (_, text, _, _) in enumerate(points):
-            label = f"{file} run-{i:04d}"
+        for b in _batches(len(points), threads, batch_size):
+            runs = [(i, points[i][1], f"{file} run-{i:04d}") for i in b]
             f = client.submit(
-                _simulate_summary,
-                text,
+                _run_batch,
+                runs,
                 base_dir,
-                label,
-                key=f"bbrlab-{name}-run-{i:04d}-{token}",
+                retries,
+                key=f"bbrlab-{name}-runs-{b.start:04d}-{b.stop - 1:04d}-{token}",
                 retries=retries,
                 pure=False,
             )
-            futures[f] = i
+            futures[f] = b
         results: Dict[int, Any] = {}
         show = _interactive() if progress is None else progress
         bar = None
@@ -134,14 +187,16 @@ def sweep(
             except ImportError:
                 bar = None
         for f in as_completed(list(futures)):
-            i = futures[f]
+            b = futures[f]
             if f.status == "finished":
-                results[i] = f.result()
+                results.update(f.result())
             else:
-                exc = f.exception()
-                results[i] = _failure(exc)
+                # The batch itself failed (its worker died too often):
+                # each of its runs is a failed row with the reason.
+                failure = _failure(f.exception())
+                results.update((i, failure) for i in b)
             if bar is not None:
-                bar.update(1)
+                bar.update(len(b))
         if bar is not None:
             bar.close()
     finally:
@@ -151,11 +206,32 @@ def sweep(
     return _assemble(points, results)
 
 
-def _simulate_summary(text: str, base_dir: str, label: str) -> Dict[str, Any]:
-    """The Dask task (module-level, so workers import it by name: a remote
-    worker needs the ``bbrlab`` package installed, nothing else)."""
-    run = _simulate_text(text, base_dir, label)
-    return {"summary": run.summary, "seed": run.seed}
+def _run_batch(runs: List[Tuple[int, str, str]], base_dir: str, retries: int) -> Dict[int, Any]:
+    """The Dask task: runs ``(index, scenario text, label)`` one after
+    another on a worker, each tried up to ``1 + retries`` times, and
+    returns ``{index: {"summary": RecordBatch} or {"error": why}}``: a run
+    that keeps failing is reported, not raised, so the rest of its batch
+    still runs. (Module-level, so workers import it by name: a remote
+    worker needs the ``bbrlab`` package installed, nothing else.)"""
+    out: Dict[int, Any] = {}
+    for i, text, label in runs:
+        for attempt in range(retries + 1):
+            try:
+                out[i] = {"summary": _simulate_summary(text, base_dir, label)}
+                break
+            except Exception as exc:  # noqa: BLE001 - reported in the run's row
+                if attempt == retries:
+                    out[i] = _failure(exc)
+    return out
+
+
+def _simulate_summary(text: str, base_dir: str, label: str) -> pa.RecordBatch:
+    """One run of a sweep: its summary (``Run.summary``'s columns) as an
+    Arrow record batch, with relative paths (traces) resolved against the
+    scenario file's directory and errors naming the point. No time series
+    and no pandas: the client makes one DataFrame of all runs."""
+    r = _native.simulate(text=text, file=label, base_dir=base_dir, timeseries=False)
+    return pa.record_batch(r["summary"])
 
 
 def _failure(exc: Optional[BaseException]) -> Dict[str, Any]:
@@ -165,33 +241,45 @@ def _failure(exc: Optional[BaseException]) -> Dict[str, Any]:
 
 
 def _assemble(points: List[Any], results: Dict[int, Any]) -> pd.DataFrame:
+    """One DataFrame from the runs' summaries, in run order: the parameter
+    and status columns, then the summary's columns (nulls for a failed
+    run's row), converted from Arrow to pandas once for the whole sweep."""
     keys: List[str] = []
     for params, _, _, _ in points:
         for k, _ in params:
             if k not in keys and k != "seed":
                 keys.append(k)
-    frames = []
+    head: Dict[str, List[Any]] = {k: [] for k in keys + ["seed"] + STATUS_COLUMNS}
+    batches: List[Any] = []  # a RecordBatch per ok run, None for a failed one
     failed = []
     for i, (params, _, seed, _) in enumerate(points):
         p = {k: _typed(v) for k, v in params}
-        head = {k: p.get(k) for k in keys}
-        head["seed"] = seed
-        head["run"] = f"run-{i:04d}"
+        run = f"run-{i:04d}"
         r = results.get(i, {"error": "no result came back"})
         if "summary" in r:
-            s = r["summary"].copy()
-            head.update(status="ok", error=None)
-            for j, (k, v) in enumerate(head.items()):
-                s.insert(j, k, [v] * len(s))
-            frames.append(s)
+            rows, status, error = r["summary"].num_rows, "ok", None
+            batches.append(r["summary"])
         else:
-            head.update(status="failed", error=r["error"])
-            frames.append(pd.DataFrame([head]))
-            failed.append((head["run"], p, r["error"]))
-    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+            rows, status, error = 1, "failed", r["error"]
+            batches.append(None)
+            failed.append((run, p, error))
+        for k in keys:
+            head[k] += [p.get(k)] * rows
+        head["seed"] += [seed] * rows
+        head["run"] += [run] * rows
+        head["status"] += [status] * rows
+        head["error"] += [error] * rows
+    df = pd.DataFrame(head)
+    schema = next((b.schema for b in batches if b is not None), None)
+    if schema is not None:
+        null_row = pa.RecordBatch.from_pylist([{}], schema=schema)
+        table = pa.Table.from_batches([null_row if b is None else b for b in batches], schema=schema)
+        summary = table.to_pandas()
+        df = pd.concat([df, summary], axis=1)
     for k in keys + ["seed"]:
-        # Keep parameters typed after failed rows' NaNs joined them.
+        # Keep parameters typed (None for a parameter a run did not set).
         df[k] = df[k].infer_objects()
+    df.attrs["units"] = {c: UNITS["summary"][c] for c in df.columns if c in UNITS["summary"]}
     df.attrs["parameters"] = keys + ["seed"]
     df.attrs["failed"] = failed
     if failed:

@@ -1,11 +1,14 @@
 """``python -m bbrlab bench``: figures for the Python package (issue 14).
 
 1. A sweep of ``--runs`` short runs (about ``--run-seconds`` of wall time
-   each: one BBR flow, 100 Mbit/s, 40 ms, 1 % loss, no time series) on a
-   LocalCluster of 1 and then 2 single-threaded workers: wall time, runs per
-   second and the speed-up (the goal is >= 1.8x on 2 cores).
+   each: one BBR flow, 100 Mbit/s, 40 ms, 1 % loss, no time series) on the
+   LocalCluster ``bbrlab.sweep`` starts by itself, with 1 and then 2
+   single-threaded workers: wall time, runs per second and the speed-up
+   (the goal is >= 1.8x on 2 cores). Measured twice in the same run: with
+   the sweep's automatic batches, and with one Dask task per run
+   (``batch_size=1``, the sweep before batching) as the baseline.
 2. The same runs with the CLI's own parallel sweep (``bbrlab sim --jobs``,
-   a ``[sweep]`` table) and the per-task overhead of Dask against it:
+   a ``[sweep]`` table) and the overhead per run of Dask against it:
    (Dask's wall - the CLI's wall) x workers / runs.
 3. ``simulate()`` against ``bbrlab sim`` for a 10 s run with its time
    series (median of ``--repeat``): the ratio of wall times (the goal is
@@ -13,12 +16,15 @@
 
 Cluster start-up is not timed (a sweep on a running cluster is what a
 researcher repeats); each worker imports bbrlab before the clock starts.
-Use a release build (scripts/bench-python.sh builds both sides).
+The machine's load average is printed before and after: other work on the
+cores shows in every figure. Use a release build
+(scripts/bench-python.sh builds both sides).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -27,6 +33,7 @@ import time
 from pathlib import Path
 
 import bbrlab
+from bbrlab._sweep import _batches, _local_cluster
 
 SCENARIO = """\
 name = "bench"
@@ -59,7 +66,7 @@ def main(argv=None) -> int:
     p.add_argument("--run-seconds", type=float, default=0.2, help="wall time per sweep run")
     p.add_argument("--repeat", type=int, default=5, help="repeats of the 10 s comparison")
     args = p.parse_args(argv)
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     # Calibrate the simulated duration to ~run-seconds of wall time.
     text = SCENARIO.format(duration="10s", interval="0s")
@@ -72,21 +79,40 @@ def main(argv=None) -> int:
     seeds = list(range(1, args.runs + 1))
     print(f"sweep: {args.runs} runs of {duration_ms} ms simulated (~{args.run_seconds} s each)")
 
+    print(f"load average before: {_load()}")
     walls = {}
     for workers in (1, 2):
-        with LocalCluster(
-            n_workers=workers, threads_per_worker=1, dashboard_address=":0"
-        ) as cluster, Client(cluster) as client:
+        with _local_cluster(workers) as cluster, Client(cluster) as client:
             _warm(client)
-            t = time.perf_counter()
-            df = bbrlab.sweep(sweep_text, seeds=seeds, client=client, progress=False)
-            walls[workers] = time.perf_counter() - t
-            assert (df["status"] == "ok").all() and df["run"].nunique() == args.runs
-        print(
-            f"  Dask LocalCluster, {workers} worker(s): {walls[workers]:.2f} s, "
-            f"{args.runs / walls[workers]:.1f} runs/s"
+            for batched in (True, False):
+                t = time.perf_counter()
+                df = bbrlab.sweep(
+                    sweep_text,
+                    seeds=seeds,
+                    client=client,
+                    progress=False,
+                    batch_size=None if batched else 1,
+                )
+                walls[workers, batched] = time.perf_counter() - t
+                assert (df["status"] == "ok").all() and df["run"].nunique() == args.runs
+    for batched in (True, False):
+        how = (
+            f"automatic batches ({len(_batches(args.runs, 1))} tasks on 1 worker, "
+            f"{len(_batches(args.runs, 2))} on 2)"
+            if batched
+            else "one task per run (batch_size=1)"
         )
-    print(f"  speed-up 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")
+        print(f"  {how}:")
+        for workers in (1, 2):
+            w = walls[workers, batched]
+            print(
+                f"    Dask LocalCluster, {workers} worker(s): {w:.2f} s, {args.runs / w:.1f} runs/s"
+            )
+        print(f"    speed-up 1 -> 2 workers: {walls[1, batched] / walls[2, batched]:.2f}x")
+    print(
+        f"  2 workers, automatic batches against one task per run: "
+        f"{walls[2, False] / walls[2, True]:.2f}x as fast"
+    )
 
     cli_walls = {}
     with tempfile.TemporaryDirectory() as d:
@@ -103,9 +129,13 @@ def main(argv=None) -> int:
             cli_walls[jobs] = time.perf_counter() - t
             shutil.rmtree(out)
             print(f"  bbrlab sim --jobs {jobs}: {cli_walls[jobs]:.2f} s")
-    for w in (1, 2):
-        overhead = (walls[w] - cli_walls[w]) * w / args.runs
-        print(f"  Dask per-task overhead vs the CLI, {w} worker(s): {overhead * 1000:.1f} ms per run")
+    for batched in (True, False):
+        for w in (1, 2):
+            overhead = (walls[w, batched] - cli_walls[w]) * w / args.runs
+            print(
+                f"  Dask overhead per run vs the CLI, {w} worker(s), "
+                f"{'batched' if batched else 'a task per run'}: {overhead * 1000:.1f} ms"
+            )
 
     ten = SCENARIO.format(duration="10s", interval="10ms")
     py, cli = [], []
@@ -130,7 +160,13 @@ def main(argv=None) -> int:
         f"10 s run (100 Mbit/s, 40 ms, 1 % loss, 10 ms samples), median of {args.repeat}: "
         f"simulate() {mp:.3f} s, bbrlab sim {mc:.3f} s, ratio {mp / mc:.3f}"
     )
+    print(f"load average after: {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The 1, 5 and 15-minute load averages, as ``uptime`` shows them."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":
