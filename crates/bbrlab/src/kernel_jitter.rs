@@ -679,6 +679,40 @@ fn describe(r: &SweepRow) -> String {
     }
 }
 
+/// How long the sweep waits at its end for its sockets on our controls to
+/// be released before it says what is left.
+const SOCKET_WAIT_S: u64 = 10;
+
+/// Waits, at most `limit`, until no socket runs any of our controls in
+/// `ccs`, so that `bbrlab kernel unload` right after the sweep succeeds;
+/// past that, says which are left and what to do. A connection's control
+/// is released only when the kernel destroys its socket, and the last
+/// runs' sockets outlive their namespaces: the emulator removes the path
+/// while their last segments may still be unacknowledged, so the kernel
+/// keeps retrying them as orphans (seen here: 2–4 minutes after the
+/// sweep). Unloading meanwhile is refused without --force.
+fn wait_for_sockets(ccs: &[String], limit: Duration) {
+    let t0 = Instant::now();
+    loop {
+        let live: Vec<String> = kernel_cc::list()
+            .iter()
+            .filter(|s| ccs.contains(&s.name) && s.live_sockets > 0)
+            .map(|s| format!("{} on {}", s.live_sockets, s.name))
+            .collect();
+        if live.is_empty() {
+            return;
+        }
+        if t0.elapsed() >= limit {
+            eprintln!(
+                "jitter-sweep: sockets of the last runs still run bbrlab's controls ({}): connections whose namespaces are gone, which the kernel releases after its orphan retries (minutes). `bbrlab kernel unload --force` unregisters the controls now; those sockets keep them until they close.",
+                live.join(", ")
+            );
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
 /// `kernel jitter-sweep`: every (sd, seed, cc), one at a time (the
 /// emulator's timing wants the machine to itself). Writes the CSV after
 /// every run, so an interrupted sweep keeps what it measured, and the
@@ -786,6 +820,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
         write_csv(&csv_path, &rows)?;
     }
     bar.finish_and_clear();
+    wait_for_sockets(&opts.ccs, Duration::from_secs(SOCKET_WAIT_S));
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let prov = Provenance {
         kernel_release: kernel,
@@ -971,7 +1006,7 @@ pub fn data_dir() -> PathBuf {
 
 /// The command that measures the committed sweep (3 MB per run), as the
 /// report and the README give it.
-pub const REGENERATE: &str = "sudo flock /tmp/bbrlab-kernel-cc.lock sh -c 'bbrlab kernel load && bbrlab kernel jitter-sweep --out docs/kernel-tcp/seed001-3mb --bytes 3000000; bbrlab kernel unload'";
+pub const REGENERATE: &str = "sudo flock /tmp/bbrlab-kernel-cc.lock sh -c 'bbrlab kernel load && bbrlab kernel jitter-sweep --out docs/kernel-tcp/seed001-3mb --bytes 3000000; bbrlab kernel unload --force'";
 
 /// One measured sweep in the report: its table, its goodput-vs-sd figure
 /// (written into `fig_dir`, linked as `href`) and its provenance.

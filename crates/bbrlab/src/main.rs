@@ -226,7 +226,7 @@ enum KernelAction {
     /// Load bbrlab's controls first (`bbrlab kernel load`). Exits 1 if a
     /// run failed (its row says why).
     #[command(
-        after_help = "Example (the lock keeps other users of the controls out while they run):\n  sudo flock /tmp/bbrlab-kernel-cc.lock sh -c \\\n    'bbrlab kernel load && bbrlab kernel jitter-sweep --out out/jitter; bbrlab kernel unload'\n  bbrlab kernel jitter-sweep --table out/jitter/jitter-sweep.csv"
+        after_help = "Example (the lock keeps other users of the controls out while they run):\n  sudo flock /tmp/bbrlab-kernel-cc.lock sh -c \\\n    'bbrlab kernel load && bbrlab kernel jitter-sweep --out out/jitter; bbrlab kernel unload --force'\n  # --force: the last runs' sockets keep the controls for minutes after the sweep\n  bbrlab kernel jitter-sweep --table out/jitter/jitter-sweep.csv"
     )]
     JitterSweep(JitterSweepArgs),
 }
