@@ -1043,7 +1043,10 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
                 format!("{cc} (kernel)")
             };
             band(
-                &format!("{who}, Linux TCP (mean, min–max over {seeds} seeds)"),
+                &format!(
+                    "{who}, Linux TCP (mean, min–max over {seeds} seed{})",
+                    if seeds == 1 { "" } else { "s" }
+                ),
                 &pts,
                 Spread::MinMax,
             )
@@ -1250,6 +1253,33 @@ mod tests {
         assert!(bad(|o| o.seeds.clear()).contains("--seeds"));
         assert_eq!(Options::default_timeout_s(Some(3_000_000), None), 144);
         assert_eq!(Options::default_timeout_s(None, Some(60.0)), 180);
+    }
+
+    #[test]
+    fn the_share_on_srtt_is_the_mean_of_the_sidecars_column() {
+        let dir = std::env::temp_dir().join(format!("bbrlab-srtt-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("flows.csv");
+        let side = kernel_cc::sampler_path(&log);
+        let row = |t: f64, u: u32| {
+            format!(
+                "{t},bbrlab_jitter,probe_bw,3000000,40.000,70.000,30.000,{u},5,1,256,512,10,0,0,\n"
+            )
+        };
+        let text = format!(
+            "{}\n{}{}{}{}",
+            kernel_cc::SAMPLER_COLUMNS,
+            row(0.01, 0),
+            row(0.02, 1),
+            row(0.03, 1),
+            row(0.04, 1)
+        );
+        fs::write(&side, text).unwrap();
+        let got = using_srtt_fraction(&side);
+        let none = using_srtt_fraction(&dir.join("absent.cc.csv"));
+        let _ = fs::remove_dir_all(&dir);
+        assert_eq!(got, Ok(Some(0.75)));
+        assert_eq!(none, Ok(None));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! - `emu`: run real programs over an emulated path (root)
 //! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
 //! - `kernel`: load/unload bbrlab's BBR and bbr-jitter as BPF congestion
-//!   controls in Linux TCP
+//!   controls in Linux TCP, and run seed 001's jitter sweep on them
 //! - `send` / `recv`: the UDP transport
 //! - `compare`: one scenario in the simulator, over UDP and over kernel TCP
 //! - `bench`: measure the simulator's speed on the standard dumbbell
