@@ -259,6 +259,9 @@ pub struct Provenance {
     /// The 1-minute load average when the sweep started (other work on
     /// the machine perturbs the emulator's timing).
     pub loadavg_at_start: f64,
+    /// The same at its end.
+    #[serde(default)]
+    pub loadavg_at_end: f64,
 }
 
 /// The path in words, for the provenance and the report.
@@ -839,6 +842,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
         runs: rows.len(),
         failed,
         loadavg_at_start: load,
+        loadavg_at_end: loadavg(),
     };
     let json = serde_json::to_string_pretty(&prov).map_err(|e| e.to_string())?;
     let prov_path = opts.out.join(PROVENANCE_FILE);
@@ -1112,7 +1116,7 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
         Some(p) => {
             let _ = write!(
                 h,
-                "<p><b>Provenance:</b> kernel {}, measured {} to {} UTC, bbrlab {} (git commit {}; checkout {}), {} runs ({} failed), load average {:.2} at the start. Path: {}. Command: <code>{}</code> (as root, between <code>bbrlab kernel load</code> and <code>bbrlab kernel unload</code>, all under <code>flock /tmp/bbrlab-kernel-cc.lock</code>). Data: <a href=\"{href}/{CSV_FILE}\">{CSV_FILE}</a> · <a href=\"{href}/{PROVENANCE_FILE}\">{PROVENANCE_FILE}</a> (from {}).</p>",
+                "<p><b>Provenance:</b> kernel {}, measured {} to {} UTC, bbrlab {} (git commit {}; checkout {}), {} runs ({} failed), load average {:.2} at the start and {:.2} at the end. Path: {}. Command: <code>{}</code> (as root, between <code>bbrlab kernel load</code> and <code>bbrlab kernel unload</code>, all under <code>flock /tmp/bbrlab-kernel-cc.lock</code>). Data: <a href=\"{href}/{CSV_FILE}\">{CSV_FILE}</a> · <a href=\"{href}/{PROVENANCE_FILE}\">{PROVENANCE_FILE}</a> (from {}).</p>",
                 esc(&p.kernel_release),
                 esc(&p.started_utc),
                 esc(&p.finished_utc),
@@ -1122,6 +1126,7 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
                 p.runs,
                 p.failed,
                 p.loadavg_at_start,
+                p.loadavg_at_end,
                 esc(&p.path),
                 esc(&p.command),
                 esc(&csv.display().to_string()),

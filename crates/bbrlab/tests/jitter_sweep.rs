@@ -59,7 +59,7 @@ fn provenance_json() -> &'static str {
         "command": "bbrlab kernel jitter-sweep --out x --sds 0,40 --seeds 1,2 --cc bbr,bbrlab_jitter --bytes 3000000 --timeout 144",
         "sds_ms": [0, 40], "seeds": [1, 2], "ccs": ["bbr", "bbrlab_jitter"],
         "bytes": 3000000, "duration_s": null, "path": "3mbit, 1000-packet buffer",
-        "runs": 8, "failed": 1, "loadavg_at_start": 0.1}"#
+        "runs": 8, "failed": 1, "loadavg_at_start": 0.1, "loadavg_at_end": 0.25}"#
 }
 
 #[test]
@@ -188,6 +188,7 @@ fn the_report_block_shows_table_figure_and_provenance_from_the_data() {
         "crates/kernel-cc as committed",
         "bbrlab kernel jitter-sweep --out x --sds 0,40",
         "8 runs (1 failed)",
+        "load average 0.10 at the start and 0.25 at the end",
     ] {
         assert!(h.contains(want), "{want} missing from {h}");
     }
