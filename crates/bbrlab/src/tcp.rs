@@ -22,6 +22,17 @@ const FRAME: usize = 64 * 1024;
 const TCP_CONGESTION: libc::c_int = 13;
 const TCP_CC_INFO: libc::c_int = 26;
 
+/// At most this much written but not yet sent (`TCP_NOTSENT_LOWAT`): the
+/// writer blocks beyond it. Without a bound the kernel may let a bulk
+/// writer queue up to `tcp_wmem[2]` (64 MiB in `bbrlab emu`'s namespaces)
+/// before the first byte of it leaves, so `--duration` would stop writing
+/// on time and then drain for a minute (seen with the BPF controls, whose
+/// send buffer sometimes autotunes to that maximum; README, "Is
+/// `bbrlab_bbr` the kernel's BBR?"). 512 KiB keeps a `--duration` run
+/// within 1.4 s of its end at 3 Mbit/s (42 ms at 100 Mbit/s) and is still
+/// 4 ms of data at 1 Gbit/s, far more than the writer needs to refill.
+pub const NOTSENT_LOWAT_BYTES: u32 = 512 * 1024;
+
 /// The kernel's `struct tcp_info` (include/uapi/linux/tcp.h) up to
 /// `tcpi_total_rto_time`. The layout is append-only across kernel
 /// versions and the kernel copies min(our size, its size) bytes and
@@ -286,6 +297,28 @@ fn set_congestion(fd: i32, cc: &str) -> Result<(), String> {
         io::Error::last_os_error(),
         avail.trim()
     ))
+}
+
+/// Bounds the unsent part of the send queue ([`NOTSENT_LOWAT_BYTES`]).
+fn set_notsent_lowat(fd: i32, bytes: u32) -> Result<(), String> {
+    // SAFETY: a u32 option value, valid for its size.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_NOTSENT_LOWAT,
+            (&bytes as *const u32).cast(),
+            std::mem::size_of::<u32>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "the kernel refused TCP_NOTSENT_LOWAT={bytes}: {}",
+            io::Error::last_os_error()
+        ))
+    }
 }
 
 /// BBR's mode from its gains (Linux units: 256 = 1.0). STARTUP paces and
@@ -702,6 +735,7 @@ fn socket2_connect(o: &SendOptions) -> Result<TcpStream, String> {
     // SAFETY: fd is ours; TcpStream takes ownership.
     let stream = unsafe { <TcpStream as std::os::fd::FromRawFd>::from_raw_fd(fd) };
     set_congestion(fd, &o.cc)?;
+    set_notsent_lowat(fd, NOTSENT_LOWAT_BYTES)?;
     let (addr, len) = sockaddr(&o.to);
     // SAFETY: addr is a valid sockaddr of len bytes.
     let r = unsafe { libc::connect(fd, (&addr as *const libc::sockaddr_storage).cast(), len) };
@@ -881,6 +915,52 @@ mod tests {
         let e = await_verdict(&q, q.as_raw_fd(), 2).unwrap_err();
         assert!(e.contains("nothing acknowledged for 2 s"), "{e}");
         server.join().unwrap();
+    }
+
+    /// The sender's socket bounds its unsent queue, so `--duration` ends
+    /// within that much data of its end whatever the send buffer
+    /// autotunes to; and the bound does hold: with nobody reading, the
+    /// writes stop near it rather than at the send buffer's size.
+    #[test]
+    fn the_sender_socket_bounds_its_unsent_queue() {
+        use std::net::TcpListener;
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let o = SendOptions {
+            to: l.local_addr().unwrap(),
+            cc: "cubic".into(),
+            duration_s: 1.0,
+            bytes: None,
+            interval: Duration::from_millis(10),
+            log: None,
+        };
+        let mut s = socket2_connect(&o).unwrap();
+        let (_peer, _) = l.accept().unwrap();
+        let v: u32 = getsockopt(s.as_raw_fd(), libc::TCP_NOTSENT_LOWAT).unwrap();
+        assert_eq!(v, NOTSENT_LOWAT_BYTES);
+        // Nobody reads: writes fill the receiver's window and buffer, then
+        // at most the low-water mark (plus one write) waits unsent.
+        s.set_nonblocking(true).unwrap();
+        let buf = vec![0u8; 64 * 1024];
+        let mut written = 0usize;
+        for _ in 0..100_000 {
+            match std::io::Write::write(&mut s, &buf) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => panic!("write: {e}"),
+            }
+        }
+        let mut outq: libc::c_int = 0;
+        let mut notsent: libc::c_int = 0;
+        // SAFETY: SIOCOUTQ/SIOCOUTQNSPC write one int.
+        unsafe {
+            assert_eq!(libc::ioctl(s.as_raw_fd(), libc::TIOCOUTQ, &mut outq), 0);
+            assert_eq!(libc::ioctl(s.as_raw_fd(), 0x894B, &mut notsent), 0); // SIOCOUTQNSPC
+        }
+        assert!(written > 0);
+        assert!(
+            (notsent as usize) <= NOTSENT_LOWAT_BYTES as usize + buf.len(),
+            "{notsent} bytes wait unsent (written {written}, queued {outq})"
+        );
     }
 
     #[test]

@@ -299,6 +299,11 @@ fn tcp_send_runs_bbrlab_jitter_and_samples_its_state() {
     assert_eq!(s["cc"], "bbrlab_jitter");
     let g = s["goodput_bps"].as_f64().unwrap();
     assert!(g > 8e6 && g < 10e6, "goodput {g}");
+    // --duration ends on time: the unsent queue is bounded (512 KiB, 0.4 s
+    // at 10 Mbit/s), so an autotuned send buffer cannot hold the transfer
+    // open after the writes stop (it did, for up to a minute).
+    let secs = s["seconds"].as_f64().unwrap();
+    assert!(secs > 5.9 && secs < 8.0, "a 6 s send took {secs} s");
     // The shared schema's BBR columns come from the BPF map.
     let rows = csv_rows(&log);
     let modes: Vec<&str> = rows.iter().map(|r| r["mode"].as_str()).collect();
