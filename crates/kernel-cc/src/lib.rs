@@ -586,7 +586,7 @@ probe_rtt_entries,probe_rtt_min_cwnd";
 pub struct Sampler {
     cc: String,
     reader: StateReader,
-    csv: Option<std::io::BufWriter<fs::File>>,
+    csv: Option<csv::Writer<fs::File>>,
 }
 
 /// The sidecar file of a probe log: `flows.csv` → `flows.cc.csv`.
@@ -598,7 +598,6 @@ impl Sampler {
     /// `None` unless the socket runs `bbrlab_bbr` or `bbrlab_jitter` and
     /// its state map can be opened.
     pub fn for_socket(fd: i32, log: Option<&Path>) -> Option<Sampler> {
-        use std::io::Write;
         let cc = socket_cc(fd).filter(|c| is_ours(c))?;
         let reader = match StateReader::open(&cc) {
             Ok(r) => r,
@@ -609,55 +608,67 @@ impl Sampler {
         };
         let csv = log.and_then(|l| {
             let p = sampler_path(l);
-            let mut w = std::io::BufWriter::new(fs::File::create(&p).ok()?);
-            writeln!(w, "{SAMPLER_COLUMNS}").ok()?;
+            let mut w = csv::Writer::from_path(&p).ok()?;
+            w.write_record(SAMPLER_COLUMNS.split(',')).ok()?;
             Some(w)
         });
         Some(Sampler { cc, reader, csv })
     }
 
-    /// One reading at `t` seconds; also a row of the sidecar file.
+    /// One reading at `t` seconds; also a row of the sidecar file. A
+    /// write error is said once on stderr and ends the sidecar (the probe's
+    /// own log goes on).
     pub fn sample(&mut self, fd: i32, t: f64) -> Option<RawState> {
-        use std::io::Write;
         let s = self.reader.read(fd)?;
         if let Some(w) = self.csv.as_mut() {
-            let min_rtt = if s.min_rtt_us == u32::MAX {
-                String::new()
-            } else {
-                format!("{:.3}", s.min_rtt_us as f64 / 1000.0)
-            };
-            let _ = writeln!(
-                w,
-                "{t:.6},{},{},{:.0},{min_rtt},{:.3},{:.3},{},{},{},{},{},{},{},{},{}",
-                self.cc,
-                s.mode_name(),
-                s.bw_bps(),
-                s.srtt_us as f64 / 1000.0,
-                s.rttvar_us as f64 / 1000.0,
-                s.using_srtt,
-                s.cycle_len,
-                s.cycle_idx,
-                s.pacing_gain,
-                s.cwnd_gain,
-                s.cwnd,
-                s.lt_use_bw,
-                s.probe_rtt_entries,
-                if s.probe_rtt_entries > 0 {
-                    s.probe_rtt_min_cwnd.to_string()
-                } else {
-                    String::new()
-                },
-            );
+            let row = sampler_row(&self.cc, t, &s);
+            if let Err(e) = w.write_record(&row) {
+                eprintln!("tcp send: stopped writing {}'s state: {e}", self.cc);
+                self.csv = None;
+            }
         }
         Some(s)
     }
 }
 
+/// One sidecar row, in [`SAMPLER_COLUMNS`]' order; unknown values (no
+/// min_rtt yet, no PROBE_RTT yet) are empty cells.
+fn sampler_row(cc: &str, t: f64, s: &RawState) -> Vec<String> {
+    let min_rtt = if s.min_rtt_us == u32::MAX {
+        String::new()
+    } else {
+        format!("{:.3}", s.min_rtt_us as f64 / 1000.0)
+    };
+    vec![
+        format!("{t:.6}"),
+        cc.to_string(),
+        s.mode_name().to_string(),
+        format!("{:.0}", s.bw_bps()),
+        min_rtt,
+        format!("{:.3}", s.srtt_us as f64 / 1000.0),
+        format!("{:.3}", s.rttvar_us as f64 / 1000.0),
+        s.using_srtt.to_string(),
+        s.cycle_len.to_string(),
+        s.cycle_idx.to_string(),
+        s.pacing_gain.to_string(),
+        s.cwnd_gain.to_string(),
+        s.cwnd.to_string(),
+        s.lt_use_bw.to_string(),
+        s.probe_rtt_entries.to_string(),
+        if s.probe_rtt_entries > 0 {
+            s.probe_rtt_min_cwnd.to_string()
+        } else {
+            String::new()
+        },
+    ]
+}
+
 impl Drop for Sampler {
     fn drop(&mut self) {
-        use std::io::Write;
         if let Some(w) = self.csv.as_mut() {
-            let _ = w.flush();
+            if let Err(e) = w.flush() {
+                eprintln!("tcp send: could not finish {}'s state file: {e}", self.cc);
+            }
         }
     }
 }
@@ -670,6 +681,32 @@ mod tests {
     fn raw_state_matches_the_bpf_layout() {
         // struct bbrlab_cc_state: 5 u64 then 16 u32.
         assert_eq!(std::mem::size_of::<RawState>(), 5 * 8 + 16 * 4);
+    }
+
+    /// A sidecar row has a cell per column, and unknowns are empty cells
+    /// rather than the kernel's sentinels.
+    #[test]
+    fn a_sidecar_row_fills_every_column() {
+        let fresh = RawState {
+            min_rtt_us: u32::MAX,
+            ..RawState::default()
+        };
+        let row = sampler_row("bbrlab_bbr", 0.25, &fresh);
+        let columns: Vec<&str> = SAMPLER_COLUMNS.split(',').collect();
+        assert_eq!(row.len(), columns.len());
+        let cell = |r: &[String], c: &str| r[columns.iter().position(|k| *k == c).unwrap()].clone();
+        assert_eq!(cell(&row, "time_s"), "0.250000");
+        assert_eq!(cell(&row, "min_rtt_ms"), "");
+        assert_eq!(cell(&row, "probe_rtt_min_cwnd"), "");
+        let later = RawState {
+            min_rtt_us: 40_250,
+            probe_rtt_entries: 1,
+            probe_rtt_min_cwnd: 4,
+            ..RawState::default()
+        };
+        let row = sampler_row("bbrlab_bbr", 10.0, &later);
+        assert_eq!(cell(&row, "min_rtt_ms"), "40.250");
+        assert_eq!(cell(&row, "probe_rtt_min_cwnd"), "4");
     }
 
     #[test]
