@@ -90,7 +90,10 @@ def _local_cluster(n_workers: Optional[int] = None):
         n_workers=n_workers or os.cpu_count() or 1,
         threads_per_worker=1,
         processes=True,
+        # No dashboard; the scheduler's small HTTP server (health checks)
+        # on a free port, not 8787, which another cluster may hold.
         dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": ":0"},
     )
 
 

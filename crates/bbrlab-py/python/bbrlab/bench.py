@@ -129,6 +129,9 @@ def main(argv=None) -> int:
             cli_walls[jobs] = time.perf_counter() - t
             shutil.rmtree(out)
             print(f"  bbrlab sim --jobs {jobs}: {cli_walls[jobs]:.2f} s")
+    # What two cores give this workload without Dask: the reference for
+    # the Dask speed-up (other work on the machine lowers both).
+    print(f"  the CLI's speed-up 1 -> 2 jobs: {cli_walls[1] / cli_walls[2]:.2f}x")
     for batched in (True, False):
         for w in (1, 2):
             overhead = (walls[w, batched] - cli_walls[w]) * w / args.runs
