@@ -92,11 +92,14 @@ impl Drop for Loaded {
 
 struct Run {
     goodput: f64,
+    /// Segments retransmitted (reported, not bounded: see the README on
+    /// the losses in PROBE_BW that ours has and the kernel's has not).
+    retransmits: f64,
     rtt_median: f64,
     /// Start times of PROBE_RTT episodes, s.
     probe_rtt_starts: Vec<f64>,
-    /// Lowest cwnd during PROBE_RTT, packets.
-    probe_rtt_min_cwnd: Option<u64>,
+    /// cwnd in each sample taken during PROBE_RTT, packets.
+    probe_rtt_cwnds: Vec<u64>,
     /// For each PROBE_RTT, s since the min_rtt filter was last refreshed:
     /// the last lower min_rtt outside PROBE_RTT, or the end of the last
     /// PROBE_RTT (`bbr_check_probe_rtt_done` restamps the filter).
@@ -136,7 +139,7 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
     );
     let mss = s["mss"].as_u64().unwrap();
     let mut starts = Vec::new();
-    let mut min_cwnd: Option<u64> = None;
+    let mut cwnds = Vec::new();
     let mut waits = Vec::new();
     let mut prev_in = false;
     let mut prev_min: Option<f64> = None;
@@ -154,8 +157,7 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
                 starts.push(t);
                 waits.push(t - refreshed);
             }
-            let c = rec[ci].parse::<u64>().unwrap() / mss;
-            min_cwnd = Some(min_cwnd.map_or(c, |m| m.min(c)));
+            cwnds.push(rec[ci].parse::<u64>().unwrap() / mss);
         } else if prev_in {
             refreshed = t;
         } else if let (Some(m), Some(p)) = (min_rtt, prev_min) {
@@ -168,9 +170,10 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
     }
     Run {
         goodput: s["goodput_bps"].as_f64().unwrap(),
+        retransmits: s["retransmits"].as_f64().unwrap_or(f64::NAN),
         rtt_median: s["rtt_median_ms"].as_f64().unwrap(),
         probe_rtt_starts: starts,
-        probe_rtt_min_cwnd: min_cwnd,
+        probe_rtt_cwnds: cwnds,
         probe_rtt_waits: waits,
     }
 }
@@ -240,14 +243,16 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
         let gd = gb / gk - 1.0;
         let rd = rb / rk - 1.0;
         report.push(format!(
-            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %)",
+            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %), retransmissions {:.0} vs {:.0}",
             p.name,
             gk / 1e6,
             gb / 1e6,
             gd * 100.0,
             rk,
             rb,
-            rd * 100.0
+            rd * 100.0,
+            fig("bbr", |r| r.retransmits),
+            fig("bbrlab_bbr", |r| r.retransmits)
         ));
         println!("{}", report.last().unwrap());
         if gd.abs() > 0.05 {
@@ -264,40 +269,44 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
                 rd * 100.0
             ));
         }
-        // PROBE_RTT cadence, on the loss-free paths (losses restart the
-        // model and move it), for both: at 4 packets, and exactly when the
-        // 10 s min_rtt window runs out, i.e. 10 s after the filter was
-        // last refreshed (bbr_update_min_rtt). The first comes at ~10.1 s;
-        // a later one 10 s after the previous episode ended, or after a
+        // PROBE_RTT, on the paths without random loss, for both: at 4
+        // packets, and exactly when the 10 s min_rtt window runs out, i.e.
+        // 10 s after the filter was last refreshed (bbr_update_min_rtt).
+        // The first comes at ~10.1 s unless STARTUP's losses (the 0.5-BDP
+        // buffer) kept lowering min_rtt (seen: the kernel's at 16.4 s); a
+        // later one 10 s after the previous episode ended, or after a
         // lower sample in the PROBE_BW that followed (both controls take
-        // one now and then: PROBE_RTT's own samples are from 2-packet
+        // one now and then: PROBE_RTT's own samples come from 2-packet
         // bursts, ~1 packet time above the floor), so the checked rule is
         // the wait since the refresh, not the gap between episodes.
         // Tolerance -0.1/+0.25 s: both events are read from 10 ms samples
         // (each up to a sample late, more on a busy machine) and the
-        // expiry acts on the next ACK.
+        // expiry acts on the next ACK. cwnd is 4 in most PROBE_RTT samples:
+        // recovery's packet conservation may take it lower, and TCP_INFO
+        // and the mode are two reads, so one sample at an edge may see the
+        // cwnd from outside the episode.
         if p.loss.is_none() {
             for cc in ["bbr", "bbrlab_bbr"] {
                 for r in &runs[cc] {
                     let round = |v: &[f64]| -> Vec<f64> {
                         v.iter().map(|t| (t * 100.0).round() / 100.0).collect()
                     };
+                    let at4 = r.probe_rtt_cwnds.iter().filter(|c| **c == 4).count();
                     report.push(format!(
-                        "  {cc}: PROBE_RTT at {:?} s, {:?} s after the min_rtt filter's refresh, min cwnd {:?}",
+                        "  {cc}: PROBE_RTT at {:?} s, {:?} s after the min_rtt filter's refresh, cwnd 4 in {at4} of {} samples (min {:?})",
                         round(&r.probe_rtt_starts),
                         round(&r.probe_rtt_waits),
-                        r.probe_rtt_min_cwnd
+                        r.probe_rtt_cwnds.len(),
+                        r.probe_rtt_cwnds.iter().min()
                     ));
                     println!("{}", report.last().unwrap());
                     if r.probe_rtt_starts.is_empty()
-                        || r.probe_rtt_starts[0] < 9.5
-                        || r.probe_rtt_starts[0] > 11.0
                         || r.probe_rtt_waits.iter().any(|w| !(9.9..=10.25).contains(w))
-                        || r.probe_rtt_min_cwnd != Some(4)
+                        || at4 * 2 <= r.probe_rtt_cwnds.len()
                     {
                         failures.push(format!(
-                            "{} {cc}: PROBE_RTT at {:?}, {:?} s after the refresh, min cwnd {:?}",
-                            p.name, r.probe_rtt_starts, r.probe_rtt_waits, r.probe_rtt_min_cwnd
+                            "{} {cc}: PROBE_RTT at {:?}, {:?} s after the refresh, cwnds {:?}",
+                            p.name, r.probe_rtt_starts, r.probe_rtt_waits, r.probe_rtt_cwnds
                         ));
                     }
                 }
