@@ -23,6 +23,17 @@
  *    published in a socket-storage map instead (struct bbrlab_cc_state).
  *  - bbr_tso_segs_goal's MAX_TCP_HEADER is a kernel build constant; we use
  *    320 bytes (x86_64 defaults). It only matters above ~500 Mbit/s.
+ *  - tcp_bbr.c's two small u32 ops, min_tso_segs (2 segments per TSO burst,
+ *    1 below 1.2 Mbit/s) and sndbuf_expand (3 x cwnd of send buffer), are
+ *    left out: registered as BPF programs, the kernel sometimes acted on
+ *    other values (on Linux 6.18, 10 Mbit/s / 40 ms / 1 BDP, 20 s runs:
+ *    TSO bursts of 44 segments where bbr's are at most 16, so 130-200
+ *    retransmissions against bbr's 74, and a send buffer that jumped to
+ *    tcp_wmem[2]; without the two ops 74-76 retransmissions and bursts of
+ *    16-18, as bbr; README, "Is bbrlab_bbr the kernel's BBR?"). The kernel
+ *    then uses net.ipv4.tcp_min_tso_segs (default 2, bbr's value above
+ *    1.2 Mbit/s) and 2 x cwnd of send buffer. min_tso() below still sizes
+ *    the quantization budget, as bbr_tso_segs_goal() does.
  */
 #ifndef BBRLAB_CC_H
 #define BBRLAB_CC_H
@@ -1021,13 +1032,6 @@ void BPF_PROG(bbrlab_release, struct sock *sk)
 	}
 }
 
-/* bbr_sndbuf_expand(): room for 3 x cwnd in the send buffer. */
-SEC("struct_ops")
-u32 BPF_PROG(bbrlab_sndbuf_expand, struct sock *sk)
-{
-	return 3;
-}
-
 /* bbr_undo_cwnd(): a spurious loss; restart full-pipe and policer
  * detection, keep cwnd. */
 SEC("struct_ops")
@@ -1083,13 +1087,6 @@ void BPF_PROG(bbrlab_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 	}
 }
 
-/* bbr_min_tso_segs() */
-SEC("struct_ops")
-u32 BPF_PROG(bbrlab_min_tso_segs, struct sock *sk)
-{
-	return min_tso(sk);
-}
-
 #define BBRLAB_OPS(var, cc_name)                                   \
 	SEC(".struct_ops.link")                                    \
 	struct tcp_congestion_ops var = {                          \
@@ -1100,8 +1097,6 @@ u32 BPF_PROG(bbrlab_min_tso_segs, struct sock *sk)
 		.undo_cwnd = (void *)bbrlab_undo_cwnd,             \
 		.cwnd_event = (void *)bbrlab_cwnd_event,           \
 		.set_state = (void *)bbrlab_set_state,             \
-		.sndbuf_expand = (void *)bbrlab_sndbuf_expand,     \
-		.min_tso_segs = (void *)bbrlab_min_tso_segs,       \
 		.flags = 0x1, /* TCP_CONG_NON_RESTRICTED, as bbr */ \
 		.name = cc_name,                                   \
 	}
