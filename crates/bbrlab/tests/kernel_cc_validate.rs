@@ -92,8 +92,7 @@ impl Drop for Loaded {
 
 struct Run {
     goodput: f64,
-    /// Segments retransmitted (reported, not bounded: see the README on
-    /// the losses in PROBE_BW that ours has and the kernel's has not).
+    /// Segments retransmitted.
     retransmits: f64,
     rtt_median: f64,
     /// Start times of PROBE_RTT episodes, s.
@@ -240,6 +239,10 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
             fig("bbr", |r| r.rtt_median),
             fig("bbrlab_bbr", |r| r.rtt_median),
         );
+        let (xk, xb) = (
+            fig("bbr", |r| r.retransmits),
+            fig("bbrlab_bbr", |r| r.retransmits),
+        );
         let gd = gb / gk - 1.0;
         let rd = rb / rk - 1.0;
         report.push(format!(
@@ -251,10 +254,21 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
             rk,
             rb,
             rd * 100.0,
-            fig("bbr", |r| r.retransmits),
-            fig("bbrlab_bbr", |r| r.retransmits)
+            xk,
+            xb
         ));
         println!("{}", report.last().unwrap());
+        // Retransmissions: STARTUP's overshoot, random loss and the
+        // shallow buffer give both the same counts (seen within 4 %); the
+        // bound catches a control that bursts where the kernel's paces
+        // (it did, 2x: README, "Is bbrlab_bbr the kernel's BBR?"), with
+        // room for 3 repetitions' spread.
+        if (xb - xk).abs() > 0.15 * xk + 10.0 || xb.is_nan() {
+            failures.push(format!(
+                "{}: retransmissions {xb:.0} against the kernel's {xk:.0}",
+                p.name
+            ));
+        }
         if gd.abs() > 0.05 {
             failures.push(format!(
                 "{}: goodput differs by {:+.1} %",
