@@ -1065,7 +1065,9 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
         (None, Some(d)) => format!("{d} s per run"),
         (None, None) => "no rows".to_string(),
     };
-    let title = format!("Linux TCP (kernel, measured): goodput vs RTT sd, 3 Mbit/s, {amount}");
+    let title = format!(
+        "Linux TCP (kernel, measured): goodput vs RTT sd, 3 Mbit/s, {amount} (▲ seed 001's bbr)"
+    );
     plots::figure_with_bands(
         &Figure {
             stem: &fig_dir.join("goodput-vs-sd"),
@@ -1075,7 +1077,7 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
             log_x: false,
             log_y: false,
             series: &[],
-            published: &[],
+            published: &crate::claims::C12_PUBLISHED_BBR,
         },
         &bands,
     )?;
