@@ -102,29 +102,11 @@ fn set_cc(s: &TcpStream, cc: &str) {
     );
 }
 
-/// Holds an exclusive lock shared by every test that loads or unloads the
-/// controls, across test processes: they register kernel-wide, so two
-/// test binaries (or two checkouts on one machine) must take turns.
-fn kernel_lock() -> std::fs::File {
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open("/tmp/bbrlab-kernel-cc.lock")
-        .unwrap();
-    // SAFETY: flock on an fd we own; blocks until the lock is ours.
-    assert_eq!(
-        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&f), libc::LOCK_EX) },
-        0
-    );
-    f
-}
-
 #[test]
 fn load_twice_unload_in_use_and_unload_leave_nothing_registered() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _kernel = kernel_lock();
+    let _kernel = common::kernel_lock();
     let guard = Loaded::new();
     for n in NAMES {
         assert!(registered(n), "{n} not in tcp_available_congestion_control");
@@ -280,7 +262,7 @@ fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, Str
 fn tcp_send_runs_bbrlab_jitter_and_samples_its_state() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _kernel = kernel_lock();
+    let _kernel = common::kernel_lock();
     let _guard = Loaded::new();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("flows.csv");

@@ -181,29 +181,11 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-/// Holds an exclusive lock shared by every test that loads or unloads the
-/// controls, across test processes: they register kernel-wide, so two
-/// test binaries (or two checkouts on one machine) must take turns.
-fn kernel_lock() -> std::fs::File {
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open("/tmp/bbrlab-kernel-cc.lock")
-        .unwrap();
-    // SAFETY: flock on an fd we own; blocks until the lock is ours.
-    assert_eq!(
-        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&f), libc::LOCK_EX) },
-        0
-    );
-    f
-}
-
 #[test]
 fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let _kernel = kernel_lock();
+    let _kernel = common::kernel_lock();
     let reps = env_or("BBRLAB_KCC_REPS", 3);
     let secs = env_or("BBRLAB_KCC_SECONDS", 24);
     let _ = Command::new(common::BIN)

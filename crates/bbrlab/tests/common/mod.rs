@@ -149,3 +149,21 @@ algorithm = "bbr"
 "#
     )
 }
+
+/// Holds an exclusive lock shared by every test that loads or unloads the
+/// controls, across test processes: they register kernel-wide, so two
+/// test binaries (or two checkouts on one machine) must take turns.
+pub fn kernel_lock() -> std::fs::File {
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open("/tmp/bbrlab-kernel-cc.lock")
+        .unwrap();
+    // SAFETY: flock on an fd we own; blocks until the lock is ours.
+    assert_eq!(
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&f), libc::LOCK_EX) },
+        0
+    );
+    f
+}
