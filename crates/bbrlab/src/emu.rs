@@ -421,19 +421,6 @@ fn stop_child(child: &mut Child) {
     let _ = child.wait();
 }
 
-fn signal_flag() -> Result<Arc<AtomicBool>, String> {
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))
-            .map_err(|e| format!("cannot install a signal handler: {e}"))?;
-    }
-    Ok(stop)
-}
-
 fn print_stats(s: &ForwardStats) {
     let e = &s.release_error;
     eprintln!(
@@ -456,7 +443,7 @@ pub fn run(opts: &EmuOptions) -> Result<i32, String> {
         return Err("give --client (and usually --server), or --interactive".into());
     }
     let cfg = forward_config(&opts.path, if opts.log.is_some() { 10_000_000 } else { 0 })?;
-    let stop = signal_flag()?;
+    let stop = crate::signals::stop_flag()?;
     let topo = Topology::create()?;
     let buffers = setup_tcp_buffers(&topo, opts.kernel_buffers)?;
     eprintln!(

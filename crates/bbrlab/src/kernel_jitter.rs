@@ -22,7 +22,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The sweep's CSV, in `--out`.
@@ -733,15 +732,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find bbrlab itself: {e}"))?;
     fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))
-            .map_err(|e| format!("cannot install a signal handler: {e}"))?;
-    }
+    let stop = crate::signals::stop_flag()?;
     let kernel = kernel_release();
     let started = utc_now();
     let load = loadavg();

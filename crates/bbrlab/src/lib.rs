@@ -21,6 +21,7 @@ pub mod progress;
 pub mod reproduce;
 pub mod run;
 pub mod scenario;
+pub mod signals;
 pub mod sim;
 pub mod tcp;
 pub mod validate;

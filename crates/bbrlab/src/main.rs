@@ -667,6 +667,8 @@ fn main() -> ExitCode {
                 window_chunks: (window / transport::wire::CHUNK as u64).max(16),
                 idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
                 accept_timeout: duration_arg("--accept-timeout", &accept_timeout)?,
+                // Ctrl-C / SIGTERM: stop and remove the partial output.
+                stop: Some(bbrlab::signals::stop_flag()?),
             })?;
             println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
             Ok(())

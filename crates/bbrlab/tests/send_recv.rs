@@ -305,3 +305,50 @@ fn recv_output_gets_the_verified_file() {
     assert_eq!(std::fs::read(&dest).unwrap(), data);
     assert_eq!(listing(dir.path()), ["dest.bin", "src.bin"]);
 }
+
+/// `bbrlab recv --output` stopped by SIGTERM or Ctrl-C (SIGINT)
+/// mid-transfer exits with an error that says so, keeps the file that was
+/// at the path, and removes its `.partial-PID` file (which used to stay
+/// behind, since the signal ended the process before any cleanup).
+#[test]
+fn a_signalled_recv_leaves_no_partial_file() {
+    for (sig, port) in [(libc::SIGTERM, 5336), (libc::SIGINT, 5337)] {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("data.bin");
+        std::fs::write(&dest, b"precious").unwrap();
+        let r = recv(
+            port,
+            &["--output", dest.to_str().unwrap(), "--idle-timeout", "10s"],
+        );
+        let s = send(
+            port,
+            &["--duration", "60s", "--quiet", "--idle-timeout", "3s"],
+        );
+        // Wait (bounded) until the temporary file holds data.
+        let t0 = Instant::now();
+        loop {
+            let written = std::fs::read_dir(dir.path()).unwrap().any(|e| {
+                let e = e.unwrap();
+                e.file_name().to_string_lossy().contains(".partial-")
+                    && e.metadata().is_ok_and(|m| m.len() > 0)
+            });
+            if written {
+                break;
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "signal {sig}: no data reached the temporary file"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: signalling our own child by its PID.
+        assert_eq!(unsafe { libc::kill(r.id() as i32, sig) }, 0);
+        let r = finish(r, Duration::from_secs(30), "receiver");
+        let _ = finish(s, Duration::from_secs(60), "sender");
+        assert!(!r.status.success(), "signal {sig}: recv reported success");
+        let err = text(&r.stderr);
+        assert!(err.contains("stopped"), "signal {sig}: {err}");
+        assert_eq!(std::fs::read(&dest).unwrap(), b"precious");
+        assert_eq!(listing(dir.path()), ["data.bin"], "signal {sig}");
+    }
+}

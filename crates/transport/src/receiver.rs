@@ -17,6 +17,8 @@ use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The longest the receiver holds an ACK (QUIC's default max_ack_delay);
@@ -38,6 +40,11 @@ pub struct RecvConfig {
     pub idle_timeout: Duration,
     /// How long to wait for a sender to connect.
     pub accept_timeout: Duration,
+    /// Set (by a signal handler, say) to give up at once: the receiver
+    /// polls it at least every 50 ms and returns an error, removing its
+    /// temporary output file on the way, instead of being killed and
+    /// leaving it behind. `None`: run until done or timed out.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// The receiver's report.
@@ -150,7 +157,11 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
     let (mut malformed, mut stray, mut refused, mut duplicates) = (0u64, 0u64, 0u64, 0u64);
 
     // Wait for a HELLO.
+    let stopped = || cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
     let (peer, conn_id, total, seed) = loop {
+        if stopped() {
+            return Err("stopped (by a signal) before a sender connected".into());
+        }
         if start.elapsed() > cfg.accept_timeout {
             return Err(format!(
                 "no sender connected within {:?}",
@@ -213,8 +224,20 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
     send_to(&sock, &out);
     let mut fin_at = t0;
     loop {
+        if stopped() && verdict.is_none() {
+            // `file` drops on return and removes its temporary file.
+            return Err(format!(
+                "stopped (by a signal) after {} bytes in order{}",
+                reasm.delivered_bytes(),
+                match &cfg.output {
+                    Some(p) => format!("; nothing written to {}", p.display()),
+                    None => String::new(),
+                }
+            ));
+        }
         if let Some(l) = linger_until {
-            if Instant::now() >= l {
+            // Stopped while lingering: the verdict is in, so finish now.
+            if Instant::now() >= l || stopped() {
                 break;
             }
         } else if last_heard.elapsed() > cfg.idle_timeout {

@@ -8,6 +8,7 @@
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transport::data::Source;
 use transport::receiver::{recv, RecvConfig, RecvSummary};
@@ -104,6 +105,7 @@ fn transfer(
                 window_chunks: 4096,
                 idle_timeout: Duration::from_secs(2),
                 accept_timeout: Duration::from_secs(10),
+                stop: None,
             })
         });
         let p = s.spawn(|| relay(relay_sock, recv_addr, tamper, &stop));
@@ -214,4 +216,84 @@ fn a_file_without_an_output_is_verified_by_its_digest() {
     let (s, r, _) = transfer(source, None, Tamper::None);
     assert_eq!(s.expect("send").bytes, BYTES as u64);
     assert_eq!(r.expect("recv").bytes, BYTES as u64);
+}
+
+/// A receiver told to stop mid-transfer (as `bbrlab recv` is by Ctrl-C,
+/// SIGTERM or SIGHUP) returns an error saying so and leaves nothing in the
+/// output's directory: neither the output nor its `.partial-PID` file,
+/// which used to stay behind when the process was killed.
+#[test]
+fn a_stopped_receiver_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.bin");
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let stop = Arc::new(AtomicBool::new(false));
+    std::thread::scope(|s| {
+        let r = {
+            let (out, stop) = (out.clone(), Arc::clone(&stop));
+            s.spawn(move || {
+                recv(RecvConfig {
+                    listen: addr,
+                    output: Some(out),
+                    window_chunks: 4096,
+                    idle_timeout: Duration::from_secs(5),
+                    accept_timeout: Duration::from_secs(10),
+                    stop: Some(stop),
+                })
+            })
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        // An endless stream, bounded by its duration and by the sender's
+        // idle timeout once the receiver is gone.
+        let snd = s.spawn(move || {
+            send(SendConfig {
+                peer: addr,
+                cc: congestion::Config::new(congestion::Algorithm::Bbr),
+                source: Source::Pattern {
+                    seed: 3,
+                    total: None,
+                },
+                duration: Some(Duration::from_secs(20)),
+                idle_timeout: Duration::from_secs(2),
+                log: None,
+                interval: Duration::from_millis(100),
+                progress: false,
+                gso: true,
+            })
+        });
+        // Stop once the temporary file holds data (bounded wait).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let written = std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .any(|e| {
+                    e.file_name().to_string_lossy().contains(".partial-")
+                        && e.metadata().is_ok_and(|m| m.len() > 0)
+                });
+            if written {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no data reached the temporary file within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stop.store(true, Ordering::Relaxed);
+        let err = r
+            .join()
+            .expect("receiver thread")
+            .expect_err("a stopped receiver must not report success");
+        assert!(err.contains("stopped"), "{err}");
+        assert!(err.contains("nothing written to"), "{err}");
+        // The sender gives up by its idle timeout; its result is not the
+        // point here.
+        let _ = snd.join().expect("sender thread");
+    });
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

@@ -69,6 +69,7 @@ fn the_send_log_reads_back_as_csv() {
                 window_chunks: 8192,
                 idle_timeout: Duration::from_secs(5),
                 accept_timeout: Duration::from_secs(10),
+                stop: None,
             })
         });
         std::thread::sleep(Duration::from_millis(100));

@@ -23,6 +23,7 @@ pub fn with_receiver<T: Send>(
                 window_chunks: 8192,
                 idle_timeout: Duration::from_secs(5),
                 accept_timeout: Duration::from_secs(10),
+                stop: None,
             })
         });
         std::thread::sleep(Duration::from_millis(100));
