@@ -16,12 +16,36 @@ fn main() {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
             .filter(|s| !s.is_empty())
     };
-    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    // A build outside a checkout (a source tarball) can name its commit.
+    println!("cargo:rerun-if-env-changed=BBRLAB_GIT_COMMIT");
+    let commit = std::env::var("BBRLAB_GIT_COMMIT")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
+        .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=BBRLAB_GIT_COMMIT={commit}");
     // Rebuild when HEAD moves (a commit or a checkout), not on every edit.
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        println!("cargo:rerun-if-changed={dir}/HEAD");
-        println!("cargo:rerun-if-changed={dir}/refs/heads");
+    // HEAD is per worktree; branches live in the common directory.
+    let git_dir = git(&["rev-parse", "--absolute-git-dir"]);
+    let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+    // (Only paths that exist: cargo reruns a script whose watched path is
+    // missing on every build.)
+    let watch = |p: &Path| {
+        if p.exists() {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+    };
+    match (git_dir, common) {
+        (Some(dir), common) => {
+            watch(&Path::new(&dir).join("HEAD"));
+            let common = common.unwrap_or(dir);
+            watch(&Path::new(&common).join("refs/heads"));
+            watch(&Path::new(&common).join("packed-refs"));
+        }
+        // git failed (not installed, or refusing this checkout): watch the
+        // checkout's .git anyway, so that a later build where git works
+        // records the commit instead of keeping "unknown".
+        (None, _) => watch(&root.join(".git")),
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
