@@ -688,11 +688,11 @@ const SOCKET_WAIT_S: u64 = 10;
 /// Waits, at most `limit`, until no socket runs any of our controls in
 /// `ccs`, so that `bbrlab kernel unload` right after the sweep succeeds;
 /// past that, says which are left and what to do. A connection's control
-/// is released only when the kernel destroys its socket, and the last
-/// runs' sockets outlive their namespaces: the emulator removes the path
-/// while their last segments may still be unacknowledged, so the kernel
-/// keeps retrying them as orphans (seen here: 2–4 minutes after the
-/// sweep). Unloading meanwhile is refused without --force.
+/// is released only when the kernel destroys its socket. The emulator
+/// closes the sockets its programs leave (`ss -K`) before it removes their
+/// namespaces; before it did, the last runs' sockets outlived the path as
+/// orphans for 2–4 minutes, and on a kernel without SOCK_DESTROY they
+/// still would. Unloading meanwhile is refused without --force.
 fn wait_for_sockets(ccs: &[String], limit: Duration) {
     let t0 = Instant::now();
     loop {
@@ -706,7 +706,7 @@ fn wait_for_sockets(ccs: &[String], limit: Duration) {
         }
         if t0.elapsed() >= limit {
             eprintln!(
-                "jitter-sweep: sockets of the last runs still run bbrlab's controls ({}): connections whose namespaces are gone, which the kernel releases after its orphan retries (minutes). `bbrlab kernel unload --force` unregisters the controls now; those sockets keep them until they close.",
+                "jitter-sweep: sockets of the last runs still run bbrlab's controls ({}): connections whose namespaces are gone and which the emulator could not close (a kernel without CONFIG_INET_DIAG_DESTROY?); the kernel releases them after its orphan retries (minutes). `bbrlab kernel unload --force` unregisters the controls now; those sockets keep them until they close.",
                 live.join(", ")
             );
             return;

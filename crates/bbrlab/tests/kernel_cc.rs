@@ -277,6 +277,21 @@ fn tcp_send_runs_bbrlab_jitter_and_samples_its_state() {
         60,
     );
     assert!(ok, "emu failed: {err}\n{out}");
+    // emu closed the sockets its programs left behind: none still runs the
+    // control (orphans used to, for minutes, so that `kernel unload`
+    // refused without --force). Bounded wait: release runs as they close.
+    let t0 = std::time::Instant::now();
+    let live = loop {
+        let live = kernel_cc::list()
+            .into_iter()
+            .find(|c| c.name == "bbrlab_jitter")
+            .map(|c| c.live_sockets);
+        if live == Some(0) || t0.elapsed() > std::time::Duration::from_secs(10) {
+            break live;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(live, Some(0), "sockets still run bbrlab_jitter after emu");
     let s: Value = common::json_with(&out, "\"cc\"");
     assert_eq!(s["cc"], "bbrlab_jitter");
     let g = s["goodput_bps"].as_f64().unwrap();

@@ -92,9 +92,7 @@ pub fn reap_stale() -> usize {
             .next()
             .and_then(|p| p.parse::<u32>().ok());
         if let Some(pid) = pid {
-            if !std::path::Path::new(&format!("/proc/{pid}")).exists()
-                && ip(&["netns", "del", &name]).is_ok()
-            {
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists() && delete(&name).is_ok() {
                 n += 1;
             }
         }
@@ -185,10 +183,26 @@ impl Namespace {
     }
 }
 
+/// Deletes a namespace, and first the TCP sockets left in it. A program
+/// that closes a connection whose data or FIN is not yet acknowledged
+/// leaves an orphan socket, which the kernel keeps retransmitting (for 2-4
+/// minutes here) after the namespace and its path are gone, holding its
+/// congestion control meanwhile: a BPF one could not be unloaded without
+/// `--force` until they died. `ss -K` closes them at once (SOCK_DESTROY,
+/// CONFIG_INET_DIAG_DESTROY); on a kernel without it nothing changes.
+fn delete(name: &str) -> Result<(), String> {
+    let _ = Command::new("ip")
+        .args(["netns", "exec", name, "ss", "-K", "-t", "-a"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    // Deleting the namespace destroys the TUN device inside it.
+    ip(&["netns", "del", name])
+}
+
 impl Drop for Namespace {
     fn drop(&mut self) {
-        // Deleting the namespace destroys the TUN device inside it.
-        let _ = ip(&["netns", "del", &self.name]);
+        let _ = delete(&self.name);
     }
 }
 
