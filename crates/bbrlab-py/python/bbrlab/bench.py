@@ -2,17 +2,24 @@
 
 1. A sweep of ``--runs`` short runs (about ``--run-seconds`` of wall time
    each: one BBR flow, 100 Mbit/s, 40 ms, 1 % loss, no time series) on the
-   LocalCluster ``bbrlab.sweep`` starts by itself, with 1 and then 2
-   single-threaded workers: wall time, runs per second and the speed-up
-   (the goal is >= 1.8x on 2 cores). Measured twice in the same run: with
-   the sweep's automatic batches, and with one Dask task per run
-   (``batch_size=1``, the sweep before batching) as the baseline.
-2. The same runs with the CLI's own parallel sweep (``bbrlab sim --jobs``,
-   a ``[sweep]`` table) and the overhead per run of Dask against it:
+   LocalCluster ``bbrlab.sweep`` starts by itself, with 1 and 2
+   single-threaded workers (automatic batches): wall time, runs per second
+   and the speed-up (the goal is >= 1.8x on 2 cores).
+2. The same runs with the CLI's own parallel sweep (``bbrlab sim --jobs``
+   1 and 2, a ``[sweep]`` table): what the cores give this workload
+   without Dask, and Dask's overhead per run against it:
    (Dask's wall - the CLI's wall) x workers / runs.
-3. ``simulate()`` against ``bbrlab sim`` for a 10 s run with its time
-   series (median of ``--repeat``): the ratio of wall times (the goal is
-   within 5 %).
+3. One Dask task per run (``batch_size=1``, the sweep before batching) as
+   the baseline of the batching, in the first round.
+4. ``simulate()`` against ``bbrlab sim`` for a 10 s run with its time
+   series (median of ``--repeat``, the two alternating): the ratio of wall
+   times (the goal is within 5 %).
+
+Why rounds: on a shared machine the load changes from minute to minute,
+and a speed-up whose two sides are timed minutes apart measures that
+change as much as the cores. Each of ``--rounds`` rounds times all four
+sweeps back to back (the order of 1 and 2 alternating between rounds), the
+per-round ratios are printed, and the summary is the median of the rounds.
 
 Cluster start-up is not timed (a sweep on a running cluster is what a
 researcher repeats); each worker imports bbrlab before the clock starts.
@@ -31,9 +38,10 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Dict, List, Optional, Tuple
 
 import bbrlab
-from bbrlab._sweep import _batches, _local_cluster
+from bbrlab._sweep import _local_cluster
 
 SCENARIO = """\
 name = "bench"
@@ -64,81 +72,89 @@ def main(argv=None) -> int:
     p.add_argument("--cli", type=Path, default=Path("target/release/bbrlab"))
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--run-seconds", type=float, default=0.2, help="wall time per sweep run")
-    p.add_argument("--repeat", type=int, default=5, help="repeats of the 10 s comparison")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of the sweep measurements (each: Dask 1 and 2 workers, CLI --jobs 1 and 2)",
+    )
+    p.add_argument("--repeat", type=int, default=11, help="repeats of the 10 s comparison")
     args = p.parse_args(argv)
-    from distributed import Client
+    for name in ("runs", "rounds", "repeat"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name}: at least 1, not {getattr(args, name)}")
+    if args.run_seconds <= 0:
+        p.error(f"--run-seconds: more than 0, not {args.run_seconds}")
+    if not args.cli.is_file():
+        p.error(f"--cli: no such file {args.cli} (build it: cargo build --release -p bbrlab)")
 
-    # Calibrate the simulated duration to ~run-seconds of wall time.
-    text = SCENARIO.format(duration="10s", interval="0s")
-    bbrlab.simulate(text, progress=False, timeseries=False)
-    t = time.perf_counter()
-    bbrlab.simulate(text, progress=False, timeseries=False)
-    per_sim_s = (time.perf_counter() - t) / 10
-    duration_ms = max(10, round(args.run_seconds / per_sim_s * 1000))
+    # Calibrate the simulated duration to ~run-seconds of wall time: a
+    # guess from a 10 s run, then the guess itself timed and scaled (a short
+    # run costs more per simulated second than a long one), each the
+    # fastest of three timings so that a moment of load does not skew it.
+    duration_ms = 10_000
+    for _ in range(2):
+        text = SCENARIO.format(duration=f"{duration_ms}ms", interval="0s")
+        wall = min(_timed(lambda: bbrlab.simulate(text, progress=False, timeseries=False)) for _ in range(3))
+        duration_ms = max(10, round(duration_ms * args.run_seconds / wall))
     sweep_text = SCENARIO.format(duration=f"{duration_ms}ms", interval="0s")
     seeds = list(range(1, args.runs + 1))
-    print(f"sweep: {args.runs} runs of {duration_ms} ms simulated (~{args.run_seconds} s each)")
-
-    print(f"load average before: {_load()}")
-    walls = {}
-    for workers in (1, 2):
-        with _local_cluster(workers) as cluster, Client(cluster) as client:
-            _warm(client)
-            for batched in (True, False):
-                t = time.perf_counter()
-                df = bbrlab.sweep(
-                    sweep_text,
-                    seeds=seeds,
-                    client=client,
-                    progress=False,
-                    batch_size=None if batched else 1,
-                )
-                walls[workers, batched] = time.perf_counter() - t
-                assert (df["status"] == "ok").all() and df["run"].nunique() == args.runs
-    for batched in (True, False):
-        how = (
-            f"automatic batches ({len(_batches(args.runs, 1))} tasks on 1 worker, "
-            f"{len(_batches(args.runs, 2))} on 2)"
-            if batched
-            else "one task per run (batch_size=1)"
-        )
-        print(f"  {how}:")
-        for workers in (1, 2):
-            w = walls[workers, batched]
-            print(
-                f"    Dask LocalCluster, {workers} worker(s): {w:.2f} s, {args.runs / w:.1f} runs/s"
-            )
-        print(f"    speed-up 1 -> 2 workers: {walls[1, batched] / walls[2, batched]:.2f}x")
+    print(f"sweep: {args.runs} runs of {duration_ms} ms simulated (~{args.run_seconds} s each), {args.rounds} round(s)")
     print(
-        f"  2 workers, automatic batches against one task per run: "
-        f"{walls[2, False] / walls[2, True]:.2f}x as fast"
+        "  each round times, one after another: Dask LocalCluster with 1 and 2 workers "
+        "(automatic batches), bbrlab sim --jobs 1 and --jobs 2; the order of 1 and 2 "
+        "alternates between rounds. Round 1 also times one Dask task per run (batch_size=1)."
     )
 
-    cli_walls = {}
+    walls: Dict[Tuple[str, int], List[float]] = {}
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "sweep.toml"
         f.write_text(sweep_text + f"\n[sweep]\nseed = {seeds}\n")
-        for jobs in (1, 2):
-            out = Path(d) / f"out{jobs}"
-            t = time.perf_counter()
-            subprocess.run(
-                [str(args.cli), "sim", str(f), "--jobs", str(jobs), "--quiet", "--no-plots", "--out", str(out)],
-                check=True,
-                stdout=subprocess.DEVNULL,
+        for r in range(args.rounds):
+            load = _load()
+            order = (1, 2) if r % 2 == 0 else (2, 1)
+            for n in order:
+                for batched in (True, False) if r == 0 else (True,):
+                    key = "dask" if batched else "dask-per-task"
+                    walls.setdefault((key, n), []).append(
+                        _dask_sweep(sweep_text, seeds, n, None if batched else 1)
+                    )
+            for n in order:
+                walls.setdefault(("cli", n), []).append(_timed(lambda: _cli_sweep(args.cli, f, n, Path(d) / "out")))
+            line = ", ".join(
+                f"{k} {n}: {walls[k, n][-1]:.2f} s"
+                for k in ("dask", "cli")
+                for n in (1, 2)
             )
-            cli_walls[jobs] = time.perf_counter() - t
-            shutil.rmtree(out)
-            print(f"  bbrlab sim --jobs {jobs}: {cli_walls[jobs]:.2f} s")
-    # What two cores give this workload without Dask: the reference for
-    # the Dask speed-up (other work on the machine lowers both).
-    print(f"  the CLI's speed-up 1 -> 2 jobs: {cli_walls[1] / cli_walls[2]:.2f}x")
-    for batched in (True, False):
-        for w in (1, 2):
-            overhead = (walls[w, batched] - cli_walls[w]) * w / args.runs
             print(
-                f"  Dask overhead per run vs the CLI, {w} worker(s), "
-                f"{'batched' if batched else 'a task per run'}: {overhead * 1000:.1f} ms"
+                f"  round {r + 1} (load before {load}): {line}; speed-up Dask "
+                f"{walls['dask', 1][-1] / walls['dask', 2][-1]:.2f}x, CLI "
+                f"{walls['cli', 1][-1] / walls['cli', 2][-1]:.2f}x",
+                flush=True,  # a round takes minutes: show it as it ends
             )
+
+    med = {k: statistics.median(v) for k, v in walls.items()}
+    print(f"median of {args.rounds} round(s):")
+    for key, what in (("dask", "Dask LocalCluster, automatic batches"), ("cli", "bbrlab sim --jobs")):
+        for n in (1, 2):
+            print(f"  {what}, {n} {'worker(s)' if key == 'dask' else 'job(s)'}: {med[key, n]:.2f} s, {args.runs / med[key, n]:.1f} runs/s")
+        ratios = [a / b for a, b in zip(walls[key, 1], walls[key, 2])]
+        print(
+            f"  {what}: speed-up 1 -> 2: {med[key, 1] / med[key, 2]:.2f}x "
+            f"(per round: {', '.join(f'{x:.2f}x' for x in ratios)})"
+        )
+    print(
+        f"  one task per run (batch_size=1), round 1: 1 worker {walls['dask-per-task', 1][0]:.2f} s, "
+        f"2 workers {walls['dask-per-task', 2][0]:.2f} s, speed-up "
+        f"{walls['dask-per-task', 1][0] / walls['dask-per-task', 2][0]:.2f}x"
+    )
+    for n in (1, 2):
+        overhead = (med["dask", n] - med["cli", n]) * n / args.runs
+        per_task = (walls["dask-per-task", n][0] - walls["cli", n][0]) * n / args.runs
+        print(
+            f"  Dask overhead per run vs the CLI, {n} worker(s): batched {overhead * 1000:.1f} ms "
+            f"(medians), a task per run {per_task * 1000:.1f} ms (round 1)"
+        )
 
     ten = SCENARIO.format(duration="10s", interval="10ms")
     py, cli = [], []
@@ -150,21 +166,46 @@ def main(argv=None) -> int:
             run = bbrlab.simulate(f, progress=False)
             py.append(time.perf_counter() - t)
             assert len(run.flows) == 1000
-            out = Path(d) / f"o{i}"
-            t = time.perf_counter()
-            subprocess.run(
-                [str(args.cli), "sim", str(f), "--quiet", "--no-plots", "--out", str(out)],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
-            cli.append(time.perf_counter() - t)
+            cli.append(_timed(lambda: _cli_sweep(args.cli, f, None, Path(d) / "o")))
     mp, mc = statistics.median(py), statistics.median(cli)
     print(
-        f"10 s run (100 Mbit/s, 40 ms, 1 % loss, 10 ms samples), median of {args.repeat}: "
+        f"10 s run (100 Mbit/s, 40 ms, 1 % loss, 10 ms samples), median of {args.repeat}, interleaved: "
         f"simulate() {mp:.3f} s, bbrlab sim {mc:.3f} s, ratio {mp / mc:.3f}"
     )
     print(f"load average after: {_load()}")
     return 0
+
+
+def _timed(f) -> float:
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+def _dask_sweep(text: str, seeds: List[int], workers: int, batch_size: Optional[int]) -> float:
+    """The wall time of one sweep on a fresh LocalCluster of ``workers``
+    single-threaded workers (the cluster's start and warm-up not timed; only
+    one cluster exists at a time, so no idle workers share the cores)."""
+    from distributed import Client
+
+    with _local_cluster(workers) as cluster, Client(cluster) as client:
+        _warm(client)
+        t = time.perf_counter()
+        df = bbrlab.sweep(text, seeds=seeds, client=client, progress=False, batch_size=batch_size)
+        wall = time.perf_counter() - t
+    if not ((df["status"] == "ok").all() and df["run"].nunique() == len(seeds)):
+        raise RuntimeError(f"the benchmark sweep lost or failed runs: {df.attrs.get('failed')}")
+    return wall
+
+
+def _cli_sweep(cli: Path, scenario: Path, jobs: Optional[int], out: Path) -> None:
+    """``bbrlab sim`` on ``scenario`` (its ``[sweep]`` with ``--jobs``),
+    writing into ``out``, which is removed afterwards."""
+    cmd = [str(cli), "sim", str(scenario), "--quiet", "--no-plots", "--out", str(out)]
+    if jobs is not None:
+        cmd += ["--jobs", str(jobs)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    shutil.rmtree(out)
 
 
 def _load() -> str:
