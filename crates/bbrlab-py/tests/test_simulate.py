@@ -186,3 +186,58 @@ def test_reproduce_returns_verdicts_and_figures(tmp_path):
     assert c.figures and all(Path(p).exists() for p in c.figures)
     assert (tmp_path / "report" / "index.html").exists() or any((tmp_path / "report").iterdir())
     assert "C3" in c._repr_html_()
+
+
+def _with(d, path, value):
+    """A copy of scenario dict ``d`` with the dotted ``path`` set."""
+    import copy
+
+    d = copy.deepcopy(d)
+    *head, last = path.split(".")
+    node = d
+    for k in head:
+        node = node[k]
+    node[last] = value
+    return d
+
+
+@pytest.mark.parametrize(
+    "path, value, exc, words",
+    [
+        ("duration", None, ValueError, ["`duration` is None", "leave the key out"]),
+        ("link.forward.loss.bernoulli", float("nan"), ValueError, ["`link.forward.loss.bernoulli` = nan", "finite"]),
+        ("link.forward.rate", float("inf"), ValueError, ["`link.forward.rate` = inf"]),
+        ("seed", 2**70, ValueError, ["`seed` = 1180591620717411303424", "64-bit"]),
+        ("flow", [None], ValueError, ["`flow[0]` is None"]),
+        ("link.forward.queue", {1, 2}, TypeError, ["`link.forward.queue`", "(set) has no TOML form"]),
+    ],
+)
+def test_dict_values_a_scenario_cannot_hold_are_refused_by_path(small, path, value, exc, words):
+    """None, NaN, infinities, integers beyond 64 bits and other objects in
+    a dict are refused naming the value's dotted path (they used to fail
+    with a column in intermediate JSON text)."""
+    with pytest.raises(exc) as e:
+        bbrlab.simulate(_with(small, path, value), timeseries=False)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+
+
+def test_non_string_keys_and_an_empty_string_are_refused(small):
+    small[1] = 2
+    with pytest.raises(TypeError, match="key 1 \\(int\\): keys are strings"):
+        bbrlab.simulate(small)
+    with pytest.raises(ValueError, match="an empty string"):
+        bbrlab.simulate("  ")
+
+
+@pytest.mark.parametrize(
+    "seed, exc", [(-1, ValueError), (2**64, ValueError), (1.5, TypeError), ("1", TypeError), (True, TypeError)]
+)
+def test_a_seed_outside_the_simulators_range_is_refused(small, seed, exc):
+    with pytest.raises(exc, match="seed: a whole number from 0 to 2\\^64 - 1"):
+        bbrlab.simulate(small, seed=seed)
+
+
+def test_numpy_and_the_largest_seed_are_taken(small):
+    assert bbrlab.simulate(small, seed=np.uint64(2**64 - 1), timeseries=False).seed == 2**64 - 1
+    assert bbrlab.simulate(small, seed=np.int32(7), timeseries=False).seed == 7

@@ -273,3 +273,45 @@ def test_the_own_local_cluster_turns_down_background_work_without_leaking_it():
         ).values()
     assert seen == _sweep.QUIET_LOCAL_CLUSTER
     assert {k: dask.config.get(k) for k in _sweep.QUIET_LOCAL_CLUSTER} == before
+
+
+@pytest.mark.parametrize(
+    "grid, seeds, exc, words",
+    [
+        ({"flow.algorithm": "bbr"}, None, TypeError, ["grid['flow.algorithm']: a list of values", "['bbr']"]),
+        ({"flow.algorithm": [None]}, None, ValueError, ["is None"]),
+        ({"link.forward.loss.bernoulli": [float("nan")]}, None, ValueError, ["nan", "finite"]),
+        ([("flow.algorithm", ["bbr"])], None, TypeError, ["grid: a dict"]),
+        ({1: [2]}, None, TypeError, ["grid: key 1"]),
+        (None, "123", TypeError, ["seeds: a list of values"]),
+        (None, 3, TypeError, ["seeds: a list of values", "[3]"]),
+        (None, [-1], ValueError, ["seeds: a whole number from 0"]),
+    ],
+)
+def test_a_grid_or_seeds_that_would_be_misread_are_refused_before_any_task(small, grid, seeds, exc, words):
+    """A single value where a list belongs (a string used to be swept
+    character by character: 'bbr' ran b, b and r), None or NaN values and
+    bad seeds are refused before a cluster is started (no client here: a
+    LocalCluster would be started for nothing)."""
+    with pytest.raises(exc) as e:
+        bbrlab.sweep(small, grid, seeds=seeds, progress=False)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("seeds", ["1,a", "", "1,-2"])
+def test_python_m_bbrlab_sim_refuses_bad_seeds_with_usage_not_a_traceback(small_file, tmp_path, seeds):
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "bbrlab", "sim", str(small_file), "--seeds", seeds, "--quiet",
+         "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "argument --seeds" in r.stderr and "whole numbers from 0" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -21,6 +21,20 @@ import sys
 from pathlib import Path
 
 
+def _seed_list(text: str):
+    """``--seeds 1,2,3``: whole numbers from 0, refused with the bad item
+    (argparse prints it as a usage error)."""
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item.isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{item!r} in {text!r}: seeds are whole numbers from 0, separated by commas (1,2,3)"
+            )
+        out.append(int(item))
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bbrlab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -31,7 +45,9 @@ def main(argv=None) -> int:
         metavar="ADDRESS",
         help="a Dask scheduler (tcp://host:8786); default: a LocalCluster here",
     )
-    sim.add_argument("--seeds", help="comma-separated seeds to sweep, e.g. 1,2,3")
+    sim.add_argument(
+        "--seeds", type=_seed_list, help="comma-separated seeds to sweep, e.g. 1,2,3"
+    )
     sim.add_argument("--workers", type=int, help="LocalCluster workers (default: one per core)")
     sim.add_argument("--out", type=Path, help="output directory (default: out/<scenario stem>)")
     sim.add_argument("--retries", type=int, default=2, help="retries of a run that raises")
@@ -59,7 +75,7 @@ def main(argv=None) -> int:
         from distributed import Client
 
         client = Client(args.dask_scheduler)
-    seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else None
+    seeds = args.seeds
     try:
         df = bbrlab.sweep(
             args.scenario,

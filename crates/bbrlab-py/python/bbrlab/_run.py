@@ -81,14 +81,13 @@ def _source(scenario: ScenarioLike) -> Dict[str, Any]:
     """The native call's arguments for a scenario given as a path, TOML text
     or a dict with the scenario file's schema."""
     if isinstance(scenario, Mapping):
-        try:
-            text = json.dumps(scenario, default=_plain)
-        except TypeError as e:
-            raise TypeError(f"scenario dict: {e}") from None
+        text = json.dumps(_plain(scenario, "scenario dict"), allow_nan=False)
         return {"text": _native.dict_to_toml(text), "file": "<dict>", "base_dir": os.getcwd()}
     if isinstance(scenario, os.PathLike):
         return {"path": os.fspath(scenario)}
     if isinstance(scenario, str):
+        if not scenario.strip():
+            raise ValueError("scenario: an empty string (give a TOML path, TOML text or a dict)")
         # TOML text has a key = value line; a path has neither '=' nor a newline.
         if "\n" in scenario or "=" in scenario:
             return {"text": scenario, "file": "<string>", "base_dir": os.getcwd()}
@@ -98,11 +97,53 @@ def _source(scenario: ScenarioLike) -> Dict[str, Any]:
     )
 
 
-def _plain(v: Any) -> Any:
-    """numpy scalars (np.float64, np.int64, np.bool_) as Python values."""
-    if hasattr(v, "item"):
-        return v.item()
-    raise TypeError(f"{v!r} ({type(v).__name__}) has no TOML form")
+#: TOML's integers are signed 64-bit.
+_TOML_INT = (-(2**63), 2**63 - 1)
+
+
+def _plain(v: Any, what: str, path: str = "") -> Any:
+    """``v`` as plain JSON-able Python values (numpy scalars and arrays
+    unwrapped), refusing, with the dotted path of the value, what a
+    scenario file cannot hold: None, NaN or infinite numbers, integers
+    beyond 64 bits, keys that are not strings, and other objects. Without
+    this such a value failed later with a position in intermediate JSON
+    text. ``what`` names the whole (``scenario dict``, ``grid``)."""
+    at = f"{what}: `{path}`" if path else what
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        v = v.tolist()  # numpy scalar or array
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise TypeError(f"{at}: key {k!r} ({type(k).__name__}): keys are strings")
+            out[k] = _plain(x, what, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, what, f"{path}[{i}]") for i, x in enumerate(v)]
+    if v is None:
+        raise ValueError(f"{at} is None: a scenario has no null; leave the key out for its default")
+    if isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        if not _TOML_INT[0] <= v <= _TOML_INT[1]:
+            raise ValueError(f"{at} = {v}: beyond TOML's 64-bit integers")
+        return v
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError(f"{at} = {v}: not a finite number")
+        return v
+    raise TypeError(f"{at} = {v!r} ({type(v).__name__}) has no TOML form")
+
+
+def _seed(seed: Any, where: str = "seed") -> int:
+    """A seed as the simulator takes it (a whole number, 0 to 2^64 - 1)."""
+    if hasattr(seed, "item"):
+        seed = seed.item()  # numpy integer
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"{where}: a whole number from 0 to 2^64 - 1, not {type(seed).__name__} {seed!r}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"{where}: a whole number from 0 to 2^64 - 1, not {seed}")
+    return seed
 
 
 def _frame(batch: Any, units: Dict[str, str]) -> pd.DataFrame:
@@ -198,6 +239,8 @@ def simulate(
     (``flows`` and ``link`` are then empty).
     """
     src = _source(scenario)
+    if seed is not None:
+        seed = _seed(seed)
     clock = _native.Clock()
     show = _interactive() if progress is None else progress
     bar = None

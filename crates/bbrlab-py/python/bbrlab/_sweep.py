@@ -37,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _native
-from ._run import UNITS, ScenarioLike, _interactive, _source, _typed
+from ._run import UNITS, ScenarioLike, _interactive, _plain, _seed, _source, _typed
 
 #: Columns every sweep result has after the swept parameters and ``seed``.
 STATUS_COLUMNS = ["run", "status", "error"]
@@ -122,13 +122,17 @@ def _local_cluster(n_workers: Optional[int] = None):
         )
 
 
-def _json_values(values: Iterable[Any]) -> List[Any]:
-    out = []
-    for v in values:
-        if hasattr(v, "item"):  # numpy scalars
-            v = v.item()
-        out.append(v)
-    return out
+def _values(values: Any, where: str) -> List[Any]:
+    """A grid entry's (or the seeds') values as a plain list: refused if
+    it is a single value rather than a collection of them (a string would
+    otherwise be swept character by character), and each value checked as
+    a scenario dict's values are (no None, NaN, ...)."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(
+            f"{where}: a list of values, not {type(values).__name__} {values!r} "
+            f"(for one value: [{values!r}])"
+        )
+    return [_plain(v, where) for v in values]
 
 
 def sweep(
@@ -173,11 +177,16 @@ def sweep(
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries: a whole number >= 0, not {retries!r}")
     src = _source(scenario)
-    grid = {k: _json_values(v) for k, v in dict(grid or {}).items()}
+    if grid is not None and not isinstance(grid, Mapping):
+        raise TypeError(f"grid: a dict from dotted path to values, not {type(grid).__name__}")
+    for k in grid or {}:
+        if not isinstance(k, str):
+            raise TypeError(f"grid: key {k!r} ({type(k).__name__}): a dotted path such as 'flow.algorithm'")
+    grid = {k: _values(v, f"grid[{k!r}]") for k, v in dict(grid or {}).items()}
     if seeds is not None:
         if "seed" in grid:
             raise ValueError("give the seeds either in grid['seed'] or as seeds=, not both")
-        grid["seed"] = _json_values(seeds)
+        grid["seed"] = [_seed(x, "seeds") for x in _values(seeds, "seeds")]
     name, _, points = _native.sweep_points(**src, grid=json.dumps(grid))
     base_dir = os.path.abspath(os.path.dirname(src["path"]) if "path" in src else src["base_dir"])
     file = src.get("path", src.get("file", "<string>"))
