@@ -315,3 +315,23 @@ def test_python_m_bbrlab_sim_refuses_bad_seeds_with_usage_not_a_traceback(small_
     assert "argument --seeds" in r.stderr and "whole numbers from 0" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_scheduler_address_is_taken_as_the_client(cluster, monkeypatch):
+    """``client="tcp://..."`` connects to that scheduler for the sweep (the
+    same results as with a Client object), and an address nobody answers
+    at is a ConnectionError naming it, not a hang."""
+    address = cluster.scheduler.address
+    df = bbrlab.sweep(SMALL, {"flow.algorithm": ["bbr"]}, seeds=[1], client=address, progress=False)
+    same = bbrlab.sweep(SMALL, {"flow.algorithm": ["bbr"]}, seeds=[1], client=cluster, progress=False)
+    pd.testing.assert_frame_equal(df, same)
+    import socket
+
+    with socket.socket() as s:  # a free port on loopback, closed again
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(_sweep, "CONNECT_TIMEOUT", "2s")
+    with pytest.raises(ConnectionError, match=f"tcp://127.0.0.1:{port}"):
+        bbrlab.sweep(SMALL, seeds=[1], client=f"tcp://127.0.0.1:{port}", progress=False)
+    with pytest.raises(TypeError, match="client: a dask.distributed.Client or a scheduler address"):
+        bbrlab.sweep(SMALL, seeds=[1], client=42, progress=False)

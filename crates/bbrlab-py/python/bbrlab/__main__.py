@@ -70,28 +70,20 @@ def main(argv=None) -> int:
 
     import bbrlab
 
-    client = None
-    if args.dask_scheduler:
-        from distributed import Client
-
-        client = Client(args.dask_scheduler)
-    seeds = args.seeds
     try:
         df = bbrlab.sweep(
             args.scenario,
-            seeds=seeds,
-            client=client,
+            seeds=args.seeds,
+            # An address: the sweep connects, and disconnects after.
+            client=args.dask_scheduler,
             retries=args.retries,
             n_workers=args.workers,
             batch_size=args.batch_size,
             progress=not args.quiet,
         )
-    except (bbrlab.ScenarioError, ValueError) as e:
+    except (bbrlab.ScenarioError, ValueError, ConnectionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    finally:
-        if client is not None:
-            client.close()
     out = args.out or Path("out") / args.scenario.stem
     out.mkdir(parents=True, exist_ok=True)
     bbrlab.to_parquet(df, out / "summary.parquet")

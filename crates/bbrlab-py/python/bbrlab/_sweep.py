@@ -42,6 +42,11 @@ from ._run import UNITS, ScenarioLike, _interactive, _plain, _seed, _source, _ty
 #: Columns every sweep result has after the swept parameters and ``seed``.
 STATUS_COLUMNS = ["run", "status", "error"]
 
+#: How long ``sweep(client="tcp://...")`` tries to reach the scheduler
+#: (Dask retries a refused connection until then): long enough for a
+#: scheduler that is still starting, short enough to report a wrong one.
+CONNECT_TIMEOUT = "30s"
+
 #: Tasks per worker thread when the batch size is chosen automatically:
 #: enough that equal batches share out evenly and a slow batch at the end
 #: leaves little idle time, few enough that Dask's per-task cost is paid
@@ -158,7 +163,9 @@ def sweep(
     own ``[sweep]``, if any. ``seeds`` sweeps the scenario's ``seed``.
 
     ``client`` is any ``dask.distributed.Client`` (a scheduler on several
-    machines, a dask-jobqueue Slurm/PBS cluster, ...); without one a
+    machines, a dask-jobqueue Slurm/PBS cluster, ...) or a scheduler's
+    address (``"tcp://host:8786"``, connected to for the sweep and
+    disconnected after); without one a
     ``LocalCluster`` of ``n_workers`` single-threaded worker processes
     (default: one per core) is started for the sweep and closed after.
 
@@ -193,10 +200,21 @@ def sweep(
     # Refuse a bad batch_size before a cluster is started for nothing.
     _batches(len(points), 1, batch_size)
 
-    own_cluster = None
+    own_cluster, own_client = None, False
     if client is None:
         own_cluster = _local_cluster(n_workers)
-        client = Client(own_cluster)
+        client, own_client = Client(own_cluster), True
+    elif isinstance(client, str):
+        try:
+            client, own_client = Client(client, timeout=CONNECT_TIMEOUT), True
+        except (OSError, TimeoutError, ValueError) as e:
+            raise ConnectionError(
+                f"client: cannot reach a Dask scheduler at {client!r} within {CONNECT_TIMEOUT} ({e})"
+            ) from None
+    elif not hasattr(client, "submit"):
+        raise TypeError(
+            f"client: a dask.distributed.Client or a scheduler address, not {type(client).__name__}"
+        )
     try:
         threads = sum(client.nthreads().values()) or os.cpu_count() or 1
         token = uuid.uuid4().hex[:8]
@@ -237,8 +255,9 @@ def sweep(
         if bar is not None:
             bar.close()
     finally:
-        if own_cluster is not None:
+        if own_client:
             client.close()
+        if own_cluster is not None:
             own_cluster.close()
     return _assemble(points, results)
 
