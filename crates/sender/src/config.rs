@@ -176,15 +176,16 @@ impl SenderConfig {
 /// The sender's timeout when ACKs stop: TCP's or QUIC's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Timeout {
-    /// TCP's retransmission timeout (RFC 6298, Linux's 200 ms floor):
-    /// everything outstanding is declared lost and the controller is told
-    /// (cwnd collapses to one packet's worth). The simulator's default,
-    /// since it models TCP.
+    /// TCP's retransmission timeout (RFC 6298, Linux's 200 ms floor),
+    /// restarted by every ACK of new data: everything outstanding is
+    /// declared lost and the controller is told (cwnd collapses to one
+    /// packet's worth). The simulator's default, since it models TCP.
     #[default]
     Rto,
-    /// QUIC's probe timeout (RFC 9002 §6.2): when it fires, up to two probe
-    /// packets go out regardless of cwnd and nothing is declared lost; the
-    /// timeout doubles each time. cwnd collapses only on persistent
+    /// QUIC's probe timeout (RFC 9002 §6.2), counted from the last packet
+    /// sent (an ACK resets only its backoff): when it fires, up to two
+    /// probe packets go out regardless of cwnd and nothing is declared
+    /// lost; the timeout doubles each time. cwnd collapses only on persistent
     /// congestion (§7.6: losses spanning three PTOs with no ACK between).
     Pto {
         /// The peer's maximum ACK delay, added to the PTO.

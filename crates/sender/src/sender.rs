@@ -642,8 +642,11 @@ impl Sender {
             let next = self.chunk_bytes(self.next_chunk) as u64;
             !self.app.has(next)
         };
-        if self.inflight == 0 {
-            // The retransmission timer starts with the first packet in flight.
+        if self.inflight == 0 || matches!(self.timeout, Timeout::Pto { .. }) {
+            // TCP's retransmission timer starts with the first packet in
+            // flight (and restarts on each ACK of new data, RFC 6298 §5);
+            // QUIC's probe timeout counts from the last ack-eliciting
+            // packet sent (RFC 9002 §6.2.1, appendix A.8).
             self.rto_base_ns = now;
         }
         let nothing_unacked = self.inflight == 0 && self.unrepaired.is_empty();
@@ -1078,7 +1081,12 @@ impl Sender {
         self.note_recovery_point();
         if !self.acked_buf.is_empty() {
             self.rto_backoff = 0;
-            self.rto_base_ns = now;
+            // RFC 6298 §5.3 restarts TCP's timer on an ACK of new data; a
+            // PTO stays based on the last packet sent, and only its
+            // backoff is reset (RFC 9002 §6.2.1).
+            if matches!(self.timeout, Timeout::Rto) {
+                self.rto_base_ns = now;
+            }
             // An answered probe makes way for the next (Linux clears
             // `tlp_high_seq` once the ACK passes it).
             self.tlp_in_flight = false;

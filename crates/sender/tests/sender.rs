@@ -101,8 +101,13 @@ fn pto_probes_without_declaring_loss_while_rto_collapses() {
         // Pacing spreads the window; send until cwnd binds.
         let mut t = 0;
         let mut sent = Vec::new();
+        let mut last_sent = 0;
         while sent.len() < 10 && t < 100 * MS {
-            sent.extend(send_all(&mut s, t));
+            let now = send_all(&mut s, t);
+            if !now.is_empty() {
+                last_sent = t;
+            }
+            sent.extend(now);
             t += 100_000;
         }
         assert_eq!(sent, (0..10).collect::<Vec<_>>());
@@ -125,14 +130,80 @@ fn pto_probes_without_declaring_loss_while_rto_collapses() {
                 );
             }
             sender::Timeout::Pto { .. } => {
-                // srtt 40 ms + 4 × rttvar (20 ms) + 25 ms max_ack_delay.
-                assert_eq!(deadline, 40 * MS + 145 * MS);
+                // srtt 40 ms + 4 × rttvar (20 ms) + 25 ms max_ack_delay,
+                // from the last packet sent (RFC 9002 §6.2.1), not from
+                // the ACK at 40 ms as TCP's RTO.
+                assert_eq!(deadline, last_sent + 145 * MS);
+                assert!(last_sent < 40 * MS);
                 assert_eq!(probes, vec![1, 2]);
                 assert_eq!(s.cc.cwnd_bytes(), cwnd, "a PTO does not touch cwnd");
                 assert_eq!(s.inflight, inflight + 2 * mss, "nothing declared lost");
                 let next = s.timer_deadline().expect("re-armed");
                 assert_eq!(next - deadline, 2 * 145 * MS, "backed off");
             }
+        }
+    }
+}
+
+/// RFC 9002 §6.2.1 and appendix A.8: the probe timeout counts from the
+/// last ack-eliciting packet sent. An ACK resets its backoff but does not
+/// move its base (TCP's RTO restarts on each ACK of new data instead,
+/// RFC 6298 §5.3); a new packet sent moves it.
+#[test]
+fn the_pto_counts_from_the_last_packet_sent_and_the_rto_from_the_last_ack() {
+    let mut cc = Config::new(Algorithm::Reno);
+    cc.initial_cwnd_packets = 10;
+    for pto in [true, false] {
+        let mut f = SenderConfig::bulk(cc);
+        f.tail_loss_probe = false;
+        if pto {
+            f.timeout = sender::Timeout::Pto {
+                max_ack_delay_ns: 25 * MS,
+            };
+        }
+        let mut s = sender::Sender::new(&f, 1);
+        let mut t = 0;
+        let mut n = 0;
+        let mut last_sent = 0;
+        while n < 10 && t < 100 * MS {
+            let k = send_all(&mut s, t).len();
+            if k > 0 {
+                last_sent = t;
+            }
+            n += k;
+            t += 100_000;
+        }
+        assert_eq!(n, 10);
+        // Where the timer counts from: its deadline less its length
+        // (RFC 9002 §6.2.1's PTO; RFC 6298 §2 with Linux's 200 ms floor).
+        let base = |s: &sender::Sender| {
+            let rtt = s.cc.rtt();
+            let srtt = rtt.smoothed().expect("an RTT sample").as_nanos() as u64;
+            let var4 = 4 * rtt.var().as_nanos() as u64;
+            let len = if pto {
+                srtt + var4.max(MS) + 25 * MS
+            } else {
+                (srtt + var4).max(200 * MS)
+            };
+            s.timer_deadline().expect("armed") - len
+        };
+        s.on_ack(40 * MS, &ack_of(&[(0, 0)]));
+        let first = base(&s);
+        s.on_ack(50 * MS, &ack_of(&[(1, 1)]));
+        let second = base(&s);
+        if pto {
+            assert_eq!(first, last_sent, "the PTO did not count from the last send");
+            assert_eq!(second, last_sent, "an ACK moved the PTO's base");
+            // A packet sent moves it (the window has room after two ACKs).
+            let at = 60 * MS;
+            assert!(!send_all(&mut s, at).is_empty(), "nothing to send at 60 ms");
+            assert_eq!(base(&s), at, "the PTO did not restart at the send");
+        } else {
+            assert_eq!(
+                (first, second),
+                (40 * MS, 50 * MS),
+                "the RTO did not restart at each ACK"
+            );
         }
     }
 }
