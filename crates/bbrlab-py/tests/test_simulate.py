@@ -135,6 +135,7 @@ def test_a_scenario_with_a_sweep_is_sent_to_sweep(small):
 def test_numpy_values_in_a_dict_are_plain_numbers(small):
     small["link"]["forward"]["loss"] = {"bernoulli": np.float64(0.01)}
     small["seed"] = np.int64(1)
+    small["flow"][0]["algorithm"] = np.array(["bbr"])[0]  # numpy's str_
     pd.testing.assert_frame_equal(bbrlab.simulate(small).summary, bbrlab.simulate(SMALL_TOML).summary)
 
 

@@ -122,7 +122,9 @@ def _plain(v: Any, what: str, path: str = "") -> Any:
         return [_plain(x, what, f"{path}[{i}]") for i, x in enumerate(v)]
     if v is None:
         raise ValueError(f"{at} is None: a scenario has no null; leave the key out for its default")
-    if isinstance(v, (bool, str)):
+    if isinstance(v, str):
+        return str(v)  # numpy's str_ too
+    if isinstance(v, bool):
         return v
     if isinstance(v, int):
         if not _TOML_INT[0] <= v <= _TOML_INT[1]:
