@@ -1,5 +1,5 @@
-//! BBR v1, as Linux ships it (`net/ipv4/tcp_bbr.c`), and the jitter-robust
-//! variant of Dong & Guo (2019).
+//! BBR v1, as Linux ships it (`net/ipv4/tcp_bbr.c`), with the QUIC 2018
+//! switches and the jitter-robust variant of Dong & Guo (2019) beside it.
 //!
 //! # The model
 //!
@@ -40,27 +40,45 @@
 //! - ACK-aggregation compensation (`extra_acked`, seed 004): extra cwnd for
 //!   data that arrives in ACK bursts beyond what the bandwidth predicts.
 //!
-//! # bbr-jitter (seed 001, eqs. 8–11)
+//! # Beside the Linux core
 //!
-//! With per-packet delay jitter, min_rtt is far below the typical RTT and a
-//! BDP built on it starves the pipe. The variant keeps an EWMA srtt and
-//! rttvar; while rttvar > γ·srtt it computes the BDP from srtt instead of
-//! min_rtt and shortens the cycle to {1.25, 0.75, 1, 1, 1}.
+//! This file is the Linux core. Two variants change parts of it, and each
+//! has a file of its own:
+//!
+//! - `quic_2018.rs`: the QUIC 2018 switches ([`BbrConfig::quic_2018`]),
+//!   Chromium's BBR of 2018: its recovery window, its `max_ack_height`
+//!   and a bandwidth window that follows the cycle.
+//! - `jitter.rs`: `bbr-jitter` (seed 001, eqs. 8–11), which builds the
+//!   BDP on srtt and shortens the cycle while the RTT is unstable.
+//!
+//! They are not separate controllers because they are not separate
+//! state machines: each swaps a rule or two inside the one Linux
+//! STARTUP/DRAIN/PROBE_BW/PROBE_RTT loop, and the switches combine (the
+//! paper's variant is `bbr-jitter` on QUIC 2018). So there is one [`Bbr`]
+//! whose behaviour a [`BbrConfig`] and an optional [`JitterConfig`]
+//! select, and the variants' state and rules sit in their own files as
+//! further `impl Bbr` blocks, so that this one reads as `tcp_bbr.c`.
+//! One-expression switches (no quantization budget, a byte minimum cwnd,
+//! no pacing margin, no policer model, min_rtt over all acked packets)
+//! stay as a branch in the function they alter.
 //!
 //! Units: bytes, and internally bandwidth in bytes per nanosecond so that a
 //! BDP is one multiplication (Linux counts packets and scaled packets/µs).
 //! The public answers are in bytes/s.
 //! Each rule cites the `tcp_bbr.c` function it follows.
 
-use crate::config::{
-    AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, JitterStats, MinRttSamples,
-};
+mod jitter;
+mod quic_2018;
+
+use self::jitter::JitterState;
+use self::quic_2018::{QuicRecovery, QUIC_ACK_HEIGHT_WINDOW_ROUNDS};
+use crate::config::{AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, MinRttSamples};
 use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
-use crate::snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
+use crate::snapshot::{LtBwSnapshot, Mode, Snapshot};
 use crate::time::{duration_to_nanos, Instant};
 use crate::windowed_filter::{FilterKind, WindowedFilter};
 use core::time::Duration;
@@ -69,8 +87,6 @@ use core::time::Duration;
 const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 /// Cycle length in normal operation (`CYCLE_LEN`).
 const CYCLE_LEN: usize = 8;
-/// Cycle length for `bbr-jitter` while the RTT is unstable (seed 001, eq. 11).
-const JITTER_CYCLE_LEN: usize = 5;
 
 /// Long-term sampling: minimum rounds per interval (`bbr_lt_intvl_min_rtts`).
 const LT_INTERVAL_MIN_ROUNDS: u32 = 4;
@@ -92,14 +108,6 @@ const EXTRA_ACKED_MAX_NS: f64 = 100_000_000.0;
 /// ACK epochs reset after this many packets acked (`bbr_ack_epoch_acked_reset_thresh`).
 const ACK_EPOCH_RESET_PACKETS: u64 = 1 << 20;
 
-/// QUIC 2018's `max_ack_height` window: `kBandwidthWindowSize` rounds
-/// (cycle length 8 + 2), fixed even when the bandwidth window follows a
-/// shortened cycle.
-const QUIC_ACK_HEIGHT_WINDOW_ROUNDS: u64 = 10;
-/// Rounds the bandwidth window spans beyond the cycle length (Linux
-/// `bbr_bw_rtts` = `CYCLE_LEN + 2`; QUIC `kBandwidthWindowSize`).
-const BW_WINDOW_EXTRA_ROUNDS: u64 = 2;
-
 /// Before any RTT sample, the initial pacing rate assumes 1 ms
 /// (`bbr_init_pacing_rate_from_rtt()`).
 const DEFAULT_RTT_NS: u64 = 1_000_000;
@@ -114,91 +122,6 @@ struct LongTermBw {
     last_stamp: Instant,
     last_delivered: u64,
     last_lost: u64,
-}
-
-/// Phases of QUIC 2018's recovery ([`BbrRecovery::Quic2018`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum QuicRecoveryPhase {
-    #[default]
-    Off,
-    /// The first round: the window only loses what is lost.
-    Conservation,
-    /// Later rounds: it also grows by what is acked.
-    Growth,
-}
-
-/// QUIC 2018's recovery window state.
-#[derive(Clone, Copy, Debug, Default)]
-struct QuicRecovery {
-    phase: QuicRecoveryPhase,
-    /// The recovery window, bytes; 0 until the first ACK of an episode.
-    window: u64,
-    /// When the latest loss was detected: recovery ends once a packet sent
-    /// after it is acknowledged (`end_recovery_at_`).
-    end_at: Instant,
-    /// Bytes declared lost since the transport last began an ACK.
-    lost_since_ack: u64,
-    /// Of those, the ones found before the current ACK began (by the loss
-    /// timer): not in its rate sample.
-    timer_lost: u64,
-}
-
-/// `bbr-jitter`'s RTT statistics (seed 001, eqs. 8–9), in ns as f64.
-#[derive(Clone, Copy, Debug)]
-struct JitterState {
-    cfg: JitterConfig,
-    srtt_ns: f64,
-    rttvar_ns: f64,
-    has_sample: bool,
-}
-
-impl JitterState {
-    /// Eq. (8) then eq. (9), in the paper's order: rttvar measures the
-    /// sample's distance from the freshly updated srtt.
-    ///
-    /// The first sample sets srtt to it and rttvar to 0. The paper does not
-    /// say how to start; RFC 6298's rtt/2 would declare every new path
-    /// unstable (0.5 > γ = 0.3) for its first samples, so the variant would
-    /// differ from `bbr` on a clean path. Starting at 0 makes it depart from
-    /// `bbr` only on evidence of jitter.
-    fn update(&mut self, rtt: Duration, ack_delay: Duration) {
-        if self.cfg.stats == JitterStats::Quic2018 {
-            return self.update_quic(rtt, ack_delay);
-        }
-        let r = duration_to_nanos(rtt) as f64;
-        if !self.has_sample {
-            self.srtt_ns = r;
-            self.rttvar_ns = 0.0;
-            self.has_sample = true;
-            return;
-        }
-        self.srtt_ns = (1.0 - self.cfg.alpha) * self.srtt_ns + self.cfg.alpha * r;
-        self.rttvar_ns =
-            (1.0 - self.cfg.beta) * self.rttvar_ns + self.cfg.beta * (self.srtt_ns - r).abs();
-    }
-
-    /// [`JitterStats::Quic2018`]: the sample less the ACK delay (when it
-    /// exceeds it), deviation before srtt, deviation starting at half the
-    /// first sample.
-    fn update_quic(&mut self, rtt: Duration, ack_delay: Duration) {
-        let raw = duration_to_nanos(rtt);
-        let delay = duration_to_nanos(ack_delay);
-        let r = if raw > delay { raw - delay } else { raw } as f64;
-        if !self.has_sample {
-            self.srtt_ns = r;
-            self.rttvar_ns = r / 2.0;
-            self.has_sample = true;
-            return;
-        }
-        self.rttvar_ns =
-            (1.0 - self.cfg.beta) * self.rttvar_ns + self.cfg.beta * (self.srtt_ns - r).abs();
-        self.srtt_ns = (1.0 - self.cfg.alpha) * self.srtt_ns + self.cfg.alpha * r;
-    }
-
-    /// Eqs. (10)–(11): the path is "unstable" when rttvar > γ·srtt.
-    fn unstable(&self) -> bool {
-        self.has_sample && self.rttvar_ns > self.cfg.gamma * self.srtt_ns
-    }
 }
 
 /// BBR v1 (and, with a [`JitterConfig`], `bbr-jitter`).
@@ -309,12 +232,7 @@ impl Bbr {
             extra_acked_win_idx: 0,
             max_ack_height: WindowedFilter::new(FilterKind::Max, QUIC_ACK_HEIGHT_WINDOW_ROUNDS),
             quic_recovery: QuicRecovery::default(),
-            jitter: jitter.map(|cfg| JitterState {
-                cfg,
-                srtt_ns: 0.0,
-                rttvar_ns: 0.0,
-                has_sample: false,
-            }),
+            jitter: jitter.map(JitterState::new),
             delivered_time: now,
             delivered_total: 0,
             lost_total: 0,
@@ -338,23 +256,6 @@ impl Bbr {
             self.lt.bw
         } else {
             self.max_bw()
-        }
-    }
-
-    /// The RTT the BDP is built on: min_rtt, or for an unstable `bbr-jitter`
-    /// path the smoothed RTT (seed 001, eq. 10).
-    fn model_rtt_ns(&self) -> Option<f64> {
-        if let Some(j) = self.jitter.as_ref().filter(|j| j.unstable()) {
-            return Some(j.srtt_ns);
-        }
-        self.min_rtt_ns.map(|n| n as f64)
-    }
-
-    fn cycle_len(&self) -> usize {
-        if CongestionControl::using_srtt(self) == Some(true) {
-            JITTER_CYCLE_LEN
-        } else {
-            CYCLE_LEN
         }
     }
 
@@ -538,24 +439,6 @@ impl Bbr {
         }
     }
 
-    /// QUIC 2018's measure (`BbrSender::UpdateAckAggregationBytes()`):
-    /// the bytes acked in the current epoch beyond max_bw × its length,
-    /// into a 10-round max filter, uncapped. An ACK that finds the epoch
-    /// no faster than max_bw starts a new epoch with its own bytes and
-    /// gives no sample.
-    fn update_max_ack_height(&mut self, acked: u64) {
-        let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
-        let expected = self.max_bw() * epoch_ns;
-        if self.ack_epoch_acked as f64 <= expected {
-            self.ack_epoch_acked = acked;
-            self.ack_epoch_stamp = self.delivered_time;
-            return;
-        }
-        self.ack_epoch_acked = self.ack_epoch_acked.saturating_add(acked);
-        let excess = self.ack_epoch_acked as f64 - expected;
-        self.max_ack_height.update(self.round_count, excess);
-    }
-
     /// The aggregation allowance added to the cwnd target, once the pipe is
     /// full, capped at bw × 100 ms (`bbr_ack_aggregation_cwnd()`); QUIC
     /// 2018's `max_ack_height` is added whole.
@@ -564,12 +447,7 @@ impl Bbr {
             return 0;
         }
         if self.cfg.ack_aggregation == AckAggregation::Quic2018 {
-            let v = self.cfg.extra_acked_gain * self.max_ack_height.get_or(0.0);
-            return if v.is_finite() && v > 0.0 {
-                v as u64
-            } else {
-                0
-            };
+            return self.max_ack_height_cwnd();
         }
         let max_aggr = self.bw() * EXTRA_ACKED_MAX_NS;
         let aggr = self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]) as f64;
@@ -875,72 +753,6 @@ impl Bbr {
         false
     }
 
-    /// QUIC 2018's recovery phases (`BbrSender::UpdateRecoveryState()`),
-    /// after the round counter has been updated for this ACK.
-    fn update_quic_recovery_state(&mut self, ctx: &AckContext<'_>) {
-        let r = &mut self.quic_recovery;
-        let has_losses = ctx.rate.lost_bytes > 0 || r.timer_lost > 0;
-        if has_losses {
-            r.end_at = ctx.now;
-        }
-        match r.phase {
-            QuicRecoveryPhase::Off => {
-                if has_losses {
-                    r.phase = QuicRecoveryPhase::Conservation;
-                    r.window = 0;
-                    // Conservation lasts a whole round from now.
-                    self.next_round_delivered = ctx.delivered_bytes;
-                }
-                return;
-            }
-            QuicRecoveryPhase::Conservation if self.round_start => {
-                r.phase = QuicRecoveryPhase::Growth;
-            }
-            _ => {}
-        }
-        if !has_losses && ctx.newest_acked_sent.is_some_and(|t| t > r.end_at) {
-            r.phase = QuicRecoveryPhase::Off;
-        }
-    }
-
-    /// QUIC 2018's recovery window (`BbrSender::CalculateRecoveryWindow()`).
-    fn update_quic_recovery_window(&mut self, ctx: &AckContext<'_>) {
-        let (min_cwnd, mss) = (self.min_cwnd(), self.mss);
-        let r = &mut self.quic_recovery;
-        let lost = ctx.rate.lost_bytes + std::mem::take(&mut r.timer_lost);
-        r.lost_since_ack = 0;
-        if r.phase == QuicRecoveryPhase::Off {
-            return;
-        }
-        let acked = ctx.rate.acked_bytes;
-        let floor = ctx.bytes_in_flight.saturating_add(acked);
-        if r.window == 0 {
-            r.window = floor.max(min_cwnd);
-            return;
-        }
-        r.window = if r.window >= lost {
-            r.window - lost
-        } else {
-            mss
-        };
-        if r.phase == QuicRecoveryPhase::Growth {
-            r.window = r.window.saturating_add(acked);
-        }
-        r.window = r.window.max(floor).max(min_cwnd);
-    }
-
-    /// The window in force: cwnd, or under QUIC 2018's recovery the smaller
-    /// of cwnd and the recovery window (`BbrSender::GetCongestionWindow()`).
-    fn effective_cwnd(&self) -> u64 {
-        let r = &self.quic_recovery;
-        if r.phase != QuicRecoveryPhase::Off && r.window > 0 && self.mode != Mode::ProbeRtt {
-            // Never below one packet, even right after an MSS increase.
-            self.cwnd.min(r.window).max(self.mss)
-        } else {
-            self.cwnd
-        }
-    }
-
     /// Moves cwnd towards its target, never faster than the data acked
     /// (`bbr_set_cwnd()`).
     fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
@@ -999,8 +811,7 @@ impl CongestionControl for Bbr {
         }
         if self.cfg.bw_window_follows_cycle {
             // QUIC 2018: `kBandwidthWindowSize` = cycle length + 2.
-            self.bw_filter
-                .set_window(self.cycle_len() as u64 + BW_WINDOW_EXTRA_ROUNDS);
+            self.set_bw_window_from_cycle();
         }
         // bbr_update_model()
         self.update_bw(rs, ctx);
@@ -1035,8 +846,7 @@ impl CongestionControl for Bbr {
         if self.cfg.recovery == BbrRecovery::Quic2018 {
             // Counted into the next ACK's recovery update; losses found
             // while handling an ACK are in its rate sample instead.
-            self.quic_recovery.lost_since_ack =
-                self.quic_recovery.lost_since_ack.saturating_add(lost_bytes);
+            self.quic_recovery.on_packets_lost(lost_bytes);
             return;
         }
         if new_episode {
@@ -1083,10 +893,7 @@ impl CongestionControl for Bbr {
     }
 
     fn on_ack_begin(&mut self) {
-        let r = &mut self.quic_recovery;
-        r.timer_lost = r
-            .timer_lost
-            .saturating_add(std::mem::take(&mut r.lost_since_ack));
+        self.quic_recovery.on_ack_begin();
     }
 
     fn pacing_rate_bytes_per_sec(&self) -> u64 {
@@ -1129,11 +936,7 @@ impl CongestionControl for Bbr {
                 rounds: self.lt.rounds,
             }),
             extra_acked_bytes: self.ack_aggregation_cwnd(),
-            jitter: self.jitter.map(|j| JitterSnapshot {
-                srtt: Duration::from_nanos(j.srtt_ns as u64),
-                rttvar: Duration::from_nanos(j.rttvar_ns as u64),
-                using_srtt: j.unstable(),
-            }),
+            jitter: self.jitter.map(|j| j.snapshot()),
             ..Snapshot::default()
         }
     }
