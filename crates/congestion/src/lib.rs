@@ -4,6 +4,8 @@
 //! it (`bbr`), the jitter-robust BBR of Dong & Guo (`bbr-jitter`), CUBIC
 //! (`cubic`) and NewReno (`reno`), plus the pieces every transport needs
 //! around them: delivery-rate sampling, RTT estimation and windowed filters.
+//! BBR also runs with the switches of Chromium QUIC's BBR of 2018
+//! ([`BbrConfig::quic_2018`]), the stack `bbr-jitter` was first built on.
 //!
 //! It does no I/O, reads no clock, spawns no threads, does not allocate per
 //! ACK and depends on nothing outside `std`. A transport (QUIC stack, UDP
@@ -74,3 +76,9 @@ pub use delivery_rate::{
 pub use rtt_estimator::RttEstimator;
 pub use snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;
+
+// The README's example is compiled and run as a doc test, so the first
+// code a reader copies cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
