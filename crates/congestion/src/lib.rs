@@ -14,18 +14,24 @@
 //! be in flight and how fast to send.
 //!
 //! ```
-//! use congestion::{Algorithm, AckedPacket, Config, Controller, Instant};
+//! use congestion::{Algorithm, AckedPacket, Config, Controller, Instant, Mode};
 //! use std::time::Duration;
 //!
 //! let cfg = Config::new("bbr".parse::<Algorithm>().unwrap());
 //! let t0 = Instant::from_nanos(0);
 //! let mut cc = Controller::new(&cfg, t0);
+//! let initial_cwnd = cc.cwnd_bytes(); // 10 packets of 1500 bytes
 //! let st = cc.on_packet_sent(t0, 1500, 0, false);
 //! let t1 = Instant::from_nanos(40_000_000);
 //! cc.on_ack(t1, &[AckedPacket { bytes: 1500, state: st }], Some(Duration::from_millis(40)), Duration::ZERO, 0);
-//! assert!(cc.cwnd_bytes() >= 4 * 1500);
+//! // STARTUP grows the window by every byte acknowledged.
+//! assert_eq!(cc.mode(), Mode::Startup);
+//! assert_eq!(cc.cwnd_bytes(), initial_cwnd + 1500);
 //! assert!(cc.pacing_rate_bytes_per_sec() > 0);
 //! ```
+//!
+//! The crate's README has a longer example: a paced flow over a modelled
+//! bottleneck, which BBR measures before it leaves STARTUP.
 //!
 //! # Recovery episodes (read this if you embed BBR in QUIC)
 //!
