@@ -21,6 +21,42 @@
 //! The model has no clock and no event loop: time is passed in, and because
 //! the queue is FIFO with a schedule known in advance, every packet's fate
 //! is decided when it arrives. Runs are deterministic for a given seed.
+//!
+//! # Example
+//!
+//! A direction as a scenario's `[link.forward]` table writes it (here read
+//! with the `toml` crate; [`DirectionConfig`] is plain serde): 10 Mbit/s,
+//! 20 ms of delay and a 4-packet drop-tail queue. Six 1500-byte packets
+//! arrive at once.
+//!
+//! ```
+//! use link::{Direction, DirectionConfig, DropReason, Verdict};
+//! use std::path::Path;
+//!
+//! let text = r#"
+//!     rate = "10mbit"
+//!     delay = "20ms"
+//!     queue = { limit = "4pkt" }
+//! "#;
+//! let cfg: DirectionConfig = toml::from_str(text).unwrap();
+//! // Resolving checks the whole table and loads trace files relative to
+//! // the scenario's directory.
+//! let mut forward = Direction::new(&cfg.resolve(Path::new("."))?, 1);
+//!
+//! let verdicts: Vec<Verdict> = (0..6).map(|_| forward.enqueue(0, 1500)).collect();
+//! // Each packet takes 1.2 ms to serialise at 10 Mbit/s, then 20 ms to
+//! // cross: the fourth leaves the queue after four serialisations.
+//! let Verdict::Deliver { dequeue_ns, arrive_ns, .. } = verdicts[3] else {
+//!     panic!("{:?}", verdicts[3]);
+//! };
+//! assert_eq!((dequeue_ns, arrive_ns), (4_800_000, 24_800_000));
+//! // The queue holds four, so the last two are dropped.
+//! for v in &verdicts[4..] {
+//!     assert!(matches!(v, Verdict::Drop { reason: DropReason::QueueFull, .. }));
+//! }
+//! assert_eq!(forward.stats().dropped_total(), 2);
+//! # Ok::<(), link::LinkError>(())
+//! ```
 
 #![warn(missing_docs)]
 
