@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cargo test --workspace --all-targets
-cargo test --workspace --doc
+# With the binary's `kernel` feature (bbrlab's BPF controls; setup.sh
+# installs what it needs), so the kernel tests run too.
+cargo test --workspace --all-targets --features bbrlab/kernel
+cargo test --workspace --doc --features bbrlab/kernel
 # The Python package: pytest (API, Dask sweeps) and the example notebook.
 bash scripts/test-python.sh

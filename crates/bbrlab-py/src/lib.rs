@@ -1,8 +1,8 @@
 //! `bbrlab._native`: the Rust half of the Python package `bbrlab`.
 //!
 //! Nothing here runs a scenario its own way. A scenario is parsed by
-//! [`bbrlab::scenario::parse`] (so errors carry the CLI's `file:line:col`
-//! message) and run and summarised by [`bbrlab::run::simulate`], the
+//! [`scenario::parse`] (so errors carry the CLI's `file:line:col`
+//! message) and run and summarised by [`runner::run::simulate`], the
 //! function `bbrlab sim` runs it with; the only difference is the
 //! [`Sink`] the samples go to: Arrow columns (bbrlab's typed column tables
 //! of `flows.csv` and `link.csv`) handed to pyarrow through the Arrow
@@ -17,15 +17,15 @@ use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{Field, Schema};
-use bbrlab::output::SummaryJson;
-use bbrlab::progress::SimClock;
-use bbrlab::run::{Column, Kind, Sink, Value, FLOW_COLUMNS, LINK_COLUMNS};
-use bbrlab::scenario::{self, Scenario, ScenarioError as Refusal};
 use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
+use runner::output::SummaryJson;
+use runner::progress::SimClock;
+use runner::run::{Column, Kind, Sink, Value, FLOW_COLUMNS, LINK_COLUMNS};
+use scenario::{Scenario, ScenarioError as Refusal};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -158,7 +158,7 @@ impl Builder {
 }
 
 /// A time series as Arrow columns: the columns of `flows.csv` or
-/// `link.csv` ([`bbrlab::run::FLOW_COLUMNS`], [`bbrlab::run::LINK_COLUMNS`])
+/// `link.csv` ([`runner::run::FLOW_COLUMNS`], [`runner::run::LINK_COLUMNS`])
 /// with their typed, unrounded values.
 struct Columns<S: 'static> {
     table: &'static [Column<S>],
@@ -405,10 +405,10 @@ fn simulate<'py>(
     let result = py.detach(|| -> std::io::Result<_> {
         if timeseries {
             let (json, sink) =
-                bbrlab::run::simulate(&name, "run-0000", &run, ArrowSink::default(), &clock.0)?;
+                runner::run::simulate(&name, "run-0000", &run, ArrowSink::default(), &clock.0)?;
             Ok((json, sink))
         } else {
-            let (json, ()) = bbrlab::run::simulate(&name, "run-0000", &run, NoRecorder, &clock.0)?;
+            let (json, ()) = runner::run::simulate(&name, "run-0000", &run, NoRecorder, &clock.0)?;
             Ok((json, ArrowSink::default()))
         }
     });
@@ -542,7 +542,7 @@ fn reproduce(
     quick: bool,
     jobs: Option<usize>,
 ) -> PyResult<String> {
-    let opts = bbrlab::reproduce::Options {
+    let opts = claims::reproduce::Options {
         out: out.into(),
         quick,
         only: Some(ids),
@@ -550,7 +550,7 @@ fn reproduce(
         quiet: true,
     };
     let outcomes = py
-        .detach(|| bbrlab::reproduce::run(&opts))
+        .detach(|| claims::reproduce::run(&opts, &runner::sweep::Quiet))
         .map_err(PyRuntimeError::new_err)?;
     serde_json::to_string(&outcomes).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
@@ -558,7 +558,7 @@ fn reproduce(
 /// bbrlab's version and the git commit it was built from.
 #[pyfunction]
 fn provenance() -> (&'static str, &'static str) {
-    bbrlab::output::provenance()
+    runner::provenance()
 }
 
 #[pymodule]

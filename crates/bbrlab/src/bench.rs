@@ -7,7 +7,6 @@
 //! identical scenario with CUBIC, so the figures can be compared as a ratio
 //! on a machine whose speed drifts.
 
-use crate::scenario;
 use std::path::Path;
 use std::time::Instant;
 
@@ -417,9 +416,9 @@ pub fn transport(seconds: u64, runs: u32, quinn: Option<std::path::PathBuf>) -> 
     no_gso.print();
     let tcp_addr = std::net::SocketAddr::from(([127, 0, 0, 1], free_tcp_port()?));
     let tcp = std::thread::scope(|s| -> Result<f64, String> {
-        let r = s.spawn(|| crate::tcp::recv(tcp_addr, std::time::Duration::from_secs(5)));
+        let r = s.spawn(|| tcp_probe::recv(tcp_addr, std::time::Duration::from_secs(5)));
         std::thread::sleep(std::time::Duration::from_millis(200));
-        let sent = crate::tcp::send(&crate::tcp::SendOptions {
+        let sent = tcp_probe::send(&tcp_probe::SendOptions {
             to: tcp_addr,
             cc: "bbr".into(),
             duration_s: secs.as_secs_f64(),

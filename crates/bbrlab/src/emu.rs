@@ -167,98 +167,6 @@ fn direction_toml(
     Ok(t)
 }
 
-/// A scenario's path as the emulator reads it.
-#[derive(Debug)]
-pub struct ScenarioPath {
-    /// `[link.forward]`: client → server.
-    pub forward: link::ResolvedDirection,
-    /// `[link.reverse]`: server → client.
-    pub reverse: link::ResolvedDirection,
-    /// The scenario's `seed` (1 if none), so loss and jitter are drawn as
-    /// in the simulator.
-    pub seed: u64,
-}
-
-/// The parts of a scenario file `emu --scenario` reads; everything else
-/// (duration, flows, sampling, output) belongs to the simulator and is
-/// ignored, not required.
-#[derive(serde::Deserialize)]
-struct EmuScenario {
-    seed: Option<u64>,
-    link: Option<EmuLink>,
-    sweep: Option<toml::Table>,
-}
-
-/// `[link]`; either direction may be left out (no rate limit, no delay,
-/// as with the path flags).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EmuLink {
-    forward: Option<link::DirectionConfig>,
-    reverse: Option<link::DirectionConfig>,
-}
-
-/// Reads only the `[link]` table and `seed` of a scenario file, for
-/// `emu --scenario`. The simulator's loader demands a duration and a
-/// `[[flow]]` and applies simulator limits (a forward rate, run sizes)
-/// that mean nothing to the emulator, so a file holding just a `[link]`
-/// is enough here. Errors name `file:line:col`, what is wrong and what is
-/// allowed.
-pub fn load_link(file: &Path) -> Result<ScenarioPath, String> {
-    let name = file.display().to_string();
-    let src = std::fs::read_to_string(file)
-        .map_err(|e| format!("{name}: cannot read the scenario file: {e}"))?;
-    let loc = crate::locate::Located::new(&src);
-    let at = |offset: usize| {
-        let (l, c) = loc.line_col(offset);
-        format!("{name}:{l}:{c}")
-    };
-    let span_at = |path: &crate::locate::KeyPath| at(loc.span_of(path).map_or(0, |(r, _)| r.start));
-    let key_at = |key: &str| span_at(&crate::locate::KeyPath::parse(key));
-    let sc: EmuScenario = toml::from_str(&src).map_err(|e| {
-        let offset = e.span().map_or(0, |s| s.start);
-        let mut m = e.message().trim().to_string();
-        if m.contains("expected a string") {
-            m.push_str(" (values with units are strings, e.g. \"40ms\", \"10mbit\", \"100pkt\")");
-        }
-        match loc.path_at(offset) {
-            Some(p) if !m.contains(&format!("`{p}`")) => format!("{}: `{p}`: {m}", at(offset)),
-            _ => format!("{}: {m}", at(offset)),
-        }
-    })?;
-    if let Some(sweep) = &sc.sweep {
-        if let Some(k) = sweep
-            .keys()
-            .find(|k| k.starts_with("link.") || *k == "link")
-        {
-            return Err(format!(
-                "{}: [sweep] `{k}`: emu --scenario runs one path and does not expand sweeps of [link]; write the value you want in [link] (sweeps of other keys are ignored)",
-                span_at(&crate::locate::KeyPath(vec![
-                    crate::locate::Seg::Key("sweep".into()),
-                    crate::locate::Seg::Key(k.clone()),
-                ]))
-            ));
-        }
-    }
-    let Some(link) = sc.link else {
-        return Err(format!(
-            "{name}: no [link] table; emu --scenario takes the path from [link.forward] (client → server) and [link.reverse] (server → client), e.g.\n  [link.forward]\n  rate = \"10mbit\"\n  delay = \"20ms\""
-        ));
-    };
-    let base = file.parent().unwrap_or(Path::new("."));
-    let resolve = |d: Option<link::DirectionConfig>, which: &str| {
-        d.unwrap_or_default().resolve(base).map_err(|e| {
-            let key = format!("link.{which}.{}", e.field);
-            format!("{}: `{key}`: {}", key_at(&key), e.message)
-        })
-    };
-    Ok(ScenarioPath {
-        forward: resolve(link.forward, "forward")?,
-        reverse: resolve(link.reverse, "reverse")?,
-        seed: sc.seed.unwrap_or(1),
-    })
-}
-
 /// Builds the forwarder's configuration.
 pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, String> {
     if let Some(file) = &p.scenario {
@@ -274,7 +182,7 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
                     .into(),
             );
         }
-        let path = load_link(file)?;
+        let path = scenario::path::load_link(file).map_err(|e| e.to_string())?;
         return Ok(ForwardConfig {
             forward: path.forward,
             reverse: path.reverse,

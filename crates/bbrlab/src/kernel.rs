@@ -5,6 +5,7 @@
 //! — can run them without a kernel module.
 
 /// Which controls a command acts on: the names given, or all of ours.
+#[cfg(feature = "kernel")]
 fn names(given: &[String]) -> Result<Vec<String>, String> {
     if given.is_empty() {
         return Ok(kernel_cc::NAMES.iter().map(|s| s.to_string()).collect());
@@ -22,6 +23,7 @@ fn names(given: &[String]) -> Result<Vec<String>, String> {
 
 /// `kernel load [NAME...]`: every name must load; one that fails leaves
 /// the ones before it loaded (and says so).
+#[cfg(feature = "kernel")]
 pub fn load(given: &[String]) -> Result<(), String> {
     let mut done = Vec::new();
     for n in names(given)? {
@@ -43,6 +45,7 @@ pub fn load(given: &[String]) -> Result<(), String> {
 
 /// `kernel unload [NAME...] [--force]`: without names, every one of ours
 /// that is loaded.
+#[cfg(feature = "kernel")]
 pub fn unload(given: &[String], force: bool) -> Result<(), String> {
     let list: Vec<String> = if given.is_empty() {
         kernel_cc::list()
@@ -73,6 +76,7 @@ pub fn unload(given: &[String], force: bool) -> Result<(), String> {
 
 /// `kernel list`: each control, whether loaded and registered, and how
 /// many sockets run it.
+#[cfg(feature = "kernel")]
 pub fn list() -> Result<(), String> {
     if let Err(e) = kernel_cc::built() {
         println!("note: {e}");
@@ -92,4 +96,82 @@ pub fn list() -> Result<(), String> {
     }
     println!("kernel offers: {}", kernel_cc::available().join(" "));
     Ok(())
+}
+
+/// The exact command that builds the `kernel` feature in, for a binary
+/// built without it.
+#[cfg_attr(feature = "kernel", allow(dead_code))]
+pub const BUILD_WITH_KERNEL: &str =
+    "bash scripts/setup.sh && cargo run --release -p bbrlab --features kernel -- kernel ...";
+
+/// What to tell a user who asks this binary for `what` when it was built
+/// without the `kernel` feature: what is missing and how to get it.
+#[cfg_attr(feature = "kernel", allow(dead_code))]
+pub fn missing(what: &str) -> String {
+    format!(
+        "`bbrlab {what}` needs bbrlab's BPF congestion controls, and this bbrlab was built without them \
+         (cargo feature `kernel`, off by default because it needs clang, bpftool, libbpf, libelf and zlib). \
+         Build it in with: {BUILD_WITH_KERNEL}"
+    )
+}
+
+/// Without the `kernel` feature, `load`, `unload` and `list` say what is
+/// missing and how to build it in.
+#[cfg(not(feature = "kernel"))]
+pub fn load(_given: &[String]) -> Result<(), String> {
+    Err(missing("kernel load"))
+}
+
+/// See [`load`].
+#[cfg(not(feature = "kernel"))]
+pub fn unload(_given: &[String], _force: bool) -> Result<(), String> {
+    Err(missing("kernel unload"))
+}
+
+/// See [`load`].
+#[cfg(not(feature = "kernel"))]
+pub fn list() -> Result<(), String> {
+    Err(missing("kernel list"))
+}
+
+#[cfg(test)]
+mod missing_tests {
+    /// A binary without the feature must say what is missing and give the
+    /// command that builds it in, not a bare "unknown command".
+    #[test]
+    fn the_message_names_the_feature_and_the_command_that_builds_it() {
+        let m = super::missing("kernel load");
+        assert!(m.contains("`bbrlab kernel load`"), "{m}");
+        assert!(m.contains("feature `kernel`"), "{m}");
+        assert!(m.contains("--features kernel"), "{m}");
+        assert!(m.contains("scripts/setup.sh"), "{m}");
+    }
+
+    #[cfg(not(feature = "kernel"))]
+    #[test]
+    fn without_the_feature_every_kernel_action_is_refused_with_it() {
+        for r in [super::load(&[]), super::unload(&[], true), super::list()] {
+            assert!(r.unwrap_err().contains("--features kernel"));
+        }
+    }
+}
+
+#[cfg(all(test, feature = "kernel"))]
+mod tests {
+    /// The report tells ours from the kernel's by name alone
+    /// (`claims::linux_tcp::is_ours`, no BPF loader needed); every control
+    /// kernel-cc provides must be recognised by it, and the kernel's own not.
+    #[test]
+    fn the_reports_rule_recognises_every_control_we_provide() {
+        for n in kernel_cc::NAMES {
+            assert!(claims::linux_tcp::is_ours(n), "{n}");
+            assert!(kernel_cc::is_ours(n), "{n}");
+        }
+        for n in ["bbr", "cubic", "reno"] {
+            assert!(
+                !claims::linux_tcp::is_ours(n) && !kernel_cc::is_ours(n),
+                "{n}"
+            );
+        }
+    }
 }

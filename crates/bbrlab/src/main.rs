@@ -16,9 +16,19 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bbrlab::{bench, compare, emu, plots, reproduce, sim, tcp, validate};
+use claims::reproduce;
+use figures as plots;
+use tcp_probe as tcp;
 
+mod bench;
+mod compare;
+mod emu;
+mod emu_child;
 mod kernel;
+mod kernel_sweep;
+mod signals;
+mod sim;
+mod validate;
 
 /// BBR congestion control: simulate, measure and compare.
 #[derive(Parser)]
@@ -267,7 +277,8 @@ struct JitterSweepArgs {
 }
 
 fn jitter_sweep(a: JitterSweepArgs) -> Result<(), String> {
-    use bbrlab::kernel_jitter::{run, table_from, Options};
+    use crate::kernel_sweep::{run, Options};
+    use claims::linux_tcp::table_from;
     if let Some(csv) = a.table {
         return table_from(&csv).map(|t| print!("{t}"));
     }
@@ -600,13 +611,16 @@ fn main() -> ExitCode {
             quiet,
             table: None,
             strict,
-        } => reproduce::run(&reproduce::Options {
-            out,
-            quick,
-            only,
-            jobs,
-            quiet,
-        })
+        } => reproduce::run(
+            &reproduce::Options {
+                out,
+                quick,
+                only,
+                jobs,
+                quiet,
+            },
+            &sim::TerminalView::new(quiet),
+        )
         .and_then(|outcomes| {
             if strict {
                 reproduce::require_all(&outcomes)
@@ -668,7 +682,7 @@ fn main() -> ExitCode {
                 idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
                 accept_timeout: duration_arg("--accept-timeout", &accept_timeout)?,
                 // Ctrl-C / SIGTERM: stop and remove the partial output.
-                stop: Some(bbrlab::signals::stop_flag()?),
+                stop: Some(signals::stop_flag()?),
             })?;
             println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
             Ok(())

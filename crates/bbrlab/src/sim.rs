@@ -8,245 +8,103 @@
 //! A directory that is not empty is refused unless `--force`, which first
 //! removes what an earlier `bbrlab sim` wrote there (and nothing else).
 
-use crate::output::{write_summaries, CsvRecorder, SummaryJson};
-use crate::progress::{slowest, Board, SimClock};
-use crate::scenario::{self, Run};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use runner::output::{write_summaries, SummaryJson};
+use runner::progress::{slowest, RunStatus};
+use runner::sweep::{prepare_output, run_one_with, run_parallel, View};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex};
-use std::time::{Duration, Instant};
-
-/// The run's name: its directory's if that is `run-NNNN`, else `run-0000`.
-fn run_name(dir: &Path) -> String {
-    dir.file_name()
-        .and_then(|n| n.to_str())
-        .filter(|n| n.starts_with("run-"))
-        .unwrap_or("run-0000")
-        .to_string()
-}
-
-/// Runs one simulation into `dir` (through [`crate::run::simulate`], as
-/// every front end does, with the CSV files as its sink); returns its
-/// summary. `dir` gets `flows.csv`, `link.csv`, `summary.json`,
-/// `summary.csv` and the scenario as run (`scenario.toml`).
-pub fn run_one(name: &str, run: &Run, dir: &Path, plots: bool) -> Result<SummaryJson, String> {
-    run_one_with(name, run, dir, plots, &SimClock::default())
-}
-
-/// [`run_one`], advancing `clock` to the simulated time of each sample
-/// written, for the progress display.
-pub fn run_one_with(
-    name: &str,
-    run: &Run,
-    dir: &Path,
-    plots: bool,
-    clock: &SimClock,
-) -> Result<SummaryJson, String> {
-    fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
-    fs::write(dir.join("scenario.toml"), &run.text)
-        .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
-    let csv =
-        CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock)
-        .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
-    write_summaries(dir, name, &[&json])
-        .map_err(|e| format!("writing summaries in {}: {e}", dir.display()))?;
-    if plots && run.config.sample_interval_ns > 0 {
-        crate::plots::plot_run(dir)?;
-    }
-    Ok(json)
-}
-
-/// Whether `name` (an entry of an output directory) is something `bbrlab
-/// sim` writes, so `--force` may remove it.
-fn ours(name: &str, is_dir: bool) -> bool {
-    if is_dir {
-        return name.len() == 8
-            && name.starts_with("run-")
-            && name[4..].bytes().all(|c| c.is_ascii_digit());
-    }
-    const FILES: [&str; 6] = [
-        "flows.csv",
-        "link.csv",
-        "summary.json",
-        "summary.csv",
-        "scenario.toml",
-        "bbrlab.log",
-    ];
-    const FIGURES: [&str; 5] = ["throughput", "rtt", "inflight", "bw_estimate", "queue"];
-    FILES.contains(&name)
-        || FIGURES
-            .iter()
-            .any(|f| name == format!("{f}.svg") || name == format!("{f}.png"))
-}
-
-/// Makes `out` ready for a new set of results: created if missing; if not
-/// empty, refused unless `force`, and then emptied of what bbrlab wrote
-/// (anything else there is an error, so `--force` never deletes a file
-/// bbrlab did not write).
-pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
-    let entries: Vec<(String, bool)> = match fs::read_dir(out) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            return Err(format!(
-                "cannot read output directory {}: {e}",
-                out.display()
-            ))
-        }
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .map(|e| {
-                (
-                    e.file_name().to_string_lossy().into_owned(),
-                    e.file_type().is_ok_and(|t| t.is_dir()),
-                )
-            })
-            .collect(),
-    };
-    if !entries.is_empty() {
-        let mut names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
-        names.sort_unstable();
-        let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
-        if !force {
-            return Err(format!(
-                "output directory {} is not empty ({} entries: {shown}{}); earlier results would mix with new ones. Use --force to replace bbrlab's earlier results there, or choose another --out",
-                out.display(),
-                names.len(),
-                if names.len() > 5 { ", ..." } else { "" }
-            ));
-        }
-        let foreign: Vec<&str> = entries
-            .iter()
-            .filter(|(n, d)| !ours(n, *d))
-            .map(|e| e.0.as_str())
-            .collect();
-        if !foreign.is_empty() {
-            return Err(format!(
-                "output directory {} holds files bbrlab did not write ({}); --force only removes earlier bbrlab results (run-NNNN/, flows.csv, link.csv, summary.*, scenario.toml, figures). Move them or choose another --out",
-                out.display(),
-                foreign.join(", ")
-            ));
-        }
-        for (n, is_dir) in &entries {
-            let p = out.join(n);
-            let r = if *is_dir {
-                fs::remove_dir_all(&p)
-            } else {
-                fs::remove_file(&p)
-            };
-            r.map_err(|e| format!("--force: cannot remove {}: {e}", p.display()))?;
-        }
-    }
-    fs::create_dir_all(out)
-        .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))
-}
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// Most per-run progress lines shown; with more workers, the overall line
 /// still names the slowest run.
 const MAX_RUN_LINES: usize = 8;
 
-/// Runs `f` over `items` on `jobs` worker threads (default: all cores);
-/// results come back in item order. Unless `quiet`, shows progress: one
-/// line per running run with its simulated time and ETA, and an overall
-/// line with the runs finished and the slowest run under way (see
-/// [`crate::progress`]). `describe` gives an item's label and simulated
-/// duration (ns); `f` advances the [`SimClock`] it is given (through
-/// [`run_one_with`]). `None` marks an item whose worker died (it cannot,
-/// short of a panic).
-pub fn run_parallel<T: Sync, R: Send>(
-    items: &[T],
-    jobs: Option<usize>,
+/// A sweep's progress on the terminal (indicatif): one line per running run
+/// with its simulated time and ETA, and an overall line with the runs
+/// finished and the slowest run under way (see [`runner::progress`]).
+/// Hidden entirely with `quiet`.
+pub struct TerminalView {
     quiet: bool,
-    describe: impl Fn(&T) -> (String, u64) + Sync,
-    f: impl Fn(&T, &SimClock) -> R + Sync,
-) -> Vec<Option<R>> {
-    let n = items.len();
-    let workers = jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
-        .clamp(1, n.max(1));
-    let multi = MultiProgress::with_draw_target(if quiet {
-        ProgressDrawTarget::hidden()
-    } else {
-        ProgressDrawTarget::stderr()
-    });
-    let bar = multi.add(ProgressBar::new(n as u64));
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
-        )
-        .expect("static template"),
-    );
-    let line_style = ProgressStyle::with_template("    {msg}").expect("static template");
-    let lines: Vec<ProgressBar> = (0..workers.min(MAX_RUN_LINES))
-        .map(|_| {
-            let l = multi.add(ProgressBar::new_spinner());
-            l.set_style(line_style.clone());
-            l
-        })
-        .collect();
-    if !quiet {
-        bar.enable_steady_tick(Duration::from_millis(200));
-    }
-    let board = Board::new(workers);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
-    let (stop, stopped) = mpsc::channel::<()>();
-    std::thread::scope(|s| {
-        if !quiet {
-            let (board, bar, lines) = (&board, &bar, &lines);
-            s.spawn(move || loop {
-                let now: Vec<_> = board.snapshot(Instant::now());
-                let running: Vec<_> = now.iter().flatten().cloned().collect();
-                match slowest(&running) {
-                    Some(i) if running.len() > 1 => {
-                        bar.set_message(format!("slowest: {}", running[i].describe()))
-                    }
-                    _ => bar.set_message(""),
-                }
-                for (l, st) in lines.iter().zip(&now) {
-                    l.set_message(st.as_ref().map_or(String::new(), |s| s.describe()));
-                }
-                // Until every worker is done (the sender is dropped).
-                if let Err(mpsc::RecvTimeoutError::Timeout) =
-                    stopped.recv_timeout(Duration::from_millis(250))
-                {
-                    continue;
-                }
-                break;
-            });
+    multi: MultiProgress,
+    bar: ProgressBar,
+    lines: Mutex<Vec<ProgressBar>>,
+}
+
+impl TerminalView {
+    /// A view drawing on stderr, or nothing when `quiet`.
+    pub fn new(quiet: bool) -> TerminalView {
+        let multi = MultiProgress::with_draw_target(if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        });
+        let bar = multi.add(ProgressBar::new(0));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {msg}",
+            )
+            .expect("static template"),
+        );
+        TerminalView {
+            quiet,
+            multi,
+            bar,
+            lines: Mutex::new(Vec::new()),
         }
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (board, next, results, bar) = (&board, &next, &results, &bar);
-                let (describe, f) = (&describe, &f);
-                s.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        break;
-                    }
-                    let (label, duration_ns) = describe(&items[i]);
-                    let clock = board.start(w, label, duration_ns, Instant::now());
-                    let r = f(&items[i], &clock);
-                    board.finish(w);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-                    bar.inc(1);
-                })
-            })
-            .collect();
-        for h in handles {
-            // A worker that panicked leaves its item `None`.
-            let _ = h.join();
-        }
-        drop(stop);
-    });
-    for l in &lines {
-        l.finish_and_clear();
     }
-    bar.finish_and_clear();
-    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+impl View for TerminalView {
+    fn live(&self) -> bool {
+        !self.quiet
+    }
+
+    fn start(&self, total: usize, workers: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(0);
+        let style = ProgressStyle::with_template("    {msg}").expect("static template");
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in lines.len()..workers.min(MAX_RUN_LINES) {
+            let l = self.multi.add(ProgressBar::new_spinner());
+            l.set_style(style.clone());
+            lines.push(l);
+        }
+        if !self.quiet {
+            self.bar.enable_steady_tick(Duration::from_millis(200));
+        }
+    }
+
+    fn update(&self, now: &[Option<RunStatus>]) {
+        let running: Vec<_> = now.iter().flatten().cloned().collect();
+        match slowest(&running) {
+            Some(i) if running.len() > 1 => self
+                .bar
+                .set_message(format!("slowest: {}", running[i].describe())),
+            _ => self.bar.set_message(""),
+        }
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        for (l, st) in lines.iter().zip(now) {
+            l.set_message(st.as_ref().map_or(String::new(), |s| s.describe()));
+        }
+    }
+
+    fn finished_one(&self) {
+        self.bar.inc(1);
+    }
+
+    fn finish(&self) {
+        for l in self
+            .lines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            l.finish_and_clear();
+        }
+        self.bar.finish_and_clear();
+    }
 }
 
 /// The `sim` command.
@@ -283,9 +141,15 @@ pub fn run(
     let results = run_parallel(
         &indices,
         jobs,
-        quiet,
+        &TerminalView::new(quiet),
         |&i| (format!("run-{i:04}"), sc.runs[i].config.duration_ns),
-        |&i, clock| run_one_with(&sc.name, &sc.runs[i], &dir_of(i), plots, clock),
+        |&i, clock| {
+            let s = run_one_with(&sc.name, &sc.runs[i], &dir_of(i), clock)?;
+            if plots && sc.runs[i].config.sample_interval_ns > 0 {
+                figures::plot_run(&dir_of(i))?;
+            }
+            Ok::<_, String>(s)
+        },
     );
     let mut summaries = Vec::new();
     for (i, r) in results.into_iter().enumerate() {

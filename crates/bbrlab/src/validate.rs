@@ -551,7 +551,7 @@ mod tests {
                 .path()
                 .join(format!("{}.toml", p.name.replace('%', "pc")));
             std::fs::write(&f, scenario_toml(p, "cubic", 5, 1)).unwrap();
-            let sc = crate::scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1);
             assert_eq!(sc.runs[0].config.flows.len(), 1);
             assert_eq!(sc.runs[0].config.duration_ns, 5_000_000_000);

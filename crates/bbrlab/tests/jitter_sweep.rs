@@ -8,7 +8,7 @@
 
 mod common;
 
-use bbrlab::kernel_jitter::{
+use claims::linux_tcp::{
     markdown, parse_csv, read_csv, report_section, write_csv, SweepRow, CSV_FILE, PROVENANCE_FILE,
 };
 use std::fs;
@@ -297,7 +297,9 @@ fn the_table_command_prints_the_markdown_or_says_what_is_wrong() {
     assert!(e.contains(csv.to_str().unwrap()), "{e}");
 }
 
-/// Runs the sweep with the kernel's `bbr` only (no BPF control needed).
+/// Runs the sweep with the kernel's `bbr` only (no BPF control needed;
+/// the command itself needs the binary's `kernel` feature).
+#[cfg(feature = "kernel")]
 fn sweep(out: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "kernel",
@@ -315,6 +317,7 @@ fn sweep(out: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 #[test]
+#[cfg(feature = "kernel")]
 fn root_a_sweep_measures_each_point_and_writes_its_provenance() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -367,6 +370,7 @@ fn root_a_sweep_measures_each_point_and_writes_its_provenance() {
 }
 
 #[test]
+#[cfg(feature = "kernel")]
 fn root_a_run_that_fails_is_a_row_with_its_error_and_the_command_exits_1() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());

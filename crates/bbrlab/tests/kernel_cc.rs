@@ -3,6 +3,9 @@
 //! a guard that unloads (`--force`) on drop, panics included, and checks the
 //! kernel lists neither control afterwards; traffic runs only in namespaces
 //! the test makes (`bbrlab emu`'s, or an anonymous one of a thread).
+//!
+//! Only with the binary's `kernel` feature (`scripts/test.sh` sets it).
+#![cfg(feature = "kernel")]
 
 mod common;
 

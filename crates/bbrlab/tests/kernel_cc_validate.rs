@@ -14,6 +14,9 @@
 //! BBRLAB_KCC_REPS and BBRLAB_KCC_SECONDS change the repetitions (3) and
 //! the nominal run length (24 s, which spans two PROBE_RTTs; the
 //! receiver's verdict must come within 30 s of the last write).
+//!
+//! Only with the binary's `kernel` feature (`scripts/test.sh` sets it).
+#![cfg(feature = "kernel")]
 
 mod common;
 

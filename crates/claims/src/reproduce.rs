@@ -5,12 +5,12 @@
 //! The scenario files are `scenarios/claims/*.toml`, compiled into the
 //! binary so the command works from any directory; the report shows each
 //! file's text. The verdict rules and their tolerances live in
-//! [`crate::claims`].
+//! [`crate::evaluate`].
 
-use crate::claims::{self, ClaimDef, Eval};
-use crate::output::SummaryJson;
-use crate::scenario::{self, Run};
-use crate::sim::{run_one_with, run_parallel};
+use crate::evaluate::{self as claims, ClaimDef, Eval};
+use runner::output::SummaryJson;
+use runner::sweep::{run_one_with, run_parallel, View};
+use scenario::Run;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs;
@@ -124,7 +124,10 @@ fn load(def: &ClaimDef, quick: bool) -> Result<Vec<Run>, String> {
 }
 
 /// The `reproduce` command.
-pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
+/// Runs the selected claims' scenarios, judges each claim and writes the
+/// report; the runs' progress goes to `view` (the command line's terminal,
+/// Python's own, or [`runner::sweep::Quiet`]).
+pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
     let defs = select(&opts.only)?;
     let t_all = Instant::now();
     fs::create_dir_all(&opts.out)
@@ -169,7 +172,7 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
     let done = run_parallel(
         &jobs,
         opts.jobs,
-        opts.quiet,
+        view,
         |j| {
             (
                 format!("{} run {}", defs[j.claim].id, j.index),
@@ -178,7 +181,7 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
         },
         |j, clock| {
             let t0 = Instant::now();
-            run_one_with(defs[j.claim].file, &j.run, &j.dir, false, clock)
+            run_one_with(defs[j.claim].file, &j.run, &j.dir, clock)
                 .map(|s| (s, t0.elapsed().as_secs_f64()))
         },
     );
@@ -253,7 +256,7 @@ pub fn run(opts: &Options) -> Result<Vec<Outcome>, String> {
         .map(|i| {
             (
                 i,
-                crate::kernel_jitter::report_section(&crate::kernel_jitter::data_dir(), &opts.out),
+                crate::linux_tcp::report_section(&crate::linux_tcp::data_dir(), &opts.out),
             )
         });
     let html = report_html(&defs, &outcomes, opts.quick, total, linux_tcp);
@@ -295,7 +298,7 @@ pub fn require_all(outcomes: &[Outcome]) -> Result<(), String> {
 fn write_claim_files(cdir: &Path, data: &[RunData]) -> Result<(), String> {
     let summaries: Vec<&SummaryJson> = data.iter().map(|d| &d.summary).collect();
     let name = summaries.first().map_or("", |s| s.scenario.as_str());
-    crate::output::write_summaries(cdir, name, &summaries).map_err(|e| e.to_string())
+    runner::output::write_summaries(cdir, name, &summaries).map_err(|e| e.to_string())
 }
 
 fn outcome(def: &ClaimDef, eval: Eval, seconds: f64) -> Outcome {
@@ -369,7 +372,7 @@ fn seeds_cited(source: &str) -> Vec<&'static str> {
 
 /// The UTC calendar date of `secs` since the Unix epoch, as YYYY-MM-DD
 /// (the civil-from-days rule; no date crate needed for one stamp).
-pub(crate) fn utc_date(secs: u64) -> String {
+pub fn utc_date(secs: u64) -> String {
     let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -380,18 +383,6 @@ pub(crate) fn utc_date(secs: u64) -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The git commit of the working directory, if it is a checkout.
-fn git_commit() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
@@ -429,7 +420,7 @@ fn report_html(
         outcomes.len(),
         if quick { " (quick mode: shortened durations)" } else { "" },
         env!("CARGO_PKG_VERSION"),
-        esc(&git_commit()),
+        esc(runner::provenance().1),
         utc_date(
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 
 use crate::locate::{KeyPath, Located, Seg};
 
+pub mod limits;
+pub mod locate;
+pub mod path;
+
 /// A duration written with a unit ("40ms").
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(try_from = "String")]
@@ -442,10 +446,11 @@ pub fn parse(
                     config,
                 });
             }
-            crate::limits::check_total(&runs).map_err(|m| ScenarioError {
-                location: sweep_at(None),
-                message: format!("[sweep]: {m}"),
-            })?;
+            crate::limits::check_total(&runs.iter().map(|r| &r.config).collect::<Vec<_>>())
+                .map_err(|m| ScenarioError {
+                    location: sweep_at(None),
+                    message: format!("[sweep]: {m}"),
+                })?;
         }
     }
     Ok(Scenario {

@@ -296,17 +296,19 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
     Ok(())
 }
 
-/// Checks a sweep's runs together.
-pub fn check_total(runs: &[crate::scenario::Run]) -> Result<(), String> {
+/// Checks a sweep's runs together, given their configurations (only the
+/// configurations: this module knows nothing of scenario files).
+pub fn check_total(configs: &[&SimConfig]) -> Result<(), String> {
+    let runs = configs;
     let (max_packets, max_rows) = (MAX_PACKETS_TOTAL * scale(), MAX_ROWS_TOTAL * scale());
-    let p: f64 = runs.iter().map(|r| packets(&r.config)).sum();
+    let p: f64 = runs.iter().map(|c| packets(c)).sum();
     if p > max_packets {
         return Err(format!(
             "{} runs simulate up to {p:.3e} packets together; the limit is {max_packets:.0e} for a sweep: fewer points, shorter runs or lower rates",
             runs.len()
         ));
     }
-    let r: f64 = runs.iter().map(|r| rows(&r.config)).sum();
+    let r: f64 = runs.iter().map(|c| rows(c)).sum();
     if r > max_rows {
         return Err(format!(
             "{} runs write {r:.3e} time-series rows together ({:.1} GB); the limit is {max_rows:.0e} for a sweep: raise sample_interval, or fewer points",
@@ -332,7 +334,7 @@ fn human_time(s: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::{parse, Scenario, ScenarioError};
+    use crate::{parse, Scenario, ScenarioError};
     use std::path::Path;
 
     fn parse_src(src: &str) -> Result<Scenario, ScenarioError> {
@@ -357,7 +359,7 @@ mod tests {
             for e in std::fs::read_dir(&dir).unwrap() {
                 let p = e.unwrap().path();
                 if p.extension().is_some_and(|x| x == "toml") {
-                    crate::scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+                    crate::load(&p).unwrap_or_else(|e| panic!("{e}"));
                     n += 1;
                 }
             }

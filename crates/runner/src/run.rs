@@ -1,7 +1,7 @@
 //! Running one run of a scenario: the one implementation every front end
 //! goes through.
 //!
-//! `bbrlab sim` (and `reproduce` and `compare`, through [`crate::sim`])
+//! `bbrlab sim` (and `reproduce` and `compare`, through [`crate::sweep`])
 //! and the Python package's `simulate()` and `sweep()` differ only in
 //! where a run's time series goes: CSV files streamed as the run goes,
 //! Arrow columns handed to pandas, or nowhere. So they all call
@@ -16,8 +16,8 @@
 
 use crate::output::{CsvRecorder, SummaryJson};
 use crate::progress::{ClockRecorder, SimClock};
-use crate::scenario::Run;
 use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
+use scenario::Run;
 use std::io;
 
 /// Where a run's time series goes: every sample as the simulator makes it
@@ -188,12 +188,7 @@ mod tests {
         }
     }
 
-    fn lossy_run() -> (
-        crate::scenario::Scenario,
-        MemoryRecorder,
-        SummaryJson,
-        SimClock,
-    ) {
+    fn lossy_run() -> (scenario::Scenario, MemoryRecorder, SummaryJson, SimClock) {
         let text = r#"
 name = "cols"
 duration = "2s"
@@ -208,7 +203,7 @@ delay = "10ms"
 [[flow]]
 algorithm = "bbr"
 "#;
-        let sc = crate::scenario::parse(
+        let sc = scenario::parse(
             text,
             "cols.toml",
             std::path::Path::new("."),

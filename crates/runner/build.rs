@@ -1,5 +1,8 @@
-//! Records the git commit bbrlab is built from, so every result it writes
-//! (summary.json, the report) can say which code produced it.
+//! Records the git commit bbrlab is built from, with `-dirty` when the
+//! checkout had uncommitted changes, so every result it writes
+//! (summary.json, the report, a kernel jitter sweep) names the code that
+//! produced it. This is the one source of provenance: nothing asks git
+//! again at run time, where the current directory may be another checkout.
 
 use std::path::Path;
 use std::process::Command;
@@ -21,7 +24,19 @@ fn main() {
     let commit = std::env::var("BBRLAB_GIT_COMMIT")
         .ok()
         .filter(|s| !s.is_empty())
-        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
+        .or_else(|| {
+            let head = git(&["rev-parse", "--short=12", "HEAD"])?;
+            // Tracked files changed (untracked ones, such as outputs, are
+            // not the code). `git status` prints nothing for a clean tree.
+            let dirty = Command::new("git")
+                .args(["status", "--porcelain", "--untracked-files=no"])
+                .current_dir(&root)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .is_some_and(|o| !o.stdout.is_empty());
+            Some(if dirty { format!("{head}-dirty") } else { head })
+        })
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=BBRLAB_GIT_COMMIT={commit}");
     // Rebuild when HEAD moves (a commit or a checkout), not on every edit.
@@ -46,6 +61,11 @@ fn main() {
         // checkout's .git anyway, so that a later build where git works
         // records the commit instead of keeping "unknown".
         (None, _) => watch(&root.join(".git")),
+    }
+    // An edit to the code or the scenarios can make a clean tree dirty
+    // (or back): watch them too (cargo compares the newest mtime below).
+    for dir in ["crates", "scenarios", "Cargo.toml", "Cargo.lock"] {
+        watch(&root.join(dir));
     }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -8,8 +8,9 @@
 //! CLAIMS.md asks. A claim the model does not reproduce keeps its check and
 //! carries an analysis of why.
 
-use crate::plots::{self, Band, Figure, Series, Table};
 use crate::reproduce::RunData;
+use figures::{self as plots, Band, Figure, Series, Table};
+use runner::stats::{self, Stats};
 use serde::Serialize;
 use std::path::Path;
 
@@ -354,80 +355,13 @@ fn line(label: &str, points: Vec<(f64, f64)>) -> Series {
     }
 }
 
-/// The `q` quantile (0–1) of `v` by linear interpolation between order
-/// statistics; NaN for no samples. Sorts `v`.
+/// [`runner::stats::quantile`], NaN for no samples: a missing measurement
+/// drops out of a mean instead of failing the claim's arithmetic.
 fn quantile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
-    let (i, frac) = (pos.floor() as usize, pos.fract());
-    if i + 1 < v.len() {
-        v[i] + (v[i + 1] - v[i]) * frac
-    } else {
-        v[i]
-    }
+    stats::quantile(v, q).unwrap_or(f64::NAN)
 }
 
 // ----- several seeds -------------------------------------------------------
-
-/// One quantity over the seeds of one sweep point: the mean a verdict uses
-/// and the spread the report shows, so that no verdict rests on one seed's
-/// noise (issue 12: "the verdict uses the mean").
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Stats {
-    /// Finite samples (seeds) counted.
-    pub(crate) n: usize,
-    /// Their mean.
-    pub(crate) mean: f64,
-    /// The smallest.
-    pub(crate) min: f64,
-    /// The largest.
-    pub(crate) max: f64,
-    /// Sample standard deviation (n − 1 in the denominator; 0 for one sample).
-    pub(crate) sd: f64,
-}
-
-impl Stats {
-    /// Statistics of the finite values in `values`; a run that produced no
-    /// measurement (NaN) is left out rather than counted as zero. With no
-    /// finite value, `n` is 0 and the rest NaN.
-    pub(crate) fn of(values: &[f64]) -> Stats {
-        let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-        if v.is_empty() {
-            return Stats {
-                n: 0,
-                mean: f64::NAN,
-                min: f64::NAN,
-                max: f64::NAN,
-                sd: f64::NAN,
-            };
-        }
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let sd = if v.len() > 1 {
-            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-        } else {
-            0.0
-        };
-        Stats {
-            n: v.len(),
-            mean,
-            min: v.iter().copied().fold(f64::INFINITY, f64::min),
-            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            sd,
-        }
-    }
-
-    /// "mean (min–max, n = k)" with `prec` decimals, for tables and checks.
-    fn show(&self, prec: usize) -> String {
-        format!(
-            "{:.prec$} ({:.prec$}–{:.prec$}, n = {})",
-            self.mean, self.min, self.max, self.n
-        )
-    }
-}
 
 /// Which spread a band shows around the mean.
 #[allow(dead_code)] // StdDev is for C11/C12's sweeps (issue 12, item 3).

@@ -7,7 +7,12 @@
 //! time-series schema as the simulator. The stream is framed and carries a
 //! seeded byte pattern and a SHA-256 trailer; the receiver checks every
 //! byte, the length and the hash, and answers `OK` or an error.
+//!
+//! With the `kernel` feature, a socket running one of bbrlab's own BPF
+//! controls (which have no `TCP_CC_INFO`) is read through their state map
+//! instead; without it, such a socket's BBR columns stay empty.
 
+use runner::stats::quantile;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -434,15 +439,6 @@ pub struct SendSummary {
     pub samples: usize,
 }
 
-/// The `q` quantile of `v` (nearest rank; sorts `v`), `None` when empty.
-pub(crate) fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[((v.len() - 1) as f64 * q).round() as usize])
-}
-
 /// What the sampler hands back: (time, srtt ms) and (time, delivery rate
 /// bit/s) per sample, and the last reading.
 struct Sampled {
@@ -455,6 +451,7 @@ fn opt_cell<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or(String::new(), |x| x.to_string())
 }
 
+#[cfg(feature = "kernel")]
 /// One reading of a bbrlab BPF control (`kernel_cc`) as `TCP_CC_INFO`
 /// would give it: bw in bytes/s, min_rtt in µs, gains ×256.
 fn bpf_info(s: &mut kernel_cc::Sampler, fd: i32, t0: Instant) -> Option<BbrInfo> {
@@ -497,6 +494,7 @@ fn sample_loop(
         rates: Vec::new(),
         last: Probe::default(),
     };
+    #[cfg(feature = "kernel")]
     let mut bpf_cc = kernel_cc::Sampler::for_socket(fd, log.as_deref());
     let mut last_acked = 0u64;
     let mut last_t = 0.0;
@@ -515,8 +513,9 @@ fn sample_loop(
         // from their socket-storage map, in the same units.
         let bbr = getsockopt::<BbrInfo>(fd, TCP_CC_INFO)
             .ok()
-            .filter(|b| b.pacing_gain > 0)
-            .or_else(|| bpf_info(bpf_cc.as_mut()?, fd, t0));
+            .filter(|b| b.pacing_gain > 0);
+        #[cfg(feature = "kernel")]
+        let bbr = bbr.or_else(|| bpf_info(bpf_cc.as_mut()?, fd, t0));
         let t = t0.elapsed().as_secs_f64();
         let rtt_ms = p.srtt_us as f64 / 1000.0;
         if p.srtt_us > 0 {

@@ -195,7 +195,7 @@ fn contains_deep(node: Node<'_>, offset: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::parse;
+    use crate::parse;
     use std::path::Path;
 
     fn err(src: &str) -> String {

@@ -1,0 +1,671 @@
+//! `bbrlab kernel jitter-sweep`: running seed 001's jitter experiment
+//! (claims C11 and C12) on real Linux TCP. The kernel's own `bbr` and our
+//! BPF `bbrlab_jitter` each run through `bbrlab emu` (this binary, as a
+//! child with a stop flag and a deadline) on C11/C12's path, for each RTT
+//! standard deviation and seed. What a sweep writes — its CSV, provenance,
+//! table and report block — is defined in `claims::linux_tcp`.
+//!
+//! Needs the `kernel` feature (bbrlab's BPF controls); without it the
+//! options are still checked and `--table` still works, but a sweep is
+//! refused with the command that builds the controls in.
+#![cfg_attr(not(feature = "kernel"), allow(dead_code, unused_imports))]
+
+use claims::linux_tcp::{
+    label, link_toml, path_words, write_csv, Provenance, SweepRow, CSV_FILE, PROVENANCE_FILE,
+};
+use figures as plots;
+use serde::Deserialize;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Options of `kernel jitter-sweep`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Output directory: the CSV, the provenance and `runs/` (each run's
+    /// path, logs and the probe's time series).
+    pub out: PathBuf,
+    /// RTT standard deviations, ms.
+    pub sds_ms: Vec<f64>,
+    /// Seeds.
+    pub seeds: Vec<u64>,
+    /// Congestion controls, alternated within each (sd, seed).
+    pub ccs: Vec<String>,
+    /// Send this many bytes per run (exclusive with `duration_s`).
+    pub bytes: Option<u64>,
+    /// Or send for this long, s.
+    pub duration_s: Option<f64>,
+    /// Longest a run may take before it is stopped and recorded as failed.
+    pub timeout_s: u64,
+    /// No progress bar (per-run lines still print).
+    pub quiet: bool,
+}
+
+impl Options {
+    /// The per-run timeout when none is given: the transfer at a third of
+    /// the link's rate (reordering costs up to ~40 % of it) or the
+    /// duration, plus two minutes for the start, the drain and the
+    /// verdict.
+    pub fn default_timeout_s(bytes: Option<u64>, duration_s: Option<f64>) -> u64 {
+        let send = match (bytes, duration_s) {
+            (_, Some(d)) => d,
+            (Some(b), None) => b as f64 * 8.0 / 1e6,
+            (None, None) => 0.0,
+        };
+        (send + 120.0).ceil() as u64
+    }
+
+    /// The command that repeats this sweep, every option spelled out, for
+    /// the provenance.
+    pub fn command_line(&self) -> String {
+        let list = |v: Vec<String>| v.join(",");
+        let mut c = format!(
+            "bbrlab kernel jitter-sweep --out {} --sds {} --seeds {} --cc {}",
+            self.out.display(),
+            list(self.sds_ms.iter().map(f64::to_string).collect()),
+            list(self.seeds.iter().map(u64::to_string).collect()),
+            list(self.ccs.clone()),
+        );
+        if let Some(b) = self.bytes {
+            let _ = write!(c, " --bytes {b}");
+        }
+        if let Some(d) = self.duration_s {
+            let _ = write!(c, " --duration {d}s");
+        }
+        let _ = write!(c, " --timeout {}", self.timeout_s);
+        c
+    }
+
+    /// Checks what can be checked before anything runs.
+    fn check(&self) -> Result<(), String> {
+        if self.sds_ms.is_empty() || self.seeds.is_empty() || self.ccs.is_empty() {
+            return Err("--sds, --seeds and --cc each need at least one value".into());
+        }
+        if let Some(sd) = self.sds_ms.iter().find(|s| !s.is_finite() || **s < 0.0) {
+            return Err(format!(
+                "--sds: {sd}: an RTT standard deviation is a number of ms ≥ 0"
+            ));
+        }
+        for (i, cc) in self.ccs.iter().enumerate() {
+            if self.ccs[..i].contains(cc) {
+                return Err(format!("--cc: {cc} is given twice"));
+            }
+        }
+        match (self.bytes, self.duration_s) {
+            (Some(0), _) => Err("--bytes 0: nothing to send; give a byte count > 0".into()),
+            (_, Some(d)) if d.is_nan() || d <= 0.0 => {
+                Err(format!("--duration {d} s: give a duration > 0"))
+            }
+            (Some(_), Some(_)) => Err("give --bytes or --duration, not both".into()),
+            (None, None) => Err("give --bytes or --duration".into()),
+            _ if self.timeout_s == 0 => Err("--timeout 0: give a timeout > 0 s".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Whether this process runs as root (the emulator makes namespaces).
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[cfg(feature = "kernel")]
+/// Every control in `ccs` must be one the kernel offers now; ours are
+/// offered once `bbrlab kernel load` has registered them.
+pub fn check_available(ccs: &[String], available: &[String]) -> Result<(), String> {
+    let missing: Vec<&String> = ccs.iter().filter(|c| !available.contains(c)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let offered = if available.is_empty() {
+        "nothing (no /proc/sys/net/ipv4/tcp_available_congestion_control)".to_string()
+    } else {
+        available.join(" ")
+    };
+    let mut hints = Vec::new();
+    let ours: Vec<&str> = missing
+        .iter()
+        .filter(|c| kernel_cc::is_ours(c))
+        .map(|c| c.as_str())
+        .collect();
+    if !ours.is_empty() {
+        hints.push(format!(
+            "{} not loaded: run `sudo bbrlab kernel load` first (and `bbrlab kernel unload` after)",
+            ours.join(" and ")
+        ));
+    }
+    for c in missing.iter().filter(|c| !kernel_cc::is_ours(c)) {
+        hints.push(format!(
+            "`{c}` is not one of bbrlab's ({}); if it is the kernel's, `modprobe tcp_{c}` loads it",
+            kernel_cc::NAMES.join(", ")
+        ));
+    }
+    Err(format!(
+        "congestion control {} not available; the kernel offers {offered}. {}",
+        missing
+            .iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        hints.join("; ")
+    ))
+}
+
+/// `'…'` for `sh -c`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The sender's summary fields the CSV keeps (`tcp send`'s JSON).
+#[derive(Deserialize)]
+struct SenderJson {
+    goodput_bps: f64,
+    seconds: f64,
+    retransmitted_fraction: Option<f64>,
+    rtt_median_ms: Option<f64>,
+}
+
+/// Mean of the sidecar's `using_srtt` column (the variant's state, sampled
+/// with the probe's log); `None` without the file (a control that is not
+/// ours) or samples.
+pub fn using_srtt_fraction(sidecar: &Path) -> Result<Option<f64>, String> {
+    if !sidecar.exists() {
+        return Ok(None);
+    }
+    let t = plots::Table::read(sidecar)?;
+    let v: Vec<f64> = t
+        .points(sidecar, "time_s", "using_srtt", None)?
+        .into_iter()
+        .map(|p| p.1)
+        .filter(|x| x.is_finite())
+        .collect();
+    Ok((!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64))
+}
+
+/// Why an emulator run failed, from its stderr: the lines that say
+/// `error:` or `timed out`, else the last line (not the emulator's
+/// statistics line, whose "release error" is not one).
+fn failure_reason(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let errors: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.contains("error:") || l.contains("timed out"))
+        .collect();
+    if errors.is_empty() {
+        lines.last().copied().unwrap_or("no output").to_string()
+    } else {
+        errors.join(" / ")
+    }
+}
+
+/// One (sd, seed, cc) through `bbrlab emu`; the error says why not.
+struct RunSpec<'a> {
+    exe: &'a Path,
+    dir: PathBuf,
+    sd_ms: f64,
+    seed: u64,
+    cc: &'a str,
+}
+
+/// What one run measured.
+struct Measured {
+    goodput_bps: f64,
+    seconds: f64,
+    retransmitted_fraction: Option<f64>,
+    rtt_median_ms: Option<f64>,
+    using_srtt_fraction: Option<f64>,
+}
+
+#[cfg(feature = "kernel")]
+fn run_one(
+    spec: &RunSpec<'_>,
+    opts: &Options,
+    stop: &AtomicBool,
+    tick: &dyn Fn(Duration),
+) -> Result<Measured, String> {
+    let dir = &spec.dir;
+    if dir.exists() {
+        fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let link = dir.join("link.toml");
+    fs::write(&link, link_toml(spec.sd_ms, spec.seed))
+        .map_err(|e| format!("cannot write {}: {e}", link.display()))?;
+    let log = dir.join("flows.csv");
+    let exe = sh_quote(&spec.exe.display().to_string());
+    let amount = match (opts.bytes, opts.duration_s) {
+        (Some(b), _) => format!("--bytes {b}"),
+        (None, Some(d)) => format!("--duration {d}s"),
+        (None, None) => return Err("no --bytes or --duration".into()),
+    };
+    let server = format!("{exe} tcp recv --listen {{server}}:5201");
+    let client = format!(
+        "{exe} tcp send --to {{server}}:5201 --cc {} {amount} --log {}",
+        spec.cc,
+        sh_quote(&log.display().to_string())
+    );
+    let ended = crate::emu_child::run(
+        &crate::emu_child::EmuRun {
+            exe: spec.exe,
+            scenario: &link,
+            server: &server,
+            client: &client,
+            timeout_s: opts.timeout_s,
+            log_dir: dir,
+        },
+        Some(stop),
+        tick,
+    )
+    .map_err(|e| {
+        if e.starts_with("interrupted") {
+            "interrupted (the sweep was stopped by a signal)".to_string()
+        } else {
+            e
+        }
+    })?;
+    let (stdout, stderr) = (ended.stdout, ended.stderr);
+    let where_ = format!("(log: {})", ended.err_path.display());
+    let Some(status) = ended.status else {
+        return Err(format!(
+            "the emulator did not exit within {} s; stopped it {where_}",
+            ended.deadline.as_secs()
+        ));
+    };
+    let sender = crate::compare::json_line_with(&stdout, "cc");
+    if !status.success() || sender.is_none() {
+        return Err(format!(
+            "the emulator exited with {status}{}: {} {where_}",
+            if sender.is_none() {
+                " and no sender summary"
+            } else {
+                ""
+            },
+            failure_reason(&stderr)
+        ));
+    }
+    let s: SenderJson = serde_json::from_value(sender.unwrap_or_default())
+        .map_err(|e| format!("the sender's summary lacks a figure: {e} {where_}"))?;
+    Ok(Measured {
+        goodput_bps: s.goodput_bps,
+        seconds: s.seconds,
+        retransmitted_fraction: s.retransmitted_fraction,
+        rtt_median_ms: s.rtt_median_ms,
+        using_srtt_fraction: using_srtt_fraction(&kernel_cc::sampler_path(&log))?,
+    })
+}
+
+/// The running kernel's release (`uname -r`).
+pub fn kernel_release() -> String {
+    fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// See [`Provenance::source_tree`].
+fn source_tree() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        None => "unknown (not a git checkout)".into(),
+        Some(c) => match git(&["status", "--porcelain", "--", "crates/kernel-cc"]) {
+            Some(st) if !st.is_empty() => {
+                format!("{c}, crates/kernel-cc with uncommitted changes")
+            }
+            Some(_) => format!("{c}, crates/kernel-cc as committed"),
+            None => c,
+        },
+    }
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let t = secs % 86_400;
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        claims::reproduce::utc_date(secs),
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
+fn loadavg() -> f64 {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// One line per finished run, as the sweep goes.
+fn describe(r: &SweepRow) -> String {
+    match (&r.error, r.goodput_bps) {
+        (Some(e), _) => format!("{}: FAILED: {e}", label(r.sd_ms, r.seed, &r.cc)),
+        (None, g) => format!(
+            "{}: {:.2} Mbit/s in {:.1} s, {:.0} % retransmitted, median RTT {:.0} ms{}",
+            label(r.sd_ms, r.seed, &r.cc),
+            g.unwrap_or(f64::NAN) / 1e6,
+            r.seconds.unwrap_or(f64::NAN),
+            100.0 * r.retransmitted_fraction.unwrap_or(f64::NAN),
+            r.rtt_median_ms.unwrap_or(f64::NAN),
+            r.using_srtt_fraction.map_or(String::new(), |u| format!(
+                ", BDP on srtt {:.0} % of samples",
+                100.0 * u
+            ))
+        ),
+    }
+}
+
+/// How long the sweep waits at its end for its sockets on our controls to
+/// be released before it says what is left.
+const SOCKET_WAIT_S: u64 = 10;
+
+/// Waits, at most `limit`, until no socket runs any of our controls in
+/// `ccs`, so that `bbrlab kernel unload` right after the sweep succeeds;
+/// past that, says which are left and what to do. A connection's control
+/// is released only when the kernel destroys its socket. The emulator
+/// closes the sockets its programs leave (`ss -K`) before it removes their
+/// namespaces; before it did, the last runs' sockets outlived the path as
+/// orphans for 2–4 minutes, and on a kernel without SOCK_DESTROY they
+/// still would. Unloading meanwhile is refused without --force.
+#[cfg(feature = "kernel")]
+fn wait_for_sockets(ccs: &[String], limit: Duration) {
+    let t0 = Instant::now();
+    loop {
+        let live: Vec<String> = kernel_cc::list()
+            .iter()
+            .filter(|s| ccs.contains(&s.name) && s.live_sockets > 0)
+            .map(|s| format!("{} on {}", s.live_sockets, s.name))
+            .collect();
+        if live.is_empty() {
+            return;
+        }
+        if t0.elapsed() >= limit {
+            eprintln!(
+                "jitter-sweep: sockets of the last runs still run bbrlab's controls ({}): connections whose namespaces are gone and which the emulator could not close (a kernel without CONFIG_INET_DIAG_DESTROY?); the kernel releases them after its orphan retries (minutes). `bbrlab kernel unload --force` unregisters the controls now; those sockets keep them until they close.",
+                live.join(", ")
+            );
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// `kernel jitter-sweep`: every (sd, seed, cc), one at a time (the
+/// emulator's timing wants the machine to itself). Writes the CSV after
+/// every run, so an interrupted sweep keeps what it measured, and the
+/// provenance at the end. A run that fails is a row with its error; the
+/// command then exits 1 after the sweep, naming how many.
+#[cfg(not(feature = "kernel"))]
+pub fn run(opts: &Options) -> Result<(), String> {
+    opts.check()?;
+    Err(crate::kernel::missing("kernel jitter-sweep"))
+}
+
+/// The sweep itself (see the module's documentation).
+#[cfg(feature = "kernel")]
+pub fn run(opts: &Options) -> Result<(), String> {
+    opts.check()?;
+    if !is_root() {
+        return Err(
+            "kernel jitter-sweep needs root: every run goes through `bbrlab emu`, which makes network namespaces (run it with sudo)"
+                .into(),
+        );
+    }
+    check_available(&opts.ccs, &kernel_cc::available())?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find bbrlab itself: {e}"))?;
+    fs::create_dir_all(&opts.out)
+        .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let stop = crate::signals::stop_flag()?;
+    let kernel = kernel_release();
+    let started = utc_now();
+    let load = loadavg();
+    let mut plan = Vec::new();
+    for &sd in &opts.sds_ms {
+        for &seed in &opts.seeds {
+            for cc in &opts.ccs {
+                plan.push((sd, seed, cc.as_str()));
+            }
+        }
+    }
+    let csv_path = opts.out.join(CSV_FILE);
+    let bar = if opts.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(plan.len() as u64)
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, ETA {eta}  {msg}",
+        )
+        .expect("static template"),
+    );
+    eprintln!(
+        "jitter-sweep: {} runs ({} sds × {} seeds × {}) on {} (kernel {kernel}); each run's logs in {}",
+        plan.len(),
+        opts.sds_ms.len(),
+        opts.seeds.len(),
+        opts.ccs.join(", "),
+        path_words(),
+        opts.out.join("runs").display()
+    );
+    let mut rows: Vec<SweepRow> = Vec::new();
+    for &(sd, seed, cc) in &plan {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let name = label(sd, seed, cc);
+        let spec = RunSpec {
+            exe: &exe,
+            dir: opts
+                .out
+                .join("runs")
+                .join(format!("sd{sd}-seed{seed}-{cc}")),
+            sd_ms: sd,
+            seed,
+            cc,
+        };
+        let tick = |t: Duration| bar.set_message(format!("{name}: {} s", t.as_secs()));
+        tick(Duration::ZERO);
+        let m = run_one(&spec, opts, &stop, &tick);
+        let mut row = SweepRow {
+            sd_ms: sd,
+            seed,
+            cc: cc.to_string(),
+            goodput_bps: None,
+            seconds: None,
+            retransmitted_fraction: None,
+            rtt_median_ms: None,
+            using_srtt_fraction: None,
+            bytes: opts.bytes,
+            duration_s: opts.duration_s,
+            kernel: kernel.clone(),
+            error: None,
+        };
+        match m {
+            Ok(m) => {
+                row.goodput_bps = Some(m.goodput_bps);
+                row.seconds = Some(m.seconds);
+                row.retransmitted_fraction = m.retransmitted_fraction;
+                row.rtt_median_ms = m.rtt_median_ms;
+                row.using_srtt_fraction = m.using_srtt_fraction;
+            }
+            Err(e) => row.error = Some(e),
+        }
+        bar.suspend(|| eprintln!("{}", describe(&row)));
+        rows.push(row);
+        bar.inc(1);
+        write_csv(&csv_path, &rows)?;
+    }
+    bar.finish_and_clear();
+    wait_for_sockets(&opts.ccs, Duration::from_secs(SOCKET_WAIT_S));
+    let failed = rows.iter().filter(|r| r.error.is_some()).count();
+    let prov = Provenance {
+        kernel_release: kernel,
+        bbrlab_version: runner::provenance().0.to_string(),
+        bbrlab_commit: runner::provenance().1.to_string(),
+        source_tree: source_tree(),
+        started_utc: started,
+        finished_utc: utc_now(),
+        command: opts.command_line(),
+        sds_ms: opts.sds_ms.clone(),
+        seeds: opts.seeds.clone(),
+        ccs: opts.ccs.clone(),
+        bytes: opts.bytes,
+        duration_s: opts.duration_s,
+        path: path_words(),
+        runs: rows.len(),
+        failed,
+        loadavg_at_start: load,
+        loadavg_at_end: loadavg(),
+    };
+    let json = serde_json::to_string_pretty(&prov).map_err(|e| e.to_string())?;
+    let prov_path = opts.out.join(PROVENANCE_FILE);
+    fs::write(&prov_path, json + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", prov_path.display()))?;
+    eprintln!(
+        "jitter-sweep: wrote {} and {}",
+        csv_path.display(),
+        prov_path.display()
+    );
+    if rows.len() < plan.len() {
+        return Err(format!(
+            "stopped by a signal after {} of {} runs; {} holds those",
+            rows.len(),
+            plan.len(),
+            csv_path.display()
+        ));
+    }
+    if failed > 0 {
+        return Err(format!(
+            "{failed} of {} runs failed (their `error` column in {} says why)",
+            rows.len(),
+            csv_path.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_link_file_is_c11_c12s_path() {
+        let t = link_toml(40.0, 2);
+        let path =
+            std::env::temp_dir().join(format!("bbrlab-jitter-link-{}.toml", std::process::id()));
+        fs::write(&path, &t).unwrap();
+        let p = scenario::path::load_link(&path);
+        let _ = fs::remove_file(&path);
+        let p = p.unwrap();
+        assert_eq!(p.seed, 2);
+        assert!(t.contains("sd = \"40ms\""), "{t}");
+        assert!(t.contains("reorder = true"), "{t}");
+    }
+
+    #[test]
+    #[cfg(feature = "kernel")]
+    fn missing_controls_name_the_remedy() {
+        let avail: Vec<String> = ["reno", "bbr", "cubic"].map(String::from).to_vec();
+        assert!(check_available(&["bbr".into()], &avail).is_ok());
+        let e = check_available(&["bbr".into(), "bbrlab_jitter".into()], &avail).unwrap_err();
+        assert!(e.contains("bbrlab_jitter not available"), "{e}");
+        assert!(e.contains("bbrlab kernel load"), "{e}");
+        assert!(e.contains("reno bbr cubic"), "{e}");
+        let e = check_available(&["vegas".into()], &avail).unwrap_err();
+        assert!(e.contains("modprobe tcp_vegas"), "{e}");
+    }
+
+    #[test]
+    fn options_are_checked_before_anything_runs() {
+        let ok = Options {
+            out: "x".into(),
+            sds_ms: vec![0.0, 40.0],
+            seeds: vec![1],
+            ccs: vec!["bbr".into()],
+            bytes: Some(3_000_000),
+            duration_s: None,
+            timeout_s: 144,
+            quiet: true,
+        };
+        assert!(ok.check().is_ok());
+        assert_eq!(
+            ok.command_line(),
+            "bbrlab kernel jitter-sweep --out x --sds 0,40 --seeds 1 --cc bbr --bytes 3000000 --timeout 144"
+        );
+        let bad = |f: fn(&mut Options)| {
+            let mut o = ok.clone();
+            f(&mut o);
+            o.check().unwrap_err()
+        };
+        assert!(bad(|o| o.sds_ms = vec![-1.0]).contains("--sds"));
+        assert!(bad(|o| o.ccs = vec!["bbr".into(), "bbr".into()]).contains("twice"));
+        assert!(bad(|o| o.bytes = Some(0)).contains("--bytes 0"));
+        assert!(bad(|o| o.duration_s = Some(60.0)).contains("not both"));
+        assert!(bad(|o| o.seeds.clear()).contains("--seeds"));
+        assert_eq!(Options::default_timeout_s(Some(3_000_000), None), 144);
+        assert_eq!(Options::default_timeout_s(None, Some(60.0)), 180);
+    }
+
+    #[test]
+    #[cfg(feature = "kernel")]
+    fn the_share_on_srtt_is_the_mean_of_the_sidecars_column() {
+        let dir = std::env::temp_dir().join(format!("bbrlab-srtt-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("flows.csv");
+        let side = kernel_cc::sampler_path(&log);
+        let row = |t: f64, u: u32| {
+            format!(
+                "{t},bbrlab_jitter,probe_bw,3000000,40.000,70.000,30.000,{u},5,1,256,512,10,0,0,\n"
+            )
+        };
+        let text = format!(
+            "{}\n{}{}{}{}",
+            kernel_cc::SAMPLER_COLUMNS,
+            row(0.01, 0),
+            row(0.02, 1),
+            row(0.03, 1),
+            row(0.04, 1)
+        );
+        fs::write(&side, text).unwrap();
+        let got = using_srtt_fraction(&side);
+        let none = using_srtt_fraction(&dir.join("absent.cc.csv"));
+        let _ = fs::remove_dir_all(&dir);
+        assert_eq!(got, Ok(Some(0.75)));
+        assert_eq!(none, Ok(None));
+    }
+
+    #[test]
+    fn an_emulator_failure_is_told_by_its_error_lines() {
+        let err = "emu: up (client → server): 3 Mbit/s\nerror: connect: refused\nemu: forwarded 1 / 2; release error p50 25 µs\n";
+        assert_eq!(failure_reason(err), "error: connect: refused");
+        let timeout = "emu: timed out; stopped the client and server\nemu: forwarded 402 / 267 packets; release error p50 25 µs\n";
+        assert_eq!(
+            failure_reason(timeout),
+            "emu: timed out; stopped the client and server"
+        );
+        assert_eq!(failure_reason("a\nlast line\n"), "last line");
+        assert_eq!(failure_reason(""), "no output");
+        assert_eq!(sh_quote("/a b/it's"), "'/a b/it'\\''s'");
+    }
+}

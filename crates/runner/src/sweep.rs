@@ -1,0 +1,231 @@
+//! Running a scenario's runs: one run into a directory, or many on worker
+//! threads with their progress reported to a [`View`].
+//!
+//! Layout (one shape for one run and for a sweep): the output directory
+//! holds `scenario.toml` (the file as given), `summary.json` and
+//! `summary.csv` for all runs, and one `run-NNNN/` per run with its time
+//! series, figures, summary and `scenario.toml` as run (sweep values set).
+//! A directory that is not empty is refused unless forced, which first
+//! removes what an earlier run wrote there (and nothing else).
+//!
+//! Nothing here draws: the progress of a sweep goes to a [`View`], so the
+//! command line renders it with a terminal library and Python with its
+//! own, and this crate needs neither.
+
+use crate::output::{write_summaries, CsvRecorder, SummaryJson};
+use crate::progress::{Board, RunStatus, SimClock};
+use scenario::Run;
+use std::fs;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The run's name: its directory's if that is `run-NNNN`, else `run-0000`.
+fn run_name(dir: &Path) -> String {
+    dir.file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| n.starts_with("run-"))
+        .unwrap_or("run-0000")
+        .to_string()
+}
+
+/// Runs one simulation into `dir` (through [`crate::run::simulate`], as
+/// every front end does, with the CSV files as its sink); returns its
+/// summary. `dir` gets `flows.csv`, `link.csv`, `summary.json`,
+/// `summary.csv` and the scenario as run (`scenario.toml`).
+pub fn run_one(name: &str, run: &Run, dir: &Path) -> Result<SummaryJson, String> {
+    run_one_with(name, run, dir, &SimClock::default())
+}
+
+/// [`run_one`], advancing `clock` to the simulated time of each sample
+/// written, for the progress display.
+pub fn run_one_with(
+    name: &str,
+    run: &Run,
+    dir: &Path,
+    clock: &SimClock,
+) -> Result<SummaryJson, String> {
+    fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
+    fs::write(dir.join("scenario.toml"), &run.text)
+        .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
+    let csv =
+        CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock)
+        .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
+    write_summaries(dir, name, &[&json])
+        .map_err(|e| format!("writing summaries in {}: {e}", dir.display()))?;
+    Ok(json)
+}
+
+/// Whether `name` (an entry of an output directory) is something `bbrlab
+/// sim` writes, so `--force` may remove it.
+fn ours(name: &str, is_dir: bool) -> bool {
+    if is_dir {
+        return name.len() == 8
+            && name.starts_with("run-")
+            && name[4..].bytes().all(|c| c.is_ascii_digit());
+    }
+    const FILES: [&str; 6] = [
+        "flows.csv",
+        "link.csv",
+        "summary.json",
+        "summary.csv",
+        "scenario.toml",
+        "bbrlab.log",
+    ];
+    const FIGURES: [&str; 5] = ["throughput", "rtt", "inflight", "bw_estimate", "queue"];
+    FILES.contains(&name)
+        || FIGURES
+            .iter()
+            .any(|f| name == format!("{f}.svg") || name == format!("{f}.png"))
+}
+
+/// Makes `out` ready for a new set of results: created if missing; if not
+/// empty, refused unless `force`, and then emptied of what bbrlab wrote
+/// (anything else there is an error, so `--force` never deletes a file
+/// bbrlab did not write).
+pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
+    let entries: Vec<(String, bool)> = match fs::read_dir(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => {
+            return Err(format!(
+                "cannot read output directory {}: {e}",
+                out.display()
+            ))
+        }
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.file_type().is_ok_and(|t| t.is_dir()),
+                )
+            })
+            .collect(),
+    };
+    if !entries.is_empty() {
+        let mut names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+        names.sort_unstable();
+        let shown = names.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+        if !force {
+            return Err(format!(
+                "output directory {} is not empty ({} entries: {shown}{}); earlier results would mix with new ones. Use --force to replace bbrlab's earlier results there, or choose another --out",
+                out.display(),
+                names.len(),
+                if names.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+        let foreign: Vec<&str> = entries
+            .iter()
+            .filter(|(n, d)| !ours(n, *d))
+            .map(|e| e.0.as_str())
+            .collect();
+        if !foreign.is_empty() {
+            return Err(format!(
+                "output directory {} holds files bbrlab did not write ({}); --force only removes earlier bbrlab results (run-NNNN/, flows.csv, link.csv, summary.*, scenario.toml, figures). Move them or choose another --out",
+                out.display(),
+                foreign.join(", ")
+            ));
+        }
+        for (n, is_dir) in &entries {
+            let p = out.join(n);
+            let r = if *is_dir {
+                fs::remove_dir_all(&p)
+            } else {
+                fs::remove_file(&p)
+            };
+            r.map_err(|e| format!("--force: cannot remove {}: {e}", p.display()))?;
+        }
+    }
+    fs::create_dir_all(out)
+        .map_err(|e| format!("cannot create output directory {}: {e}", out.display()))
+}
+
+/// How often a live [`View`] is updated while runs are under way.
+pub const UPDATE_EVERY: Duration = Duration::from_millis(250);
+
+/// Where the progress of [`run_parallel`] goes. Every method has a default
+/// that shows nothing, so a front end implements only what it draws.
+pub trait View: Sync {
+    /// Whether to send periodic [`View::update`]s while runs are under way
+    /// (a ticker thread runs only then).
+    fn live(&self) -> bool {
+        false
+    }
+    /// The sweep starts: `total` runs on `workers` workers.
+    fn start(&self, _total: usize, _workers: usize) {}
+    /// Every [`UPDATE_EVERY`] (when [`View::live`]): each worker's run, in
+    /// worker order (`None` for an idle worker).
+    fn update(&self, _running: &[Option<RunStatus>]) {}
+    /// One more run has finished.
+    fn finished_one(&self) {}
+    /// Every run has finished.
+    fn finish(&self) {}
+}
+
+/// A [`View`] that shows nothing.
+pub struct Quiet;
+impl View for Quiet {}
+
+/// Runs `f` over `items` on `jobs` worker threads (default: all cores);
+/// results come back in item order. `describe` gives an item's label and
+/// simulated duration (ns); `f` advances the [`SimClock`] it is given
+/// (through [`run_one_with`]), which `view` sees as the run's progress.
+/// `None` marks an item whose worker died (it cannot, short of a panic).
+pub fn run_parallel<T: Sync, R: Send>(
+    items: &[T],
+    jobs: Option<usize>,
+    view: &dyn View,
+    describe: impl Fn(&T) -> (String, u64) + Sync,
+    f: impl Fn(&T, &SimClock) -> R + Sync,
+) -> Vec<Option<R>> {
+    let n = items.len();
+    let workers = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
+        .clamp(1, n.max(1));
+    view.start(n, workers);
+    let board = Board::new(workers);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
+    let (stop, stopped) = mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        if view.live() {
+            let board = &board;
+            s.spawn(move || loop {
+                view.update(&board.snapshot(Instant::now()));
+                // Until every worker is done (the sender is dropped).
+                if let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(UPDATE_EVERY) {
+                    continue;
+                }
+                break;
+            });
+        }
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (board, next, results) = (&board, &next, &results);
+                let (describe, f) = (&describe, &f);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let (label, duration_ns) = describe(&items[i]);
+                    let clock = board.start(w, label, duration_ns, Instant::now());
+                    let r = f(&items[i], &clock);
+                    board.finish(w);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                    view.finished_one();
+                })
+            })
+            .collect();
+        for h in handles {
+            // A worker that panicked leaves its item `None`.
+            let _ = h.join();
+        }
+        drop(stop);
+    });
+    view.finish();
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}

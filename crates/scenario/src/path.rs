@@ -1,0 +1,133 @@
+//! The emulator's reading of a scenario file: only its path (`[link]`) and
+//! `seed`.
+//!
+//! `bbrlab emu --scenario` runs real programs over the path a simulation
+//! would use. The simulator's loader ([`crate::load`]) demands a duration
+//! and a `[[flow]]` and applies simulator limits (a forward rate, run
+//! sizes) that mean nothing to the emulator, so a file holding just a
+//! `[link]` is enough here. It is the same code as the simulator's all
+//! the same: the same `link::DirectionConfig`, the same TOML messages and
+//! the same `file:line:col` locations ([`crate::locate`]), so a path means
+//! the same thing, and is refused in the same words, in both.
+
+use crate::locate::{KeyPath, Located, Seg};
+use crate::{position, toml_error, ScenarioError};
+use std::path::Path;
+
+/// A scenario's path as the emulator reads it.
+#[derive(Debug)]
+pub struct LinkPath {
+    /// `[link.forward]`: client → server.
+    pub forward: link::ResolvedDirection,
+    /// `[link.reverse]`: server → client.
+    pub reverse: link::ResolvedDirection,
+    /// The scenario's `seed` (1 if none), so loss and jitter are drawn as
+    /// in the simulator.
+    pub seed: u64,
+}
+
+/// The parts of a scenario file the emulator reads; everything else
+/// (duration, flows, sampling, output) belongs to the simulator and is
+/// ignored, not required.
+#[derive(serde::Deserialize)]
+struct EmuScenario {
+    seed: Option<u64>,
+    link: Option<EmuLink>,
+    sweep: Option<toml::Table>,
+}
+
+/// `[link]`; either direction may be left out (no rate limit, no delay,
+/// as with the emulator's path flags).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmuLink {
+    forward: Option<link::DirectionConfig>,
+    reverse: Option<link::DirectionConfig>,
+}
+
+/// Reads the `[link]` table and `seed` of the scenario file `file`.
+pub fn load_link(file: &Path) -> Result<LinkPath, ScenarioError> {
+    let name = file.display().to_string();
+    let src = std::fs::read_to_string(file).map_err(|e| ScenarioError {
+        location: name.clone(),
+        message: format!("cannot read the scenario file: {e}"),
+    })?;
+    parse_link(&src, &name, file.parent().unwrap_or(Path::new(".")))
+}
+
+/// Parses the `[link]` table and `seed` of scenario text named `file`;
+/// `base_dir` resolves relative paths (rate traces). Errors name
+/// `file:line:col`, what is wrong and what is allowed.
+pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, ScenarioError> {
+    let sc: EmuScenario = toml::from_str(src).map_err(|e| toml_error(file, src, &e))?;
+    let loc = Located::new(src);
+    if let Some(sweep) = &sc.sweep {
+        if let Some(k) = sweep
+            .keys()
+            .find(|k| k.starts_with("link.") || *k == "link")
+        {
+            let at = KeyPath(vec![Seg::Key("sweep".into()), Seg::Key(k.clone())]);
+            return Err(ScenarioError {
+                location: position(file, &loc, &at),
+                message: format!(
+                    "[sweep] `{k}`: emu --scenario runs one path and does not expand sweeps of [link]; write the value you want in [link] (sweeps of other keys are ignored)"
+                ),
+            });
+        }
+    }
+    let Some(link) = sc.link else {
+        return Err(ScenarioError {
+            location: file.to_string(),
+            message: "no [link] table; emu --scenario takes the path from [link.forward] (client → server) and [link.reverse] (server → client), e.g.\n  [link.forward]\n  rate = \"10mbit\"\n  delay = \"20ms\"".into(),
+        });
+    };
+    let resolve = |d: Option<link::DirectionConfig>, which: &str| {
+        d.unwrap_or_default().resolve(base_dir).map_err(|e| {
+            let key = format!("link.{which}.{}", e.field);
+            ScenarioError {
+                location: position(file, &loc, &KeyPath::parse(&key)),
+                message: format!("`{key}`: {}", e.message),
+            }
+        })
+    };
+    Ok(LinkPath {
+        forward: resolve(link.forward, "forward")?,
+        reverse: resolve(link.reverse, "reverse")?,
+        seed: sc.seed.unwrap_or(1),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Result<LinkPath, ScenarioError> {
+        parse_link(src, "p.toml", Path::new("."))
+    }
+
+    #[test]
+    fn a_link_alone_is_a_path_and_the_seed_defaults_to_one() {
+        let p = parse("[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\n").unwrap();
+        assert_eq!(p.seed, 1);
+        let p = parse("seed = 7\nduration = \"3s\"\n[link.reverse]\ndelay = \"5ms\"\n").unwrap();
+        assert_eq!(p.seed, 7);
+    }
+
+    #[test]
+    fn errors_are_located_like_the_simulators() {
+        let e = parse("[link.forward]\nrate = 10\n").unwrap_err();
+        assert_eq!(e.location, "p.toml:2:8");
+        assert!(e.message.starts_with("`link.forward.rate`: "), "{e}");
+        assert!(e.message.contains("a rate like \"10mbit\""), "{e}");
+        let e = parse("seed = 1\n").unwrap_err();
+        assert!(e.message.contains("no [link] table"), "{e}");
+        let e = parse(
+            "[link.forward]\nrate = \"1mbit\"\n[sweep]\n\"link.forward.rate\" = [\"1mbit\"]\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.location, "p.toml:4:23");
+        assert!(e.message.contains("does not expand sweeps"), "{e}");
+        let e = parse("[link.forward]\nrate = \"fast\"\n").unwrap_err();
+        assert!(e.location.starts_with("p.toml:2:"), "{e}");
+    }
+}
