@@ -9,7 +9,7 @@
 # For a live preview while writing, install mdbook with its default features
 # and run `mdbook serve docs`.
 #
-# The links are checked by scripts/check-doc-links.py (Python, stdlib only),
+# The links are checked by scripts/docblocks.py (Python, stdlib only),
 # not by mdbook-linkcheck: its last release (0.7.7) supports mdbook ^0.4 only
 # and builds a vendored OpenSSL, and it would not check README.md anyway.
 set -euo pipefail
