@@ -112,7 +112,7 @@ enum Command {
         /// Real sources to add: kernel, udp (comma-separated), or `none`.
         #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
         with: Vec<String>,
-        /// Output directory (default out/compare-<name>).
+        /// Output directory (default out/compare-NAME, NAME the scenario's name).
         #[arg(long, short)]
         out: Option<PathBuf>,
     },

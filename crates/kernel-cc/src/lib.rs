@@ -17,6 +17,15 @@
 //! The controls cannot answer `TCP_CC_INFO` (the kernel does not let BPF
 //! controls implement `get_info`), so each publishes its state per socket
 //! in a socket-storage map; [`StateReader`] reads it with the socket's fd.
+//!
+//! Loading needs root and a kernel with BTF; what needs neither:
+//!
+//! ```
+//! use std::path::Path;
+//! assert!(kernel_cc::is_ours("bbrlab_jitter") && !kernel_cc::is_ours("bbr"));
+//! // Where `bbrlab tcp send --log flows.csv` puts a control's own state.
+//! assert_eq!(kernel_cc::sampler_path(Path::new("out/flows.csv")), Path::new("out/flows.cc.csv"));
+//! ```
 
 use libbpf_rs::MapCore;
 use std::fs;

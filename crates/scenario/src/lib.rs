@@ -1,9 +1,37 @@
-//! Scenario files: TOML in, [`netsim::SimConfig`]s out (one per sweep point).
+//! Scenario files: TOML in, [`netsim::SimConfig`]s out (one per sweep
+//! point), or an error that says what is wrong, where (`file:line:col`)
+//! and what would be accepted.
 //!
 //! The schema is documented in `docs/scenarios.md`. Values with units are
 //! parsed while deserialising (through the `link::units` parsers), so a bad
 //! value is reported by the TOML parser with its line and column, exactly
-//! like a syntax error or an unknown field.
+//! like a syntax error or an unknown field. [`limits`] keeps any file from
+//! asking for more than the machine can give (packets, rows, memory), and
+//! [`path`] reads just a file's `[link]` for the emulator, on the same code.
+//! This crate is the boundary every untrusted input crosses, so it is the
+//! one the fuzz tests aim at.
+//!
+//! ```
+//! use std::path::Path;
+//! let text = r#"
+//! duration = "10s"
+//! [link.forward]
+//! rate = "10mbit"
+//! delay = "20ms"
+//! [[flow]]
+//! algorithm = "bbr"
+//! [sweep]
+//! seed = [1, 2, 3]
+//! "#;
+//! let sc = scenario::parse(text, "doc.toml", Path::new("."), Path::new("doc.toml")).unwrap();
+//! assert_eq!(sc.runs.len(), 3); // one run per sweep point
+//! assert_eq!(sc.runs[0].config.duration_ns, 10_000_000_000);
+//!
+//! // A bad value is refused with its place and what is allowed.
+//! let bad = text.replace("\"20ms\"", "\"20 parsecs\"");
+//! let e = scenario::parse(&bad, "doc.toml", Path::new("."), Path::new("doc.toml")).unwrap_err();
+//! assert_eq!(e.location, "doc.toml:5:9");
+//! ```
 
 use congestion::{Algorithm, Config as CcConfig};
 use link::units;

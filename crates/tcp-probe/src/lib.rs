@@ -11,6 +11,29 @@
 //! With the `kernel` feature, a socket running one of bbrlab's own BPF
 //! controls (which have no `TCP_CC_INFO`) is read through their state map
 //! instead; without it, such a socket's BBR columns stay empty.
+//!
+//! ```
+//! use std::time::Duration;
+//! // A verified 1 MB transfer over loopback with the kernel's CUBIC.
+//! let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+//! let addr = listener.local_addr().unwrap();
+//! drop(listener); // recv binds the port itself
+//! let receiver = std::thread::spawn(move || tcp_probe::recv(addr, Duration::from_secs(10)));
+//! std::thread::sleep(Duration::from_millis(200));
+//! let sent = tcp_probe::send(&tcp_probe::SendOptions {
+//!     to: addr,
+//!     cc: "cubic".into(),
+//!     duration_s: 0.0,
+//!     bytes: Some(1_000_000),
+//!     interval: Duration::from_millis(10),
+//!     log: None,
+//! })
+//! .unwrap();
+//! receiver.join().unwrap().unwrap();
+//! // Every byte was checked by the receiver (pattern, length, SHA-256).
+//! assert_eq!(sent.bytes, 1_000_000);
+//! assert!(sent.goodput_bps > 0.0);
+//! ```
 
 use runner::stats::quantile;
 use sha2::{Digest, Sha256};
