@@ -21,7 +21,6 @@
 use figures::{self as plots, Figure, Series, Table};
 use runner::stats::quantile;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Which real sources to add to the simulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
