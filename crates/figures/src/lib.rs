@@ -25,7 +25,8 @@
 //!   some.
 //! * **PNG text**: plotters' bitmap text drops each glyph's left side
 //!   bearing, which squeezes spaces away ("RTTbehind"); the PNG's glyphs
-//!   are placed one by one at their true positions.
+//!   are placed one by one at their true positions, from the font's metrics
+//!   as the `ab_glyph` crate (plotters' own font reader) gives them.
 //!
 //! # Example
 //!

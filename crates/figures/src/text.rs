@@ -1,6 +1,11 @@
 //! Text: the bundled font, how wide a string is, and where each glyph of
 //! a PNG's text goes ([`glyph_offsets`]).
+//!
+//! Plotters draws the text. Its `ab_glyph` feature reads the bundled DejaVu
+//! Sans with the `ab_glyph` crate; the glyph metrics here come from the same
+//! crate reading the same bytes, so they are the ones plotters lays out by.
 
+use ab_glyph::{Font as _, FontRef};
 use plotters::style::{register_font, FontStyle, IntoFont};
 use std::sync::{Once, OnceLock};
 
@@ -35,142 +40,45 @@ pub(crate) fn text_width(text: &str, size: f64) -> i32 {
         })
 }
 
-/// Metrics read from the bundled font's tables: plotters does not expose
-/// its font, and its bitmap text needs each glyph's left side bearing.
-struct FontMetrics {
-    /// Ascender − descender in font units: ab_glyph's pixel-size unit.
-    height: f64,
-    cmap: Vec<(u16, u16, i16, usize)>,
-    data: &'static [u8],
-    hmtx: usize,
-    n_hmetrics: usize,
-}
-
-fn be_u16(d: &[u8], o: usize) -> Option<u16> {
-    Some(u16::from_be_bytes([*d.get(o)?, *d.get(o + 1)?]))
-}
-
-fn be_u32(d: &[u8], o: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(d.get(o..o + 4)?.try_into().ok()?))
-}
-
-impl FontMetrics {
-    fn parse(d: &'static [u8]) -> Option<FontMetrics> {
-        let n = usize::from(be_u16(d, 4)?);
-        let table = |tag: &[u8; 4]| {
-            (0..n).find_map(|i| {
-                let r = 12 + 16 * i;
-                (d.get(r..r + 4)? == tag).then(|| be_u32(d, r + 8))?
-            })
-        };
-        let hhea = table(b"hhea")? as usize;
-        let hmtx = table(b"hmtx")? as usize;
-        let cmap = table(b"cmap")? as usize;
-        let ascender = be_u16(d, hhea + 4)? as i16;
-        let descender = be_u16(d, hhea + 6)? as i16;
-        let n_hmetrics = usize::from(be_u16(d, hhea + 34)?);
-        // A Unicode BMP subtable in format 4.
-        let subtables = usize::from(be_u16(d, cmap + 2)?);
-        let sub = (0..subtables).find_map(|i| {
-            let r = cmap + 4 + 8 * i;
-            let (platform, encoding) = (be_u16(d, r)?, be_u16(d, r + 2)?);
-            let off = cmap + be_u32(d, r + 4)? as usize;
-            let unicode = (platform == 3 && encoding == 1) || platform == 0;
-            (unicode && be_u16(d, off)? == 4).then_some(off)
-        })?;
-        let segs = usize::from(be_u16(d, sub + 6)? / 2);
-        let ends = sub + 14;
-        let starts = ends + 2 * segs + 2;
-        let deltas = starts + 2 * segs;
-        let ros = deltas + 2 * segs;
-        let mut segments = Vec::with_capacity(segs);
-        for i in 0..segs {
-            segments.push((
-                be_u16(d, starts + 2 * i)?,
-                be_u16(d, ends + 2 * i)?,
-                be_u16(d, deltas + 2 * i)? as i16,
-                ros + 2 * i,
-            ));
-        }
-        Some(FontMetrics {
-            height: f64::from(ascender) - f64::from(descender),
-            cmap: segments,
-            data: d,
-            hmtx,
-            n_hmetrics,
-        })
-    }
-
-    fn glyph(&self, c: char) -> u16 {
-        let c = u32::from(c);
-        if c > 0xFFFF {
-            return 0;
-        }
-        let c = c as u16;
-        for &(start, end, delta, ro_at) in &self.cmap {
-            if c > end {
-                continue;
-            }
-            if c < start {
-                return 0;
-            }
-            let ro = be_u16(self.data, ro_at).unwrap_or(0);
-            if ro == 0 {
-                return (c as i16).wrapping_add(delta) as u16;
-            }
-            let at = ro_at + usize::from(ro) + 2 * usize::from(c - start);
-            return match be_u16(self.data, at) {
-                Some(0) | None => 0,
-                Some(g) => (g as i16).wrapping_add(delta) as u16,
-            };
-        }
-        0
-    }
-
-    /// Left side bearing of `c`'s glyph, in font units.
-    fn lsb(&self, c: char) -> i16 {
-        let g = usize::from(self.glyph(c));
-        let at = if g < self.n_hmetrics {
-            self.hmtx + 4 * g + 2
-        } else {
-            self.hmtx + 4 * self.n_hmetrics + 2 * (g - self.n_hmetrics)
-        };
-        be_u16(self.data, at).map_or(0, |v| v as i16)
-    }
-
-    /// Advance width of `c`'s glyph, in font units.
-    #[cfg(test)]
-    fn advance(&self, c: char) -> u16 {
-        let g = usize::from(self.glyph(c)).min(self.n_hmetrics.saturating_sub(1));
-        be_u16(self.data, self.hmtx + 4 * g).unwrap_or(0)
-    }
-}
-
-fn metrics() -> Option<&'static FontMetrics> {
-    static METRICS: OnceLock<Option<FontMetrics>> = OnceLock::new();
-    METRICS.get_or_init(|| FontMetrics::parse(FONT)).as_ref()
+/// The bundled font as `ab_glyph` reads it; `None` only if it were corrupt.
+fn font() -> Option<&'static FontRef<'static>> {
+    static PARSED: OnceLock<Option<FontRef<'static>>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| FontRef::try_from_slice(FONT).ok())
+        .as_ref()
 }
 
 /// Where each glyph of `text` at font size `size` must be drawn, as the
 /// pixel offset along the baseline of the glyph's own left edge.
 ///
-/// Plotters' bitmap text (ab_glyph) draws each glyph's ink box at the pen
-/// position, dropping the glyph's left side bearing: a glyph with a wide
-/// bearing ("b", "h", "n") is pulled left into the space before it, which
-/// squeezes "RTT behind" into "RTTbehind". Drawn one at a time at the pen
-/// position (plotters' own layout of the prefix) plus the bearing, glyphs
-/// sit where the font puts them.
+/// This works around a bug in plotters' bitmap text (its `ab_glyph` font
+/// backend, `FontDataInternal::draw` in `src/style/font/ab_glyph.rs`, as of
+/// plotters 0.3.7 and its master of 2026-03): it draws each glyph's ink box
+/// at the pen position, dropping the glyph's left side bearing
+/// (`px_bounds().min.x`). A glyph with a wide bearing ("b", "h", "n") is
+/// pulled left into the space before it, which squeezes "RTT behind" into
+/// "RTTbehind". No upstream issue for this cause was found as of 2026-11;
+/// plotters issue #576 ("Spacing between words removed",
+/// <https://github.com/plotters-rs/plotters/issues/576>, open) reports the
+/// same symptom but names neither a backend nor a cause.
+///
+/// Drawn one at a time at the pen position (plotters' own layout of the
+/// prefix) plus the bearing, glyphs sit where the font puts them.
 pub(crate) fn glyph_offsets(text: &str, size: f64) -> Vec<(usize, char, i32)> {
-    let font = ("sans-serif", size).into_font();
-    let scale = metrics().map_or(0.0, |m| size / m.height);
+    let layout = ("sans-serif", size).into_font();
+    // ab_glyph's pixel scale is the font's height (ascent − descent), not
+    // its em: a size of `size` px makes that height `size` pixels.
+    let scale = font().map_or(0.0, |f| size / f64::from(f.height_unscaled()));
     text.char_indices()
         .map(|(i, c)| {
             let pen = if i == 0 {
                 0
             } else {
-                font.box_size(&text[..i]).map_or(0, |b| b.0 as i32)
+                layout.box_size(&text[..i]).map_or(0, |b| b.0 as i32)
             };
-            let lsb = metrics().map_or(0.0, |m| f64::from(m.lsb(c)) * scale);
+            let lsb = font().map_or(0.0, |f| {
+                f64::from(f.h_side_bearing_unscaled(f.glyph_id(c))) * scale
+            });
             (i, c, pen + lsb.floor() as i32)
         })
         .collect()
@@ -181,20 +89,65 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_bundled_font_has_dejavu_sans_metrics() {
+        let f = font().expect("the bundled font parses");
+        let units = |c: char| {
+            let g = f.glyph_id(c);
+            assert_ne!(g.0, 0, "{c:?} has a glyph");
+            (f.h_advance_unscaled(g), f.h_side_bearing_unscaled(g))
+        };
+        // DejaVu Sans in font units: a 2048-unit em, ascender 1901 and
+        // descender −483 (so ab_glyph's pixel scale is size / 2384).
+        assert_eq!(f.units_per_em(), Some(2048.0));
+        assert_eq!(
+            (f.ascent_unscaled(), f.descent_unscaled()),
+            (1901.0, -483.0)
+        );
+        assert_eq!(f.height_unscaled(), 2384.0);
+        assert_eq!(units(' ').0, 651.0);
+        assert_eq!(units('0').0, 1303.0);
+        assert!(units('W').0 > 3.0 * units('i').0, "W is wide, i narrow");
+        // "b" stands well clear of its pen position; "T" reaches back to it.
+        assert!(units('b').1 > 100.0 && units('T').1 <= 0.0);
+        // A glyph outside the Basic Multilingual Plane has its own metrics
+        // (the font's format-12 cmap), not the missing glyph's.
+        assert_ne!(f.glyph_id('\u{1D538}').0, 0);
+    }
+
+    #[test]
     fn font_metrics_agree_with_plotters_layout() {
         register();
-        let m = metrics().expect("the bundled font parses");
-        assert_eq!(m.advance(' '), 651);
-        assert!(m.lsb('b') > 100 && m.lsb('T') <= 0);
+        let f = font().unwrap();
         for text in ["RTT behind a full buffer", "bbr bw estimate", "0.001"] {
-            let ours: f64 =
-                text.chars().map(|c| f64::from(m.advance(c))).sum::<f64>() * 13.0 / m.height;
-            let theirs = ("sans-serif", 13.0).into_font().box_size(text).unwrap().0;
+            let ours: f64 = text
+                .chars()
+                .map(|c| f64::from(f.h_advance_unscaled(f.glyph_id(c))))
+                .sum::<f64>()
+                * 13.0
+                / f64::from(f.height_unscaled());
+            let theirs = text_width(text, 13.0);
             // Kerning aside, within a pixel or two.
             assert!(
                 (ours - f64::from(theirs)).abs() < 3.0,
                 "{text}: {ours} vs {theirs}"
             );
         }
+    }
+
+    #[test]
+    fn each_glyph_sits_at_the_pen_plus_its_bearing() {
+        register();
+        let offsets = glyph_offsets("T b", 13.0);
+        let chars: Vec<char> = offsets.iter().map(|o| o.1).collect();
+        assert_eq!(chars, ['T', ' ', 'b']);
+        // "b" (a bearing of 186 units, 1.01 px at 13 px) starts a pixel
+        // right of plotters' pen position, which is where plotters alone
+        // would have put its ink.
+        let pen_b = text_width("T ", 13.0);
+        assert_eq!(offsets[2].2, pen_b + 1);
+        // "T" (bearing −6 units) starts a pixel left of the text's origin.
+        assert_eq!(offsets[0].2, -1);
+        let digits = glyph_offsets("0123456789", 13.0);
+        assert!(digits.windows(2).all(|w| w[1].2 > w[0].2));
     }
 }
