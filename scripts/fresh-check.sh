@@ -16,7 +16,8 @@
 #
 #   sudo bash scripts/fresh-check.sh      # FRESH_MACHINE=/path/to/fresh-machine
 #
-# It tests the checkout's HEAD (commit first: fresh-machine clones HEAD).
+# It tests the checkout's HEAD (commit first: fresh-machine clones HEAD);
+# the steps themselves are scripts/first-steps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fm=${FRESH_MACHINE:-../shared/tools/fresh-machine}
@@ -24,29 +25,4 @@ if [ ! -x "$fm" ]; then
   echo "fresh-check: $fm not found; set FRESH_MACHINE to the fresh-machine tool" >&2
   exit 2
 fi
-exec "$fm" -- bash -euo pipefail -c '
-echo "== main command: cargo run --release -p bbrlab -- reproduce --quick"
-cargo run --release -p bbrlab -- reproduce --quick --quiet --out /tmp/report
-test -s /tmp/report/index.html
-test -s /tmp/report/claims.json
-echo "== a binary without the kernel feature explains itself"
-if ./target/release/bbrlab kernel list 2>/tmp/kernel.err; then
-  echo "bbrlab kernel list succeeded without the kernel feature" >&2; exit 1
-fi
-grep -q -- "--features kernel" /tmp/kernel.err
-echo "== Python: fresh venv, maturin develop, first example"
-python3 -m venv /tmp/venv
-. /tmp/venv/bin/activate
-pip install -q maturin
-maturin develop -q --release -m crates/bbrlab-py/Cargo.toml
-python - <<PY
-import bbrlab
-# The README's first Python example.
-run = bbrlab.simulate("scenarios/dumbbell.toml", seed=2)
-print(run.summary[["algorithm", "goodput_bps", "rtt_median_ms"]])
-assert len(run.flows) > 0, "no time series"
-assert run.summary["goodput_bps"].iloc[0] > 5e6, "BBR should fill most of 10 Mbit/s"
-print("python example ok:", len(run.flows), "flow samples")
-PY
-echo "fresh-check: ok"
-'
+exec "$fm" -- bash scripts/first-steps.sh
