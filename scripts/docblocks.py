@@ -34,6 +34,7 @@ import html.parser
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -233,6 +234,27 @@ def anchors_of(md: Path) -> Set[str]:
     return seen
 
 
+#: A repository path named in the prose (a code span) or in a `not run`
+#: reason, e.g. `crates/bbrlab/tests/validate.rs`: it must exist, so a
+#: moved file cannot leave the docs pointing at nothing.
+REPO_PATH = re.compile(r"(?<![\w/.-])((?:crates|scenarios|docs|scripts|examples|fuzz)/[A-Za-z0-9_./-]*[A-Za-z0-9_/])")
+
+
+def check_repo_paths(md: Path, repo: Path) -> List[str]:
+    errs: List[str] = []
+    text = strip_code(md.read_text(encoding="utf-8"), inline=False)
+    for lineno, line in enumerate(text.split("\n"), 1):
+        spans = re.findall(r"`([^`]+)`", line)
+        marker = MARKER.match(line)
+        if marker and marker.group(1) == "not run":
+            spans.append(marker.group(2))
+        for span in spans:
+            for p in REPO_PATH.findall(span):
+                if not (repo / p).exists():
+                    errs.append(f"{md}:{lineno}: names {p}, which does not exist")
+    return errs
+
+
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$", re.M)
 
@@ -313,6 +335,7 @@ def check(repo: Path, book: Optional[Path]) -> int:
         errs += check_block(b, repo)
     for md in doc_files(repo):
         errs += check_md_links(md)
+        errs += check_repo_paths(md, repo)
     if book is not None:
         errs += check_html(book)
     for e in errs:
@@ -321,7 +344,7 @@ def check(repo: Path, book: Optional[Path]) -> int:
     n_not = sum(1 for b in blocks if b.not_run is not None)
     print(
         f"docs: {len(blocks)} blocks in {len(doc_files(repo))} files: {n_run} shell/python blocks run, "
-        f"{n_not} marked not run; links checked in Markdown{' and the built book' if book else ''}: "
+        f"{n_not} marked not run; links and named paths checked in Markdown{' and the built book' if book else ''}: "
         f"{'ok' if not errs else f'{len(errs)} problem(s)'}"
     )
     return 1 if errs else 0
@@ -380,20 +403,32 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
             timeout = int(opts.get("timeout") or DEFAULT_TIMEOUT_S)
             print(f"docs: RUN  {label} (in {cwd.relative_to(repo)}, at most {timeout} s)", flush=True)
             t0 = time.monotonic()
+            # Its own process group, so a block that overruns is stopped
+            # whole: SIGTERM first (bbrlab emu then removes its namespaces),
+            # SIGKILL if it has not gone 15 s later.
+            proc = subprocess.Popen(
+                ["bash", "-euo", "pipefail", "-c", shell_script(b)],
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
             try:
-                p = subprocess.run(
-                    ["bash", "-euo", "pipefail", "-c", shell_script(b)],
-                    cwd=cwd,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    timeout=timeout,
-                    start_new_session=True,
-                )
-                ok, out = p.returncode == 0, p.stdout.decode(errors="replace")
-                verdict = f"exit {p.returncode}"
-            except subprocess.TimeoutExpired as e:
-                ok, out = False, (e.stdout or b"").decode(errors="replace")
-                verdict = f"timed out after {timeout} s"
+                raw, _ = proc.communicate(timeout=timeout)
+                ok, verdict = proc.returncode == 0, f"exit {proc.returncode}"
+            except subprocess.TimeoutExpired:
+                for sig, grace in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
+                    try:
+                        os.killpg(proc.pid, sig)
+                    except ProcessLookupError:
+                        pass
+                    try:
+                        raw, _ = proc.communicate(timeout=grace)
+                        break
+                    except subprocess.TimeoutExpired:
+                        raw = b""
+                ok, verdict = False, f"stopped at its time limit ({timeout} s)"
+            out = (raw or b"").decode(errors="replace")
             dt = time.monotonic() - t0
             ran += 1
             if ok:

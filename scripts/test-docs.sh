@@ -38,7 +38,10 @@
 # - Links: every relative link and image in README.md and docs/**/*.md must
 #   name an existing file and, with #anchor, an existing heading (GitHub's
 #   and mdBook's rule); in the built book every relative href and src must
-#   resolve, with its anchor. URLs to other sites are not fetched.
+#   resolve, with its anchor. URLs to other sites are not fetched. A
+#   repository path named in a code span or a `not run` reason
+#   (`crates/x/tests/y.rs`) must exist, so moving a file cannot leave the
+#   docs pointing at nothing.
 #
 # `python3 scripts/docblocks.py list .` lists every block and how it is
 # tested. The checks and the runner are scripts/docblocks.py (stdlib only).
