@@ -12,6 +12,10 @@
 //! UDP transport, any other program) on a path that means the same thing,
 //! so one scenario compares them all.
 //!
+//! [`selftest`] measures the emulator on this machine against its stated
+//! accuracy goals (throughput, release error idle and with every core
+//! busy, delay added per round trip): `bbrlab emu --selftest`.
+//!
 //! # Example
 //!
 //! Creating the namespaces and TUN devices needs root ([`Topology`]), but
@@ -93,13 +97,14 @@
 pub mod forward;
 pub mod netns;
 pub mod rt;
+pub mod selftest;
 
 pub use forward::{
     run, run_io, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, Log, NoLog, PacketIo,
     PacketRecord, Wait, WaitPlanner, LINK_CSV_HEADER, PACKETS_CSV_HEADER,
 };
 pub use netns::{
-    check_environment, list_ours, reap_stale, Namespace, Topology, Tun, CLIENT_ADDR, SERVER_ADDR,
-    TCP_BUFFERS,
+    check_environment, list_ours, reap_stale, Namespace, TcpBuffers, Topology, Tun, CLIENT_ADDR,
+    SERVER_ADDR, TCP_BUFFERS,
 };
 pub use rt::RealtimeStatus;

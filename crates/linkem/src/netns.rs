@@ -371,4 +371,35 @@ impl Topology {
         }
         Ok(())
     }
+
+    /// Raises the namespaces' TCP buffer limits ([`TCP_BUFFERS`]) unless
+    /// `keep_kernel_defaults`, and reads back what applies.
+    pub fn setup_tcp_buffers(&self, keep_kernel_defaults: bool) -> Result<TcpBuffers, String> {
+        if !keep_kernel_defaults {
+            self.raise_tcp_buffers()?;
+        }
+        Ok(TcpBuffers {
+            mode: if keep_kernel_defaults {
+                "kernel"
+            } else {
+                "raised"
+            },
+            tcp_rmem: self.client.sysctl("net.ipv4.tcp_rmem")?,
+            tcp_wmem: self.client.sysctl("net.ipv4.tcp_wmem")?,
+        })
+    }
+}
+
+/// Which TCP buffer limits the namespaces have, as read back from them
+/// ([`Topology::setup_tcp_buffers`]).
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TcpBuffers {
+    /// `raised` (the emulator set [`TCP_BUFFERS`]) or `kernel` (a new
+    /// namespace's defaults kept).
+    pub mode: &'static str,
+    /// `net.ipv4.tcp_rmem` in the client namespace (min default max).
+    pub tcp_rmem: String,
+    /// `net.ipv4.tcp_wmem` in the client namespace.
+    pub tcp_wmem: String,
 }
