@@ -44,4 +44,5 @@ fi
 # own, target/venv, with maturin, pytest, Dask, pandas, pyarrow, matplotlib
 # and nbclient.
 bash "$(dirname "$0")/setup-python.sh"
+bash "$(dirname "$0")/setup-docs.sh"  # mdBook, for scripts/test-docs.sh
 echo "setup: ok"

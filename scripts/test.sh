@@ -9,5 +9,6 @@ bash scripts/setup.sh
 # installs what it needs), so the kernel tests run too.
 cargo test --workspace --all-targets --features bbrlab/kernel
 cargo test --workspace --doc --features bbrlab/kernel
+bash scripts/test-docs.sh  # the book and README: build, links, every shell block (Python blocks: test-python.sh)
 # The Python package: pytest (API, Dask sweeps) and the example notebook.
 bash scripts/test-python.sh
