@@ -668,3 +668,40 @@ mod tests {
         assert!(e.contains("--scenario") && e.contains("not both"), "{e}");
     }
 }
+
+/// Runs `bbrlab emu` (or its `--selftest`); the client's exit status.
+pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
+    let a = *a;
+    if a.selftest {
+        return selftest(a.json, a.kernel_buffers).map(|_| 0);
+    }
+    let o = EmuOptions {
+        path: PathSpec {
+            scenario: a.scenario,
+            rate: a.rate,
+            rtt: a.rtt,
+            queue: a.queue,
+            loss: a.loss,
+            up: DirectionFlags {
+                rate: a.up_rate,
+                delay: a.up_delay,
+                queue: a.up_queue,
+                loss: a.up_loss,
+            },
+            down: DirectionFlags {
+                rate: a.down_rate,
+                delay: a.down_delay,
+                queue: a.down_queue,
+                loss: a.down_loss,
+            },
+            seed: a.seed,
+        },
+        server: a.server,
+        client: a.client,
+        log: a.log,
+        interactive: a.interactive,
+        timeout_s: a.timeout,
+        kernel_buffers: a.kernel_buffers,
+    };
+    run(&o)
+}

@@ -565,6 +565,34 @@ pub fn run(opts: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs `bbrlab kernel jitter-sweep` (or its `--table`).
+pub(crate) fn command(a: crate::cli::JitterSweepArgs) -> Result<(), String> {
+    use claims::linux_tcp::table_from;
+    if let Some(csv) = a.table {
+        return table_from(&csv).map(|t| print!("{t}"));
+    }
+    let duration_s = match &a.duration {
+        Some(d) => Some(crate::cli::duration_arg("--duration", d)?.as_secs_f64()),
+        None => None,
+    };
+    let bytes = match (a.bytes, duration_s) {
+        (None, None) => Some(3_000_000),
+        (b, _) => b,
+    };
+    run(&Options {
+        out: a.out,
+        sds_ms: a.sds,
+        seeds: a.seeds,
+        ccs: a.cc,
+        bytes,
+        duration_s,
+        timeout_s: a
+            .timeout
+            .unwrap_or_else(|| Options::default_timeout_s(bytes, duration_s)),
+        quiet: a.quiet,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,408 @@
+//! The command line's types: every subcommand, its flags and their help
+//! (clap derive), and the parsing of flag values they share. Each
+//! command's work is in its own module; `main` only dispatches.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// BBR congestion control: simulate, measure and compare.
+#[derive(Parser)]
+#[command(name = "bbrlab", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Reproduce every published claim (C1–C14) in the simulator and write
+    /// an HTML report with the paper-style figures and a verdict per claim.
+    ///
+    /// Exit status: 0 when every run completed and the report was written,
+    /// even if some claims are not reproduced (the report and the summary
+    /// line say which; a claim that does not reproduce is a finding, not a
+    /// failure of the command). With --strict, 1 if any claim is not
+    /// reproduced, for CI. Errors (a run that fails, an unwritable
+    /// directory) always exit 1.
+    Reproduce {
+        /// Report directory.
+        #[arg(long, short, default_value = "report")]
+        out: PathBuf,
+        /// Shorter durations (for CI); every claim's checks still apply.
+        #[arg(long)]
+        quick: bool,
+        /// Only these claims, comma-separated (e.g. `C1,C3` or `1,3`).
+        #[arg(long, value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// Parallel runs (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// No progress bar or per-claim lines.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Print the README's Markdown claims table from an existing
+        /// claims.json (e.g. report/claims.json) and exit.
+        #[arg(long, value_name = "CLAIMS_JSON")]
+        table: Option<PathBuf>,
+        /// Exit with status 1 if any claim is not reproduced (for CI); the
+        /// report is written either way.
+        #[arg(long, conflicts_with = "table")]
+        strict: bool,
+    },
+    /// Run real programs over an emulated path (needs root): two network
+    /// namespaces joined by TUN devices, with the link model in between.
+    /// "up" is client → server (the link's forward direction), "down" is
+    /// server → client. --rate, --queue and --loss shape both directions and
+    /// --rtt is split evenly between them; --up-* / --down-* override one
+    /// direction.
+    #[command(
+        after_help = "Examples:\n  bbrlab emu --rate 10mbit --rtt 40ms --queue 100 \\\n    --server 'iperf3 -s -1' --client 'iperf3 -c {server} -C bbr -t 10'\n  # 50 Mbit/s down, 5 Mbit/s up, 60 ms round trip:\n  bbrlab emu --down-rate 50mbit --up-rate 5mbit --rtt 60ms --interactive"
+    )]
+    Emu(Box<EmuArgs>),
+    /// Send over bbrlab's UDP transport, paced by a `congestion` controller.
+    Send(SendArgs),
+    /// Receive one transfer over bbrlab's UDP transport and verify it.
+    Recv {
+        /// Address to listen on.
+        #[arg(long, default_value = "0.0.0.0:5202")]
+        listen: std::net::SocketAddr,
+        /// Write the stream to this file (default: check the sender's pattern).
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Flow-control window, bytes (bounds the receiver's memory).
+        #[arg(long, default_value_t = 16 << 20)]
+        window: u64,
+        /// Give up when the sender is silent this long.
+        #[arg(long, default_value = "5s")]
+        idle_timeout: String,
+        /// How long to wait for a sender.
+        #[arg(long, default_value = "60s")]
+        accept_timeout: String,
+    },
+    /// Run a one-flow scenario in the simulator and, through the emulator
+    /// (root), with kernel TCP and/or the UDP transport; overlay and tabulate.
+    Compare {
+        /// The scenario (one flow, no sweep).
+        scenario: PathBuf,
+        /// Real sources to add: kernel, udp (comma-separated), or `none`.
+        #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
+        with: Vec<String>,
+        /// Output directory (default out/compare-NAME, NAME the scenario's name).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Validate the simulator against kernel TCP (root): a matrix of
+    /// single-flow paths (2–100 Mbit/s, 5–200 ms, 0.25–10 BDP, 0–5 % loss,
+    /// jitter), each through `compare` with kernel TCP (and the UDP
+    /// transport for bbr), repeated; writes validate.json, validate.md and
+    /// each run's overlays. Exits 0 unless --strict and a path misses.
+    Validate {
+        /// Output directory.
+        #[arg(long, short, default_value = "out/validate")]
+        out: PathBuf,
+        /// Four representative paths, one repetition, 6 s runs (< 10 min).
+        #[arg(long)]
+        quick: bool,
+        /// Only these paths (comma-separated names; see validate.json).
+        #[arg(long, value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// Repetitions per path and algorithm (default 3, 1 with --quick).
+        #[arg(long)]
+        reps: Option<usize>,
+        /// Seconds per transfer (default 10, 6 with --quick).
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Algorithms to validate (kernel names).
+        #[arg(long, value_delimiter = ',', default_value = "bbr,cubic")]
+        algorithms: Vec<String>,
+        /// Exit with status 1 when any path misses its bounds (for CI).
+        #[arg(long)]
+        strict: bool,
+        /// Print the Markdown table of an existing validate.json and exit.
+        #[arg(long, value_name = "VALIDATE_JSON")]
+        table: Option<PathBuf>,
+    },
+    /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
+    Tcp {
+        #[command(subcommand)]
+        side: TcpSide,
+    },
+    /// bbrlab's BBR and bbr-jitter as BPF congestion controls inside Linux
+    /// TCP (`bbrlab_bbr`, `bbrlab_jitter`; root).
+    Kernel {
+        #[command(subcommand)]
+        action: KernelAction,
+    },
+    /// Run a scenario file in the simulator; writes time series and summaries.
+    Sim {
+        /// The scenario (TOML; schema in docs/scenarios.md).
+        scenario: PathBuf,
+        /// Output directory (default: the scenario's `output`, else `out/<name>`).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        /// Parallel runs for sweeps (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Skip drawing figures (faster for large sweeps).
+        #[arg(long)]
+        no_plots: bool,
+        /// Use an output directory that is not empty: first remove what an
+        /// earlier run wrote there (run-NNNN/, CSV, JSON, figures,
+        /// scenario.toml). Other files are never removed; they are an error.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Draw the standard figures (SVG and PNG) for a run directory.
+    Plot {
+        /// A directory holding `flows.csv` (and optionally `link.csv`).
+        run_dir: PathBuf,
+    },
+    /// Simulator speed: one BBR flow, 100 Mbit/s, 40 ms, 60 s simulated.
+    Bench {
+        /// Simulated seconds.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Also run C2's 10 Gbit/s, 100 ms, 1 % loss path for 30 s and
+        /// report its wall time and the peak memory (RSS) of this process.
+        #[arg(long)]
+        large: bool,
+        /// Instead: goodput and CPU cost (Gbit per CPU-second) of the UDP
+        /// transport (`bbrlab send`/`recv`, bbr) on loopback against quinn's
+        /// BBR and CUBIC in the same run (ratios per round), each for
+        /// --seconds; then without GSO and kernel TCP bbr once.
+        #[arg(long, conflicts_with = "large")]
+        transport: bool,
+        /// Rounds of the --transport comparison.
+        #[arg(long, default_value_t = 3, requires = "transport")]
+        runs: u32,
+        /// quinn's bulk program for --transport (default: `quinn-bulk` next
+        /// to this binary; `cargo build --release -p quinn-baseline`).
+        #[arg(long, requires = "transport")]
+        quinn: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum KernelAction {
+    /// Load and register (pinned under /sys/fs/bpf/bbrlab, so they stay
+    /// after this command exits). Default: all.
+    Load {
+        /// bbrlab_bbr and/or bbrlab_jitter.
+        names: Vec<String>,
+    },
+    /// Unregister (default: every loaded one). Refuses while sockets use
+    /// it unless --force.
+    Unload {
+        /// bbrlab_bbr and/or bbrlab_jitter.
+        names: Vec<String>,
+        /// Unload even while sockets run it (they keep it until they close).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show each control: loaded, registered, sockets running it.
+    List,
+    /// Seed 001's jitter experiment (claims C11/C12) on real Linux TCP
+    /// (root): each control through `bbrlab emu` at 3 Mbit/s with every
+    /// data packet delayed by Normal(60 ms, sd), for each sd and seed;
+    /// writes jitter-sweep.csv and jitter-sweep.json (provenance) in --out.
+    /// Load bbrlab's controls first (`bbrlab kernel load`). Exits 1 if a
+    /// run failed (its row says why).
+    #[command(
+        after_help = "Example (the lock keeps other users of the controls out while they run):\n  sudo flock /tmp/bbrlab-kernel-cc.lock sh -c \\\n    'bbrlab kernel load && bbrlab kernel jitter-sweep --out out/jitter; bbrlab kernel unload --force'\n  # --force: the last runs' sockets keep the controls for minutes after the sweep\n  bbrlab kernel jitter-sweep --table out/jitter/jitter-sweep.csv"
+    )]
+    JitterSweep(JitterSweepArgs),
+}
+
+/// `bbrlab kernel jitter-sweep`'s options.
+#[derive(clap::Args)]
+pub(crate) struct JitterSweepArgs {
+    /// Output directory: jitter-sweep.csv, jitter-sweep.json and runs/
+    /// (each run's path file, emulator output and probe time series).
+    #[arg(long, short, default_value = "out/kernel-jitter-sweep")]
+    pub(crate) out: PathBuf,
+    /// RTT standard deviations, ms (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "0,10,20,30,40,50,60")]
+    pub(crate) sds: Vec<f64>,
+    /// Seeds of the emulator's delay draws (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    pub(crate) seeds: Vec<u64>,
+    /// Congestion controls, alternated at each (sd, seed).
+    #[arg(long, value_delimiter = ',', default_value = "bbr,bbrlab_jitter")]
+    pub(crate) cc: Vec<String>,
+    /// Bytes each run sends [default: 3000000, 8 s at the line rate].
+    #[arg(long, conflicts_with = "duration")]
+    pub(crate) bytes: Option<u64>,
+    /// Or how long each run sends (e.g. 60s, as C12's runs).
+    #[arg(long)]
+    pub(crate) duration: Option<String>,
+    /// Longest one run may take, s, before it is stopped and recorded as
+    /// failed [default: the transfer at 1 Mbit/s, or the duration, + 120].
+    #[arg(long)]
+    pub(crate) timeout: Option<u64>,
+    /// No progress bar (a line per finished run still prints).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Print the README's Markdown table of an existing jitter-sweep.csv
+    /// and exit.
+    #[arg(long, value_name = "CSV", conflicts_with_all = ["bytes", "duration", "timeout"])]
+    pub(crate) table: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum TcpSide {
+    /// Send a verifiable byte stream and sample TCP_INFO / TCP_CC_INFO.
+    Send {
+        /// Receiver address, e.g. 10.77.0.2:5201.
+        #[arg(long)]
+        to: std::net::SocketAddr,
+        /// Kernel congestion control: bbr, cubic or reno.
+        #[arg(long, default_value = "bbr")]
+        cc: String,
+        /// How long to send (e.g. 10s).
+        #[arg(long, default_value = "10s")]
+        duration: String,
+        /// Send exactly this many bytes instead of for a duration.
+        #[arg(long)]
+        bytes: Option<u64>,
+        /// Sampling interval for the time series.
+        #[arg(long, default_value = "10ms")]
+        interval: String,
+        /// Write the time series (the simulator's flows.csv schema) here.
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
+    /// Receive one transfer, check every byte, the length and the hash.
+    Recv {
+        /// Address to listen on.
+        #[arg(long, default_value = "0.0.0.0:5201")]
+        listen: std::net::SocketAddr,
+        /// Give up when the sender is silent this long.
+        #[arg(long, default_value = "10s")]
+        idle_timeout: String,
+    },
+}
+
+/// `bbrlab emu`'s options.
+#[derive(clap::Args)]
+pub(crate) struct EmuArgs {
+    /// Use this scenario file's [link] table for the path (no path flags
+    /// then). Only [link] and `seed` are read: a file with just a [link]
+    /// table will do; duration, flows and sweeps of other keys are ignored.
+    #[arg(long)]
+    pub(crate) scenario: Option<PathBuf>,
+    /// Bottleneck rate of both directions (e.g. 10mbit); default unlimited.
+    #[arg(long)]
+    pub(crate) rate: Option<String>,
+    /// Round-trip propagation delay, half of it each way [default: 40ms].
+    #[arg(long)]
+    pub(crate) rtt: Option<String>,
+    /// Bottleneck queue of both directions: packets (100), or with units
+    /// (100pkt, 150kB) [default: 100].
+    #[arg(long)]
+    pub(crate) queue: Option<String>,
+    /// Random loss in both directions (e.g. 1% or 0.01).
+    #[arg(long)]
+    pub(crate) loss: Option<String>,
+    /// Rate client → server (overrides --rate; `unlimited` for none).
+    #[arg(long)]
+    pub(crate) up_rate: Option<String>,
+    /// Rate server → client (overrides --rate; `unlimited` for none).
+    #[arg(long)]
+    pub(crate) down_rate: Option<String>,
+    /// One-way delay client → server; with --rtt the other direction gets
+    /// the rest, with --down-delay the RTT is their sum.
+    #[arg(long)]
+    pub(crate) up_delay: Option<String>,
+    /// One-way delay server → client (see --up-delay).
+    #[arg(long)]
+    pub(crate) down_delay: Option<String>,
+    /// Queue client → server (overrides --queue).
+    #[arg(long)]
+    pub(crate) up_queue: Option<String>,
+    /// Queue server → client (overrides --queue).
+    #[arg(long)]
+    pub(crate) down_queue: Option<String>,
+    /// Loss client → server (overrides --loss; 0 for none).
+    #[arg(long)]
+    pub(crate) up_loss: Option<String>,
+    /// Loss server → client (overrides --loss; 0 for none).
+    #[arg(long)]
+    pub(crate) down_loss: Option<String>,
+    /// Seed for loss and jitter (default: the scenario's with --scenario,
+    /// else 1).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Keep the kernel's TCP buffer limits in the namespaces (by default
+    /// net.ipv4.tcp_rmem/tcp_wmem allow 64 MiB, so host buffers do not cap
+    /// fast or long paths).
+    #[arg(long)]
+    pub(crate) kernel_buffers: bool,
+    /// Command run in the server namespace ({server} and {client} expand to the addresses).
+    #[arg(long)]
+    pub(crate) server: Option<String>,
+    /// Command run in the client namespace; the run ends when it exits.
+    #[arg(long)]
+    pub(crate) client: Option<String>,
+    /// Write packets.csv (every packet's fate) and link.csv here.
+    #[arg(long)]
+    pub(crate) log: Option<PathBuf>,
+    /// Hold the path up and print how to enter each side; Ctrl-C ends.
+    #[arg(long)]
+    pub(crate) interactive: bool,
+    /// Measure the emulator's own accuracy and speed (idle, then with
+    /// every core kept busy), then exit.
+    #[arg(long)]
+    pub(crate) selftest: bool,
+    /// With --selftest: also print the figures as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Longest run in seconds before everything is stopped.
+    #[arg(long, default_value_t = 3600)]
+    pub(crate) timeout: u64,
+}
+
+/// `bbrlab send`'s options.
+#[derive(clap::Args)]
+pub(crate) struct SendArgs {
+    /// Receiver address, e.g. 10.77.0.2:5202.
+    #[arg(long)]
+    pub(crate) to: std::net::SocketAddr,
+    /// Congestion control: bbr, bbr-jitter, cubic or reno.
+    #[arg(long, default_value = "bbr")]
+    pub(crate) cc: String,
+    /// Send this file.
+    #[arg(long, conflicts_with_all = ["bytes", "duration"])]
+    pub(crate) file: Option<PathBuf>,
+    /// Send this many bytes of a verifiable pattern.
+    #[arg(long, conflicts_with = "duration")]
+    pub(crate) bytes: Option<u64>,
+    /// Send a verifiable pattern for this long (default 10s).
+    #[arg(long)]
+    pub(crate) duration: Option<String>,
+    /// Give up when the receiver is silent this long.
+    #[arg(long, default_value = "5s")]
+    pub(crate) idle_timeout: String,
+    /// Write the time series (shared schema, srtt and packet counters, pacing_error_us) here.
+    #[arg(long)]
+    pub(crate) log: Option<PathBuf>,
+    /// Sampling interval of the time series.
+    #[arg(long, default_value = "10ms")]
+    pub(crate) interval: String,
+    /// No progress line.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Send every datagram with its own system call instead of batching
+    /// what the pacer releases together into one GSO send.
+    #[arg(long)]
+    pub(crate) no_gso: bool,
+}
+
+/// A duration flag (`10s`, `250ms`) in the scenario files' units.
+pub(crate) fn duration_arg(flag: &str, v: &str) -> Result<std::time::Duration, String> {
+    link::units::parse_duration_ns(v)
+        .map(std::time::Duration::from_nanos)
+        .map_err(|e| format!("{flag}: {e}"))
+}
