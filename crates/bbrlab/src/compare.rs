@@ -1,9 +1,9 @@
 //! `bbrlab compare`: one single-flow scenario three ways — the simulator,
 //! bbrlab's UDP transport through the emulator, and kernel TCP through the
 //! emulator — overlaid on the same axes, with a table of the headline
-//! figures. All three write the shared time-series schema and the same
-//! counter columns, so one reader serves them and every figure is the same
-//! statistic on every source:
+//! figures. All three write the shared time-series schema
+//! (`sender::schema`, counters included), so one reader serves them and
+//! every figure is the same statistic on every source:
 //!
 //! - **goodput**: payload bytes delivered (headers never count) divided by
 //!   the time since the first data packet, over a common window;
@@ -19,6 +19,7 @@
 //!   carries the same bytes per byte of goodput.
 
 use figures::{self as plots, Figure, Series, Table};
+use netsim::sender::schema;
 use runner::stats::quantile;
 use std::path::{Path, PathBuf};
 
@@ -192,19 +193,24 @@ fn align(points: Vec<(f64, f64)>, origin_s: f64, window_s: f64) -> Vec<(f64, f64
 /// measured from there.
 fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String> {
     let t = Table::read(csv)?;
-    let col = |y: &str| -> Result<Vec<(f64, f64)>, String> {
+    let col = |y: schema::Column| -> Result<Vec<(f64, f64)>, String> {
         Ok(align(
-            t.points(csv, "time_s", y, Some(("flow", "0")))?,
+            t.points(
+                csv,
+                schema::TIME_S.name,
+                y.name,
+                Some((schema::FLOW.name, "0")),
+            )?,
             origin_s,
             window_s,
         ))
     };
-    let delivered = col("delivered_bytes")?;
-    let srtt = col("srtt_ms")?;
-    let sent = col("data_packets_sent")?;
-    let retx = col("retransmitted_packets")?;
-    let bw = col("bw_estimate_bps")?;
-    let min_rtt = col("min_rtt_ms")?;
+    let delivered = col(schema::DELIVERED_BYTES)?;
+    let srtt = col(schema::SRTT_MS)?;
+    let sent = col(schema::DATA_PACKETS_SENT)?;
+    let retx = col(schema::RETRANSMITTED_PACKETS)?;
+    let bw = col(schema::BW_ESTIMATE_BPS)?;
+    let min_rtt = col(schema::MIN_RTT_MS)?;
     let goodput_mbps = match delivered.last() {
         Some(&(t, b)) if t > 0.0 => b * 8.0 / t / 1e6,
         _ => 0.0,
@@ -597,12 +603,7 @@ mod tests {
     fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
         let p = dir.join("flows.csv");
         let mut w = csv::Writer::from_path(&p).unwrap();
-        let header = format!(
-            "{},{}",
-            netsim::FLOW_CSV_HEADER,
-            netsim::FLOW_CSV_COUNTER_COLUMNS
-        );
-        w.write_record(header.split(',')).unwrap();
+        w.write_record(schema::FLOW_CSV_HEADER.split(',')).unwrap();
         for &(t, d, s, n, r) in rows {
             // drops (link drops in the simulator) deliberately disagrees
             // with the retransmission count, which is what must be used.
@@ -636,14 +637,6 @@ mod tests {
         }
         w.flush().unwrap();
         p
-    }
-
-    #[test]
-    fn every_source_writes_the_same_counter_columns() {
-        assert_eq!(
-            transport::sender::LOG_COUNTER_COLUMNS,
-            netsim::FLOW_CSV_COUNTER_COLUMNS
-        );
     }
 
     #[test]

@@ -76,7 +76,9 @@ pub use config::{
 pub use engine::run;
 pub use record::{
     FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
-    FLOW_CSV_COUNTER_COLUMNS, FLOW_CSV_HEADER, LINK_CSV_HEADER,
 };
 /// The reliability layer the simulator runs (shared with the UDP transport).
 pub use sender;
+/// The header line of `link.csv`, from the one time-series schema
+/// (`sender::schema`); kept here for the users that name it by this path.
+pub use sender::schema::LINK_CSV_HEADER;

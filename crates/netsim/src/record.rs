@@ -1,28 +1,16 @@
 //! What a run reports: time-series samples as it goes, and a summary at the
 //! end.
 //!
-//! The flow time series uses bbrlab's one shared schema (DESIGN.md), so the
-//! simulator, the UDP transport and the kernel-TCP probe can be plotted and
-//! compared by the same code. [`FLOW_CSV_HEADER`] and [`FlowSample::write_csv`]
-//! are that schema.
+//! The time series use bbrlab's one shared schema ([`sender::schema`],
+//! DESIGN.md), so the simulator, the UDP transport and the kernel-TCP
+//! probe can be plotted and compared by the same code.
+//! [`FlowSample::fields`] and [`LinkSample::fields`] give a row's cells in
+//! that schema's order.
 
 use congestion::Mode;
+use sender::schema::{FLOW_COLUMNS, LINK_COLUMNS};
 pub use sender::ModeTimes;
 use std::io::{self, Write};
-
-pub use sender::schema::FLOW_CSV_HEADER;
-
-/// Columns every source (simulator, UDP transport, kernel-TCP probe)
-/// writes after [`FLOW_CSV_HEADER`], so `bbrlab compare` can put one
-/// statistic side by side instead of each source's nearest: the smoothed
-/// RTT (RFC 6298 gains; the kernel exposes no per-ACK sample, only its
-/// srtt), and the data packets sent and retransmitted so far (the
-/// simulator's `drops` column counts link drops, which is not what a real
-/// sender can see). Source-specific columns come after these.
-pub const FLOW_CSV_COUNTER_COLUMNS: &str = "srtt_ms,data_packets_sent,retransmitted_packets";
-
-/// Column names of the per-link time series.
-pub const LINK_CSV_HEADER: &str = "time_s,direction,queue_packets,queue_bytes,queue_delay_ms,drops";
 
 /// One row of a flow's time series.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,10 +57,9 @@ fn ms(ns: Option<u64>) -> String {
 }
 
 impl FlowSample {
-    /// The row's cells in [`FLOW_CSV_HEADER`]'s order followed by
-    /// [`FLOW_CSV_COUNTER_COLUMNS`]. Fixed precision keeps output
-    /// byte-identical across runs; a CSV writer quotes them.
-    pub fn fields(&self) -> [String; 16] {
+    /// The row's cells in [`FLOW_COLUMNS`]' order. Fixed precision keeps
+    /// output byte-identical across runs; a CSV writer quotes them.
+    pub fn fields(&self) -> [String; FLOW_COLUMNS.len()] {
         [
             format!("{:.6}", self.t_ns as f64 / 1e9),
             self.flow.to_string(),
@@ -127,8 +114,8 @@ pub struct LinkSample {
 }
 
 impl LinkSample {
-    /// The row's cells in [`LINK_CSV_HEADER`]'s order.
-    pub fn fields(&self) -> [String; 6] {
+    /// The row's cells in [`LINK_COLUMNS`]' order.
+    pub fn fields(&self) -> [String; LINK_COLUMNS.len()] {
         [
             format!("{:.6}", self.t_ns as f64 / 1e9),
             self.direction.to_string(),

@@ -1,9 +1,10 @@
 //! Writing a run's results: streamed time series and end-of-run summaries.
 //!
 //! Files per run directory:
-//! - `flows.csv`: the shared per-flow time series (`netsim::FLOW_CSV_HEADER`,
-//!   then `netsim::FLOW_CSV_COUNTER_COLUMNS`)
+//! - `flows.csv`: the shared per-flow time series
+//!   ([`sender::schema::FLOW_COLUMNS`])
 //! - `link.csv`: queue length and drops per link direction
+//!   ([`sender::schema::LINK_COLUMNS`])
 //! - `summary.json` and `summary.csv`: one entry per flow, plus fairness
 //!
 //! Every CSV file goes through the `csv` crate, so a flow named
@@ -16,10 +17,8 @@
 //! Everything is formatted with fixed precision and written in a fixed
 //! order, so the same scenario and seed give byte-identical files.
 
-use netsim::{
-    FlowSample, LinkSample, Recorder, Summary, FLOW_CSV_COUNTER_COLUMNS, FLOW_CSV_HEADER,
-    LINK_CSV_HEADER,
-};
+use netsim::{FlowSample, LinkSample, Recorder, Summary};
+use sender::schema::{FLOW_COLUMNS, LINK_COLUMNS};
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -32,10 +31,6 @@ pub struct CsvRecorder {
     links: csv::Writer<BufWriter<File>>,
 }
 
-fn header(cols: &str) -> Vec<&str> {
-    cols.split(',').collect()
-}
-
 impl CsvRecorder {
     /// Creates both files in `dir` and writes their headers.
     pub fn create(dir: &Path) -> io::Result<Self> {
@@ -46,11 +41,11 @@ impl CsvRecorder {
         };
         let mut flows = open("flows.csv")?;
         let mut links = open("link.csv")?;
-        let mut cols = header(FLOW_CSV_HEADER);
-        cols.extend(header(FLOW_CSV_COUNTER_COLUMNS));
-        flows.write_record(&cols).map_err(io::Error::other)?;
+        flows
+            .write_record(FLOW_COLUMNS.map(|c| c.name))
+            .map_err(io::Error::other)?;
         links
-            .write_record(header(LINK_CSV_HEADER))
+            .write_record(LINK_COLUMNS.map(|c| c.name))
             .map_err(io::Error::other)?;
         Ok(CsvRecorder { flows, links })
     }

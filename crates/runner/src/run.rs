@@ -18,6 +18,7 @@ use crate::output::{CsvRecorder, SummaryJson};
 use crate::progress::{ClockRecorder, SimClock};
 use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
 use scenario::Run;
+use sender::schema;
 use std::io;
 
 /// Where a run's time series goes: every sample as the simulator makes it
@@ -72,16 +73,8 @@ pub fn simulate<S: Sink>(
     ))
 }
 
-/// The type of a column of a run's time series.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A float (rates, times); may be missing.
-    Float,
-    /// An integer (bytes, packets, indices).
-    Int,
-    /// A name (mode, direction).
-    Text,
-}
+/// The type of a column of a run's time series (the schema's).
+pub use sender::schema::Kind;
 
 /// One cell of a run's time series: typed, in the data dictionary's unit
 /// and unrounded (the CSV files round to fixed precision; a columnar sink
@@ -119,56 +112,56 @@ fn int(v: u64) -> Value {
     Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
 }
 
-/// A [`Column`], short enough that the tables below read as tables.
-const fn col<S>(name: &'static str, kind: Kind, get: fn(&S) -> Value) -> Column<S> {
-    Column { name, kind, get }
+/// A [`Column`]: the schema's column and how a sample gives its cell,
+/// short enough that the tables below read as tables.
+const fn col<S>(c: schema::Column, get: fn(&S) -> Value) -> Column<S> {
+    Column {
+        name: c.name,
+        kind: c.kind,
+        get,
+    }
 }
 
-/// The columns of `flows.csv` (`netsim::FLOW_CSV_HEADER`, then
-/// `netsim::FLOW_CSV_COUNTER_COLUMNS`), in order.
-pub static FLOW_COLUMNS: [Column<FlowSample>; 16] = {
-    use Kind::{Float, Int, Text};
+/// The columns of `flows.csv` ([`schema::FLOW_COLUMNS`]), in order.
+pub static FLOW_COLUMNS: [Column<FlowSample>; schema::FLOW_COLUMNS.len()] = {
+    use schema::*;
     [
-        col("time_s", Float, |s| secs(s.t_ns)),
-        col("flow", Int, |s| int(s.flow as u64)),
-        col("delivered_bytes", Int, |s| int(s.delivered_bytes)),
-        col("goodput_bps", Float, |s| Value::Float(Some(s.goodput_bps))),
-        col("rtt_ms", Float, |s| ms(s.rtt_ns)),
-        col("cwnd_bytes", Int, |s| int(s.cwnd_bytes)),
-        col("pacing_rate_bps", Float, |s| {
-            Value::Float(Some(s.pacing_rate_bps))
-        }),
-        col("inflight_bytes", Int, |s| int(s.inflight_bytes)),
-        col("mode", Text, |s| Value::Text(s.mode.name())),
-        col("bw_estimate_bps", Float, |s| {
-            Value::Float(s.bw_estimate_bps)
-        }),
-        col("min_rtt_ms", Float, |s| ms(s.min_rtt_ns)),
-        col("queue_delay_ms", Float, |s| ms(Some(s.queue_delay_ns))),
-        col("drops", Int, |s| int(s.drops)),
-        col("srtt_ms", Float, |s| ms(s.srtt_ns)),
-        col("data_packets_sent", Int, |s| int(s.packets_sent)),
-        col("retransmitted_packets", Int, |s| int(s.retransmissions)),
+        col(TIME_S, |s| secs(s.t_ns)),
+        col(FLOW, |s| int(s.flow as u64)),
+        col(DELIVERED_BYTES, |s| int(s.delivered_bytes)),
+        col(GOODPUT_BPS, |s| Value::Float(Some(s.goodput_bps))),
+        col(RTT_MS, |s| ms(s.rtt_ns)),
+        col(CWND_BYTES, |s| int(s.cwnd_bytes)),
+        col(PACING_RATE_BPS, |s| Value::Float(Some(s.pacing_rate_bps))),
+        col(INFLIGHT_BYTES, |s| int(s.inflight_bytes)),
+        col(MODE, |s| Value::Text(s.mode.name())),
+        col(BW_ESTIMATE_BPS, |s| Value::Float(s.bw_estimate_bps)),
+        col(MIN_RTT_MS, |s| ms(s.min_rtt_ns)),
+        col(QUEUE_DELAY_MS, |s| ms(Some(s.queue_delay_ns))),
+        col(DROPS, |s| int(s.drops)),
+        col(SRTT_MS, |s| ms(s.srtt_ns)),
+        col(DATA_PACKETS_SENT, |s| int(s.packets_sent)),
+        col(RETRANSMITTED_PACKETS, |s| int(s.retransmissions)),
     ]
 };
 
-/// The columns of `link.csv` (`netsim::LINK_CSV_HEADER`), in order.
-pub static LINK_COLUMNS: [Column<LinkSample>; 6] = {
-    use Kind::{Float, Int, Text};
+/// The columns of `link.csv` ([`schema::LINK_COLUMNS`]), in order.
+pub static LINK_COLUMNS: [Column<LinkSample>; schema::LINK_COLUMNS.len()] = {
+    use schema::*;
     [
-        col("time_s", Float, |s| secs(s.t_ns)),
-        col("direction", Text, |s| Value::Text(s.direction)),
-        col("queue_packets", Int, |s| int(s.queue_packets)),
-        col("queue_bytes", Int, |s| int(s.queue_bytes)),
-        col("queue_delay_ms", Float, |s| ms(Some(s.queue_delay_ns))),
-        col("drops", Int, |s| int(s.drops)),
+        col(TIME_S, |s| secs(s.t_ns)),
+        col(DIRECTION, |s| Value::Text(s.direction)),
+        col(QUEUE_PACKETS, |s| int(s.queue_packets)),
+        col(QUEUE_BYTES, |s| int(s.queue_bytes)),
+        col(QUEUE_DELAY_MS, |s| ms(Some(s.queue_delay_ns))),
+        col(DROPS, |s| int(s.drops)),
     ]
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netsim::{MemoryRecorder, FLOW_CSV_COUNTER_COLUMNS, FLOW_CSV_HEADER, LINK_CSV_HEADER};
+    use netsim::MemoryRecorder;
 
     /// A sink that keeps the samples, to compare the columns against.
     #[derive(Default)]
@@ -248,20 +241,37 @@ algorithm = "bbr"
         );
     }
 
-    /// The typed columns are the CSV files' columns: the same names in the
-    /// same order, and every cell the CSV text's value before rounding.
+    /// The typed columns are the CSV files' columns: `flows.csv` and
+    /// `link.csv` as [`CsvRecorder`] writes them have the same names in the
+    /// same order, and every cell is the typed value, rounded.
     #[test]
     fn typed_columns_are_the_csv_columns() {
-        let names = |cols: &[&str]| cols.join(",");
-        let flow_names: Vec<&str> = FLOW_COLUMNS.iter().map(|c| c.name).collect();
-        assert_eq!(
-            names(&flow_names),
-            format!("{FLOW_CSV_HEADER},{FLOW_CSV_COUNTER_COLUMNS}")
-        );
-        let link_names: Vec<&str> = LINK_COLUMNS.iter().map(|c| c.name).collect();
-        assert_eq!(names(&link_names), LINK_CSV_HEADER);
-
         let (_, mem, _, _) = lossy_run();
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = CsvRecorder::create(dir.path()).unwrap();
+        for s in &mem.flows {
+            files.flow_sample(s).unwrap();
+        }
+        for s in &mem.links {
+            files.link_sample(s).unwrap();
+        }
+        files.finish().unwrap();
+        let read = |name: &str| {
+            let mut r = csv::Reader::from_path(dir.path().join(name)).unwrap();
+            let head: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+            let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+            (head, rows)
+        };
+        let (flow_head, flow_rows) = read("flows.csv");
+        let (link_head, link_rows) = read("link.csv");
+        fn names<S>(cols: &[Column<S>]) -> Vec<&'static str> {
+            cols.iter().map(|c| c.name).collect()
+        }
+        assert_eq!(flow_head, names(&FLOW_COLUMNS));
+        assert_eq!(link_head, names(&LINK_COLUMNS));
+        assert_eq!(flow_rows.len(), mem.flows.len());
+        assert_eq!(link_rows.len(), mem.links.len());
+
         let check = |kind: Kind, v: Value, text: &str, what: &str| match (kind, v) {
             (Kind::Float, Value::Float(None)) => assert_eq!(text, "", "{what}"),
             (Kind::Float, Value::Float(Some(x))) => {
@@ -274,16 +284,18 @@ algorithm = "bbr"
             (k, v) => panic!("{what}: a {k:?} column gave {v:?}"),
         };
         let mut some_missing = false;
-        for s in &mem.flows {
-            for (c, text) in FLOW_COLUMNS.iter().zip(s.fields()) {
+        for (s, row) in mem.flows.iter().zip(&flow_rows) {
+            assert_eq!(row.len(), FLOW_COLUMNS.len(), "{row:?}");
+            for (c, text) in FLOW_COLUMNS.iter().zip(row) {
                 let v = (c.get)(s);
                 some_missing |= v == Value::Float(None);
-                check(c.kind, v, &text, c.name);
+                check(c.kind, v, text, c.name);
             }
         }
-        for s in &mem.links {
-            for (c, text) in LINK_COLUMNS.iter().zip(s.fields()) {
-                check(c.kind, (c.get)(s), &text, c.name);
+        for (s, row) in mem.links.iter().zip(&link_rows) {
+            assert_eq!(row.len(), LINK_COLUMNS.len(), "{row:?}");
+            for (c, text) in LINK_COLUMNS.iter().zip(row) {
+                check(c.kind, (c.get)(s), text, c.name);
             }
         }
         assert!(some_missing, "the first samples have no RTT yet: a null");

@@ -13,6 +13,8 @@
 //!   to acknowledge (every packet, or Linux-like delayed ACKs).
 //! - [`LogHistogram`] and [`ModeTimes`]: constant-memory RTT percentiles
 //!   and time per controller mode, reported the same way by every source.
+//! - [`schema`]: the one time-series schema, the columns of `flows.csv`
+//!   and `link.csv` that every source writes.
 //!
 //! # Example
 //!

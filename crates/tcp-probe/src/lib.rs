@@ -36,6 +36,7 @@
 //! ```
 
 use runner::stats::quantile;
+use sender::schema::FLOW_CSV_HEADER;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -211,8 +212,8 @@ impl Probe {
     }
 }
 
-/// Columns the probe writes after the shared schema and
-/// [`netsim::FLOW_CSV_COUNTER_COLUMNS`]; empty where the kernel lacks the
+/// Columns the probe writes after the shared schema
+/// ([`sender::schema::FLOW_COLUMNS`]); empty where the kernel lacks the
 /// field.
 const PROBE_COLUMNS: &str = "delivery_rate_bps,busy_time_us,rwnd_limited_us,sndbuf_limited_us,rtos";
 
@@ -566,17 +567,13 @@ fn sample_loop(
     Ok(out)
 }
 
-/// The log's columns: the shared schema, the shared counters, then the
-/// probe's own ([`PROBE_COLUMNS`]).
+/// The log's columns: the shared schema, then the probe's own
+/// ([`PROBE_COLUMNS`]).
 fn log_header() -> Vec<&'static str> {
-    [
-        netsim::FLOW_CSV_HEADER,
-        netsim::FLOW_CSV_COUNTER_COLUMNS,
-        PROBE_COLUMNS,
-    ]
-    .iter()
-    .flat_map(|h| h.split(','))
-    .collect()
+    [FLOW_CSV_HEADER, PROBE_COLUMNS]
+        .iter()
+        .flat_map(|h| h.split(','))
+        .collect()
 }
 
 /// One row of the log, in [`log_header`]'s order, at `t` seconds with
@@ -1009,11 +1006,7 @@ mod tests {
         let header = log_header();
         assert_eq!(
             header.join(","),
-            format!(
-                "{},{},{PROBE_COLUMNS}",
-                netsim::FLOW_CSV_HEADER,
-                netsim::FLOW_CSV_COUNTER_COLUMNS
-            )
+            format!("{FLOW_CSV_HEADER},{PROBE_COLUMNS}")
         );
         let ti = info();
         let p = Probe::from_info(&ti, size_of::<TcpInfo>());

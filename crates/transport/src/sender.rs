@@ -19,6 +19,7 @@ use crate::udp_batch::{BatchSender, SendError};
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, DATA_HEADER, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
 use congestion::Config;
+use sender::schema::{FLOW_COLUMNS, FLOW_CSV_HEADER};
 use sender::{Ack, LogHistogram, SendDecision, Sender, SenderConfig};
 use std::fs::File;
 use std::io::BufWriter;
@@ -39,8 +40,8 @@ pub struct SendConfig {
     pub duration: Option<Duration>,
     /// Give up when the peer is silent this long.
     pub idle_timeout: Duration,
-    /// Time-series CSV (the shared schema, [`LOG_COUNTER_COLUMNS`], then
-    /// `pacing_error_us`). Its time origin is the end of the handshake,
+    /// Time-series CSV (the shared schema, `sender::schema::FLOW_COLUMNS`,
+    /// then [`PACING_ERROR_US`]). Its time origin is the end of the handshake,
     /// when the first data packet may leave.
     pub log: Option<PathBuf>,
     /// Sampling interval of the log and the progress line.
@@ -52,13 +53,10 @@ pub struct SendConfig {
     pub gso: bool,
 }
 
-/// Columns the log writes after the shared schema, the same the simulator
-/// and the kernel-TCP probe write (`netsim::FLOW_CSV_COUNTER_COLUMNS`;
-/// the transport does not depend on the simulator, so the names are
-/// repeated here and a `bbrlab` test holds the two equal): the smoothed
-/// RTT and the data packets sent and retransmitted so far, so `bbrlab
-/// compare` uses one statistic for every source.
-pub const LOG_COUNTER_COLUMNS: &str = "srtt_ms,data_packets_sent,retransmitted_packets";
+/// The column the log writes after the shared schema
+/// (`sender::schema::FLOW_COLUMNS`): how late paced sends went out
+/// against their pacing time over the sampling interval, median, µs.
+pub const PACING_ERROR_US: &str = "pacing_error_us";
 
 /// The sender's final report.
 #[derive(Debug, serde::Serialize)]
@@ -265,11 +263,8 @@ pub fn send_with(
             let mut w = csv::Writer::from_writer(BufWriter::new(
                 File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?,
             ));
-            let header = format!(
-                "{},{LOG_COUNTER_COLUMNS},pacing_error_us",
-                sender::schema::FLOW_CSV_HEADER
-            );
-            w.write_record(header.split(','))
+            let header = FLOW_CSV_HEADER.split(',').chain([PACING_ERROR_US]);
+            w.write_record(header)
                 .map_err(|e| format!("writing {}: {e}", p.display()))?;
             Some(w)
         }
@@ -420,7 +415,7 @@ pub fn send_with(
                     v.map_or(String::new(), |x| format!("{x:.digits$}"))
                 };
                 let ms = |ns: Option<u64>| opt(ns.map(|r| r as f64 / 1e6), 3);
-                let row = [
+                let row: [String; FLOW_COLUMNS.len() + 1] = [
                     format!("{:.6}", (now - t0) as f64 / 1e9),
                     "0".to_string(),
                     delivered.to_string(),

@@ -4,6 +4,9 @@
 
 mod common;
 
+use sender::schema::{
+    Column, DATA_PACKETS_SENT, DELIVERED_BYTES, FLOW, MODE, RETRANSMITTED_PACKETS,
+};
 use std::net::SocketAddr;
 use std::time::Duration;
 use transport::data::Source;
@@ -93,16 +96,32 @@ fn the_send_log_reads_back_as_csv() {
     let mut rd = csv::Reader::from_path(&log).unwrap();
     let header = rd.headers().unwrap().clone();
     let want = format!(
-        "{},{},pacing_error_us",
+        "{},{}",
         sender::schema::FLOW_CSV_HEADER,
-        transport::sender::LOG_COUNTER_COLUMNS
+        transport::sender::PACING_ERROR_US
     );
     assert_eq!(header.iter().collect::<Vec<_>>().join(","), want);
     let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.expect("a CSV row")).collect();
     assert!(!rows.is_empty(), "no rows");
+    // Each cell is under its column's name: read by name, the values are
+    // what those columns mean.
+    let col = |c: Column| header.iter().position(|h| h == c.name).unwrap();
+    let num = |r: &csv::StringRecord, c| r[col(c)].parse::<u64>().expect("a count");
     for r in &rows {
         assert_eq!(r.len(), header.len(), "{r:?}");
-        let mode = &r[header.iter().position(|h| h == "mode").unwrap()];
-        assert!(!mode.is_empty(), "{r:?}");
+        assert!(!r[col(MODE)].is_empty(), "{r:?}");
+        assert_eq!(&r[col(FLOW)], "0", "{r:?}");
+        assert!(
+            num(r, RETRANSMITTED_PACKETS) <= num(r, DATA_PACKETS_SENT),
+            "{r:?}"
+        );
     }
+    let last = rows.last().unwrap();
+    // Bytes delivered per data packet sent: at most a chunk, and not far
+    // below it on a loopback that loses nothing.
+    let per_packet = num(last, DELIVERED_BYTES) / num(last, DATA_PACKETS_SENT).max(1);
+    assert!(
+        (100..=transport::wire::CHUNK as u64).contains(&per_packet),
+        "{per_packet} bytes a packet: {last:?}"
+    );
 }
