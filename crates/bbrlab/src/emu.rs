@@ -450,6 +450,43 @@ pub fn selftest(json: bool, kernel_buffers: bool) -> Result<SelfTest, String> {
     Ok(r)
 }
 
+/// Runs `bbrlab emu` (or its `--selftest`); the client's exit status.
+pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
+    let a = *a;
+    if a.selftest {
+        return selftest(a.json, a.kernel_buffers).map(|_| 0);
+    }
+    let o = EmuOptions {
+        path: PathSpec {
+            scenario: a.scenario,
+            rate: a.rate,
+            rtt: a.rtt,
+            queue: a.queue,
+            loss: a.loss,
+            up: DirectionFlags {
+                rate: a.up_rate,
+                delay: a.up_delay,
+                queue: a.up_queue,
+                loss: a.up_loss,
+            },
+            down: DirectionFlags {
+                rate: a.down_rate,
+                delay: a.down_delay,
+                queue: a.down_queue,
+                loss: a.down_loss,
+            },
+            seed: a.seed,
+        },
+        server: a.server,
+        client: a.client,
+        log: a.log,
+        interactive: a.interactive,
+        timeout_s: a.timeout,
+        kernel_buffers: a.kernel_buffers,
+    };
+    run(&o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,13 +526,6 @@ mod tests {
         assert_eq!(forward_config(&p, 0).unwrap().seed, 7);
         p.seed = Some(3);
         assert_eq!(forward_config(&p, 0).unwrap().seed, 3);
-    }
-
-    /// The emulator's link.csv has the simulator's columns, so `bbrlab
-    /// plot` and `compare` read either.
-    #[test]
-    fn the_emulators_link_csv_has_the_simulators_columns() {
-        assert_eq!(linkem::LINK_CSV_HEADER.join(","), netsim::LINK_CSV_HEADER);
     }
 
     /// Issue 13: `emu --scenario` reads only `[link]` and `seed`. A file
@@ -667,41 +697,4 @@ mod tests {
         });
         assert!(e.contains("--scenario") && e.contains("not both"), "{e}");
     }
-}
-
-/// Runs `bbrlab emu` (or its `--selftest`); the client's exit status.
-pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
-    let a = *a;
-    if a.selftest {
-        return selftest(a.json, a.kernel_buffers).map(|_| 0);
-    }
-    let o = EmuOptions {
-        path: PathSpec {
-            scenario: a.scenario,
-            rate: a.rate,
-            rtt: a.rtt,
-            queue: a.queue,
-            loss: a.loss,
-            up: DirectionFlags {
-                rate: a.up_rate,
-                delay: a.up_delay,
-                queue: a.up_queue,
-                loss: a.up_loss,
-            },
-            down: DirectionFlags {
-                rate: a.down_rate,
-                delay: a.down_delay,
-                queue: a.down_queue,
-                loss: a.down_loss,
-            },
-            seed: a.seed,
-        },
-        server: a.server,
-        client: a.client,
-        log: a.log,
-        interactive: a.interactive,
-        timeout_s: a.timeout,
-        kernel_buffers: a.kernel_buffers,
-    };
-    run(&o)
 }

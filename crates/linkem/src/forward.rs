@@ -113,16 +113,23 @@ pub const PACKETS_CSV_HEADER: [&str; 7] = [
     "dropped",
 ];
 
-/// Columns of `link.csv`: the simulator's per-link schema
-/// (`netsim::LINK_CSV_HEADER`), so `bbrlab plot` reads either.
-pub const LINK_CSV_HEADER: [&str; 6] = [
-    "time_s",
-    "direction",
-    "queue_packets",
-    "queue_bytes",
-    "queue_delay_ms",
-    "drops",
-];
+/// Columns of `link.csv`: the one per-link schema
+/// (`sender::schema::LINK_COLUMNS`, which the simulator writes too), so
+/// `bbrlab plot` and every reader take either file.
+pub const LINK_CSV_HEADER: [&str; sender::schema::LINK_COLUMNS.len()] =
+    names(&sender::schema::LINK_COLUMNS);
+
+/// The names of `columns`, in order (a const fn, so the header above is
+/// made from the schema when compiling).
+const fn names<const N: usize>(columns: &[sender::schema::Column; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = columns[i].name;
+        i += 1;
+    }
+    out
+}
 
 /// CSV files: `packets.csv` (one row per packet) and `link.csv` (the
 /// simulator's queue schema, so `bbrlab plot` reads it). Written through
