@@ -10,142 +10,14 @@
 use crate::bbr::Bbr;
 use crate::config::{Algorithm, Config, RecoveryExit};
 use crate::cubic::Cubic;
-use crate::delivery_rate::{
-    AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
-};
+use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, SentPacketState};
 use crate::reno::Reno;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
 use core::time::Duration;
 
-/// The loss-recovery state of the connection, as Linux's `icsk_ca_state`
-/// distinguishes it (ordered: `Open < Recovery < Loss`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RecoveryState {
-    /// No loss episode in progress.
-    #[default]
-    Open,
-    /// Fast recovery after losses detected by ACKs (SACK / RACK).
-    Recovery,
-    /// After a retransmission timeout or persistent congestion.
-    Loss,
-}
-
-/// What an algorithm is told about one ACK batch.
-#[derive(Clone, Copy, Debug)]
-pub struct AckContext<'a> {
-    /// When the ACK arrived.
-    pub now: Instant,
-    /// The delivery-rate sample for this ACK.
-    pub rate: &'a RateSample,
-    /// The RTT estimator, already updated with this ACK's sample.
-    pub rtt: &'a RttEstimator,
-    /// This ACK's RTT sample, if it produced one.
-    pub rtt_sample: Option<Duration>,
-    /// The smallest of `now − sent time` over every packet this ACK newly
-    /// acknowledges (QUIC's BBR takes min_rtt from these; see
-    /// [`crate::MinRttSamples::AllAcked`]). Meaningful only where packet
-    /// numbers are never reused.
-    pub min_acked_rtt: Option<Duration>,
-    /// When the newest packet this ACK newly acknowledges was sent.
-    pub newest_acked_sent: Option<Instant>,
-    /// The ACK delay the receiver reported (zero: not delayed).
-    pub ack_delay: Duration,
-    /// Bytes in flight after this ACK (acked and lost packets removed).
-    pub bytes_in_flight: u64,
-    /// Total bytes delivered so far, this ACK included.
-    pub delivered_bytes: u64,
-    /// Total bytes declared lost so far.
-    pub lost_bytes: u64,
-    /// The recovery state after this ACK.
-    pub recovery: RecoveryState,
-    /// When the pacer will next let a packet leave, if the transport said
-    /// (Linux `tcp_wstamp_ns`, the earliest departure time). BBR uses it to
-    /// count what will still be in the network by then
-    /// (`bbr_packets_in_net_at_edt()`).
-    pub next_departure: Option<Instant>,
-    /// Bytes the pacer releases at that time (one packet, or a send
-    /// quantum for a bursting pacer): Linux's TSO burst, `bbr_tso_segs_goal()`.
-    pub next_burst_bytes: u64,
-}
-
-/// The algorithm side of the interface.
-///
-/// [`Controller`] calls these; transports normally use [`Controller`] rather
-/// than an algorithm directly, so they get the shared sampler and recovery
-/// tracking for free. The trait is public so that researchers can add an
-/// algorithm and run it everywhere bbrlab runs one.
-pub trait CongestionControl {
-    /// A packet was sent. `in_flight_before` excludes it.
-    fn on_packet_sent(&mut self, _now: Instant, _bytes: u64, _in_flight_before: u64) {}
-
-    /// The first send after an application-limited idle period.
-    fn on_restart_from_idle(&mut self, _now: Instant, _rtt: &RttEstimator) {}
-
-    /// An ACK batch was processed. The algorithm may mark the sampler
-    /// app-limited (BBR does, in PROBE_RTT).
-    fn on_ack(&mut self, ack: &AckContext<'_>, sampler: &mut DeliveryRateSampler);
-
-    /// Packets were declared lost. `new_episode` is true when this starts a
-    /// new recovery episode (at most one window reduction per round trip).
-    fn on_packets_lost(
-        &mut self,
-        now: Instant,
-        lost_bytes: u64,
-        bytes_in_flight: u64,
-        new_episode: bool,
-    );
-
-    /// A retransmission timeout fired, or persistent congestion was declared.
-    fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64);
-
-    /// The transport found that the losses behind the current (or last)
-    /// reduction were not losses: the packets were reordered or delayed,
-    /// or the timeout fired too early. Undo what the reduction did, as
-    /// Linux's `tcp_undo_cwnd_reduction()` calls the algorithm's
-    /// `undo_cwnd`. The default keeps the window as it is.
-    fn on_spurious_loss(&mut self, _now: Instant) {}
-
-    /// The transport begins processing an ACK: losses it reports from now
-    /// until [`CongestionControl::on_ack`] are that ACK's own and are in
-    /// its rate sample; earlier ones were found by a timer.
-    fn on_ack_begin(&mut self) {}
-
-    /// The segment size changed (PMTU discovery).
-    fn on_mss_change(&mut self, mss: u64);
-
-    /// How many bytes may be in flight.
-    fn cwnd_bytes(&self) -> u64;
-
-    /// How fast to send, in bytes per second (always ≥ 1).
-    fn pacing_rate_bytes_per_sec(&self) -> u64;
-
-    /// How many bytes to release back to back at each pacing opportunity.
-    fn send_quantum_bytes(&self) -> u64;
-
-    /// A read-only view of the algorithm's state for plots and logs.
-    fn snapshot(&self) -> Snapshot;
-
-    /// The current mode alone. Callers that account time per mode ask on
-    /// every ACK, so algorithms override this to skip building a snapshot.
-    fn mode(&self) -> Mode {
-        self.snapshot().mode
-    }
-
-    /// For `bbr-jitter`, whether its BDP is currently built on srtt rather
-    /// than min_rtt (seed 001, eq. 10); `None` for controllers without that
-    /// rule. Asked on every ACK, like [`CongestionControl::mode`].
-    fn using_srtt(&self) -> Option<bool> {
-        None
-    }
-
-    /// The name logs and summaries show. Built-in algorithms are named by
-    /// [`Algorithm::name`]; a user's algorithm should override this.
-    fn name(&self) -> &str {
-        "custom"
-    }
-}
+pub use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 
 /// The algorithm a [`Controller`] runs: a built-in one, dispatched
 /// statically (no allocation), or a user's, boxed.

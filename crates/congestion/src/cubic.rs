@@ -15,8 +15,8 @@
 //! Windows in the formulas are in segments and time in seconds, as in the
 //! RFC; the controller's window is in bytes.
 
+use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::{Config, CubicConfig};
-use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::DeliveryRateSampler;
 use crate::loss_based::Window;
 use crate::snapshot::{Mode, Snapshot};

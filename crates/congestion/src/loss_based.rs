@@ -5,7 +5,7 @@
 //! how congestion avoidance grows it and how far a loss shrinks it. The
 //! shared state lives here so the two algorithms are the differences alone.
 
-use crate::controller::{AckContext, RecoveryState};
+use crate::algorithm::{AckContext, RecoveryState};
 use crate::pacing::send_quantum_bytes;
 use crate::snapshot::{Mode, Snapshot};
 

@@ -6,8 +6,8 @@
 //! retransmission logic; here it shows as one reduction per recovery
 //! episode, which [`crate::Controller`] delimits.
 
+use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::Config;
-use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::DeliveryRateSampler;
 use crate::loss_based::Window;
 use crate::snapshot::{Mode, Snapshot};

@@ -5,8 +5,20 @@
 //! matching on its type.
 
 use crate::config::Algorithm;
-use crate::controller::RecoveryState;
 use core::time::Duration;
+
+/// The loss-recovery state of the connection, as Linux's `icsk_ca_state`
+/// distinguishes it (ordered: `Open < Recovery < Loss`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RecoveryState {
+    /// No loss episode in progress.
+    #[default]
+    Open,
+    /// Fast recovery after losses detected by ACKs (SACK / RACK).
+    Recovery,
+    /// After a retransmission timeout or persistent congestion.
+    Loss,
+}
 
 /// The operating mode, across all algorithms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -14,6 +14,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Bytes per mahimahi delivery opportunity.
+pub const TRACE_OPPORTUNITY_BYTES: u64 = 1500;
+
 /// A problem found while resolving a direction (after parsing).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkError {
@@ -500,10 +503,7 @@ impl RateSchedule {
                 opportunities_ns,
                 period_ns,
             } => {
-                opportunities_ns.len() as f64
-                    * crate::direction::TRACE_OPPORTUNITY_BYTES as f64
-                    * 8.0
-                    * 1e9
+                opportunities_ns.len() as f64 * TRACE_OPPORTUNITY_BYTES as f64 * 8.0 * 1e9
                     / (*period_ns).max(1) as f64
             }
         }

@@ -8,15 +8,15 @@
 //! model needs no event loop of its own, so a discrete-event simulator and
 //! a real-time emulator can both drive it.
 
-use crate::config::{AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection};
+use crate::config::{
+    AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection,
+    TRACE_OPPORTUNITY_BYTES,
+};
 use crate::units::Size;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
 use std::collections::VecDeque;
-
-/// Bytes per mahimahi delivery opportunity.
-pub const TRACE_OPPORTUNITY_BYTES: u64 = 1500;
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

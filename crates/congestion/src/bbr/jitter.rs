@@ -15,8 +15,8 @@
 //! and those two answers here leaves the core reading as `tcp_bbr.c`.
 
 use super::{Bbr, CYCLE_LEN};
+use crate::algorithm::CongestionControl;
 use crate::config::{JitterConfig, JitterStats};
-use crate::controller::CongestionControl;
 use crate::snapshot::JitterSnapshot;
 use crate::time::duration_to_nanos;
 use core::time::Duration;

@@ -72,8 +72,8 @@ mod quic_2018;
 
 use self::jitter::JitterState;
 use self::quic_2018::{QuicRecovery, QUIC_ACK_HEIGHT_WINDOW_ROUNDS};
+use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::{AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, MinRttSamples};
-use crate::controller::{AckContext, CongestionControl, RecoveryState};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;

@@ -30,7 +30,7 @@
 //! [`AckAggregation::Quic2018`]: crate::config::AckAggregation::Quic2018
 
 use super::Bbr;
-use crate::controller::AckContext;
+use crate::algorithm::AckContext;
 use crate::snapshot::Mode;
 use crate::time::Instant;
 
