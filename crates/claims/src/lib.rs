@@ -22,3 +22,4 @@
 pub mod evaluate;
 pub mod linux_tcp;
 pub mod reproduce;
+pub mod tolerance;
