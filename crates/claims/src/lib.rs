@@ -21,5 +21,6 @@
 
 pub mod evaluate;
 pub mod linux_tcp;
+pub mod meta;
 pub mod reproduce;
 pub mod tolerance;
