@@ -14,8 +14,9 @@
 //! cannot drift apart. Running the sweep needs root, the emulator and the
 //! BPF controls, so it lives in the binary (`bbrlab kernel jitter-sweep`).
 
-use crate::evaluate::{band, Spread};
-use crate::reproduce::esc;
+use crate::claim::c12_jitter_sweep;
+use crate::html::esc;
+use crate::seeds::{band, Spread};
 use figures::{self as plots, Figure};
 use runner::stats::Stats;
 use serde::{Deserialize, Serialize};
@@ -492,6 +493,13 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
     let title = format!(
         "Linux TCP (kernel, measured): goodput vs RTT sd, 3 Mbit/s, {amount} (▲ seed 001's bbr)"
     );
+    // Seed 001's bbr as C12 draws it.
+    let published = crate::evaluate::all()
+        .iter()
+        .find(|c| c.meta.id == "C12")
+        .ok_or("no claim C12")?
+        .meta
+        .points(c12_jitter_sweep::FIGURE, None)?;
     plots::figure_with_bands(
         &Figure {
             stem: &fig_dir.join("goodput-vs-sd"),
@@ -501,7 +509,7 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
             log_x: false,
             log_y: false,
             series: &[],
-            published: &crate::evaluate::C12_PUBLISHED_BBR,
+            published: &published,
         },
         &bands,
     )?;

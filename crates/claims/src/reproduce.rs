@@ -4,10 +4,13 @@
 //!
 //! The scenario files are `scenarios/claims/*.toml`, compiled into the
 //! binary so the command works from any directory; the report shows each
-//! file's text. The verdict rules and their tolerances live in
-//! [`crate::evaluate`].
+//! file's text. The claims, with their verdict rules and tolerances, are
+//! listed in [`crate::evaluate`].
 
 use crate::evaluate::{self as claims, ClaimDef, Eval};
+use crate::html::esc;
+use crate::meta;
+pub use crate::runs::RunData;
 use runner::output::SummaryJson;
 use runner::sweep::{run_one_with, run_parallel, View};
 use scenario::Run;
@@ -16,30 +19,6 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// One finished run of a claim's scenario.
-pub struct RunData {
-    /// Sweep parameters (`key`, `value`).
-    pub params: Vec<(String, String)>,
-    /// Its summary.
-    pub summary: SummaryJson,
-    /// Its output directory (flows.csv, link.csv, summary.json).
-    pub dir: PathBuf,
-    /// Relative link from the report page to that directory.
-    pub href: String,
-    /// Simulated duration, s.
-    pub duration_s: f64,
-}
-
-impl RunData {
-    /// The value of sweep parameter `key`, if swept.
-    pub fn param(&self, key: &str) -> Option<&str> {
-        self.params
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-}
 
 /// A claim's outcome, as written to `claims.json`.
 #[derive(Serialize)]
@@ -89,14 +68,14 @@ fn select(only: &Option<Vec<String>>) -> Result<Vec<&'static ClaimDef>, String> 
     for id in ids {
         let want = id.trim().to_ascii_lowercase();
         let found = all.iter().find(|c| {
-            let cid = c.id.to_ascii_lowercase();
+            let cid = c.meta.id.to_ascii_lowercase();
             cid == want
                 || cid == format!("c{}", want.trim_start_matches('c').trim_start_matches('0'))
         });
         match found {
             Some(c) => out.push(c),
             None => {
-                let known: Vec<&str> = all.iter().map(|c| c.id).collect();
+                let known: Vec<&str> = all.iter().map(|c| c.meta.id.as_str()).collect();
                 return Err(format!(
                     "--only {id}: no such claim; known: {}",
                     known.join(", ")
@@ -114,7 +93,7 @@ fn load(def: &ClaimDef, quick: bool) -> Result<Vec<Run>, String> {
         .map_err(|e| e.to_string())?;
     let mut runs = sc.runs;
     if quick {
-        if let Some(secs) = def.quick_seconds {
+        if let Some(secs) = def.meta.quick_seconds {
             for r in &mut runs {
                 r.config.duration_ns = secs * 1_000_000_000;
             }
@@ -175,7 +154,7 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
         view,
         |j| {
             (
-                format!("{} run {}", defs[j.claim].id, j.index),
+                format!("{} run {}", defs[j.claim].meta.id, j.index),
                 j.run.config.duration_ns,
             )
         },
@@ -204,8 +183,8 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
             let job = job_iter.next().expect("one job per result");
             let (summary, secs) = match slot.take() {
                 Some(Ok(v)) => v,
-                Some(Err(e)) => return Err(format!("{} run {ri}: {e}", def.id)),
-                None => return Err(format!("{} run {ri} did not complete", def.id)),
+                Some(Err(e)) => return Err(format!("{} run {ri}: {e}", def.meta.id)),
+                None => return Err(format!("{} run {ri} did not complete", def.meta.id)),
             };
             seconds += secs;
             data.push(RunData {
@@ -217,7 +196,8 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
             });
         }
         let cdir = opts.out.join(def.file);
-        let eval = (def.evaluate)(&data, &cdir).map_err(|e| format!("{}: {e}", def.id))?;
+        let eval =
+            (def.evaluate)(&data, &cdir, &def.meta).map_err(|e| format!("{}: {e}", def.meta.id))?;
         let mut outcome = outcome(def, eval, seconds);
         outcome.runs = data
             .iter()
@@ -241,7 +221,7 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
         if !opts.quiet {
             println!("{}", one_line(&outcome));
         }
-        write_claim_files(&cdir, &data).map_err(|e| format!("{}: {e}", def.id))?;
+        write_claim_files(&cdir, &data).map_err(|e| format!("{}: {e}", def.meta.id))?;
         outcomes.push(outcome);
     }
     let total = t_all.elapsed().as_secs_f64();
@@ -252,7 +232,7 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
     // the last of C11/C12 selected, beside the simulator's result.
     let linux_tcp = defs
         .iter()
-        .rposition(|d| LINUX_TCP_CLAIMS.contains(&d.id))
+        .rposition(|d| LINUX_TCP_CLAIMS.contains(&d.meta.id.as_str()))
         .map(|i| {
             (
                 i,
@@ -301,18 +281,22 @@ fn write_claim_files(cdir: &Path, data: &[RunData]) -> Result<(), String> {
     runner::output::write_summaries(cdir, name, &summaries).map_err(|e| e.to_string())
 }
 
+/// A claim's outcome from its evaluation. Its notes are the metadata's
+/// remarks, then the evaluation's, then, when it is not reproduced, the
+/// analysis of why.
 fn outcome(def: &ClaimDef, eval: Eval, seconds: f64) -> Outcome {
     let reproduced = !eval.checks.is_empty() && eval.checks.iter().all(|c| c.ok);
-    let mut notes = eval.notes;
+    let mut notes = def.meta.notes.clone();
+    notes.extend(eval.notes);
     if !reproduced {
-        if let Some(a) = def.analysis {
-            notes.push(a.to_string());
+        if let Some(a) = &def.meta.analysis {
+            notes.push(a.clone());
         }
     }
     Outcome {
-        id: def.id.to_string(),
-        title: def.title.to_string(),
-        source: def.source.to_string(),
+        id: def.meta.id.clone(),
+        title: def.meta.title.clone(),
+        source: def.meta.source.clone(),
         reproduced,
         rows: eval.rows,
         checks: eval.checks,
@@ -343,30 +327,12 @@ fn one_line(o: &Outcome) -> String {
     format!("{:<4} {verdict}  {}", o.id, key)
 }
 
-/// Escapes text for HTML.
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// The source documents (`../shared/seeds/`), cited in full on every claim
-/// page and in the report's bibliography.
-const REFERENCES: &[(&str, &str)] = &[
-    ("000", "N. Cardwell, Y. Cheng, C. S. Gunn, S. H. Yeganeh, V. Jacobson: \"BBR: Congestion-Based Congestion Control\". ACM Queue 14(5), 2016; Communications of the ACM 60(2):58–66, 2017 (seed 000 is a Chinese translation with the English appendix)."),
-    ("001", "Dong Hanze, Guo Zhichuan: \"Performance improvement of BBR congestion control algorithm in wireless network\" (BBR 拥塞控制算法在无线网络中的性能改进). Journal of Harbin Institute of Technology, 2019, no. 11, pp. 63–67. DOI 10.11918/j.issn.0367-6234.201901020."),
-    ("002", "N. Cardwell et al.: \"tcp_bbr: add BBR congestion control\". Linux kernel commit 0f8782ea149, 2016 (first released in Linux 4.9)."),
-    ("003", "A deployment write-up (in Chinese) of Linux 4.9's TCP BBR on the USTC LUG HTTP proxy server: downloads to DigitalOcean Singapore rose from 647 KB/s to 22.1 MB/s, with plain-language explanations of each phase. Author not named in the seed."),
-    ("004", "P. Jha, N. Cardwell, Y. Cheng et al.: \"tcp_bbr: adapt cwnd based on ack aggregation estimation\". Linux kernel commit, 2019 (the `extra_acked` mechanism)."),
-];
-
 /// The seed numbers a claim's `source` names ("seed 000 fig. 8; seed 003").
 fn seeds_cited(source: &str) -> Vec<&'static str> {
-    REFERENCES
+    meta::references()
         .iter()
-        .filter(|(id, _)| source.contains(&format!("seed {id}")))
-        .map(|(id, _)| *id)
+        .filter(|r| source.contains(&format!("seed {}", r.seed)))
+        .map(|r| r.seed.as_str())
         .collect()
 }
 
@@ -468,12 +434,12 @@ fn report_html(
             "<section id=\"{id}\"><h2>{id}: {} {badge}</h2><p><b>Source:</b> {}. <b>Published:</b> {}</p>",
             esc(&o.title),
             esc(&o.source),
-            esc(def.published),
+            esc(&def.meta.published),
             id = o.id
         );
         for id in seeds_cited(&o.source) {
-            if let Some((_, r)) = REFERENCES.iter().find(|(i, _)| *i == id) {
-                let _ = write!(h, "<p class=\"ref\">[{id}] {}</p>", esc(r));
+            if let Some(r) = meta::references().iter().find(|r| r.seed == id) {
+                let _ = write!(h, "<p class=\"ref\">[{id}] {}</p>", esc(&r.text));
             }
         }
         h.push_str("<table><tr><th>quantity</th><th>published</th><th>measured</th></tr>");
@@ -509,11 +475,11 @@ fn report_html(
         }
         match &linux_tcp {
             Some((at, block)) if *at == i => h.push_str(block),
-            Some((at, _)) if LINUX_TCP_CLAIMS.contains(&def.id) => {
+            Some((at, _)) if LINUX_TCP_CLAIMS.contains(&def.meta.id.as_str()) => {
                 let _ = write!(
                     h,
                     "<p>The same path on real Linux TCP (kernel <code>bbr</code> against the BPF <code>bbrlab_jitter</code>): <a href=\"#linux-tcp\">Linux TCP (kernel, measured)</a>, under {}.</p>",
-                    esc(defs[*at].id)
+                    esc(&defs[*at].meta.id)
                 );
             }
             _ => {}
@@ -539,8 +505,8 @@ fn report_html(
         );
     }
     h.push_str("<section id=\"references\"><h2>References</h2><ol>");
-    for (id, r) in REFERENCES {
-        let _ = write!(h, "<li>[{id}] {}</li>", esc(r));
+    for r in meta::references() {
+        let _ = write!(h, "<li>[{}] {}</li>", r.seed, esc(&r.text));
     }
     h.push_str("</ol></section></body></html>\n");
     h
