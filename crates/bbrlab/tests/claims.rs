@@ -4,7 +4,7 @@
 //! read back from the runs' own summaries (not from the verdict code).
 //!
 //! The tolerances and their reasons are stated with each assertion and,
-//! in full, next to each check in `src/claims.rs`. Claims the model does
+//! in full, as each claim's `Tolerance` in `crates/claims/src/claim/`. Claims the model does
 //! not reproduce (C11, C12, C13) are asserted as such, with their
 //! analysis present in the report: the test pins the honest result rather
 //! than loosening a tolerance until it passes.
