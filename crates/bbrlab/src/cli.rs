@@ -40,7 +40,8 @@ pub(crate) enum Command {
         /// No progress bar or per-claim lines.
         #[arg(long, short)]
         quiet: bool,
-        /// Print the README's Markdown claims table from an existing
+        /// Print the Markdown claims table (as the book's "Reproduced claims"
+        /// chapter pastes it) from an existing
         /// claims.json (e.g. report/claims.json) and exit.
         #[arg(long, value_name = "CLAIMS_JSON")]
         table: Option<PathBuf>,
@@ -245,7 +246,8 @@ pub(crate) struct JitterSweepArgs {
     /// No progress bar (a line per finished run still prints).
     #[arg(long, short)]
     pub(crate) quiet: bool,
-    /// Print the README's Markdown table of an existing jitter-sweep.csv
+    /// Print the Markdown table of an existing jitter-sweep.csv (as the
+    /// book's kernel chapter pastes it)
     /// and exit.
     #[arg(long, value_name = "CSV", conflicts_with_all = ["bytes", "duration", "timeout"])]
     pub(crate) table: Option<PathBuf>,

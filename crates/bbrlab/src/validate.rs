@@ -472,7 +472,7 @@ fn diff_cell(v: &Value) -> String {
     )
 }
 
-/// The Markdown table of a `validate.json` (the README's table is this
+/// The Markdown table of a `validate.json` (the book's validation table is this
 /// output, pasted, never edited by hand).
 pub fn markdown(doc: &Value) -> Result<String, String> {
     let paths = doc["paths"]
@@ -512,7 +512,7 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
 }
 
 /// `bbrlab validate --table FILE`: the Markdown table of an existing
-/// `validate.json`, for the README.
+/// `validate.json`, for the book (docs/src/validation.md).
 pub fn table_from(path: &Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let doc: Value =

@@ -1,6 +1,6 @@
 //! `bbrlab kernel jitter-sweep` (seed 001's jitter experiment on real
 //! Linux TCP) and its place in the report: the CSV it writes reads back,
-//! malformed CSVs are refused with file, line and column, the README's
+//! malformed CSVs are refused with file, line and column, the book's
 //! table and the report's "Linux TCP (kernel, measured)" block come from
 //! the CSV, and the report says how to measure when there is no data. The
 //! root tests run the sweep through the emulator with the kernel's own

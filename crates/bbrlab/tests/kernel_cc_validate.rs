@@ -246,7 +246,7 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
         // Retransmissions: STARTUP's overshoot, random loss and the
         // shallow buffer give both the same counts (seen within 4 %); the
         // bound catches a control that bursts where the kernel's paces
-        // (it did, 2x: README, "Is bbrlab_bbr the kernel's BBR?"), with
+        // (it did, 2x: docs/src/kernel.md, "Is bbrlab_bbr the kernel's BBR?"), with
         // room for 3 repetitions' spread.
         if (xb - xk).abs() > 0.15 * xk + 10.0 || xb.is_nan() {
             failures.push(format!(

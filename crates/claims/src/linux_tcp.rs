@@ -7,10 +7,10 @@
 //!
 //! The simulator's C11/C12 judge the published claims; this is what an
 //! operator who loads the variant into Linux would see, so the report and
-//! the README show it beside them as a second, measured result that never
+//! the book show it beside them as a second, measured result that never
 //! touches a verdict. This module owns the sweep's data — the CSV (through
-//! the `csv` crate), its provenance, the README's Markdown table and the
-//! report's section — so the committed data, the README and the report
+//! the `csv` crate), its provenance, the book's Markdown table and the
+//! report's section — so the committed data, the book and the report
 //! cannot drift apart. Running the sweep needs root, the emulator and the
 //! BPF controls, so it lives in the binary (`bbrlab kernel jitter-sweep`).
 
@@ -403,11 +403,11 @@ fn table_cells(rows: &[SweepRow]) -> (Vec<String>, Vec<Vec<String>>) {
     (head, body)
 }
 
-/// The README's table of a sweep: a row per RTT sd, goodput as mean ±
+/// The book's table of a sweep: a row per RTT sd, goodput as mean ±
 /// sample sd over the seeds that completed (failed runs counted in the
 /// cell), retransmitted share and, for our controls, the share of samples
 /// with the BDP on srtt (means over seeds). `kernel jitter-sweep --table`
-/// prints it, so the README's table is always one a command made.
+/// prints it, so the book's table is always one a command made.
 pub fn markdown(rows: &[SweepRow]) -> String {
     let (head, body) = table_cells(rows);
     let mut out = format!("| {} |\n|", head.join(" | "));
@@ -434,7 +434,7 @@ pub fn data_dir() -> PathBuf {
 }
 
 /// The command that measures the committed sweep (3 MB per run), as the
-/// report and the README give it.
+/// report and the book give it.
 pub const REGENERATE: &str = "sudo flock /tmp/bbrlab-kernel-cc.lock sh -c 'bbrlab kernel load && bbrlab kernel jitter-sweep --out docs/kernel-tcp/seed001-3mb --bytes 3000000; bbrlab kernel unload --force'";
 
 /// One measured sweep in the report: its table, its goodput-vs-sd figure

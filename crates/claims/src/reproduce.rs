@@ -517,9 +517,9 @@ fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The README's claims table, from a `claims.json` that `reproduce`
+/// The claims table (the book's "Reproduced claims" chapter), from a `claims.json` that `reproduce`
 /// wrote: a row per claim, its published and measured figures per
-/// quantity (`;`-joined), and the verdict. The README pastes this output,
+/// quantity (`;`-joined), and the verdict. The book pastes this output,
 /// so the table always matches a run that anyone can repeat.
 pub fn table_from_json(text: &str) -> Result<String, String> {
     let v: serde_json::Value =

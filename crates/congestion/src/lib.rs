@@ -44,7 +44,7 @@
 //! conservation and cwnd restore with TCP-style episodes, QUIC's separate
 //! recovery window with RFC 9002 episodes. Linux's rule under RFC 9002
 //! episodes restarts conservation nearly every round on a lossy path: 9.9
-//! against 91.5 Mbit/s at 5 % loss on 100 Mbit/s / 100 ms (README,
+//! against 91.5 Mbit/s at 5 % loss on 100 Mbit/s / 100 ms (docs/src/congestion.md,
 //! "Recovery episodes"). CUBIC and Reno reduce once per episode either way.
 //!
 //! # Your own algorithm

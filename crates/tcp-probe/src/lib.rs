@@ -56,7 +56,7 @@ const TCP_CC_INFO: libc::c_int = 26;
 /// writer queue up to `tcp_wmem[2]` (64 MiB in `bbrlab emu`'s namespaces)
 /// before the first byte of it leaves, so `--duration` would stop writing
 /// on time and then drain for a minute (seen with the BPF controls, whose
-/// send buffer sometimes autotunes to that maximum; README, "Is
+/// send buffer sometimes autotunes to that maximum; docs/src/kernel.md, "Is
 /// `bbrlab_bbr` the kernel's BBR?"). 512 KiB keeps a `--duration` run
 /// within 1.4 s of its end at 3 Mbit/s (42 ms at 100 Mbit/s) and is still
 /// 4 ms of data at 1 Gbit/s, far more than the writer needs to refill.

@@ -9,8 +9,8 @@ bbrlab's native simulate on a worker and returns their summaries as Arrow
 record batches; the results come back as one DataFrame.
 
 Why batches: a Dask task costs the scheduler, the worker and the client
-some milliseconds each (about 13 ms per task on the 2-core machine of the
-README), which one task per 0.2 s run spends 200 times over, on the same
+some milliseconds each (about 13 ms per task on the 2-core machine of
+docs/src/measurements.md), which one task per 0.2 s run spends 200 times over, on the same
 cores as the runs. A batch pays it once for many runs. The batch size is
 chosen from the number of runs and the cluster's worker threads
 (:func:`_batches`), or given as ``batch_size=``.
@@ -85,7 +85,7 @@ def _batches(n: int, threads: int, batch_size: Optional[int] = None) -> List[ran
 #: Dask settings for the LocalCluster a sweep starts by itself: its
 #: processes' background work, which a sweep on all cores pays out of the
 #: runs' CPU time. With Dask's defaults the scheduler, nannies and two idle
-#: workers took 12-14 % of a core on the README's 2-core machine (event-loop
+#: workers took 12-14 % of a core on the 2-core machine of docs/src/measurements.md (event-loop
 #: ticks every 20 ms, a stack-sampling profiler every 10 ms, a GIL monitor,
 #: memory checks every 100 ms), and a 200-run sweep on 2 workers ran
 #: 7 % slower than with these (13.9/14.0 s against 12.9/13.2 s, 1.6-1.8 %
