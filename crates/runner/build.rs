@@ -21,9 +21,13 @@ fn main() {
     };
     // A build outside a checkout (a source tarball) can name its commit.
     println!("cargo:rerun-if-env-changed=BBRLAB_GIT_COMMIT");
-    let commit = std::env::var("BBRLAB_GIT_COMMIT")
+    let given = std::env::var("BBRLAB_GIT_COMMIT")
         .ok()
-        .filter(|s| !s.is_empty())
+        .filter(|s| !s.is_empty());
+    if given.is_some() {
+        println!("cargo:rustc-env=BBRLAB_GIT_COMMIT_GIVEN=1");
+    }
+    let commit = given
         .or_else(|| {
             let head = git(&["rev-parse", "--short=12", "HEAD"])?;
             // Tracked files changed (untracked ones, such as outputs, are

@@ -419,5 +419,22 @@ mod tests {
         assert_eq!(j["runs"][0]["flows"][0]["flow"], 0);
         assert_eq!(j["parameters"][0], "flow.algorithm");
         assert_eq!(j["bbrlab_version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(j["git_commit"], provenance().1);
+    }
+
+    /// The build's commit is a 12-digit abbreviation, with `-dirty` when
+    /// the checkout had uncommitted changes to tracked files, or `unknown`
+    /// where git could not tell (a tarball, no git); a commit given in
+    /// `BBRLAB_GIT_COMMIT` is taken as it is.
+    #[test]
+    fn the_commit_is_the_builds_with_dirty_marked() {
+        let c = provenance().1;
+        assert!(!c.is_empty());
+        if c == "unknown" || option_env!("BBRLAB_GIT_COMMIT_GIVEN").is_some() {
+            return;
+        }
+        let hash = c.strip_suffix("-dirty").unwrap_or(c);
+        assert_eq!(hash.len(), 12, "{c}");
+        assert!(hash.bytes().all(|b| b.is_ascii_hexdigit()), "{c}");
     }
 }
