@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The crates' layering (Python's and the default build's dependencies).
+bash scripts/check-layers.sh
 # With the binary's `kernel` feature (bbrlab's BPF controls; setup.sh
 # installs what it needs), so the kernel tests run too.
 cargo test --workspace --all-targets --features bbrlab/kernel
