@@ -17,14 +17,16 @@ use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{Field, Schema};
-use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use runner::output::SummaryJson;
 use runner::progress::SimClock;
-use runner::run::{Column, Kind, Sink, Value, FLOW_COLUMNS, LINK_COLUMNS};
+use runner::run::{
+    Column, FlowSample, Kind, LinkSample, NoRecorder, Recorder, Sink, Value, FLOW_COLUMNS,
+    LINK_COLUMNS,
+};
 use scenario::{Scenario, ScenarioError as Refusal};
 use std::io;
 use std::path::Path;

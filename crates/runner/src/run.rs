@@ -16,7 +16,9 @@
 
 use crate::output::{CsvRecorder, SummaryJson};
 use crate::progress::{ClockRecorder, SimClock};
-use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
+/// What a [`Sink`] receives and implements: the simulator's samples and
+/// its recorder trait, re-exported so a front end needs only this crate.
+pub use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
 use scenario::Run;
 use sender::schema;
 use std::io;
