@@ -18,7 +18,6 @@ use serde::Deserialize;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -310,30 +309,6 @@ pub fn kernel_release() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
-/// See [`Provenance::source_tree`].
-fn source_tree() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(&root)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match git(&["rev-parse", "--short=12", "HEAD"]) {
-        None => "unknown (not a git checkout)".into(),
-        Some(c) => match git(&["status", "--porcelain", "--", "crates/kernel-cc"]) {
-            Some(st) if !st.is_empty() => {
-                format!("{c}, crates/kernel-cc with uncommitted changes")
-            }
-            Some(_) => format!("{c}, crates/kernel-cc as committed"),
-            None => c,
-        },
-    }
-}
-
 /// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
@@ -523,7 +498,8 @@ pub fn run(opts: &Options) -> Result<(), String> {
         kernel_release: kernel,
         bbrlab_version: runner::provenance().0.to_string(),
         bbrlab_commit: runner::provenance().1.to_string(),
-        source_tree: source_tree(),
+        // The build's commit (with -dirty) is the provenance of the code.
+        source_tree: String::new(),
         started_utc: started,
         finished_utc: utc_now(),
         command: opts.command_line(),

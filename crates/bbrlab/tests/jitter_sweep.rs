@@ -9,7 +9,8 @@
 mod common;
 
 use claims::linux_tcp::{
-    markdown, parse_csv, read_csv, report_section, write_csv, SweepRow, CSV_FILE, PROVENANCE_FILE,
+    markdown, parse_csv, read_csv, report_section, write_csv, Provenance, SweepRow, CSV_FILE,
+    PROVENANCE_FILE,
 };
 use std::fs;
 use std::path::Path;
@@ -162,6 +163,25 @@ fn csv_text(rows: &[SweepRow]) -> String {
     let p = dir.path().join(CSV_FILE);
     write_csv(&p, rows).unwrap();
     fs::read_to_string(p).unwrap()
+}
+
+/// A sweep made since the build's commit carries `-dirty` has no separate
+/// `source_tree`: it is not written, and the report names the commit alone.
+#[test]
+fn a_new_sweeps_provenance_is_the_builds_commit_alone() {
+    let mut p: Provenance = serde_json::from_str(provenance_json()).unwrap();
+    p.source_tree.clear();
+    p.bbrlab_commit = "0123456789ab-dirty".into();
+    let json = serde_json::to_string(&p).unwrap();
+    assert!(!json.contains("source_tree"), "{json}");
+    let data = data_dir_with("s", &csv_text(&sample_rows()), Some(&json));
+    let out = tempfile::tempdir().unwrap();
+    let h = report_section(data.path(), out.path());
+    assert!(h.contains("(git commit 0123456789ab-dirty)"), "{h}");
+    assert!(!h.contains("checkout"), "{h}");
+    // Old data keeps its checkout line (see the next test).
+    let old: Provenance = serde_json::from_str(provenance_json()).unwrap();
+    assert_eq!(old.source_tree, "abc123, crates/kernel-cc as committed");
 }
 
 #[test]

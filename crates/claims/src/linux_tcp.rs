@@ -236,10 +236,12 @@ pub struct Provenance {
     pub bbrlab_version: String,
     /// The git commit bbrlab was built from.
     pub bbrlab_commit: String,
-    /// The checkout at the time of the sweep: its commit, and whether the
-    /// BPF programs (crates/kernel-cc) had uncommitted changes, which the
-    /// build's commit alone would not show.
-    #[serde(default)]
+    /// Sweeps before issue 21 only: the checkout at the time of the sweep
+    /// and whether crates/kernel-cc had uncommitted changes, which the
+    /// build's commit did not show then. The build's commit now carries
+    /// `-dirty` for any uncommitted change, so a new sweep leaves this
+    /// empty and does not write it: one source of provenance.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source_tree: String,
     /// When the sweep started, UTC (ISO 8601).
     pub started_utc: String,
@@ -550,13 +552,17 @@ fn sweep_html(csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> 
         Some(p) => {
             let _ = write!(
                 h,
-                "<p><b>Provenance:</b> kernel {}, measured {} to {} UTC, bbrlab {} (git commit {}; checkout {}), {} runs ({} failed), load average {:.2} at the start and {:.2} at the end. Path: {}. Command: <code>{}</code> (as root, between <code>bbrlab kernel load</code> and <code>bbrlab kernel unload</code>, all under <code>flock /tmp/bbrlab-kernel-cc.lock</code>). Data: <a href=\"{href}/{CSV_FILE}\">{CSV_FILE}</a> · <a href=\"{href}/{PROVENANCE_FILE}\">{PROVENANCE_FILE}</a> (from {}).</p>",
+                "<p><b>Provenance:</b> kernel {}, measured {} to {} UTC, bbrlab {} (git commit {}{}), {} runs ({} failed), load average {:.2} at the start and {:.2} at the end. Path: {}. Command: <code>{}</code> (as root, between <code>bbrlab kernel load</code> and <code>bbrlab kernel unload</code>, all under <code>flock /tmp/bbrlab-kernel-cc.lock</code>). Data: <a href=\"{href}/{CSV_FILE}\">{CSV_FILE}</a> · <a href=\"{href}/{PROVENANCE_FILE}\">{PROVENANCE_FILE}</a> (from {}).</p>",
                 esc(&p.kernel_release),
                 esc(&p.started_utc),
                 esc(&p.finished_utc),
                 esc(&p.bbrlab_version),
                 esc(&p.bbrlab_commit),
-                esc(&p.source_tree),
+                if p.source_tree.is_empty() {
+                    String::new()
+                } else {
+                    format!("; checkout {}", esc(&p.source_tree))
+                },
                 p.runs,
                 p.failed,
                 p.loadavg_at_start,
