@@ -5,7 +5,7 @@
 //! algorithm: the algorithms depend on this interface, the controller on
 //! the algorithms, and nothing depends back up.
 
-use crate::delivery_rate::{DeliveryRateSampler, RateSample};
+use crate::delivery_rate::{DeliveryRateSampler, LostPacket, RateSample};
 use crate::rtt_estimator::RttEstimator;
 pub use crate::snapshot::RecoveryState;
 use crate::snapshot::{Mode, Snapshot};
@@ -48,6 +48,44 @@ pub struct AckContext<'a> {
     /// Bytes the pacer releases at that time (one packet, or a send
     /// quantum for a bursting pacer): Linux's TSO burst, `bbr_tso_segs_goal()`.
     pub next_burst_bytes: u64,
+    /// Packets this ACK newly acknowledges. With [`AckContext::ce_packets`]
+    /// it gives the CE fraction BBRv3 steers by (Linux v3 counts
+    /// `rs->delivered_ce` against `rs->delivered`, both in packets).
+    pub acked_packets: u64,
+    /// Packets this ACK newly reports as CE-marked (QUIC: the increase of
+    /// the ACK frame's ECN-CE count, RFC 9000 §13.4.2; TCP with classic
+    /// ECN: the packets an ACK carrying ECE acknowledges, as Linux's
+    /// `tcp_count_delivered()` counts them). Zero without ECN.
+    pub ce_packets: u64,
+}
+
+/// What an algorithm is told about packets declared lost.
+///
+/// BBRv3 needs each lost packet's send-time state (its `tx_in_flight` and
+/// the connection's `lost` when it left) to judge the loss rate packet by
+/// packet (draft-ietf-ccwg-bbr-06, `BBRHandleLostPacket()`), and how many
+/// separate holes the losses make (Startup's high-loss exit counts
+/// discontiguous lost ranges); older algorithms only need the total.
+#[derive(Clone, Copy, Debug)]
+pub struct LossContext<'a> {
+    /// When the losses were declared.
+    pub now: Instant,
+    /// The packets declared lost, with their send-time state.
+    pub lost: &'a [LostPacket],
+    /// The sum of their sizes.
+    pub lost_bytes: u64,
+    /// How many discontiguous ranges of packet numbers they form (at least
+    /// 1). Transports that cannot tell report 1 per call.
+    pub lost_ranges: u32,
+    /// Bytes in flight, these packets excluded.
+    pub bytes_in_flight: u64,
+    /// Whether these losses begin a new recovery episode.
+    pub new_episode: bool,
+    /// Total bytes delivered so far (the draft's `C.delivered`).
+    pub delivered_bytes: u64,
+    /// Total bytes declared lost so far, these included (the draft's
+    /// `C.lost`).
+    pub total_lost_bytes: u64,
 }
 
 /// The algorithm side of the interface.
@@ -76,6 +114,40 @@ pub trait CongestionControl {
         bytes_in_flight: u64,
         new_episode: bool,
     );
+
+    /// Packets were declared lost, with everything known about them. The
+    /// [`Controller`](crate::controller::Controller) calls this; the
+    /// default hands the totals to
+    /// [`CongestionControl::on_packets_lost`], so an algorithm that needs
+    /// no more implements only that.
+    fn on_loss(&mut self, loss: &LossContext<'_>) {
+        self.on_packets_lost(
+            loss.now,
+            loss.lost_bytes,
+            loss.bytes_in_flight,
+            loss.new_episode,
+        );
+    }
+
+    /// An ACK reported `ce_packets` newly CE-marked packets (ECN). Called
+    /// before [`CongestionControl::on_ack`] for that ACK. `new_episode` is
+    /// true when a response now would begin a new congestion episode (the
+    /// newest packet the ACK acknowledges was sent after the current
+    /// episode began: RFC 9002 §7.1, at most one reduction per round
+    /// trip). Return true if the algorithm reduced its window as for a
+    /// loss, so the controller starts an episode; the default ignores CE,
+    /// as Linux's BBR v1 does (its `cong_control` bypasses the
+    /// CWR window reduction). BBRv3 reads CE from the [`AckContext`]
+    /// instead and returns false.
+    fn on_congestion_experienced(
+        &mut self,
+        _now: Instant,
+        _ce_packets: u64,
+        _bytes_in_flight: u64,
+        _new_episode: bool,
+    ) -> bool {
+        false
+    }
 
     /// A retransmission timeout fired, or persistent congestion was declared.
     fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64);

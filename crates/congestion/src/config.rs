@@ -15,6 +15,9 @@ pub enum Algorithm {
     Bbr,
     /// BBR with the jitter-robust BDP and cycle of Dong & Guo (2019).
     BbrJitter,
+    /// BBRv3: draft-ietf-ccwg-bbr-06, or Linux's v3 branch with
+    /// [`Bbr3Profile::LinuxV3`].
+    Bbr3,
     /// CUBIC (RFC 9438) with HyStart++ (RFC 9406).
     Cubic,
     /// NewReno (RFC 5681, RFC 6582).
@@ -23,18 +26,20 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm, in the order they are listed to users.
-    pub const ALL: [Algorithm; 4] = [
+    pub const ALL: [Algorithm; 5] = [
         Algorithm::Bbr,
         Algorithm::BbrJitter,
+        Algorithm::Bbr3,
         Algorithm::Cubic,
         Algorithm::Reno,
     ];
 
-    /// The canonical name: `bbr`, `bbr-jitter`, `cubic`, `reno`.
+    /// The canonical name: `bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`.
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Bbr => "bbr",
             Algorithm::BbrJitter => "bbr-jitter",
+            Algorithm::Bbr3 => "bbr3",
             Algorithm::Cubic => "cubic",
             Algorithm::Reno => "reno",
         }
@@ -394,6 +399,8 @@ pub struct Config {
     pub jitter: JitterConfig,
     /// CUBIC switches.
     pub cubic: CubicConfig,
+    /// BBRv3 switches and constants (used by `bbr3`).
+    pub bbr3: Bbr3Config,
 }
 
 impl Default for Config {
@@ -407,6 +414,114 @@ impl Default for Config {
             bbr: BbrConfig::default(),
             jitter: JitterConfig::default(),
             cubic: CubicConfig::default(),
+            bbr3: Bbr3Config::default(),
+        }
+    }
+}
+
+/// Whose BBRv3 `bbr3` runs: a named set of [`Bbr3Config`] constants and
+/// switches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Bbr3Profile {
+    /// draft-ietf-ccwg-bbr-06, the default.
+    #[default]
+    Draft,
+    /// The google/bbr v3 branch of Linux (`tcp_bbr.c`): its constants and
+    /// its ECN response.
+    LinuxV3,
+}
+
+impl Bbr3Profile {
+    /// Every profile, in the order they are listed to users.
+    pub const ALL: [Bbr3Profile; 2] = [Bbr3Profile::Draft, Bbr3Profile::LinuxV3];
+
+    /// The canonical name: `draft`, `linux-v3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bbr3Profile::Draft => "draft",
+            Bbr3Profile::LinuxV3 => "linux-v3",
+        }
+    }
+}
+
+impl fmt::Display for Bbr3Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Returned when parsing a BBRv3 profile name fails; its message lists the
+/// known names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownBbr3Profile {
+    /// The name that was given.
+    pub given: String,
+}
+
+impl fmt::Display for UnknownBbr3Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown bbr3 profile `{}`; known profiles: draft, linux-v3",
+            self.given
+        )
+    }
+}
+
+impl std::error::Error for UnknownBbr3Profile {}
+
+impl FromStr for Bbr3Profile {
+    type Err = UnknownBbr3Profile;
+
+    /// Parses `draft` or `linux-v3`, ignoring ASCII case and surrounding
+    /// whitespace.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        Bbr3Profile::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| UnknownBbr3Profile {
+                given: s.to_string(),
+            })
+    }
+}
+
+/// Constants and switches for BBRv3. [`Bbr3Config::draft`] (the default)
+/// and [`Bbr3Config::linux_v3`] set them per profile; each difference
+/// between the two is a field of its own, so an experiment can take one
+/// profile and change a single switch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bbr3Config {
+    /// The profile these values started from.
+    pub profile: Bbr3Profile,
+}
+
+impl Default for Bbr3Config {
+    fn default() -> Self {
+        Bbr3Config::draft()
+    }
+}
+
+impl Bbr3Config {
+    /// draft-ietf-ccwg-bbr-06.
+    pub fn draft() -> Self {
+        Bbr3Config {
+            profile: Bbr3Profile::Draft,
+        }
+    }
+
+    /// The google/bbr v3 branch of Linux.
+    pub fn linux_v3() -> Self {
+        Bbr3Config {
+            profile: Bbr3Profile::LinuxV3,
+        }
+    }
+
+    /// The configuration of `profile`.
+    pub fn for_profile(profile: Bbr3Profile) -> Self {
+        match profile {
+            Bbr3Profile::Draft => Bbr3Config::draft(),
+            Bbr3Profile::LinuxV3 => Bbr3Config::linux_v3(),
         }
     }
 }
@@ -464,6 +579,21 @@ mod tests {
         let err = "vegas".parse::<Algorithm>().unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("`vegas`"), "{msg}");
-        assert!(msg.contains("bbr, bbr-jitter, cubic, reno"), "{msg}");
+        assert!(msg.contains("bbr, bbr-jitter, bbr3, cubic, reno"), "{msg}");
+    }
+
+    #[test]
+    fn bbr3_profiles_parse_and_unknown_lists_known() {
+        for p in Bbr3Profile::ALL {
+            assert_eq!(p.name().parse::<Bbr3Profile>(), Ok(p));
+            assert_eq!(Bbr3Config::for_profile(p).profile, p);
+        }
+        assert_eq!(" Linux-V3 ".parse(), Ok(Bbr3Profile::LinuxV3));
+        assert_eq!(Bbr3Config::default().profile, Bbr3Profile::Draft);
+        let msg = "v2".parse::<Bbr3Profile>().unwrap_err().to_string();
+        assert!(
+            msg.contains("`v2`") && msg.contains("draft, linux-v3"),
+            "{msg}"
+        );
     }
 }

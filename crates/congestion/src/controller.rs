@@ -17,7 +17,7 @@ use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
 use core::time::Duration;
 
-pub use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
+pub use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
 
 /// The algorithm a [`Controller`] runs: a built-in one, dispatched
 /// statically (no allocation), or a user's, boxed.
@@ -92,6 +92,8 @@ pub struct Controller {
     /// Bytes in flight when the ACK being processed arrived, before any
     /// loss it revealed was marked (see [`Controller::on_ack_begin`]).
     ack_prior_in_flight: Option<u64>,
+    /// CE marks the ACK being processed reported ([`Controller::on_ecn_ce`]).
+    pending_ce: u64,
 }
 
 impl Controller {
@@ -100,6 +102,8 @@ impl Controller {
         let inner = match config.algorithm {
             Algorithm::Bbr => Inner::Bbr(Bbr::new(config, None, now)),
             Algorithm::BbrJitter => Inner::Bbr(Bbr::new(config, Some(config.jitter), now)),
+            // Placeholder until the bbr3 module lands: v1's machinery.
+            Algorithm::Bbr3 => Inner::Bbr(Bbr::new(config, None, now)),
             Algorithm::Cubic => Inner::Cubic(Cubic::new(config)),
             Algorithm::Reno => Inner::Reno(Reno::new(config)),
         };
@@ -131,6 +135,7 @@ impl Controller {
             next_departure: None,
             next_burst_bytes: 0,
             ack_prior_in_flight: None,
+            pending_ce: 0,
         }
     }
 
@@ -236,6 +241,21 @@ impl Controller {
         }
     }
 
+    /// The ACK being processed newly reports `ce_packets` CE-marked
+    /// packets (ECN). Call it between [`Controller::on_ack_begin`] and
+    /// [`Controller::on_ack`]:
+    /// - QUIC: the increase of the ACK frame's ECN-CE count over the
+    ///   largest count seen so far (RFC 9000 §13.4.2.1);
+    /// - TCP with classic ECN (RFC 3168): the packets acknowledged by an
+    ///   ACK that carries ECE.
+    ///
+    /// CUBIC and Reno treat it as a loss, at most once per round trip
+    /// (RFC 9002 §7.1, RFC 3168 §6.1.2, RFC 9438 §4.6); BBRv3 feeds it to
+    /// its model; BBR v1 ignores it, as Linux's does.
+    pub fn on_ecn_ce(&mut self, ce_packets: u64) {
+        self.pending_ce = self.pending_ce.saturating_add(ce_packets);
+    }
+
     /// The application has run out of data with `bytes_in_flight` still in
     /// flight. Marks the sampler app-limited so the idle period is not
     /// mistaken for a slow path.
@@ -280,6 +300,11 @@ impl Controller {
         {
             self.recovery = RecoveryState::Open;
         }
+        let newest_acked_sent = acked.iter().map(|p| p.state.sent_time).max();
+        let ce_packets = core::mem::take(&mut self.pending_ce);
+        if ce_packets > 0 {
+            self.on_congestion_experienced(now, ce_packets, newest_acked_sent, bytes_in_flight);
+        }
         let min_acked_rtt = acked
             .iter()
             .map(|p| now.saturating_since(p.state.sent_time))
@@ -290,7 +315,7 @@ impl Controller {
             rtt: &self.rtt,
             rtt_sample,
             min_acked_rtt,
-            newest_acked_sent: acked.iter().map(|p| p.state.sent_time).max(),
+            newest_acked_sent,
             ack_delay,
             bytes_in_flight,
             delivered_bytes: self.sampler.delivered_bytes(),
@@ -298,6 +323,8 @@ impl Controller {
             recovery: self.recovery,
             next_departure: self.next_departure,
             next_burst_bytes: self.next_burst_bytes,
+            acked_packets: acked.len() as u64,
+            ce_packets,
         };
         match &mut self.inner {
             Inner::Bbr(c) => c.on_ack(&ctx, &mut self.sampler),
@@ -307,11 +334,56 @@ impl Controller {
         }
     }
 
+    /// CE marks on an ACK: the algorithm decides whether to respond as to
+    /// a loss; if it does and the marks open a new episode (RFC 9002
+    /// §7.1: the newest acknowledged packet was sent after the current
+    /// episode began, or none is in progress), the controller starts one,
+    /// so the next marks in the same round trip do not reduce again.
+    fn on_congestion_experienced(
+        &mut self,
+        now: Instant,
+        ce_packets: u64,
+        newest_acked_sent: Option<Instant>,
+        bytes_in_flight: u64,
+    ) {
+        let new_episode = self.recovery == RecoveryState::Open
+            || (self.recovery_exit == RecoveryExit::FirstAckAfterStart
+                && newest_acked_sent.is_some_and(|t| t > self.recovery_start));
+        let responded = self.inner.get_mut().on_congestion_experienced(
+            now,
+            ce_packets,
+            bytes_in_flight,
+            new_episode,
+        );
+        if responded && new_episode {
+            self.recovery_start = now;
+            self.recovery_episodes += 1;
+            if self.recovery == RecoveryState::Open {
+                self.recovery = RecoveryState::Recovery;
+            }
+        }
+    }
+
     /// Packets were declared lost. `bytes_in_flight` excludes them.
     ///
     /// A loss of a packet sent after the current episode began starts a new
     /// episode; losses inside an episode do not reduce the window again.
+    /// The losses count as one lost range; a transport that knows how many
+    /// holes they make calls [`Controller::on_packets_lost_in_ranges`].
     pub fn on_packets_lost(&mut self, now: Instant, lost: &[LostPacket], bytes_in_flight: u64) {
+        self.on_packets_lost_in_ranges(now, lost, 1, bytes_in_flight);
+    }
+
+    /// [`Controller::on_packets_lost`] for a transport that knows how many
+    /// discontiguous ranges of packet numbers `lost` forms (BBRv3's
+    /// Startup exit counts them; draft-ietf-ccwg-bbr-06 §5.3.1.3).
+    pub fn on_packets_lost_in_ranges(
+        &mut self,
+        now: Instant,
+        lost: &[LostPacket],
+        lost_ranges: u32,
+        bytes_in_flight: u64,
+    ) {
         if lost.is_empty() {
             return;
         }
@@ -332,9 +404,17 @@ impl Controller {
                 self.recovery = RecoveryState::Recovery;
             }
         }
-        self.inner
-            .get_mut()
-            .on_packets_lost(now, lost_bytes, bytes_in_flight, new_episode);
+        let loss = LossContext {
+            now,
+            lost,
+            lost_bytes,
+            lost_ranges: lost_ranges.max(1),
+            bytes_in_flight,
+            new_episode,
+            delivered_bytes: self.sampler.delivered_bytes(),
+            total_lost_bytes: self.sampler.lost_bytes(),
+        };
+        self.inner.get_mut().on_loss(&loss);
     }
 
     /// A retransmission timeout fired. The window collapses to one packet;

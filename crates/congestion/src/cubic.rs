@@ -231,6 +231,20 @@ impl CongestionControl for Cubic {
         self.w.update_pacing(self.srtt_ns);
     }
 
+    /// RFC 9438 §4.6 and RFC 3168 §6.1.2: a congestion event signalled by
+    /// ECN reduces the window as a loss does, at most once per round trip
+    /// (the controller's episode, RFC 9002 §7.1).
+    fn on_congestion_experienced(
+        &mut self,
+        now: Instant,
+        _ce_packets: u64,
+        bytes_in_flight: u64,
+        new_episode: bool,
+    ) -> bool {
+        self.on_packets_lost(now, 0, bytes_in_flight, new_episode);
+        true
+    }
+
     fn on_packets_lost(
         &mut self,
         _now: Instant,

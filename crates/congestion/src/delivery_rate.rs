@@ -38,8 +38,12 @@ pub struct SentPacketState {
     /// Whether the application was limiting the sending rate at send time.
     pub is_app_limited: bool,
     /// Bytes in flight just after this packet was sent (BBR uses it to judge
-    /// how full the pipe was).
+    /// how full the pipe was; the draft's `P.tx_in_flight`).
     pub bytes_in_flight: u64,
+    /// Bytes declared lost in total when this packet was sent (the draft's
+    /// `P.lost`): BBRv3 measures the loss rate since a packet left as the
+    /// connection's lost bytes now minus this.
+    pub lost_bytes: u64,
 }
 
 /// One packet newly acknowledged by an ACK.
@@ -168,6 +172,7 @@ impl DeliveryRateSampler {
             first_sent_time: self.first_sent_time,
             is_app_limited: self.app_limited_until != 0,
             bytes_in_flight: in_flight_before.saturating_add(bytes),
+            lost_bytes: self.lost,
         }
     }
 

@@ -73,15 +73,16 @@ pub mod time;
 pub mod windowed_filter;
 
 pub use config::{
-    AckAggregation, Algorithm, BbrConfig, BbrFlavour, BbrRecovery, Config, CubicConfig,
-    JitterConfig, JitterStats, MinRttSamples, RecoveryExit, UnknownAlgorithm,
+    AckAggregation, Algorithm, Bbr3Config, Bbr3Profile, BbrConfig, BbrFlavour, BbrRecovery, Config,
+    CubicConfig, JitterConfig, JitterStats, MinRttSamples, RecoveryExit, UnknownAlgorithm,
+    UnknownBbr3Profile,
 };
-pub use controller::{AckContext, CongestionControl, Controller, RecoveryState};
+pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
 pub use delivery_rate::{
     AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
 };
 pub use rtt_estimator::RttEstimator;
-pub use snapshot::{JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
+pub use snapshot::{Bbr3Snapshot, JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;
 
 // The README's example is compiled and run as a doc test, so the first

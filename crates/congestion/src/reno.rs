@@ -61,6 +61,19 @@ impl CongestionControl for Reno {
         self.w.update_pacing(self.srtt_ns);
     }
 
+    /// RFC 3168 §6.1.2: a CE mark is answered as a loss would be, at most
+    /// once per window of data (RFC 9002 §7.1: once per episode).
+    fn on_congestion_experienced(
+        &mut self,
+        now: Instant,
+        _ce_packets: u64,
+        bytes_in_flight: u64,
+        new_episode: bool,
+    ) -> bool {
+        self.on_packets_lost(now, 0, bytes_in_flight, new_episode);
+        true
+    }
+
     /// RFC 5681 §3.2 / RFC 6582: halve once per episode.
     fn on_packets_lost(
         &mut self,

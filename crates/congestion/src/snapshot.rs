@@ -30,6 +30,15 @@ pub enum Mode {
     Drain,
     /// BBR: steady state, cycling the pacing gain.
     ProbeBw,
+    /// BBRv3 PROBE_BW: pacing below the estimate to drain the queue
+    /// (draft-ietf-ccwg-bbr-06 §5.3.3).
+    ProbeBwDown,
+    /// BBRv3 PROBE_BW: holding inflight just under the estimate.
+    ProbeBwCruise,
+    /// BBRv3 PROBE_BW: refilling the pipe at 1.0 × bw before probing.
+    ProbeBwRefill,
+    /// BBRv3 PROBE_BW: probing above the estimate for more bandwidth.
+    ProbeBwUp,
     /// BBR: cwnd held at the minimum to re-measure the propagation delay.
     ProbeRtt,
     /// CUBIC/Reno: slow start.
@@ -47,6 +56,10 @@ impl Mode {
             Mode::Startup => "startup",
             Mode::Drain => "drain",
             Mode::ProbeBw => "probe_bw",
+            Mode::ProbeBwDown => "probe_bw_down",
+            Mode::ProbeBwCruise => "probe_bw_cruise",
+            Mode::ProbeBwRefill => "probe_bw_refill",
+            Mode::ProbeBwUp => "probe_bw_up",
             Mode::ProbeRtt => "probe_rtt",
             Mode::SlowStart => "slow_start",
             Mode::ConservativeSlowStart => "conservative_slow_start",
@@ -77,6 +90,26 @@ pub struct JitterSnapshot {
     pub rttvar: Duration,
     /// Whether the BDP currently uses srtt instead of min_rtt (eq. 10).
     pub using_srtt: bool,
+}
+
+/// BBRv3's two-scale model and its congestion signals.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bbr3Snapshot {
+    /// `inflight_longterm` (the draft's upper bound from loss and ECN over
+    /// probe cycles), bytes; `None` while unset (infinite).
+    pub inflight_longterm_bytes: Option<u64>,
+    /// `inflight_shortterm` (the bound from the latest round's signals),
+    /// bytes; `None` while unset.
+    pub inflight_shortterm_bytes: Option<u64>,
+    /// `bw_shortterm`, bytes/s; `None` while unset.
+    pub bw_shortterm_bytes_per_sec: Option<f64>,
+    /// The EWMA of the CE fraction (the `linux-v3` profile's `ecn_alpha`),
+    /// 0.0–1.0; `None` where the profile keeps none.
+    pub ecn_alpha: Option<f64>,
+    /// Whether the current round has seen loss.
+    pub loss_in_round: bool,
+    /// Whether the current round has seen CE.
+    pub ecn_in_round: bool,
 }
 
 /// A read-only snapshot of any controller.
@@ -112,6 +145,8 @@ pub struct Snapshot {
     pub extra_acked_bytes: u64,
     /// `bbr-jitter` statistics.
     pub jitter: Option<JitterSnapshot>,
+    /// BBRv3's model (`bbr3` only).
+    pub bbr3: Option<Bbr3Snapshot>,
     /// Recovery state.
     pub recovery: RecoveryState,
 }

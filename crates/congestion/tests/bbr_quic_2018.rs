@@ -111,6 +111,7 @@ fn ack_one(d: &mut RoundDriver, age: u64, rtt_sample: Option<u64>, delay: u64) {
         first_sent_time: at(sent),
         is_app_limited: true,
         bytes_in_flight: 1500,
+        lost_bytes: 0,
     };
     d.cc.on_ack(
         at(d.now_ns),
@@ -268,6 +269,7 @@ fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
         first_sent_time: at(d.now_ns),
         is_app_limited: false,
         bytes_in_flight: 50_000,
+        lost_bytes: 0,
     };
     d.cc.on_packets_lost(
         at(d.now_ns),

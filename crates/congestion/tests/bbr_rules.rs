@@ -356,6 +356,7 @@ fn sent_at(t_ns: u64, delivered: u64) -> SentPacketState {
         first_sent_time: at(t_ns),
         is_app_limited: false,
         bytes_in_flight: 0,
+        lost_bytes: 0,
     }
 }
 

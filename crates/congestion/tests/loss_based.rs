@@ -37,6 +37,7 @@ impl Rounds {
             first_sent_time: at(self.now),
             is_app_limited: false,
             bytes_in_flight: 0,
+            lost_bytes: 0,
         }
     }
 
@@ -394,4 +395,85 @@ fn cubic_fills_a_deep_buffer_where_bbr_does_not() {
     assert!(cm > 500.0, "cubic median RTT {cm} ms");
     assert!(bm <= 50.0, "bbr median RTT {bm} ms");
     assert!(c.goodput_bps(10 * SEC, 30 * SEC) >= 0.95 * 10e6);
+}
+
+/// One ACK at `t_ns` for `bytes` sent at `sent_ns`, carrying `ce` newly
+/// reported CE marks. Returns the window after it, in segments.
+fn ack_with_ce(cc: &mut Controller, sent_ns: u64, t_ns: u64, bytes: u64, ce: u64) -> f64 {
+    let state = SentPacketState {
+        sent_time: at(sent_ns),
+        delivered_bytes: cc.sampler().delivered_bytes(),
+        delivered_time: at(sent_ns),
+        first_sent_time: at(sent_ns),
+        ..SentPacketState::default()
+    };
+    cc.on_ack_begin(bytes);
+    cc.on_ecn_ce(ce);
+    cc.on_ack(
+        at(t_ns),
+        &[AckedPacket { bytes, state }],
+        Some(Duration::from_nanos(RTT)),
+        Duration::ZERO,
+        0,
+    );
+    cc.cwnd_bytes() as f64 / MSS as f64
+}
+
+/// CUBIC and Reno answer CE as a loss (RFC 3168 §6.1.2, RFC 9438 §4.6),
+/// once per round trip (RFC 9002 §7.1): marks on ACKs for packets sent
+/// before the reduction do not reduce again; marks for packets sent after
+/// it do. The factors are the RFCs' β: 0.7 for CUBIC, 0.5 for Reno.
+#[test]
+fn loss_based_reduce_once_per_round_on_ce() {
+    for (algorithm, beta) in [(Algorithm::Cubic, 0.7), (Algorithm::Reno, 0.5)] {
+        let mut cfg = Config::new(algorithm);
+        cfg.cubic.hystart = false;
+        let mut d = Rounds::new(&cfg);
+        while d.seg() < 64.0 {
+            d.window_round();
+        }
+        let before = d.seg();
+        let t = d.now;
+        // First marked ACK of the round: one reduction, an episode begins.
+        let after = ack_with_ce(&mut d.cc, t - RTT, t + 1, MSS, 1);
+        assert!(
+            (after - beta * before).abs() < 0.02,
+            "{algorithm}: {after} after CE, expected {beta} × {before}"
+        );
+        assert_eq!(d.cc.recovery_state(), RecoveryState::Recovery);
+        assert_eq!(d.cc.recovery_episodes(), 1);
+        // More marks in the same round (packets sent before the episode).
+        let again = ack_with_ce(&mut d.cc, t - RTT + 5, t + 2, MSS, 3);
+        assert_eq!(again, after, "{algorithm}: a second cut in one round");
+        assert_eq!(d.cc.recovery_episodes(), 1);
+        // A mark on a packet sent after the episode began: a new round,
+        // a new reduction.
+        let later = ack_with_ce(&mut d.cc, t + 10, t + RTT + 10, MSS, 1);
+        assert!(
+            (later - beta * after).abs() < 0.05,
+            "{algorithm}: {later} after the next round's CE, expected {beta} × {after}"
+        );
+        assert_eq!(d.cc.recovery_episodes(), 2);
+    }
+}
+
+/// BBR v1 ignores CE, as Linux's does: the same ACKs with and without
+/// marks leave it in the same state.
+#[test]
+fn bbr_v1_ignores_ce() {
+    let cfg = Config::new(Algorithm::Bbr);
+    let run = |ce: u64| {
+        let mut cc = Controller::new(&cfg, at(0));
+        let mut out = Vec::new();
+        for i in 0..200u64 {
+            let sent = i * 10 * MS;
+            ack_with_ce(&mut cc, sent, sent + RTT, 10 * MSS, ce);
+            out.push((cc.cwnd_bytes(), cc.pacing_rate_bytes_per_sec(), cc.mode()));
+        }
+        (out, cc.recovery_episodes())
+    };
+    let (plain, episodes) = run(0);
+    let (marked, marked_episodes) = run(10);
+    assert_eq!(plain, marked);
+    assert_eq!((episodes, marked_episodes), (0, 0));
 }

@@ -165,6 +165,7 @@ proptest! {
                         first_sent_time: Instant::from_nanos(sent_ns / 2),
                         is_app_limited: delivered % 2 == 0,
                         bytes_in_flight: delivered,
+                        lost_bytes: 0,
                     };
                     cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(Duration::from_nanos(rtt_ns)), Duration::ZERO, in_flight);
                 }

@@ -76,6 +76,7 @@ impl RoundDriver {
             first_sent_time: at(sent),
             is_app_limited: app_limited,
             bytes_in_flight: in_flight_after + bytes,
+            lost_bytes: 0,
         };
         self.delivered += bytes;
         self.cc.on_ack(

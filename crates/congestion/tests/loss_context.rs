@@ -1,0 +1,143 @@
+//! What the controller tells an algorithm about losses and CE marks: the
+//! send-time state BBRv3's per-packet loss bound needs
+//! (draft-ietf-ccwg-bbr-06, `BBRHandleLostPacket()`), the number of lost
+//! ranges, and the CE and packet counts of each ACK.
+
+mod support;
+
+use congestion::delivery_rate::DeliveryRateSampler;
+use congestion::{
+    AckContext, AckedPacket, Config, CongestionControl, Controller, Instant, LossContext,
+    LostPacket, Mode, Snapshot,
+};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::*;
+
+/// One `on_loss` call: (lost bytes, ranges, total lost, delivered, new
+/// episode, each packet's (tx_in_flight, lost at send)).
+type LossSeen = (u64, u32, u64, u64, bool, Vec<(u64, u64)>);
+
+#[derive(Default)]
+struct Seen {
+    losses: Vec<LossSeen>,
+    acks: Vec<(u64, u64)>,
+}
+
+struct Recorder(Arc<Mutex<Seen>>);
+
+impl CongestionControl for Recorder {
+    fn on_ack(&mut self, ack: &AckContext<'_>, _: &mut DeliveryRateSampler) {
+        self.0
+            .lock()
+            .unwrap()
+            .acks
+            .push((ack.acked_packets, ack.ce_packets));
+    }
+    fn on_loss(&mut self, l: &LossContext<'_>) {
+        let per_packet = l
+            .lost
+            .iter()
+            .map(|p| (p.state.bytes_in_flight, p.state.lost_bytes))
+            .collect();
+        self.0.lock().unwrap().losses.push((
+            l.lost_bytes,
+            l.lost_ranges,
+            l.total_lost_bytes,
+            l.delivered_bytes,
+            l.new_episode,
+            per_packet,
+        ));
+    }
+    fn on_packets_lost(&mut self, _: Instant, _: u64, _: u64, _: bool) {
+        unreachable!("on_loss is overridden")
+    }
+    fn on_retransmission_timeout(&mut self, _: Instant, _: u64) {}
+    fn on_mss_change(&mut self, _: u64) {}
+    fn cwnd_bytes(&self) -> u64 {
+        1 << 20
+    }
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        1 << 20
+    }
+    fn send_quantum_bytes(&self) -> u64 {
+        1500
+    }
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            mode: Mode::ProbeBwCruise,
+            ..Snapshot::default()
+        }
+    }
+}
+
+#[test]
+fn losses_carry_send_time_state_and_ranges_and_acks_carry_ce() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mut cc = Controller::custom(&Config::default(), Box::new(Recorder(seen.clone())));
+    // Four packets; the first is lost, then the third is lost in a second
+    // declaration that reports two ranges.
+    let s: Vec<_> = (0..4u64)
+        .map(|i| cc.on_packet_sent(at(i * MS), 1000, i * 1000, false))
+        .collect();
+    assert_eq!(s[3].bytes_in_flight, 4000, "tx_in_flight of the 4th");
+    assert!(s.iter().all(|p| p.lost_bytes == 0));
+    cc.on_packets_lost(
+        at(50 * MS),
+        &[LostPacket {
+            bytes: 1000,
+            state: s[0],
+        }],
+        3000,
+    );
+    // Sent after the first loss: records the connection's lost bytes.
+    let s4 = cc.on_packet_sent(at(51 * MS), 1000, 3000, false);
+    assert_eq!(s4.lost_bytes, 1000);
+    cc.on_ack_begin(4000);
+    cc.on_ecn_ce(1);
+    cc.on_ack(
+        at(60 * MS),
+        &[
+            AckedPacket {
+                bytes: 1000,
+                state: s[1],
+            },
+            AckedPacket {
+                bytes: 1000,
+                state: s[3],
+            },
+        ],
+        Some(Duration::from_millis(57)),
+        Duration::ZERO,
+        2000,
+    );
+    cc.on_packets_lost_in_ranges(
+        at(61 * MS),
+        &[
+            LostPacket {
+                bytes: 1000,
+                state: s[2],
+            },
+            LostPacket {
+                bytes: 1000,
+                state: s4,
+            },
+        ],
+        2,
+        0,
+    );
+    // An ACK with no marks after one with marks: the count does not linger.
+    cc.on_ack(at(70 * MS), &[], None, Duration::ZERO, 0);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.acks, vec![(2, 1), (0, 0)]);
+    assert_eq!(seen.losses.len(), 2);
+    let (bytes, ranges, total, delivered, new_episode, ref per) = seen.losses[0];
+    assert_eq!(
+        (bytes, ranges, total, delivered, new_episode),
+        (1000, 1, 1000, 0, true)
+    );
+    assert_eq!(per, &vec![(1000, 0)]);
+    let (bytes, ranges, total, delivered, _, ref per) = seen.losses[1];
+    assert_eq!((bytes, ranges, total, delivered), (2000, 2, 3000, 2000));
+    assert_eq!(per, &vec![(3000, 0), (4000, 1000)]);
+}
