@@ -180,6 +180,23 @@ pub struct QueueConfig {
     pub limit: Size,
     /// CoDel (target ns, interval ns), if enabled.
     pub codel: Option<(u64, u64)>,
+    /// The step marker's sojourn threshold, ns, if enabled (at most one
+    /// of `codel` and `step_ns` is set).
+    pub step_ns: Option<u64>,
+    /// Mark ECN-capable packets CE where the AQM would drop them.
+    pub ecn: bool,
+}
+
+impl QueueConfig {
+    /// A drop-tail queue of `limit`, without AQM or ECN.
+    pub const fn drop_tail(limit: Size) -> QueueConfig {
+        QueueConfig {
+            limit,
+            codel: None,
+            step_ns: None,
+            ecn: false,
+        }
+    }
 }
 
 impl TryFrom<QueueTable> for QueueConfig {
@@ -214,6 +231,8 @@ impl TryFrom<QueueTable> for QueueConfig {
         Ok(QueueConfig {
             limit: t.limit.0,
             codel,
+            step_ns: None,
+            ecn: false,
         })
     }
 }
@@ -629,10 +648,9 @@ impl DirectionConfig {
         Ok(ResolvedDirection {
             rate,
             delay_ns: self.delay.map_or(0, |d| d.0),
-            queue: self.queue.unwrap_or(QueueConfig {
-                limit: Size::Packets(1000),
-                codel: None,
-            }),
+            queue: self
+                .queue
+                .unwrap_or(QueueConfig::drop_tail(Size::Packets(1000))),
             loss: self.loss,
             jitter: self.jitter,
             policer: self.policer.map(|p| (p.rate.0 / 8.0, p.bucket.0)),

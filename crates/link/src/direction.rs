@@ -12,6 +12,7 @@ use crate::config::{
     AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection,
     TRACE_OPPORTUNITY_BYTES,
 };
+use crate::ecn::Codepoint;
 use crate::units::Size;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -29,6 +30,9 @@ pub enum DropReason {
     QueueFull,
     /// CoDel dropped it at the head of the queue.
     Codel,
+    /// The step marker dropped it: its sojourn was above the threshold and
+    /// it was not ECN-capable (or the queue does not mark).
+    Step,
 }
 
 /// What happens to a packet.
@@ -44,6 +48,9 @@ pub enum Verdict {
         dequeue_ns: u64,
         /// When it reaches the far end.
         arrive_ns: u64,
+        /// It leaves this direction CE-marked: marked here, or it arrived
+        /// with CE.
+        ce: bool,
     },
     /// Held by count-based aggregation; its arrival comes from
     /// [`Direction::release_due`].
@@ -54,6 +61,9 @@ pub enum Verdict {
         enqueue_ns: u64,
         /// When its last bit left the bottleneck.
         dequeue_ns: u64,
+        /// It leaves this direction CE-marked: marked here, or it arrived
+        /// with CE.
+        ce: bool,
     },
     /// Dropped.
     Drop {
@@ -97,12 +107,21 @@ pub struct DirectionStats {
     pub dropped_queue: u64,
     /// Dropped by CoDel.
     pub dropped_codel: u64,
+    /// Dropped by the step marker.
+    pub dropped_step: u64,
+    /// ECN-capable packets this direction marked CE instead of dropping
+    /// them (packets that arrived CE are not counted).
+    pub marked_ce: u64,
 }
 
 impl DirectionStats {
     /// All drops.
     pub fn dropped_total(&self) -> u64 {
-        self.dropped_loss + self.dropped_policer + self.dropped_queue + self.dropped_codel
+        self.dropped_loss
+            + self.dropped_policer
+            + self.dropped_queue
+            + self.dropped_codel
+            + self.dropped_step
     }
 }
 
@@ -427,8 +446,19 @@ impl Direction {
         }
     }
 
-    /// A packet of `bytes` enters this direction at `now_ns` (non-decreasing).
+    /// A packet of `bytes` that is not ECN-capable enters this direction at
+    /// `now_ns` (non-decreasing): [`Direction::enqueue_with`] with
+    /// [`Codepoint::NotEct`].
+    #[inline]
     pub fn enqueue(&mut self, now_ns: u64, bytes: u32) -> Verdict {
+        self.enqueue_with(now_ns, bytes, Codepoint::NotEct)
+    }
+
+    /// A packet of `bytes` with ECN field `codepoint` enters this direction
+    /// at `now_ns` (non-decreasing). The verdict's `ce` says whether it
+    /// leaves CE-marked.
+    pub fn enqueue_with(&mut self, now_ns: u64, bytes: u32, codepoint: Codepoint) -> Verdict {
+        let ce = codepoint == Codepoint::Ce;
         let id = self.next_id;
         self.next_id += 1;
         self.stats.offered += 1;
@@ -507,12 +537,14 @@ impl Direction {
                 enqueue_ns: now_ns,
                 dequeue_ns,
                 arrive_ns: arrive,
+                ce,
             },
             Some(AggregationConfig::Interval(iv)) => Verdict::Deliver {
                 id,
                 enqueue_ns: now_ns,
                 dequeue_ns,
                 arrive_ns: arrive.div_ceil(iv) * iv,
+                ce,
             },
             Some(AggregationConfig::Count { every, .. }) => {
                 self.held.push_back((id, arrive));
@@ -528,6 +560,7 @@ impl Direction {
                     id,
                     enqueue_ns: now_ns,
                     dequeue_ns,
+                    ce,
                 }
             }
         }

@@ -62,6 +62,7 @@
 
 pub mod config;
 pub mod direction;
+pub mod ecn;
 pub mod units;
 
 pub use config::{
@@ -69,3 +70,4 @@ pub use config::{
     QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
 };
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
+pub use ecn::Codepoint;

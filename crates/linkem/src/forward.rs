@@ -206,6 +206,7 @@ fn drop_name(r: DropReason) -> &'static str {
         DropReason::Policer => "policer",
         DropReason::QueueFull => "queue",
         DropReason::Codel => "codel",
+        DropReason::Step => "step",
     }
 }
 
@@ -757,10 +758,7 @@ mod tests {
         ResolvedDirection {
             rate: rate_bps.map_or(RateSchedule::Unlimited, RateSchedule::Constant),
             delay_ns,
-            queue: QueueConfig {
-                limit: link::units::Size::Packets(100_000),
-                codel: None,
-            },
+            queue: QueueConfig::drop_tail(link::units::Size::Packets(100_000)),
             loss: None,
             jitter: None,
             policer: None,

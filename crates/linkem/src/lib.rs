@@ -34,7 +34,7 @@
 //! let path = ResolvedDirection {
 //!     rate: RateSchedule::Constant(10e6), // bits/s
 //!     delay_ns: 20_000_000,
-//!     queue: QueueConfig { limit: Size::Packets(100), codel: None },
+//!     queue: QueueConfig::drop_tail(Size::Packets(100)),
 //!     loss: None,
 //!     jitter: None,
 //!     policer: None,

@@ -272,10 +272,7 @@ fn path(rate_bps: Option<f64>, rtt_ns: u64, queue_packets: u64) -> ForwardConfig
     let direction = |delay_ns| ResolvedDirection {
         rate: rate_bps.map_or(RateSchedule::Unlimited, RateSchedule::Constant),
         delay_ns,
-        queue: QueueConfig {
-            limit: Size::Packets(queue_packets),
-            codel: None,
-        },
+        queue: QueueConfig::drop_tail(Size::Packets(queue_packets)),
         loss: None,
         jitter: None,
         policer: None,

@@ -36,7 +36,7 @@
 //! let forward = ResolvedDirection {
 //!     rate: RateSchedule::Constant(10e6), // bits/s
 //!     delay_ns: 20 * MS,
-//!     queue: QueueConfig { limit: link::units::Size::Packets(1000), codel: None },
+//!     queue: QueueConfig::drop_tail(link::units::Size::Packets(1000)),
 //!     loss: None,
 //!     jitter: None,
 //!     policer: None,
