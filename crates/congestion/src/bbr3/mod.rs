@@ -166,6 +166,17 @@ pub struct Bbr3 {
     loss_round_start: bool,
     is_loss_in_round: bool,
     is_ecn_in_round: bool,
+    /// Whether the loss round that just ended had loss (read by STARTUP's
+    /// high-loss exit after the per-round reset).
+    loss_round_had_loss: bool,
+    /// A loss noted since the last ACK started the loss round: the next
+    /// ACK moves its end past the data it delivers, as Linux's
+    /// `tp->delivered` already counts the ACK that reveals a loss.
+    loss_round_pending: bool,
+    /// When losses last began an episode: an RTO the transport reports
+    /// right after declaring the flight lost (as bbrlab's transports do)
+    /// must not overwrite the undo state those losses saved.
+    last_episode_at: Option<Instant>,
     loss_in_cycle: bool,
     ecn_in_cycle: bool,
 
@@ -273,6 +284,9 @@ impl Bbr3 {
             loss_round_start: false,
             is_loss_in_round: false,
             is_ecn_in_round: false,
+            loss_round_had_loss: false,
+            loss_round_pending: false,
+            last_episode_at: None,
             loss_in_cycle: false,
             ecn_in_cycle: false,
             min_rtt_ns: None,
@@ -598,6 +612,10 @@ impl CongestionControl for Bbr3 {
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
         self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
         self.track_recovery(ctx);
+        if self.loss_round_pending {
+            self.loss_round_delivered = ctx.delivered_bytes;
+            self.loss_round_pending = false;
+        }
 
         // UpdateModelAndState()
         self.update_round(rs, ctx.delivered_bytes);
@@ -630,7 +648,7 @@ impl CongestionControl for Bbr3 {
     /// detail the loss is noted for the round.
     fn on_packets_lost(
         &mut self,
-        _now: Instant,
+        now: Instant,
         lost_bytes: u64,
         _bytes_in_flight: u64,
         new_episode: bool,
@@ -638,9 +656,10 @@ impl CongestionControl for Bbr3 {
         self.lost_total = self.lost_total.saturating_add(lost_bytes);
         if new_episode {
             self.save_state_upon_loss();
+            self.last_episode_at = Some(now);
         }
         if lost_bytes > 0 {
-            self.note_loss();
+            self.note_loss(true);
         }
     }
 
@@ -652,9 +671,10 @@ impl CongestionControl for Bbr3 {
     /// `OnEnterRTO()` (§5.6.4.4): cwnd = inflight + 1 packet. Linux v3
     /// (`bbr_set_state()`, TCP_CA_Loss) also restarts the full-bw search
     /// and, when not probing, seeds `inflight_shortterm` from the cwnd.
-    fn on_retransmission_timeout(&mut self, _now: Instant, bytes_in_flight: u64) {
-        self.save_cwnd();
-        self.save_state_upon_loss();
+    fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64) {
+        if self.last_episode_at != Some(now) {
+            self.save_state_upon_loss();
+        }
         self.prev_recovery = RecoveryState::Loss;
         if self.cfg.rto_resets_full_bw {
             self.reset_full_bw();
