@@ -575,9 +575,6 @@ pub struct Bbr3Config {
     /// (`bbr_target_inflight()` calls `bbr_inflight()`); the draft's is
     /// min(BBR.bdp, cwnd).
     pub target_inflight_with_budget: bool,
-    /// Linux's PROBE_UP restarts the cycle's wall clock
-    /// (`bbr_start_bw_probe_up()`); the draft's does not.
-    pub up_restarts_cycle_clock: bool,
     /// Linux clamps a set inflight_shortterm to inflight_longterm on
     /// entering CRUISE (`bbr_start_bw_probe_cruise()`); the draft does not.
     pub cruise_clamps_shortterm: bool,
@@ -704,7 +701,6 @@ impl Bbr3Config {
             round_needs_valid_sample: false,
             inflight_at_edt: false,
             target_inflight_with_budget: false,
-            up_restarts_cycle_clock: false,
             cruise_clamps_shortterm: false,
             note_loss_saves_state: true,
             inflight_at_loss_rounds_up: false,
@@ -756,7 +752,6 @@ impl Bbr3Config {
             round_needs_valid_sample: true,
             inflight_at_edt: true,
             target_inflight_with_budget: true,
-            up_restarts_cycle_clock: true,
             cruise_clamps_shortterm: true,
             note_loss_saves_state: false,
             inflight_at_loss_rounds_up: true,
@@ -822,11 +817,12 @@ pub enum Bbr3Ecn {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Bbr3ExtraAcked {
     /// Draft §5.5.9: a max filter over 10 rounds after STARTUP, 1 round
-    /// in it; no cap beyond cwnd per sample.
+    /// in it; no cap beyond cwnd per sample; sampled on every ACK of data.
     #[default]
     Draft,
     /// Linux v3 (`bbr_update_ack_aggregation()`): two slots of 5 rounds
-    /// (of 1 round in STARTUP); the allowance capped at bw × 100 ms.
+    /// (of 1 round in STARTUP); the allowance capped at bw × 100 ms;
+    /// sampled only on ACKs with a valid rate sample.
     Linux,
 }
 

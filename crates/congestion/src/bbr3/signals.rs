@@ -420,6 +420,14 @@ impl Bbr3 {
         let ce = self.ce_packets_total.saturating_sub(self.alpha_last_ce);
         if !self.ecn_eligible || acked == 0 {
             self.round_ce_ratio = 0;
+            if self.cfg.ecn == Bbr3Ecn::AsLoss {
+                // Rounds before the first CE mark are not CE-free rounds
+                // of an ECN path; the first judged round is the one that
+                // brought the mark. (Linux, as `bbr_update_ecn_alpha()`,
+                // counts from the start once eligible.)
+                self.alpha_last_acked = self.acked_packets_total;
+                self.alpha_last_ce = self.ce_packets_total;
+            }
             return;
         }
         let ratio = (u128::from(ce.min(acked)) << 8) / u128::from(acked);

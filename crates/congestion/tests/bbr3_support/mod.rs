@@ -55,6 +55,10 @@ pub struct Ack {
     /// Before the ACK, send a packet that fills cwnd (the sender is
     /// cwnd-limited this round).
     pub cwnd_limited: bool,
+    /// The RTT sample, if not `rtt_ns` (the sample interval).
+    pub rtt_sample_ns: Option<u64>,
+    /// The receiver's reported ACK delay.
+    pub ack_delay_ns: u64,
 }
 
 impl Ack {
@@ -68,7 +72,17 @@ impl Ack {
             ce_packets: 0,
             loss: None,
             cwnd_limited: false,
+            rtt_sample_ns: None,
+            ack_delay_ns: 0,
         }
+    }
+    pub fn rtt_sample(mut self, ns: u64) -> Self {
+        self.rtt_sample_ns = Some(ns);
+        self
+    }
+    pub fn ack_delay(mut self, ns: u64) -> Self {
+        self.ack_delay_ns = ns;
+        self
     }
     pub fn cwnd_limited(mut self) -> Self {
         self.cwnd_limited = true;
@@ -109,6 +123,8 @@ pub struct Drv {
     pub now_ns: u64,
     pub mss: u64,
     delivered: u64,
+    /// `delivered_bytes` of the last ACK's packet (for mid-round ACKs).
+    last_prior: u64,
 }
 
 impl Drv {
@@ -122,6 +138,7 @@ impl Drv {
             now_ns: 0,
             mss: cfg.mss_bytes,
             delivered: 0,
+            last_prior: 0,
         }
     }
 
@@ -196,13 +213,46 @@ impl Drv {
         if a.ce_packets > 0 {
             self.cc.on_ecn_ce(a.ce_packets);
         }
+        self.last_prior = self.delivered;
         self.delivered += bytes;
         self.cc.on_ack(
             now,
             &[AckedPacket { bytes, state }],
-            Some(Duration::from_nanos(a.rtt_ns)),
-            Duration::ZERO,
+            Some(Duration::from_nanos(a.rtt_sample_ns.unwrap_or(a.rtt_ns))),
+            Duration::from_nanos(a.ack_delay_ns),
             a.inflight,
+        );
+        self.cc.snapshot()
+    }
+
+    /// An ACK `gap_ns` after the last one, within its round: its packet was
+    /// sent when the last ACK's was, so it is no round start, and its rate
+    /// sample over one `rtt_ns` shows `rate` (the last ACK's bytes and
+    /// this one's over that interval).
+    pub fn ack_mid(&mut self, rate: f64, rtt_ns: u64, gap_ns: u64, inflight: u64) -> Snapshot {
+        self.now_ns += gap_ns;
+        let total = (rate * rtt_ns as f64 / 1e9).round() as u64;
+        let bytes = total
+            .saturating_sub(self.delivered - self.last_prior)
+            .max(1);
+        let sent = self.now_ns.saturating_sub(rtt_ns);
+        let state = SentPacketState {
+            sent_time: at(sent),
+            delivered_bytes: self.last_prior,
+            delivered_time: at(sent),
+            first_sent_time: at(sent),
+            is_app_limited: false,
+            bytes_in_flight: inflight + bytes,
+            lost_bytes: self.cc.sampler().lost_bytes(),
+        };
+        self.cc.on_ack_begin(inflight + bytes);
+        self.delivered += bytes;
+        self.cc.on_ack(
+            at(self.now_ns),
+            &[AckedPacket { bytes, state }],
+            Some(Duration::from_nanos(rtt_ns)),
+            Duration::ZERO,
+            inflight,
         );
         self.cc.snapshot()
     }
@@ -211,6 +261,19 @@ impl Drv {
     /// `tx_in_flight`, as `ranges` ranges.
     pub fn lose_now(&mut self, packets: u64, ranges: u32, tx_in_flight: u64, inflight: u64) {
         let lost_at_send = self.cc.sampler().lost_bytes();
+        self.lose_now_sent_at(packets, ranges, tx_in_flight, inflight, lost_at_send);
+    }
+
+    /// [`Drv::lose_now`] for packets sent when the connection had lost
+    /// `lost_at_send` bytes.
+    pub fn lose_now_sent_at(
+        &mut self,
+        packets: u64,
+        ranges: u32,
+        tx_in_flight: u64,
+        inflight: u64,
+        lost_at_send: u64,
+    ) {
         let state = SentPacketState {
             sent_time: at(self.now_ns),
             delivered_bytes: self.delivered,
