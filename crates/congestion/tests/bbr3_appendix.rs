@@ -452,7 +452,7 @@ fn a17_handling_token_bucket_policers() {
         });
         let r = run(&p, b3, 30);
         let g = r.goodput_bps(10 * SEC, 30 * SEC);
-        assert!(g >= 0.85 * 5e6 && g <= 5.05e6, "{g}");
+        assert!((0.85 * 5e6..=5.05e6).contains(&g), "{g}");
         assert!(r.loss_rate(10 * SEC, 30 * SEC) < 0.02);
         assert_eq!(r.rtos, 0);
         assert!(r
@@ -536,7 +536,7 @@ fn a21_handling_loss_during_probe_up_after_inflight_longterm_is_set() {
         assert_eq!(s.mode, Mode::ProbeBwDown);
         let il = s.bbr3.unwrap().inflight_longterm_bytes.unwrap();
         assert!(
-            il < before && il >= 70_000 && il <= 120_000,
+            il < before && (70_000..=120_000).contains(&il),
             "{before} → {il}"
         );
     }
