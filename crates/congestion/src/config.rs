@@ -510,6 +510,11 @@ pub struct Bbr3Config {
     /// an overestimated bandwidth would otherwise hold it in DRAIN. Linux
     /// v3 has no such exit (`None`).
     pub drain_max_rounds: Option<u64>,
+    /// DRAIN ends when inflight ≤ Inflight(1.0): the draft builds it on
+    /// `BBR.bw` (§5.3.2 `BBRInflight(1.0)` via `BDPMultiple()`), which a
+    /// lossy round in DRAIN lowers through bw_shortterm; Linux on
+    /// `bbr_max_bw()` (`bbr_check_drain()`).
+    pub drain_target_uses_max_bw: bool,
     /// Linux v3 resets its congestion signals on entering DRAIN
     /// (`bbr_check_drain()`); the draft's `EnterDrain()` does not.
     pub drain_resets_congestion_signals: bool,
@@ -680,6 +685,7 @@ impl Bbr3Config {
             startup_cwnd_gain: 2.0,
             drain_pacing_gain: 0.5,
             drain_max_rounds: Some(3),
+            drain_target_uses_max_bw: false,
             drain_resets_congestion_signals: false,
             probe_down_pacing_gain: 0.90,
             probe_up_pacing_gain: 1.25,
@@ -739,6 +745,7 @@ impl Bbr3Config {
             startup_pacing_gain: unit(256 * 277 / 100 + 1),
             drain_pacing_gain: unit(256 * 1000 / 2885),
             drain_max_rounds: None,
+            drain_target_uses_max_bw: true,
             drain_resets_congestion_signals: true,
             probe_down_pacing_gain: unit(256 * 91 / 100),
             probe_up_pacing_gain: unit(256 * 5 / 4),

@@ -78,6 +78,7 @@ fn linux_constants_are_the_kernels_fixed_point_values() {
     let differs = [
         d.drain_max_rounds != l.drain_max_rounds,
         d.drain_resets_congestion_signals != l.drain_resets_congestion_signals,
+        d.drain_target_uses_max_bw != l.drain_target_uses_max_bw,
         d.full_bw_check_every_ack != l.full_bw_check_every_ack,
         d.startup_loss_count != l.startup_loss_count,
         d.startup_exit_bdp_with_budget != l.startup_exit_bdp_with_budget,
@@ -114,6 +115,34 @@ fn switch_drain_max_rounds() {
         for _ in 0..10 {
             assert_eq!(d.round(0.9 * BW, RTT, 2 * BDP).mode, Mode::Drain);
         }
+    }
+}
+
+/// `drain_target_uses_max_bw` (§5.3.2 vs Linux `bbr_check_drain()`): a
+/// lossy round in DRAIN cuts bw_shortterm to 0.7 × max_bw, so the draft's
+/// target falls to 70 000 B and 90 000 B in flight keeps DRAIN going;
+/// Linux's stays at the 100 000 B BDP and ends it. (DRAIN's 3-round
+/// timeout is off in both, to isolate this switch.)
+#[test]
+fn switch_drain_target_uses_max_bw() {
+    for (flip, drain) in [(false, true), (true, false)] {
+        let mut d = draft_with(|c| {
+            c.drain_target_uses_max_bw = flip;
+            c.drain_max_rounds = None;
+        });
+        d.drive_to_drain(BW, RTT);
+        d.round(3e5, RTT, 2 * BDP);
+        d.ack(
+            Ack::new(3e5, RTT, 2 * BDP)
+                .tx(300_000)
+                .lose_at(1, 1, 300_000),
+        );
+        let s = d.ack(Ack::new(3e5, RTT, 2 * BDP).tx(300_000));
+        assert_eq!(s.mode, Mode::Drain);
+        let bw = s.bbr3.unwrap().bw_shortterm_bytes_per_sec.unwrap();
+        assert!(near(bw, 0.7 * BW, 1e-9), "{bw}");
+        let s = d.ack(Ack::new(3e5, RTT, 90_000).tx(300_000));
+        assert_eq!(s.mode == Mode::Drain, drain, "flip {flip}: {:?}", s.mode);
     }
 }
 

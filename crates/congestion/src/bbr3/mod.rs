@@ -456,7 +456,12 @@ impl Bbr3 {
             .cfg
             .drain_max_rounds
             .is_some_and(|r| self.round_count > self.drain_start_round.saturating_add(r));
-        if inflight <= self.inflight(self.max_bw(), 1.0) || timed_out {
+        let bw = if self.cfg.drain_target_uses_max_bw {
+            self.max_bw()
+        } else {
+            self.max_bw().min(self.bw_shortterm)
+        };
+        if inflight <= self.inflight(bw, 1.0) || timed_out {
             self.enter_probe_bw(ctx);
         }
     }
