@@ -668,9 +668,12 @@ impl CongestionControl for Bbr3 {
         }
     }
 
-    /// `HandleLostPacket()` for each packet (§5.5.10.2).
+    /// `HandleLostPacket()` for each packet (§5.5.10.2). A loss that ends
+    /// a probe changes the gains at once, so the next send is paced for
+    /// DOWN even before the ACK that revealed the loss is processed.
     fn on_loss(&mut self, loss: &LossContext<'_>) {
         self.handle_loss(loss);
+        self.update_gains();
     }
 
     /// `OnEnterRTO()` (§5.6.4.4): cwnd = inflight + 1 packet. Linux v3
@@ -690,9 +693,12 @@ impl CongestionControl for Bbr3 {
         self.cwnd = bytes_in_flight.saturating_add(self.mss);
     }
 
-    /// `HandleSpuriousLossDetection()` (§5.5.11.2).
+    /// `HandleSpuriousLossDetection()` (§5.5.11.2); the restored model and
+    /// state take effect at once.
     fn on_spurious_loss(&mut self, now: Instant) {
         self.handle_spurious_loss(now);
+        self.bound_bw_for_model();
+        self.update_gains();
     }
 
     fn on_mss_change(&mut self, mss: u64) {
