@@ -298,6 +298,15 @@ fn up(b3: Bbr3Config) -> Drv {
 /// (above β × target = 70 000). UP stops and goes DOWN.
 #[test]
 fn loss_in_up_sets_inflight_longterm_at_the_loss_threshold() {
+    // The losses alone (before their ACK) end the probe, gains included.
+    let mut d = up(Bbr3Config::draft());
+    d.lose_now(10, 1, 200_000, 125_000);
+    let s = d.snap();
+    assert_eq!(
+        (s.mode, s.pacing_gain, s.cwnd_gain),
+        (Mode::ProbeBwDown, 0.9, 2.0)
+    );
+    assert_eq!(s.bbr3.unwrap().inflight_longterm_bytes, Some(199_490));
     let mut d = up(Bbr3Config::draft());
     let s = d.ack(
         Ack::new(BW, RTT, 125_000)
