@@ -195,6 +195,8 @@ impl Log for CsvLog {
             queue_bytes.to_string(),
             format!("{:.3}", queue_delay_ns as f64 / 1e6),
             drops.to_string(),
+            // ce_marked: empty until the emulator's ECN work fills it.
+            String::new(),
         ])?;
         Ok(())
     }
@@ -749,7 +751,7 @@ mod tests {
         assert_eq!(h, LINK_CSV_HEADER);
         assert_eq!(
             rows[0].iter().collect::<Vec<_>>(),
-            ["0.010000", "reverse", "3", "4500", "1.200", "9"]
+            ["0.010000", "reverse", "3", "4500", "1.200", "9", ""]
         );
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -207,6 +207,50 @@ pub enum JitterStatsName {
     Quic2018,
 }
 
+/// `[flow.bbr3]`: which BBRv3 `bbr3` runs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bbr3Table {
+    profile: Option<Bbr3ProfileName>,
+}
+
+/// `[flow.bbr3] profile`: `"draft"` or `"linux-v3"`, checked against the
+/// known profiles (the error lists them).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Bbr3ProfileName(pub congestion::Bbr3Profile);
+
+impl TryFrom<String> for Bbr3ProfileName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse::<congestion::Bbr3Profile>()
+            .map(Bbr3ProfileName)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A flow's `ecn`: `true` (ECT(0)), `false` (the default: not
+/// ECN-capable), `"ect0"` or `"ect1"`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "toml::Value")]
+pub struct EcnSetting(pub netsim::Ecn);
+
+impl TryFrom<toml::Value> for EcnSetting {
+    type Error = String;
+    fn try_from(v: toml::Value) -> Result<Self, String> {
+        use netsim::Ecn;
+        match &v {
+            toml::Value::Boolean(true) => Ok(EcnSetting(Ecn::Ect0)),
+            toml::Value::Boolean(false) => Ok(EcnSetting(Ecn::NotEct)),
+            toml::Value::String(s) if s.eq_ignore_ascii_case("ect0") => Ok(EcnSetting(Ecn::Ect0)),
+            toml::Value::String(s) if s.eq_ignore_ascii_case("ect1") => Ok(EcnSetting(Ecn::Ect1)),
+            other => Err(format!(
+                "`ecn = {other}`; allowed: true (ECT(0)), false (no ECN, the default), \"ect0\" or \"ect1\""
+            )),
+        }
+    }
+}
+
 /// `[flow.cubic]`: CUBIC switches.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -237,8 +281,10 @@ pub struct FlowTable {
     mss: Option<u64>,
     header_bytes: Option<u64>,
     bbr: Option<BbrSwitches>,
+    bbr3: Option<Bbr3Table>,
     jitter: Option<JitterParams>,
     cubic: Option<CubicSwitches>,
+    ecn: Option<EcnSetting>,
 }
 
 /// `[link]`.
@@ -726,6 +772,20 @@ fn build(
                 None => cc.jitter.stats,
             };
         }
+        if let Some(b) = &f.bbr3 {
+            if f.algorithm.0 != Algorithm::Bbr3 {
+                return Err(err(
+                    &field("bbr3"),
+                    format!(
+                        "`[flow.bbr3]` applies only to `algorithm = \"bbr3\"`; this flow's algorithm is `{}`",
+                        f.algorithm.0.name()
+                    ),
+                ));
+            }
+            if let Some(p) = b.profile {
+                cc.bbr3 = congestion::Bbr3Config::for_profile(p.0);
+            }
+        }
         if let Some(c) = &f.cubic {
             cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
             cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
@@ -838,6 +898,7 @@ fn build(
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,
                 },
                 header_bytes,
+                ecn: f.ecn.map_or(netsim::Ecn::NotEct, |e| e.0),
             });
         }
     }

@@ -619,6 +619,8 @@ fn log_row(t: f64, goodput: f64, p: &Probe, ti: &TcpInfo, bbr: Option<&BbrInfo>)
         rtt_ms,
         opt_cell(p.data_segs_out),
         p.total_retrans.to_string(),
+        // delivered_ce: empty until the probe reads `tcpi_delivered_ce`.
+        String::new(),
         opt_cell(p.delivery_rate.map(|r| r * 8)),
         opt_cell(p.busy_time_us),
         opt_cell(p.rwnd_limited_us),
