@@ -120,15 +120,13 @@ impl NewlyAcked {
                 if lo > hi {
                     continue;
                 }
-                // Gaps that may meet [lo, hi]: those starting at or below hi.
-                let hit: Vec<(u64, u64)> = self
-                    .gaps
-                    .range(..=hi)
-                    .rev()
-                    .take_while(|&(_, &ghi)| ghi >= lo)
-                    .map(|(&a, &b)| (a, b))
-                    .collect();
-                for (glo, ghi) in hit {
+                // Gaps meeting [lo, hi], from the highest down (they are
+                // disjoint, so each next one starts below the last).
+                let mut upper = hi;
+                while let Some((&glo, &ghi)) = self.gaps.range(..=upper).next_back() {
+                    if ghi < lo {
+                        break;
+                    }
                     self.gaps.remove(&glo);
                     let (a, b) = (glo.max(lo), ghi.min(hi));
                     newly += count(a, b);
@@ -138,6 +136,10 @@ impl NewlyAcked {
                     if b < ghi {
                         self.gaps.insert(b + 1, ghi);
                     }
+                    if glo <= lo {
+                        break;
+                    }
+                    upper = glo - 1;
                 }
             }
         }
@@ -363,6 +365,25 @@ mod tests {
         // 10 acknowledged, 9 counted: a mark went missing.
         s.on_ack(&[(0, 9)], counts(8, 1));
         assert!(matches!(s.state(), EcnState::Failed(_)));
+    }
+
+    #[test]
+    fn one_range_fills_several_gaps_and_a_part_of_one() {
+        let mut a = NewlyAcked::default();
+        // Acknowledged: 0, 3, 6, 9..=20. Gaps: 1-2, 4-5, 7-8.
+        assert_eq!(
+            a.on_ack(&[(9, 20), (6, 6), (3, 3), (0, 0)], 30, u64::MAX),
+            (15, true)
+        );
+        // 2..=7 fills 2, 4, 5, 7 (3 and 6 were acknowledged).
+        assert_eq!(a.on_ack(&[(9, 20), (2, 7)], 30, u64::MAX), (4, false));
+        assert_eq!(
+            a.gaps.iter().map(|(&l, &h)| (l, h)).collect::<Vec<_>>(),
+            vec![(1, 1), (8, 8)]
+        );
+        // Everything up to 21: 1, 8 and 21 are new.
+        assert_eq!(a.on_ack(&[(0, 21)], 30, u64::MAX), (3, true));
+        assert!(a.gaps.is_empty());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! real timers, the way a QUIC or file-transfer implementer would use it.
 //!
 //! - [`wire`]: the datagram format (connection id on every packet, packet
-//!   numbers never reused, ACK ranges with ACK delay and flow control).
+//!   numbers never reused, ACK ranges with ACK delay, flow control and
+//!   ECN counts).
 //! - [`sender`] and [`receiver`]: the endpoints. The sender's loss
 //!   detection and pacing decisions are the simulator's sender, so the
 //!   transport and the simulator run identical logic.
