@@ -15,12 +15,18 @@
 //! lands on a whole train: the receiver's CE count is about, not exactly,
 //! a tenth.
 //!
+//! A second test runs the transfer through bbrlab's own emulator
+//! (`bbrlab emu`, whose link model marks CE at a queue's AQM decision,
+//! here a step at 1 ms of sojourn on a 20 Mbit/s bottleneck): the marks
+//! come from a real queue there, and replace the drops the same queue
+//! inflicts on a flow without ECN.
+//!
 //! The namespaces are created by the test and removed by a guard's Drop,
 //! so they go on failure too (removing a namespace removes its veth end);
 //! every process is stopped by its PID; every wait is bounded.
 
 mod common;
-use common::{require_root, BIN};
+use common::{emu, json_with, require_root, BIN, SERIAL};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -232,6 +238,7 @@ fn assert_marks_reach_the_controller(s: &serde_json::Value, r: &serde_json::Valu
 
 #[test]
 fn ce_marked_on_a_veth_reaches_the_udp_senders_controller() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
     let pid = std::process::id();
     let tag = format!("bbrlab-ecn-{pid}-");
@@ -321,4 +328,83 @@ fn ce_marked_on_a_veth_reaches_the_udp_senders_controller() {
         "{:?}",
         namespaces_left(&tag)
     );
+}
+
+/// 20 Mbit/s, 40 ms, a 300-packet queue that marks ECN-capable packets
+/// (and drops the others) above 1 ms of sojourn.
+const STEP_ECN_PATH: &str = r#"
+[link.forward]
+rate = "20mbit"
+delay = "20ms"
+queue = { limit = "300pkt", aqm = "step", threshold = "1ms", ecn = true }
+[link.reverse]
+delay = "20ms"
+"#;
+
+/// A `cubic` upload of 6 s over `STEP_ECN_PATH` through the emulator,
+/// with `--ecn` or without: the sender's and receiver's summaries and the
+/// emulator's forward (drops, CE marks).
+fn cubic_over_step_queue(ecn: bool) -> (serde_json::Value, serde_json::Value, u64, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("step-ecn.toml");
+    std::fs::write(&scenario, STEP_ECN_PATH).unwrap();
+    let flag = if ecn { "--ecn" } else { "" };
+    let (ok, out, err) = emu(
+        &["--scenario", scenario.to_str().unwrap()],
+        &format!("{BIN} recv --listen {{server}}:5202 --idle-timeout 10s"),
+        &format!(
+            "{BIN} send --to {{server}}:5202 --cc cubic --duration 6s --quiet --idle-timeout 10s {flag}"
+        ),
+        60,
+    );
+    assert!(ok, "emu failed\n{out}\n{err}");
+    // "dropped A / B, marked CE C / D": the forward direction's counts.
+    let count = |what: &str| -> u64 {
+        let at = err
+            .rfind(what)
+            .unwrap_or_else(|| panic!("no `{what}` in {err}"));
+        err[at + what.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no count after `{what}` in {err}"))
+    };
+    (
+        json_with(&out, "\"cc\""),
+        json_with(&out, "\"duplicates\""),
+        count("dropped "),
+        count("marked CE "),
+    )
+}
+
+/// Through the emulator's step-marking queue, the UDP sender with `--ecn`
+/// gets the queue's decisions as CE marks: the emulator marks, the
+/// receiver counts CE from the IP header, the sender's controller gets
+/// every mark the receiver counted (none lost: only data packets are
+/// ECN-capable, and a flow that answers marks leaves the 300-packet queue
+/// far from full), and nothing is dropped or retransmitted. Without
+/// `--ecn` the same queue drops instead and nothing is marked.
+#[test]
+fn udp_with_ecn_gets_the_emulators_step_marks_instead_of_drops() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let (s, r, dropped, marked) = cubic_over_step_queue(true);
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {v}"));
+    assert_eq!(s["ecn"], "capable", "{s}");
+    assert!(marked > 0, "the emulator marked nothing");
+    assert!(n(&r, "ecn_ce") > 0, "{r}");
+    assert!(n(&r, "ecn_ce") <= marked, "{r} after {marked} marks");
+    assert_eq!(
+        n(&r, "ecn_ect0") + n(&r, "ecn_ce"),
+        n(&r, "data_packets"),
+        "{r}"
+    );
+    assert_eq!(n(&s, "ce_packets"), n(&r, "ecn_ce"), "{s} {r}");
+    assert_eq!((dropped, n(&s, "retransmissions")), (0, 0), "{s}");
+
+    let (s, r, dropped, marked) = cubic_over_step_queue(false);
+    assert_eq!(s["ecn"], "off", "{s}");
+    assert_eq!((marked, n(&r, "ecn_ce")), (0, 0), "{r}");
+    assert!(dropped > 0, "the step dropped nothing");
+    assert!(n(&s, "retransmissions") > 0, "{s}");
 }
