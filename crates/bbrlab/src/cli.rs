@@ -345,6 +345,12 @@ pub(crate) struct EmuArgs {
     /// fast or long paths).
     #[arg(long)]
     pub(crate) kernel_buffers: bool,
+    /// Turn on ECN for kernel TCP in both namespaces (net.ipv4.tcp_ecn = 1;
+    /// a new namespace's default, 2, only accepts ECN when asked), so TCP
+    /// connections negotiate ECN and respond to CE marks from a queue with
+    /// `ecn = true` (see --scenario).
+    #[arg(long)]
+    pub(crate) tcp_ecn: bool,
     /// Command run in the server namespace ({server} and {client} expand to the addresses).
     #[arg(long)]
     pub(crate) server: Option<String>,

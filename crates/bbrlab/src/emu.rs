@@ -213,10 +213,23 @@ fn describe_direction(d: &link::ResolvedDirection) -> String {
             other.peak_bps() / 1e6
         ),
     };
-    let queue = match d.queue.limit {
+    let mut queue = match d.queue.limit {
         link::units::Size::Packets(n) => format!("{n} packets"),
         link::units::Size::Bytes(b) => format!("{b} bytes"),
     };
+    if let Some((target, interval)) = d.queue.codel {
+        queue += &format!(
+            ", CoDel (target {} ms, interval {} ms)",
+            target as f64 / 1e6,
+            interval as f64 / 1e6
+        );
+    }
+    if let Some(t) = d.queue.step_ns {
+        queue += &format!(", step at {} ms", t as f64 / 1e6);
+    }
+    if d.queue.ecn {
+        queue += ", marking ECN";
+    }
     let loss = match d.loss {
         Some(link::LossConfig::Bernoulli(p)) => format!(", loss {}%", p * 100.0),
         Some(_) => ", Gilbert-Elliott loss".to_string(),
@@ -266,6 +279,8 @@ pub struct EmuOptions {
     pub timeout_s: u64,
     /// Keep the kernel's TCP buffer limits in the namespaces.
     pub kernel_buffers: bool,
+    /// Set `net.ipv4.tcp_ecn = 1` in both namespaces.
+    pub tcp_ecn: bool,
 }
 
 fn expand(cmd: &str) -> String {
@@ -307,11 +322,13 @@ fn stop_child(child: &mut Child) {
 fn print_stats(s: &ForwardStats) {
     let e = &s.release_error;
     eprintln!(
-        "emu: forwarded {} / {} packets (client→server / server→client), dropped {} / {}; release error p50 {} µs, p99 {} µs, max {} µs, {} released early; forwarder scheduling: {}",
+        "emu: forwarded {} / {} packets (client→server / server→client), dropped {} / {}, marked CE {} / {}; release error p50 {} µs, p99 {} µs, max {} µs, {} released early; forwarder scheduling: {}",
         s.forwarded[0],
         s.forwarded[1],
         s.dropped[0],
         s.dropped[1],
+        s.marked_ce[0],
+        s.marked_ce[1],
         e.quantile_us(0.5).unwrap_or(0),
         e.quantile_us(0.99).unwrap_or(0),
         e.max_us().unwrap_or(0),
@@ -338,6 +355,15 @@ pub fn run(opts: &EmuOptions) -> Result<i32, String> {
         describe_direction(&cfg.reverse)
     );
     eprintln!("emu: {}", describe_buffers(&buffers));
+    if opts.tcp_ecn {
+        let v = topo.enable_tcp_ecn()?;
+        eprintln!(
+            "emu: kernel TCP ECN on (--tcp-ecn): {} = {} / {} (client / server)",
+            linkem::netns::TCP_ECN,
+            v[0],
+            v[1]
+        );
+    }
     let fwd_stop = AtomicBool::new(false);
     let result = std::thread::scope(|s| -> Result<(i32, ForwardStats), String> {
         let forwarder = s.spawn(|| -> Result<ForwardStats, String> {
@@ -483,6 +509,7 @@ pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
         interactive: a.interactive,
         timeout_s: a.timeout,
         kernel_buffers: a.kernel_buffers,
+        tcp_ecn: a.tcp_ecn,
     };
     run(&o)
 }

@@ -8,6 +8,7 @@
 //! is what makes comparisons between them fair.
 
 use crate::bbr::Bbr;
+use crate::bbr3::Bbr3;
 use crate::config::{Algorithm, Config, RecoveryExit};
 use crate::cubic::Cubic;
 use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, SentPacketState};
@@ -24,6 +25,7 @@ pub use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryS
 #[allow(clippy::large_enum_variant)] // BBR's state is the point; boxing would allocate.
 enum Inner {
     Bbr(Bbr),
+    Bbr3(Bbr3),
     Cubic(Cubic),
     Reno(Reno),
     Custom(Box<dyn CongestionControl + Send>),
@@ -33,6 +35,7 @@ impl core::fmt::Debug for Inner {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Inner::Bbr(c) => c.fmt(f),
+            Inner::Bbr3(c) => c.fmt(f),
             Inner::Cubic(c) => c.fmt(f),
             Inner::Reno(c) => c.fmt(f),
             Inner::Custom(c) => write!(f, "Custom({})", c.name()),
@@ -44,6 +47,7 @@ impl Inner {
     fn get(&self) -> &dyn CongestionControl {
         match self {
             Inner::Bbr(c) => c,
+            Inner::Bbr3(c) => c,
             Inner::Cubic(c) => c,
             Inner::Reno(c) => c,
             Inner::Custom(c) => c.as_ref(),
@@ -52,6 +56,7 @@ impl Inner {
     fn get_mut(&mut self) -> &mut dyn CongestionControl {
         match self {
             Inner::Bbr(c) => c,
+            Inner::Bbr3(c) => c,
             Inner::Cubic(c) => c,
             Inner::Reno(c) => c,
             Inner::Custom(c) => c.as_mut(),
@@ -102,8 +107,7 @@ impl Controller {
         let inner = match config.algorithm {
             Algorithm::Bbr => Inner::Bbr(Bbr::new(config, None, now)),
             Algorithm::BbrJitter => Inner::Bbr(Bbr::new(config, Some(config.jitter), now)),
-            // Placeholder until the bbr3 module lands: v1's machinery.
-            Algorithm::Bbr3 => Inner::Bbr(Bbr::new(config, None, now)),
+            Algorithm::Bbr3 => Inner::Bbr3(Bbr3::new(config, now)),
             Algorithm::Cubic => Inner::Cubic(Cubic::new(config)),
             Algorithm::Reno => Inner::Reno(Reno::new(config)),
         };
@@ -235,6 +239,7 @@ impl Controller {
         self.sampler.forget_pending_losses();
         match &mut self.inner {
             Inner::Bbr(c) => c.on_ack_begin(),
+            Inner::Bbr3(c) => c.on_ack_begin(),
             Inner::Cubic(c) => c.on_ack_begin(),
             Inner::Reno(c) => c.on_ack_begin(),
             Inner::Custom(c) => c.on_ack_begin(),
@@ -328,6 +333,7 @@ impl Controller {
         };
         match &mut self.inner {
             Inner::Bbr(c) => c.on_ack(&ctx, &mut self.sampler),
+            Inner::Bbr3(c) => c.on_ack(&ctx, &mut self.sampler),
             Inner::Cubic(c) => c.on_ack(&ctx, &mut self.sampler),
             Inner::Reno(c) => c.on_ack(&ctx, &mut self.sampler),
             Inner::Custom(c) => c.on_ack(&ctx, &mut self.sampler),

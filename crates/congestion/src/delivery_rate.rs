@@ -85,6 +85,10 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// Bytes in flight when the most recently sent acked packet left.
     pub tx_in_flight: u64,
+    /// The connection's lost bytes when that packet left (its
+    /// [`SentPacketState::lost_bytes`]): the total lost now minus this is
+    /// the draft's `RS.lost`, the data lost over the packet's round trip.
+    pub tx_lost_bytes: u64,
 }
 
 impl RateSample {
@@ -255,6 +259,7 @@ impl DeliveryRateSampler {
         sample.prior_delivered_bytes = newest.delivered_bytes;
         sample.is_app_limited = newest.is_app_limited;
         sample.tx_in_flight = newest.bytes_in_flight;
+        sample.tx_lost_bytes = newest.lost_bytes;
         sample.delivered_bytes = self.delivered.saturating_sub(newest.delivered_bytes);
         let send_elapsed = newest.sent_time.nanos_since(newest.first_sent_time);
         let ack_elapsed = now.nanos_since(newest.delivered_time);

@@ -59,6 +59,7 @@
 
 pub mod algorithm;
 pub mod bbr;
+pub mod bbr3;
 pub mod config;
 pub mod controller;
 pub mod cubic;
@@ -73,9 +74,9 @@ pub mod time;
 pub mod windowed_filter;
 
 pub use config::{
-    AckAggregation, Algorithm, Bbr3Config, Bbr3Profile, BbrConfig, BbrFlavour, BbrRecovery, Config,
-    CubicConfig, JitterConfig, JitterStats, MinRttSamples, RecoveryExit, UnknownAlgorithm,
-    UnknownBbr3Profile,
+    AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, BbrConfig,
+    BbrFlavour, BbrRecovery, Config, CubicConfig, JitterConfig, JitterStats, MinRttSamples,
+    RecoveryExit, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile,
 };
 pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
 pub use delivery_rate::{

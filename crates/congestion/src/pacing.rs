@@ -35,6 +35,52 @@ pub fn send_quantum_bytes(rate_bytes_per_sec: f64, mss: u64) -> u64 {
     segs * mss
 }
 
+/// BBRv3's send quantum as the draft computes it (`SetSendQuantum()`,
+/// draft-ietf-ccwg-bbr-06 §5.6.3): 1 ms at the pacing rate, at most 64 KB,
+/// at least two segments.
+pub fn send_quantum_bytes_bbr3_draft(rate_bytes_per_sec: f64, mss: u64) -> u64 {
+    let mss = mss.max(1);
+    let rate = if rate_bytes_per_sec.is_nan() {
+        0.0
+    } else {
+        rate_bytes_per_sec
+    };
+    let bytes = (rate / 1000.0).clamp(0.0, MAX_QUANTUM_BYTES) as u64;
+    bytes.max(2 * mss)
+}
+
+/// `MAX_TCP_HEADER` on a common x86-64 build (`L1_CACHE_ALIGN(128 +
+/// MAX_HEADER)` = 320): Linux caps a TSO burst at 64 KiB less 1 less this.
+const LINUX_MAX_TCP_HEADER: u64 = 320;
+
+/// Linux v3's TSO burst goal (`bbr_tso_segs_generic()`): the pacing rate
+/// shifted right by 10 (≈ 1 ms) plus a min_rtt allowance of 64 KiB halved for every
+/// 512 µs of min_rtt (`bbr_tso_rtt_shift` = 9), capped at a 64 KiB GSO
+/// packet less headers, at least two segments (`tcp_min_tso_segs`).
+pub fn send_quantum_bytes_bbr3_linux(
+    rate_bytes_per_sec: f64,
+    mss: u64,
+    min_rtt_ns: Option<u64>,
+) -> u64 {
+    let mss = mss.max(1);
+    let rate = if rate_bytes_per_sec.is_nan() {
+        0.0
+    } else {
+        rate_bytes_per_sec
+    };
+    let mut bytes = (rate / 1024.0).clamp(0.0, MAX_QUANTUM_BYTES) as u64;
+    // Linux's min_rtt is ~0U (no allowance) before any sample.
+    if let Some(rtt_ns) = min_rtt_ns {
+        let shift = (rtt_ns / 1000) >> 9;
+        if shift < 32 {
+            bytes = bytes.saturating_add((MAX_QUANTUM_BYTES as u64) >> shift);
+        }
+    }
+    let cap = MAX_QUANTUM_BYTES as u64 - 1 - LINUX_MAX_TCP_HEADER;
+    let segs = (bytes.min(cap) / mss).max(2);
+    segs.saturating_mul(mss)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +97,27 @@ mod tests {
         assert_eq!(send_quantum_bytes(f64::NAN, 1500), 1500);
         assert_eq!(send_quantum_bytes(f64::INFINITY, 1500), 43 * 1500);
         assert_eq!(send_quantum_bytes(0.0, 0), 1);
+    }
+
+    #[test]
+    fn bbr3_quanta() {
+        // Draft: 1 ms of 100 Mbit/s = 12 500 B; floor of two segments.
+        assert_eq!(send_quantum_bytes_bbr3_draft(12_500_000.0, 1500), 12_500);
+        assert_eq!(send_quantum_bytes_bbr3_draft(10_000.0, 1500), 3000);
+        assert_eq!(send_quantum_bytes_bbr3_draft(1e12, 1500), 65_536);
+        assert_eq!(send_quantum_bytes_bbr3_draft(f64::NAN, 0), 2);
+        // Linux: 12.5 MB/s >> 10 = 12 207 B, + 64 KiB >> (10 ms / 512 µs =
+        // 19) = 0 → 8 segments.
+        assert_eq!(
+            send_quantum_bytes_bbr3_linux(12_500_000.0, 1500, Some(10_000_000)),
+            8 * 1500
+        );
+        // At 100 µs min_rtt the allowance is the full 64 KiB, capped at
+        // 65 215 B: 43 segments.
+        assert_eq!(
+            send_quantum_bytes_bbr3_linux(12_500_000.0, 1500, Some(100_000)),
+            43 * 1500
+        );
+        assert_eq!(send_quantum_bytes_bbr3_linux(0.0, 1500, None), 3000);
     }
 }

@@ -110,6 +110,15 @@ pub struct Bbr3Snapshot {
     pub loss_in_round: bool,
     /// Whether the current round has seen CE.
     pub ecn_in_round: bool,
+    /// `BBR.bw` = min(max_bw, bw_shortterm), the rate it paces by, bytes/s.
+    pub bw_bytes_per_sec: f64,
+    /// Whether the last probe saw too much loss or CE (the next probe is a
+    /// precautionary one).
+    pub prev_probe_too_high: bool,
+    /// The wall-clock wait drawn for this cycle (2–3 s).
+    pub bw_probe_wait: Duration,
+    /// Rounds counted towards the Reno-coexistence bound.
+    pub rounds_since_probe_up: u64,
 }
 
 /// A read-only snapshot of any controller.

@@ -139,6 +139,47 @@ impl WindowedFilter {
     }
 }
 
+/// A max over the current and the previous period, kept in two slots and
+/// advanced explicitly: BBRv3's `max_bw`, whose "time" is the PROBE_BW
+/// cycle (draft-ietf-ccwg-bbr-06 §5.5.3, `BBR.MaxBwFilterLen` = 2; Linux v3
+/// `bw_hi[2]`). A period without samples does not erase the previous one
+/// (`bbr_advance_max_bw_filter()`), so an application-limited cycle keeps
+/// the estimate.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TwoSlotMax {
+    /// [previous period, current period].
+    slots: [f64; 2],
+}
+
+impl TwoSlotMax {
+    /// An empty filter (both slots 0).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The max of both periods (0 before any sample).
+    pub fn get(&self) -> f64 {
+        self.slots[0].max(self.slots[1])
+    }
+
+    /// Adds a sample to the current period; NaN is ignored.
+    pub fn update(&mut self, value: f64) {
+        if value > self.slots[1] {
+            self.slots[1] = value;
+        }
+    }
+
+    /// Starts a new period: the current one becomes the previous, unless it
+    /// had no sample, in which case the previous one is kept.
+    pub fn advance(&mut self) {
+        if self.slots[1] <= 0.0 {
+            return;
+        }
+        self.slots[0] = self.slots[1];
+        self.slots[1] = 0.0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,5 +245,22 @@ mod tests {
             assert!(seen.iter().any(|(ts, sv)| *sv == got && t - ts <= 20));
             let _ = window_max;
         }
+    }
+
+    #[test]
+    fn two_slot_max_remembers_one_previous_period_and_skips_empty_ones() {
+        let mut f = TwoSlotMax::new();
+        assert_eq!(f.get(), 0.0);
+        f.update(5.0);
+        f.update(f64::NAN);
+        f.update(3.0);
+        assert_eq!(f.get(), 5.0);
+        f.advance(); // [5, 0]
+        f.update(2.0);
+        assert_eq!(f.get(), 5.0, "the previous period still counts");
+        f.advance(); // [2, 0]: 5 is two periods old
+        assert_eq!(f.get(), 2.0);
+        f.advance(); // empty period: nothing moves
+        assert_eq!(f.get(), 2.0);
     }
 }

@@ -161,6 +161,13 @@ pub enum Aqm {
     None,
     /// CoDel (RFC 8289).
     Codel,
+    /// A step on the packet's sojourn time (from its arrival until its own
+    /// transmission starts): above `threshold` a packet is dropped, or with
+    /// `ecn = true` an ECN-capable one is marked CE. This is RED with
+    /// min_th = max_th = threshold and a marking probability of 1 above it,
+    /// run on sojourn time rather than queue length, with RFC 3168 §5's
+    /// ECN rule: mark what is ECN-capable, drop what is not.
+    Step,
 }
 
 #[derive(Deserialize)]
@@ -170,7 +177,13 @@ struct QueueTable {
     aqm: Option<Aqm>,
     target: Option<Dur>,
     interval: Option<Dur>,
+    threshold: Option<Dur>,
+    ecn: Option<bool>,
 }
+
+/// The step marker's default threshold: 1 ms, a shallow threshold of the
+/// kind DCTCP and L4S queues mark at (a fraction of a typical RTT).
+pub const DEFAULT_STEP_THRESHOLD_NS: u64 = 1_000_000;
 
 /// The bottleneck queue.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
@@ -183,7 +196,8 @@ pub struct QueueConfig {
     /// The step marker's sojourn threshold, ns, if enabled (at most one
     /// of `codel` and `step_ns` is set).
     pub step_ns: Option<u64>,
-    /// Mark ECN-capable packets CE where the AQM would drop them.
+    /// Mark ECN-capable packets CE where the AQM would drop them. Only
+    /// with an AQM (`codel` or `step_ns`); a full queue drops regardless.
     pub ecn: bool,
 }
 
@@ -211,12 +225,40 @@ impl TryFrom<QueueTable> for QueueConfig {
             }
             _ => {}
         }
-        let codel = match t.aqm.unwrap_or(Aqm::None) {
+        let aqm = t.aqm.unwrap_or(Aqm::None);
+        let codel_keys = t.target.is_some() || t.interval.is_some();
+        if codel_keys && aqm != Aqm::Codel {
+            return Err(
+                "queue `target` and `interval` apply only with `aqm = \"codel\"`".to_string()
+                    + if aqm == Aqm::Step {
+                        "; the step marker takes `threshold`"
+                    } else {
+                        ""
+                    },
+            );
+        }
+        if t.threshold.is_some() && aqm != Aqm::Step {
+            return Err(
+                "queue `threshold` applies only with `aqm = \"step\"`".to_string()
+                    + if aqm == Aqm::Codel {
+                        "; CoDel takes `target` and `interval`"
+                    } else {
+                        ""
+                    },
+            );
+        }
+        let ecn = t.ecn.unwrap_or(false);
+        let (codel, step_ns) = match aqm {
             Aqm::None => {
-                if t.target.is_some() || t.interval.is_some() {
-                    return Err("`target` and `interval` apply only with `aqm = \"codel\"`".into());
+                if ecn {
+                    return Err(
+                        "queue `ecn = true` needs an AQM to decide where to mark: add \
+                         `aqm = \"codel\"` or `aqm = \"step\"` (a drop-tail queue only \
+                         drops when full, and a full queue drops even ECN-capable packets)"
+                            .into(),
+                    );
                 }
-                None
+                (None, None)
             }
             Aqm::Codel => {
                 // RFC 8289 §4.2–4.3 defaults: target 5 ms, interval 100 ms.
@@ -225,14 +267,23 @@ impl TryFrom<QueueTable> for QueueConfig {
                 if target == 0 || interval == 0 {
                     return Err("CoDel `target` and `interval` must be positive".into());
                 }
-                Some((target, interval))
+                (Some((target, interval)), None)
+            }
+            Aqm::Step => {
+                let threshold = t.threshold.map_or(DEFAULT_STEP_THRESHOLD_NS, |d| d.0);
+                if threshold == 0 {
+                    return Err(
+                        "queue `threshold` must be positive, e.g. \"1ms\" (the default)".into(),
+                    );
+                }
+                (None, Some(threshold))
             }
         };
         Ok(QueueConfig {
             limit: t.limit.0,
             codel,
-            step_ns: None,
-            ecn: false,
+            step_ns,
+            ecn,
         })
     }
 }

@@ -1,9 +1,23 @@
 //! One direction of a link at run time.
 //!
 //! A packet offered at time t passes, in order: random loss, the policer,
-//! the queue limit, FIFO service at the rate schedule (with CoDel deciding
-//! at the head of the line), propagation delay plus jitter, and finally
-//! aggregation. Because the queue is FIFO and the rate schedule is known in
+//! the queue limit, FIFO service at the rate schedule (with the AQM, CoDel
+//! or the step marker, deciding at the head of the line), propagation delay
+//! plus jitter, and finally aggregation.
+//!
+//! ECN (RFC 3168): with `ecn` on the queue, where the AQM would drop a
+//! packet it marks an ECN-capable one ([`Codepoint::is_ect`]) CE instead,
+//! and the packet stays in the queue; a packet that is not ECN-capable is
+//! still dropped there, and a full queue drops every packet (overflow is
+//! not an AQM decision). A packet that arrives CE leaves CE.
+//!
+//! The AQM's sojourn is the time from a packet's arrival until its own
+//! transmission starts (the queueing delay ahead of it, without its own
+//! serialisation): what CoDel's estimator measures at dequeue (RFC 8289
+//! §3.1) and the instantaneous queue delay DCTCP and L4S step markers use.
+//! Counting its own serialisation would make the step threshold depend on
+//! packet size and rate: at 10 Mbit/s a lone 1500-byte packet takes
+//! 1.2 ms, above a 1 ms threshold on an empty link. Because the queue is FIFO and the rate schedule is known in
 //! advance, when a packet leaves is decided the moment it arrives: the
 //! model needs no event loop of its own, so a discrete-event simulator and
 //! a real-time emulator can both drive it.
@@ -31,7 +45,7 @@ pub enum DropReason {
     /// CoDel dropped it at the head of the queue.
     Codel,
     /// The step marker dropped it: its sojourn was above the threshold and
-    /// it was not ECN-capable (or the queue does not mark).
+    /// it was not ECN-capable (or the queue does not mark ECN).
     Step,
 }
 
@@ -458,7 +472,7 @@ impl Direction {
     /// at `now_ns` (non-decreasing). The verdict's `ce` says whether it
     /// leaves CE-marked.
     pub fn enqueue_with(&mut self, now_ns: u64, bytes: u32, codepoint: Codepoint) -> Verdict {
-        let ce = codepoint == Codepoint::Ce;
+        let mut ce = codepoint == Codepoint::Ce;
         let id = self.next_id;
         self.next_id += 1;
         self.stats.offered += 1;
@@ -507,16 +521,35 @@ impl Direction {
                 };
             }
             let head_ns = now_ns.max(self.link_free_ns);
-            if let Some(c) = self.codel.as_mut() {
-                // Decided now for the moment it reaches the head of the line
-                // (FIFO: nothing behind it can change that), with the bytes
-                // ahead of it standing in for the queue at that moment.
-                if c.should_drop(head_ns, head_ns - now_ns, q.bytes + bytes) {
-                    self.stats.dropped_codel += 1;
-                    return Verdict::Drop {
-                        id,
-                        reason: DropReason::Codel,
-                    };
+            // The AQM's decision, made now for the moment the packet reaches
+            // the head of the line (FIFO: nothing behind it can change
+            // that), on its sojourn until its own service starts.
+            let sojourn = head_ns - now_ns;
+            let aqm = if let Some(c) = self.codel.as_mut() {
+                // The bytes ahead of it (and its own) stand in for the
+                // queue at that moment.
+                c.should_drop(head_ns, sojourn, q.bytes + bytes)
+                    .then_some(DropReason::Codel)
+            } else if let Some(threshold) = self.cfg.queue.step_ns {
+                (sojourn > threshold).then_some(DropReason::Step)
+            } else {
+                None
+            };
+            if let Some(reason) = aqm {
+                if self.cfg.queue.ecn && codepoint.is_ect() {
+                    // RFC 3168 §5: mark instead of dropping. CoDel's control
+                    // law has advanced exactly as for a drop (RFC 8289 §5);
+                    // unlike a dropped packet, a marked one stays queued.
+                    if !ce {
+                        self.stats.marked_ce += 1;
+                        ce = true;
+                    }
+                } else {
+                    match reason {
+                        DropReason::Step => self.stats.dropped_step += 1,
+                        _ => self.stats.dropped_codel += 1,
+                    }
+                    return Verdict::Drop { id, reason };
                 }
             }
             let dq = self.finish_time(head_ns, bytes);

@@ -10,7 +10,9 @@
 //! - **rate**: constant, a step schedule, a square wave, or a mahimahi
 //!   packet-delivery trace;
 //! - **propagation delay**;
-//! - **queue**: drop-tail in packets or bytes, or CoDel (RFC 8289);
+//! - **queue**: drop-tail in packets or bytes, with CoDel (RFC 8289) or a
+//!   step on the sojourn time as AQM, either of which can mark ECN-capable
+//!   packets CE instead of dropping them (RFC 3168; see [`Codepoint`]);
 //! - **random loss**: Bernoulli or Gilbert–Elliott bursts;
 //! - **delay jitter**: Normal (truncated at a floor) or Uniform, with or
 //!   without reordering;

@@ -11,7 +11,7 @@
 
 use crate::netns::{Topology, Tun};
 use crate::rt::RealtimeStatus;
-use link::{Direction, DropReason, ResolvedDirection, Verdict};
+use link::{Codepoint, Direction, DropReason, ResolvedDirection, Verdict};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
@@ -70,6 +70,8 @@ pub struct PacketRecord {
     pub released_ns: Option<u64>,
     /// Why it was dropped.
     pub dropped: Option<DropReason>,
+    /// It left CE-marked (marked here, or it arrived CE); false if dropped.
+    pub ce: bool,
 }
 
 /// Where the forwarder reports packets and queue samples.
@@ -78,16 +80,46 @@ pub trait Log {
     fn packet(&mut self, p: &PacketRecord) -> io::Result<()>;
     /// A queue sample per direction. Logs that keep only packets leave it
     /// as this no-op.
-    fn link_sample(
-        &mut self,
-        _t_ns: u64,
-        _direction: usize,
-        _queue_packets: u64,
-        _queue_bytes: u64,
-        _queue_delay_ns: u64,
-        _drops: u64,
-    ) -> io::Result<()> {
+    fn link_sample(&mut self, _s: &LinkSample) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// One direction's queue and counters at a sample time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkSample {
+    /// ns since start.
+    pub t_ns: u64,
+    /// 0 = forward (client → server), 1 = reverse.
+    pub direction: usize,
+    /// Packets waiting or in transmission.
+    pub queue_packets: u64,
+    /// Their bytes.
+    pub queue_bytes: u64,
+    /// The last packet's wait before its own transmission, ns.
+    pub queue_delay_ns: u64,
+    /// Packets the direction dropped so far, all causes.
+    pub drops: u64,
+    /// Packets the direction marked CE so far
+    /// ([`link::DirectionStats::marked_ce`]).
+    pub marked_ce: u64,
+}
+
+impl LinkSample {
+    /// The cell of the `link.csv` column `name` (a name of
+    /// `sender::schema::LINK_COLUMNS`); `None` for a name this log does
+    /// not know (a test checks that it knows every one of the schema's).
+    pub fn cell(&self, name: &str) -> Option<String> {
+        Some(match name {
+            "time_s" => format!("{:.6}", self.t_ns as f64 / 1e9),
+            "direction" => DIRS[self.direction].to_string(),
+            "queue_packets" => self.queue_packets.to_string(),
+            "queue_bytes" => self.queue_bytes.to_string(),
+            "queue_delay_ms" => format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
+            "drops" => self.drops.to_string(),
+            "ce_marked" => self.marked_ce.to_string(),
+            _ => return None,
+        })
     }
 }
 
@@ -103,7 +135,7 @@ impl Log for NoLog {
 const DIRS: [&str; 2] = ["forward", "reverse"];
 
 /// Columns of `packets.csv`.
-pub const PACKETS_CSV_HEADER: [&str; 7] = [
+pub const PACKETS_CSV_HEADER: [&str; 8] = [
     "enqueue_s",
     "dequeue_s",
     "scheduled_s",
@@ -111,6 +143,7 @@ pub const PACKETS_CSV_HEADER: [&str; 7] = [
     "direction",
     "bytes",
     "dropped",
+    "ce",
 ];
 
 /// Columns of `link.csv`: the one per-link schema
@@ -176,26 +209,23 @@ impl Log for CsvLog {
             DIRS[p.direction].to_string(),
             p.bytes.to_string(),
             p.dropped.map_or("", drop_name).to_string(),
+            match (p.dropped, p.ce) {
+                (Some(_), _) => "",
+                (None, true) => "1",
+                (None, false) => "0",
+            }
+            .to_string(),
         ])?;
         Ok(())
     }
-    fn link_sample(
-        &mut self,
-        t_ns: u64,
-        direction: usize,
-        queue_packets: u64,
-        queue_bytes: u64,
-        queue_delay_ns: u64,
-        drops: u64,
-    ) -> io::Result<()> {
-        self.link.write_record([
-            format!("{:.6}", t_ns as f64 / 1e9),
-            DIRS[direction].to_string(),
-            queue_packets.to_string(),
-            queue_bytes.to_string(),
-            format!("{:.3}", queue_delay_ns as f64 / 1e6),
-            drops.to_string(),
-        ])?;
+    fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
+        // By the schema's names, in its order: a column the schema gains
+        // is written as soon as `LinkSample::cell` knows it.
+        self.link.write_record(
+            LINK_CSV_HEADER
+                .iter()
+                .map(|name| s.cell(name).unwrap_or_default()),
+        )?;
         Ok(())
     }
 }
@@ -298,6 +328,10 @@ pub struct ForwardStats {
     pub forwarded_bytes: [u64; 2],
     /// Packets dropped by the model, per direction.
     pub dropped: [u64; 2],
+    /// Packets whose IP header was set to CE because the model marked
+    /// them, per direction (equal to the model's
+    /// [`link::DirectionStats::marked_ce`]).
+    pub marked_ce: [u64; 2],
     /// Non-IPv4 packets discarded (IPv6 neighbour discovery and the like).
     pub not_ipv4: u64,
     /// Actual release − scheduled release of every forwarded packet.
@@ -457,6 +491,7 @@ struct Slot {
     dir: usize,
     enqueue_ns: u64,
     dequeue_ns: u64,
+    ce: bool,
 }
 
 /// Forwards packets between the topology's two TUN devices until `stop`
@@ -541,14 +576,18 @@ pub fn run_io(
                     pool.push(buf);
                     continue;
                 }
-                let verdict = dirs[d].enqueue(now, n as u32);
-                let (dequeue_ns, arrive, held_id) = match verdict {
+                let cp = crate::ecn::codepoint(&buf[..n]).unwrap_or(Codepoint::NotEct);
+                let verdict = dirs[d].enqueue_with(now, n as u32, cp);
+                let (dequeue_ns, arrive, held_id, ce) = match verdict {
                     Verdict::Deliver {
                         dequeue_ns,
                         arrive_ns,
+                        ce,
                         ..
-                    } => (dequeue_ns, Some(arrive_ns), None),
-                    Verdict::Held { id, dequeue_ns, .. } => (dequeue_ns, None, Some(id)),
+                    } => (dequeue_ns, Some(arrive_ns), None, ce),
+                    Verdict::Held {
+                        id, dequeue_ns, ce, ..
+                    } => (dequeue_ns, None, Some(id), ce),
                     Verdict::Drop { reason, .. } => {
                         stats.dropped[d] += 1;
                         log.packet(&PacketRecord {
@@ -559,11 +598,16 @@ pub fn run_io(
                             scheduled_ns: None,
                             released_ns: None,
                             dropped: Some(reason),
+                            ce: false,
                         })?;
                         pool.push(buf);
                         continue;
                     }
                 };
+                // The model marked it: say so in the header (ECT → CE).
+                if ce && cp != Codepoint::Ce && crate::ecn::set_ce(&mut buf[..n]) {
+                    stats.marked_ce[d] += 1;
+                }
                 last_sojourn[d] = dequeue_ns - now;
                 let slot = Slot {
                     buf,
@@ -571,6 +615,7 @@ pub fn run_io(
                     dir: d,
                     enqueue_ns: now,
                     dequeue_ns,
+                    ce,
                 };
                 let i = match free_slots.pop() {
                     Some(i) => {
@@ -624,6 +669,7 @@ pub fn run_io(
                 scheduled_ns: Some(at),
                 released_ns: Some(released),
                 dropped: None,
+                ce: slot.ce,
             })?;
             pool.push(slot.buf);
         }
@@ -631,14 +677,15 @@ pub fn run_io(
         if cfg.sample_interval_ns > 0 && now >= next_sample {
             for (d, dir) in dirs.iter().enumerate() {
                 let q = dir.queue(now);
-                log.link_sample(
-                    now,
-                    d,
-                    q.packets,
-                    q.bytes,
-                    last_sojourn[d],
-                    dir.stats().dropped_total(),
-                )?;
+                log.link_sample(&LinkSample {
+                    t_ns: now,
+                    direction: d,
+                    queue_packets: q.packets,
+                    queue_bytes: q.bytes,
+                    queue_delay_ns: last_sojourn[d],
+                    drops: dir.stats().dropped_total(),
+                    marked_ce: dir.stats().marked_ce,
+                })?;
             }
             next_sample = now + cfg.sample_interval_ns;
         }
@@ -715,6 +762,7 @@ mod tests {
             scheduled_ns: Some(22_000_000),
             released_ns: Some(22_010_000),
             dropped: None,
+            ce: true,
         })
         .unwrap();
         log.packet(&PacketRecord {
@@ -725,10 +773,19 @@ mod tests {
             scheduled_ns: None,
             released_ns: None,
             dropped: Some(DropReason::QueueFull),
+            ce: false,
         })
         .unwrap();
-        log.link_sample(10_000_000, 1, 3, 4500, 1_200_000, 9)
-            .unwrap();
+        log.link_sample(&LinkSample {
+            t_ns: 10_000_000,
+            direction: 1,
+            queue_packets: 3,
+            queue_bytes: 4500,
+            queue_delay_ns: 1_200_000,
+            drops: 9,
+            marked_ce: 4,
+        })
+        .unwrap();
         log.finish().unwrap();
         let read = |name: &str| {
             let mut r = csv::Reader::from_path(d.join(name)).unwrap();
@@ -741,16 +798,29 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.len() == h.len()));
         assert_eq!(&rows[0][3], "0.022010");
+        assert_eq!(&rows[0][7], "1");
         assert_eq!(
-            (&rows[1][1], &rows[1][4], &rows[1][6]),
-            ("", "reverse", "queue")
+            (&rows[1][1], &rows[1][4], &rows[1][6], &rows[1][7]),
+            ("", "reverse", "queue", "")
         );
         let (h, rows) = read("link.csv");
         assert_eq!(h, LINK_CSV_HEADER);
-        assert_eq!(
-            rows[0].iter().collect::<Vec<_>>(),
-            ["0.010000", "reverse", "3", "4500", "1.200", "9"]
-        );
+        assert_eq!(rows[0].len(), h.len());
+        let cell = |name: &str| &rows[0][h.iter().position(|c| c == name).unwrap()];
+        for (name, want) in [
+            ("time_s", "0.010000"),
+            ("direction", "reverse"),
+            ("queue_packets", "3"),
+            ("queue_bytes", "4500"),
+            ("queue_delay_ms", "1.200"),
+            ("drops", "9"),
+        ] {
+            assert_eq!(cell(name), want, "{name}");
+        }
+        // The schema's CE column, once it has one.
+        if h.iter().any(|c| c == "ce_marked") {
+            assert_eq!(cell("ce_marked"), "4");
+        }
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -1065,5 +1135,157 @@ mod tests {
         assert_eq!(h.max_us(), Some(40));
         assert_eq!(h.quantile_us(0.5), Some(1));
         assert_eq!(h.quantile_us(1.0), Some(41));
+    }
+
+    /// Every column of the shared link.csv schema has a cell here: a
+    /// column the schema gains fails this test until [`LinkSample::cell`]
+    /// writes it, rather than going out empty.
+    #[test]
+    fn the_link_log_knows_every_schema_column() {
+        let s = LinkSample::default();
+        for name in LINK_CSV_HEADER {
+            assert!(s.cell(name).is_some(), "link.csv column `{name}` unknown");
+        }
+    }
+
+    /// Real IPv4 packets through a step-marking queue: ECT(0) and ECT(1)
+    /// packets above the threshold go out with CE set and a valid header
+    /// checksum, Not-ECT ones above it are dropped, none is marked, and
+    /// the counts agree with the model's.
+    #[test]
+    fn marked_packets_leave_with_ce_in_the_header() {
+        use crate::ecn::{codepoint, ipv4_header_checksum};
+        struct Io<'a> {
+            t: u64,
+            next: usize,
+            offered: Vec<(u64, Vec<u8>)>,
+            written: Vec<Vec<u8>>,
+            stop: &'a AtomicBool,
+        }
+        impl PacketIo for Io<'_> {
+            fn now_ns(&mut self) -> u64 {
+                self.t += 100;
+                self.t
+            }
+            fn recv(&mut self, side: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
+                match self.offered.get(self.next) {
+                    Some((at, p)) if side == 0 && *at <= self.t => {
+                        buf[..p.len()].copy_from_slice(p);
+                        self.next += 1;
+                        Ok(Some(p.len()))
+                    }
+                    _ => Ok(None),
+                }
+            }
+            fn send(&mut self, _side: usize, p: &[u8]) -> io::Result<()> {
+                self.written.push(p.to_vec());
+                Ok(())
+            }
+            fn wait(&mut self, ns: u64) -> io::Result<()> {
+                self.t += ns.min(50_000);
+                if self.t > 2_000_000_000 {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                Ok(())
+            }
+            fn cpu_ns(&mut self) -> u64 {
+                0
+            }
+        }
+        // 1000-byte packets every 0.5 ms (16 Mbit/s) into 10 Mbit/s for
+        // 0.5 s: the queue builds past 1 ms within a few packets.
+        let packet = |i: u16, tos: u8| {
+            let mut p = vec![0u8; 1000];
+            p[..20].copy_from_slice(&[
+                0x45,
+                tos,
+                0x03,
+                0xe8,
+                (i >> 8) as u8,
+                i as u8,
+                0x40,
+                0,
+                64,
+                6,
+                0,
+                0,
+                10,
+                77,
+                0,
+                1,
+                10,
+                77,
+                0,
+                2,
+            ]);
+            let c = ipv4_header_checksum(&p[..20]);
+            p[10..12].copy_from_slice(&c.to_be_bytes());
+            p
+        };
+        let tos = [0x00u8, 0x02, 0x01, 0xb8 | 0x02];
+        let offered: Vec<(u64, Vec<u8>)> = (0..1000u16)
+            .map(|i| (u64::from(i) * 500_000, packet(i, tos[usize::from(i) % 4])))
+            .collect();
+        let mut fwd = dir(Some(10e6), 1_000_000);
+        fwd.queue = QueueConfig {
+            step_ns: Some(1_000_000),
+            ecn: true,
+            ..QueueConfig::drop_tail(link::units::Size::Packets(10_000))
+        };
+        let stop = AtomicBool::new(false);
+        let mut io = Io {
+            t: 0,
+            next: 0,
+            offered: offered.clone(),
+            written: Vec::new(),
+            stop: &stop,
+        };
+        let mut model = Direction::new(&fwd, 1);
+        let st = run_io(&mut io, &config(fwd, dir(None, 0)), &stop, &mut NoLog).unwrap();
+        let (mut ce_out, mut not_ect_out) = (0, 0);
+        for p in &io.written {
+            let i = usize::from(u16::from_be_bytes([p[4], p[5]]));
+            let orig = &offered[i].1;
+            if !codepoint(orig).unwrap().is_ect() {
+                // Never marked: forwarded as it came, or dropped.
+                assert_eq!(p, orig, "packet {i}: a Not-ECT packet changed");
+                not_ect_out += 1;
+                continue;
+            }
+            assert_eq!(
+                u16::from_be_bytes([p[10], p[11]]),
+                ipv4_header_checksum(&p[..20]),
+                "packet {i}: bad checksum"
+            );
+            if codepoint(p) == Some(Codepoint::Ce) {
+                ce_out += 1;
+                assert_eq!(p[1], orig[1] | 0b11, "packet {i}: DSCP changed");
+            } else {
+                assert_eq!(p, orig, "packet {i} changed without a mark");
+            }
+            assert_eq!(&p[12..], &orig[12..]);
+        }
+        // The queue is above 1 ms from early on, so every Not-ECT packet
+        // after the first few is dropped and most ECT ones are marked.
+        assert!(ce_out > 600, "{ce_out} marked of {}", io.written.len());
+        assert!(not_ect_out < 10, "{not_ect_out} Not-ECT packets forwarded");
+        assert_eq!(io.written.len() as u64 + st.dropped[0], 1000);
+        assert_eq!(st.marked_ce, [ce_out, 0]);
+        assert!(st.dropped[0] > 200, "{:?}", st.dropped);
+        // The same offer through the model alone gives the same counts
+        // (the forwarder stamps arrivals with its own clock, so only the
+        // totals are compared, within a packet or two).
+        let mut marks = 0u64;
+        for (at, p) in &offered {
+            if let Verdict::Deliver { ce: true, .. } =
+                model.enqueue_with(*at, 1000, codepoint(p).unwrap())
+            {
+                marks += 1;
+            }
+        }
+        assert!(
+            marks.abs_diff(ce_out) <= 2,
+            "model {marks}, forwarder {ce_out}"
+        );
     }
 }

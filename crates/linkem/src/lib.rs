@@ -3,8 +3,10 @@
 //! Real programs run in two network namespaces joined by TUN devices; one
 //! thread forwards the IP packets between them and applies the same link
 //! model (`link` crate) as the simulator: rate schedules and traces, the
-//! queue (drop-tail or CoDel), random loss, jitter, the policer and ACK
-//! aggregation. This machine's kernel has no netem or fq qdisc, so delay,
+//! queue (drop-tail, CoDel or a step marker, with or without ECN), random
+//! loss, jitter, the policer and ACK aggregation. Where the model marks a
+//! packet CE, [`ecn::set_ce`] sets CE in its IPv4 header (and fixes the
+//! header checksum); the forwarder passes IPv4 only. This machine's kernel has no netem or fq qdisc, so delay,
 //! rate and loss are emulated in user space, as mahimahi does.
 //!
 //! Why it exists: the simulator shows what the algorithms do in a model;
@@ -94,14 +96,15 @@
 //! # Ok::<(), io::Error>(())
 //! ```
 
+pub mod ecn;
 pub mod forward;
 pub mod netns;
 pub mod rt;
 pub mod selftest;
 
 pub use forward::{
-    run, run_io, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, Log, NoLog, PacketIo,
-    PacketRecord, Wait, WaitPlanner, LINK_CSV_HEADER, PACKETS_CSV_HEADER,
+    run, run_io, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, LinkSample, Log, NoLog,
+    PacketIo, PacketRecord, Wait, WaitPlanner, LINK_CSV_HEADER, PACKETS_CSV_HEADER,
 };
 pub use netns::{
     check_environment, list_ours, reap_stale, Namespace, TcpBuffers, Topology, Tun, CLIENT_ADDR,

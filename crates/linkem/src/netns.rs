@@ -390,6 +390,25 @@ impl Topology {
     }
 }
 
+impl Topology {
+    /// Turns on ECN for kernel TCP in both namespaces
+    /// (`net.ipv4.tcp_ecn = 1`: request ECN on outgoing connections and
+    /// accept it on incoming ones; a new namespace starts at 2, accept
+    /// only), so connections between them negotiate ECN and react to the
+    /// link's CE marks. Returns the value read back from each namespace.
+    pub fn enable_tcp_ecn(&self) -> Result<[String; 2], String> {
+        let mut out = [String::new(), String::new()];
+        for (o, ns) in out.iter_mut().zip([&self.client, &self.server]) {
+            ns.set_sysctl(TCP_ECN, "1")?;
+            *o = ns.sysctl(TCP_ECN)?;
+        }
+        Ok(out)
+    }
+}
+
+/// The sysctl [`Topology::enable_tcp_ecn`] sets.
+pub const TCP_ECN: &str = "net.ipv4.tcp_ecn";
+
 /// Which TCP buffer limits the namespaces have, as read back from them
 /// ([`Topology::setup_tcp_buffers`]).
 #[derive(Clone, Debug)]

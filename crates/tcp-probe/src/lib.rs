@@ -179,6 +179,13 @@ struct Probe {
     rwnd_limited_us: Option<u64>,
     /// Of it, time the local send buffer was the limit, µs.
     sndbuf_limited_us: Option<u64>,
+    /// Packets acknowledged by ACKs that echoed congestion
+    /// (`tcpi_delivered_ce`, Linux 4.18): the kernel adds an ACK's newly
+    /// delivered packets when the ACK carries ECE (`tcp_count_delivered`).
+    /// With classic ECN (`net.ipv4.tcp_ecn = 1`) the receiver sets ECE on
+    /// every ACK from a CE mark until the sender's CWR, so this counts
+    /// the packets acknowledged under an echo, not CE marks one for one.
+    delivered_ce: Option<u32>,
     /// Sender MSS and path MTU, bytes.
     snd_mss: u32,
     pmtu: u32,
@@ -196,6 +203,7 @@ impl Probe {
             busy_time_us: field!(ti, len, busy_time),
             rwnd_limited_us: field!(ti, len, rwnd_limited),
             sndbuf_limited_us: field!(ti, len, sndbuf_limited),
+            delivered_ce: field!(ti, len, delivered_ce),
             snd_mss: ti.snd_mss,
             pmtu: ti.pmtu,
         }
@@ -454,6 +462,9 @@ pub struct SendSummary {
     /// (rwnd_limited + sndbuf_limited) / busy: a share well above 0 means
     /// the hosts, not the congestion control, set the pace.
     pub host_limited_fraction: Option<f64>,
+    /// Packets acknowledged by ACKs echoing congestion (ECE), cumulative
+    /// (tcpi_delivered_ce, Linux 4.18; 0 without ECN on the connection).
+    pub delivered_ce: Option<u32>,
     /// Sender MSS (tcpi_snd_mss) and path MTU (tcpi_pmtu), bytes: `compare`
     /// gives the simulator the same payload and header sizes.
     pub mss: u32,
@@ -581,50 +592,61 @@ fn log_header() -> Vec<&'static str> {
 /// (`p`, `ti`) and, for BBR, `TCP_CC_INFO`. Written through the `csv`
 /// crate, so every row has the header's columns whatever a cell holds.
 fn log_row(t: f64, goodput: f64, p: &Probe, ti: &TcpInfo, bbr: Option<&BbrInfo>) -> Vec<String> {
+    log_header()
+        .into_iter()
+        .map(|name| log_cell(name, t, goodput, p, ti, bbr).unwrap_or_default())
+        .collect()
+}
+
+/// The cell of column `name` ([`log_header`]'s names: the shared schema's,
+/// then the probe's own); `None` for a name the probe does not know (a
+/// test checks that it knows every one, so a column the schema gains is
+/// written as soon as it has an arm here).
+fn log_cell(
+    name: &str,
+    t: f64,
+    goodput: f64,
+    p: &Probe,
+    ti: &TcpInfo,
+    bbr: Option<&BbrInfo>,
+) -> Option<String> {
     let mss = ti.snd_mss as u64;
-    let inflight = (ti.unacked as u64 + ti.retrans as u64)
-        .saturating_sub(ti.sacked as u64 + ti.lost as u64)
-        * mss;
-    let rtt_ms = format!("{:.3}", p.srtt_us as f64 / 1000.0);
-    let (mode, bw, min_rtt) = match bbr.filter(|b| b.pacing_gain > 0) {
-        Some(b) => (
-            bbr_mode(b),
-            format!("{}", ((b.bw_hi as u64) << 32 | b.bw_lo as u64) * 8),
-            format!("{:.3}", b.min_rtt as f64 / 1000.0),
-        ),
-        None => (
-            "",
-            String::new(),
-            format!("{:.3}", ti.min_rtt as f64 / 1000.0),
-        ),
-    };
-    vec![
-        format!("{t:.6}"),
-        "0".into(),
-        p.bytes_acked.to_string(),
-        format!("{goodput:.0}"),
-        rtt_ms.clone(),
-        (ti.snd_cwnd as u64 * mss).to_string(),
-        (ti.pacing_rate * 8).to_string(),
-        inflight.to_string(),
-        mode.into(),
-        bw,
-        min_rtt,
-        // queue_delay_ms: an end host cannot see the bottleneck's queue.
-        String::new(),
-        // drops: the kernel's retransmissions stand for its losses.
-        p.total_retrans.to_string(),
+    let bbr = bbr.filter(|b| b.pacing_gain > 0);
+    Some(match name {
+        "time_s" => format!("{t:.6}"),
+        "flow" => "0".into(),
+        "delivered_bytes" => p.bytes_acked.to_string(),
+        "goodput_bps" => format!("{goodput:.0}"),
         // The kernel's rtt is its srtt, so srtt_ms repeats it: both
         // columns mean what they mean on every source.
-        rtt_ms,
-        opt_cell(p.data_segs_out),
-        p.total_retrans.to_string(),
-        opt_cell(p.delivery_rate.map(|r| r * 8)),
-        opt_cell(p.busy_time_us),
-        opt_cell(p.rwnd_limited_us),
-        opt_cell(p.sndbuf_limited_us),
-        opt_cell(p.total_rto),
-    ]
+        "rtt_ms" | "srtt_ms" => format!("{:.3}", p.srtt_us as f64 / 1000.0),
+        "cwnd_bytes" => (ti.snd_cwnd as u64 * mss).to_string(),
+        "pacing_rate_bps" => (ti.pacing_rate * 8).to_string(),
+        "inflight_bytes" => ((ti.unacked as u64 + ti.retrans as u64)
+            .saturating_sub(ti.sacked as u64 + ti.lost as u64)
+            * mss)
+            .to_string(),
+        "mode" => bbr.map_or("", bbr_mode).into(),
+        "bw_estimate_bps" => bbr.map_or(String::new(), |b| {
+            format!("{}", ((b.bw_hi as u64) << 32 | b.bw_lo as u64) * 8)
+        }),
+        "min_rtt_ms" => format!(
+            "{:.3}",
+            bbr.map_or(ti.min_rtt, |b| b.min_rtt) as f64 / 1000.0
+        ),
+        // queue_delay_ms: an end host cannot see the bottleneck's queue.
+        "queue_delay_ms" => String::new(),
+        // drops: the kernel's retransmissions stand for its losses.
+        "drops" | "retransmitted_packets" => p.total_retrans.to_string(),
+        "data_packets_sent" => opt_cell(p.data_segs_out),
+        "delivered_ce" => opt_cell(p.delivered_ce),
+        "delivery_rate_bps" => opt_cell(p.delivery_rate.map(|r| r * 8)),
+        "busy_time_us" => opt_cell(p.busy_time_us),
+        "rwnd_limited_us" => opt_cell(p.rwnd_limited_us),
+        "sndbuf_limited_us" => opt_cell(p.sndbuf_limited_us),
+        "rtos" => opt_cell(p.total_rto),
+        _ => return None,
+    })
 }
 
 /// `bbrlab tcp send`.
@@ -732,6 +754,7 @@ fn summarise(cc: &str, bytes: u64, secs: f64, s: &Sampled) -> SendSummary {
         rwnd_limited_s: us(p.rwnd_limited_us),
         sndbuf_limited_s: us(p.sndbuf_limited_us),
         host_limited_fraction: p.host_limited_fraction(),
+        delivered_ce: p.delivered_ce,
         mss: p.snd_mss,
         pmtu: p.pmtu,
         samples: s.rtts.len(),
@@ -992,6 +1015,9 @@ mod tests {
         assert_eq!(offset_of!(TcpInfo, busy_time), 168);
         assert_eq!(offset_of!(TcpInfo, rwnd_limited), 176);
         assert_eq!(offset_of!(TcpInfo, sndbuf_limited), 184);
+        // __u32 tcpi_delivered, tcpi_delivered_ce after the four __u64.
+        assert_eq!(offset_of!(TcpInfo, delivered), 192);
+        assert_eq!(offset_of!(TcpInfo, delivered_ce), 196);
         assert_eq!(offset_of!(TcpInfo, bytes_retrans), 208);
         assert_eq!(offset_of!(TcpInfo, total_rto), 240);
         assert_eq!(offset_of!(TcpInfo, total_rto_time), 244);
@@ -1034,6 +1060,33 @@ mod tests {
         assert_eq!(&rows[0][col("retransmitted_packets")], "7");
         assert_eq!(&rows[0][col("rtos")], "2");
         assert_eq!(&rows[0][col("queue_delay_ms")], "");
+        assert_eq!(&rows[0][col("min_rtt_ms")], "0.000");
+        assert_eq!(&rows[1][col("min_rtt_ms")], "0.000");
+        assert_eq!(&rows[0][col("data_packets_sent")], "700");
+        assert_eq!(&rows[0][col("delivery_rate_bps")], "19200000");
+        // The schema's CE column, once it has one.
+        if names.iter().any(|n| n == "delivered_ce") {
+            assert_eq!(&rows[0][col("delivered_ce")], "31");
+        }
+    }
+
+    /// Every column of the log (the shared schema's and the probe's) has
+    /// a cell: a column the schema gains fails this test until
+    /// [`log_cell`] writes it, rather than going out empty.
+    #[test]
+    fn the_log_knows_every_column() {
+        let ti = info();
+        let p = Probe::from_info(&ti, size_of::<TcpInfo>());
+        for name in log_header() {
+            assert!(
+                log_cell(name, 0.0, 0.0, &p, &ti, None).is_some(),
+                "column `{name}` unknown"
+            );
+        }
+        assert_eq!(
+            log_cell("delivered_ce", 0.0, 0.0, &p, &ti, None).as_deref(),
+            Some("31")
+        );
     }
 
     fn info() -> TcpInfo {
@@ -1046,6 +1099,7 @@ mod tests {
             rwnd_limited: 1_000_000,
             sndbuf_limited: 500_000,
             total_rto: 2,
+            delivered_ce: 31,
             snd_mss: 1448,
             pmtu: 1500,
             ..TcpInfo::default()
@@ -1063,9 +1117,14 @@ mod tests {
         assert_eq!(p.rwnd_limited_us, None);
         assert_eq!(p.total_rto, None);
         assert_eq!(p.host_limited_fraction(), None);
+        assert_eq!(p.delivered_ce, None);
         // 4.10 to 6.6 (e.g. 6.1, 232 bytes): chrono stats, no RTO count.
         let p = Probe::from_info(&info(), 232);
         assert_eq!(p.sndbuf_limited_us, Some(500_000));
+        assert_eq!(p.delivered_ce, Some(31));
+        // 4.10 to 4.17 end after tcpi_sndbuf_limited: no CE count.
+        assert_eq!(Probe::from_info(&info(), 192).delivered_ce, None);
+        assert_eq!(Probe::from_info(&info(), 200).delivered_ce, Some(31));
         assert_eq!(p.total_rto, None);
         // 6.7 and later fill the whole struct (or more, cut to ours).
         let p = Probe::from_info(&info(), 248);
@@ -1102,6 +1161,7 @@ mod tests {
         // Only the delivery-rate sample after the first second counts.
         assert_eq!(sum.delivery_rate_median_bps, Some(19e6));
         assert_eq!(sum.busy_s, Some(10.0));
+        assert_eq!(sum.delivered_ce, Some(31));
         assert_eq!((sum.mss, sum.pmtu), (1448, 1500));
         // A kernel without data_segs_out gives no fraction rather than a
         // division by a zero it never reported.

@@ -1,0 +1,242 @@
+//! The control parameters: pacing rate, send quantum, offload budget,
+//! ACK-aggregation allowance and cwnd (draft §5.5.8, §5.5.9, §5.6; Linux
+//! `bbr_set_pacing_rate()`, `bbr_quantization_budget()`, `bbr_set_cwnd()`,
+//! `bbr_bound_cwnd_for_inflight_model()`).
+
+use super::{ceil_to_u64, Bbr3, State, NS_PER_SEC};
+use crate::algorithm::AckContext;
+use crate::config::Bbr3ExtraAcked;
+use crate::pacing::{send_quantum_bytes_bbr3_draft, send_quantum_bytes_bbr3_linux};
+use crate::rtt_estimator::RttEstimator;
+
+/// Before any RTT sample the initial pacing rate assumes 1 ms
+/// (`InitPacingRate()`).
+const DEFAULT_RTT_NS: u64 = 1_000_000;
+/// Linux caps the aggregation allowance at bw × 100 ms
+/// (`bbr_extra_acked_max_us`).
+const EXTRA_ACKED_MAX_NS: f64 = 100_000_000.0;
+/// Linux's extra_acked slot length, rounds (`bbr_extra_acked_win_rtts`).
+const LINUX_EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
+/// The draft's extra_acked window after STARTUP, rounds
+/// (`BBR.ExtraAckedFilterLen`).
+const DRAFT_EXTRA_ACKED_WIN_ROUNDS: u64 = 10;
+
+impl Bbr3 {
+    // ----- pacing (§5.6.2) ----------------------------------------------------
+
+    /// gain × bw less the pacing margin, bytes/s.
+    fn rate_for(&self, bw: f64, gain: f64) -> f64 {
+        bw * gain * (1.0 - self.cfg.pacing_margin) * NS_PER_SEC
+    }
+
+    /// `InitPacingRate()`: startup gain × initial cwnd / (srtt or 1 ms).
+    pub(super) fn init_pacing_rate(&mut self, srtt_ns: Option<u64>) {
+        let rtt_ns = match srtt_ns {
+            Some(s) if s > 0 => {
+                self.has_seen_rtt = true;
+                s
+            }
+            _ => DEFAULT_RTT_NS,
+        };
+        let bw = self.cwnd as f64 / rtt_ns.max(1) as f64;
+        self.pacing_rate = self.rate_for(bw, self.cfg.startup_pacing_gain);
+    }
+
+    /// `SetPacingRateWithGain()`: before the pipe is full the rate only
+    /// rises, so app-limited samples cannot slow STARTUP.
+    pub(super) fn set_pacing_rate_with_gain(&mut self, gain: f64, rtt: &RttEstimator) {
+        if !self.has_seen_rtt && rtt.smoothed_ns().is_some() {
+            self.init_pacing_rate(rtt.smoothed_ns());
+        }
+        let rate = self.rate_for(self.bw, gain);
+        if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// `SetPacingRate()`.
+    pub(super) fn set_pacing_rate(&mut self, rtt: &RttEstimator) {
+        self.set_pacing_rate_with_gain(self.pacing_gain, rtt);
+    }
+
+    /// `SetSendQuantum()` (§5.6.3), or Linux v3's TSO goal, which adds a
+    /// min_rtt-based allowance (`bbr_tso_segs_generic()`).
+    pub(super) fn set_send_quantum(&mut self) {
+        self.send_quantum = if self.cfg.quantum_rtt_allowance {
+            send_quantum_bytes_bbr3_linux(self.pacing_rate, self.mss, self.min_rtt())
+        } else {
+            send_quantum_bytes_bbr3_draft(self.pacing_rate, self.mss)
+        };
+    }
+
+    // ----- volumes (§5.6.4.2) -------------------------------------------------
+
+    /// `BDPMultiple()`: gain × bw × min_rtt, rounded up; the initial cwnd
+    /// before any RTT sample.
+    pub(super) fn bdp_multiple(&self, bw: f64, gain: f64) -> u64 {
+        match self.min_rtt() {
+            None => self.initial_cwnd,
+            Some(rtt) => ceil_to_u64(bw * rtt as f64 * gain),
+        }
+    }
+
+    /// `UpdateOffloadBudget()` (§5.5.8): `offload_budget_quanta` send quanta
+    /// (3 for TCP's TSO/GSO and GRO, 1 for QUIC).
+    fn offload_budget(&self) -> u64 {
+        self.send_quantum
+            .saturating_mul(self.cfg.offload_budget_quanta)
+    }
+
+    /// `QuantizationBudget()`: at least the offload budget and the minimum
+    /// cwnd, plus two packets in UP so a probe can exceed a small BDP.
+    pub(super) fn quantization_budget(&self, cap: u64) -> u64 {
+        let mut cap = cap.max(self.offload_budget()).max(self.min_pipe_cwnd());
+        if self.state == State::Up {
+            cap = cap.saturating_add(2 * self.mss);
+        }
+        cap
+    }
+
+    /// `Inflight(gain)`.
+    pub(super) fn inflight(&self, bw: f64, gain: f64) -> u64 {
+        self.quantization_budget(self.bdp_multiple(bw, gain))
+    }
+
+    /// `UpdateMaxInflight()`: cwnd_gain × BDP + extra_acked, budgeted.
+    fn max_inflight(&self) -> u64 {
+        let cap = self
+            .bdp_multiple(self.bw, self.cwnd_gain)
+            .saturating_add(self.extra_acked());
+        self.quantization_budget(cap)
+    }
+
+    /// `ProbeRTTCwnd()`: half the BDP, at least the minimum cwnd.
+    pub(super) fn probe_rtt_cwnd(&self) -> u64 {
+        self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain)
+            .max(self.min_pipe_cwnd())
+    }
+
+    // ----- ACK aggregation (§5.5.9) ------------------------------------------
+
+    /// `UpdateACKAggregation()`: data acknowledged beyond bw × the interval.
+    pub(super) fn update_ack_aggregation(&mut self, ctx: &AckContext<'_>) {
+        let rs = ctx.rate;
+        if rs.acked_bytes == 0 || rs.interval_ns.is_none() {
+            return;
+        }
+        let linux = self.cfg.extra_acked == Bbr3ExtraAcked::Linux;
+        if linux && self.round_start {
+            let thresh = if self.full_bw_reached {
+                LINUX_EXTRA_ACKED_WIN_ROUNDS
+            } else {
+                1
+            };
+            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(0x1F);
+            if self.extra_acked_win_rounds >= thresh {
+                self.extra_acked_win_rounds = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked_slots[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let interval_ns = ctx.now.nanos_since(self.extra_acked_interval_start) as f64;
+        let mut expected = (self.bw * interval_ns) as u64;
+        if self.extra_acked_delivered <= expected {
+            self.extra_acked_delivered = 0;
+            self.extra_acked_interval_start = ctx.now;
+            expected = 0;
+        }
+        self.extra_acked_delivered = self.extra_acked_delivered.saturating_add(rs.acked_bytes);
+        let extra = self
+            .extra_acked_delivered
+            .saturating_sub(expected)
+            .min(self.cwnd);
+        if linux {
+            let slot = &mut self.extra_acked_slots[self.extra_acked_win_idx];
+            *slot = (*slot).max(extra);
+        } else {
+            let window = if self.full_bw_reached {
+                DRAFT_EXTRA_ACKED_WIN_ROUNDS
+            } else {
+                1
+            };
+            self.extra_acked_filter.set_window(window);
+            self.extra_acked_filter
+                .update(self.round_count, extra as f64);
+        }
+    }
+
+    /// `BBR.extra_acked`; Linux caps it at bw × 100 ms
+    /// (`bbr_ack_aggregation_cwnd()`). Both add it in STARTUP too.
+    pub(super) fn extra_acked(&self) -> u64 {
+        match self.cfg.extra_acked {
+            Bbr3ExtraAcked::Draft => {
+                let v = self.extra_acked_filter.get_or(0.0);
+                if v.is_finite() && v > 0.0 {
+                    v as u64
+                } else {
+                    0
+                }
+            }
+            Bbr3ExtraAcked::Linux => {
+                let aggr = self.extra_acked_slots[0].max(self.extra_acked_slots[1]);
+                let cap = self.bw * EXTRA_ACKED_MAX_NS;
+                if cap.is_finite() && cap >= 0.0 {
+                    aggr.min(cap as u64)
+                } else {
+                    aggr
+                }
+            }
+        }
+    }
+
+    // ----- cwnd (§5.6.4) --------------------------------------------------------
+
+    /// `SetCwnd()`: towards max_inflight by at most the data acked, then
+    /// the PROBE_RTT and model bounds.
+    pub(super) fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
+        let acked = ctx.rate.acked_bytes;
+        let max_inflight = self.max_inflight();
+        let mut cwnd = self.cwnd;
+        if acked > 0 {
+            if self.full_bw_reached {
+                cwnd = cwnd.saturating_add(acked).min(max_inflight);
+            } else if cwnd < max_inflight || self.startup_may_grow(ctx) {
+                cwnd = cwnd.saturating_add(acked);
+            }
+            cwnd = cwnd.max(self.min_pipe_cwnd());
+        }
+        // BoundCwndForProbeRTT()
+        if self.state == State::ProbeRtt {
+            cwnd = cwnd.min(self.probe_rtt_cwnd());
+        }
+        self.cwnd = cwnd;
+        self.bound_cwnd_for_model();
+        self.cwnd = self.cwnd.max(self.mss);
+    }
+
+    /// STARTUP grows cwnd past max_inflight while little is known: the
+    /// draft until an initial window is delivered; Linux v3 while cwnd is
+    /// below twice the initial window (`bbr_set_cwnd()`).
+    fn startup_may_grow(&self, ctx: &AckContext<'_>) -> bool {
+        if self.cfg.startup_grow_below_twice_initial_cwnd {
+            self.cwnd < self.initial_cwnd.saturating_mul(2)
+        } else {
+            ctx.delivered_bytes < self.initial_cwnd
+        }
+    }
+
+    /// `BoundCwndForModel()` (§5.6.4.7): inflight_longterm in DOWN, REFILL
+    /// and UP; inflight_longterm less headroom in CRUISE and PROBE_RTT;
+    /// inflight_shortterm everywhere; never below the minimum cwnd.
+    fn bound_cwnd_for_model(&mut self) {
+        let mut cap = u64::MAX;
+        if self.state.is_probe_bw() && self.state != State::Cruise {
+            cap = self.inflight_longterm;
+        } else if self.state == State::ProbeRtt || self.state == State::Cruise {
+            cap = self.inflight_with_headroom();
+        }
+        cap = cap.min(self.inflight_shortterm);
+        cap = cap.max(self.min_pipe_cwnd());
+        self.cwnd = self.cwnd.min(cap);
+    }
+}

@@ -1,0 +1,776 @@
+//! BBRv3 (`bbr3`), as draft-ietf-ccwg-bbr-06 specifies it and as the
+//! google/bbr v3 branch of Linux runs it (`net/ipv4/tcp_bbr.c`).
+//!
+//! # What v3 adds to v1
+//!
+//! v1 (`crate::bbr`) steers by bandwidth and min_rtt alone and ignores loss,
+//! so on a shallow buffer it keeps pushing 1.25 × BDP into a queue that
+//! cannot hold it. v3 adds a **two-scale model of what the path can hold**:
+//!
+//! - the long-term model, `max_bw` (the max of the last two PROBE_BW cycles)
+//!   and `inflight_longterm` (the volume at which the last probe saw more
+//!   than 2 % loss), which only probing moves;
+//! - the short-term model, `bw_shortterm` and `inflight_shortterm`, cut by
+//!   β = 0.7 once per round with loss (or CE) while not probing, and reset
+//!   when a new probe starts.
+//!
+//! and replaces v1's eight-phase gain cycle with PROBE_BW's four phases
+//! DOWN → CRUISE → REFILL → UP, spaced by a randomised 2–3 s wall clock
+//! wait or a Reno-coexistence bound of at most 63 rounds, whichever is
+//! sooner. PROBE_RTT runs every 5 s at half the BDP.
+//!
+//! # Files
+//!
+//! - this file: the state, the per-ACK pipeline (draft §5.2.3, Linux
+//!   `bbr_main()`), min_rtt and PROBE_RTT, the trait;
+//! - `probe_bw.rs`: the PROBE_BW state machine, the long-term model and
+//!   probe timing (§5.3.3, `bbr_update_cycle_phase()`);
+//! - `signals.rs`: congestion signals: per-packet loss handling and the
+//!   loss-rate bound, the short-term model, STARTUP's exits, ECN, and
+//!   spurious-loss undo (§5.3.1, §5.5.10, §5.5.11);
+//! - `control.rs`: pacing rate, send quantum, offload budget and cwnd
+//!   (§5.6).
+//!
+//! # Profiles
+//!
+//! [`Bbr3Config::draft`] is the default; [`Bbr3Config::linux_v3`] swaps in
+//! the v3 branch's constants (in its fixed-point values, BBR_UNIT = 256)
+//! and its rules where they differ. Every difference is a named field of
+//! [`Bbr3Config`].
+//!
+//! # Sharing with v1
+//!
+//! The delivery-rate sampler and RTT estimator are the [`Controller`]'s,
+//! shared by every algorithm. The draft's extra_acked filter is the crate's
+//! [`WindowedFilter`]; the two-cycle bandwidth filter is
+//! [`crate::windowed_filter::TwoSlotMax`]; the draft's send quantum and
+//! Linux v3's are in [`crate::pacing`].
+//!
+//! Units: bytes and bytes per nanosecond, as in v1 (Linux counts packets;
+//! its packet counts are converted with the MSS).
+//!
+//! [`Controller`]: crate::Controller
+
+mod control;
+mod probe_bw;
+mod signals;
+
+use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
+use crate::config::{Bbr3Config, Bbr3Ecn, Config};
+use crate::delivery_rate::{DeliveryRateSampler, RateSample};
+use crate::rng::SplitMix64;
+use crate::rtt_estimator::RttEstimator;
+use crate::snapshot::{Bbr3Snapshot, Mode, Snapshot};
+use crate::time::{duration_to_nanos, Instant};
+use crate::windowed_filter::{FilterKind, TwoSlotMax, WindowedFilter};
+use core::time::Duration;
+
+/// Nanoseconds per second, to turn bytes/ns into bytes/s.
+const NS_PER_SEC: f64 = 1e9;
+
+/// BBR's states, PROBE_BW's four phases among them (draft §5.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    Startup,
+    Drain,
+    Down,
+    Cruise,
+    Refill,
+    Up,
+    ProbeRtt,
+}
+
+impl State {
+    /// `IsInAProbeBWState()` (draft §5.3.3.9).
+    fn is_probe_bw(self) -> bool {
+        matches!(
+            self,
+            State::Down | State::Cruise | State::Refill | State::Up
+        )
+    }
+
+    fn mode(self) -> Mode {
+        match self {
+            State::Startup => Mode::Startup,
+            State::Drain => Mode::Drain,
+            State::Down => Mode::ProbeBwDown,
+            State::Cruise => Mode::ProbeBwCruise,
+            State::Refill => Mode::ProbeBwRefill,
+            State::Up => Mode::ProbeBwUp,
+            State::ProbeRtt => Mode::ProbeRtt,
+        }
+    }
+
+    /// The phase number Linux reports (`enum bbr_pacing_gain_phase`):
+    /// UP 0, DOWN 1, CRUISE 2, REFILL 3.
+    fn cycle_index(self) -> Option<u8> {
+        match self {
+            State::Up => Some(0),
+            State::Down => Some(1),
+            State::Cruise => Some(2),
+            State::Refill => Some(3),
+            _ => None,
+        }
+    }
+}
+
+/// What the ACK stream says about bandwidth probing (draft §2.14,
+/// `BBR.ack_phase`; Linux `enum bbr_ack_phase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AckPhase {
+    Init,
+    Refilling,
+    ProbeStarting,
+    ProbeFeedback,
+    ProbeStopping,
+}
+
+/// BBRv3.
+#[derive(Clone, Debug)]
+pub struct Bbr3 {
+    cfg: Bbr3Config,
+    mss: u64,
+    initial_cwnd: u64,
+    rng: SplitMix64,
+
+    state: State,
+    cwnd: u64,
+    /// Pacing rate, bytes/s.
+    pacing_rate: f64,
+    send_quantum: u64,
+    has_seen_rtt: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+
+    // Round counting (§5.5.1).
+    round_count: u64,
+    round_start: bool,
+    next_round_delivered: u64,
+    rounds_since_probe_up: u64,
+
+    // Long-term model.
+    /// max_bw filter, bytes/ns, two slots advanced once per cycle (§5.5.3).
+    max_bw_filter: TwoSlotMax,
+    /// Bytes; `u64::MAX` is the draft's Infinity.
+    inflight_longterm: u64,
+    // Short-term model (bytes/ns and bytes; infinite when unset).
+    bw_shortterm: f64,
+    inflight_shortterm: u64,
+    /// min(max_bw, bw_shortterm), bytes/ns (`BoundBWForModel()`).
+    bw: f64,
+
+    // Latest delivery signals and the loss round (§5.5.10.3).
+    bw_latest: f64,
+    inflight_latest: u64,
+    loss_round_delivered: u64,
+    loss_round_start: bool,
+    is_loss_in_round: bool,
+    is_ecn_in_round: bool,
+    loss_in_cycle: bool,
+    ecn_in_cycle: bool,
+
+    // min_rtt and PROBE_RTT (§5.3.4).
+    min_rtt_ns: Option<u64>,
+    min_rtt_stamp: Instant,
+    probe_rtt_min_ns: Option<u64>,
+    probe_rtt_min_stamp: Instant,
+    probe_rtt_expired: bool,
+    probe_rtt_done_stamp: Option<Instant>,
+    probe_rtt_round_done: bool,
+    idle_restart: bool,
+
+    // ACK aggregation (§5.5.9).
+    extra_acked_interval_start: Instant,
+    extra_acked_delivered: u64,
+    extra_acked_filter: WindowedFilter,
+    extra_acked_slots: [u64; 2],
+    extra_acked_win_rounds: u32,
+    extra_acked_win_idx: usize,
+
+    // Full pipe (§5.3.1.2).
+    full_bw: f64,
+    full_bw_count: u32,
+    full_bw_now: bool,
+    full_bw_reached: bool,
+    drain_start_round: u64,
+
+    // PROBE_BW (§5.3.3).
+    ack_phase: AckPhase,
+    is_bw_probe_sample: bool,
+    bw_probe_up_acked: u64,
+    probe_up_acked_per_inc: u64,
+    bw_probe_up_rounds: u32,
+    bw_probe_wait_ns: u64,
+    cycle_stamp: Instant,
+    prev_probe_too_high: bool,
+    prev_probe_precautionary: bool,
+
+    // STARTUP's congestion exits (§5.3.1.3).
+    loss_events_in_round: u32,
+    startup_ecn_rounds: u32,
+
+    // Recovery and undo (§5.5.11, §5.6.4.4).
+    prior_cwnd: u64,
+    prev_recovery: RecoveryState,
+    undo_state: Option<State>,
+    undo_bw_shortterm: f64,
+    undo_inflight_shortterm: u64,
+    undo_inflight_longterm: u64,
+
+    // ECN.
+    ecn_eligible: bool,
+    /// Linux's EWMA of the CE fraction, in 1/256 (`bbr->ecn_alpha`).
+    ecn_alpha: u32,
+    /// CE fraction of the last completed round, in 1/256.
+    round_ce_ratio: u32,
+    /// Packets acknowledged and CE-marked, in total and at the last round.
+    acked_packets_total: u64,
+    ce_packets_total: u64,
+    alpha_last_acked: u64,
+    alpha_last_ce: u64,
+
+    // Whether the sender used the whole cwnd this round or the last
+    // (`C.is_cwnd_limited`, Linux `tp->is_cwnd_limited`).
+    cwnd_limited_this_round: bool,
+    cwnd_limited_last_round: bool,
+
+    /// Totals as of the last event (`C.delivered`, `C.lost`).
+    delivered_total: u64,
+    lost_total: u64,
+}
+
+impl Bbr3 {
+    /// Creates BBRv3 (`OnInit()`, draft §5.2.1; Linux `bbr_init()`).
+    pub fn new(config: &Config, now: Instant) -> Self {
+        let mss = config.mss_bytes.max(1);
+        let initial_cwnd = config.initial_cwnd_packets.max(1).saturating_mul(mss);
+        let cfg = config.bbr3;
+        let mut b = Bbr3 {
+            cfg,
+            mss,
+            initial_cwnd,
+            rng: SplitMix64::new(config.seed),
+            state: State::Startup,
+            cwnd: initial_cwnd,
+            pacing_rate: 0.0,
+            send_quantum: 2 * mss,
+            has_seen_rtt: false,
+            pacing_gain: cfg.startup_pacing_gain,
+            cwnd_gain: cfg.startup_cwnd_gain,
+            round_count: 0,
+            round_start: false,
+            next_round_delivered: 0,
+            rounds_since_probe_up: 0,
+            max_bw_filter: TwoSlotMax::new(),
+            inflight_longterm: u64::MAX,
+            bw_shortterm: f64::INFINITY,
+            inflight_shortterm: u64::MAX,
+            bw: 0.0,
+            bw_latest: 0.0,
+            inflight_latest: 0,
+            // Linux starts the loss round after the first full flight.
+            loss_round_delivered: 0,
+            loss_round_start: false,
+            is_loss_in_round: false,
+            is_ecn_in_round: false,
+            loss_in_cycle: false,
+            ecn_in_cycle: false,
+            min_rtt_ns: None,
+            min_rtt_stamp: now,
+            probe_rtt_min_ns: None,
+            probe_rtt_min_stamp: now,
+            probe_rtt_expired: false,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            idle_restart: false,
+            extra_acked_interval_start: now,
+            extra_acked_delivered: 0,
+            extra_acked_filter: WindowedFilter::new(FilterKind::Max, 1),
+            extra_acked_slots: [0; 2],
+            extra_acked_win_rounds: 0,
+            extra_acked_win_idx: 0,
+            full_bw: 0.0,
+            full_bw_count: 0,
+            full_bw_now: false,
+            full_bw_reached: false,
+            drain_start_round: 0,
+            ack_phase: AckPhase::Init,
+            is_bw_probe_sample: false,
+            bw_probe_up_acked: 0,
+            probe_up_acked_per_inc: u64::MAX,
+            bw_probe_up_rounds: 0,
+            bw_probe_wait_ns: 0,
+            cycle_stamp: now,
+            prev_probe_too_high: false,
+            prev_probe_precautionary: false,
+            loss_events_in_round: 0,
+            startup_ecn_rounds: 0,
+            prior_cwnd: 0,
+            prev_recovery: RecoveryState::Open,
+            undo_state: None,
+            undo_bw_shortterm: 0.0,
+            undo_inflight_shortterm: 0,
+            undo_inflight_longterm: 0,
+            ecn_eligible: false,
+            ecn_alpha: cfg.ecn_alpha_init.min(BBR_UNIT),
+            round_ce_ratio: 0,
+            acked_packets_total: 0,
+            ce_packets_total: 0,
+            alpha_last_acked: 0,
+            alpha_last_ce: 0,
+            cwnd_limited_this_round: false,
+            cwnd_limited_last_round: false,
+            delivered_total: 0,
+            lost_total: 0,
+        };
+        if cfg.round_needs_valid_sample {
+            // Linux: `loss_round_delivered = tp->delivered + 1`, so the
+            // first loss round ends only after the first flight.
+            b.loss_round_delivered = 1;
+        }
+        b.init_pacing_rate(None);
+        b
+    }
+
+    // ----- model accessors -------------------------------------------------
+
+    /// `BBR.max_bw`, bytes/ns.
+    fn max_bw(&self) -> f64 {
+        self.max_bw_filter.get()
+    }
+
+    /// min_rtt in ns, if any RTT was sampled.
+    fn min_rtt(&self) -> Option<u64> {
+        self.min_rtt_ns
+    }
+
+    /// The minimum cwnd, `BBR.MinPipeCwnd` = 4 packets (§2.8).
+    fn min_pipe_cwnd(&self) -> u64 {
+        self.cfg.min_pipe_cwnd_packets.saturating_mul(self.mss)
+    }
+
+    /// `C.is_cwnd_limited`: the whole cwnd was used at some point in the
+    /// last packet-timed round trip (§2.2).
+    fn is_cwnd_limited(&self) -> bool {
+        self.cwnd_limited_this_round || self.cwnd_limited_last_round
+    }
+
+    // ----- round counting (§5.5.1) ----------------------------------------
+
+    /// `UpdateRound()`; Linux `bbr_update_round_start()` also needs a
+    /// valid rate sample.
+    fn update_round(&mut self, rs: &RateSample, delivered: u64) {
+        self.round_start = false;
+        if rs.acked_bytes == 0 {
+            return;
+        }
+        if self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
+            return;
+        }
+        if rs.prior_delivered_bytes >= self.next_round_delivered {
+            self.start_round(delivered);
+            self.round_count = self.round_count.saturating_add(1);
+            self.rounds_since_probe_up = self.rounds_since_probe_up.saturating_add(1);
+            self.round_start = true;
+            self.cwnd_limited_last_round = self.cwnd_limited_this_round;
+            self.cwnd_limited_this_round = false;
+        }
+    }
+
+    /// `StartRound()`.
+    fn start_round(&mut self, delivered: u64) {
+        self.next_round_delivered = delivered;
+    }
+
+    /// `UpdateMaxBw()` (§5.5.5): app-limited samples count only if they
+    /// raise the estimate.
+    fn update_max_bw(&mut self, rs: &RateSample) {
+        let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
+            return;
+        };
+        if rate > 0.0 && (rate >= self.max_bw() || !rs.is_app_limited) {
+            self.max_bw_filter.update(rate);
+        }
+    }
+
+    /// `BoundBWForModel()`: bw = min(max_bw, bw_shortterm).
+    fn bound_bw_for_model(&mut self) {
+        self.bw = self.max_bw().min(self.bw_shortterm);
+    }
+
+    // ----- state entries ---------------------------------------------------
+
+    /// `EnterStartup()`.
+    fn enter_startup(&mut self) {
+        self.state = State::Startup;
+        self.pacing_gain = self.cfg.startup_pacing_gain;
+        self.cwnd_gain = self.cfg.startup_cwnd_gain;
+    }
+
+    /// `EnterDrain()`; Linux also resets the congestion signals
+    /// (`bbr_check_drain()`).
+    fn enter_drain(&mut self) {
+        self.state = State::Drain;
+        self.pacing_gain = self.cfg.drain_pacing_gain;
+        self.cwnd_gain = self.cfg.startup_cwnd_gain;
+        self.drain_start_round = self.round_count;
+        if self.cfg.drain_resets_congestion_signals {
+            self.reset_congestion_signals();
+        }
+    }
+
+    /// `CheckStartupDone()`.
+    fn check_startup_done(&mut self, ctx: &AckContext<'_>) {
+        self.check_startup_high_loss(ctx);
+        if self.state == State::Startup && self.full_bw_reached {
+            self.enter_drain();
+        }
+    }
+
+    /// `CheckDrainDone()` (§5.3.2): inflight at most one BDP, or (draft)
+    /// three rounds in DRAIN.
+    fn check_drain_done(&mut self, ctx: &AckContext<'_>) {
+        if self.state != State::Drain {
+            return;
+        }
+        let inflight = if self.cfg.inflight_at_edt {
+            self.in_net_at_edt(ctx.bytes_in_flight, ctx)
+        } else {
+            ctx.bytes_in_flight
+        };
+        let timed_out = self
+            .cfg
+            .drain_max_rounds
+            .is_some_and(|r| self.round_count > self.drain_start_round.saturating_add(r));
+        if inflight <= self.inflight(self.max_bw(), 1.0) || timed_out {
+            self.enter_probe_bw(ctx);
+        }
+    }
+
+    // ----- min_rtt and PROBE_RTT (§5.3.4) ----------------------------------
+
+    /// `UpdateMinRTT()`.
+    fn update_min_rtt(&mut self, ctx: &AckContext<'_>) {
+        let now = ctx.now;
+        self.probe_rtt_expired =
+            now.nanos_since(self.probe_rtt_min_stamp) > self.cfg.probe_rtt_interval_ns;
+        if let Some(rtt) = ctx.rtt_sample {
+            let rtt_ns = duration_to_nanos(rtt);
+            // Linux will not refresh an expired estimate from a delayed ACK.
+            let delayed = self.cfg.skip_delayed_ack_rtt && !ctx.ack_delay.is_zero();
+            let may_refresh = self.probe_rtt_expired && !delayed;
+            if self.probe_rtt_min_ns.is_none_or(|m| rtt_ns < m) || may_refresh {
+                self.probe_rtt_min_ns = Some(rtt_ns);
+                self.probe_rtt_min_stamp = now;
+            }
+        }
+        let min_rtt_expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
+        if let Some(p) = self.probe_rtt_min_ns {
+            if self.min_rtt_ns.is_none_or(|m| p <= m) || min_rtt_expired {
+                self.min_rtt_ns = Some(p);
+                self.min_rtt_stamp = self.probe_rtt_min_stamp;
+            }
+        }
+    }
+
+    /// `CheckProbeRTT()`.
+    fn check_probe_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+        if self.state != State::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
+            self.enter_probe_rtt();
+            self.save_cwnd();
+            self.probe_rtt_done_stamp = None;
+            self.ack_phase = AckPhase::ProbeStopping;
+            self.start_round(ctx.delivered_bytes);
+        }
+        if self.state == State::ProbeRtt {
+            self.handle_probe_rtt(ctx, sampler);
+        }
+        if ctx.rate.delivered_bytes > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    /// `EnterProbeRTT()`: cwnd gain 0.5, the cap at half the BDP.
+    fn enter_probe_rtt(&mut self) {
+        self.state = State::ProbeRtt;
+        self.pacing_gain = 1.0;
+        self.cwnd_gain = self.cfg.probe_rtt_cwnd_gain;
+    }
+
+    /// `HandleProbeRTT()`.
+    fn handle_probe_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+        // The deliberately low rate must not lower max_bw.
+        sampler.on_app_limited(ctx.bytes_in_flight);
+        match self.probe_rtt_done_stamp {
+            None if ctx.bytes_in_flight <= self.probe_rtt_cwnd() => {
+                self.probe_rtt_done_stamp = Some(
+                    ctx.now
+                        .saturating_add(Duration::from_nanos(self.cfg.probe_rtt_duration_ns)),
+                );
+                self.probe_rtt_round_done = false;
+                self.start_round(ctx.delivered_bytes);
+            }
+            Some(_) => {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(ctx.now);
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// `CheckProbeRTTDone()`.
+    fn check_probe_rtt_done(&mut self, now: Instant) {
+        match self.probe_rtt_done_stamp {
+            Some(done) if now > done => {}
+            _ => return,
+        }
+        // Schedule the next PROBE_RTT.
+        self.probe_rtt_min_stamp = now;
+        self.restore_cwnd();
+        self.exit_probe_rtt(now);
+    }
+
+    /// `ExitProbeRTT()` (§5.3.4.4): back to STARTUP, or to PROBE_BW via
+    /// DOWN straight into CRUISE (inflight is already below the BDP).
+    fn exit_probe_rtt(&mut self, now: Instant) {
+        self.reset_short_term_model();
+        if self.full_bw_reached {
+            self.start_probe_bw_down(now, self.delivered_total);
+            self.start_probe_bw_cruise();
+        } else {
+            self.enter_startup();
+        }
+    }
+
+    // ----- the per-ACK pipeline (§5.2.3) -----------------------------------
+
+    /// Gains for the current state (§5.6.1's table; Linux `bbr_update_gains()`).
+    fn update_gains(&mut self) {
+        let c = &self.cfg;
+        let (p, w) = match self.state {
+            State::Startup => (c.startup_pacing_gain, c.startup_cwnd_gain),
+            State::Drain => (c.drain_pacing_gain, c.startup_cwnd_gain),
+            State::Down => (c.probe_down_pacing_gain, c.cwnd_gain),
+            State::Cruise | State::Refill => (1.0, c.cwnd_gain),
+            State::Up => (c.probe_up_pacing_gain, c.probe_up_cwnd_gain),
+            State::ProbeRtt => (1.0, c.probe_rtt_cwnd_gain),
+        };
+        self.pacing_gain = p;
+        self.cwnd_gain = w;
+    }
+}
+
+/// Linux's fixed-point unit for fractions (`BBR_UNIT`).
+pub(crate) const BBR_UNIT: u32 = 256;
+
+impl CongestionControl for Bbr3 {
+    /// Counts whether the sender is using its whole cwnd (`C.is_cwnd_limited`).
+    fn on_packet_sent(&mut self, _now: Instant, bytes: u64, in_flight_before: u64) {
+        if in_flight_before.saturating_add(bytes) >= self.cwnd {
+            self.cwnd_limited_this_round = true;
+        }
+    }
+
+    /// `HandleRestartFromIdle()` (§5.4.1, Linux `bbr_cwnd_event()`).
+    fn on_restart_from_idle(&mut self, now: Instant, rtt: &RttEstimator) {
+        if !self.cfg.idle_restart {
+            return;
+        }
+        self.idle_restart = true;
+        self.extra_acked_interval_start = now;
+        self.extra_acked_delivered = 0;
+        if self.state.is_probe_bw() {
+            self.set_pacing_rate_with_gain(1.0, rtt);
+        } else if self.state == State::ProbeRtt {
+            self.check_probe_rtt_done(now);
+        }
+    }
+
+    /// `UpdateOnACK()` (§5.2.3).
+    fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+        let rs = ctx.rate;
+        self.delivered_total = ctx.delivered_bytes;
+        self.lost_total = self.lost_total.max(ctx.lost_bytes);
+        self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
+        self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
+        self.track_recovery(ctx);
+
+        // UpdateModelAndState()
+        self.update_round(rs, ctx.delivered_bytes);
+        if self.round_start {
+            self.update_ecn_round(ctx);
+        }
+        self.note_ce(ctx);
+        self.update_latest_delivery_signals(rs, ctx.delivered_bytes);
+        self.update_congestion_signals(rs);
+        self.update_ack_aggregation(ctx);
+        self.check_full_bw_reached(rs);
+        self.check_startup_done(ctx);
+        self.check_drain_done(ctx);
+        self.update_probe_bw_cycle_phase(ctx);
+        self.update_min_rtt(ctx);
+        self.check_probe_rtt(ctx, sampler);
+        self.advance_latest_delivery_signals(rs);
+        self.bound_bw_for_model();
+
+        // UpdateControlParameters()
+        self.update_gains();
+        self.set_pacing_rate(ctx.rtt);
+        self.set_send_quantum();
+        self.set_cwnd(ctx);
+        self.loss_in_cycle |= rs.lost_bytes > 0;
+        self.ecn_in_cycle |= ctx.ce_packets > 0;
+    }
+
+    /// Losses outside an ACK (a timer) still count; without per-packet
+    /// detail the loss is noted for the round.
+    fn on_packets_lost(
+        &mut self,
+        _now: Instant,
+        lost_bytes: u64,
+        _bytes_in_flight: u64,
+        new_episode: bool,
+    ) {
+        self.lost_total = self.lost_total.saturating_add(lost_bytes);
+        if new_episode {
+            self.save_state_upon_loss();
+        }
+        if lost_bytes > 0 {
+            self.note_loss();
+        }
+    }
+
+    /// `HandleLostPacket()` for each packet (§5.5.10.2).
+    fn on_loss(&mut self, loss: &LossContext<'_>) {
+        self.handle_loss(loss);
+    }
+
+    /// `OnEnterRTO()` (§5.6.4.4): cwnd = inflight + 1 packet. Linux v3
+    /// (`bbr_set_state()`, TCP_CA_Loss) also restarts the full-bw search
+    /// and, when not probing, seeds `inflight_shortterm` from the cwnd.
+    fn on_retransmission_timeout(&mut self, _now: Instant, bytes_in_flight: u64) {
+        self.save_cwnd();
+        self.save_state_upon_loss();
+        self.prev_recovery = RecoveryState::Loss;
+        if self.cfg.rto_resets_full_bw {
+            self.reset_full_bw();
+            if !self.is_probing_bw() && self.inflight_shortterm == u64::MAX {
+                self.inflight_shortterm = self.cwnd.max(self.prior_cwnd);
+            }
+        }
+        self.cwnd = bytes_in_flight.saturating_add(self.mss);
+    }
+
+    /// `HandleSpuriousLossDetection()` (§5.5.11.2).
+    fn on_spurious_loss(&mut self, now: Instant) {
+        self.handle_spurious_loss(now);
+    }
+
+    fn on_mss_change(&mut self, mss: u64) {
+        let mss = mss.max(1);
+        let per_packet = |v: u64, old: u64| -> u64 {
+            if v == u64::MAX {
+                v
+            } else {
+                (v / old).saturating_mul(mss)
+            }
+        };
+        let old = self.mss;
+        self.cwnd = per_packet(self.cwnd, old).max(mss);
+        self.prior_cwnd = per_packet(self.prior_cwnd, old);
+        self.initial_cwnd = per_packet(self.initial_cwnd, old).max(mss);
+        self.inflight_longterm = per_packet(self.inflight_longterm, old);
+        self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
+        self.mss = mss;
+        self.set_send_quantum();
+    }
+
+    fn cwnd_bytes(&self) -> u64 {
+        self.cwnd.max(self.mss)
+    }
+
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        if self.pacing_rate.is_finite() && self.pacing_rate >= 1.0 {
+            self.pacing_rate.min(u64::MAX as f64) as u64
+        } else {
+            1
+        }
+    }
+
+    fn send_quantum_bytes(&self) -> u64 {
+        self.send_quantum.max(1)
+    }
+
+    fn mode(&self) -> Mode {
+        self.state.mode()
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let finite = |v: u64| (v != u64::MAX).then_some(v);
+        Snapshot {
+            mode: self.state.mode(),
+            cwnd_bytes: self.cwnd_bytes(),
+            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
+            bw_estimate_bytes_per_sec: (self.max_bw() > 0.0).then(|| self.max_bw() * NS_PER_SEC),
+            min_rtt: self.min_rtt_ns.map(Duration::from_nanos),
+            pacing_gain: self.pacing_gain,
+            cwnd_gain: self.cwnd_gain,
+            cycle_index: self.state.cycle_index(),
+            round_count: self.round_count,
+            full_bw_reached: self.full_bw_reached,
+            extra_acked_bytes: self.extra_acked(),
+            bbr3: Some(Bbr3Snapshot {
+                inflight_longterm_bytes: finite(self.inflight_longterm),
+                inflight_shortterm_bytes: finite(self.inflight_shortterm),
+                bw_shortterm_bytes_per_sec: self
+                    .bw_shortterm
+                    .is_finite()
+                    .then_some(self.bw_shortterm * NS_PER_SEC),
+                ecn_alpha: (self.cfg.ecn == Bbr3Ecn::LinuxV3)
+                    .then(|| f64::from(self.ecn_alpha) / f64::from(BBR_UNIT)),
+                loss_in_round: self.is_loss_in_round,
+                ecn_in_round: self.is_ecn_in_round,
+                bw_bytes_per_sec: self.bw * NS_PER_SEC,
+                prev_probe_too_high: self.prev_probe_too_high,
+                bw_probe_wait: Duration::from_nanos(self.bw_probe_wait_ns),
+                rounds_since_probe_up: self.rounds_since_probe_up,
+            }),
+            ..Snapshot::default()
+        }
+    }
+
+    fn name(&self) -> &str {
+        "bbr3"
+    }
+}
+
+/// `x` rounded up to a whole number, saturating; 0 for NaN or x ≤ 0.
+fn ceil_to_u64(x: f64) -> u64 {
+    if x.is_nan() || x <= 0.0 {
+        return 0;
+    }
+    let t = x as u64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
+/// `v × f` for a byte count that may be the draft's Infinity (`u64::MAX`),
+/// which stays infinite; saturating, and never NaN.
+fn scale(v: u64, f: f64) -> u64 {
+    if v == u64::MAX {
+        return v;
+    }
+    let x = v as f64 * f;
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else {
+        x as u64
+    }
+}
