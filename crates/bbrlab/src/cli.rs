@@ -16,7 +16,9 @@ pub(crate) struct Cli {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// Reproduce every published claim (C1–C14) in the simulator and write
-    /// an HTML report with the paper-style figures and a verdict per claim.
+    /// an HTML report with the paper-style figures and a verdict per claim;
+    /// then the BBRv3 results (V1 …: bbr3 beside v1 bbr), in a section of
+    /// their own in the same report.
     ///
     /// Exit status: 0 when every run completed and the report was written,
     /// even if some claims are not reproduced (the report and the summary
@@ -31,7 +33,8 @@ pub(crate) enum Command {
         /// Shorter durations (for CI); every claim's checks still apply.
         #[arg(long)]
         quick: bool,
-        /// Only these claims, comma-separated (e.g. `C1,C3` or `1,3`).
+        /// Only these claims or BBRv3 results, comma-separated (e.g.
+        /// `C1,C3`, `1,3` or `V1`).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
         /// Parallel runs (default: all cores).
