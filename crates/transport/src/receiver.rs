@@ -5,14 +5,13 @@
 //! FIN with the verdict.
 
 use crate::data::pattern_mismatch;
-use crate::ecn::ReceiverCounts;
 use crate::integrity::StreamHash;
 use crate::reassembly::{Insert, Reassembly};
 use crate::udp_batch::BatchReceiver;
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
-use sender::AckPolicy;
 use sender::{AckAction, Receiver};
+use sender::{AckPolicy, Ecn, EcnCounts};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::net::{SocketAddr, UdpSocket};
@@ -215,7 +214,9 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         None,
     );
     let mut hash = StreamHash::new();
-    let mut ecn = ReceiverCounts::default();
+    // Data packets processed, and of those Not-ECT (the acker counts the
+    // ECN-capable codepoints, as its ACKs carry them).
+    let (mut data_packets, mut not_ect) = (0u64, 0u64);
     let t0 = now_ns(start);
     let mut last_heard = Instant::now();
     let mut delack_at: Option<u64> = None;
@@ -331,13 +332,22 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                         Insert::Duplicate => duplicates += 1,
                         Insert::Accepted => {}
                     }
-                    ecn.on_packet(codepoint);
-                    match acker.on_packet(now, p.pn, chunk, payload.len() as u64) {
+                    let codepoint = crate::ecn::from_quinn(codepoint);
+                    data_packets += 1;
+                    not_ect += u64::from(codepoint == Ecn::NotEct);
+                    // The ACK it returns carries the counts as of its
+                    // ranges; a CE is acknowledged at once.
+                    match acker.on_packet_ecn(
+                        now,
+                        p.pn,
+                        chunk,
+                        payload.len() as u64,
+                        codepoint,
+                        false,
+                    ) {
                         AckAction::Send(a) => {
                             delack_at = None;
-                            // The counts as of the ACK's ranges: packets
-                            // drained after it are in neither.
-                            to_send = Some((a, ecn.for_ack()));
+                            to_send = Some(a);
                         }
                         AckAction::Delay(t) => {
                             delack_at.get_or_insert(t);
@@ -379,11 +389,11 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         if delack_at.is_some_and(|t| t <= now) {
             delack_at = None;
             if let Some(a) = acker.on_delayed_ack_timer(now) {
-                to_send = Some((a, ecn.for_ack()));
+                to_send = Some(a);
             }
         }
         {
-            if let Some((a, counts)) = to_send {
+            if let Some(a) = to_send {
                 wire::encode(
                     &Packet {
                         conn_id,
@@ -395,7 +405,8 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             dsack: a.dsack,
                             cum_chunk: a.cum_chunk,
                             max_chunks: reasm.limit(),
-                            ecn: counts,
+                            // The plain ACK until a packet arrived marked.
+                            ecn: (a.ecn != EcnCounts::default()).then_some(a.ecn),
                         },
                     },
                     &mut out,
@@ -430,10 +441,10 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         malformed,
         stray,
         refused,
-        data_packets: ecn.packets,
-        ecn_not_ect: ecn.not_ect,
-        ecn_ect0: ecn.counts.ect0,
-        ecn_ect1: ecn.counts.ect1,
-        ecn_ce: ecn.counts.ce,
+        data_packets,
+        ecn_not_ect: not_ect,
+        ecn_ect0: acker.ecn_counts.ect0,
+        ecn_ect1: acker.ecn_counts.ect1,
+        ecn_ce: acker.ecn_counts.ce,
     })
 }

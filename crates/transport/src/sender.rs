@@ -14,7 +14,6 @@
 //! a precise timer and the FIN/DONE exchange.
 
 use crate::data::Source;
-use crate::ecn::EcnSender;
 use crate::integrity::StreamHash;
 use crate::udp_batch::{BatchSender, SendError};
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, DATA_HEADER, MAX_DATAGRAM};
@@ -53,8 +52,9 @@ pub struct SendConfig {
     /// (`UDP_SEGMENT`) where the kernel supports it.
     pub gso: bool,
     /// Send data packets ECN-capable (ECT(0)) and feed the CE marks the
-    /// receiver's ACKs count to the controller ([`crate::ecn`]). Marking
-    /// stops for the connection if the ACKs' counts fail validation.
+    /// receiver's ACKs count to the controller ([`crate::ecn`]; the shared
+    /// sender's `SenderConfig::ecn`). Marking stops for the connection if
+    /// the ACKs' counts fail validation.
     pub ecn: bool,
 }
 
@@ -101,10 +101,10 @@ pub struct SendSummary {
     /// valid) or `failed: REASON` (marking stopped when validation failed).
     pub ecn: String,
     /// CE marks the receiver counted, validated, and given to the
-    /// controller.
+    /// controller (the shared sender's `delivered_ce`).
     pub ce_packets: u64,
-    /// `ce_packets` over the ECT packets acknowledged with valid counts;
-    /// absent when none was.
+    /// `ce_packets` over the data packets acknowledged; absent without
+    /// ECN.
     pub ce_fraction: Option<f64>,
 }
 
@@ -261,6 +261,11 @@ pub fn send_with(
     };
     flow.start_ns = t0;
     flow.size_bytes = total;
+    // QUIC's ECN: ECT(0) on data packets, counts in the ACKs.
+    if cfg.ecn {
+        flow.ecn = sender::Ecn::Ect0;
+        flow.ecn_feedback = sender::EcnFeedback::Counts;
+    }
     flow.stop_ns = match (total, cfg.duration) {
         (None, Some(d)) => Some(t0 + d.as_nanos() as u64),
         (None, None) => Some(t0 + 10_000_000_000),
@@ -268,7 +273,8 @@ pub fn send_with(
     };
     let mut sender = Sender::new(&flow, rand::random());
     sender.set_flow_limit(limit);
-    let mut ecn = EcnSender::new(cfg.ecn);
+    // Why ECN validation failed, once it has.
+    let mut ecn_failure: Option<&'static str> = None;
     let mut hash = StreamHash::new();
     let mut hashed_chunks = 0u64;
     let mut pace_err = LogHistogram::default();
@@ -321,37 +327,31 @@ pub fn send_with(
                     max_chunks,
                     ecn: counts,
                 } => {
-                    let was_capable = ecn.state() == crate::ecn::EcnState::Capable;
-                    // The CE marks this ACK newly reports go to the
-                    // controller before the sender processes it: the
-                    // controller holds them until the ACK's `on_ack`
-                    // (`on_ack_begin` leaves them), which is where
-                    // `on_ecn_ce` asks to be called.
-                    let ce = ecn.on_ack(&ranges[..len as usize], counts);
-                    if ce > 0 {
-                        sender.cc.on_ecn_ce(ce);
-                    }
-                    if was_capable {
-                        if let crate::ecn::EcnState::Failed(why) = ecn.state() {
-                            line.finish();
-                            eprintln!("ECN validation failed, marking stopped: {why}");
-                        }
-                    }
                     let ack = Ack {
                         ranges,
                         len,
                         ack_delay_ns: ack_delay_us as u64 * 1000,
                         dsack,
                         cum_chunk,
-                        // ECN counts and ECE: not carried by the wire
-                        // format yet (the UDP transport's ECN work fills them).
-                        ..Ack::default()
+                        // A plain ACK reports no counts: zeros, which fail
+                        // validation once ECT packets are acknowledged.
+                        ecn: counts.unwrap_or_default(),
+                        ece: false,
                     };
                     // Stamped when read, not when the loop began: a
                     // datagram read later in a drained batch would
                     // otherwise get a short RTT sample.
+                    // The shared sender validates the counts and gives the
+                    // controller the new CE marks between its
+                    // `on_ack_begin` and `on_ack`.
                     sender.on_ack(now_ns(start), &ack);
                     sender.set_flow_limit(max_chunks);
+                    if cfg.ecn && sender.ecn_failed && ecn_failure.is_none() {
+                        let why = crate::ecn::failure_reason(counts.is_some());
+                        ecn_failure = Some(why);
+                        line.finish();
+                        eprintln!("ECN validation failed, marking stopped: {why}");
+                    }
                 }
                 Frame::Done { ok, received } => {
                     if fin.is_some() {
@@ -395,8 +395,12 @@ pub fn send_with(
                         // the payload is generated (or read from the file)
                         // straight into the batch, and hashed from there.
                         let len = bytes as usize;
+                        // The packet's number and codepoint are known
+                        // before it is written: recording the send first
+                        // changes nothing the sender reads in between.
+                        let sent = sender.on_sent_ecn(now, chunk, bytes, retransmission);
                         let slot = batch
-                            .slot_ecn(&sock, DATA_HEADER + len, ecn.codepoint())
+                            .slot_ecn(&sock, DATA_HEADER + len, crate::ecn::to_quinn(sent.ecn))
                             .map_err(send_error)?;
                         let (header, payload) = slot.split_at_mut(DATA_HEADER);
                         cfg.source
@@ -406,9 +410,7 @@ pub fn send_with(
                             hash.update(payload);
                             hashed_chunks += 1;
                         }
-                        let pn = sender.on_sent(now, chunk, bytes, retransmission);
-                        ecn.on_sent(pn);
-                        wire::encode_data_header(header, conn_id, pn, chunk, len as u16);
+                        wire::encode_data_header(header, conn_id, sent.pn, chunk, len as u16);
                     }
                     SendDecision::PaceUntil(t) => {
                         waiting_for_pace = Some(t);
@@ -470,9 +472,7 @@ pub fn send_with(
                     ms(sender.cc.rtt().smoothed_ns()),
                     sender.packets_sent.to_string(),
                     sender.retransmissions.to_string(),
-                    // delivered_ce: left empty until the UDP transport
-                    // carries ECN (its engineer fills it).
-                    String::new(),
+                    sender.delivered_ce.to_string(),
                     opt(window_err.quantile(0.5).map(|e| e / 1e3), 1),
                 ];
                 w.write_record(&row)
@@ -537,10 +537,14 @@ pub fn send_with(
         datagrams_per_syscall: batch.datagrams as f64 / batch.syscalls.max(1) as f64,
         malformed,
         stray,
-        ecn: ecn.state().describe(),
-        ce_packets: ecn.ce_packets(),
-        ce_fraction: (ecn.ect_acked() > 0)
-            .then(|| ecn.ce_packets() as f64 / ecn.ect_acked() as f64),
+        ecn: match (cfg.ecn, ecn_failure) {
+            (false, _) => "off".into(),
+            (true, None) => "capable".into(),
+            (true, Some(why)) => format!("failed: {why}"),
+        },
+        ce_packets: sender.delivered_ce,
+        ce_fraction: (cfg.ecn && sender.delivered_packets > 0)
+            .then(|| sender.delivered_ce as f64 / sender.delivered_packets as f64),
     })
 }
 

@@ -98,16 +98,9 @@ pub enum Frame<'a> {
 
 /// ECN counts as an ACK carries them (QUIC's ECT0, ECT1 and ECN-CE
 /// counts, RFC 9000 §19.3.2): data packets the receiver has processed
-/// that arrived with each codepoint, cumulative over the connection.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct EcnCounts {
-    /// Arrived ECT(0).
-    pub ect0: u64,
-    /// Arrived ECT(1).
-    pub ect1: u64,
-    /// Arrived CE (a router marked congestion).
-    pub ce: u64,
-}
+/// that arrived with each codepoint, cumulative over the connection. The
+/// shared receiver's and sender's type (`sender::EcnCounts`).
+pub use sender::EcnCounts;
 
 /// A datagram: header plus frame.
 #[derive(Clone, Debug, PartialEq, Eq)]

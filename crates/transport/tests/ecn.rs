@@ -5,15 +5,17 @@
 //!
 //! The CE tests use a stand-in receiver (below) that speaks the wire
 //! format and reports whatever ECN counts the test asks for: loopback
-//! never marks CE, and the root test (`ecn_netns.rs`) has a real marking
-//! queue.
+//! never marks CE (the root tests in the binary's
+//! `tests/udp_ecn_netns.rs` have real marking). The stand-in also loses
+//! two packets to show that a loss declaration reaches the controller with
+//! its number of discontiguous ranges.
 
 mod common;
 
 use congestion::{
     AckContext, Algorithm, CongestionControl, DeliveryRateSampler, Instant, Snapshot,
 };
-use sender::schema::{Column, CWND_BYTES, RETRANSMITTED_PACKETS};
+use sender::schema::{Column, CWND_BYTES, DELIVERED_CE, RETRANSMITTED_PACKETS};
 use std::collections::BTreeSet;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -99,7 +101,16 @@ enum Report {
     /// ECN ACKs whose counts never rise (a path that clears the marks,
     /// seen by a receiver that reports anyway).
     Bleached,
+    /// Counts ECT(0) for every packet, but packets 20 and 22 never
+    /// arrive, and arrivals 18 to 28 are not acknowledged: the ACK for 29
+    /// is the first to show the two holes, which loss detection then
+    /// declares lost together, as two ranges.
+    LoseTwoRanges,
 }
+
+/// The packets [`Report::LoseTwoRanges`] loses, and those it holds ACKs for.
+const LOST: [u64; 2] = [20, 22];
+const HELD: std::ops::RangeInclusive<u64> = 18..=28;
 
 /// A receiver that accepts one connection, acknowledges every data packet
 /// at once (up to four ranges, highest first), reports ECN counts as
@@ -150,10 +161,14 @@ fn stand_in(sock: UdpSocket, report: Report) -> u64 {
                 );
             }
             Frame::Data { chunk, .. } if conn == Some(p.conn_id) => {
+                let losing = matches!(report, Report::LoseTwoRanges);
+                if losing && LOST.contains(&p.pn) {
+                    continue;
+                }
                 data += 1;
                 match report {
                     Report::CeEvery(k) if data % k == 0 => counts.ce += 1,
-                    Report::CeEvery(_) => counts.ect0 += 1,
+                    Report::CeEvery(_) | Report::LoseTwoRanges => counts.ect0 += 1,
                     _ => {}
                 }
                 chunks.insert(chunk);
@@ -169,6 +184,9 @@ fn stand_in(sock: UdpSocket, report: Report) -> u64 {
                     }
                 } else {
                     pns.insert(i, (p.pn, p.pn));
+                }
+                if losing && HELD.contains(&p.pn) {
+                    continue;
                 }
                 let mut ranges = [(0, 0); MAX_RANGES];
                 let len = pns.len().min(MAX_RANGES);
@@ -336,7 +354,7 @@ fn counts_that_fail_validation_stop_marking_and_the_summary_says_why() {
             47_723,
             Report::Bleached,
             true,
-            "failed: fewer ECT(0) and CE marks",
+            "failed: the ECN counts failed validation",
         ),
         (47_724, Report::CeEvery(2), false, "off"),
     ] {
@@ -392,18 +410,97 @@ fn cubic_cuts_its_window_on_reported_ce_and_not_without() {
         let mut rd = csv::Reader::from_path(&log).unwrap();
         let h = rd.headers().unwrap().clone();
         let (cw, rx) = (col(&h, CWND_BYTES), col(&h, RETRANSMITTED_PACKETS));
+        let ce_col = col(&h, DELIVERED_CE);
         let mut cut = false;
         let mut prev: Option<u64> = None;
+        let (mut retransmitted, mut ce_logged) = (false, 0u64);
         for r in rd.records() {
             let r = r.unwrap();
-            if r[rx].parse::<u64>().unwrap() > 0 {
-                break;
+            // flows.csv's delivered_ce: the marks given to the controller
+            // so far, never decreasing.
+            let ce: u64 = r[ce_col].parse().unwrap();
+            assert!(ce >= ce_logged, "{r:?}");
+            ce_logged = ce;
+            retransmitted |= r[rx].parse::<u64>().unwrap() > 0;
+            if retransmitted {
+                continue;
             }
             let w: u64 = r[cw].parse().unwrap();
             cut |= prev.is_some_and(|p| w < p);
             prev = Some(w);
         }
+        assert!(ce_logged <= s.ce_packets, "{ce_logged} logged: {s:?}");
+        assert_eq!(ce_logged > 0, want_cut, "{ce_logged} logged: {s:?}");
         assert_eq!(cut, want_cut, "{s:?}");
         assert_eq!(s.ce_packets > 0, want_cut, "{s:?}");
     }
+}
+
+/// Cubic that records the largest number of lost ranges one loss
+/// declaration reported.
+struct RangeCountingCubic {
+    inner: congestion::cubic::Cubic,
+    most_ranges: Arc<AtomicU64>,
+}
+
+impl CongestionControl for RangeCountingCubic {
+    fn on_ack(&mut self, ack: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+        self.inner.on_ack(ack, sampler)
+    }
+    fn on_loss(&mut self, loss: &congestion::LossContext<'_>) {
+        self.most_ranges
+            .fetch_max(u64::from(loss.lost_ranges), Ordering::Relaxed);
+        self.inner.on_loss(loss)
+    }
+    fn on_packets_lost(&mut self, now: Instant, lost: u64, inflight: u64, new_episode: bool) {
+        self.inner.on_packets_lost(now, lost, inflight, new_episode)
+    }
+    fn on_retransmission_timeout(&mut self, now: Instant, inflight: u64) {
+        self.inner.on_retransmission_timeout(now, inflight)
+    }
+    fn on_mss_change(&mut self, mss: u64) {
+        self.inner.on_mss_change(mss)
+    }
+    fn cwnd_bytes(&self) -> u64 {
+        self.inner.cwnd_bytes()
+    }
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        self.inner.pacing_rate_bytes_per_sec()
+    }
+    fn send_quantum_bytes(&self) -> u64 {
+        self.inner.send_quantum_bytes()
+    }
+    fn snapshot(&self) -> Snapshot {
+        self.inner.snapshot()
+    }
+}
+
+/// The transport's loss detection (the shared sender's) tells the
+/// controller how many discontiguous packet-number ranges a loss
+/// declaration covers: packets 20 and 22 lost and first seen missing in
+/// the same ACK are one declaration of two ranges (`LossContext::lost_ranges`,
+/// which BBRv3's Startup exit counts).
+#[test]
+fn two_holes_declared_lost_together_reach_the_controller_as_two_ranges() {
+    let most = Arc::new(AtomicU64::new(0));
+    let m = most.clone();
+    let custom = sender::CustomCc::new("range-counting-cubic", move |cfg, _| {
+        Box::new(RangeCountingCubic {
+            inner: congestion::cubic::Cubic::new(cfg),
+            most_ranges: m.clone(),
+        }) as Box<dyn CongestionControl + Send>
+    });
+    let (s, _) = against_stand_in(
+        47_727,
+        Report::LoseTwoRanges,
+        |addr| SendConfig {
+            ecn: true,
+            ..common::pattern_config(addr, congestion::Config::default(), 4, 500_000)
+        },
+        Some(custom),
+    );
+    assert_eq!(s.bytes, 500_000);
+    assert!(s.retransmissions >= 2, "{s:?}");
+    assert!(most.load(Ordering::Relaxed) >= 2, "{s:?}");
+    assert_eq!(s.ecn, "capable", "{s:?}");
 }
