@@ -340,10 +340,9 @@ pub fn send_with(
                     };
                     // Stamped when read, not when the loop began: a
                     // datagram read later in a drained batch would
-                    // otherwise get a short RTT sample.
-                    // The shared sender validates the counts and gives the
-                    // controller the new CE marks between its
-                    // `on_ack_begin` and `on_ack`.
+                    // otherwise get a short RTT sample. The shared sender
+                    // validates the counts and gives the controller the
+                    // new CE marks between its `on_ack_begin` and `on_ack`.
                     sender.on_ack(now_ns(start), &ack);
                     sender.set_flow_limit(max_chunks);
                     if cfg.ecn && sender.ecn_failed && ecn_failure.is_none() {
