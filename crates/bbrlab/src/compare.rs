@@ -32,6 +32,27 @@ pub enum Source {
     Udp,
 }
 
+/// The `bbrlab send` flags for the flow's switches the UDP transport
+/// has: bbr3's profile and ECN (`ecn = true`, ECT(0), as `--ecn`; the
+/// transport has no ECT(1), so a flow asking for it is refused rather than
+/// compared with something else).
+fn udp_send_flags(flow: &netsim::FlowConfig) -> Result<String, String> {
+    let mut flags = String::new();
+    if flow.cc.algorithm == congestion::Algorithm::Bbr3 {
+        flags.push_str(&format!(" --bbr3-profile {}", flow.cc.bbr3.profile));
+    }
+    match flow.ecn {
+        netsim::sender::Ecn::NotEct => {}
+        netsim::sender::Ecn::Ect0 => flags.push_str(" --ecn"),
+        other => {
+            return Err(format!(
+                "compare: the flow's ecn is {other:?}; the UDP transport marks ECT(0) only (`ecn = true`)"
+            ))
+        }
+    }
+    Ok(flags)
+}
+
 /// Parses `--with kernel,udp`; `--with none` runs the simulator alone
 /// (no root needed), as the scenario describes its packets.
 pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
@@ -329,13 +350,19 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
                     eprintln!("compare: the kernel has no `{alg}`; skipping the kernel run");
                     continue;
                 }
-                ("kernel", "kernel TCP", "tcp recv", "tcp send", "pmtu")
+                (
+                    "kernel",
+                    "kernel TCP",
+                    "tcp recv",
+                    "tcp send".to_string(),
+                    "pmtu",
+                )
             }
             Source::Udp => (
                 "udp",
                 "UDP transport",
                 "recv",
-                "send --quiet",
+                format!("send --quiet{}", udp_send_flags(&run.config.flows[0])?),
                 "datagrams_per_syscall",
             ),
         };
@@ -632,6 +659,7 @@ mod tests {
                 &s,
                 &n,
                 &r,
+                "0", // delivered_ce
             ])
             .unwrap();
         }
@@ -692,6 +720,29 @@ mod tests {
         assert!((m.goodput_mbps - 10.0).abs() < 1e-9);
         assert_eq!(m.rtt.first().map(|p| p.0), Some(0.0));
         assert!((m.rtt.last().unwrap().0 - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_udp_sender_gets_the_flows_bbr3_profile_and_ecn() {
+        let sc = |text: &str| {
+            let p = Path::new("t.toml");
+            let s = scenario::parse(text, "t.toml", Path::new("."), p).unwrap();
+            s.runs[0].config.flows[0].clone()
+        };
+        let base = "duration = \"5s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\n";
+        let flow = sc(&format!("{base}algorithm = \"cubic\"\n"));
+        assert_eq!(udp_send_flags(&flow).unwrap(), "");
+        let flow = sc(&format!(
+            "{base}algorithm = \"bbr3\"\necn = true\n[flow.bbr3]\nprofile = \"linux-v3\"\n"
+        ));
+        assert_eq!(
+            udp_send_flags(&flow).unwrap(),
+            " --bbr3-profile linux-v3 --ecn"
+        );
+        let flow = sc(&format!("{base}algorithm = \"bbr3\"\n"));
+        assert_eq!(udp_send_flags(&flow).unwrap(), " --bbr3-profile draft");
+        let flow = sc(&format!("{base}algorithm = \"cubic\"\necn = \"ect1\"\n"));
+        assert!(udp_send_flags(&flow).unwrap_err().contains("ECT(0) only"));
     }
 
     #[test]
