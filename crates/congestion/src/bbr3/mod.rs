@@ -281,6 +281,12 @@ pub struct Bbr3 {
     cwnd_limited_this_round: bool,
     cwnd_limited_last_round: bool,
 
+    /// This ACK's delivery rate, bytes/ns (`RS.delivery_rate`), divided
+    /// out once per ACK; `None` for an invalid sample.
+    sample_rate: Option<f64>,
+    /// The pacing rate and min_rtt the send quantum was last computed for.
+    quantum_key: (u64, Option<u64>),
+
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
     lost_total: u64,
@@ -372,6 +378,8 @@ impl Bbr3 {
             cwnd_limited_last_round: false,
             delivered_total: 0,
             lost_total: 0,
+            sample_rate: None,
+            quantum_key: (u64::MAX, None),
         };
         if cfg.round_needs_valid_sample {
             // Linux: `loss_round_delivered = tp->delivered + 1`, so the
@@ -435,7 +443,7 @@ impl Bbr3 {
     /// `UpdateMaxBw()` (§5.5.5): app-limited samples count only if they
     /// raise the estimate.
     fn update_max_bw(&mut self, rs: &RateSample) {
-        let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
+        let Some(rate) = self.sample_rate else {
             return;
         };
         if rate > 0.0 && (rate >= self.max_bw() || !rs.is_app_limited) {
@@ -648,6 +656,7 @@ impl CongestionControl for Bbr3 {
     /// `UpdateOnACK()` (§5.2.3).
     fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         let rs = ctx.rate;
+        self.sample_rate = rs.delivery_rate_bytes_per_ns();
         self.delivered_total = ctx.delivered_bytes;
         self.lost_total = self.lost_total.max(ctx.lost_bytes);
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
@@ -766,6 +775,7 @@ impl CongestionControl for Bbr3 {
         self.inflight_longterm = per_packet(self.inflight_longterm, old);
         self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
         self.mss = mss;
+        self.quantum_key = (u64::MAX, None);
         self.set_send_quantum();
     }
 
