@@ -197,7 +197,7 @@ impl Bbr3 {
         if self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
             return;
         }
-        let rate = rs.delivery_rate_bytes_per_ns().unwrap_or(0.0);
+        let rate = self.sample_rate.unwrap_or(0.0);
         self.bw_latest = self.bw_latest.max(rate);
         self.inflight_latest = self.inflight_latest.max(rs.delivered_bytes);
         if rs.prior_delivered_bytes >= self.loss_round_delivered {
@@ -209,7 +209,7 @@ impl Bbr3 {
     /// `AdvanceLatestDeliverySignals()`.
     pub(super) fn advance_latest_delivery_signals(&mut self, rs: &RateSample) {
         if self.loss_round_start {
-            self.bw_latest = rs.delivery_rate_bytes_per_ns().unwrap_or(0.0);
+            self.bw_latest = self.sample_rate.unwrap_or(0.0);
             self.inflight_latest = rs.delivered_bytes;
         }
     }
@@ -330,7 +330,7 @@ impl Bbr3 {
         if self.full_bw_now || rs.is_app_limited {
             return;
         }
-        let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
+        let Some(rate) = self.sample_rate else {
             return;
         };
         if !self.cfg.full_bw_check_every_ack && !self.round_start {
