@@ -481,8 +481,14 @@ pub fn send_with(
             last_delivered = delivered;
             next_sample = now + interval;
             if cfg.progress && now - last_progress >= 1_000_000_000 {
+                // With ECN, the CE marks given to the controller so far.
+                let ce = if cfg.ecn {
+                    format!("  ce {}", sender.delivered_ce)
+                } else {
+                    String::new()
+                };
                 line.show(format_args!(
-                    "{:6.1} s {:8.2} Mbit/s  rtt {:6.1} ms  cwnd {:7.0} kB  {:<10} retx {}   ",
+                    "{:6.1} s {:8.2} Mbit/s  rtt {:6.1} ms  cwnd {:7.0} kB  {:<10} retx {}{ce}   ",
                     (now - t0) as f64 / 1e9,
                     delivered as f64 * 8e3 / (now - t0).max(1) as f64,
                     sender.latest_rtt_ns.unwrap_or(0) as f64 / 1e6,
