@@ -12,7 +12,7 @@ use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
 use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
 use crate::stats::jain_index;
-use link::{Codepoint, Direction, Release, Verdict};
+use link::{Direction, Release, Verdict};
 use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
 use std::collections::VecDeque;
 use std::io;
@@ -276,9 +276,7 @@ impl<'a> Sim<'a> {
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
                     let verdict = match sent.ecn {
                         Ecn::NotEct => self.fwd.enqueue(self.now, wire),
-                        e => self
-                            .fwd
-                            .enqueue_with(self.now, wire, Codepoint::from_bits(e.bits())),
+                        e => self.fwd.enqueue_with(self.now, wire, e),
                     };
                     self.route(
                         Dir::Forward,

@@ -3,47 +3,10 @@
 //! ACK frame reports (RFC 9000 §19.3.2), and which of the two feedback
 //! schemes a flow uses.
 //!
-//! The link model has its own codepoint type (`link::Codepoint`) with the
-//! same bits; this crate does not depend on `link`, so the simulator
-//! converts through [`Ecn::bits`].
+//! The codepoint type itself is [`congestion::Ecn`], shared with the link
+//! model.
 
-/// The ECN field of a data packet: the two low bits of the IPv4 TOS byte
-/// or the IPv6 Traffic Class (RFC 3168 §5); the discriminants are the bits.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Ecn {
-    /// `0b00`: not ECN-capable; a congested queue must drop it.
-    #[default]
-    NotEct = 0b00,
-    /// `0b01`: ECN-capable, ECT(1) (L4S, RFC 9331).
-    Ect1 = 0b01,
-    /// `0b10`: ECN-capable, ECT(0): what classic ECN senders set.
-    Ect0 = 0b10,
-    /// `0b11`: Congestion Experienced, set by a queue instead of a drop.
-    Ce = 0b11,
-}
-
-impl Ecn {
-    /// The codepoint in the two low bits of `bits`.
-    pub const fn from_bits(bits: u8) -> Ecn {
-        match bits & 0b11 {
-            0b00 => Ecn::NotEct,
-            0b01 => Ecn::Ect1,
-            0b10 => Ecn::Ect0,
-            _ => Ecn::Ce,
-        }
-    }
-
-    /// The two bits.
-    pub const fn bits(self) -> u8 {
-        self as u8
-    }
-
-    /// Whether a packet with it is ECN-capable (ECT(0), ECT(1) or CE).
-    pub const fn is_ect(self) -> bool {
-        !matches!(self, Ecn::NotEct)
-    }
-}
+pub use congestion::Ecn;
 
 /// The cumulative ECN counts a QUIC ACK frame of type 0x03 carries
 /// (RFC 9000 §19.3.2): packets received so far with each codepoint.
