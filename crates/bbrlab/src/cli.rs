@@ -16,7 +16,9 @@ pub(crate) struct Cli {
 #[derive(Subcommand)]
 pub(crate) enum Command {
     /// Reproduce every published claim (C1–C14) in the simulator and write
-    /// an HTML report with the paper-style figures and a verdict per claim.
+    /// an HTML report with the paper-style figures and a verdict per claim;
+    /// then the BBRv3 results (V1 …: bbr3 beside v1 bbr), in a section of
+    /// their own in the same report.
     ///
     /// Exit status: 0 when every run completed and the report was written,
     /// even if some claims are not reproduced (the report and the summary
@@ -31,7 +33,8 @@ pub(crate) enum Command {
         /// Shorter durations (for CI); every claim's checks still apply.
         #[arg(long)]
         quick: bool,
-        /// Only these claims, comma-separated (e.g. `C1,C3` or `1,3`).
+        /// Only these claims or BBRv3 results, comma-separated (e.g.
+        /// `C1,C3`, `1,3` or `V1`).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
         /// Parallel runs (default: all cores).
@@ -378,9 +381,21 @@ pub(crate) struct SendArgs {
     /// Receiver address, e.g. 10.77.0.2:5202.
     #[arg(long)]
     pub(crate) to: std::net::SocketAddr,
-    /// Congestion control: bbr, bbr-jitter, cubic or reno.
+    /// Congestion control: bbr, bbr-jitter, bbr3, cubic or reno.
     #[arg(long, default_value = "bbr")]
     pub(crate) cc: String,
+    /// bbr3's profile: draft (draft-ietf-ccwg-bbr) or linux-v3 (the
+    /// google/bbr v3 branch's constants and ECN response) [default: draft].
+    #[arg(long, value_name = "PROFILE")]
+    pub(crate) bbr3_profile: Option<String>,
+    /// Send data packets ECN-capable (ECT(0) in the IP header) and give the
+    /// controller the CE marks the receiver counts (every ACK carries its
+    /// ECT(0)/ECT(1)/CE counts, as QUIC's). cubic and reno answer a round
+    /// with CE as a loss, bbr3 as its draft says, bbr ignores CE. If the
+    /// counts fail validation (RFC 9000 13.4.2: none come back, or the path
+    /// clears the marks) marking stops and the summary's `ecn` says why.
+    #[arg(long)]
+    pub(crate) ecn: bool,
     /// Send this file.
     #[arg(long, conflicts_with_all = ["bytes", "duration"])]
     pub(crate) file: Option<PathBuf>,

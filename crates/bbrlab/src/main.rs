@@ -1,7 +1,8 @@
 //! `bbrlab`: BBR congestion control, done properly, as software people can use.
 //!
 //! Subcommands:
-//! - `reproduce`: run every published claim (C1–C14) and write the report
+//! - `reproduce`: run every published claim (C1–C14) and the BBRv3 results
+//!   (V1 …) and write the report
 //! - `sim`: run a scenario file in the packet-level simulator
 //! - `plot`: draw the standard figures for a run directory
 //! - `emu`: run real programs over an emulated path (root)

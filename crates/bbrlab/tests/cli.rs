@@ -367,3 +367,52 @@ fn reproduce_strict_fails_on_a_claim_not_reproduced() {
         "{help}"
     );
 }
+
+/// Issue 22: `reproduce --only` selects a BBRv3 result by its id (V4,
+/// ProbeRTT's cost, is the cheapest), runs it with --quick, and writes it
+/// into the same claims.json and report as the claims, in the report's
+/// BBRv3 section, with its figure; `--table` gives it a table of its own.
+#[test]
+fn reproduce_runs_a_bbr3_result_by_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let o = bbrlab(&[
+        "reproduce",
+        "--quick",
+        "--only",
+        "V4",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = fs::read_to_string(out.join("claims.json")).unwrap();
+    let claims: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(claims.as_array().unwrap().len(), 1);
+    let v4 = &claims[0];
+    assert_eq!(v4["id"], "V4");
+    assert_eq!(v4["suite"], "bbr3");
+    assert!(v4["checks"].as_array().unwrap().len() >= 3);
+    // Both algorithms ran, on the quick duration.
+    let runs = v4["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("<section id=\"bbr3\">") && html.contains("id=\"V4\""));
+    assert!(html.contains("[D06]"), "the cited draft in full");
+    let fig = v4["figures"][0].as_str().unwrap();
+    assert!(out.join(format!("{fig}.svg")).exists());
+    let t = bbrlab(&[
+        "reproduce",
+        "--table",
+        out.join("claims.json").to_str().unwrap(),
+    ]);
+    let table = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        table.starts_with("| result |") && table.contains("| V4 "),
+        "{table}"
+    );
+    // An unknown id names what exists.
+    let o = bbrlab(&["reproduce", "--only", "V99", "-o", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("V1"));
+}

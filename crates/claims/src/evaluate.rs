@@ -3,18 +3,43 @@
 //! remarks, analysis; data in `scenarios/claims/meta/`) and the evaluation
 //! in its own module of [`crate::claim`], which records what it finds in
 //! an [`Eval`].
+//!
+//! The BBRv3 results ([`bbr3`], V1 …, modules in [`crate::bbr3`], files in
+//! `scenarios/bbr3/`) are put together the same way and judged by the same
+//! machinery; they are a suite of their own, not claims C15 and on.
 
 pub use crate::claim::Evaluator;
 pub use crate::findings::{Check, Eval, Row};
 use crate::meta::{self, Meta};
 use std::sync::OnceLock;
 
+/// Which list a [`ClaimDef`] belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// The published claims about BBR v1, C1–C14.
+    Claims,
+    /// The BBRv3 results, V1 …: `bbr3` beside v1 `bbr` on the same path.
+    Bbr3,
+}
+
+impl Suite {
+    /// Its directory under `scenarios/` (and its name in `claims.json`).
+    pub fn dir(self) -> &'static str {
+        match self {
+            Suite::Claims => "claims",
+            Suite::Bbr3 => "bbr3",
+        }
+    }
+}
+
 /// One claim: where it comes from, its scenario, and how it is judged.
 pub struct ClaimDef {
+    /// The claims or the BBRv3 suite.
+    pub suite: Suite,
     /// What the report says about it, from its metadata file.
     pub meta: Meta,
-    /// Scenario file stem in `scenarios/claims/` (its metadata has the
-    /// same stem in `scenarios/claims/meta/`).
+    /// Scenario file stem in `scenarios/<suite>/` (its metadata has the
+    /// same stem in `scenarios/<suite>/meta/`).
     pub file: &'static str,
     /// The scenario file's text.
     pub toml: &'static str,
@@ -22,37 +47,61 @@ pub struct ClaimDef {
     pub evaluate: Evaluator,
 }
 
+impl ClaimDef {
+    /// Its scenario's path in the repository, as errors and the report
+    /// name it.
+    pub fn scenario_path(&self) -> String {
+        format!("scenarios/{}/{}.toml", self.suite.dir(), self.file)
+    }
+}
+
 /// Every claim, in order (C1 … C14). The metadata is parsed on the first
 /// call.
 pub fn all() -> &'static [ClaimDef] {
     static ALL: OnceLock<Vec<ClaimDef>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        let names: Vec<String> = crate::claim::SOURCES
-            .iter()
-            .map(|s| format!("scenarios/claims/meta/{}.toml", s.file))
-            .collect();
-        let files: Vec<(&str, &str)> = names
-            .iter()
-            .zip(&crate::claim::SOURCES)
-            .map(|(n, s)| (n.as_str(), s.meta))
-            .collect();
-        let metas = match meta::parse_all(&files) {
-            Ok(m) => m,
-            // Compiled in and parsed by this module's tests: a bug here is
-            // one in a file of this repository.
-            Err(e) => panic!("{e}"),
-        };
-        metas
-            .into_iter()
-            .zip(&crate::claim::SOURCES)
-            .map(|(meta, s)| ClaimDef {
-                meta,
-                file: s.file,
-                toml: s.scenario,
-                evaluate: s.evaluate,
-            })
-            .collect()
-    })
+    ALL.get_or_init(|| defs(Suite::Claims, &crate::claim::SOURCES))
+}
+
+/// The BBRv3 results, in order (V1 …), run after the claims by
+/// `bbrlab reproduce`. The metadata is parsed on the first call.
+pub fn bbr3() -> &'static [ClaimDef] {
+    static ALL: OnceLock<Vec<ClaimDef>> = OnceLock::new();
+    ALL.get_or_init(|| defs(Suite::Bbr3, &crate::bbr3::SOURCES))
+}
+
+/// The claims, then the BBRv3 results: everything `reproduce` can run.
+pub fn everything() -> impl Iterator<Item = &'static ClaimDef> {
+    all().iter().chain(bbr3())
+}
+
+/// A suite's definitions from its compiled-in files.
+fn defs(suite: Suite, sources: &[crate::claim::Source]) -> Vec<ClaimDef> {
+    let names: Vec<String> = sources
+        .iter()
+        .map(|s| format!("scenarios/{}/meta/{}.toml", suite.dir(), s.file))
+        .collect();
+    let files: Vec<(&str, &str)> = names
+        .iter()
+        .zip(sources)
+        .map(|(n, s)| (n.as_str(), s.meta))
+        .collect();
+    let metas = match meta::parse_all(&files) {
+        Ok(m) => m,
+        // Compiled in and parsed by this module's tests: a bug here is
+        // one in a file of this repository.
+        Err(e) => panic!("{e}"),
+    };
+    metas
+        .into_iter()
+        .zip(sources)
+        .map(|(meta, s)| ClaimDef {
+            suite,
+            meta,
+            file: s.file,
+            toml: s.scenario,
+            evaluate: s.evaluate,
+        })
+        .collect()
 }
 
 #[cfg(test)]

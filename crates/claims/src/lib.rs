@@ -24,6 +24,12 @@
 //!   judges the value and states the rule in the report, so the two
 //!   cannot disagree ("≥ 0.85" in code beside "≥ 0.9" in the sentence).
 //!
+//! The BBRv3 results (V1 …, issue 22) are a suite of their own, built
+//! the same way: scenarios and metadata in `scenarios/bbr3/`, one module
+//! per result in [`bbr3`], judged by the same tolerances and drawn by the
+//! same figure helpers; `reproduce` runs them after the claims, in the same
+//! job list and report ([`evaluate::bbr3`]).
+//!
 //! The modules beside them hold what the claims share: [`runs`] (reading
 //! a run's summary and time series), the statistics over seeds, and the
 //! figure helpers.
@@ -49,6 +55,7 @@
 //! );
 //! ```
 
+pub mod bbr3;
 pub mod claim;
 pub mod evaluate;
 mod figure;

@@ -101,6 +101,24 @@ struct References {
     reference: Vec<Reference>,
 }
 
+/// One source document of the BBRv3 suite, cited as `[tag]` in a result's
+/// `source`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Document {
+    /// Its short tag (`D06`, `I117`, `GOMEZ24` …).
+    pub tag: String,
+    /// The full citation, with where it can be read.
+    pub text: String,
+}
+
+/// `scenarios/bbr3/meta/references.toml` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Documents {
+    document: Vec<Document>,
+}
+
 impl Meta {
     /// The published values of figure `stem` as (x, y) points; `run_s`
     /// is the run's duration, for values placed at a point of the run
@@ -187,6 +205,35 @@ pub fn references() -> &'static [Reference] {
     })
 }
 
+/// The BBRv3 suite's source documents, from
+/// `scenarios/bbr3/meta/references.toml`.
+pub fn documents() -> &'static [Document] {
+    static DOCUMENTS: OnceLock<Vec<Document>> = OnceLock::new();
+    DOCUMENTS.get_or_init(|| {
+        let text = include_str!("../../../scenarios/bbr3/meta/references.toml");
+        match toml::from_str::<Documents>(text) {
+            Ok(r) => r.document,
+            // Compiled in and parsed by this crate's tests.
+            Err(e) => panic!("scenarios/bbr3/meta/references.toml: {e}"),
+        }
+    })
+}
+
+/// The documents a `source` cites, as (label, full citation): each
+/// "seed NNN" it names from [`references`] (label `NNN`), each `[TAG]`
+/// from [`documents`] (label `TAG`), in that order.
+pub fn cited(source: &str) -> Vec<(&'static str, &'static str)> {
+    let seeds = references()
+        .iter()
+        .filter(|r| source.contains(&format!("seed {}", r.seed)))
+        .map(|r| (r.seed.as_str(), r.text.as_str()));
+    let docs = documents()
+        .iter()
+        .filter(|d| source.contains(&format!("[{}]", d.tag)))
+        .map(|d| (d.tag.as_str(), d.text.as_str()));
+    seeds.chain(docs).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +287,20 @@ fig = [[1.5, 2.0], ["end", 3.0], ["middle", 4.0]]
         let seeds: Vec<&str> = r.iter().map(|r| r.seed.as_str()).collect();
         assert_eq!(seeds, ["000", "001", "002", "003", "004"]);
         assert!(r.iter().all(|r| r.text.len() > 50));
+    }
+
+    #[test]
+    fn the_bbr3_documents_parse_each_tag_once_and_are_cited_by_tag() {
+        let d = documents();
+        let mut tags: Vec<&str> = d.iter().map(|d| d.tag.as_str()).collect();
+        assert!(d.iter().all(|d| d.text.len() > 50));
+        let n = tags.len();
+        tags.sort_unstable();
+        tags.dedup();
+        assert_eq!(tags.len(), n, "a tag twice");
+        let c = cited("[D06] §5.3.4.2; seed 002");
+        let labels: Vec<&str> = c.iter().map(|c| c.0).collect();
+        assert_eq!(labels, ["002", "D06"]);
+        assert!(cited("D06 without brackets").is_empty());
     }
 }

@@ -1,13 +1,16 @@
 //! `bbrlab reproduce`: run one scenario per published claim (C1–C14 in
 //! CLAIMS.md), judge each against its published figure with a stated
-//! tolerance, and write a static HTML report with the figures.
+//! tolerance, and write a static HTML report with the figures. The BBRv3
+//! results (V1 …) run after the claims, in the same job list, and get a
+//! section of their own in the same report.
 //!
-//! The scenario files are `scenarios/claims/*.toml`, compiled into the
-//! binary so the command works from any directory; the report shows each
-//! file's text. The claims, with their verdict rules and tolerances, are
-//! listed in [`crate::evaluate`].
+//! The scenario files are `scenarios/claims/*.toml` and
+//! `scenarios/bbr3/*.toml`, compiled into the binary so the command works
+//! from any directory; the report shows each file's text. The claims and
+//! results, with their verdict rules and tolerances, are listed in
+//! [`crate::evaluate`].
 
-use crate::evaluate::{self as claims, ClaimDef, Eval};
+use crate::evaluate::{self as claims, ClaimDef, Eval, Suite};
 use crate::html::esc;
 use crate::meta;
 pub use crate::runs::RunData;
@@ -23,8 +26,10 @@ use std::time::Instant;
 /// A claim's outcome, as written to `claims.json`.
 #[derive(Serialize)]
 pub struct Outcome {
-    /// C1 … C14.
+    /// C1 … C14, or V1 … for a BBRv3 result.
     pub id: String,
+    /// `claims` or `bbr3` (the BBRv3 suite).
+    pub suite: &'static str,
     /// Short title.
     pub title: String,
     /// Seed file and figure.
@@ -51,7 +56,7 @@ pub struct Options {
     pub out: PathBuf,
     /// Shorter durations (for CI).
     pub quick: bool,
-    /// Only these claim ids (lowercase, e.g. `c1`), or all.
+    /// Only these claim or BBRv3 result ids (e.g. `c1`, `V2`), or all.
     pub only: Option<Vec<String>>,
     /// Worker threads.
     pub jobs: Option<usize>,
@@ -59,25 +64,30 @@ pub struct Options {
     pub quiet: bool,
 }
 
+/// The claims and BBRv3 results `only` names (`C3`, `3`, `c03`, `V1`), in
+/// the order given, or all of them, claims first.
 fn select(only: &Option<Vec<String>>) -> Result<Vec<&'static ClaimDef>, String> {
-    let all = claims::all();
     let Some(ids) = only else {
-        return Ok(all.iter().collect());
+        return Ok(claims::everything().collect());
     };
     let mut out = Vec::new();
     for id in ids {
         let want = id.trim().to_ascii_lowercase();
-        let found = all.iter().find(|c| {
+        let found = claims::everything().find(|c| {
             let cid = c.meta.id.to_ascii_lowercase();
             cid == want
-                || cid == format!("c{}", want.trim_start_matches('c').trim_start_matches('0'))
+                || (c.suite == Suite::Claims
+                    && cid == format!("c{}", want.trim_start_matches('c').trim_start_matches('0')))
+                || (c.suite == Suite::Bbr3
+                    && want.starts_with('v')
+                    && cid == format!("v{}", want.trim_start_matches('v').trim_start_matches('0')))
         });
         match found {
             Some(c) => out.push(c),
             None => {
-                let known: Vec<&str> = all.iter().map(|c| c.meta.id.as_str()).collect();
+                let known: Vec<&str> = claims::everything().map(|c| c.meta.id.as_str()).collect();
                 return Err(format!(
-                    "--only {id}: no such claim; known: {}",
+                    "--only {id}: no such claim or BBRv3 result; known: {}",
                     known.join(", ")
                 ));
             }
@@ -88,7 +98,7 @@ fn select(only: &Option<Vec<String>>) -> Result<Vec<&'static ClaimDef>, String> 
 
 /// Parses a claim's embedded scenario, applying the quick duration.
 fn load(def: &ClaimDef, quick: bool) -> Result<Vec<Run>, String> {
-    let file = format!("scenarios/claims/{}.toml", def.file);
+    let file = def.scenario_path();
     let sc = scenario::parse(def.toml, &file, Path::new("."), Path::new(&file))
         .map_err(|e| e.to_string())?;
     let mut runs = sc.runs;
@@ -242,18 +252,34 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
     let html = report_html(&defs, &outcomes, opts.quick, total, linux_tcp);
     fs::write(opts.out.join("index.html"), html).map_err(|e| format!("writing index.html: {e}"))?;
     if !opts.quiet {
-        let ok = outcomes.iter().filter(|o| o.reproduced).count();
         println!(
-            "{ok} of {} claims reproduced in {total:.1} s; report: {}",
-            outcomes.len(),
+            "{} in {total:.1} s; report: {}",
+            tally(&outcomes),
             opts.out.join("index.html").display()
         );
     }
     Ok(outcomes)
 }
 
-/// `reproduce --strict`'s verdict: an error naming every claim that was
-/// not reproduced, so CI fails on a regression; `Ok` when all were. Without
+/// How many of each suite were reproduced: "12 of 14 claims reproduced",
+/// "… and 4 of 6 BBRv3 results", or the BBRv3 part alone.
+fn tally(outcomes: &[Outcome]) -> String {
+    let count = |suite: Suite| {
+        let of: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == suite.dir()).collect();
+        (of.iter().filter(|o| o.reproduced).count(), of.len())
+    };
+    let (c_ok, c_n) = count(Suite::Claims);
+    let (v_ok, v_n) = count(Suite::Bbr3);
+    match (c_n, v_n) {
+        (_, 0) => format!("{c_ok} of {c_n} claims reproduced"),
+        (0, _) => format!("{v_ok} of {v_n} BBRv3 results reproduced"),
+        _ => format!("{c_ok} of {c_n} claims and {v_ok} of {v_n} BBRv3 results reproduced"),
+    }
+}
+
+/// `reproduce --strict`'s verdict: an error naming every claim (or BBRv3
+/// result) that was not reproduced, so CI fails on a regression; `Ok` when
+/// all were. Without
 /// `--strict` the command exits 0 either way, because a claim that does not
 /// reproduce is a result the report explains, not a broken run.
 pub fn require_all(outcomes: &[Outcome]) -> Result<(), String> {
@@ -295,6 +321,7 @@ fn outcome(def: &ClaimDef, eval: Eval, seconds: f64) -> Outcome {
     }
     Outcome {
         id: def.meta.id.clone(),
+        suite: def.suite.dir(),
         title: def.meta.title.clone(),
         source: def.meta.source.clone(),
         reproduced,
@@ -327,15 +354,6 @@ fn one_line(o: &Outcome) -> String {
     format!("{:<4} {verdict}  {}", o.id, key)
 }
 
-/// The seed numbers a claim's `source` names ("seed 000 fig. 8; seed 003").
-fn seeds_cited(source: &str) -> Vec<&'static str> {
-    meta::references()
-        .iter()
-        .filter(|r| source.contains(&format!("seed {}", r.seed)))
-        .map(|r| r.seed.as_str())
-        .collect()
-}
-
 /// The UTC calendar date of `secs` since the Unix epoch, as YYYY-MM-DD
 /// (the civil-from-days rule; no date crate needed for one stamp).
 pub fn utc_date(secs: u64) -> String {
@@ -364,7 +382,8 @@ const LINUX_TCP_CLAIMS: [&str; 2] = ["C11", "C12"];
 
 /// The report page. `linux_tcp` is the "Linux TCP (kernel, measured)"
 /// block and the index (into `defs`) of the claim section it goes in; the
-/// other of C11/C12 links to it.
+/// other of C11/C12 links to it. The BBRv3 results, if any were run, follow
+/// the claims under a heading of their own with their own summary table.
 fn report_html(
     defs: &[&ClaimDef],
     outcomes: &[Outcome],
@@ -373,18 +392,31 @@ fn report_html(
     linux_tcp: Option<(usize, String)>,
 ) -> String {
     let mut h = String::new();
-    let ok = outcomes.iter().filter(|o| o.reproduced).count();
+    let in_suite = |suite: Suite| {
+        outcomes
+            .iter()
+            .enumerate()
+            .filter(move |(_, o)| o.suite == suite.dir())
+            .map(|(i, _)| i)
+            .collect::<Vec<usize>>()
+    };
+    let (claims, bbr3) = (in_suite(Suite::Claims), in_suite(Suite::Bbr3));
     let _ = write!(
         h,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>bbrlab: reproduced claims</title><style>{STYLE}</style></head><body>\
          <h1>bbrlab: published BBR results, reproduced</h1>\
-         <p>{ok} of {} claims reproduced{}. Simulated by bbrlab's deterministic packet-level simulator (netsim) with the <code>congestion</code> crate's \
-         BBR v1 (Linux <code>tcp_bbr</code> semantics), <code>bbr-jitter</code>, CUBIC and Reno; total {total_s:.1} s wall-clock. \
+         <p>{}{}. Simulated by bbrlab's deterministic packet-level simulator (netsim) with the <code>congestion</code> crate's \
+         BBR v1 (Linux <code>tcp_bbr</code> semantics), <code>bbr-jitter</code>, BBRv3 (<code>bbr3</code>), CUBIC and Reno; total {total_s:.1} s wall-clock. \
          Each claim below gives its source, the scenario file, the published figure next to the measured one, every tolerance check, and the verdict. \
-         Published values are drawn as black triangles on the plots.</p>\
+         Published values are drawn as black triangles on the plots.{}</p>\
          <p>bbrlab {} (git commit {}), generated {} UTC. Sources: see the <a href=\"#references\">references</a>.</p>",
-        outcomes.len(),
+        tally(outcomes),
         if quick { " (quick mode: shortened durations)" } else { "" },
+        if bbr3.is_empty() {
+            ""
+        } else {
+            " The <a href=\"#bbr3\">BBRv3 results</a> follow the claims."
+        },
         env!("CARGO_PKG_VERSION"),
         esc(runner::provenance().1),
         utc_date(
@@ -393,13 +425,67 @@ fn report_html(
                 .map_or(0, |d| d.as_secs())
         ),
     );
-    h.push_str("<table><tr><th>claim</th><th>source</th><th>verdict</th><th>key figures (measured vs published)</th></tr>");
+    if !claims.is_empty() {
+        summary_table(&mut h, "claim", claims.iter().map(|&i| &outcomes[i]));
+    }
+    for &i in &claims {
+        section(&mut h, defs[i], &outcomes[i], |h| match &linux_tcp {
+            Some((at, block)) if *at == i => h.push_str(block),
+            Some((at, _)) if LINUX_TCP_CLAIMS.contains(&defs[i].meta.id.as_str()) => {
+                let _ = write!(
+                    h,
+                    "<p>The same path on real Linux TCP (kernel <code>bbr</code> against the BPF <code>bbrlab_jitter</code>): <a href=\"#linux-tcp\">Linux TCP (kernel, measured)</a>, under {}.</p>",
+                    esc(&defs[*at].meta.id)
+                );
+            }
+            _ => {}
+        });
+    }
+    if !bbr3.is_empty() {
+        h.push_str(
+            "<section id=\"bbr3\"><h2>BBRv3 results</h2>\
+             <p>What BBRv3's authors and independent evaluations published about v3, each on a path of its own with \
+             <code>bbr3</code> beside v1 <code>bbr</code> on the same scenario (and CUBIC where the result is about sharing). \
+             These are not claims C15 and on: C1–C14 are the v1 paper's. Most published v3 results come from real networks or \
+             emulators and give a shape, not numbers a simulator can hit, so most checks are about the shape \
+             (who is below whom, where a curve bends) and each says where its range comes from.</p>",
+        );
+        summary_table(&mut h, "result", bbr3.iter().map(|&i| &outcomes[i]));
+        h.push_str("</section>");
+        for &i in &bbr3 {
+            section(&mut h, defs[i], &outcomes[i], |_| {});
+        }
+    }
+    h.push_str("<section id=\"references\"><h2>References</h2><ol>");
+    for r in meta::references() {
+        let _ = write!(h, "<li>[{}] {}</li>", r.seed, esc(&r.text));
+    }
+    if !bbr3.is_empty() {
+        for d in meta::documents() {
+            let _ = write!(h, "<li>[{}] {}</li>", esc(&d.tag), esc(&d.text));
+        }
+    }
+    h.push_str("</ol></section></body></html>\n");
+    h
+}
+
+/// The verdict's badge.
+fn badge(reproduced: bool) -> &'static str {
+    if reproduced {
+        "<span class=\"ok\">reproduced</span>"
+    } else {
+        "<span class=\"no\">not reproduced</span>"
+    }
+}
+
+/// The table of verdicts at the top of the page (`what`: "claim") or of
+/// the BBRv3 section ("result").
+fn summary_table<'a>(h: &mut String, what: &str, outcomes: impl Iterator<Item = &'a Outcome>) {
+    let _ = write!(
+        h,
+        "<table><tr><th>{what}</th><th>source</th><th>verdict</th><th>key figures (measured vs published)</th></tr>"
+    );
     for o in outcomes {
-        let badge = if o.reproduced {
-            "<span class=\"ok\">reproduced</span>"
-        } else {
-            "<span class=\"no\">not reproduced</span>"
-        };
         let key = o
             .rows
             .iter()
@@ -416,100 +502,82 @@ fn report_html(
             .join("<br>");
         let _ = write!(
             h,
-            "<tr><td><a href=\"#{id}\">{id}</a> {}</td><td>{}</td><td>{badge}</td><td>{key}</td></tr>",
+            "<tr><td><a href=\"#{id}\">{id}</a> {}</td><td>{}</td><td>{}</td><td>{key}</td></tr>",
             esc(&o.title),
             esc(&o.source),
+            badge(o.reproduced),
             id = o.id
         );
     }
     h.push_str("</table>");
-    for (i, (def, o)) in defs.iter().zip(outcomes).enumerate() {
-        let badge = if o.reproduced {
-            "<span class=\"ok\">reproduced</span>"
+}
+
+/// One claim's or result's section; `extra` adds what goes after its
+/// analysis (C11/C12's Linux TCP block).
+fn section(h: &mut String, def: &ClaimDef, o: &Outcome, extra: impl FnOnce(&mut String)) {
+    let _ = write!(
+        h,
+        "<section id=\"{id}\"><h2>{id}: {} {}</h2><p><b>Source:</b> {}. <b>Published:</b> {}</p>",
+        esc(&o.title),
+        badge(o.reproduced),
+        esc(&o.source),
+        esc(&def.meta.published),
+        id = o.id
+    );
+    for (label, text) in meta::cited(&o.source) {
+        let _ = write!(h, "<p class=\"ref\">[{}] {}</p>", esc(label), esc(text));
+    }
+    h.push_str("<table><tr><th>quantity</th><th>published</th><th>measured</th></tr>");
+    for r in &o.rows {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.quantity),
+            esc(&r.published),
+            esc(&r.measured)
+        );
+    }
+    h.push_str("</table>");
+    for f in &o.figures {
+        let _ = write!(
+            h,
+            "<p><a href=\"{f}.png\"><img src=\"{f}.svg\" alt=\"{}\"></a></p>",
+            esc(f)
+        );
+    }
+    h.push_str("<p><b>Checks</b> (each tolerance and its reason):</p><ul>");
+    for c in &o.checks {
+        let (cls, mark) = if c.ok {
+            ("pass", "✓")
         } else {
-            "<span class=\"no\">not reproduced</span>"
+            ("fail", "✗")
         };
+        let _ = write!(h, "<li class=\"{cls}\">{mark} {}</li>", esc(&c.what));
+    }
+    h.push_str("</ul>");
+    for n in &o.notes {
+        let _ = write!(h, "<p><b>Analysis:</b> {}</p>", esc(n));
+    }
+    extra(h);
+    let _ = write!(
+        h,
+        "<p>Data: <a href=\"{f}/summary.json\">summary.json</a> · <a href=\"{f}/summary.csv\">summary.csv</a> · \
+         <a href=\"{f}/scenario.toml\">scenario.toml</a> ({:.1} s of simulation wall time). Per-run time series:</p><ul>",
+        o.seconds,
+        f = def.file
+    );
+    for (label, href) in &o.runs {
         let _ = write!(
             h,
-            "<section id=\"{id}\"><h2>{id}: {} {badge}</h2><p><b>Source:</b> {}. <b>Published:</b> {}</p>",
-            esc(&o.title),
-            esc(&o.source),
-            esc(&def.meta.published),
-            id = o.id
-        );
-        for id in seeds_cited(&o.source) {
-            if let Some(r) = meta::references().iter().find(|r| r.seed == id) {
-                let _ = write!(h, "<p class=\"ref\">[{id}] {}</p>", esc(&r.text));
-            }
-        }
-        h.push_str("<table><tr><th>quantity</th><th>published</th><th>measured</th></tr>");
-        for r in &o.rows {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&r.quantity),
-                esc(&r.published),
-                esc(&r.measured)
-            );
-        }
-        h.push_str("</table>");
-        for f in &o.figures {
-            let _ = write!(
-                h,
-                "<p><a href=\"{f}.png\"><img src=\"{f}.svg\" alt=\"{}\"></a></p>",
-                esc(f)
-            );
-        }
-        h.push_str("<p><b>Checks</b> (each tolerance and its reason):</p><ul>");
-        for c in &o.checks {
-            let (cls, mark) = if c.ok {
-                ("pass", "✓")
-            } else {
-                ("fail", "✗")
-            };
-            let _ = write!(h, "<li class=\"{cls}\">{mark} {}</li>", esc(&c.what));
-        }
-        h.push_str("</ul>");
-        for n in &o.notes {
-            let _ = write!(h, "<p><b>Analysis:</b> {}</p>", esc(n));
-        }
-        match &linux_tcp {
-            Some((at, block)) if *at == i => h.push_str(block),
-            Some((at, _)) if LINUX_TCP_CLAIMS.contains(&def.meta.id.as_str()) => {
-                let _ = write!(
-                    h,
-                    "<p>The same path on real Linux TCP (kernel <code>bbr</code> against the BPF <code>bbrlab_jitter</code>): <a href=\"#linux-tcp\">Linux TCP (kernel, measured)</a>, under {}.</p>",
-                    esc(&defs[*at].meta.id)
-                );
-            }
-            _ => {}
-        }
-        let _ = write!(
-            h,
-            "<p>Data: <a href=\"{f}/summary.json\">summary.json</a> · <a href=\"{f}/summary.csv\">summary.csv</a> · \
-             <a href=\"{f}/scenario.toml\">scenario.toml</a> ({:.1} s of simulation wall time). Per-run time series:</p><ul>",
-            o.seconds,
-            f = def.file
-        );
-        for (label, href) in &o.runs {
-            let _ = write!(
-                h,
-                "<li>{}: <a href=\"{href}/flows.csv\">flows.csv</a> · <a href=\"{href}/link.csv\">link.csv</a> · <a href=\"{href}/summary.json\">summary.json</a></li>",
-                esc(label)
-            );
-        }
-        let _ = write!(
-            h,
-            "</ul><details><summary>Scenario file</summary><pre>{}</pre></details></section>",
-            esc(def.toml)
+            "<li>{}: <a href=\"{href}/flows.csv\">flows.csv</a> · <a href=\"{href}/link.csv\">link.csv</a> · <a href=\"{href}/summary.json\">summary.json</a></li>",
+            esc(label)
         );
     }
-    h.push_str("<section id=\"references\"><h2>References</h2><ol>");
-    for r in meta::references() {
-        let _ = write!(h, "<li>[{}] {}</li>", r.seed, esc(&r.text));
-    }
-    h.push_str("</ol></section></body></html>\n");
-    h
+    let _ = write!(
+        h,
+        "</ul><details><summary>Scenario file</summary><pre>{}</pre></details></section>",
+        esc(def.toml)
+    );
 }
 
 /// Escapes a cell for a Markdown table (pipes and line breaks).
@@ -520,58 +588,88 @@ fn md_cell(s: &str) -> String {
 /// The claims table (the book's "Reproduced claims" chapter), from a `claims.json` that `reproduce`
 /// wrote: a row per claim, its published and measured figures per
 /// quantity (`;`-joined), and the verdict. The book pastes this output,
-/// so the table always matches a run that anyone can repeat.
+/// so the table always matches a run that anyone can repeat. BBRv3 results
+/// (`"suite": "bbr3"`), if the run had any, get a second table of the
+/// same form after a blank line (the book's "BBRv3 results" chapter).
 pub fn table_from_json(text: &str) -> Result<String, String> {
     let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a claims.json: {e}"))?;
-    let claims = v
+    let all = v
         .as_array()
         .ok_or("not a claims.json: expected a list of claims")?;
-    let mut out =
-        String::from("| claim | published | measured | verdict |\n| --- | --- | --- | --- |\n");
-    for c in claims {
-        let field = |k: &str| {
-            c[k].as_str()
-                .map(str::to_string)
-                .ok_or_else(|| format!("not a claims.json: a claim without `{k}`"))
-        };
-        let rows = c["rows"].as_array().cloned().unwrap_or_default();
-        let join = |k: &str| {
-            rows.iter()
-                .map(|r| {
-                    format!(
-                        "{}: {}",
-                        r["quantity"].as_str().unwrap_or("?"),
-                        r[k].as_str().unwrap_or("?")
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
-        let verdict = match c["reproduced"].as_bool() {
-            Some(true) => "reproduced",
-            Some(false) => "**not reproduced**",
-            None => return Err("not a claims.json: a claim without `reproduced`".into()),
-        };
+    // A claims.json from before the suite existed has no `suite`: claims.
+    let (bbr3, claims): (Vec<&serde_json::Value>, Vec<&serde_json::Value>) = all
+        .iter()
+        .partition(|c| c["suite"].as_str() == Some(Suite::Bbr3.dir()));
+    let mut out = String::new();
+    for (what, list) in [("claim", claims), ("result", bbr3)] {
+        if list.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
         out.push_str(&format!(
-            "| {} {} | {} | {} | {} |\n",
-            field("id")?,
-            md_cell(&field("title")?),
-            md_cell(&join("published")),
-            md_cell(&join("measured")),
-            verdict
+            "| {what} | published | measured | verdict |\n| --- | --- | --- | --- |\n"
         ));
+        for c in list {
+            out.push_str(&table_row(c)?);
+        }
+    }
+    if out.is_empty() {
+        out.push_str("| claim | published | measured | verdict |\n| --- | --- | --- | --- |\n");
     }
     Ok(out)
 }
 
+/// One claim's row of [`table_from_json`]'s table.
+fn table_row(c: &serde_json::Value) -> Result<String, String> {
+    let field = |k: &str| {
+        c[k].as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("not a claims.json: a claim without `{k}`"))
+    };
+    let rows = c["rows"].as_array().cloned().unwrap_or_default();
+    let join = |k: &str| {
+        rows.iter()
+            .map(|r| {
+                format!(
+                    "{}: {}",
+                    r["quantity"].as_str().unwrap_or("?"),
+                    r[k].as_str().unwrap_or("?")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let verdict = match c["reproduced"].as_bool() {
+        Some(true) => "reproduced",
+        Some(false) => "**not reproduced**",
+        None => return Err("not a claims.json: a claim without `reproduced`".into()),
+    };
+    Ok(format!(
+        "| {} {} | {} | {} | {} |\n",
+        field("id")?,
+        md_cell(&field("title")?),
+        md_cell(&join("published")),
+        md_cell(&join("measured")),
+        verdict
+    ))
+}
+
 #[cfg(test)]
 mod table_tests {
-    use super::{require_all, seeds_cited, table_from_json, utc_date, Outcome};
+    use super::{require_all, select, table_from_json, tally, utc_date, Outcome};
+    use crate::meta;
 
     fn outcome(id: &str, reproduced: bool) -> Outcome {
         Outcome {
             id: id.into(),
+            suite: if id.starts_with('V') {
+                "bbr3"
+            } else {
+                "claims"
+            },
             title: String::new(),
             source: String::new(),
             reproduced,
@@ -599,9 +697,10 @@ mod table_tests {
 
     #[test]
     fn claims_cite_their_seeds_and_dates_are_civil() {
-        assert_eq!(seeds_cited("seed 000 fig. 8; seed 003"), ["000", "003"]);
-        assert_eq!(seeds_cited("seed 004 (Linux commit)"), ["004"]);
-        assert!(seeds_cited("elsewhere").is_empty());
+        let seeds = |s: &str| meta::cited(s).iter().map(|c| c.0).collect::<Vec<_>>();
+        assert_eq!(seeds("seed 000 fig. 8; seed 003"), ["000", "003"]);
+        assert_eq!(seeds("seed 004 (Linux commit)"), ["004"]);
+        assert!(seeds("elsewhere").is_empty());
         assert_eq!(utc_date(0), "1970-01-01");
         // 2026-11-23 00:00 UTC and the leap day 2024-02-29.
         assert_eq!(utc_date(1_795_392_000), "2026-11-23");
@@ -626,5 +725,64 @@ mod table_tests {
         assert!(lines[3].ends_with("| **not reproduced** |"));
         assert!(table_from_json("{}").is_err());
         assert!(table_from_json(r#"[{"id": "C1"}]"#).is_err());
+    }
+
+    #[test]
+    fn bbr3_results_get_a_table_of_their_own_after_the_claims() {
+        let json = r#"[
+          {"id": "C1", "suite": "claims", "title": "random loss", "reproduced": true, "rows": []},
+          {"id": "V2", "suite": "bbr3", "title": "sharing", "reproduced": false,
+           "rows": [{"quantity": "share", "published": "fair", "measured": "0.4"}]}
+        ]"#;
+        let t = table_from_json(json).unwrap();
+        let tables: Vec<&str> = t.split("\n\n").collect();
+        assert_eq!(tables.len(), 2, "{t}");
+        assert!(tables[0].starts_with("| claim |") && tables[0].contains("| C1 random loss |"));
+        assert!(!tables[0].contains("V2"));
+        assert!(tables[1].starts_with("| result |"));
+        assert!(
+            tables[1].ends_with("| V2 sharing | share: fair | share: 0.4 | **not reproduced** |\n")
+        );
+        // Only results: one table, of results.
+        let only =
+            r#"[{"id": "V1", "suite": "bbr3", "title": "t", "reproduced": true, "rows": []}]"#;
+        assert!(table_from_json(only).unwrap().starts_with("| result |"));
+    }
+
+    #[test]
+    fn the_tally_counts_each_suite_and_only_selects_either() {
+        assert_eq!(
+            tally(&[outcome("C1", true), outcome("C2", false)]),
+            "1 of 2 claims reproduced"
+        );
+        assert_eq!(
+            tally(&[
+                outcome("C1", true),
+                outcome("V1", false),
+                outcome("V2", true)
+            ]),
+            "1 of 1 claims and 1 of 2 BBRv3 results reproduced"
+        );
+        assert_eq!(
+            tally(&[outcome("V1", true)]),
+            "1 of 1 BBRv3 results reproduced"
+        );
+        let ids = |only: &[&str]| {
+            select(&Some(only.iter().map(|s| s.to_string()).collect()))
+                .map(|d| d.iter().map(|d| d.meta.id.clone()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            ids(&["V1", "c3", "03", "v02"]).unwrap(),
+            ["V1", "C3", "C3", "V2"]
+        );
+        let e = ids(&["V99"]).unwrap_err();
+        assert!(
+            e.contains("no such claim or BBRv3 result") && e.contains("C14, V1"),
+            "{e}"
+        );
+        // All: the claims first, then the suite.
+        let all = select(&None).unwrap();
+        assert_eq!(all[0].meta.id, "C1");
+        assert_eq!(all[14].meta.id, "V1");
     }
 }

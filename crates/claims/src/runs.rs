@@ -52,6 +52,19 @@ pub(crate) fn median_rtt(d: &RunData, flow: usize) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// The run's retransmission rate over all its flows: retransmitted data
+/// packets over data packets sent (NaN if none were sent).
+pub(crate) fn retransmission_rate(d: &RunData) -> f64 {
+    let (re, sent) = d.summary.flows.iter().fold((0u64, 0u64), |(r, s), f| {
+        (r + f.retransmissions, s + f.packets_sent)
+    });
+    if sent == 0 {
+        f64::NAN
+    } else {
+        re as f64 / sent as f64
+    }
+}
+
 /// Flow 0's share of the run's time in `mode` (0 if never).
 pub(crate) fn mode_fraction(d: &RunData, mode: &str) -> f64 {
     d.summary.flows[0]
@@ -105,13 +118,13 @@ pub(crate) fn series(
 
 /// The forward bottleneck's queue over time, packets, from `link.csv`.
 pub(crate) fn link_queue(d: &RunData) -> Result<Vec<(f64, f64)>, String> {
+    link_series(d, "queue_packets")
+}
+
+/// Column `col` of the forward bottleneck over time, from `link.csv`.
+pub(crate) fn link_series(d: &RunData, col: &str) -> Result<Vec<(f64, f64)>, String> {
     let p = d.dir.join("link.csv");
-    Table::read(&p)?.points(
-        &p,
-        "time_s",
-        "queue_packets",
-        Some(("direction", "forward")),
-    )
+    Table::read(&p)?.points(&p, "time_s", col, Some(("direction", "forward")))
 }
 
 /// The run's time-series interval in s, read from its first two samples.

@@ -38,10 +38,10 @@ mod jitter;
 /// figures draw.
 pub type Evaluator = fn(&[RunData], &Path, &Meta) -> Result<Eval, String>;
 
-/// A claim's files and its evaluation.
+/// A claim's (or a suite result's) files and its evaluation.
 pub(crate) struct Source {
-    /// The stem of its scenario `scenarios/claims/<file>.toml` and of its
-    /// metadata `scenarios/claims/meta/<file>.toml`.
+    /// The stem of its scenario `scenarios/<suite>/<file>.toml` and of its
+    /// metadata `scenarios/<suite>/meta/<file>.toml` (`claims` or `bbr3`).
     pub file: &'static str,
     /// The scenario's text.
     pub scenario: &'static str,
@@ -51,19 +51,31 @@ pub(crate) struct Source {
     pub evaluate: Evaluator,
 }
 
-/// A claim's files, compiled in so the binary works from any directory.
-macro_rules! claim {
-    ($module:ident, $file:literal) => {
-        Source {
+/// A claim's (or a suite result's) files, compiled in so the binary works
+/// from any directory: `source!(module, "dir", "stem")` reads
+/// `scenarios/<dir>/<stem>.toml` and `scenarios/<dir>/meta/<stem>.toml`.
+macro_rules! source {
+    ($module:ident, $dir:literal, $file:literal) => {
+        $crate::claim::Source {
             file: $file,
-            scenario: include_str!(concat!("../../../../scenarios/claims/", $file, ".toml")),
+            scenario: include_str!(concat!("../../../../scenarios/", $dir, "/", $file, ".toml")),
             meta: include_str!(concat!(
-                "../../../../scenarios/claims/meta/",
+                "../../../../scenarios/",
+                $dir,
+                "/meta/",
                 $file,
                 ".toml"
             )),
             evaluate: $module::evaluate,
         }
+    };
+}
+pub(crate) use source;
+
+/// A claim's files and its evaluation.
+macro_rules! claim {
+    ($module:ident, $file:literal) => {
+        source!($module, "claims", $file)
     };
 }
 
