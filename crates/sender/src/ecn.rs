@@ -9,16 +9,23 @@
 pub use congestion::Ecn;
 
 /// The cumulative ECN counts a QUIC ACK frame of type 0x03 carries
-/// (RFC 9000 §19.3.2): packets received so far with each codepoint.
-/// All zero until an ECN-capable packet arrives.
+/// (RFC 9000 §19.3.2): packets received so far with each codepoint. All
+/// zero until an ECN-capable packet arrives.
+///
+/// They are carried modulo 2^32 (the receiver's counters wrap), which
+/// keeps an ACK small in the simulator's event queue; the sender extends
+/// them to 64 bits by the change since the largest counts it has seen,
+/// as QUIC's packet numbers are (RFC 9000 §A.3): a change
+/// of less than 2^31 is an increase, else a decrease. No path holds 2^31
+/// packets in flight, so the extension is exact.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EcnCounts {
-    /// Packets received with ECT(0).
-    pub ect0: u64,
-    /// Packets received with ECT(1).
-    pub ect1: u64,
-    /// Packets received with CE.
-    pub ce: u64,
+    /// Packets received with ECT(0), modulo 2^32.
+    pub ect0: u32,
+    /// Packets received with ECT(1), modulo 2^32.
+    pub ect1: u32,
+    /// Packets received with CE, modulo 2^32.
+    pub ce: u32,
 }
 
 impl EcnCounts {
@@ -27,10 +34,23 @@ impl EcnCounts {
     pub fn count(&mut self, ecn: Ecn) {
         match ecn {
             Ecn::NotEct => {}
-            Ecn::Ect0 => self.ect0 += 1,
-            Ecn::Ect1 => self.ect1 += 1,
-            Ecn::Ce => self.ce += 1,
+            Ecn::Ect0 => self.ect0 = self.ect0.wrapping_add(1),
+            Ecn::Ect1 => self.ect1 = self.ect1.wrapping_add(1),
+            Ecn::Ce => self.ce = self.ce.wrapping_add(1),
         }
+    }
+}
+
+/// A count carried modulo 2^32 ([`EcnCounts`]) extended to 64 bits next to
+/// `reference`, the largest extended count seen: the nearest value whose
+/// low 32 bits are `wire` (below `reference` when the change is 2^31 or
+/// more, a decrease).
+pub fn extend_count(reference: u64, wire: u32) -> u64 {
+    let delta = wire.wrapping_sub(reference as u32);
+    if delta < 1 << 31 {
+        reference + delta as u64
+    } else {
+        reference.saturating_sub(delta.wrapping_neg() as u64)
     }
 }
 
