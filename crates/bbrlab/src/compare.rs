@@ -628,25 +628,28 @@ mod tests {
                 (r * 3).to_string(),
             );
             let r = r.to_string();
-            w.write_record([
-                t.as_str(),
-                "0",
-                &d,
-                "0",
-                "99.000",
-                "0",
-                "0",
-                "0",
-                "probe_bw",
-                "1000000",
-                "40.000",
-                "0.000",
-                &r3,
-                &s,
-                &n,
-                &r,
-            ])
-            .unwrap();
+            // By column name, so a column the schema gains later is just
+            // left empty here.
+            let cell = |c: &schema::Column| -> &str {
+                match c.name {
+                    "time_s" => &t,
+                    "delivered_bytes" => &d,
+                    "rtt_ms" => "99.000",
+                    "mode" => "probe_bw",
+                    "bw_estimate_bps" => "1000000",
+                    "min_rtt_ms" => "40.000",
+                    "queue_delay_ms" => "0.000",
+                    "drops" => &r3,
+                    "srtt_ms" => &s,
+                    "data_packets_sent" => &n,
+                    "retransmitted_packets" => &r,
+                    "flow" | "goodput_bps" | "cwnd_bytes" | "pacing_rate_bps"
+                    | "inflight_bytes" => "0",
+                    _ => "",
+                }
+            };
+            w.write_record(schema::FLOW_COLUMNS.iter().map(cell))
+                .unwrap();
         }
         w.flush().unwrap();
         p

@@ -26,8 +26,8 @@ use crate::config::{
     AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection,
     TRACE_OPPORTUNITY_BYTES,
 };
-use congestion::Ecn;
 use crate::units::Size;
+use congestion::Ecn;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
