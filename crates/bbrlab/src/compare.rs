@@ -32,27 +32,6 @@ pub enum Source {
     Udp,
 }
 
-/// The `bbrlab send` flags for the flow's switches the UDP transport
-/// has: bbr3's profile and ECN (`ecn = true`, ECT(0), as `--ecn`; the
-/// transport has no ECT(1), so a flow asking for it is refused rather than
-/// compared with something else).
-fn udp_send_flags(flow: &netsim::FlowConfig) -> Result<String, String> {
-    let mut flags = String::new();
-    if flow.cc.algorithm == congestion::Algorithm::Bbr3 {
-        flags.push_str(&format!(" --bbr3-profile {}", flow.cc.bbr3.profile));
-    }
-    match flow.ecn {
-        netsim::sender::Ecn::NotEct => {}
-        netsim::sender::Ecn::Ect0 => flags.push_str(" --ecn"),
-        other => {
-            return Err(format!(
-                "compare: the flow's ecn is {other:?}; the UDP transport marks ECT(0) only (`ecn = true`)"
-            ))
-        }
-    }
-    Ok(flags)
-}
-
 /// Parses `--with kernel,udp`; `--with none` runs the simulator alone
 /// (no root needed), as the scenario describes its packets.
 pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
@@ -329,6 +308,18 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
     }
     let interval_ms = (run.config.sample_interval_ns / 1_000_000).max(1);
     let alg = run.config.flows[0].cc.algorithm.name().to_string();
+    // The UDP sender runs the flow as the simulator does: bbr3 with the
+    // flow's profile, and ECN-capable when the flow is (`bbrlab send`
+    // sends ECT(0) for `ecn = "ect1"` too; a classic marking queue treats
+    // both alike).
+    let flow0 = &run.config.flows[0];
+    let mut udp_extra = String::new();
+    if flow0.cc.algorithm == congestion::Algorithm::Bbr3 {
+        udp_extra += &format!(" --bbr3-profile {}", flow0.cc.bbr3.profile);
+    }
+    if flow0.ecn.is_ect() {
+        udp_extra += " --ecn";
+    }
     let secs = (run.config.duration_ns / 1_000_000_000).max(1);
     // The common window: as long as the simulated flow runs and no longer
     // than the real transfers, which send for `secs`.
@@ -344,26 +335,21 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
     let mut real = Vec::new();
     for s in with {
         // (directory, label, receiver, sender prefix, summary key)
-        let (name, label, recv, send, key) = match s {
+        let (name, label, recv, send, key, extra) = match s {
             Source::Kernel => {
                 if !["bbr", "cubic", "reno"].contains(&alg.as_str()) {
                     eprintln!("compare: the kernel has no `{alg}`; skipping the kernel run");
                     continue;
                 }
-                (
-                    "kernel",
-                    "kernel TCP",
-                    "tcp recv",
-                    "tcp send".to_string(),
-                    "pmtu",
-                )
+                ("kernel", "kernel TCP", "tcp recv", "tcp send", "pmtu", "")
             }
             Source::Udp => (
                 "udp",
                 "UDP transport",
                 "recv",
-                format!("send --quiet{}", udp_send_flags(&run.config.flows[0])?),
+                "send --quiet",
                 "datagrams_per_syscall",
+                udp_extra.as_str(),
             ),
         };
         let dir = out.join(name);
@@ -378,7 +364,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
             (
                 &format!("{exe} {recv} --listen {{server}}:5201"),
                 &format!(
-                "{exe} {send} --to {{server}}:5201 --cc {alg} --duration {secs}s --interval {interval_ms}ms --log {}",
+                "{exe} {send} --to {{server}}:5201 --cc {alg}{extra} --duration {secs}s --interval {interval_ms}ms --log {}",
                 csv.display()
             ),
             ),
@@ -642,26 +628,28 @@ mod tests {
                 (r * 3).to_string(),
             );
             let r = r.to_string();
-            w.write_record([
-                t.as_str(),
-                "0",
-                &d,
-                "0",
-                "99.000",
-                "0",
-                "0",
-                "0",
-                "probe_bw",
-                "1000000",
-                "40.000",
-                "0.000",
-                &r3,
-                &s,
-                &n,
-                &r,
-                "0", // delivered_ce
-            ])
-            .unwrap();
+            // By column name, so a column the schema gains later is just
+            // left empty here.
+            let cell = |c: &schema::Column| -> &str {
+                match c.name {
+                    "time_s" => &t,
+                    "delivered_bytes" => &d,
+                    "rtt_ms" => "99.000",
+                    "mode" => "probe_bw",
+                    "bw_estimate_bps" => "1000000",
+                    "min_rtt_ms" => "40.000",
+                    "queue_delay_ms" => "0.000",
+                    "drops" => &r3,
+                    "srtt_ms" => &s,
+                    "data_packets_sent" => &n,
+                    "retransmitted_packets" => &r,
+                    "flow" | "goodput_bps" | "cwnd_bytes" | "pacing_rate_bps"
+                    | "inflight_bytes" => "0",
+                    _ => "",
+                }
+            };
+            w.write_record(schema::FLOW_COLUMNS.iter().map(cell))
+                .unwrap();
         }
         w.flush().unwrap();
         p
@@ -720,29 +708,6 @@ mod tests {
         assert!((m.goodput_mbps - 10.0).abs() < 1e-9);
         assert_eq!(m.rtt.first().map(|p| p.0), Some(0.0));
         assert!((m.rtt.last().unwrap().0 - 2.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn the_udp_sender_gets_the_flows_bbr3_profile_and_ecn() {
-        let sc = |text: &str| {
-            let p = Path::new("t.toml");
-            let s = scenario::parse(text, "t.toml", Path::new("."), p).unwrap();
-            s.runs[0].config.flows[0].clone()
-        };
-        let base = "duration = \"5s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\n";
-        let flow = sc(&format!("{base}algorithm = \"cubic\"\n"));
-        assert_eq!(udp_send_flags(&flow).unwrap(), "");
-        let flow = sc(&format!(
-            "{base}algorithm = \"bbr3\"\necn = true\n[flow.bbr3]\nprofile = \"linux-v3\"\n"
-        ));
-        assert_eq!(
-            udp_send_flags(&flow).unwrap(),
-            " --bbr3-profile linux-v3 --ecn"
-        );
-        let flow = sc(&format!("{base}algorithm = \"bbr3\"\n"));
-        assert_eq!(udp_send_flags(&flow).unwrap(), " --bbr3-profile draft");
-        let flow = sc(&format!("{base}algorithm = \"cubic\"\necn = \"ect1\"\n"));
-        assert!(udp_send_flags(&flow).unwrap_err().contains("ECT(0) only"));
     }
 
     #[test]

@@ -68,7 +68,8 @@ pub struct RecvSummary {
     /// Data packets processed (acknowledged), and of those how many
     /// arrived Not-ECT, ECT(0), ECT(1) and CE (the IP header's ECN field,
     /// read from the socket's TOS / traffic-class control message; the
-    /// last three are the counts every ACK carries once one is non-zero).
+    /// last three are the counts every ACK carries once one is non-zero;
+    /// the shared receiver keeps them modulo 2^32).
     pub data_packets: u64,
     /// See `data_packets`.
     pub ecn_not_ect: u64,
@@ -406,7 +407,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             cum_chunk: a.cum_chunk,
                             max_chunks: reasm.limit(),
                             // The plain ACK until a packet arrived marked.
-                            ecn: (a.ecn != EcnCounts::default()).then_some(a.ecn),
+                            ecn: (a.ecn != EcnCounts::default()).then(|| a.ecn.into()),
                         },
                     },
                     &mut out,
@@ -443,8 +444,8 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         refused,
         data_packets,
         ecn_not_ect: not_ect,
-        ecn_ect0: acker.ecn_counts.ect0,
-        ecn_ect1: acker.ecn_counts.ect1,
-        ecn_ce: acker.ecn_counts.ce,
+        ecn_ect0: acker.ecn_counts.ect0.into(),
+        ecn_ect1: acker.ecn_counts.ect1.into(),
+        ecn_ce: acker.ecn_counts.ce.into(),
     })
 }

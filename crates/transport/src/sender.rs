@@ -335,7 +335,7 @@ pub fn send_with(
                         cum_chunk,
                         // A plain ACK reports no counts: zeros, which fail
                         // validation once ECT packets are acknowledged.
-                        ecn: counts.unwrap_or_default(),
+                        ecn: counts.map(wire::EcnCounts::to_shared).unwrap_or_default(),
                         ece: false,
                     };
                     // Stamped when read, not when the loop began: a

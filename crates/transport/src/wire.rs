@@ -98,9 +98,41 @@ pub enum Frame<'a> {
 
 /// ECN counts as an ACK carries them (QUIC's ECT0, ECT1 and ECN-CE
 /// counts, RFC 9000 §19.3.2): data packets the receiver has processed
-/// that arrived with each codepoint, cumulative over the connection. The
-/// shared receiver's and sender's type (`sender::EcnCounts`).
-pub use sender::EcnCounts;
+/// that arrived with each codepoint, cumulative over the connection, 8
+/// bytes each on the wire. The shared receiver keeps them modulo 2^32
+/// (`sender::EcnCounts`), so past 2^32 packets a count wraps; the shared
+/// sender reads the low 32 bits and extends them itself
+/// (`sender::extend_count`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EcnCounts {
+    /// Arrived ECT(0).
+    pub ect0: u64,
+    /// Arrived ECT(1).
+    pub ect1: u64,
+    /// Arrived CE (a router marked congestion).
+    pub ce: u64,
+}
+
+impl From<sender::EcnCounts> for EcnCounts {
+    fn from(c: sender::EcnCounts) -> Self {
+        EcnCounts {
+            ect0: c.ect0.into(),
+            ect1: c.ect1.into(),
+            ce: c.ce.into(),
+        }
+    }
+}
+
+impl EcnCounts {
+    /// The counts as the shared sender takes them: their low 32 bits.
+    pub fn to_shared(self) -> sender::EcnCounts {
+        sender::EcnCounts {
+            ect0: self.ect0 as u32,
+            ect1: self.ect1 as u32,
+            ce: self.ce as u32,
+        }
+    }
+}
 
 /// A datagram: header plus frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
