@@ -738,18 +738,9 @@ impl CongestionControl for Bbr3 {
         self.cwnd = bytes_in_flight.saturating_add(self.mss);
     }
 
-    /// bbr3 reads CE from the [`AckContext`] once per round (see the
-    /// module docs), never as a loss-style window cut per ACK, so it asks
-    /// the controller for no episode.
-    fn on_congestion_experienced(
-        &mut self,
-        _now: Instant,
-        _ce_packets: u64,
-        _bytes_in_flight: u64,
-        _new_episode: bool,
-    ) -> bool {
-        false
-    }
+    // CE: the trait's default (no loss-style cut, no episode) is bbr3's
+    // answer; it reads CE from the AckContext once per round instead (see
+    // the module docs).
 
     /// `HandleSpuriousLossDetection()` (§5.5.11.2); the restored model and
     /// state take effect at once.
