@@ -267,15 +267,19 @@ fn summary_batch(s: &SummaryJson) -> PyResult<RecordBatch> {
     let mut probe_rtt = Float64Builder::new();
     let mut delivered = Int64Builder::new();
     let mut sent = Int64Builder::new();
+    let mut ce_packets = Int64Builder::new();
+    let mut ce_fraction = Float64Builder::new();
     let mut retx = Int64Builder::new();
     let mut completion = Float64Builder::new();
     let mut srtt = Float64Builder::new();
     for f in &s.flows {
+        // A mode's share, with its phases (`probe_bw` sums bbr3's
+        // `probe_bw_down` … `probe_bw_up`).
         let frac = |m: &str| {
             f.mode_fractions
                 .iter()
-                .find(|e| e.0 == m)
-                .map_or(0.0, |e| e.1)
+                .filter(|e| e.0 == m || e.0.strip_prefix(m).is_some_and(|r| r.starts_with('_')))
+                .fold(0.0, |a, e| a + e.1)
         };
         flow.append_value(f.flow as i64);
         name.append_value(&f.name);
@@ -298,6 +302,8 @@ fn summary_batch(s: &SummaryJson) -> PyResult<RecordBatch> {
         probe_rtt.append_value(frac("probe_rtt"));
         delivered.append_value(int(f.delivered_bytes));
         sent.append_value(int(f.packets_sent));
+        ce_packets.append_value(int(f.ce_packets));
+        ce_fraction.append_value(f.ce_fraction);
         retx.append_value(int(f.retransmissions));
         completion.append_option(f.completion_s);
         srtt.append_option(f.time_using_srtt);
@@ -318,6 +324,8 @@ fn summary_batch(s: &SummaryJson) -> PyResult<RecordBatch> {
         ("time_in_probe_rtt", Arc::new(probe_rtt.finish())),
         ("delivered_bytes", Arc::new(delivered.finish())),
         ("packets_sent", Arc::new(sent.finish())),
+        ("ce_packets", Arc::new(ce_packets.finish())),
+        ("ce_fraction", Arc::new(ce_fraction.finish())),
         ("retransmissions", Arc::new(retx.finish())),
         ("completion_s", Arc::new(completion.finish())),
         ("time_using_srtt", Arc::new(srtt.finish())),

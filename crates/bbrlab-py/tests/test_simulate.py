@@ -242,3 +242,60 @@ def test_a_seed_outside_the_simulators_range_is_refused(small, seed, exc):
 def test_numpy_and_the_largest_seed_are_taken(small):
     assert bbrlab.simulate(small, seed=np.uint64(2**64 - 1), timeseries=False).seed == 2**64 - 1
     assert bbrlab.simulate(small, seed=np.int32(7), timeseries=False).seed == 7
+
+
+def test_bbr3_with_ecn_on_a_marking_queue_reports_ce(small):
+    """bbr3 runs from Python with its profile, and ECN's columns follow
+    the schema: a bbr3 flow and a CUBIC flow with ``ecn`` on a step-marking
+    queue learn of CE marks (``delivered_ce`` rises, ``ce_fraction`` is a
+    fraction), the link counts what it marked, and nothing is dropped."""
+    small["duration"] = "3s"
+    small["link"]["forward"] = {
+        "rate": "10mbit",
+        "delay": "10ms",
+        "queue": {"limit": "200pkt", "aqm": "step", "threshold": "1ms", "ecn": True},
+    }
+    small["flow"] = [
+        {"algorithm": "bbr3", "ecn": True, "bbr3": {"profile": "linux-v3"}},
+        {"algorithm": "cubic", "ecn": True},
+    ]
+    run = bbrlab.simulate(small)
+    f, l, s = run.flows, run.link, run.summary
+    assert f["delivered_ce"].dtype == np.int64
+    assert l["ce_marked"].dtype == np.int64
+    assert s["ce_packets"].dtype == np.int64
+    assert s["ce_fraction"].dtype == np.float64
+    assert f.attrs["units"]["delivered_ce"] == "packets"
+    assert list(s["algorithm"]) == ["bbr3", "cubic"]
+    for flow in (0, 1):
+        ce = f[f["flow"] == flow]["delivered_ce"]
+        assert (ce.diff().dropna() >= 0).all(), "cumulative"
+        assert ce.iloc[-1] > 0, f"flow {flow} learned of no CE mark"
+        assert ce.iloc[-1] <= s["ce_packets"].iloc[flow]
+    assert ((s["ce_fraction"] > 0) & (s["ce_fraction"] < 1)).all()
+    assert (s["drops"] == 0).all()
+    fwd = l[l["direction"] == "forward"]["ce_marked"]
+    assert fwd.iloc[-1] > 0 and (l[l["direction"] == "reverse"]["ce_marked"] == 0).all()
+    links = {d["direction"]: d for d in run.summary_json["links"]}
+    assert links["forward"]["ce_marked"] >= fwd.iloc[-1]
+    assert run.summary_json["flows"][0]["ce_packets"] == s["ce_packets"].iloc[0]
+    # bbr3's phases are named in the mode column.
+    assert set(f[f["flow"] == 0]["mode"]) <= {
+        "startup", "drain", "probe_bw_down", "probe_bw_cruise", "probe_bw_refill", "probe_bw_up", "probe_rtt",
+    }
+    # Without ECN on the flows the same queue drops instead, and no CE is learned.
+    for fl in small["flow"]:
+        fl["ecn"] = False
+    plain = bbrlab.simulate(small)
+    assert (plain.flows["delivered_ce"] == 0).all()
+    assert (plain.summary["ce_fraction"] == 0).all()
+    assert plain.summary["drops"].sum() > 0
+
+
+def test_a_bbr3_table_for_another_algorithm_is_refused(small):
+    small["flow"][0]["bbr3"] = {"profile": "draft"}
+    with pytest.raises(bbrlab.ScenarioError, match=r"bbr3.*applies only to `algorithm = \"bbr3\"`"):
+        bbrlab.simulate(small)
+    small["flow"][0] = {"algorithm": "bbr3", "bbr3": {"profile": "v2"}}
+    with pytest.raises(bbrlab.ScenarioError, match="draft, linux-v3"):
+        bbrlab.simulate(small)

@@ -381,9 +381,21 @@ pub(crate) struct SendArgs {
     /// Receiver address, e.g. 10.77.0.2:5202.
     #[arg(long)]
     pub(crate) to: std::net::SocketAddr,
-    /// Congestion control: bbr, bbr-jitter, cubic or reno.
+    /// Congestion control: bbr, bbr-jitter, bbr3, cubic or reno.
     #[arg(long, default_value = "bbr")]
     pub(crate) cc: String,
+    /// bbr3's profile: draft (draft-ietf-ccwg-bbr) or linux-v3 (the
+    /// google/bbr v3 branch's constants and ECN response) [default: draft].
+    #[arg(long, value_name = "PROFILE")]
+    pub(crate) bbr3_profile: Option<String>,
+    /// Send data packets ECN-capable (ECT(0) in the IP header) and give the
+    /// controller the CE marks the receiver counts (every ACK carries its
+    /// ECT(0)/ECT(1)/CE counts, as QUIC's). cubic and reno answer a round
+    /// with CE as a loss, bbr3 as its draft says, bbr ignores CE. If the
+    /// counts fail validation (RFC 9000 13.4.2: none come back, or the path
+    /// clears the marks) marking stops and the summary's `ecn` says why.
+    #[arg(long)]
+    pub(crate) ecn: bool,
     /// Send this file.
     #[arg(long, conflicts_with_all = ["bytes", "duration"])]
     pub(crate) file: Option<PathBuf>,

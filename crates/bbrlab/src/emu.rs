@@ -480,6 +480,12 @@ pub fn selftest(json: bool, kernel_buffers: bool) -> Result<SelfTest, String> {
 pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
     let a = *a;
     if a.selftest {
+        if a.tcp_ecn {
+            return Err(
+                "--tcp-ecn applies to runs with --client or --interactive; the self-test's traffic does not use ECN"
+                    .into(),
+            );
+        }
         return selftest(a.json, a.kernel_buffers).map(|_| 0);
     }
     let o = EmuOptions {

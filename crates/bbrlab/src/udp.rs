@@ -18,8 +18,22 @@ pub(crate) fn send(a: SendArgs) -> Result<(), String> {
         interval,
         quiet,
         no_gso,
+        ecn,
+        bbr3_profile,
     } = a;
     let algorithm: congestion::Algorithm = cc.parse().map_err(|e| format!("--cc: {e}"))?;
+    let mut cc = congestion::Config::new(algorithm);
+    if let Some(p) = bbr3_profile {
+        if algorithm != congestion::Algorithm::Bbr3 {
+            return Err(format!(
+                "--bbr3-profile {p}: only for --cc bbr3 (this run is --cc {})",
+                algorithm.name()
+            ));
+        }
+        let profile: congestion::Bbr3Profile =
+            p.parse().map_err(|e| format!("--bbr3-profile: {e}"))?;
+        cc.bbr3 = congestion::Bbr3Config::for_profile(profile);
+    }
     let source = match (file, bytes) {
         (Some(f), _) => transport::data::Source::file(&f)?,
         (None, Some(0)) => return Err("--bytes 0: nothing to send".into()),
@@ -35,7 +49,7 @@ pub(crate) fn send(a: SendArgs) -> Result<(), String> {
     };
     let s = transport::sender::send(transport::sender::SendConfig {
         peer: to,
-        cc: congestion::Config::new(algorithm),
+        cc,
         source,
         duration,
         idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
@@ -43,6 +57,7 @@ pub(crate) fn send(a: SendArgs) -> Result<(), String> {
         interval: duration_arg("--interval", &interval)?,
         progress: !quiet,
         gso: !no_gso,
+        ecn,
     })?;
     println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
     Ok(())

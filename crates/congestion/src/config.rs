@@ -510,6 +510,11 @@ pub struct Bbr3Config {
     /// an overestimated bandwidth would otherwise hold it in DRAIN. Linux
     /// v3 has no such exit (`None`).
     pub drain_max_rounds: Option<u64>,
+    /// DRAIN ends when inflight ≤ Inflight(1.0): the draft builds it on
+    /// `BBR.bw` (§5.3.2 `BBRInflight(1.0)` via `BDPMultiple()`), which a
+    /// lossy round in DRAIN lowers through bw_shortterm; Linux on
+    /// `bbr_max_bw()` (`bbr_check_drain()`).
+    pub drain_target_uses_max_bw: bool,
     /// Linux v3 resets its congestion signals on entering DRAIN
     /// (`bbr_check_drain()`); the draft's `EnterDrain()` does not.
     pub drain_resets_congestion_signals: bool,
@@ -575,9 +580,6 @@ pub struct Bbr3Config {
     /// (`bbr_target_inflight()` calls `bbr_inflight()`); the draft's is
     /// min(BBR.bdp, cwnd).
     pub target_inflight_with_budget: bool,
-    /// Linux's PROBE_UP restarts the cycle's wall clock
-    /// (`bbr_start_bw_probe_up()`); the draft's does not.
-    pub up_restarts_cycle_clock: bool,
     /// Linux clamps a set inflight_shortterm to inflight_longterm on
     /// entering CRUISE (`bbr_start_bw_probe_cruise()`); the draft does not.
     pub cruise_clamps_shortterm: bool,
@@ -683,6 +685,7 @@ impl Bbr3Config {
             startup_cwnd_gain: 2.0,
             drain_pacing_gain: 0.5,
             drain_max_rounds: Some(3),
+            drain_target_uses_max_bw: false,
             drain_resets_congestion_signals: false,
             probe_down_pacing_gain: 0.90,
             probe_up_pacing_gain: 1.25,
@@ -704,7 +707,6 @@ impl Bbr3Config {
             round_needs_valid_sample: false,
             inflight_at_edt: false,
             target_inflight_with_budget: false,
-            up_restarts_cycle_clock: false,
             cruise_clamps_shortterm: false,
             note_loss_saves_state: true,
             inflight_at_loss_rounds_up: false,
@@ -743,6 +745,7 @@ impl Bbr3Config {
             startup_pacing_gain: unit(256 * 277 / 100 + 1),
             drain_pacing_gain: unit(256 * 1000 / 2885),
             drain_max_rounds: None,
+            drain_target_uses_max_bw: true,
             drain_resets_congestion_signals: true,
             probe_down_pacing_gain: unit(256 * 91 / 100),
             probe_up_pacing_gain: unit(256 * 5 / 4),
@@ -756,7 +759,6 @@ impl Bbr3Config {
             round_needs_valid_sample: true,
             inflight_at_edt: true,
             target_inflight_with_budget: true,
-            up_restarts_cycle_clock: true,
             cruise_clamps_shortterm: true,
             note_loss_saves_state: false,
             inflight_at_loss_rounds_up: true,
@@ -822,11 +824,12 @@ pub enum Bbr3Ecn {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Bbr3ExtraAcked {
     /// Draft §5.5.9: a max filter over 10 rounds after STARTUP, 1 round
-    /// in it; no cap beyond cwnd per sample.
+    /// in it; no cap beyond cwnd per sample; sampled on every ACK of data.
     #[default]
     Draft,
     /// Linux v3 (`bbr_update_ack_aggregation()`): two slots of 5 rounds
-    /// (of 1 round in STARTUP); the allowance capped at bw × 100 ms.
+    /// (of 1 round in STARTUP); the allowance capped at bw × 100 ms;
+    /// sampled only on ACKs with a valid rate sample.
     Linux,
 }
 

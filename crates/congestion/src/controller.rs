@@ -163,6 +163,7 @@ impl Controller {
     /// `app_limited` is true when the application has nothing more to send
     /// after this packet although the window would allow more: rate samples
     /// taken from such packets do not lower BBR's bandwidth estimate.
+    #[inline]
     pub fn on_packet_sent(
         &mut self,
         now: Instant,
@@ -187,6 +188,7 @@ impl Controller {
     /// lost segments): after a timeout that emptied the flight, the
     /// interval keeps running, so the repair's rate sample spans the
     /// stall instead of starting fresh and overestimating.
+    #[inline]
     pub fn on_packet_sent_when(
         &mut self,
         now: Instant,
@@ -207,9 +209,15 @@ impl Controller {
         let state = self
             .sampler
             .on_packet_sent_when(now, bytes, in_flight_before, nothing_unacked);
-        self.inner
-            .get_mut()
-            .on_packet_sent(now, bytes, in_flight_before);
+        // Dispatched statically, as on_ack is, so the algorithms that
+        // ignore sends cost nothing here.
+        match &mut self.inner {
+            Inner::Bbr(c) => c.on_packet_sent(now, bytes, in_flight_before),
+            Inner::Bbr3(c) => c.on_packet_sent(now, bytes, in_flight_before),
+            Inner::Cubic(c) => c.on_packet_sent(now, bytes, in_flight_before),
+            Inner::Reno(c) => c.on_packet_sent(now, bytes, in_flight_before),
+            Inner::Custom(c) => c.on_packet_sent(now, bytes, in_flight_before),
+        }
         state
     }
 

@@ -1,7 +1,9 @@
 //! # congestion: sans-IO congestion control for transports
 //!
 //! This crate holds bbrlab's congestion controllers: BBR v1 as Linux ships
-//! it (`bbr`), the jitter-robust BBR of Dong & Guo (`bbr-jitter`), CUBIC
+//! it (`bbr`), the jitter-robust BBR of Dong & Guo (`bbr-jitter`), BBRv3
+//! (`bbr3`, [`bbr3`]: draft-ietf-ccwg-bbr-06 by default, or the google/bbr
+//! v3 branch's constants and ECN response, [`Bbr3Config::linux_v3`]), CUBIC
 //! (`cubic`) and NewReno (`reno`), plus the pieces every transport needs
 //! around them: delivery-rate sampling, RTT estimation and windowed filters.
 //! BBR also runs with the switches of Chromium QUIC's BBR of 2018

@@ -97,3 +97,29 @@ fn no_controller_allocates_per_packet_or_ack() {
         assert_eq!(made, 0, "{algorithm}: {made} allocations in 40 000 steps");
     }
 }
+
+/// The same for `bbr3`'s linux-v3 profile, ECN-capable (its EWMA and ECN
+/// cuts run), and for the draft's: per-packet loss handling, CE rounds and
+/// the timeout allocate nothing.
+#[test]
+fn bbr3_profiles_do_not_allocate_per_packet_or_ack() {
+    for b3 in [
+        congestion::Bbr3Config::draft(),
+        congestion::Bbr3Config::linux_v3(),
+    ] {
+        let mut cfg = Config::new(Algorithm::Bbr3);
+        cfg.bbr3 = b3;
+        cfg.bbr3.ecn_capable = true;
+        let mut cc = Controller::new(&cfg, Instant::from_nanos(0));
+        let mut window = VecDeque::with_capacity(512);
+        run(&mut cc, &mut window, 0, 20_000);
+        let before = allocations();
+        run(&mut cc, &mut window, 20_000, 40_000);
+        let made = allocations() - before;
+        assert_eq!(
+            made, 0,
+            "{:?}: {made} allocations in 40 000 steps",
+            b3.profile
+        );
+    }
+}

@@ -6,7 +6,9 @@
 
 use congestion::Config as CcConfig;
 use link::ResolvedDirection;
-pub use sender::{AckPolicy, App, CustomCc, LossDetection, Pacing, SenderConfig, Timeout};
+pub use sender::{
+    AckPolicy, App, CustomCc, Ecn, EcnFeedback, LossDetection, Pacing, SenderConfig, Timeout,
+};
 
 /// One flow.
 #[derive(Clone, Debug)]
@@ -43,6 +45,12 @@ pub struct FlowConfig {
     /// goodput pays for its headers. 0, the default, makes every packet all
     /// payload, which is how every published claim was calibrated.
     pub header_bytes: u32,
+    /// The ECN codepoint of the flow's data packets: [`Ecn::NotEct`] (the
+    /// default) for none, [`Ecn::Ect0`] (scenario `ecn = true`) or
+    /// [`Ecn::Ect1`] to make them ECN-capable. Feedback follows the ACK
+    /// policy: TCP's ECE/CWR under [`AckPolicy::Linux`], QUIC's counts
+    /// otherwise. ACKs are never ECN-capable.
+    pub ecn: Ecn,
 }
 
 impl FlowConfig {
@@ -59,6 +67,11 @@ impl FlowConfig {
             tail_loss_probe: true,
             loss_detection: self.loss_detection,
             custom_cc: self.custom_cc.clone(),
+            ecn: self.ecn,
+            ecn_feedback: match self.ack {
+                AckPolicy::Linux { .. } => EcnFeedback::Ece,
+                _ => EcnFeedback::Counts,
+            },
         }
     }
 
@@ -78,6 +91,7 @@ impl FlowConfig {
             loss_detection: LossDetection::Linux,
             custom_cc: None,
             header_bytes: 0,
+            ecn: Ecn::NotEct,
         }
     }
 }

@@ -12,8 +12,8 @@ use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
 use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
 use crate::stats::jain_index;
-use link::{Direction, Release, Verdict};
-use sender::{Ack, AckAction, Receiver, SendDecision, Sender};
+use link::{Codepoint, Direction, Release, Verdict};
+use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
 use std::collections::VecDeque;
 use std::io;
 
@@ -35,6 +35,8 @@ enum Kind {
         pn: u64,
         chunk: u64,
         bytes: u32,
+        ecn: Ecn,
+        cwr: bool,
     },
     AckArrival {
         flow: usize,
@@ -58,6 +60,10 @@ enum Payload {
         pn: u64,
         chunk: u64,
         bytes: u32,
+        /// Its ECN codepoint as it travels: CE once a queue marked it.
+        ecn: Ecn,
+        /// TCP's CWR flag.
+        cwr: bool,
     },
     Ack {
         flow: usize,
@@ -99,6 +105,15 @@ pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
     let mut sim = Sim::new(cfg);
     sim.run(rec)?;
     Ok(sim.summary())
+}
+
+/// Marks a data packet CE when a link direction's verdict says it leaves
+/// marked.
+#[inline]
+fn mark_ce(payload: &mut Payload, ce: bool) {
+    if let (Payload::Data { ecn, .. }, true) = (payload, ce) {
+        *ecn = Ecn::Ce;
+    }
 }
 
 /// Mixes the scenario seed with a stream number so each random consumer
@@ -194,7 +209,9 @@ impl<'a> Sim<'a> {
                     pn,
                     chunk,
                     bytes,
-                } => self.on_data(flow, pn, chunk, bytes),
+                    ecn,
+                    cwr,
+                } => self.on_data(flow, pn, chunk, bytes, ecn, cwr),
                 Kind::AckArrival { flow, ack } => {
                     self.flows[flow].sender.on_ack(self.now, &ack);
                     self.kick(flow);
@@ -249,22 +266,30 @@ impl<'a> Sim<'a> {
                     bytes,
                     retransmission,
                 } => {
-                    let pn = self.flows[f]
-                        .sender
-                        .on_sent(self.now, chunk, bytes, retransmission);
+                    let sent =
+                        self.flows[f]
+                            .sender
+                            .on_sent_ecn(self.now, chunk, bytes, retransmission);
                     self.packets += 1;
                     // The link carries the headers; the receiver counts
                     // only the payload (`bytes`, which travels on).
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
-                    let verdict = self.fwd.enqueue(self.now, wire);
+                    let verdict = match sent.ecn {
+                        Ecn::NotEct => self.fwd.enqueue(self.now, wire),
+                        e => self
+                            .fwd
+                            .enqueue_with(self.now, wire, Codepoint::from_bits(e.bits())),
+                    };
                     self.route(
                         Dir::Forward,
                         verdict,
                         Payload::Data {
                             flow: f,
-                            pn,
+                            pn: sent.pn,
                             chunk,
                             bytes,
+                            ecn: sent.ecn,
+                            cwr: sent.cwr,
                         },
                     );
                 }
@@ -285,10 +310,16 @@ impl<'a> Sim<'a> {
     }
 
     /// Delivers, holds or drops a packet according to the link's verdict.
-    fn route(&mut self, dir: Dir, verdict: Verdict, payload: Payload) {
+    /// A packet the direction marked (or that arrived marked) travels on
+    /// CE: a mark is never undone by a later hop.
+    fn route(&mut self, dir: Dir, verdict: Verdict, mut payload: Payload) {
         match verdict {
-            Verdict::Deliver { arrive_ns, .. } => self.arrive(arrive_ns, payload),
-            Verdict::Held { id, .. } => {
+            Verdict::Deliver { arrive_ns, ce, .. } => {
+                mark_ce(&mut payload, ce);
+                self.arrive(arrive_ns, payload)
+            }
+            Verdict::Held { id, ce, .. } => {
+                mark_ce(&mut payload, ce);
                 match dir {
                     Dir::Forward => self.fwd_held.push_back((id, payload)),
                     Dir::Reverse => self.rev_held.push_back((id, payload)),
@@ -313,6 +344,8 @@ impl<'a> Sim<'a> {
                 pn,
                 chunk,
                 bytes,
+                ecn,
+                cwr,
             } => self.queue.push_lane(
                 LANE_DATA,
                 t,
@@ -321,6 +354,8 @@ impl<'a> Sim<'a> {
                     pn,
                     chunk,
                     bytes,
+                    ecn,
+                    cwr,
                 },
             ),
             Payload::Ack { flow, ack } => {
@@ -361,10 +396,10 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn on_data(&mut self, f: usize, pn: u64, chunk: u64, bytes: u32) {
+    fn on_data(&mut self, f: usize, pn: u64, chunk: u64, bytes: u32, ecn: Ecn, cwr: bool) {
         match self.flows[f]
             .receiver
-            .on_packet(self.now, pn, chunk, bytes as u64)
+            .on_packet_ecn(self.now, pn, chunk, bytes as u64, ecn, cwr)
         {
             AckAction::Send(ack) => self.send_ack(f, ack),
             AckAction::Delay(t) => {
@@ -378,6 +413,8 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// ACKs are not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168
+    /// §6.1.4); a marking queue drops them as before.
     fn send_ack(&mut self, f: usize, ack: Ack) {
         let verdict = self.rev.enqueue(self.now, ACK_BYTES);
         self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, ack });
@@ -413,6 +450,7 @@ impl<'a> Sim<'a> {
                 drops: f.drops,
                 packets_sent: f.sender.packets_sent,
                 retransmissions: f.sender.retransmissions,
+                delivered_ce: f.sender.delivered_ce,
             })?;
         }
         for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)] {
@@ -425,6 +463,7 @@ impl<'a> Sim<'a> {
                 queue_bytes: q.bytes,
                 queue_delay_ns: link.queue_delay_ns(t),
                 drops: st.dropped_total(),
+                ce_marked: st.marked_ce,
             })?;
         }
         Ok(())
@@ -465,6 +504,9 @@ impl<'a> Sim<'a> {
                     rtos: s.rtos,
                     mode_times: s.mode_times.clone(),
                     completion_ns: f.receiver.completed_ns,
+                    ce_packets: s.delivered_ce,
+                    delivered_packets: s.delivered_packets,
+                    ce_received: f.receiver.ecn_counts.ce,
                 }
             })
             .collect();
@@ -476,6 +518,9 @@ impl<'a> Sim<'a> {
             ack_packets_simulated: self.rev.stats().offered,
             events: self.events,
             forward_drops: self.fwd.stats().dropped_total(),
+            forward_ce_marked: self.fwd.stats().marked_ce,
+            reverse_drops: self.rev.stats().dropped_total(),
+            reverse_ce_marked: self.rev.stats().marked_ce,
         }
     }
 }

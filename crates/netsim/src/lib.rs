@@ -71,7 +71,8 @@ pub mod record;
 pub mod stats;
 
 pub use config::{
-    AckPolicy, App, CustomCc, FlowConfig, LossDetection, Pacing, SenderConfig, SimConfig, Timeout,
+    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, LossDetection, Pacing, SenderConfig,
+    SimConfig, Timeout,
 };
 pub use engine::run;
 pub use record::{

@@ -50,6 +50,9 @@ pub struct FlowSample {
     pub packets_sent: u64,
     /// Of those, retransmissions.
     pub retransmissions: u64,
+    /// Packets the sender has learned were CE-marked, cumulative (from
+    /// QUIC's ECN counts or TCP's ECE, as told to the controller).
+    pub delivered_ce: u64,
 }
 
 fn ms(ns: Option<u64>) -> String {
@@ -78,6 +81,7 @@ impl FlowSample {
             ms(self.srtt_ns),
             self.packets_sent.to_string(),
             self.retransmissions.to_string(),
+            self.delivered_ce.to_string(),
         ]
     }
 
@@ -111,6 +115,8 @@ pub struct LinkSample {
     pub queue_delay_ns: u64,
     /// Packets dropped so far (all causes).
     pub drops: u64,
+    /// ECN-capable packets this direction marked CE so far.
+    pub ce_marked: u64,
 }
 
 impl LinkSample {
@@ -123,6 +129,7 @@ impl LinkSample {
             self.queue_bytes.to_string(),
             format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
             self.drops.to_string(),
+            self.ce_marked.to_string(),
         ]
     }
 
@@ -206,6 +213,23 @@ pub struct FlowSummary {
     pub mode_times: ModeTimes,
     /// When the last byte of a finite flow was delivered.
     pub completion_ns: Option<u64>,
+    /// Packets the sender learned were CE-marked (`delivered_ce` at the end).
+    pub ce_packets: u64,
+    /// Packets the sender saw acknowledged.
+    pub delivered_packets: u64,
+    /// CE-marked packets that reached the receiver (its ECN-CE count).
+    pub ce_received: u64,
+}
+
+impl FlowSummary {
+    /// CE-marked packets over packets delivered (0 when none were).
+    pub fn ce_fraction(&self) -> f64 {
+        if self.delivered_packets == 0 {
+            0.0
+        } else {
+            self.ce_packets as f64 / self.delivered_packets as f64
+        }
+    }
 }
 
 /// End-of-run figures for the whole simulation.
@@ -224,4 +248,10 @@ pub struct Summary {
     pub events: u64,
     /// Forward-direction drops.
     pub forward_drops: u64,
+    /// Packets the forward direction marked CE.
+    pub forward_ce_marked: u64,
+    /// Reverse-direction drops.
+    pub reverse_drops: u64,
+    /// Packets the reverse direction marked CE (ACKs are Not-ECT: 0).
+    pub reverse_ce_marked: u64,
 }

@@ -108,6 +108,23 @@ pub struct FlowJson {
     /// `bbr-jitter` only: fraction of the flow's time during which its BDP
     /// used srtt instead of min_rtt (seed 001, eqs. 10–11); null otherwise.
     pub time_using_srtt: Option<f64>,
+    /// Packets the sender learned were CE-marked (ECN): `flows.csv`'s last
+    /// `delivered_ce`, at the end of the run.
+    pub ce_packets: u64,
+    /// `ce_packets` over the packets the sender saw delivered
+    /// (acknowledged); 0 without ECN.
+    pub ce_fraction: f64,
+}
+
+/// One link direction in `summary.json`.
+#[derive(Serialize)]
+pub struct LinkJson {
+    /// `forward` (data) or `reverse` (ACKs).
+    pub direction: &'static str,
+    /// Packets dropped, all causes.
+    pub drops: u64,
+    /// ECN-capable packets marked CE instead of dropped.
+    pub ce_marked: u64,
 }
 
 /// One run's summary: an element of [`SummaryFile::runs`].
@@ -131,6 +148,8 @@ pub struct SummaryJson {
     pub packets_simulated: u64,
     /// ACK packets simulated.
     pub ack_packets_simulated: u64,
+    /// Per link direction: drops and CE marks.
+    pub links: Vec<LinkJson>,
 }
 
 /// Rounds to 6 significant decimals so JSON output is stable and readable.
@@ -170,6 +189,8 @@ impl SummaryJson {
                         .collect(),
                     completion_s: f.completion_ns.map(|c| r6(c as f64 / 1e9)),
                     time_using_srtt: f.mode_times.srtt_fraction().map(r6),
+                    ce_packets: f.ce_packets,
+                    ce_fraction: r6(f.ce_fraction()),
                 }
             })
             .collect();
@@ -182,6 +203,18 @@ impl SummaryJson {
             forward_drops: s.forward_drops,
             packets_simulated: s.packets_simulated,
             ack_packets_simulated: s.ack_packets_simulated,
+            links: vec![
+                LinkJson {
+                    direction: "forward",
+                    drops: s.forward_drops,
+                    ce_marked: s.forward_ce_marked,
+                },
+                LinkJson {
+                    direction: "reverse",
+                    drops: s.reverse_drops,
+                    ce_marked: s.reverse_ce_marked,
+                },
+            ],
         }
     }
 }
@@ -270,7 +303,7 @@ pub fn write_summaries(dir: &Path, scenario: &str, runs: &[&SummaryJson]) -> io:
 }
 
 /// Columns of `summary.csv` after `run` and one column per swept path.
-pub const SUMMARY_CSV_COLUMNS: [&str; 16] = [
+pub const SUMMARY_CSV_COLUMNS: [&str; 18] = [
     "flow",
     "name",
     "algorithm",
@@ -287,6 +320,8 @@ pub const SUMMARY_CSV_COLUMNS: [&str; 16] = [
     "time_in_probe_rtt",
     "delivered_bytes",
     "packets_sent",
+    "ce_packets",
+    "ce_fraction",
 ];
 
 fn opt(v: Option<f64>) -> String {
@@ -298,11 +333,13 @@ fn summary_rows(s: &SummaryJson, parameters: &[String]) -> Vec<Vec<String>> {
     s.flows
         .iter()
         .map(|f| {
+            // A mode's share, with its phases (`probe_bw` sums bbr3's
+            // `probe_bw_down` … `probe_bw_up`).
             let frac = |m: &str| {
                 f.mode_fractions
                     .iter()
-                    .find(|e| e.0 == m)
-                    .map_or(0.0, |e| e.1)
+                    .filter(|e| e.0 == m || e.0.strip_prefix(m).is_some_and(|r| r.starts_with('_')))
+                    .fold(0.0, |a, e| a + e.1)
             };
             let mut row = vec![s.run.clone()];
             for p in parameters {
@@ -330,6 +367,8 @@ fn summary_rows(s: &SummaryJson, parameters: &[String]) -> Vec<Vec<String>> {
                 format!("{:.4}", frac("probe_rtt")),
                 f.delivered_bytes.to_string(),
                 f.packets_sent.to_string(),
+                f.ce_packets.to_string(),
+                format!("{:.6}", f.ce_fraction),
             ]);
             row
         })
@@ -368,6 +407,8 @@ mod tests {
             mode_fractions: vec![("probe_bw".into(), 0.5)],
             completion_s: None,
             time_using_srtt: None,
+            ce_packets: 0,
+            ce_fraction: 0.0,
         }
     }
 
@@ -389,6 +430,7 @@ mod tests {
             forward_drops: 0,
             packets_simulated: 0,
             ack_packets_simulated: 0,
+            links: Vec::new(),
         };
         let a = mk("run-0000", "0.01", "bbr, no lt_bw");
         let b = mk("run-0001", "0.1", "say \"hi\"");

@@ -271,6 +271,7 @@ mod tests {
             queue_bytes: 0,
             queue_delay_ns: 0,
             drops: 0,
+            ce_marked: 0,
         };
         rec.link_sample(&link).unwrap();
         assert_eq!(rec.inner.links, vec![link]);

@@ -144,6 +144,7 @@ pub static FLOW_COLUMNS: [Column<FlowSample>; schema::FLOW_COLUMNS.len()] = {
         col(SRTT_MS, |s| ms(s.srtt_ns)),
         col(DATA_PACKETS_SENT, |s| int(s.packets_sent)),
         col(RETRANSMITTED_PACKETS, |s| int(s.retransmissions)),
+        col(DELIVERED_CE, |s| int(s.delivered_ce)),
     ]
 };
 
@@ -157,6 +158,7 @@ pub static LINK_COLUMNS: [Column<LinkSample>; schema::LINK_COLUMNS.len()] = {
         col(QUEUE_BYTES, |s| int(s.queue_bytes)),
         col(QUEUE_DELAY_MS, |s| ms(Some(s.queue_delay_ns))),
         col(DROPS, |s| int(s.drops)),
+        col(CE_MARKED, |s| int(s.ce_marked)),
     ]
 };
 

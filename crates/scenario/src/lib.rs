@@ -207,6 +207,50 @@ pub enum JitterStatsName {
     Quic2018,
 }
 
+/// `[flow.bbr3]`: which BBRv3 `bbr3` runs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bbr3Table {
+    profile: Option<Bbr3ProfileName>,
+}
+
+/// `[flow.bbr3] profile`: `"draft"` or `"linux-v3"`, checked against the
+/// known profiles (the error lists them).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Bbr3ProfileName(pub congestion::Bbr3Profile);
+
+impl TryFrom<String> for Bbr3ProfileName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse::<congestion::Bbr3Profile>()
+            .map(Bbr3ProfileName)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A flow's `ecn`: `true` (ECT(0)), `false` (the default: not
+/// ECN-capable), `"ect0"` or `"ect1"`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "toml::Value")]
+pub struct EcnSetting(pub netsim::Ecn);
+
+impl TryFrom<toml::Value> for EcnSetting {
+    type Error = String;
+    fn try_from(v: toml::Value) -> Result<Self, String> {
+        use netsim::Ecn;
+        match &v {
+            toml::Value::Boolean(true) => Ok(EcnSetting(Ecn::Ect0)),
+            toml::Value::Boolean(false) => Ok(EcnSetting(Ecn::NotEct)),
+            toml::Value::String(s) if s.eq_ignore_ascii_case("ect0") => Ok(EcnSetting(Ecn::Ect0)),
+            toml::Value::String(s) if s.eq_ignore_ascii_case("ect1") => Ok(EcnSetting(Ecn::Ect1)),
+            other => Err(format!(
+                "`ecn = {other}`; allowed: true (ECT(0)), false (no ECN, the default), \"ect0\" or \"ect1\""
+            )),
+        }
+    }
+}
+
 /// `[flow.cubic]`: CUBIC switches.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -237,8 +281,10 @@ pub struct FlowTable {
     mss: Option<u64>,
     header_bytes: Option<u64>,
     bbr: Option<BbrSwitches>,
+    bbr3: Option<Bbr3Table>,
     jitter: Option<JitterParams>,
     cubic: Option<CubicSwitches>,
+    ecn: Option<EcnSetting>,
 }
 
 /// `[link]`.
@@ -726,6 +772,20 @@ fn build(
                 None => cc.jitter.stats,
             };
         }
+        if let Some(b) = &f.bbr3 {
+            if f.algorithm.0 != Algorithm::Bbr3 {
+                return Err(err(
+                    &field("bbr3"),
+                    format!(
+                        "`[flow.bbr3]` applies only to `algorithm = \"bbr3\"`; this flow's algorithm is `{}`",
+                        f.algorithm.0.name()
+                    ),
+                ));
+            }
+            if let Some(p) = b.profile {
+                cc.bbr3 = congestion::Bbr3Config::for_profile(p.0);
+            }
+        }
         if let Some(c) = &f.cubic {
             cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
             cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
@@ -838,6 +898,7 @@ fn build(
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,
                 },
                 header_bytes,
+                ecn: f.ecn.map_or(netsim::Ecn::NotEct, |e| e.0),
             });
         }
     }
@@ -941,5 +1002,81 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("srtt-first") && e.contains("quic-2018"), "{e}");
+    }
+
+    fn parse_alg(algorithm: &str, flow_extra: &str) -> Result<Scenario, ScenarioError> {
+        let src = format!(
+            "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\nalgorithm = \"{algorithm}\"\n{flow_extra}\n"
+        );
+        parse(&src, "t.toml", Path::new("."), Path::new("t.toml"))
+    }
+
+    #[test]
+    fn ecn_is_off_by_default_and_true_means_ect0() {
+        let ecn = |extra: &str| parse_text(extra).unwrap().runs[0].config.flows[0].ecn;
+        assert_eq!(ecn(""), netsim::Ecn::NotEct);
+        assert_eq!(ecn("ecn = false"), netsim::Ecn::NotEct);
+        assert_eq!(ecn("ecn = true"), netsim::Ecn::Ect0);
+        assert_eq!(ecn("ecn = \"ect0\""), netsim::Ecn::Ect0);
+        assert_eq!(ecn("ecn = \"ECT1\""), netsim::Ecn::Ect1);
+        // Under ack = "linux" the feedback is TCP's ECE, else QUIC's counts.
+        let s = parse_text("ecn = true\nack = \"linux\"").unwrap();
+        let f = &s.runs[0].config.flows[0];
+        assert_eq!(f.sender_config().ecn_feedback, netsim::EcnFeedback::Ece);
+        let s = parse_text("ecn = true").unwrap();
+        let f = &s.runs[0].config.flows[0];
+        assert_eq!(f.sender_config().ecn_feedback, netsim::EcnFeedback::Counts);
+    }
+
+    #[test]
+    fn bad_ecn_values_are_located_and_list_what_is_allowed() {
+        for bad in ["ecn = \"ce\"", "ecn = 1", "ecn = \"yes\""] {
+            let e = parse_text(bad).unwrap_err();
+            assert!(e.location.starts_with("t.toml:6:"), "{bad}: {e}");
+            let m = e.to_string();
+            assert!(
+                m.contains("true") && m.contains("\"ect0\"") && m.contains("\"ect1\""),
+                "{bad}: {m}"
+            );
+        }
+    }
+
+    #[test]
+    fn bbr3_takes_a_profile_and_refuses_unknown_ones() {
+        let s = parse_alg("bbr3", "").unwrap();
+        let cc = s.runs[0].config.flows[0].cc;
+        assert_eq!(cc.algorithm, Algorithm::Bbr3);
+        assert_eq!(cc.bbr3.profile, congestion::Bbr3Profile::Draft);
+        let s = parse_alg("bbr3", "ecn = true\n[flow.bbr3]\nprofile = \"linux-v3\"").unwrap();
+        let f = &s.runs[0].config.flows[0];
+        assert_eq!(f.cc.bbr3, congestion::Bbr3Config::linux_v3());
+        assert_eq!(f.ecn, netsim::Ecn::Ect0);
+        let e = parse_alg("bbr3", "[flow.bbr3]\nprofile = \"v2\"").unwrap_err();
+        assert!(e.location.starts_with("t.toml:7:"), "{e}");
+        let m = e.to_string();
+        assert!(m.contains("`v2`") && m.contains("draft, linux-v3"), "{m}");
+        let e = parse_alg("bbr3", "[flow.bbr3]\nflavour = \"draft\"").unwrap_err();
+        assert!(e.to_string().contains("flavour"), "{e}");
+    }
+
+    #[test]
+    fn a_bbr3_table_for_another_algorithm_is_an_error() {
+        for alg in ["bbr", "cubic", "reno", "bbr-jitter"] {
+            let e = parse_alg(alg, "[flow.bbr3]\nprofile = \"draft\"").unwrap_err();
+            let m = e.to_string();
+            assert!(m.contains("flow[0].bbr3"), "{alg}: {m}");
+            assert!(
+                m.contains("algorithm = \"bbr3\"") && m.contains(&format!("`{alg}`")),
+                "{alg}: {m}"
+            );
+            assert!(e.location.starts_with("t.toml:6"), "{alg}: {e}");
+        }
+        // Swept into another algorithm, the point that does is refused.
+        let e = parse_alg(
+            "bbr3",
+            "[flow.bbr3]\nprofile = \"draft\"\n[sweep]\n\"flow.algorithm\" = [\"bbr3\", \"cubic\"]",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("flow.algorithm=cubic"), "{e}");
     }
 }

@@ -2,6 +2,7 @@
 //! application offers, the pacer and the timeout. Plain values, so the
 //! simulator and the UDP transport configure one sender type the same way.
 
+use crate::ecn::{Ecn, EcnFeedback};
 use congestion::{Config as CcConfig, CongestionControl, Instant};
 use std::fmt;
 use std::sync::Arc;
@@ -135,6 +136,12 @@ pub struct SenderConfig {
     /// A user's congestion control to run instead of `cc.algorithm`
     /// (`cc` still supplies the MSS, initial window and seed).
     pub custom_cc: Option<CustomCc>,
+    /// The ECN codepoint data packets carry: [`Ecn::NotEct`] (the default)
+    /// leaves ECN off; [`Ecn::Ect0`] or [`Ecn::Ect1`] makes them
+    /// ECN-capable, so a marking queue marks them CE instead of dropping.
+    pub ecn: Ecn,
+    /// How CE marks come back: QUIC's counts or TCP's ECE flag.
+    pub ecn_feedback: EcnFeedback,
 }
 
 /// How the sender decides a packet is lost.
@@ -169,6 +176,8 @@ impl SenderConfig {
             tail_loss_probe: true,
             loss_detection: LossDetection::Linux,
             custom_cc: None,
+            ecn: Ecn::NotEct,
+            ecn_feedback: EcnFeedback::Counts,
         }
     }
 }

@@ -10,7 +10,9 @@
 //!   reordering handling), recovery episodes, spurious-loss undo, the
 //!   retransmission and probe timers, and pacing decisions.
 //! - [`Receiver`]: which packets arrived, unique bytes delivered, and when
-//!   to acknowledge (every packet, or Linux-like delayed ACKs).
+//!   to acknowledge (every packet, or Linux-like delayed ACKs); the ECN
+//!   codepoints that arrived, as QUIC's counts and TCP's ECE flag.
+//! - [`ecn`]: ECN codepoints, counts and the two feedback schemes.
 //! - [`LogHistogram`] and [`ModeTimes`]: constant-memory RTT percentiles
 //!   and time per controller mode, reported the same way by every source.
 //! - [`schema`]: the one time-series schema, the columns of `flows.csv`
@@ -85,6 +87,7 @@
 
 mod app;
 pub mod config;
+pub mod ecn;
 pub mod histogram;
 pub mod mode_times;
 pub mod receiver;
@@ -92,6 +95,7 @@ pub mod schema;
 pub mod sender;
 
 pub use config::{AckPolicy, App, CustomCc, LossDetection, Pacing, SenderConfig, Timeout};
+pub use ecn::{Ecn, EcnCounts, EcnFeedback, SentPacket};
 pub use histogram::LogHistogram;
 pub use mode_times::ModeTimes;
 pub use receiver::{Ack, AckAction, Receiver, ACK_RANGES};

@@ -6,6 +6,7 @@
 //! ranges (like SACK blocks), and goodput counts each chunk once.
 
 use crate::config::AckPolicy;
+use crate::ecn::{Ecn, EcnCounts};
 use std::collections::VecDeque;
 
 /// How many packet-number ranges one ACK carries (most recent first). Each
@@ -16,7 +17,7 @@ pub const ACK_RANGES: usize = 4;
 const MAX_RANGES: usize = 32;
 
 /// An acknowledgement as it travels back to the sender.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
     /// Inclusive packet-number ranges, highest first; `len` are valid.
     pub ranges: [(u64, u64); ACK_RANGES],
@@ -32,6 +33,12 @@ pub struct Ack {
     /// the ranges carried (a few, as TCP's SACK blocks) is still known to
     /// have delivered its data once the receiver's in-order point passes it.
     pub cum_chunk: u64,
+    /// QUIC's ECN counts (RFC 9000 §19.3.2): ECT(0), ECT(1) and CE
+    /// packets received so far, cumulative; all zero without ECN.
+    pub ecn: EcnCounts,
+    /// TCP's ECN-Echo (RFC 3168 §6.1.3): a CE arrived and no data packet
+    /// with CWR has arrived since.
+    pub ece: bool,
 }
 
 impl Ack {
@@ -89,6 +96,11 @@ pub struct Receiver {
     dupacks_sent: u32,
     /// Linux policy: out-of-order packets held by SACK compression.
     compressed: u32,
+    /// Codepoints received so far (QUIC's ECN counts).
+    pub ecn_counts: EcnCounts,
+    /// TCP: ECE goes on every ACK until a packet with CWR arrives
+    /// (Linux `TCP_ECN_DEMAND_CWR`).
+    ece: bool,
 }
 
 impl Receiver {
@@ -112,6 +124,8 @@ impl Receiver {
             dupack_point: 0,
             dupacks_sent: 0,
             compressed: 0,
+            ecn_counts: EcnCounts::default(),
+            ece: false,
         }
     }
 
@@ -121,8 +135,42 @@ impl Receiver {
     }
 
     /// Records packet `pn` carrying `chunk` (`bytes` of payload) at `now`,
-    /// and says whether to ACK now or arm the delayed-ACK timer.
+    /// and says whether to ACK now or arm the delayed-ACK timer. The
+    /// packet is not ECN-capable: [`Receiver::on_packet_ecn`] with
+    /// [`Ecn::NotEct`] and no CWR.
     pub fn on_packet(&mut self, now: u64, pn: u64, chunk: u64, bytes: u64) -> AckAction {
+        self.on_packet_ecn(now, pn, chunk, bytes, Ecn::NotEct, false)
+    }
+
+    /// [`Receiver::on_packet`] for a packet that arrived with ECN
+    /// codepoint `ecn` and, from a TCP sender, the CWR flag `cwr`.
+    ///
+    /// The codepoint is counted (QUIC's ECN counts). CWR ends ECE and CE
+    /// starts it, in that order, as Linux's `tcp_ecn_accept_cwr()` and
+    /// `__tcp_ecn_check_ce()` run: a packet with both leaves ECE set. The
+    /// first CE (ECE newly set) is acknowledged at once under
+    /// [`AckPolicy::Linux`], whose receiver enters quick-ACK mode on it;
+    /// under [`AckPolicy::Delayed`] every CE is (RFC 9000 §13.2.1).
+    pub fn on_packet_ecn(
+        &mut self,
+        now: u64,
+        pn: u64,
+        chunk: u64,
+        bytes: u64,
+        ecn: Ecn,
+        cwr: bool,
+    ) -> AckAction {
+        let mut quick = false;
+        if ecn != Ecn::NotEct || cwr {
+            self.ecn_counts.count(ecn);
+            if cwr {
+                self.ece = false;
+            }
+            if ecn == Ecn::Ce && !self.ece {
+                self.ece = true;
+                quick = true;
+            }
+        }
         let in_order = self.ranges.last().is_none_or(|r| pn == r.1 + 1);
         let had_hole = !self.ahead.is_empty();
         self.insert_pn(pn);
@@ -138,8 +186,9 @@ impl Receiver {
                 max_delay_ns,
             } => {
                 // Out-of-order data is acknowledged at once (RFC 5681 §4.2),
-                // so the sender's loss detection is not delayed.
-                if !in_order || self.unacked >= max_packets {
+                // so the sender's loss detection is not delayed; so is a CE
+                // mark, so its response is not (RFC 9000 §13.2.1).
+                if !in_order || self.unacked >= max_packets || ecn == Ecn::Ce {
                     AckAction::Send(self.make_ack(now))
                 } else {
                     AckAction::Delay(self.first_unacked_ns + max_delay_ns)
@@ -150,13 +199,19 @@ impl Receiver {
                 comp_sack_delay_ns,
                 comp_sack_max,
                 ..
-            } => self.linux_ack(
+            } => match self.linux_ack(
                 now,
                 had_hole,
                 max_delay_ns,
                 comp_sack_delay_ns,
                 comp_sack_max,
-            ),
+            ) {
+                AckAction::Delay(_) if quick => {
+                    self.compressed = 0;
+                    AckAction::Send(self.make_ack(now))
+                }
+                a => a,
+            },
         }
     }
 
@@ -213,6 +268,8 @@ impl Receiver {
             ack_delay_ns: now - self.first_unacked_ns,
             dsack: self.duplicate_seen,
             cum_chunk: self.next_chunk,
+            ecn: self.ecn_counts,
+            ece: self.ece,
         };
         self.duplicate_seen = false;
         for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {

@@ -90,6 +90,10 @@ pub const DATA_PACKETS_SENT: Column = column("data_packets_sent", "packets", Kin
 /// Of those, retransmissions: what a real sender sees of its losses
 /// (the simulator's [`DROPS`] counts link drops, which it cannot see).
 pub const RETRANSMITTED_PACKETS: Column = column("retransmitted_packets", "packets", Kind::Int);
+/// Packets the sender has learned were CE-marked (ECN), cumulative: from
+/// QUIC's ECN-CE count, or under TCP the packets ACKs with ECE
+/// acknowledged (Linux's `tcpi_delivered_ce`); 0 without ECN.
+pub const DELIVERED_CE: Column = column("delivered_ce", "packets", Kind::Int);
 
 /// `forward` (data) or `reverse` (ACKs).
 pub const DIRECTION: Column = column("direction", "name", Kind::Text);
@@ -97,10 +101,13 @@ pub const DIRECTION: Column = column("direction", "name", Kind::Text);
 pub const QUEUE_PACKETS: Column = column("queue_packets", "packets", Kind::Int);
 /// Their bytes on the wire.
 pub const QUEUE_BYTES: Column = column("queue_bytes", "bytes", Kind::Int);
+/// ECN-capable packets the direction marked CE so far (instead of
+/// dropping them).
+pub const CE_MARKED: Column = column("ce_marked", "packets", Kind::Int);
 
 /// The per-flow time series (`flows.csv`), in order: the columns every
 /// source writes first.
-pub const FLOW_COLUMNS: [Column; 16] = [
+pub const FLOW_COLUMNS: [Column; 17] = [
     TIME_S,
     FLOW,
     DELIVERED_BYTES,
@@ -117,16 +124,18 @@ pub const FLOW_COLUMNS: [Column; 16] = [
     SRTT_MS,
     DATA_PACKETS_SENT,
     RETRANSMITTED_PACKETS,
+    DELIVERED_CE,
 ];
 
 /// The per-link-direction time series (`link.csv`), in order.
-pub const LINK_COLUMNS: [Column; 6] = [
+pub const LINK_COLUMNS: [Column; 7] = [
     TIME_S,
     DIRECTION,
     QUEUE_PACKETS,
     QUEUE_BYTES,
     QUEUE_DELAY_MS,
     DROPS,
+    CE_MARKED,
 ];
 
 /// The header line of `flows.csv`: [`FLOW_COLUMNS`]' names joined by

@@ -14,6 +14,7 @@
 
 use crate::app::AppState;
 use crate::config::{LossDetection, Pacing, SenderConfig, Timeout};
+use crate::ecn::{Ecn, EcnCounts, EcnFeedback, SentPacket};
 use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
 use crate::receiver::{Ack, ACK_RANGES};
@@ -60,6 +61,8 @@ struct SentPkt {
     retx: bool,
     /// The undo episode in which it was declared lost (0: none).
     lost_in: u32,
+    /// The ECN codepoint it was sent with.
+    ecn: Ecn,
 }
 
 /// The packets declared lost and not yet passed by the cumulative ACK, in
@@ -322,6 +325,40 @@ pub struct Sender {
     /// The largest acknowledged packet's send time, for losses found by
     /// the timer.
     largest_acked_sent_ns: u64,
+    /// Discontiguous packet-number ranges among the losses being
+    /// gathered in `lost_buf`, and the last packet number added.
+    lost_ranges: u32,
+    last_lost_pn: Option<u64>,
+    /// The codepoint new data packets carry (`NotEct` once ECN is off,
+    /// from the start or after a failed validation).
+    ecn: Ecn,
+    /// How CE marks come back.
+    ecn_feedback: EcnFeedback,
+    /// QUIC: the largest ECN counts any ACK reported (counts never
+    /// decrease, RFC 9000 §13.4.2.1).
+    peer_ecn: EcnCounts,
+    /// Packets sent with ECT(0) and ECT(1).
+    ect_sent: [u64; 2],
+    /// Packets sent with ECT(0) and ECT(1) that ACK ranges acknowledged
+    /// (so the receiver counted them before it sent that ACK).
+    ect_acked: [u64; 2],
+    /// Of those, newly acknowledged by the ACK being processed.
+    newly_ect: [u64; 2],
+    /// ECN validation failed (RFC 9000 §13.4.2.1): the sender stopped
+    /// marking its packets ECN-capable.
+    pub ecn_failed: bool,
+    /// Packets the sender has learned were CE-marked, as told to the
+    /// controller: `flows.csv`'s `delivered_ce`.
+    pub delivered_ce: u64,
+    /// Packets acknowledged so far (the CE fraction's denominator).
+    pub delivered_packets: u64,
+    /// TCP: CWR goes on the next new data packet (Linux
+    /// `TCP_ECN_QUEUE_CWR`).
+    cwr_pending: bool,
+    /// TCP: the window of the last reaction to ECE: no new reaction until
+    /// a packet from this number on is acknowledged (Linux's CWR state,
+    /// which ends when `snd_una` passes `high_seq`).
+    cwr_high: Option<u64>,
 }
 
 impl Sender {
@@ -420,6 +457,19 @@ impl Sender {
             newly_largest: None,
             largest_acked_sent_ns: 0,
             dsack_pending: false,
+            lost_ranges: 0,
+            last_lost_pn: None,
+            ecn: flow.ecn,
+            ecn_feedback: flow.ecn_feedback,
+            peer_ecn: EcnCounts::default(),
+            ect_sent: [0; 2],
+            ect_acked: [0; 2],
+            newly_ect: [0; 2],
+            ecn_failed: false,
+            delivered_ce: 0,
+            delivered_packets: 0,
+            cwr_pending: false,
+            cwr_high: None,
         }
     }
 
@@ -612,8 +662,48 @@ impl Sender {
         self.tlp_deadline = self.tlp_timeout_ns().map(|t| now + t);
     }
 
-    /// Records the send decided by [`Sender::poll`]; returns the packet number.
+    /// Records the send decided by [`Sender::poll`]; returns the packet
+    /// number. [`Sender::on_sent_ecn`] also says how to mark the packet.
     pub fn on_sent(&mut self, now: u64, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
+        self.on_sent_ecn(now, chunk, bytes, retransmission).pn
+    }
+
+    /// [`Sender::on_sent`], returning the packet's number with its ECN
+    /// codepoint and TCP CWR flag. With [`EcnFeedback::Ece`] (TCP),
+    /// retransmissions are Not-ECT (RFC 3168 §6.1.5, Linux's
+    /// `tcp_ecn_send()`) and CWR rides on the first new data packet after
+    /// the sender reacted to ECE (RFC 3168 §6.1.2).
+    pub fn on_sent_ecn(
+        &mut self,
+        now: u64,
+        chunk: u64,
+        bytes: u32,
+        retransmission: bool,
+    ) -> SentPacket {
+        let tcp = self.ecn_feedback == EcnFeedback::Ece;
+        let ecn = if tcp && retransmission {
+            Ecn::NotEct
+        } else {
+            self.ecn
+        };
+        let cwr = tcp && !retransmission && std::mem::take(&mut self.cwr_pending);
+        match ecn {
+            Ecn::Ect0 => self.ect_sent[0] += 1,
+            Ecn::Ect1 => self.ect_sent[1] += 1,
+            _ => {}
+        }
+        let pn = self.record_sent(now, chunk, bytes, retransmission, ecn);
+        SentPacket { pn, ecn, cwr }
+    }
+
+    fn record_sent(
+        &mut self,
+        now: u64,
+        chunk: u64,
+        bytes: u32,
+        retransmission: bool,
+        ecn: Ecn,
+    ) -> u64 {
         self.probes_owed = self.probes_owed.saturating_sub(1);
         if std::mem::take(&mut self.tlp_owed) {
             self.tlp_in_flight = true;
@@ -670,6 +760,7 @@ impl Sender {
             status: Status::Outstanding,
             retx: retransmission,
             lost_in: 0,
+            ecn,
         });
         self.inflight += bytes as u64;
         if self.tlp_deadline.is_none() {
@@ -720,6 +811,10 @@ impl Sender {
         p.status = Status::Lost;
         p.lost_in = episode.unwrap_or(0);
         let copy = *p;
+        if self.last_lost_pn.is_none_or(|l| pn != l + 1) {
+            self.lost_ranges += 1;
+        }
+        self.last_lost_pn = Some(pn);
         self.undo_lost += episode.is_some() as u64;
         self.lost.insert(pn, copy);
         self.lost_buf.push(LostPacket {
@@ -752,6 +847,11 @@ impl Sender {
         p.status = Status::Acked;
         let (bytes, state, chunk, retx) = (p.bytes, p.state, p.chunk, p.retx);
         let sent_ns = p.sent_ns;
+        match p.ecn {
+            Ecn::Ect0 => self.newly_ect[0] += 1,
+            Ecn::Ect1 => self.newly_ect[1] += 1,
+            _ => {}
+        }
         if self.newly_largest.is_none_or(|(l, _)| pn > l) {
             self.newly_largest = Some((pn, sent_ns));
         }
@@ -974,8 +1074,9 @@ impl Sender {
     /// Processes an ACK arriving at `now`.
     pub fn on_ack(&mut self, now: u64, ack: &Ack) {
         self.acked_buf.clear();
-        self.lost_buf.clear();
+        self.clear_losses();
         self.newly_largest = None;
+        self.newly_ect = [0; 2];
         // Linux `tcp_ack()`: prior_in_flight is taken before this ACK marks
         // anything, and only its own losses enter the rate sample.
         self.cc.on_ack_begin(self.inflight);
@@ -1034,6 +1135,9 @@ impl Sender {
         }
         self.prev_len = ack.ranges().len();
         self.prev_ranges[..self.prev_len].copy_from_slice(ack.ranges());
+        // What the ranges acknowledged; the cumulative point below may
+        // acknowledge packets the receiver never saw (their repair arrived).
+        let ect_by_ranges = self.newly_ect;
         // TCP's cumulative ACK: data below the receiver's in-order point has
         // arrived, whether or not an ACK range showed the packet.
         if ack.cum_chunk > self.cum_chunk {
@@ -1090,6 +1194,17 @@ impl Sender {
             // An answered probe makes way for the next (Linux clears
             // `tlp_high_seq` once the ACK passes it).
             self.tlp_in_flight = false;
+            let newly = self.acked_buf.len() as u64;
+            self.delivered_packets += newly;
+            let increases_largest = prev_largest.is_none_or(|l| largest > l);
+            let ce = match self.ecn_feedback {
+                EcnFeedback::Counts => self.quic_ce(ack, increases_largest, newly, ect_by_ranges),
+                EcnFeedback::Ece => self.tcp_ce(ack, newly),
+            };
+            if ce > 0 {
+                self.delivered_ce += ce;
+                self.cc.on_ecn_ce(ce);
+            }
             let delay = Duration::from_nanos(ack.ack_delay_ns);
             self.cc.on_ack(
                 t,
@@ -1141,6 +1256,11 @@ impl Sender {
         self.reord_seen = true;
         if let Some(q) = self.pkt_mut(pn) {
             q.status = Status::Acked;
+        }
+        match p.ecn {
+            Ecn::Ect0 => self.newly_ect[0] += 1,
+            Ecn::Ect1 => self.newly_ect[1] += 1,
+            _ => {}
         }
         let (bytes, state, chunk, lost_in) = (p.bytes, p.state, p.chunk, p.lost_in);
         let mut all_spurious = false;
@@ -1277,11 +1397,98 @@ impl Sender {
     /// Tells the controller what loss detection just found.
     fn report_losses(&mut self, t: Instant) {
         if !self.lost_buf.is_empty() {
-            self.cc.on_packets_lost(t, &self.lost_buf, self.inflight);
+            self.cc
+                .on_packets_lost_in_ranges(t, &self.lost_buf, self.lost_ranges, self.inflight);
         }
         if std::mem::take(&mut self.persistent_congestion) {
             self.cc.on_persistent_congestion(t, self.inflight);
         }
+    }
+
+    /// Starts gathering a new batch of losses.
+    fn clear_losses(&mut self) {
+        self.lost_buf.clear();
+        self.lost_ranges = 0;
+        self.last_lost_pn = None;
+    }
+
+    /// QUIC's ECN feedback (RFC 9000 §13.4.2.1, RFC 9002 §7.1 and B.7's
+    /// `ProcessECN`) for an ACK that newly acknowledges `newly` packets,
+    /// `ect_by_ranges` of them ECT(0) and ECT(1) through its ranges.
+    /// Returns the CE marks to report to the controller now.
+    ///
+    /// - The counts are validated against what was sent and acknowledged,
+    ///   but only on an ACK that raises the largest acknowledged packet
+    ///   (a reordered ACK MUST NOT fail validation): a count that
+    ///   decreased, ECT(0) + CE (or ECT(1) + CE) below the ECT(0) (ECT(1))
+    ///   packets acknowledged by ranges, or an ECT count above the packets
+    ///   sent with it, fails validation, and the sender stops marking its
+    ///   packets ECN-capable. The sum is checked cumulatively, which is the
+    ///   RFC's per-ACK check summed over ACKs, and also holds when a
+    ///   packet's range dropped out of the few an ACK carries before the
+    ///   packet was acknowledged.
+    /// - Counts never decrease: a lower count (a reordered ACK) changes
+    ///   nothing.
+    /// - The CE count's increase may exceed the packets this ACK newly
+    ///   acknowledges (an ACK was lost; RFC 9000 allows it): the controller
+    ///   is told at most `newly` marks now, and the rest on later ACKs, so
+    ///   the CE fraction of an ACK never exceeds 1 and every mark is told
+    ///   once.
+    fn quic_ce(
+        &mut self,
+        ack: &Ack,
+        increases_largest: bool,
+        newly: u64,
+        ect_by_ranges: [u64; 2],
+    ) -> u64 {
+        if self.ecn_failed || (self.ecn == Ecn::NotEct && self.ect_sent == [0, 0]) {
+            return 0;
+        }
+        let a = ack.ecn;
+        let p = self.peer_ecn;
+        self.ect_acked[0] += ect_by_ranges[0];
+        self.ect_acked[1] += ect_by_ranges[1];
+        if increases_largest {
+            let decreased = a.ect0 < p.ect0 || a.ect1 < p.ect1 || a.ce < p.ce;
+            let bleached = a.ect0.saturating_add(a.ce) < self.ect_acked[0]
+                || a.ect1.saturating_add(a.ce) < self.ect_acked[1];
+            let remarked = a.ect0 > self.ect_sent[0] || a.ect1 > self.ect_sent[1];
+            if decreased || bleached || remarked {
+                self.ecn_failed = true;
+                self.ecn = Ecn::NotEct;
+                return 0;
+            }
+        }
+        self.peer_ecn = EcnCounts {
+            ect0: p.ect0.max(a.ect0),
+            ect1: p.ect1.max(a.ect1),
+            ce: p.ce.max(a.ce),
+        };
+        self.peer_ecn
+            .ce
+            .saturating_sub(self.delivered_ce)
+            .min(newly)
+    }
+
+    /// TCP's classic ECN feedback (RFC 3168 §6.1.2): every packet an ACK
+    /// with ECE newly acknowledges counts as CE-marked (Linux counts
+    /// `delivered_ce` so). The first ECE of a window is the reaction: CWR
+    /// is queued for the next new data packet, and a further reaction
+    /// waits until a packet sent after this one is acknowledged.
+    fn tcp_ce(&mut self, ack: &Ack, newly: u64) -> u64 {
+        if let (Some(h), Some((l, _))) = (self.cwr_high, self.newly_largest) {
+            if l >= h {
+                self.cwr_high = None;
+            }
+        }
+        if !ack.ece {
+            return 0;
+        }
+        if self.cwr_high.is_none() {
+            self.cwr_pending = true;
+            self.cwr_high = Some(self.next_pn);
+        }
+        newly
     }
 
     fn rto_ns(&self) -> u64 {
@@ -1320,7 +1527,7 @@ impl Sender {
             return;
         }
         if self.loss_time.is_some_and(|t| t <= now) {
-            self.lost_buf.clear();
+            self.clear_losses();
             self.newly_largest = None;
             self.detect_losses(now);
             self.trim();
@@ -1349,7 +1556,7 @@ impl Sender {
         self.tlp_owed = false;
         self.tlp_in_flight = false;
         self.retrans_out = 0;
-        self.lost_buf.clear();
+        self.clear_losses();
         for pn in self.base_pn..self.next_pn {
             if self
                 .pkt(pn)
@@ -1363,7 +1570,8 @@ impl Sender {
         self.inflight = 0;
         self.loss_time = None;
         let t = Instant::from_nanos(now);
-        self.cc.on_packets_lost(t, &self.lost_buf, 0);
+        self.cc
+            .on_packets_lost_in_ranges(t, &self.lost_buf, self.lost_ranges, 0);
         self.cc.on_retransmission_timeout(t, 0);
         self.note_recovery_point();
         self.rtos += 1;
@@ -1406,6 +1614,7 @@ mod tests {
             status: Status::Lost,
             retx: false,
             lost_in: 0,
+            ecn: Ecn::NotEct,
         };
         let mut l = LostList::default();
         for pn in [5, 9, 7, 12, 7, 1] {

@@ -47,11 +47,8 @@ fn quantum_pacing_bursts_a_quantum_then_waits_its_length() {
 /// An ACK of the ranges given (inclusive, highest first).
 fn ack_of(ranges: &[(u64, u64)]) -> sender::Ack {
     let mut a = sender::Ack {
-        ranges: [(0, 0); sender::ACK_RANGES],
         len: ranges.len() as u8,
-        dsack: false,
-        ack_delay_ns: 0,
-        cum_chunk: 0,
+        ..Default::default()
     };
     a.ranges[..ranges.len()].copy_from_slice(ranges);
     a

@@ -6,12 +6,14 @@
 //! real timers, the way a QUIC or file-transfer implementer would use it.
 //!
 //! - [`wire`]: the datagram format (connection id on every packet, packet
-//!   numbers never reused, ACK ranges with ACK delay and flow control).
+//!   numbers never reused, ACK ranges with ACK delay, flow control and
+//!   ECN counts).
 //! - [`sender`] and [`receiver`]: the endpoints. The sender's loss
 //!   detection and pacing decisions are the simulator's sender, so the
 //!   transport and the simulator run identical logic.
 //! - [`reassembly`]: the receiver's bounded reordering buffer.
 //! - [`data`]: file and seeded-pattern sources.
+//! - [`ecn`]: ECN marking, counting and validation (QUIC's rules).
 //! - [`integrity`]: the end-to-end BLAKE3 digest compared at FIN.
 //! - [`udp_batch`]: GSO/GRO batching of datagrams without changing when
 //!   they leave.
@@ -53,6 +55,7 @@
 //!     interval: Duration::from_millis(100),
 //!     progress: false,
 //!     gso: false,
+//!     ecn: false,
 //! })?;
 //! let received = receiver.join().expect("receiver thread")?;
 //! assert_eq!(sent.bytes, 2_000_000);
@@ -61,6 +64,7 @@
 //! ```
 
 pub mod data;
+pub mod ecn;
 pub mod integrity;
 pub mod reassembly;
 pub mod receiver;

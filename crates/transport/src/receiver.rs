@@ -5,6 +5,7 @@
 //! FIN with the verdict.
 
 use crate::data::pattern_mismatch;
+use crate::ecn::ReceiverCounts;
 use crate::integrity::StreamHash;
 use crate::reassembly::{Insert, Reassembly};
 use crate::udp_batch::BatchReceiver;
@@ -65,6 +66,19 @@ pub struct RecvSummary {
     pub stray: u64,
     /// See `malformed`.
     pub refused: u64,
+    /// Data packets processed (acknowledged), and of those how many
+    /// arrived Not-ECT, ECT(0), ECT(1) and CE (the IP header's ECN field,
+    /// read from the socket's TOS / traffic-class control message; the
+    /// last three are the counts every ACK carries once one is non-zero).
+    pub data_packets: u64,
+    /// See `data_packets`.
+    pub ecn_not_ect: u64,
+    /// See `data_packets`.
+    pub ecn_ect0: u64,
+    /// See `data_packets`.
+    pub ecn_ect1: u64,
+    /// See `data_packets`.
+    pub ecn_ce: u64,
 }
 
 /// The output file while a transfer is under way: a temporary file in the
@@ -201,6 +215,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         None,
     );
     let mut hash = StreamHash::new();
+    let mut ecn = ReceiverCounts::default();
     let t0 = now_ns(start);
     let mut last_heard = Instant::now();
     let mut delack_at: Option<u64> = None;
@@ -251,7 +266,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         // Whether the peer was heard in this drain: one clock read for
         // the idle timer per drain rather than one per datagram.
         let mut heard = false;
-        while let Some((datagram, from)) = rx.next(&sock) {
+        while let Some((datagram, from, codepoint)) = rx.next(&sock) {
             let p = match wire::decode(datagram) {
                 Ok(p) => p,
                 Err(_) => {
@@ -316,10 +331,13 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                         Insert::Duplicate => duplicates += 1,
                         Insert::Accepted => {}
                     }
+                    ecn.on_packet(codepoint);
                     match acker.on_packet(now, p.pn, chunk, payload.len() as u64) {
                         AckAction::Send(a) => {
                             delack_at = None;
-                            to_send = Some(a);
+                            // The counts as of the ACK's ranges: packets
+                            // drained after it are in neither.
+                            to_send = Some((a, ecn.for_ack()));
                         }
                         AckAction::Delay(t) => {
                             delack_at.get_or_insert(t);
@@ -361,11 +379,11 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         if delack_at.is_some_and(|t| t <= now) {
             delack_at = None;
             if let Some(a) = acker.on_delayed_ack_timer(now) {
-                to_send = Some(a);
+                to_send = Some((a, ecn.for_ack()));
             }
         }
         {
-            if let Some(a) = to_send {
+            if let Some((a, counts)) = to_send {
                 wire::encode(
                     &Packet {
                         conn_id,
@@ -377,6 +395,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             dsack: a.dsack,
                             cum_chunk: a.cum_chunk,
                             max_chunks: reasm.limit(),
+                            ecn: counts,
                         },
                     },
                     &mut out,
@@ -411,5 +430,10 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         malformed,
         stray,
         refused,
+        data_packets: ecn.packets,
+        ecn_not_ect: ecn.not_ect,
+        ecn_ect0: ecn.counts.ect0,
+        ecn_ect1: ecn.counts.ect1,
+        ecn_ce: ecn.counts.ce,
     })
 }

@@ -14,6 +14,7 @@
 //! a precise timer and the FIN/DONE exchange.
 
 use crate::data::Source;
+use crate::ecn::EcnSender;
 use crate::integrity::StreamHash;
 use crate::udp_batch::{BatchSender, SendError};
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, DATA_HEADER, MAX_DATAGRAM};
@@ -51,6 +52,10 @@ pub struct SendConfig {
     /// Batch the datagrams the pacer releases together into one GSO send
     /// (`UDP_SEGMENT`) where the kernel supports it.
     pub gso: bool,
+    /// Send data packets ECN-capable (ECT(0)) and feed the CE marks the
+    /// receiver's ACKs count to the controller ([`crate::ecn`]). Marking
+    /// stops for the connection if the ACKs' counts fail validation.
+    pub ecn: bool,
 }
 
 /// The column the log writes after the shared schema
@@ -92,6 +97,15 @@ pub struct SendSummary {
     pub malformed: u64,
     /// See `malformed`.
     pub stray: u64,
+    /// ECN: `off`, `capable` (marked ECT(0) throughout, every ACK's counts
+    /// valid) or `failed: REASON` (marking stopped when validation failed).
+    pub ecn: String,
+    /// CE marks the receiver counted, validated, and given to the
+    /// controller.
+    pub ce_packets: u64,
+    /// `ce_packets` over the ECT packets acknowledged with valid counts;
+    /// absent when none was.
+    pub ce_fraction: Option<f64>,
 }
 
 fn send_error(e: SendError) -> String {
@@ -254,6 +268,7 @@ pub fn send_with(
     };
     let mut sender = Sender::new(&flow, rand::random());
     sender.set_flow_limit(limit);
+    let mut ecn = EcnSender::new(cfg.ecn);
     let mut hash = StreamHash::new();
     let mut hashed_chunks = 0u64;
     let mut pace_err = LogHistogram::default();
@@ -304,13 +319,33 @@ pub fn send_with(
                     dsack,
                     cum_chunk,
                     max_chunks,
+                    ecn: counts,
                 } => {
+                    let was_capable = ecn.state() == crate::ecn::EcnState::Capable;
+                    // The CE marks this ACK newly reports go to the
+                    // controller before the sender processes it: the
+                    // controller holds them until the ACK's `on_ack`
+                    // (`on_ack_begin` leaves them), which is where
+                    // `on_ecn_ce` asks to be called.
+                    let ce = ecn.on_ack(&ranges[..len as usize], counts);
+                    if ce > 0 {
+                        sender.cc.on_ecn_ce(ce);
+                    }
+                    if was_capable {
+                        if let crate::ecn::EcnState::Failed(why) = ecn.state() {
+                            line.finish();
+                            eprintln!("ECN validation failed, marking stopped: {why}");
+                        }
+                    }
                     let ack = Ack {
                         ranges,
                         len,
                         ack_delay_ns: ack_delay_us as u64 * 1000,
                         dsack,
                         cum_chunk,
+                        // ECN counts and ECE: not carried by the wire
+                        // format yet (the UDP transport's ECN work fills them).
+                        ..Ack::default()
                     };
                     // Stamped when read, not when the loop began: a
                     // datagram read later in a drained batch would
@@ -360,7 +395,9 @@ pub fn send_with(
                         // the payload is generated (or read from the file)
                         // straight into the batch, and hashed from there.
                         let len = bytes as usize;
-                        let slot = batch.slot(&sock, DATA_HEADER + len).map_err(send_error)?;
+                        let slot = batch
+                            .slot_ecn(&sock, DATA_HEADER + len, ecn.codepoint())
+                            .map_err(send_error)?;
                         let (header, payload) = slot.split_at_mut(DATA_HEADER);
                         cfg.source
                             .chunk(chunk, len, payload)
@@ -370,6 +407,7 @@ pub fn send_with(
                             hashed_chunks += 1;
                         }
                         let pn = sender.on_sent(now, chunk, bytes, retransmission);
+                        ecn.on_sent(pn);
                         wire::encode_data_header(header, conn_id, pn, chunk, len as u16);
                     }
                     SendDecision::PaceUntil(t) => {
@@ -432,6 +470,9 @@ pub fn send_with(
                     ms(sender.cc.rtt().smoothed_ns()),
                     sender.packets_sent.to_string(),
                     sender.retransmissions.to_string(),
+                    // delivered_ce: left empty until the UDP transport
+                    // carries ECN (its engineer fills it).
+                    String::new(),
                     opt(window_err.quantile(0.5).map(|e| e / 1e3), 1),
                 ];
                 w.write_record(&row)
@@ -496,6 +537,10 @@ pub fn send_with(
         datagrams_per_syscall: batch.datagrams as f64 / batch.syscalls.max(1) as f64,
         malformed,
         stray,
+        ecn: ecn.state().describe(),
+        ce_packets: ecn.ce_packets(),
+        ce_fraction: (ecn.ect_acked() > 0)
+            .then(|| ecn.ce_packets() as f64 / ecn.ect_acked() as f64),
     })
 }
 

@@ -66,6 +66,13 @@ pub enum Frame<'a> {
         cum_chunk: u64,
         /// Flow control: chunks the sender may send (absolute limit).
         max_chunks: u64,
+        /// The receiver's cumulative ECN counts over every data packet it
+        /// has processed (QUIC's ACK_ECN, RFC 9000 §19.3.2). `None`: the
+        /// plain ACK (type 4), which the receiver sends until a data
+        /// packet arrives with an ECN codepoint; with counts the frame is
+        /// type 8 (ACK with ECN counts), so a peer that predates ECN never
+        /// sees the new type unless its sender marked packets ECT.
+        ecn: Option<EcnCounts>,
     },
     /// Sender → receiver: everything was delivered; here is the check.
     Fin {
@@ -87,6 +94,19 @@ pub enum Frame<'a> {
     /// sender can say so at once instead of timing out as if nobody were
     /// listening. One short answer per HELLO: no amplification.
     Busy,
+}
+
+/// ECN counts as an ACK carries them (QUIC's ECT0, ECT1 and ECN-CE
+/// counts, RFC 9000 §19.3.2): data packets the receiver has processed
+/// that arrived with each codepoint, cumulative over the connection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EcnCounts {
+    /// Arrived ECT(0).
+    pub ect0: u64,
+    /// Arrived ECT(1).
+    pub ect1: u64,
+    /// Arrived CE (a router marked congestion).
+    pub ce: u64,
 }
 
 /// A datagram: header plus frame.
@@ -146,6 +166,10 @@ const T_ACK: u8 = 4;
 const T_FIN: u8 = 5;
 const T_DONE: u8 = 6;
 const T_BUSY: u8 = 7;
+/// An ACK followed by three ECN counts ([`EcnCounts`]); as QUIC's ACK_ECN
+/// (0x03) beside ACK (0x02), a type of its own rather than a flag in the
+/// ACK, so the plain ACK's bytes are unchanged.
+const T_ACK_ECN: u8 = 8;
 
 /// A bounds-checked reader.
 struct Cursor<'a> {
@@ -223,7 +247,7 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, WireError> {
                 payload: c.take(n)?,
             }
         }
-        T_ACK => {
+        T_ACK | T_ACK_ECN => {
             let len = c.u8()?;
             if len == 0 || len as usize > MAX_RANGES {
                 return Err(WireError::Invalid("range count"));
@@ -250,6 +274,15 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, WireError> {
             if ranges[..len as usize].windows(2).any(|w| w[1].1 >= w[0].0) {
                 return Err(WireError::Invalid("ack range order"));
             }
+            let ecn = if t == T_ACK_ECN {
+                Some(EcnCounts {
+                    ect0: c.u64()?,
+                    ect1: c.u64()?,
+                    ce: c.u64()?,
+                })
+            } else {
+                None
+            };
             Frame::Ack {
                 ranges,
                 len,
@@ -257,6 +290,7 @@ pub fn decode(buf: &[u8]) -> Result<Packet<'_>, WireError> {
                 dsack,
                 cum_chunk,
                 max_chunks,
+                ecn,
             }
         }
         T_FIN => Frame::Fin {
@@ -287,7 +321,8 @@ pub fn encode(p: &Packet<'_>, out: &mut Vec<u8>) -> usize {
         Frame::Hello { .. } => T_HELLO,
         Frame::HelloAck { .. } => T_HELLO_ACK,
         Frame::Data { .. } => T_DATA,
-        Frame::Ack { .. } => T_ACK,
+        Frame::Ack { ecn: None, .. } => T_ACK,
+        Frame::Ack { ecn: Some(_), .. } => T_ACK_ECN,
         Frame::Fin { .. } => T_FIN,
         Frame::Done { .. } => T_DONE,
         Frame::Busy => T_BUSY,
@@ -314,6 +349,7 @@ pub fn encode(p: &Packet<'_>, out: &mut Vec<u8>) -> usize {
             dsack,
             cum_chunk,
             max_chunks,
+            ecn,
         } => {
             out.push(*len);
             out.extend_from_slice(&ack_delay_us.to_le_bytes());
@@ -323,6 +359,11 @@ pub fn encode(p: &Packet<'_>, out: &mut Vec<u8>) -> usize {
             for r in &ranges[..*len as usize] {
                 out.extend_from_slice(&r.0.to_le_bytes());
                 out.extend_from_slice(&r.1.to_le_bytes());
+            }
+            if let Some(e) = ecn {
+                out.extend_from_slice(&e.ect0.to_le_bytes());
+                out.extend_from_slice(&e.ect1.to_le_bytes());
+                out.extend_from_slice(&e.ce.to_le_bytes());
             }
         }
         Frame::Fin { total, digest } => {
@@ -386,6 +427,20 @@ mod tests {
                 dsack: true,
                 cum_chunk: 70,
                 max_chunks: 77,
+                ecn: None,
+            },
+            Frame::Ack {
+                ranges,
+                len: 2,
+                ack_delay_us: 250,
+                dsack: false,
+                cum_chunk: 70,
+                max_chunks: 77,
+                ecn: Some(EcnCounts {
+                    ect0: 1000,
+                    ect1: 2,
+                    ce: u64::MAX,
+                }),
             },
             Frame::Fin {
                 total: 1,
@@ -408,6 +463,73 @@ mod tests {
                 frame,
             });
         }
+    }
+
+    fn ack(ecn: Option<EcnCounts>) -> Packet<'static> {
+        let mut ranges = [(0, 0); MAX_RANGES];
+        ranges[0] = (40, 41);
+        Packet {
+            conn_id: 9,
+            pn: CONTROL_PN,
+            frame: Frame::Ack {
+                ranges,
+                len: 1,
+                ack_delay_us: 7,
+                dsack: false,
+                cum_chunk: 3,
+                max_chunks: 5,
+                ecn,
+            },
+        }
+    }
+
+    /// The plain ACK's bytes are what they were before ECN (type 4, no
+    /// counts), so an ACK from a receiver that predates ECN still decodes,
+    /// as an ACK without counts; the ECN ACK is the same bytes with type 8
+    /// and 24 bytes of counts after the ranges.
+    #[test]
+    fn plain_ack_is_unchanged_and_ecn_ack_appends_counts() {
+        let mut old = Vec::new();
+        encode(&ack(None), &mut old);
+        // The pre-ECN layout, written out by hand.
+        let mut want = vec![VERSION, 4];
+        want.extend_from_slice(&9u64.to_le_bytes());
+        want.extend_from_slice(&CONTROL_PN.to_le_bytes());
+        want.push(1);
+        want.extend_from_slice(&7u32.to_le_bytes());
+        want.push(0);
+        want.extend_from_slice(&5u64.to_le_bytes());
+        want.extend_from_slice(&3u64.to_le_bytes());
+        want.extend_from_slice(&40u64.to_le_bytes());
+        want.extend_from_slice(&41u64.to_le_bytes());
+        assert_eq!(old, want);
+        assert_eq!(decode(&old).unwrap(), ack(None));
+        let counts = EcnCounts {
+            ect0: 11,
+            ect1: 0,
+            ce: 3,
+        };
+        let mut new = Vec::new();
+        encode(&ack(Some(counts)), &mut new);
+        assert_eq!(new[1], 8);
+        assert_eq!(new.len(), old.len() + 24);
+        assert_eq!(new[2..old.len()], old[2..]);
+        assert_eq!(decode(&new).unwrap(), ack(Some(counts)));
+        // An ECN ACK cut anywhere inside its counts is truncated, and a
+        // plain ACK with bytes after its ranges (counts without the type)
+        // is rejected, not read as counts.
+        for n in old.len()..new.len() {
+            assert!(
+                matches!(decode(&new[..n]), Err(WireError::Truncated { .. })),
+                "cut at {n}"
+            );
+        }
+        let mut forged = new.clone();
+        forged[1] = 4;
+        assert_eq!(decode(&forged), Err(WireError::Trailing(24)));
+        let mut longer = new.clone();
+        longer.push(0);
+        assert_eq!(decode(&longer), Err(WireError::Trailing(1)));
     }
 
     #[test]
@@ -448,6 +570,7 @@ mod tests {
                     dsack: false,
                     cum_chunk: 0,
                     max_chunks: 0,
+                    ecn: None,
                 },
             },
             &mut buf,

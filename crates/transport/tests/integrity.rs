@@ -120,6 +120,7 @@ fn transfer(
             interval: Duration::from_millis(100),
             progress: false,
             gso: true,
+            ecn: false,
         });
         let got = r.join().expect("receiver thread");
         stop.store(true, Ordering::Relaxed);
@@ -259,6 +260,7 @@ fn a_stopped_receiver_leaves_no_partial_file() {
                 interval: Duration::from_millis(100),
                 progress: false,
                 gso: true,
+                ecn: false,
             })
         });
         // Stop once the temporary file holds data (bounded wait).

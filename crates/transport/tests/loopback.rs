@@ -89,6 +89,7 @@ fn the_send_log_reads_back_as_csv() {
             interval: Duration::from_millis(1),
             progress: false,
             gso: true,
+            ecn: false,
         })
         .expect("send");
         r.join().expect("receiver thread").expect("recv");

@@ -46,6 +46,24 @@ fn a_million_fuzzed_datagrams_never_panic_and_accepted_ones_round_trip() {
                 dsack: false,
                 cum_chunk: 3,
                 max_chunks: 8,
+                ecn: None,
+            },
+        },
+        Packet {
+            conn_id: 7,
+            pn: CONTROL_PN,
+            frame: Frame::Ack {
+                ranges,
+                len: 2,
+                ack_delay_us: 10,
+                dsack: true,
+                cum_chunk: 3,
+                max_chunks: 8,
+                ecn: Some(wire::EcnCounts {
+                    ect0: 90,
+                    ect1: 1,
+                    ce: 12,
+                }),
             },
         },
         Packet {
@@ -141,6 +159,51 @@ proptest! {
         }
         prop_assert_eq!(got, stream);
         prop_assert!(r.complete(len as u64));
+    }
+
+    /// Any ACK, with or without ECN counts, round-trips; every strict
+    /// prefix of it is an error (never a panic, never a shorter frame),
+    /// and so is any byte appended.
+    #[test]
+    fn acks_with_and_without_ecn_round_trip(
+        tops in proptest::collection::vec(1u64..1_000_000, 1..=MAX_RANGES),
+        ack_delay_us: u32,
+        dsack: bool,
+        cum_chunk in 0u64..1_000_000,
+        extra in 0u64..1_000_000,
+        counts in proptest::option::of((any::<u64>(), any::<u64>(), any::<u64>())),
+        junk: u8,
+    ) {
+        // Disjoint ranges, highest first: descending tops, each range one
+        // packet wide below a gap.
+        let mut ranges = [(0, 0); MAX_RANGES];
+        let mut hi = 10_000_000u64;
+        for (r, t) in ranges.iter_mut().zip(&tops) {
+            let lo = hi.saturating_sub(t % 1000);
+            *r = (lo, hi);
+            hi = lo.saturating_sub(2 + t % 50);
+        }
+        let p = Packet {
+            conn_id: 5,
+            pn: CONTROL_PN,
+            frame: Frame::Ack {
+                ranges,
+                len: tops.len() as u8,
+                ack_delay_us,
+                dsack,
+                cum_chunk,
+                max_chunks: cum_chunk + extra,
+                ecn: counts.map(|(ect0, ect1, ce)| wire::EcnCounts { ect0, ect1, ce }),
+            },
+        };
+        let mut buf = Vec::new();
+        wire::encode(&p, &mut buf);
+        prop_assert_eq!(wire::decode(&buf), Ok(p.clone()));
+        for n in 0..buf.len() {
+            prop_assert!(wire::decode(&buf[..n]).is_err(), "prefix {} accepted", n);
+        }
+        buf.push(junk);
+        prop_assert!(wire::decode(&buf).is_err());
     }
 
     /// A peer that lies about sizes is refused: a short chunk followed by

@@ -44,6 +44,7 @@ UNITS: Dict[str, Dict[str, str]] = {
         "srtt_ms": "ms",
         "data_packets_sent": "packets",
         "retransmitted_packets": "packets",
+        "delivered_ce": "packets",
     },
     "link": {
         "time_s": "s",
@@ -52,6 +53,7 @@ UNITS: Dict[str, Dict[str, str]] = {
         "queue_bytes": "bytes",
         "queue_delay_ms": "ms",
         "drops": "packets",
+        "ce_marked": "packets",
     },
     "summary": {
         "flow": "index",
@@ -70,6 +72,8 @@ UNITS: Dict[str, Dict[str, str]] = {
         "time_in_probe_rtt": "fraction",
         "delivered_bytes": "bytes",
         "packets_sent": "packets",
+        "ce_packets": "packets",
+        "ce_fraction": "fraction",
         "retransmissions": "packets",
         "completion_s": "s",
         "time_using_srtt": "fraction",

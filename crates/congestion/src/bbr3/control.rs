@@ -121,10 +121,10 @@ impl Bbr3 {
     /// `UpdateACKAggregation()`: data acknowledged beyond bw × the interval.
     pub(super) fn update_ack_aggregation(&mut self, ctx: &AckContext<'_>) {
         let rs = ctx.rate;
-        if rs.acked_bytes == 0 || rs.interval_ns.is_none() {
+        let linux = self.cfg.extra_acked == Bbr3ExtraAcked::Linux;
+        if rs.acked_bytes == 0 || (linux && rs.interval_ns.is_none()) {
             return;
         }
-        let linux = self.cfg.extra_acked == Bbr3ExtraAcked::Linux;
         if linux && self.round_start {
             let thresh = if self.full_bw_reached {
                 LINUX_EXTRA_ACKED_WIN_ROUNDS

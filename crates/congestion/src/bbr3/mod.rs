@@ -166,6 +166,17 @@ pub struct Bbr3 {
     loss_round_start: bool,
     is_loss_in_round: bool,
     is_ecn_in_round: bool,
+    /// Whether the loss round that just ended had loss (read by STARTUP's
+    /// high-loss exit after the per-round reset).
+    loss_round_had_loss: bool,
+    /// A loss noted since the last ACK started the loss round: the next
+    /// ACK moves its end past the data it delivers, as Linux's
+    /// `tp->delivered` already counts the ACK that reveals a loss.
+    loss_round_pending: bool,
+    /// When losses last began an episode: an RTO the transport reports
+    /// right after declaring the flight lost (as bbrlab's transports do)
+    /// must not overwrite the undo state those losses saved.
+    last_episode_at: Option<Instant>,
     loss_in_cycle: bool,
     ecn_in_cycle: bool,
 
@@ -273,6 +284,9 @@ impl Bbr3 {
             loss_round_start: false,
             is_loss_in_round: false,
             is_ecn_in_round: false,
+            loss_round_had_loss: false,
+            loss_round_pending: false,
+            last_episode_at: None,
             loss_in_cycle: false,
             ecn_in_cycle: false,
             min_rtt_ns: None,
@@ -442,7 +456,12 @@ impl Bbr3 {
             .cfg
             .drain_max_rounds
             .is_some_and(|r| self.round_count > self.drain_start_round.saturating_add(r));
-        if inflight <= self.inflight(self.max_bw(), 1.0) || timed_out {
+        let bw = if self.cfg.drain_target_uses_max_bw {
+            self.max_bw()
+        } else {
+            self.max_bw().min(self.bw_shortterm)
+        };
+        if inflight <= self.inflight(bw, 1.0) || timed_out {
             self.enter_probe_bw(ctx);
         }
     }
@@ -598,6 +617,10 @@ impl CongestionControl for Bbr3 {
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
         self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
         self.track_recovery(ctx);
+        if self.loss_round_pending {
+            self.loss_round_delivered = ctx.delivered_bytes;
+            self.loss_round_pending = false;
+        }
 
         // UpdateModelAndState()
         self.update_round(rs, ctx.delivered_bytes);
@@ -630,7 +653,7 @@ impl CongestionControl for Bbr3 {
     /// detail the loss is noted for the round.
     fn on_packets_lost(
         &mut self,
-        _now: Instant,
+        now: Instant,
         lost_bytes: u64,
         _bytes_in_flight: u64,
         new_episode: bool,
@@ -638,23 +661,28 @@ impl CongestionControl for Bbr3 {
         self.lost_total = self.lost_total.saturating_add(lost_bytes);
         if new_episode {
             self.save_state_upon_loss();
+            self.last_episode_at = Some(now);
         }
         if lost_bytes > 0 {
-            self.note_loss();
+            self.note_loss(true);
         }
     }
 
-    /// `HandleLostPacket()` for each packet (§5.5.10.2).
+    /// `HandleLostPacket()` for each packet (§5.5.10.2). A loss that ends
+    /// a probe changes the gains at once, so the next send is paced for
+    /// DOWN even before the ACK that revealed the loss is processed.
     fn on_loss(&mut self, loss: &LossContext<'_>) {
         self.handle_loss(loss);
+        self.update_gains();
     }
 
     /// `OnEnterRTO()` (§5.6.4.4): cwnd = inflight + 1 packet. Linux v3
     /// (`bbr_set_state()`, TCP_CA_Loss) also restarts the full-bw search
     /// and, when not probing, seeds `inflight_shortterm` from the cwnd.
-    fn on_retransmission_timeout(&mut self, _now: Instant, bytes_in_flight: u64) {
-        self.save_cwnd();
-        self.save_state_upon_loss();
+    fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64) {
+        if self.last_episode_at != Some(now) {
+            self.save_state_upon_loss();
+        }
         self.prev_recovery = RecoveryState::Loss;
         if self.cfg.rto_resets_full_bw {
             self.reset_full_bw();
@@ -665,9 +693,12 @@ impl CongestionControl for Bbr3 {
         self.cwnd = bytes_in_flight.saturating_add(self.mss);
     }
 
-    /// `HandleSpuriousLossDetection()` (§5.5.11.2).
+    /// `HandleSpuriousLossDetection()` (§5.5.11.2); the restored model and
+    /// state take effect at once.
     fn on_spurious_loss(&mut self, now: Instant) {
         self.handle_spurious_loss(now);
+        self.bound_bw_for_model();
+        self.update_gains();
     }
 
     fn on_mss_change(&mut self, mss: u64) {

@@ -54,10 +54,6 @@ impl Bbr3 {
         self.reset_full_bw();
         self.full_bw = ctx.rate.delivery_rate_bytes_per_ns().unwrap_or(0.0);
         self.state = State::Up;
-        if self.cfg.up_restarts_cycle_clock {
-            // Linux `bbr_start_bw_probe_up()` restarts cycle_mstamp.
-            self.cycle_stamp = ctx.now;
-        }
         self.raise_inflight_longterm_slope();
     }
 

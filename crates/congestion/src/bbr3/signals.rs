@@ -55,10 +55,16 @@ impl Bbr3 {
 
     /// `NoteLoss()`: the first loss of a round starts the loss round here,
     /// so the round's delivery signals cover the whole round of loss.
-    pub(super) fn note_loss(&mut self) {
+    ///
+    /// `may_save` is false for the packets of a loss batch after one that
+    /// ended a probe: `StartProbeBW_DOWN()` reset `is_loss_in_round`, and
+    /// saving again would overwrite the undo state with the cut model and
+    /// make the probe's losses impossible to undo (draft §5.5.11, A.18).
+    pub(super) fn note_loss(&mut self, may_save: bool) {
         if !self.is_loss_in_round {
             self.loss_round_delivered = self.delivered_total;
-            if self.cfg.note_loss_saves_state {
+            self.loss_round_pending = true;
+            if may_save && self.cfg.note_loss_saves_state {
                 self.save_state_upon_loss();
             }
         }
@@ -76,6 +82,7 @@ impl Bbr3 {
         }
         if loss.new_episode {
             self.save_state_upon_loss();
+            self.last_episode_at = Some(loss.now);
         }
         self.delivered_total = self.delivered_total.max(loss.delivered_bytes);
         // C.lost before this call's packets, then as each is marked.
@@ -85,9 +92,10 @@ impl Bbr3 {
             StartupLossCount::Events => 1,
         };
         self.loss_events_in_round = self.loss_events_in_round.saturating_add(events);
+        let mut may_save = true;
         for p in loss.lost {
             c_lost = c_lost.saturating_add(p.bytes);
-            self.note_loss();
+            self.note_loss(may_save);
             if !self.is_bw_probe_sample {
                 continue; // not sent while probing bandwidth
             }
@@ -95,6 +103,7 @@ impl Bbr3 {
             let lost = c_lost.saturating_sub(p.state.lost_bytes);
             if self.is_inflight_too_high(lost, tx_in_flight) {
                 let at_loss = self.inflight_at_loss(p.bytes, lost, tx_in_flight);
+                may_save = false;
                 self.handle_inflight_too_high(
                     at_loss,
                     p.state.is_app_limited,
@@ -226,6 +235,7 @@ impl Bbr3 {
         if !self.loss_round_start {
             return;
         }
+        self.loss_round_had_loss = self.is_loss_in_round;
         self.adapt_lower_bounds_from_congestion();
         self.is_loss_in_round = false;
         self.is_ecn_in_round = false;
@@ -342,7 +352,14 @@ impl Bbr3 {
         if self.loss_round_start {
             let rs = ctx.rate;
             let lost = ctx.lost_bytes.saturating_sub(rs.tx_lost_bytes);
-            let in_recovery = ctx.recovery != RecoveryState::Open;
+            // "In fast recovery for at least one full round": the loss
+            // round began at the round's first loss, which began or
+            // continued an episode. Under RFC 9002's short episodes the
+            // episode may have just ended as the round did, so a round
+            // with loss counts as a round in recovery; an RTO's recovery
+            // (TCP_CA_Loss) does not, as in Linux.
+            let in_recovery = ctx.recovery == RecoveryState::Recovery
+                || (self.loss_round_had_loss && ctx.recovery == RecoveryState::Open);
             let ce_round = self.cfg.ecn == Bbr3Ecn::AsLoss && self.round_ce_too_high();
             let too_high =
                 (in_recovery && self.is_inflight_too_high(lost, rs.tx_in_flight)) || ce_round;
@@ -403,6 +420,14 @@ impl Bbr3 {
         let ce = self.ce_packets_total.saturating_sub(self.alpha_last_ce);
         if !self.ecn_eligible || acked == 0 {
             self.round_ce_ratio = 0;
+            if self.cfg.ecn == Bbr3Ecn::AsLoss {
+                // Rounds before the first CE mark are not CE-free rounds
+                // of an ECN path; the first judged round is the one that
+                // brought the mark. (Linux, as `bbr_update_ecn_alpha()`,
+                // counts from the start once eligible.)
+                self.alpha_last_acked = self.acked_packets_total;
+                self.alpha_last_ce = self.ce_packets_total;
+            }
             return;
         }
         let ratio = (u128::from(ce.min(acked)) << 8) / u128::from(acked);
@@ -439,10 +464,15 @@ impl Bbr3 {
         if !self.ecn_eligible {
             return;
         }
-        self.is_ecn_in_round = true;
         if self.cfg.ecn == Bbr3Ecn::AsLoss {
+            // As NoteLoss(): the first congestion of a round starts the
+            // loss round, and each CE-reporting ACK is one loss event.
+            if !self.is_loss_in_round && !self.is_ecn_in_round {
+                self.loss_round_delivered = ctx.delivered_bytes;
+            }
             self.loss_events_in_round = self.loss_events_in_round.saturating_add(1);
         }
+        self.is_ecn_in_round = true;
     }
 
     /// Whether the last round's CE fraction says inflight was too high:

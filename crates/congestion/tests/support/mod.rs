@@ -116,6 +116,9 @@ pub struct Path {
     pub seed: u64,
     /// If set, the application offers data at this rate (bytes/s) only.
     pub app_rate_bytes_per_sec: Option<f64>,
+    /// If set, the application rate applies only before this time (ns);
+    /// from then on the application always has data (bulk).
+    pub app_until_ns: Option<u64>,
     /// If set, each packet's two-way delay is drawn from this distribution
     /// instead of `rtt_ns`.
     pub jitter: Option<Jitter>,
@@ -143,6 +146,7 @@ impl Path {
             loss: 0.0,
             seed: 1,
             app_rate_bytes_per_sec: None,
+            app_until_ns: None,
             jitter: None,
         }
     }
@@ -275,7 +279,10 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
             u64::MAX
         };
         // When may the app next send a full packet?
-        let app_ready = match path.app_rate_bytes_per_sec {
+        let app_rate = path
+            .app_rate_bytes_per_sec
+            .filter(|_| path.app_until_ns.is_none_or(|u| now < u));
+        let app_ready = match app_rate {
             None => now,
             Some(r) => {
                 let credit = app_credit + r * (now - app_t) as f64 / 1e9;
@@ -389,12 +396,12 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
             continue;
         }
         // Send one packet.
-        if let Some(r) = path.app_rate_bytes_per_sec {
+        if let Some(r) = app_rate {
             app_credit =
                 (app_credit + r * (now - app_t) as f64 / 1e9).min(64.0 * mss as f64) - mss as f64;
             app_t = now;
         }
-        let app_limited = path.app_rate_bytes_per_sec.is_some();
+        let app_limited = app_rate.is_some();
         let state = cc.on_packet_sent(at(now), mss, in_flight, app_limited);
         let seq = out.sent_packets;
         out.sent_packets += 1;

@@ -1,3 +1,5 @@
+#![allow(dead_code)] // each test binary uses a part of it
+
 //! What the loopback transfer tests share: a receiver on its own thread
 //! and a sender configuration for a pattern of a given length.
 
@@ -53,5 +55,6 @@ pub fn pattern_config(
         interval: Duration::from_millis(100),
         progress: false,
         gso: false,
+        ecn: false,
     }
 }
