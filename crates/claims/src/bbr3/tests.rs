@@ -116,6 +116,8 @@ fn flow_json(i: usize, alg: &str, f: &F, modes: &[(&str, f64)]) -> FlowJson {
         mode_fractions: modes.iter().map(|(m, x)| (m.to_string(), *x)).collect(),
         completion_s: None,
         time_using_srtt: None,
+        ce_packets: 0,
+        ce_fraction: 0.0,
     }
 }
 
@@ -152,6 +154,7 @@ fn run(
             forward_drops: 0,
             packets_simulated: 0,
             ack_packets_simulated: 0,
+            links: Vec::new(),
         },
         params,
         href: String::new(),
