@@ -726,7 +726,7 @@ impl Bbr3Config {
             rto_resets_full_bw: false,
             selective_acks: true,
             idle_restart: true,
-            ecn: Bbr3Ecn::AsLoss,
+            ecn: Bbr3Ecn::Classic,
             ecn_capable: false,
             ecn_alpha_gain: 16,
             ecn_alpha_init: 256,
@@ -807,8 +807,19 @@ pub enum Bbr3Ecn {
     /// CE-marked fraction exceeds `loss_thresh` means inflight was too high
     /// when probing (§5.5.10.2) and counts towards STARTUP's high-loss
     /// exit (§5.3.1.3), each ACK that reports CE counting as one loss event.
-    #[default]
     AsLoss,
+    /// As [`Bbr3Ecn::AsLoss`], except that a round with CE cuts the
+    /// short-term model (`bw_shortterm`, `inflight_shortterm`) by β without
+    /// the floor at the latest round's delivery that the loss cut has: the
+    /// multiplicative decrease RFC 3168 §6.1.2 asks of a flow that treats
+    /// CE as loss. The floor exists so that random loss is not over-read;
+    /// CE is never random, and floored the cut leaves a CE-responsive
+    /// co-flow on a shallow marking queue to do all the yielding (picoquic
+    /// issue 2029). bbrlab's default for the draft profile: on a 1 ms step
+    /// queue at 50 Mbit/s, 40 ms, `AsLoss` left an ECN CUBIC co-flow
+    /// 3.0 of 48 Mbit/s, this 10.9 of 38 (`scenarios/ecn-step.toml`).
+    #[default]
+    Classic,
     /// Linux v3 (`bbr_update_ecn_alpha()`, `bbr_ecn_lower_bounds()`,
     /// `bbr_check_ecn_too_high_in_startup()`): an EWMA `ecn_alpha` of the
     /// per-round CE fraction; a round with CE cuts `inflight_shortterm` by
@@ -818,6 +829,14 @@ pub enum Bbr3Ecn {
     /// while min_rtt ≤ `ecn_max_rtt_ns` (shallow-threshold ECN on a
     /// low-latency path), otherwise CE is ignored, as Linux does.
     LinuxV3,
+}
+
+impl Bbr3Ecn {
+    /// Whether CE is read where the draft reads loss (inflight too high,
+    /// STARTUP's exit): every response but Linux's.
+    pub fn ce_as_loss(self) -> bool {
+        matches!(self, Bbr3Ecn::AsLoss | Bbr3Ecn::Classic)
+    }
 }
 
 /// How `bbr3` measures ACK aggregation (`BBR.extra_acked`).

@@ -143,3 +143,19 @@ fn no_ce_no_ecn_state() {
     assert_eq!(b.ecn_alpha, Some(1.0));
     assert!(!b.ecn_in_round);
 }
+
+/// bbr3 answers CE from its per-round model, never as a loss-style cut:
+/// the controller starts no recovery episode for CE (CUBIC's and Reno's
+/// classic response), in either profile.
+#[test]
+fn ce_starts_no_recovery_episode() {
+    for mut d in [linux_ecn(), Drv::draft()] {
+        d.drive_to_drain(BW, RTT);
+        let episodes = d.cc.recovery_episodes();
+        for _ in 0..5 {
+            d.ack(Ack::new(BW, RTT, 1_000).ce(1));
+        }
+        assert_eq!(d.cc.recovery_episodes(), episodes);
+        assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Open);
+    }
+}

@@ -531,7 +531,11 @@ fn switch_skip_delayed_ack_rtt() {
 /// path: the draft cuts, Linux ignores CE (min_rtt > 5 ms).
 #[test]
 fn switch_ecn_response_and_rtt_gate() {
-    for (mode, cuts) in [(Bbr3Ecn::AsLoss, true), (Bbr3Ecn::LinuxV3, false)] {
+    for (mode, cuts) in [
+        (Bbr3Ecn::Classic, true),
+        (Bbr3Ecn::AsLoss, true),
+        (Bbr3Ecn::LinuxV3, false),
+    ] {
         let mut d = draft_with(|c| c.ecn = mode);
         d.drive_to_probe_bw(BW, RTT);
         d.round(BW, RTT, BDP);
@@ -543,4 +547,34 @@ fn switch_ecn_response_and_rtt_gate() {
             "{mode:?}"
         );
     }
+}
+
+/// `ecn = Classic` (the draft profile's default) cuts the short-term model
+/// by β on every round with CE, below what the last round delivered;
+/// `AsLoss` floors the cut there, as the loss cut is floored, so after a
+/// few marked rounds at a steady delivery it stops yielding (picoquic
+/// issue 2029).
+#[test]
+fn switch_ecn_classic_cuts_below_the_latest_delivery() {
+    let after_marked_rounds = |mode: Bbr3Ecn| {
+        let mut d = draft_with(|c| c.ecn = mode);
+        d.drive_to_probe_bw(BW, RTT);
+        let mut last = None;
+        for _ in 0..4 {
+            // A round delivering one BDP, its first ACK CE-marked.
+            d.ack(Ack::new(BW, RTT, BDP).ce(1));
+            let s = d.round(BW, RTT, BDP);
+            last = s.bbr3.unwrap().inflight_shortterm_bytes;
+        }
+        last.expect("CE rounds set inflight_shortterm")
+    };
+    let classic = after_marked_rounds(Bbr3Ecn::Classic);
+    let as_loss = after_marked_rounds(Bbr3Ecn::AsLoss);
+    // The floored cut stops at about the round's delivery (one BDP);
+    // four unfloored cuts of 0.7 from the cwnd go well below it.
+    assert!(as_loss >= BDP * 9 / 10, "AsLoss {as_loss}");
+    assert!(
+        (classic as f64) < 0.8 * as_loss as f64,
+        "Classic {classic} vs AsLoss {as_loss}"
+    );
 }

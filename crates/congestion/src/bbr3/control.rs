@@ -62,6 +62,17 @@ impl Bbr3 {
     /// `SetSendQuantum()` (§5.6.3), or Linux v3's TSO goal, which adds a
     /// min_rtt-based allowance (`bbr_tso_segs_generic()`).
     pub(super) fn set_send_quantum(&mut self) {
+        // Recomputed only when its inputs change (most ACKs leave them).
+        let rtt = self
+            .cfg
+            .quantum_rtt_allowance
+            .then(|| self.min_rtt())
+            .flatten();
+        let key = (self.pacing_rate.to_bits(), rtt);
+        if key == self.quantum_key {
+            return;
+        }
+        self.quantum_key = key;
         self.send_quantum = if self.cfg.quantum_rtt_allowance {
             send_quantum_bytes_bbr3_linux(self.pacing_rate, self.mss, self.min_rtt())
         } else {

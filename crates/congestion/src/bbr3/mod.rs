@@ -46,6 +46,42 @@
 //! [`crate::windowed_filter::TwoSlotMax`]; the draft's send quantum and
 //! Linux v3's are in [`crate::pacing`].
 //!
+//! # ECN
+//!
+//! The draft specifies no ECN response but requires (§3.7) that a flow
+//! sending ECT "MUST treat any CE marks as congestion". The `draft` profile
+//! reads that as RFC 3168 §6.1.2 does, CE marks standing for the losses an
+//! AQM would otherwise have caused: wherever the draft uses loss as a
+//! congestion signal, CE counts too ([`crate::Bbr3Ecn::AsLoss`]). This
+//! keeps one loss-rate bound for both signals and makes a marking queue
+//! cost bbr3 what a dropping one would, which is what a co-flow that
+//! responds to CE needs. `linux-v3` runs the v3 branch's own response
+//! ([`crate::Bbr3Ecn::LinuxV3`]). Either way the response is taken from the
+//! ACK stream per round; [`CongestionControl::on_congestion_experienced`]
+//! answers false, so the controller starts no loss-style episode for CE.
+//!
+//! # Reading the draft
+//!
+//! Where draft-06's pseudocode is ambiguous, the choices are:
+//!
+//! - `IsRenoCoexistenceProbeTime()` compares rounds with
+//!   `TargetInflight()`, a byte count; the rounds are its value in packets
+//!   (÷ MSS, rounded down), the Reno BDP of §5.3.3.8.2. Below one packet
+//!   that is 0 rounds: DOWN goes straight to REFILL, as written.
+//! - `NoteLoss()` saves the undo state at a round's first loss; after the
+//!   packet of a loss batch that ended a probe (`StartProbeBW_DOWN()`
+//!   resets `is_loss_in_round`), the batch's later packets do not save
+//!   again, or the probe's losses could never be undone (A.18).
+//! - "In fast recovery for at least one full round" (§5.3.1.3): the loss
+//!   round starts at the first loss and ends a packet-timed round later;
+//!   under RFC 9002's short episodes the episode may end with that round,
+//!   so a round with loss counts as a round in recovery.
+//! - `IsTimeToCruise()` uses max_bw as written; `CheckDrainDone()`'s
+//!   `Inflight(1.0)` uses `BBR.bw` through `BDPMultiple()`.
+//! - `BoundCwndForModel()` applies no inflight_longterm cap in DRAIN
+//!   (DRAIN is not a PROBE_BW state), though §5.6.1's table lists one; the
+//!   pseudocode is followed, as Linux does.
+//!
 //! Units: bytes and bytes per nanosecond, as in v1 (Linux counts packets;
 //! its packet counts are converted with the MSS).
 //!
@@ -245,6 +281,12 @@ pub struct Bbr3 {
     cwnd_limited_this_round: bool,
     cwnd_limited_last_round: bool,
 
+    /// This ACK's delivery rate, bytes/ns (`RS.delivery_rate`), divided
+    /// out once per ACK; `None` for an invalid sample.
+    sample_rate: Option<f64>,
+    /// The pacing rate and min_rtt the send quantum was last computed for.
+    quantum_key: (u64, Option<u64>),
+
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
     lost_total: u64,
@@ -336,6 +378,8 @@ impl Bbr3 {
             cwnd_limited_last_round: false,
             delivered_total: 0,
             lost_total: 0,
+            sample_rate: None,
+            quantum_key: (u64::MAX, None),
         };
         if cfg.round_needs_valid_sample {
             // Linux: `loss_round_delivered = tp->delivered + 1`, so the
@@ -399,7 +443,7 @@ impl Bbr3 {
     /// `UpdateMaxBw()` (§5.5.5): app-limited samples count only if they
     /// raise the estimate.
     fn update_max_bw(&mut self, rs: &RateSample) {
-        let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
+        let Some(rate) = self.sample_rate else {
             return;
         };
         if rate > 0.0 && (rate >= self.max_bw() || !rs.is_app_limited) {
@@ -612,6 +656,7 @@ impl CongestionControl for Bbr3 {
     /// `UpdateOnACK()` (§5.2.3).
     fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         let rs = ctx.rate;
+        self.sample_rate = rs.delivery_rate_bytes_per_ns();
         self.delivered_total = ctx.delivered_bytes;
         self.lost_total = self.lost_total.max(ctx.lost_bytes);
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
@@ -693,6 +738,19 @@ impl CongestionControl for Bbr3 {
         self.cwnd = bytes_in_flight.saturating_add(self.mss);
     }
 
+    /// bbr3 reads CE from the [`AckContext`] once per round (see the
+    /// module docs), never as a loss-style window cut per ACK, so it asks
+    /// the controller for no episode.
+    fn on_congestion_experienced(
+        &mut self,
+        _now: Instant,
+        _ce_packets: u64,
+        _bytes_in_flight: u64,
+        _new_episode: bool,
+    ) -> bool {
+        false
+    }
+
     /// `HandleSpuriousLossDetection()` (§5.5.11.2); the restored model and
     /// state take effect at once.
     fn on_spurious_loss(&mut self, now: Instant) {
@@ -717,6 +775,7 @@ impl CongestionControl for Bbr3 {
         self.inflight_longterm = per_packet(self.inflight_longterm, old);
         self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
         self.mss = mss;
+        self.quantum_key = (u64::MAX, None);
         self.set_send_quantum();
     }
 

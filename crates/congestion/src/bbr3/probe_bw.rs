@@ -52,7 +52,7 @@ impl Bbr3 {
         self.ack_phase = AckPhase::ProbeStarting;
         self.start_round(ctx.delivered_bytes);
         self.reset_full_bw();
-        self.full_bw = ctx.rate.delivery_rate_bytes_per_ns().unwrap_or(0.0);
+        self.full_bw = self.sample_rate.unwrap_or(0.0);
         self.state = State::Up;
         self.raise_inflight_longterm_slope();
     }
@@ -93,7 +93,7 @@ impl Bbr3 {
                 self.is_bw_probe_sample = true;
                 self.start_probe_bw_up(ctx);
             }
-            State::Up if self.is_time_to_go_down(inflight, ctx) => {
+            State::Up if self.is_time_to_go_down(inflight) => {
                 self.prev_probe_too_high = false;
                 self.start_probe_bw_down(ctx.now, ctx.delivered_bytes);
             }
@@ -181,7 +181,7 @@ impl Bbr3 {
 
     /// `IsTimeToGoDown()`: precautionary stop at a risky inflight_longterm,
     /// or a bandwidth plateau not caused by inflight_longterm.
-    fn is_time_to_go_down(&mut self, inflight: u64, ctx: &AckContext<'_>) -> bool {
+    fn is_time_to_go_down(&mut self, inflight: u64) -> bool {
         if self.prev_probe_too_high && inflight >= self.inflight_longterm {
             self.prev_probe_precautionary = true;
             return true;
@@ -189,7 +189,7 @@ impl Bbr3 {
         if self.is_cwnd_limited() && self.cwnd >= self.inflight_longterm {
             // bw is limited by inflight_longterm: the plateau says nothing.
             self.reset_full_bw();
-            self.full_bw = ctx.rate.delivery_rate_bytes_per_ns().unwrap_or(0.0);
+            self.full_bw = self.sample_rate.unwrap_or(0.0);
         } else if self.full_bw_now {
             return true;
         }

@@ -197,7 +197,7 @@ impl Bbr3 {
         if self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
             return;
         }
-        let rate = rs.delivery_rate_bytes_per_ns().unwrap_or(0.0);
+        let rate = self.sample_rate.unwrap_or(0.0);
         self.bw_latest = self.bw_latest.max(rate);
         self.inflight_latest = self.inflight_latest.max(rs.delivered_bytes);
         if rs.prior_delivered_bytes >= self.loss_round_delivered {
@@ -209,7 +209,7 @@ impl Bbr3 {
     /// `AdvanceLatestDeliverySignals()`.
     pub(super) fn advance_latest_delivery_signals(&mut self, rs: &RateSample) {
         if self.loss_round_start {
-            self.bw_latest = rs.delivery_rate_bytes_per_ns().unwrap_or(0.0);
+            self.bw_latest = self.sample_rate.unwrap_or(0.0);
             self.inflight_latest = rs.delivered_bytes;
         }
     }
@@ -259,6 +259,8 @@ impl Bbr3 {
         let mut ecn_inflight = u64::MAX;
         let loss_like = match self.cfg.ecn {
             Bbr3Ecn::AsLoss => self.is_loss_in_round || self.is_ecn_in_round,
+            // CE is handled below, without the floor.
+            Bbr3Ecn::Classic => self.is_loss_in_round && !self.is_ecn_in_round,
             Bbr3Ecn::LinuxV3 => {
                 if self.is_ecn_in_round && self.cfg.ecn_factor > 0 {
                     self.init_lower_bounds(false);
@@ -270,6 +272,18 @@ impl Bbr3 {
         if loss_like {
             self.init_lower_bounds(true);
             self.loss_lower_bounds();
+        }
+        if self.cfg.ecn == Bbr3Ecn::Classic && self.is_ecn_in_round {
+            // RFC 3168 §6.1.2: the multiplicative decrease a Reno flow
+            // makes, once per round with CE, not floored at the last
+            // round's delivery as the loss cut is (that floor keeps random
+            // loss from being over-read; CE is never random). Floored the
+            // cut leaves a CE-responsive co-flow to do all the yielding
+            // (picoquic issue 2029).
+            self.init_lower_bounds(true);
+            let beta = self.cfg.beta;
+            self.bw_shortterm *= beta;
+            self.inflight_shortterm = scale(self.inflight_shortterm, beta);
         }
         self.inflight_shortterm = self.inflight_shortterm.min(ecn_inflight);
     }
@@ -316,7 +330,7 @@ impl Bbr3 {
         if self.full_bw_now || rs.is_app_limited {
             return;
         }
-        let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
+        let Some(rate) = self.sample_rate else {
             return;
         };
         if !self.cfg.full_bw_check_every_ack && !self.round_start {
@@ -360,7 +374,7 @@ impl Bbr3 {
             // (TCP_CA_Loss) does not, as in Linux.
             let in_recovery = ctx.recovery == RecoveryState::Recovery
                 || (self.loss_round_had_loss && ctx.recovery == RecoveryState::Open);
-            let ce_round = self.cfg.ecn == Bbr3Ecn::AsLoss && self.round_ce_too_high();
+            let ce_round = self.cfg.ecn.ce_as_loss() && self.round_ce_too_high();
             let too_high =
                 (in_recovery && self.is_inflight_too_high(lost, rs.tx_in_flight)) || ce_round;
             let enough = !self.cfg.selective_acks
@@ -404,7 +418,7 @@ impl Bbr3 {
                 .min_rtt_ns
                 .is_some_and(|m| m <= self.cfg.ecn_max_rtt_ns);
         self.ecn_eligible = match self.cfg.ecn {
-            Bbr3Ecn::AsLoss => capable,
+            Bbr3Ecn::AsLoss | Bbr3Ecn::Classic => capable,
             Bbr3Ecn::LinuxV3 => capable && low_rtt && self.cfg.ecn_factor > 0,
         };
     }
@@ -420,7 +434,7 @@ impl Bbr3 {
         let ce = self.ce_packets_total.saturating_sub(self.alpha_last_ce);
         if !self.ecn_eligible || acked == 0 {
             self.round_ce_ratio = 0;
-            if self.cfg.ecn == Bbr3Ecn::AsLoss {
+            if self.cfg.ecn.ce_as_loss() {
                 // Rounds before the first CE mark are not CE-free rounds
                 // of an ECN path; the first judged round is the one that
                 // brought the mark. (Linux, as `bbr_update_ecn_alpha()`,
@@ -464,7 +478,7 @@ impl Bbr3 {
         if !self.ecn_eligible {
             return;
         }
-        if self.cfg.ecn == Bbr3Ecn::AsLoss {
+        if self.cfg.ecn.ce_as_loss() {
             // As NoteLoss(): the first congestion of a round starts the
             // loss round, and each CE-reporting ACK is one loss event.
             if !self.is_loss_in_round && !self.is_ecn_in_round {
@@ -483,7 +497,7 @@ impl Bbr3 {
             return false;
         }
         match self.cfg.ecn {
-            Bbr3Ecn::AsLoss => {
+            Bbr3Ecn::AsLoss | Bbr3Ecn::Classic => {
                 f64::from(self.round_ce_ratio) / f64::from(BBR_UNIT) > self.cfg.loss_thresh
             }
             Bbr3Ecn::LinuxV3 => {
