@@ -21,7 +21,7 @@ fn parse(def: &ClaimDef) -> scenario::Scenario {
 #[test]
 fn every_result_has_complete_metadata_in_order() {
     let all = evaluate::bbr3();
-    assert!(all.len() >= 4);
+    assert_eq!(all.len(), 6);
     for (i, c) in all.iter().enumerate() {
         let m = &c.meta;
         assert_eq!(c.suite, Suite::Bbr3);
