@@ -250,8 +250,10 @@ def test_bbr3_with_ecn_on_a_marking_queue_reports_ce(small):
     queue learn of CE marks (``delivered_ce`` rises, ``ce_fraction`` is a
     fraction), the link counts what it marked, and nothing is dropped."""
     small["duration"] = "3s"
+    # 50 Mbit/s: a 1 ms threshold is 4 packets (at 10 Mbit/s it would be
+    # less than one, and every packet queued behind another is marked).
     small["link"]["forward"] = {
-        "rate": "10mbit",
+        "rate": "50mbit",
         "delay": "10ms",
         "queue": {"limit": "200pkt", "aqm": "step", "threshold": "1ms", "ecn": True},
     }

@@ -308,6 +308,18 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
     }
     let interval_ms = (run.config.sample_interval_ns / 1_000_000).max(1);
     let alg = run.config.flows[0].cc.algorithm.name().to_string();
+    // The UDP sender runs the flow as the simulator does: bbr3 with the
+    // flow's profile, and ECN-capable when the flow is (`bbrlab send`
+    // sends ECT(0) for `ecn = "ect1"` too; a classic marking queue treats
+    // both alike).
+    let flow0 = &run.config.flows[0];
+    let mut udp_extra = String::new();
+    if flow0.cc.algorithm == congestion::Algorithm::Bbr3 {
+        udp_extra += &format!(" --bbr3-profile {}", flow0.cc.bbr3.profile);
+    }
+    if flow0.ecn.is_ect() {
+        udp_extra += " --ecn";
+    }
     let secs = (run.config.duration_ns / 1_000_000_000).max(1);
     // The common window: as long as the simulated flow runs and no longer
     // than the real transfers, which send for `secs`.
@@ -323,13 +335,13 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
     let mut real = Vec::new();
     for s in with {
         // (directory, label, receiver, sender prefix, summary key)
-        let (name, label, recv, send, key) = match s {
+        let (name, label, recv, send, key, extra) = match s {
             Source::Kernel => {
                 if !["bbr", "cubic", "reno"].contains(&alg.as_str()) {
                     eprintln!("compare: the kernel has no `{alg}`; skipping the kernel run");
                     continue;
                 }
-                ("kernel", "kernel TCP", "tcp recv", "tcp send", "pmtu")
+                ("kernel", "kernel TCP", "tcp recv", "tcp send", "pmtu", "")
             }
             Source::Udp => (
                 "udp",
@@ -337,6 +349,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
                 "recv",
                 "send --quiet",
                 "datagrams_per_syscall",
+                udp_extra.as_str(),
             ),
         };
         let dir = out.join(name);
@@ -351,7 +364,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
             (
                 &format!("{exe} {recv} --listen {{server}}:5201"),
                 &format!(
-                "{exe} {send} --to {{server}}:5201 --cc {alg} --duration {secs}s --interval {interval_ms}ms --log {}",
+                "{exe} {send} --to {{server}}:5201 --cc {alg}{extra} --duration {secs}s --interval {interval_ms}ms --log {}",
                 csv.display()
             ),
             ),
@@ -615,25 +628,28 @@ mod tests {
                 (r * 3).to_string(),
             );
             let r = r.to_string();
-            w.write_record([
-                t.as_str(),
-                "0",
-                &d,
-                "0",
-                "99.000",
-                "0",
-                "0",
-                "0",
-                "probe_bw",
-                "1000000",
-                "40.000",
-                "0.000",
-                &r3,
-                &s,
-                &n,
-                &r,
-            ])
-            .unwrap();
+            // By column name, so a column the schema gains later is just
+            // left empty here.
+            let cell = |c: &schema::Column| -> &str {
+                match c.name {
+                    "time_s" => &t,
+                    "delivered_bytes" => &d,
+                    "rtt_ms" => "99.000",
+                    "mode" => "probe_bw",
+                    "bw_estimate_bps" => "1000000",
+                    "min_rtt_ms" => "40.000",
+                    "queue_delay_ms" => "0.000",
+                    "drops" => &r3,
+                    "srtt_ms" => &s,
+                    "data_packets_sent" => &n,
+                    "retransmitted_packets" => &r,
+                    "flow" | "goodput_bps" | "cwnd_bytes" | "pacing_rate_bps"
+                    | "inflight_bytes" => "0",
+                    _ => "",
+                }
+            };
+            w.write_record(schema::FLOW_COLUMNS.iter().map(cell))
+                .unwrap();
         }
         w.flush().unwrap();
         p

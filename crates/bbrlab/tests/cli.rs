@@ -55,7 +55,7 @@ fn malformed_scenarios_get_located_explained_errors() {
         (
             "algorithm = \"bbr\"",
             "algorithm = \"vegas\"",
-            &["s.toml:10:", "vegas", "bbr, bbr-jitter, cubic, reno"],
+            &["s.toml:10:", "vegas", "bbr, bbr-jitter, bbr3, cubic, reno"],
         ),
         (
             "duration = \"5s\"",
@@ -82,6 +82,21 @@ fn malformed_scenarios_get_located_explained_errors() {
             "duration = \"5s\"",
             "duration = 5",
             &["s.toml:2:", "duration"],
+        ),
+        (
+            "algorithm = \"bbr\"",
+            "algorithm = \"bbr\"\necn = \"ce\"",
+            &["s.toml:11:", "ecn", "\"ect0\"", "\"ect1\""],
+        ),
+        (
+            "algorithm = \"bbr\"",
+            "algorithm = \"bbr\"\n[flow.bbr3]\nprofile = \"draft\"",
+            &["flow[0].bbr3", "algorithm = \"bbr3\"", "`bbr`"],
+        ),
+        (
+            "algorithm = \"bbr\"",
+            "algorithm = \"bbr3\"\n[flow.bbr3]\nprofile = \"v2\"",
+            &["s.toml:12:", "v2", "draft, linux-v3"],
         ),
     ];
     for (from, to, needles) in cases {

@@ -66,6 +66,7 @@ pub mod config;
 pub mod controller;
 pub mod cubic;
 pub mod delivery_rate;
+pub mod ecn;
 mod loss_based;
 pub mod pacing;
 pub mod reno;
@@ -84,6 +85,7 @@ pub use controller::{AckContext, CongestionControl, Controller, LossContext, Rec
 pub use delivery_rate::{
     AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
 };
+pub use ecn::Ecn;
 pub use rtt_estimator::RttEstimator;
 pub use snapshot::{Bbr3Snapshot, JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;

@@ -6,7 +6,7 @@
 //! plus jitter, and finally aggregation.
 //!
 //! ECN (RFC 3168): with `ecn` on the queue, where the AQM would drop a
-//! packet it marks an ECN-capable one ([`Codepoint::is_ect`]) CE instead,
+//! packet it marks an ECN-capable one ([`Ecn::is_ect`]) CE instead,
 //! and the packet stays in the queue; a packet that is not ECN-capable is
 //! still dropped there, and a full queue drops every packet (overflow is
 //! not an AQM decision). A packet that arrives CE leaves CE.
@@ -26,8 +26,8 @@ use crate::config::{
     AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection,
     TRACE_OPPORTUNITY_BYTES,
 };
-use crate::ecn::Codepoint;
 use crate::units::Size;
+use congestion::Ecn;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
@@ -462,17 +462,17 @@ impl Direction {
 
     /// A packet of `bytes` that is not ECN-capable enters this direction at
     /// `now_ns` (non-decreasing): [`Direction::enqueue_with`] with
-    /// [`Codepoint::NotEct`].
+    /// [`Ecn::NotEct`].
     #[inline]
     pub fn enqueue(&mut self, now_ns: u64, bytes: u32) -> Verdict {
-        self.enqueue_with(now_ns, bytes, Codepoint::NotEct)
+        self.enqueue_with(now_ns, bytes, Ecn::NotEct)
     }
 
     /// A packet of `bytes` with ECN field `codepoint` enters this direction
     /// at `now_ns` (non-decreasing). The verdict's `ce` says whether it
     /// leaves CE-marked.
-    pub fn enqueue_with(&mut self, now_ns: u64, bytes: u32, codepoint: Codepoint) -> Verdict {
-        let mut ce = codepoint == Codepoint::Ce;
+    pub fn enqueue_with(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn) -> Verdict {
+        let mut ce = codepoint == Ecn::Ce;
         let id = self.next_id;
         self.next_id += 1;
         self.stats.offered += 1;

@@ -12,7 +12,7 @@
 //! - **propagation delay**;
 //! - **queue**: drop-tail in packets or bytes, with CoDel (RFC 8289) or a
 //!   step on the sojourn time as AQM, either of which can mark ECN-capable
-//!   packets CE instead of dropping them (RFC 3168; see [`Codepoint`]);
+//!   packets CE instead of dropping them (RFC 3168; see [`Ecn`]);
 //! - **random loss**: Bernoulli or Gilbert–Elliott bursts;
 //! - **delay jitter**: Normal (truncated at a floor) or Uniform, with or
 //!   without reordering;
@@ -64,12 +64,12 @@
 
 pub mod config;
 pub mod direction;
-pub mod ecn;
 pub mod units;
 
 pub use config::{
     AggregationConfig, DirectionConfig, JitterConfig, JitterDist, LinkError, LossConfig,
     QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
 };
+/// The ECN codepoint, shared with every other layer.
+pub use congestion::Ecn;
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
-pub use ecn::Codepoint;

@@ -4,7 +4,7 @@
 //! computed here from the path's rate and the packets offered, not read
 //! from the model.
 
-use link::{Codepoint, Direction, DirectionConfig, DropReason, QueueConfig, Verdict};
+use link::{Direction, DirectionConfig, DropReason, Ecn, QueueConfig, Verdict};
 use std::path::Path;
 
 const MS: u64 = 1_000_000;
@@ -49,14 +49,10 @@ fn codel_ecn_marks_ect_packets_and_drops_not_ect_in_the_same_overload() {
     let (mut marked, mut dropped, mut ect_delivered) = (0u64, 0u64, 0u64);
     for i in 0..5000u64 {
         // 1500 B every 1 ms: 12 Mbit/s.
-        let cp = if i % 2 == 0 {
-            Codepoint::Ect0
-        } else {
-            Codepoint::NotEct
-        };
+        let cp = if i % 2 == 0 { Ecn::Ect0 } else { Ecn::NotEct };
         match d.enqueue_with(i * MS, 1500, cp) {
             Verdict::Deliver { ce, .. } => {
-                if cp == Codepoint::NotEct {
+                if cp == Ecn::NotEct {
                     assert!(!ce, "packet {i}: a Not-ECT packet was marked");
                 } else {
                     ect_delivered += 1;
@@ -64,7 +60,7 @@ fn codel_ecn_marks_ect_packets_and_drops_not_ect_in_the_same_overload() {
                 }
             }
             Verdict::Drop { reason, .. } => {
-                assert_eq!(cp, Codepoint::NotEct, "packet {i}: an ECT packet dropped");
+                assert_eq!(cp, Ecn::NotEct, "packet {i}: an ECT packet dropped");
                 assert_eq!(reason, DropReason::Codel, "packet {i}");
                 dropped += 1;
             }
@@ -106,7 +102,7 @@ fn codel_ecn_marks_follow_the_control_law() {
         free = head + service;
         heads.push(head);
         sojourns.push(head - arrival);
-        let (dq, ce) = delivered(d.enqueue_with(arrival, 1500, Codepoint::Ect0))
+        let (dq, ce) = delivered(d.enqueue_with(arrival, 1500, Ecn::Ect0))
             .unwrap_or_else(|| panic!("packet {i} dropped"));
         assert_eq!(dq, free, "packet {i}: the FIFO schedule differs");
         if ce {
@@ -166,9 +162,9 @@ fn step_marks_exactly_the_packets_whose_sojourn_exceeds_the_threshold() {
             1500
         };
         let cp = match (r >> 12) % 4 {
-            0 => Codepoint::NotEct,
-            1 => Codepoint::Ect1,
-            _ => Codepoint::Ect0,
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect1,
+            _ => Ecn::Ect0,
         };
         let head = t.max(free);
         let sojourn = head - t;
@@ -224,9 +220,7 @@ fn step_without_ecn_drops_ect_packets_too() {
     // once, the second waits 1.2 ms (> 1 ms, the default) and is dropped,
     // and so is every later one of the burst (the link is still busy with
     // the first until 1.2 ms).
-    let v: Vec<Verdict> = (0..5)
-        .map(|_| d.enqueue_with(0, 1500, Codepoint::Ect0))
-        .collect();
+    let v: Vec<Verdict> = (0..5).map(|_| d.enqueue_with(0, 1500, Ecn::Ect0)).collect();
     assert!(matches!(v[0], Verdict::Deliver { ce: false, .. }));
     for x in &v[1..] {
         assert!(
@@ -253,7 +247,7 @@ fn a_full_queue_drops_even_ect_packets() {
             "rate = \"10mbit\"\nqueue = {{ limit = \"4pkt\", {aqm}, ecn = true }}"
         ));
         let v: Vec<Verdict> = (0..10)
-            .map(|_| d.enqueue_with(0, 1500, Codepoint::Ect0))
+            .map(|_| d.enqueue_with(0, 1500, Ecn::Ect0))
             .collect();
         assert!(v[..4].iter().all(|v| matches!(v, Verdict::Deliver { .. })));
         for x in &v[4..] {
@@ -292,13 +286,13 @@ fn an_arriving_ce_packet_stays_ce_and_is_not_counted() {
     ] {
         let mut d = direction(text);
         for i in 0..10 {
-            let v = d.enqueue_with(0, 1500, Codepoint::Ce);
+            let v = d.enqueue_with(0, 1500, Ecn::Ce);
             assert_eq!(delivered(v).map(|x| x.1), Some(true), "{text}: packet {i}");
         }
         assert_eq!(d.stats().marked_ce, 0, "{text}");
     }
     let mut d = direction("rate = \"10mbit\"");
-    for cp in [Codepoint::NotEct, Codepoint::Ect0, Codepoint::Ect1] {
+    for cp in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1] {
         for _ in 0..50 {
             assert_eq!(
                 delivered(d.enqueue_with(0, 1500, cp)).map(|x| x.1),
@@ -318,10 +312,7 @@ fn enqueue_is_enqueue_with_not_ect() {
     let (mut a, mut b) = (direction(text), direction(text));
     for i in 0..5000u64 {
         let t = i * MS;
-        assert_eq!(
-            a.enqueue(t, 1500),
-            b.enqueue_with(t, 1500, Codepoint::NotEct)
-        );
+        assert_eq!(a.enqueue(t, 1500), b.enqueue_with(t, 1500, Ecn::NotEct));
     }
     assert_eq!(a.stats(), b.stats());
     assert!(a.stats().dropped_step > 0);

@@ -10,7 +10,7 @@
 //! bits 4-5 of byte 1) and has no header checksum. TCP and UDP checksums
 //! do not cover either field, so nothing else changes.
 
-use link::Codepoint;
+use link::Ecn;
 
 /// Bytes of the fixed IPv4 header (IHL 5).
 const IPV4_MIN_HEADER: usize = 20;
@@ -28,10 +28,10 @@ fn ipv4_header_len(packet: &[u8]) -> Option<usize> {
 /// The packet's ECN codepoint: IPv4 with a whole header, or IPv6 with a
 /// whole fixed header; `None` for anything else (too short, or another
 /// version).
-pub fn codepoint(packet: &[u8]) -> Option<Codepoint> {
+pub fn codepoint(packet: &[u8]) -> Option<Ecn> {
     match packet.first()? >> 4 {
-        4 => ipv4_header_len(packet).map(|_| Codepoint::from_bits(packet[1])),
-        6 if packet.len() >= IPV6_HEADER => Some(Codepoint::from_bits(packet[1] >> 4)),
+        4 => ipv4_header_len(packet).map(|_| Ecn::from_bits(packet[1])),
+        6 if packet.len() >= IPV6_HEADER => Some(Ecn::from_bits(packet[1] >> 4)),
         _ => None,
     }
 }
@@ -72,17 +72,17 @@ fn checksum_update(hc: u16, old: u16, new: u16) -> u16 {
 /// and one that is neither well-formed IPv4 nor IPv6 is left alone.
 pub fn set_ce(packet: &mut [u8]) -> bool {
     match codepoint(packet) {
-        Some(Codepoint::Ect0 | Codepoint::Ect1) => {}
+        Some(Ecn::Ect0 | Ecn::Ect1) => {}
         _ => return false,
     }
     if packet[0] >> 4 == 4 {
         let old = u16::from_be_bytes([packet[0], packet[1]]);
-        packet[1] |= Codepoint::Ce.bits();
+        packet[1] |= Ecn::Ce.bits();
         let new = u16::from_be_bytes([packet[0], packet[1]]);
         let hc = u16::from_be_bytes([packet[10], packet[11]]);
         packet[10..12].copy_from_slice(&checksum_update(hc, old, new).to_be_bytes());
     } else {
-        packet[1] |= Codepoint::Ce.bits() << 4;
+        packet[1] |= Ecn::Ce.bits() << 4;
     }
     true
 }
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn codepoints_are_read_from_ipv4_tos_and_ipv6_traffic_class() {
         for bits in 0..4u8 {
-            let want = Codepoint::from_bits(bits);
+            let want = Ecn::from_bits(bits);
             // DSCP bits around the ECN field are ignored.
             assert_eq!(codepoint(&ipv4(0xb8 | bits, 1, 10)), Some(want));
             assert_eq!(codepoint(&ipv6(0xb8 | bits, 0xabcde, 10)), Some(want));
@@ -219,7 +219,7 @@ mod tests {
                                 assert_eq!(a, b, "byte {i} changed");
                             }
                         }
-                        assert_eq!(codepoint(&p), Some(Codepoint::Ce));
+                        assert_eq!(codepoint(&p), Some(Ecn::Ce));
                     }
                     _ => {
                         assert!(!changed);

@@ -11,7 +11,7 @@
 
 use crate::netns::{Topology, Tun};
 use crate::rt::RealtimeStatus;
-use link::{Codepoint, Direction, DropReason, ResolvedDirection, Verdict};
+use link::{Direction, DropReason, Ecn, ResolvedDirection, Verdict};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
@@ -576,7 +576,7 @@ pub fn run_io(
                     pool.push(buf);
                     continue;
                 }
-                let cp = crate::ecn::codepoint(&buf[..n]).unwrap_or(Codepoint::NotEct);
+                let cp = crate::ecn::codepoint(&buf[..n]).unwrap_or(Ecn::NotEct);
                 let verdict = dirs[d].enqueue_with(now, n as u32, cp);
                 let (dequeue_ns, arrive, held_id, ce) = match verdict {
                     Verdict::Deliver {
@@ -605,7 +605,7 @@ pub fn run_io(
                     }
                 };
                 // The model marked it: say so in the header (ECT → CE).
-                if ce && cp != Codepoint::Ce && crate::ecn::set_ce(&mut buf[..n]) {
+                if ce && cp != Ecn::Ce && crate::ecn::set_ce(&mut buf[..n]) {
                     stats.marked_ce[d] += 1;
                 }
                 last_sojourn[d] = dequeue_ns - now;
@@ -1257,7 +1257,7 @@ mod tests {
                 ipv4_header_checksum(&p[..20]),
                 "packet {i}: bad checksum"
             );
-            if codepoint(p) == Some(Codepoint::Ce) {
+            if codepoint(p) == Some(Ecn::Ce) {
                 ce_out += 1;
                 assert_eq!(p[1], orig[1] | 0b11, "packet {i}: DSCP changed");
             } else {

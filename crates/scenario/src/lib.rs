@@ -1071,6 +1071,31 @@ mod tests {
             );
             assert!(e.location.starts_with("t.toml:6"), "{alg}: {e}");
         }
+        // A sweep over profiles and over ecn: one run per point.
+        let s = parse_alg(
+            "bbr3",
+            "[sweep]\n\"flow.bbr3.profile\" = [\"draft\", \"linux-v3\"]\n\"flow.ecn\" = [false, true]",
+        )
+        .unwrap();
+        let got: Vec<_> = s
+            .runs
+            .iter()
+            .map(|r| {
+                let f = &r.config.flows[0];
+                (f.cc.bbr3.profile, f.ecn)
+            })
+            .collect();
+        use congestion::Bbr3Profile::{Draft, LinuxV3};
+        use netsim::Ecn::{Ect0, NotEct};
+        assert_eq!(
+            got,
+            [
+                (Draft, NotEct),
+                (Draft, Ect0),
+                (LinuxV3, NotEct),
+                (LinuxV3, Ect0)
+            ]
+        );
         // Swept into another algorithm, the point that does is refused.
         let e = parse_alg(
             "bbr3",

@@ -3,59 +3,29 @@
 //! ACK frame reports (RFC 9000 §19.3.2), and which of the two feedback
 //! schemes a flow uses.
 //!
-//! The link model has its own codepoint type (`link::Codepoint`) with the
-//! same bits; this crate does not depend on `link`, so the simulator
-//! converts through [`Ecn::bits`].
+//! The codepoint type itself is [`congestion::Ecn`], shared with the link
+//! model.
 
-/// The ECN field of a data packet: the two low bits of the IPv4 TOS byte
-/// or the IPv6 Traffic Class (RFC 3168 §5); the discriminants are the bits.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Ecn {
-    /// `0b00`: not ECN-capable; a congested queue must drop it.
-    #[default]
-    NotEct = 0b00,
-    /// `0b01`: ECN-capable, ECT(1) (L4S, RFC 9331).
-    Ect1 = 0b01,
-    /// `0b10`: ECN-capable, ECT(0): what classic ECN senders set.
-    Ect0 = 0b10,
-    /// `0b11`: Congestion Experienced, set by a queue instead of a drop.
-    Ce = 0b11,
-}
-
-impl Ecn {
-    /// The codepoint in the two low bits of `bits`.
-    pub const fn from_bits(bits: u8) -> Ecn {
-        match bits & 0b11 {
-            0b00 => Ecn::NotEct,
-            0b01 => Ecn::Ect1,
-            0b10 => Ecn::Ect0,
-            _ => Ecn::Ce,
-        }
-    }
-
-    /// The two bits.
-    pub const fn bits(self) -> u8 {
-        self as u8
-    }
-
-    /// Whether a packet with it is ECN-capable (ECT(0), ECT(1) or CE).
-    pub const fn is_ect(self) -> bool {
-        !matches!(self, Ecn::NotEct)
-    }
-}
+pub use congestion::Ecn;
 
 /// The cumulative ECN counts a QUIC ACK frame of type 0x03 carries
-/// (RFC 9000 §19.3.2): packets received so far with each codepoint.
-/// All zero until an ECN-capable packet arrives.
+/// (RFC 9000 §19.3.2): packets received so far with each codepoint. All
+/// zero until an ECN-capable packet arrives.
+///
+/// They are carried modulo 2^32 (the receiver's counters wrap), which
+/// keeps an ACK small in the simulator's event queue; the sender extends
+/// them to 64 bits by the change since the largest counts it has seen,
+/// as QUIC's packet numbers are (RFC 9000 §A.3): a change
+/// of less than 2^31 is an increase, else a decrease. No path holds 2^31
+/// packets in flight, so the extension is exact.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EcnCounts {
-    /// Packets received with ECT(0).
-    pub ect0: u64,
-    /// Packets received with ECT(1).
-    pub ect1: u64,
-    /// Packets received with CE.
-    pub ce: u64,
+    /// Packets received with ECT(0), modulo 2^32.
+    pub ect0: u32,
+    /// Packets received with ECT(1), modulo 2^32.
+    pub ect1: u32,
+    /// Packets received with CE, modulo 2^32.
+    pub ce: u32,
 }
 
 impl EcnCounts {
@@ -64,10 +34,23 @@ impl EcnCounts {
     pub fn count(&mut self, ecn: Ecn) {
         match ecn {
             Ecn::NotEct => {}
-            Ecn::Ect0 => self.ect0 += 1,
-            Ecn::Ect1 => self.ect1 += 1,
-            Ecn::Ce => self.ce += 1,
+            Ecn::Ect0 => self.ect0 = self.ect0.wrapping_add(1),
+            Ecn::Ect1 => self.ect1 = self.ect1.wrapping_add(1),
+            Ecn::Ce => self.ce = self.ce.wrapping_add(1),
         }
+    }
+}
+
+/// A count carried modulo 2^32 ([`EcnCounts`]) extended to 64 bits next to
+/// `reference`, the largest extended count seen: the nearest value whose
+/// low 32 bits are `wire` (below `reference` when the change is 2^31 or
+/// more, a decrease).
+pub fn extend_count(reference: u64, wire: u32) -> u64 {
+    let delta = wire.wrapping_sub(reference as u32);
+    if delta < 1 << 31 {
+        reference + delta as u64
+    } else {
+        reference.saturating_sub(delta.wrapping_neg() as u64)
     }
 }
 

@@ -95,7 +95,7 @@ pub mod schema;
 pub mod sender;
 
 pub use config::{AckPolicy, App, CustomCc, LossDetection, Pacing, SenderConfig, Timeout};
-pub use ecn::{Ecn, EcnCounts, EcnFeedback, SentPacket};
+pub use ecn::{extend_count, Ecn, EcnCounts, EcnFeedback, SentPacket};
 pub use histogram::LogHistogram;
 pub use mode_times::ModeTimes;
 pub use receiver::{Ack, AckAction, Receiver, ACK_RANGES};

@@ -14,7 +14,7 @@
 
 use crate::app::AppState;
 use crate::config::{LossDetection, Pacing, SenderConfig, Timeout};
-use crate::ecn::{Ecn, EcnCounts, EcnFeedback, SentPacket};
+use crate::ecn::{extend_count, Ecn, EcnFeedback, SentPacket};
 use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
 use crate::receiver::{Ack, ACK_RANGES};
@@ -334,9 +334,12 @@ pub struct Sender {
     ecn: Ecn,
     /// How CE marks come back.
     ecn_feedback: EcnFeedback,
-    /// QUIC: the largest ECN counts any ACK reported (counts never
-    /// decrease, RFC 9000 §13.4.2.1).
-    peer_ecn: EcnCounts,
+    /// QUIC: the largest ECN counts any ACK reported, extended to 64 bits
+    /// (ECT(0), ECT(1), CE; counts never decrease, RFC 9000 §13.4.2.1).
+    peer_ecn: [u64; 3],
+    /// The flow was configured ECN-capable (else its ACKs are not read
+    /// for ECN at all).
+    ecn_configured: bool,
     /// Packets sent with ECT(0) and ECT(1).
     ect_sent: [u64; 2],
     /// Packets sent with ECT(0) and ECT(1) that ACK ranges acknowledged
@@ -461,7 +464,8 @@ impl Sender {
             last_lost_pn: None,
             ecn: flow.ecn,
             ecn_feedback: flow.ecn_feedback,
-            peer_ecn: EcnCounts::default(),
+            peer_ecn: [0; 3],
+            ecn_configured: flow.ecn != Ecn::NotEct,
             ect_sent: [0; 2],
             ect_acked: [0; 2],
             newly_ect: [0; 2],
@@ -680,6 +684,17 @@ impl Sender {
         bytes: u32,
         retransmission: bool,
     ) -> SentPacket {
+        let (ecn, cwr) = if self.ecn_configured {
+            self.marking(retransmission)
+        } else {
+            (Ecn::NotEct, false)
+        };
+        let pn = self.record_sent(now, chunk, bytes, retransmission, ecn);
+        SentPacket { pn, ecn, cwr }
+    }
+
+    /// The codepoint and CWR flag of a packet of an ECN-capable flow.
+    fn marking(&mut self, retransmission: bool) -> (Ecn, bool) {
         let tcp = self.ecn_feedback == EcnFeedback::Ece;
         let ecn = if tcp && retransmission {
             Ecn::NotEct
@@ -692,10 +707,10 @@ impl Sender {
             Ecn::Ect1 => self.ect_sent[1] += 1,
             _ => {}
         }
-        let pn = self.record_sent(now, chunk, bytes, retransmission, ecn);
-        SentPacket { pn, ecn, cwr }
+        (ecn, cwr)
     }
 
+    #[inline]
     fn record_sent(
         &mut self,
         now: u64,
@@ -1196,14 +1211,18 @@ impl Sender {
             self.tlp_in_flight = false;
             let newly = self.acked_buf.len() as u64;
             self.delivered_packets += newly;
-            let increases_largest = prev_largest.is_none_or(|l| largest > l);
-            let ce = match self.ecn_feedback {
-                EcnFeedback::Counts => self.quic_ce(ack, increases_largest, newly, ect_by_ranges),
-                EcnFeedback::Ece => self.tcp_ce(ack, newly),
-            };
-            if ce > 0 {
-                self.delivered_ce += ce;
-                self.cc.on_ecn_ce(ce);
+            if self.ecn_configured {
+                let increases_largest = prev_largest.is_none_or(|l| largest > l);
+                let ce = match self.ecn_feedback {
+                    EcnFeedback::Counts => {
+                        self.quic_ce(ack, increases_largest, newly, ect_by_ranges)
+                    }
+                    EcnFeedback::Ece => self.tcp_ce(ack, newly),
+                };
+                if ce > 0 {
+                    self.delivered_ce += ce;
+                    self.cc.on_ecn_ce(ce);
+                }
             }
             let delay = Duration::from_nanos(ack.ack_delay_ns);
             self.cc.on_ack(
@@ -1441,31 +1460,29 @@ impl Sender {
         newly: u64,
         ect_by_ranges: [u64; 2],
     ) -> u64 {
-        if self.ecn_failed || (self.ecn == Ecn::NotEct && self.ect_sent == [0, 0]) {
+        if self.ecn_failed {
             return 0;
         }
-        let a = ack.ecn;
         let p = self.peer_ecn;
+        let [ect0, ect1, ce] = [
+            extend_count(p[0], ack.ecn.ect0),
+            extend_count(p[1], ack.ecn.ect1),
+            extend_count(p[2], ack.ecn.ce),
+        ];
         self.ect_acked[0] += ect_by_ranges[0];
         self.ect_acked[1] += ect_by_ranges[1];
         if increases_largest {
-            let decreased = a.ect0 < p.ect0 || a.ect1 < p.ect1 || a.ce < p.ce;
-            let bleached = a.ect0.saturating_add(a.ce) < self.ect_acked[0]
-                || a.ect1.saturating_add(a.ce) < self.ect_acked[1];
-            let remarked = a.ect0 > self.ect_sent[0] || a.ect1 > self.ect_sent[1];
+            let decreased = ect0 < p[0] || ect1 < p[1] || ce < p[2];
+            let bleached = ect0 + ce < self.ect_acked[0] || ect1 + ce < self.ect_acked[1];
+            let remarked = ect0 > self.ect_sent[0] || ect1 > self.ect_sent[1];
             if decreased || bleached || remarked {
                 self.ecn_failed = true;
                 self.ecn = Ecn::NotEct;
                 return 0;
             }
         }
-        self.peer_ecn = EcnCounts {
-            ect0: p.ect0.max(a.ect0),
-            ect1: p.ect1.max(a.ect1),
-            ce: p.ce.max(a.ce),
-        };
-        self.peer_ecn
-            .ce
+        self.peer_ecn = [p[0].max(ect0), p[1].max(ect1), p[2].max(ce)];
+        self.peer_ecn[2]
             .saturating_sub(self.delivered_ce)
             .min(newly)
     }

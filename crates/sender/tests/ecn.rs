@@ -89,7 +89,7 @@ fn send_n(s: &mut Sender, mut t: u64, n: usize) -> (Vec<sender::SentPacket>, u64
 }
 
 /// An ACK of `ranges` (highest first) with QUIC counts.
-fn ack(ranges: &[(u64, u64)], ect0: u64, ce: u64) -> Ack {
+fn ack(ranges: &[(u64, u64)], ect0: u32, ce: u32) -> Ack {
     let mut a = Ack {
         len: ranges.len() as u8,
         ecn: EcnCounts { ect0, ect1: 0, ce },
@@ -383,6 +383,27 @@ fn lost_ranges_are_counted_per_declaration() {
     // 9 and 10 (sent 1 µs apart) follow by time: one range.
     s.on_timer(s.timer_deadline().expect("loss timer") + 10 * US);
     assert_eq!(seen.lock().unwrap().losses, [(3, 2), (2, 1)]);
+}
+
+/// The counts travel modulo 2^32 and the sender extends them: a CE count
+/// that wrapped past 2^32 is an increase, one 2^31 or more below the
+/// largest seen is a decrease.
+#[test]
+fn counts_are_extended_across_the_32_bit_wrap() {
+    use sender::extend_count;
+    let near = (1u64 << 32) - 3;
+    assert_eq!(extend_count(near, 2), (1 << 32) + 2);
+    assert_eq!(extend_count(near, u32::MAX), (1 << 32) - 1);
+    assert_eq!(extend_count(near, (near as u32) - 5), near - 5);
+    assert_eq!(extend_count(0, 7), 7);
+    assert_eq!(extend_count(5, 3), 3, "a decrease stays a decrease");
+    assert_eq!(extend_count(2, u32::MAX), 0, "never below zero");
+    let mut c = EcnCounts {
+        ce: u32::MAX,
+        ..EcnCounts::default()
+    };
+    c.count(Ecn::Ce);
+    assert_eq!(c.ce, 0);
 }
 
 /// A flow without ECN sends Not-ECT and ignores counts it never asked for.
