@@ -23,8 +23,8 @@ pub(crate) enum Command {
     /// Exit status: 0 when every run completed and the report was written,
     /// even if some claims are not reproduced (the report and the summary
     /// line say which; a claim that does not reproduce is a finding, not a
-    /// failure of the command). With --strict, 1 if any claim is not
-    /// reproduced, for CI. Errors (a run that fails, an unwritable
+    /// failure of the command). With --strict, 1 if any claim or BBRv3
+    /// result that ran is not reproduced, for CI. Errors (a run that fails, an unwritable
     /// directory) always exit 1.
     Reproduce {
         /// Report directory.

@@ -292,7 +292,7 @@ pub fn require_all(outcomes: &[Outcome]) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "--strict: {} of {} claims not reproduced: {} (see the report)",
+            "--strict: {} of {} claims and results not reproduced: {} (see the report)",
             missed.len(),
             outcomes.len(),
             missed.join(", ")
@@ -692,7 +692,10 @@ mod table_tests {
             outcome("C11", false),
         ])
         .unwrap_err();
-        assert!(e.contains("2 of 3 claims not reproduced: C7, C11"), "{e}");
+        assert!(
+            e.contains("2 of 3 claims and results not reproduced: C7, C11"),
+            "{e}"
+        );
     }
 
     #[test]

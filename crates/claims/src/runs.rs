@@ -3,7 +3,7 @@
 //! `flows.csv` and `link.csv`.
 
 use figures::Table;
-use runner::output::SummaryJson;
+use runner::output::{LinkJson, SummaryJson};
 use std::path::PathBuf;
 
 /// One finished run of a claim's scenario.
@@ -63,6 +63,11 @@ pub(crate) fn retransmission_rate(d: &RunData) -> f64 {
     } else {
         re as f64 / sent as f64
     }
+}
+
+/// The forward (data) direction's drops and CE marks, from the summary.
+pub(crate) fn forward_link(d: &RunData) -> Option<&LinkJson> {
+    d.summary.links.iter().find(|l| l.direction == "forward")
 }
 
 /// Flow 0's share of the run's time in `mode` (0 if never).

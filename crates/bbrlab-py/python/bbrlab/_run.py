@@ -334,9 +334,10 @@ def reproduce(
     quick: bool = False,
     jobs: Optional[int] = None,
 ) -> List[Claim]:
-    """Runs published claims (e.g. ``["C3"]``) as ``bbrlab reproduce --only``
-    does, writes the report into ``out`` and returns each claim's verdict
-    and figures. The GIL is released while the claims' runs simulate."""
+    """Runs published claims (e.g. ``["C3"]``) or BBRv3 results (``["V1"]``)
+    as ``bbrlab reproduce --only`` does, writes the report into ``out`` and
+    returns each one's verdict and figures. The GIL is released while their
+    runs simulate."""
     if isinstance(claims, str):
         claims = [claims]
     out = Path(out)

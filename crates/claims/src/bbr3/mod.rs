@@ -24,6 +24,8 @@ pub mod v1_shallow_retransmissions;
 pub mod v2_cubic_sharing;
 pub mod v3_random_loss;
 pub mod v4_probe_rtt;
+pub mod v5_ecn_codel;
+pub mod v6_ecn_step;
 
 #[cfg(test)]
 mod tests;
@@ -36,11 +38,13 @@ macro_rules! result {
 }
 
 /// Every BBRv3 result, in order.
-pub(crate) const SOURCES: [Source; 4] = [
+pub(crate) const SOURCES: [Source; 6] = [
     result!(v1_shallow_retransmissions, "v1-shallow-retransmissions"),
     result!(v2_cubic_sharing, "v2-cubic-sharing"),
     result!(v3_random_loss, "v3-random-loss"),
     result!(v4_probe_rtt, "v4-probe-rtt"),
+    result!(v5_ecn_codel, "v5-ecn-codel"),
+    result!(v6_ecn_step, "v6-ecn-step"),
 ];
 
 /// The two algorithms every result compares: v1 and v3.
