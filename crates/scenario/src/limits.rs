@@ -133,6 +133,9 @@ fn check_times(name: &str, d: &ResolvedDirection) -> Result<(), LimitError> {
         times.push(("queue.target", t as f64));
         times.push(("queue.interval", i as f64));
     }
+    if let Some(t) = d.queue.step_ns {
+        times.push(("queue.threshold", t as f64));
+    }
     for (field, v) in times {
         if v > MAX_TIME_NS as f64 {
             return fail(
@@ -450,6 +453,25 @@ mod tests {
             "queue = { limit = \"18446744073709551616pkt\" }",
         ));
         assert!(e.contains("s.toml:4:19") && e.contains("too large"), "{e}");
+    }
+
+    /// A step marker's threshold is a time like CoDel's target: at most a
+    /// day, with the field named.
+    #[test]
+    fn a_step_threshold_is_bounded_like_the_other_queue_times() {
+        let q = |t: &str| {
+            format!(
+                "duration = \"5s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\n\
+                 queue = {{ limit = \"100pkt\", aqm = \"step\", threshold = \"{t}\", ecn = true }}\n\
+                 [[flow]]\nalgorithm = \"bbr\"\n"
+            )
+        };
+        let e = err(&q("1e6s"));
+        assert!(
+            e.contains("link.forward.queue.threshold") && e.contains("one day"),
+            "{e}"
+        );
+        assert!(parse_src(&q("1ms")).is_ok());
     }
 
     /// Flows and sweeps are bounded too; huge start times cannot overflow.
