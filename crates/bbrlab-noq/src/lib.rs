@@ -1,0 +1,309 @@
+//! bbrlab's congestion controllers inside [noq](https://docs.rs/noq), a
+//! QUIC stack forked from quinn.
+//!
+//! [`ControllerFactory`] implements noq-proto's
+//! [`noq_proto::congestion::ControllerFactory`]: hand it to
+//! `TransportConfig::congestion_controller_factory` and every connection
+//! (every path, with multipath) runs a [`congestion::Controller`] with
+//! bbrlab's `bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`, or your own
+//! [`congestion::CongestionControl`]. noq paces at the rate the controller
+//! asks for and batches sends by its send quantum, so BBR runs here as it
+//! is meant to: pacing, with its own cwnd as a cap.
+//!
+//! ```no_run
+//! # // no_run: builds a real endpoint; tests/loopback.rs runs a transfer.
+//! use std::sync::Arc;
+//! use bbrlab_noq::ControllerFactory;
+//! use congestion::{Algorithm, Config};
+//!
+//! let factory = ControllerFactory::new(Config {
+//!     algorithm: Algorithm::Bbr,
+//!     ..Config::default()
+//! });
+//! let observer = factory.observer();
+//! let mut transport = noq::TransportConfig::default();
+//! transport.congestion_controller_factory(Arc::new(factory));
+//! // ... build a ClientConfig with `transport`, connect, send ...
+//! if let Some(o) = observer.latest() {
+//!     println!("{:?} cwnd {} pacing {} B/s", o.snapshot.mode,
+//!              o.snapshot.cwnd_bytes, o.snapshot.pacing_rate_bytes_per_sec);
+//! }
+//! ```
+//!
+//! # Mapping (noq-proto 1.4)
+//!
+//! | noq calls | bbrlab's [`congestion::Controller`] gets |
+//! |---|---|
+//! | `ControllerFactory::build(now, mtu)` | `Controller::new` (or `custom`) with `mss_bytes = mtu`; bbrlab's clock starts at `now` |
+//! | `on_packet_sent(now, bytes, pn)` (each ack-eliciting packet) | `on_packet_sent(now, bytes, in_flight_before, false)`; the returned `SentPacketState` is kept in the adapter's ring |
+//! | `on_sent(now, bytes, last_pn)` (per datagram batch) | nothing (the per-packet call carries it) |
+//! | `on_ack(now, sent, bytes, pn, app_limited, rtt)` (each packet of an ACK frame) | the first of a frame: `on_ack_begin` later; each: the stored state goes into the frame's `AckedPacket`s |
+//! | `on_end_acks(now, in_flight, app_limited, largest)` | closes the frame: `prior_in_flight = in_flight + acked bytes`; `on_app_limited` if noq says so; one RTT sample from the frame's newest packet |
+//! | `on_packet_lost(bytes, pn, now)` | the stored state goes into the frame's `LostPacket`s; discontiguous packet numbers count as separate ranges |
+//! | `on_congestion_event(.., is_persistent_congestion, is_ecn, lost_bytes, ..)` | `is_ecn`: `on_ecn_ce(1)`; persistent: `on_persistent_congestion` (bbrlab's timeout) after the losses |
+//! | `on_spurious_congestion_event()` | `on_spurious_loss` with the next ACK frame |
+//! | `on_mtu_update(mtu)` | `on_mss_change(mtu)` |
+//! | `window()`, `initial_window()` | `cwnd_bytes()`, the cwnd at creation |
+//! | `metrics()` | `pacing_rate: pacing_rate_bytes_per_sec()`, `send_quantum: send_quantum_bytes()`, `bandwidth_estimate` (bit/s), which noq's pacer and GSO batching obey |
+//! | `clone_box()` (path migration) | a fresh controller from the same factory (see below) |
+//! | `on_cwnd_limited`, `on_ack_frequency_update` | nothing: bbrlab's controllers do not use them |
+//!
+//! ## Order within an ACK frame
+//!
+//! noq reports an ACK frame as: spurious-loss detection, each acknowledged
+//! packet (`on_ack`), `on_end_acks`, then loss detection (`on_packet_lost`
+//! for each, one `on_congestion_event`), then ECN (`on_congestion_event`
+//! with `is_ecn`); see `inner_on_ack_received` in noq-proto's
+//! `connection/mod.rs`. bbrlab's controller wants the frame's losses
+//! *before* its rate sample (Linux marks losses in `tcp_ack()` before
+//! `tcp_rate_gen()`, and BBR's packet conservation and BBRv3's loss rate
+//! read them from the sample). So the adapter holds the frame back and
+//! replays it at noq's next call of any other kind (`window()`,
+//! `metrics()`, a send, the next frame): `on_ack_begin(prior_in_flight)`,
+//! `on_spurious_loss`, `on_ecn_ce`, `on_packets_lost_in_ranges`,
+//! `on_persistent_congestion`, `on_ack`. noq asks `metrics()` at the start
+//! of every `poll_transmit`, so nothing is sent on a window the frame has
+//! not yet updated. Losses a timer declares (at another instant) are
+//! replayed alone.
+//!
+//! ## What is approximated or missing
+//!
+//! - **Packet identity.** noq gives packet numbers, but Initial, Handshake
+//!   and application data each number from 0. A packet is found by its
+//!   number and send time on ACK, by number and size on loss (noq passes
+//!   no send time there); the pairs could only collide during the
+//!   handshake. Slots of packets noq drops silently (discarded Initial and
+//!   Handshake spaces, the old path after a migration) are pruned once a
+//!   packet sent two smoothed RTTs later is acknowledged.
+//! - **Ring.** The states sit in a `VecDeque` in send order, marked dead
+//!   on ACK or loss and popped from the front: no allocation per packet
+//!   once it has grown to the largest flight.
+//! - **Bytes in flight.** The adapter counts its own between ACKs and
+//!   takes noq's count at every `on_end_acks`.
+//! - **App-limited.** noq says per ACK (`app_limited`: the last
+//!   `poll_transmit` had nothing to send and was not blocked), not per
+//!   send; the adapter then marks the sampler app-limited
+//!   (`on_app_limited`) before the frame's rate sample.
+//! - **RTT.** noq does not hand the controller the peer's ACK delay: the
+//!   controller's samples include it. [`Observed::srtt`] is noq's own.
+//! - **ECN.** noq reports that the CE count rose, not by how much: one
+//!   CE mark per report, so BBRv3's CE fraction is a lower bound.
+//! - **PTO.** noq does not tell the controller of probe timeouts; only
+//!   persistent congestion reaches it (as bbrlab's timeout).
+//! - **Spurious loss.** noq detects it (every packet declared lost was
+//!   acknowledged after all) and the adapter undoes the episode with
+//!   `on_spurious_loss`.
+//! - **Pacer feedback.** noq's pacer keeps its next departure time to
+//!   itself, so `Controller::set_next_departure` is never called; BBR
+//!   judges its phases without the EDT discount Linux applies.
+//! - **Path migration.** `clone_box` cannot copy a controller (a user's
+//!   boxed algorithm is not `Clone`): the new path starts a fresh
+//!   controller, as a new path should after its RTT and bandwidth change.
+
+mod adapter;
+mod observer;
+
+pub use crate::observer::{Observed, Observer};
+
+use crate::adapter::Core;
+use congestion::{Config, CongestionControl, Controller};
+use noq_proto::congestion::{self as noq_cc, ControllerMetrics};
+use noq_proto::RttEstimator;
+use std::any::Any;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+/// Builds a user's algorithm from the factory's config.
+type MakeFn = dyn Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync;
+
+/// Builds a bbrlab controller for each noq connection (and path).
+pub struct ControllerFactory {
+    config: Config,
+    make: Option<Arc<MakeFn>>,
+    observer: Observer,
+}
+
+impl core::fmt::Debug for ControllerFactory {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ControllerFactory")
+            .field("algorithm", &self.config.algorithm)
+            .field("custom", &self.make.is_some())
+            .finish()
+    }
+}
+
+impl ControllerFactory {
+    /// Controllers running `config.algorithm`. `config.mss_bytes` is
+    /// replaced by noq's MTU: the stack counts whole datagrams.
+    pub fn new(config: Config) -> Self {
+        ControllerFactory {
+            config,
+            make: None,
+            observer: Observer::default(),
+        }
+    }
+
+    /// Controllers running a user's algorithm, built by `factory` from
+    /// `config` (with noq's MTU as `mss_bytes`) for each connection.
+    pub fn custom<F>(config: Config, factory: F) -> Self
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+    {
+        ControllerFactory {
+            config,
+            make: Some(Arc::new(factory)),
+            observer: Observer::default(),
+        }
+    }
+
+    /// A handle on the latest state of the controllers this factory builds.
+    pub fn observer(&self) -> Observer {
+        self.observer.clone()
+    }
+
+    fn controller(self: &Arc<Self>, now: Instant, mtu: u16) -> NoqController {
+        let mut config = self.config.clone();
+        config.mss_bytes = u64::from(mtu).max(1);
+        let cc = match &self.make {
+            Some(make) => Controller::custom(&config, make(&config)),
+            None => Controller::new(&config, congestion::Instant::ZERO),
+        };
+        let initial_window = cc.cwnd_bytes();
+        NoqController {
+            factory: Arc::clone(self),
+            mtu,
+            initial_window,
+            core: Mutex::new(Core::new(cc, now, self.observer.clone())),
+        }
+    }
+}
+
+impl noq_cc::ControllerFactory for ControllerFactory {
+    fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn noq_cc::Controller> {
+        Box::new(self.controller(now, current_mtu))
+    }
+}
+
+/// One connection's (or path's) controller, as noq holds it.
+///
+/// noq wants its controllers `Sync` and queries `window()` and `metrics()`
+/// through `&self`; the state sits in a `Mutex` that noq's `&mut self`
+/// calls reach without locking (`Mutex::get_mut`), and the queries lock
+/// (uncontended: noq drives a connection from one task) to replay a
+/// held-back ACK frame first.
+pub struct NoqController {
+    factory: Arc<ControllerFactory>,
+    mtu: u16,
+    initial_window: u64,
+    core: Mutex<Core>,
+}
+
+impl core::fmt::Debug for NoqController {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("NoqController")
+            .field("core", &*self.lock())
+            .finish()
+    }
+}
+
+impl NoqController {
+    fn core(&mut self) -> &mut Core {
+        self.core.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The controller's state now (for a program that downcast noq's
+    /// controller through `into_any`).
+    pub fn snapshot(&self) -> congestion::Snapshot {
+        self.lock().controller().snapshot()
+    }
+}
+
+impl noq_cc::Controller for NoqController {
+    fn on_packet_sent(&mut self, now: Instant, bytes: u16, pn: u64) {
+        self.core().sent(now, u64::from(bytes), pn);
+    }
+
+    fn on_ack(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        bytes: u64,
+        pn: u64,
+        _app_limited: bool,
+        rtt: &RttEstimator,
+    ) {
+        self.core().ack(now, sent, bytes, pn, rtt.get());
+    }
+
+    fn on_end_acks(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+        _largest_packet_num_acked: Option<u64>,
+    ) {
+        self.core().end_acks(now, in_flight, app_limited);
+    }
+
+    fn on_packet_lost(&mut self, lost_bytes: u16, pn: u64, now: Instant) {
+        self.core().lost(now, u64::from(lost_bytes), pn);
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        _sent: Instant,
+        is_persistent_congestion: bool,
+        is_ecn: bool,
+        _lost_bytes: u64,
+        _largest_lost_pn: u64,
+    ) {
+        self.core()
+            .congestion_event(now, is_persistent_congestion, is_ecn);
+    }
+
+    fn on_spurious_congestion_event(&mut self) {
+        self.core().spurious();
+    }
+
+    fn on_mtu_update(&mut self, new_mtu: u16) {
+        self.mtu = new_mtu;
+        self.core().mtu(new_mtu);
+    }
+
+    fn window(&self) -> u64 {
+        self.lock().controller().cwnd_bytes()
+    }
+
+    fn metrics(&self) -> ControllerMetrics {
+        let mut core = self.lock();
+        let (bandwidth, ssthresh) = core.estimates();
+        let cc = core.controller();
+        let mut m = ControllerMetrics::default();
+        m.congestion_window = cc.cwnd_bytes();
+        m.ssthresh = ssthresh;
+        m.pacing_rate = Some(cc.pacing_rate_bytes_per_sec());
+        m.send_quantum = Some(cc.send_quantum_bytes());
+        m.bandwidth_estimate = bandwidth;
+        m
+    }
+
+    fn clone_box(&self) -> Box<dyn noq_cc::Controller> {
+        Box::new(self.factory.controller(Instant::now(), self.mtu))
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.initial_window
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests;

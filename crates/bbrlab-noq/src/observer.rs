@@ -1,0 +1,52 @@
+//! A window onto a running controller, for a program that samples it into
+//! bbrlab's time series (`sender::schema::FLOW_COLUMNS`).
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+/// The controller's state after the last event it processed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Observed {
+    /// What the controller reports of itself: mode, cwnd, pacing rate,
+    /// bandwidth estimate, min RTT, recovery state.
+    pub snapshot: congestion::Snapshot,
+    /// Ack-eliciting bytes in flight, as noq counts them.
+    pub bytes_in_flight: u64,
+    /// noq's smoothed RTT (it removes the peer's ACK delay, which the
+    /// controller is not told).
+    pub srtt: Option<Duration>,
+    /// The adapter's last RTT sample: from send to ACK of the newest
+    /// packet of an ACK frame, ACK delay included.
+    pub latest_rtt: Option<Duration>,
+    /// Ack-eliciting packets the controller saw sent.
+    pub packets_sent: u64,
+    /// Packets declared lost that the controller had seen sent.
+    pub packets_lost: u64,
+    /// Bytes of the packets the controller saw acknowledged.
+    pub bytes_acked: u64,
+    /// CE reports: noq says the peer's CE count rose, not by how much, so
+    /// each counts as one marked packet.
+    pub ce_packets: u64,
+}
+
+/// A handle that reads the latest [`Observed`] of the controllers a
+/// [`crate::ControllerFactory`] built. Cheap to clone; every clone sees the
+/// same state. With several connections (or paths) on one factory it shows
+/// whichever processed an event last, so give each connection to be
+/// observed a factory of its own.
+#[derive(Clone, Debug, Default)]
+pub struct Observer {
+    slot: Arc<Mutex<Option<Observed>>>,
+}
+
+impl Observer {
+    /// The state after the last ACK or loss any controller of the factory
+    /// processed; `None` before the first.
+    pub fn latest(&self) -> Option<Observed> {
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn publish(&self, observed: Observed) {
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(observed);
+    }
+}
