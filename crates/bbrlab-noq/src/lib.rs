@@ -162,7 +162,7 @@ impl ControllerFactory {
     }
 
     fn controller(self: &Arc<Self>, now: Instant, mtu: u16) -> NoqController {
-        let mut config = self.config.clone();
+        let mut config = self.config;
         config.mss_bytes = u64::from(mtu).max(1);
         let cc = match &self.make {
             Some(make) => Controller::custom(&config, make(&config)),

@@ -49,7 +49,7 @@ impl Harness {
     }
 
     fn with_config(config: Config) -> Self {
-        let mut cc_config = config.clone();
+        let mut cc_config = config;
         cc_config.mss_bytes = 1200;
         let reference = Controller::new(&cc_config, congestion::Instant::ZERO);
         Harness::new(ControllerFactory::new(config), reference)
@@ -388,8 +388,10 @@ fn a_custom_algorithm_matches_the_controller_fed_directly() {
             losses: 0,
         })
     };
-    let mut c = Config::default();
-    c.mss_bytes = 1200;
+    let c = Config {
+        mss_bytes: 1200,
+        ..Config::default()
+    };
     let reference = Controller::custom(&c, make(&c));
     let mut h = Harness::new(
         ControllerFactory::custom(Config::default(), make),
