@@ -1,0 +1,356 @@
+//! The adapter's logic, free of quinn's types so tests can drive it with
+//! plain numbers (quinn's `RttEstimator`, which its `on_ack` hands over,
+//! has no public constructor).
+//!
+//! quinn tells the controller much less than noq: no packet numbers, a
+//! send per transmit (one or more datagrams built at one instant), an
+//! acknowledgement per packet with only its send time and size, and losses
+//! as a byte count with the send time of the newest lost packet. The
+//! adapter keeps one [`SentPacketState`] per transmit, finds it by send
+//! time, and replays an ACK frame to [`Controller`] in the order Linux and
+//! bbrlab's UDP transport use: `on_ack_begin`, losses, `on_ack`.
+//!
+//! This duplicates the structure of `bbrlab-noq`'s adapter rather than
+//! sharing it: the two stacks key packets differently (a packet number
+//! there, a send time here) and report losses differently (per packet
+//! there, in bytes here), so the common part is the replay order, a
+//! dozen lines.
+
+use crate::observer::{Observed, Observer};
+use congestion::{AckedPacket, Controller, LostPacket, SentPacketState};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// One transmit quinn reported sent (`on_sent`), in send order.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    sent: Instant,
+    bytes: u64,
+    /// Bytes of it acknowledged so far (its datagrams are acked one by one).
+    acked: u64,
+    state: SentPacketState,
+    /// False once fully acknowledged or pruned; the slot stays until every
+    /// older one is gone, so the ring never shifts.
+    live: bool,
+}
+
+/// What the ACK frame being assembled carries besides its packets.
+#[derive(Clone, Copy, Debug, Default)]
+struct AckInfo {
+    prior_in_flight: u64,
+    app_limited: bool,
+    rtt_sample: Option<Duration>,
+    newest_acked_sent: Option<Instant>,
+}
+
+/// Events held back until the ACK they belong to is complete.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    now: Instant,
+    /// `None` when only a timer's losses are pending.
+    ack: Option<AckInfo>,
+}
+
+/// The adapter's state: the controller, the ring of transmits, and the
+/// ACK being assembled.
+#[derive(Debug)]
+pub(crate) struct Core {
+    cc: Controller,
+    /// quinn's clock at the controller's creation; bbrlab's counts from it.
+    epoch: Instant,
+    ring: VecDeque<Slot>,
+    /// Bytes in flight: ours between ACKs, quinn's own count taken over at
+    /// each `on_end_acks`.
+    in_flight: u64,
+    /// Reused buffers: no allocation per ACK once they have grown.
+    acked: Vec<AckedPacket>,
+    lost: Vec<LostPacket>,
+    acking: Option<AckInfo>,
+    pending: Option<Pending>,
+    pending_ce: u64,
+    pending_persistent: bool,
+    /// Send time of the newest packet an RTT sample was taken from.
+    sampled_up_to: Option<Instant>,
+    stack_srtt: Option<Duration>,
+    latest_rtt: Option<Duration>,
+    transmits: u64,
+    loss_events: u64,
+    bytes_acked: u64,
+    ce_events: u64,
+    observer: Observer,
+}
+
+impl Core {
+    pub(crate) fn new(cc: Controller, epoch: Instant, observer: Observer) -> Self {
+        Core {
+            cc,
+            epoch,
+            ring: VecDeque::new(),
+            in_flight: 0,
+            acked: Vec::new(),
+            lost: Vec::new(),
+            acking: None,
+            pending: None,
+            pending_ce: 0,
+            pending_persistent: false,
+            sampled_up_to: None,
+            stack_srtt: None,
+            latest_rtt: None,
+            transmits: 0,
+            loss_events: 0,
+            bytes_acked: 0,
+            ce_events: 0,
+            observer,
+        }
+    }
+
+    /// quinn's instant on bbrlab's clock.
+    fn at(&self, t: Instant) -> congestion::Instant {
+        let ns = t.saturating_duration_since(self.epoch).as_nanos();
+        congestion::Instant::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+    }
+
+    /// The controller, with every held-back event applied.
+    pub(crate) fn controller(&mut self) -> &Controller {
+        self.flush();
+        &self.cc
+    }
+
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    #[cfg(test)]
+    pub(crate) fn ring_len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// quinn's `on_sent`: a transmit of `bytes` (one or more datagrams).
+    pub(crate) fn sent(&mut self, now: Instant, bytes: u64) {
+        self.flush();
+        let at = self.at(now);
+        // quinn tells app-limitedness per ACK, not per send (see `end_acks`).
+        let state = self.cc.on_packet_sent(at, bytes, self.in_flight, false);
+        self.ring.push_back(Slot {
+            sent: now,
+            bytes,
+            acked: 0,
+            state,
+            live: true,
+        });
+        self.in_flight = self.in_flight.saturating_add(bytes);
+        self.transmits += 1;
+    }
+
+    /// The live slot of the transmit sent at `sent`: the ring is in send
+    /// order, and quinn stamps every packet of a transmit with its `now`.
+    fn find(&self, sent: Instant) -> Option<usize> {
+        let i = self.ring.partition_point(|s| s.sent < sent);
+        self.ring
+            .get(i)
+            .is_some_and(|s| s.live && s.sent == sent)
+            .then_some(i)
+    }
+
+    /// quinn's `on_ack`: one packet of the ACK frame being processed.
+    pub(crate) fn ack(&mut self, sent: Instant, bytes: u64, stack_srtt: Duration) {
+        if self.acking.is_none() {
+            // A new ACK frame: whatever the previous one held back goes now.
+            self.flush();
+            self.acking = Some(AckInfo::default());
+        }
+        self.stack_srtt = Some(stack_srtt);
+        let Some(i) = self.find(sent) else {
+            // Pruned, or sent before this controller existed (migration).
+            return;
+        };
+        let slot = &mut self.ring[i];
+        slot.acked = slot.acked.saturating_add(bytes);
+        if slot.acked >= slot.bytes {
+            slot.live = false;
+        }
+        self.acked.push(AckedPacket {
+            bytes,
+            state: slot.state,
+        });
+        self.in_flight = self.in_flight.saturating_sub(bytes);
+        self.bytes_acked = self.bytes_acked.saturating_add(bytes);
+        if let Some(a) = self.acking.as_mut() {
+            if a.newest_acked_sent.is_none_or(|t| sent > t) {
+                a.newest_acked_sent = Some(sent);
+            }
+        }
+    }
+
+    /// quinn's `on_end_acks`: the ACK frame's packets are all reported.
+    /// `in_flight` is quinn's count after them, before this frame's losses.
+    pub(crate) fn end_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool) {
+        let mut info = self.acking.take().unwrap_or_default();
+        let acked_bytes = self.acked.iter().map(|p| p.bytes).sum::<u64>();
+        info.prior_in_flight = in_flight.saturating_add(acked_bytes);
+        info.app_limited = app_limited;
+        // One sample per frame, from its newest packet if nothing newer was
+        // sampled before (quinn samples the largest acknowledged packet
+        // when it grows; RFC 9002 §5.1). The controller is not told the
+        // peer's ACK delay, so the sample includes it.
+        if let Some(sent) = info.newest_acked_sent {
+            if self.sampled_up_to.is_none_or(|t| sent > t) {
+                self.sampled_up_to = Some(sent);
+                let rtt = now.saturating_duration_since(sent);
+                info.rtt_sample = Some(rtt);
+                self.latest_rtt = Some(rtt);
+            }
+        }
+        // quinn's count is the truth: ours cannot tell which bytes of a
+        // transmit were ack-only datagrams, nor see discarded spaces.
+        self.in_flight = in_flight;
+        self.pending = Some(Pending {
+            now,
+            ack: Some(info),
+        });
+    }
+
+    /// quinn's `on_congestion_event`: after an ACK frame's (or a timer's)
+    /// losses, `lost_bytes` of them, the newest sent at `sent`; or, with
+    /// `lost_bytes == 0`, a rise in the peer's CE count.
+    pub(crate) fn congestion_event(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        persistent: bool,
+        lost_bytes: u64,
+    ) {
+        if self.pending.is_some_and(|p| p.now != now) {
+            // An event at another instant is a timer's, not this ACK's.
+            self.flush();
+        }
+        if self.pending.is_none() {
+            self.pending = Some(Pending { now, ack: None });
+        }
+        self.pending_persistent |= persistent;
+        if lost_bytes == 0 {
+            // quinn: "0 for ECN triggers". It says the CE count rose, not
+            // by how much: one mark.
+            self.pending_ce += 1;
+            self.ce_events += 1;
+            return;
+        }
+        // One lost "packet" of all the lost bytes, with the state of the
+        // transmit that holds the newest of them (or the newest one sent
+        // before it, if that slot is gone): the rate sampler and BBR need
+        // the bytes and the newest state; which transmits they came from
+        // quinn does not say.
+        let i = self.ring.partition_point(|s| s.sent <= sent);
+        let state = match i.checked_sub(1).map(|j| self.ring[j]) {
+            Some(slot) => slot.state,
+            // Its slot was pruned: a state as of its send, as far as the
+            // sampler still knows it.
+            None => SentPacketState {
+                sent_time: self.at(sent),
+                delivered_bytes: self.cc.sampler().delivered_bytes(),
+                delivered_time: self.at(sent),
+                first_sent_time: self.at(sent),
+                is_app_limited: false,
+                bytes_in_flight: self.in_flight,
+                lost_bytes: self.cc.sampler().lost_bytes(),
+            },
+        };
+        self.lost.push(LostPacket {
+            bytes: lost_bytes,
+            state,
+        });
+        self.in_flight = self.in_flight.saturating_sub(lost_bytes);
+        self.loss_events += 1;
+    }
+
+    /// quinn's `on_mtu_update`: the datagram size the controller counts in.
+    pub(crate) fn mtu(&mut self, mtu: u16) {
+        self.cc.on_mss_change(u64::from(mtu));
+    }
+
+    /// Replays the held-back events to the controller: `on_ack_begin`, CE
+    /// marks, the losses, persistent congestion, then `on_ack`. quinn
+    /// reports an ACK frame's losses after its acknowledgements; the
+    /// controller wants them before the rate sample, as Linux's `tcp_ack()`
+    /// marks losses before `tcp_rate_gen()`.
+    pub(crate) fn flush(&mut self) {
+        if self.acking.is_some() {
+            return;
+        }
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        let now = self.at(p.now);
+        if let Some(a) = p.ack {
+            self.cc.on_ack_begin(a.prior_in_flight);
+            if a.app_limited {
+                self.cc.on_app_limited(a.prior_in_flight);
+            }
+        }
+        let ce = std::mem::take(&mut self.pending_ce);
+        if ce > 0 {
+            self.cc.on_ecn_ce(ce);
+        }
+        if !self.lost.is_empty() {
+            self.cc.on_packets_lost(now, &self.lost, self.in_flight);
+        }
+        if std::mem::take(&mut self.pending_persistent) {
+            self.cc.on_persistent_congestion(now, self.in_flight);
+        }
+        if let Some(a) = p.ack {
+            self.cc.on_ack(
+                now,
+                &self.acked,
+                a.rtt_sample,
+                Duration::ZERO,
+                self.in_flight,
+            );
+            self.prune(a.newest_acked_sent);
+        }
+        self.acked.clear();
+        self.lost.clear();
+        while self.ring.front().is_some_and(|s| !s.live) {
+            self.ring.pop_front();
+        }
+        self.publish();
+    }
+
+    /// Drops slots quinn will never finish reporting: a transmit sent more
+    /// than two smoothed RTTs before the newest acknowledged packet would
+    /// have been acknowledged or declared lost by RFC 9002 §6.1.2's time
+    /// threshold (9/8 RTT). Slots of lost transmits, of ack-only datagrams
+    /// and of discarded packet-number spaces end here.
+    fn prune(&mut self, newest_acked_sent: Option<Instant>) {
+        let Some(newest) = newest_acked_sent else {
+            return;
+        };
+        let srtt = self
+            .cc
+            .rtt()
+            .smoothed()
+            .unwrap_or(Duration::from_millis(333));
+        let Some(horizon) = newest.checked_sub(srtt * 2) else {
+            return;
+        };
+        for s in self.ring.iter_mut() {
+            if s.sent >= horizon {
+                break;
+            }
+            s.live = false;
+        }
+    }
+
+    fn publish(&mut self) {
+        self.observer.publish(Observed {
+            snapshot: self.cc.snapshot(),
+            bytes_in_flight: self.in_flight,
+            srtt: self.stack_srtt,
+            latest_rtt: self.latest_rtt,
+            packets_sent: self.transmits,
+            packets_lost: self.loss_events,
+            bytes_acked: self.bytes_acked,
+            ce_packets: self.ce_events,
+        });
+    }
+}

@@ -1,0 +1,297 @@
+//! bbrlab's congestion controllers inside [quinn](https://docs.rs/quinn) 0.11.
+//!
+//! [`ControllerFactory`] implements quinn-proto's
+//! [`quinn_proto::congestion::ControllerFactory`]: hand it to
+//! `TransportConfig::congestion_controller_factory` and every connection
+//! runs a [`congestion::Controller`] with bbrlab's `bbr`, `bbr-jitter`,
+//! `bbr3`, `cubic`, `reno`, or your own [`congestion::CongestionControl`].
+//!
+//! # quinn paces from the window, not from the controller
+//!
+//! quinn 0.11 paces every connection at 1.25 × window / smoothed RTT,
+//! whatever the controller says: its `Controller` trait has no pacing
+//! rate, and its pacer reads only `window()`. A window-based controller
+//! (`cubic`, `reno`) runs here as designed. **BBR does not**: its pacing
+//! rate, the half of its model that sets how fast it sends, is ignored,
+//! and it runs cwnd-limited with quinn's pacer spreading the window over
+//! an RTT. BBR's cwnd is 2 × its bandwidth-delay estimate (plus ACK
+//! aggregation allowance), so on a path it measures well quinn sends at
+//! about 2.5 × the estimate per RTT in bursts the pacer allows; the
+//! bandwidth probing and draining phases change the window but barely the
+//! sending rate. (quinn's own BBR is, in a maintainer's words, "highly
+//! experimental and not currently maintained"; it too is paced this way.)
+//! **For BBR, use s2n-quic through `bbrlab-s2n` or noq through
+//! `bbrlab-noq`**, which pace at the controller's rate.
+//!
+//! ```no_run
+//! # // no_run: builds a real endpoint; tests/loopback.rs runs a transfer.
+//! use std::sync::Arc;
+//! use bbrlab_quinn::ControllerFactory;
+//! use congestion::{Algorithm, Config};
+//!
+//! let factory = ControllerFactory::new(Config {
+//!     algorithm: Algorithm::Cubic,
+//!     ..Config::default()
+//! });
+//! let observer = factory.observer();
+//! let mut transport = quinn::TransportConfig::default();
+//! transport.congestion_controller_factory(Arc::new(factory));
+//! // ... build a ClientConfig with `transport`, connect, send ...
+//! if let Some(o) = observer.latest() {
+//!     println!("{:?} cwnd {}", o.snapshot.mode, o.snapshot.cwnd_bytes);
+//! }
+//! ```
+//!
+//! # Mapping (quinn-proto 0.11.19)
+//!
+//! | quinn calls | bbrlab's [`congestion::Controller`] gets |
+//! |---|---|
+//! | `ControllerFactory::build(now, mtu)` | `Controller::new` (or `custom`) with `mss_bytes = mtu`; bbrlab's clock starts at `now` |
+//! | `on_sent(now, bytes, last_pn)` (per transmit: one or more datagrams) | `on_packet_sent(now, bytes, in_flight_before, false)`: one `SentPacketState` per transmit, kept in the adapter's ring |
+//! | `on_ack(now, sent, bytes, app_limited, rtt)` (each ack-eliciting packet of an ACK frame) | the transmit's stored state, with the packet's bytes, goes into the frame's `AckedPacket`s |
+//! | `on_end_acks(now, in_flight, app_limited, largest)` | closes the frame: `prior_in_flight = in_flight + acked bytes`; `on_app_limited` if quinn says so; one RTT sample from the frame's newest packet |
+//! | `on_congestion_event(now, sent, persistent, lost_bytes > 0)` | one `LostPacket` of `lost_bytes` with the state of the transmit sent at `sent`, through `on_packets_lost`; persistent: `on_persistent_congestion` (bbrlab's timeout) after it |
+//! | `on_congestion_event(.., lost_bytes == 0)` (ECN) | `on_ecn_ce(1)` |
+//! | `on_mtu_update(mtu)` | `on_mss_change(mtu)` |
+//! | `window()`, `initial_window()` | `cwnd_bytes()`, the cwnd at creation |
+//! | `metrics()` | cwnd, ssthresh, and `pacing_rate` in bit/s, which quinn only logs to qlog |
+//! | `clone_box()` (migration) | a fresh controller from the same factory |
+//!
+//! ## Order within an ACK frame
+//!
+//! quinn reports an ACK frame as each acknowledged packet (`on_ack`),
+//! `on_end_acks`, then loss detection (one `on_congestion_event`), then
+//! ECN (`on_congestion_event` with no bytes); see `on_ack_received` in
+//! quinn-proto's `connection/mod.rs`. bbrlab's controller wants the
+//! frame's losses before its rate sample (Linux marks losses in
+//! `tcp_ack()` before `tcp_rate_gen()`), so the adapter holds the frame
+//! back and replays it at quinn's next call of another kind (`window()`,
+//! which quinn asks before every send, a send, the next frame):
+//! `on_ack_begin(prior_in_flight)`, `on_ecn_ce`, `on_packets_lost`,
+//! `on_persistent_congestion`, `on_ack`. A timer's losses (at another
+//! instant) are replayed alone.
+//!
+//! ## What is approximated or missing
+//!
+//! - **Pacing**: ignored by quinn (above). Nor does quinn's pacer tell its
+//!   next departure time, so `Controller::set_next_departure` is never
+//!   called; neither is a send quantum used.
+//! - **Packet identity.** quinn gives no packet numbers: one state per
+//!   transmit, found by send time (quinn stamps a transmit's packets with
+//!   one `now`). Its datagrams are credited as they are acknowledged; a
+//!   transmit whose datagrams were lost or were ack-only is pruned once a
+//!   packet sent two smoothed RTTs later is acknowledged. The states sit
+//!   in a `VecDeque` in send order: no allocation per packet once it has
+//!   grown to the largest flight.
+//! - **Losses** arrive as bytes: the controller sees one lost packet per
+//!   event, carrying the newest lost transmit's state. The number of lost
+//!   ranges (BBRv3's Startup exit counts them) is unknown: always one.
+//! - **Bytes in flight.** The adapter counts its own between ACKs and
+//!   takes quinn's count at every `on_end_acks`.
+//! - **App-limited.** quinn says per ACK (its last `poll_transmit` had
+//!   nothing to send and was not blocked), not per send; the adapter marks
+//!   the sampler app-limited before the frame's rate sample.
+//! - **RTT.** quinn does not hand the controller the peer's ACK delay: the
+//!   controller's samples include it. [`Observed::srtt`] is quinn's own.
+//! - **ECN.** quinn reports that the CE count rose, not by how much: one
+//!   mark per report.
+//! - **PTO and spurious loss.** quinn 0.11 tells the controller of
+//!   neither: no probe timeouts (only persistent congestion, as bbrlab's
+//!   timeout), no undo of a spurious episode.
+//! - **Migration.** `clone_box` cannot copy a controller (a user's boxed
+//!   algorithm is not `Clone`): the new path starts a fresh one.
+
+mod adapter;
+mod observer;
+
+pub use crate::observer::{Observed, Observer};
+
+use crate::adapter::Core;
+use congestion::{Config, CongestionControl, Controller};
+use quinn_proto::congestion::{self as quinn_cc, ControllerMetrics};
+use quinn_proto::RttEstimator;
+use std::any::Any;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+/// Builds a user's algorithm from the factory's config.
+type MakeFn = dyn Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync;
+
+/// Builds a bbrlab controller for each quinn connection.
+pub struct ControllerFactory {
+    config: Config,
+    make: Option<Arc<MakeFn>>,
+    observer: Observer,
+}
+
+impl core::fmt::Debug for ControllerFactory {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ControllerFactory")
+            .field("algorithm", &self.config.algorithm)
+            .field("custom", &self.make.is_some())
+            .finish()
+    }
+}
+
+impl ControllerFactory {
+    /// Controllers running `config.algorithm`. `config.mss_bytes` is
+    /// replaced by quinn's MTU: the stack counts whole datagrams.
+    pub fn new(config: Config) -> Self {
+        ControllerFactory {
+            config,
+            make: None,
+            observer: Observer::default(),
+        }
+    }
+
+    /// Controllers running a user's algorithm, built by `factory` from
+    /// `config` (with quinn's MTU as `mss_bytes`) for each connection.
+    pub fn custom<F>(config: Config, factory: F) -> Self
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+    {
+        ControllerFactory {
+            config,
+            make: Some(Arc::new(factory)),
+            observer: Observer::default(),
+        }
+    }
+
+    /// A handle on the latest state of the controllers this factory builds.
+    pub fn observer(&self) -> Observer {
+        self.observer.clone()
+    }
+
+    fn controller(self: &Arc<Self>, now: Instant, mtu: u16) -> QuinnController {
+        let mut config = self.config;
+        config.mss_bytes = u64::from(mtu).max(1);
+        let cc = match &self.make {
+            Some(make) => Controller::custom(&config, make(&config)),
+            None => Controller::new(&config, congestion::Instant::ZERO),
+        };
+        let initial_window = cc.cwnd_bytes();
+        QuinnController {
+            factory: Arc::clone(self),
+            mtu,
+            initial_window,
+            core: Mutex::new(Core::new(cc, now, self.observer.clone())),
+        }
+    }
+}
+
+impl quinn_cc::ControllerFactory for ControllerFactory {
+    fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn quinn_cc::Controller> {
+        Box::new(self.controller(now, current_mtu))
+    }
+}
+
+/// One connection's controller, as quinn holds it.
+///
+/// quinn wants its controllers `Sync` and asks `window()` through `&self`;
+/// the state sits in a `Mutex` that quinn's `&mut self` calls reach
+/// without locking (`Mutex::get_mut`), and the queries lock (uncontended:
+/// quinn drives a connection from one task) to replay a held-back ACK
+/// frame first.
+pub struct QuinnController {
+    factory: Arc<ControllerFactory>,
+    mtu: u16,
+    initial_window: u64,
+    core: Mutex<Core>,
+}
+
+impl core::fmt::Debug for QuinnController {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("QuinnController")
+            .field("core", &*self.lock())
+            .finish()
+    }
+}
+
+impl QuinnController {
+    fn core(&mut self) -> &mut Core {
+        self.core.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The controller's state now (for a program that downcast quinn's
+    /// controller through `into_any`).
+    pub fn snapshot(&self) -> congestion::Snapshot {
+        self.lock().controller().snapshot()
+    }
+}
+
+impl quinn_cc::Controller for QuinnController {
+    fn on_sent(&mut self, now: Instant, bytes: u64, _last_packet_number: u64) {
+        self.core().sent(now, bytes);
+    }
+
+    fn on_ack(
+        &mut self,
+        _now: Instant,
+        sent: Instant,
+        bytes: u64,
+        _app_limited: bool,
+        rtt: &RttEstimator,
+    ) {
+        self.core().ack(sent, bytes, rtt.get());
+    }
+
+    fn on_end_acks(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+        _largest_packet_num_acked: Option<u64>,
+    ) {
+        self.core().end_acks(now, in_flight, app_limited);
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        is_persistent_congestion: bool,
+        lost_bytes: u64,
+    ) {
+        self.core()
+            .congestion_event(now, sent, is_persistent_congestion, lost_bytes);
+    }
+
+    fn on_mtu_update(&mut self, new_mtu: u16) {
+        self.mtu = new_mtu;
+        self.core().mtu(new_mtu);
+    }
+
+    fn window(&self) -> u64 {
+        self.lock().controller().cwnd_bytes()
+    }
+
+    fn metrics(&self) -> ControllerMetrics {
+        let mut core = self.lock();
+        let cc = core.controller();
+        let mut m = ControllerMetrics::default();
+        m.congestion_window = cc.cwnd_bytes();
+        m.ssthresh = cc.snapshot().ssthresh_bytes;
+        // quinn documents this field as bits per second; it only logs it.
+        m.pacing_rate = Some(cc.pacing_rate_bytes_per_sec().saturating_mul(8));
+        m
+    }
+
+    fn clone_box(&self) -> Box<dyn quinn_cc::Controller> {
+        Box::new(self.factory.controller(Instant::now(), self.mtu))
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.initial_window
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,419 @@
+//! The adapter driven as quinn drives it, against [`Controller`] fed the
+//! same events directly in the order bbrlab's UDP transport uses, with one
+//! state per transmit as quinn allows. Both sides run the same controller
+//! code, so any difference is the adapter's: a lost or misfiled state, a
+//! wrong bytes-in-flight, a wrong order.
+
+use super::*;
+use congestion::{AckedPacket, Algorithm, Bbr3Profile, LostPacket, SentPacketState};
+use quinn_proto::congestion::Controller as _;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// quinn's side (the adapter) and the reference, fed one script.
+struct Harness {
+    t0: Instant,
+    adapter: QuinnController,
+    /// Transmits by index: send time and datagram sizes.
+    transmits: Vec<(Instant, Vec<u64>)>,
+    quinn_in_flight: u64,
+    reference: Controller,
+    ref_states: BTreeMap<usize, SentPacketState>,
+    ref_in_flight: u64,
+    ref_sampled_up_to: Option<congestion::Instant>,
+    frames: u32,
+}
+
+impl Harness {
+    fn new(factory: ControllerFactory, reference: Controller) -> Self {
+        let t0 = Instant::now();
+        Harness {
+            t0,
+            adapter: Arc::new(factory).controller(t0, 1200),
+            transmits: Vec::new(),
+            quinn_in_flight: 0,
+            reference,
+            ref_states: BTreeMap::new(),
+            ref_in_flight: 0,
+            ref_sampled_up_to: None,
+            frames: 0,
+        }
+    }
+
+    fn with_config(config: Config) -> Self {
+        let cc_config = Config {
+            mss_bytes: 1200,
+            ..config
+        };
+        let reference = Controller::new(&cc_config, congestion::Instant::ZERO);
+        Harness::new(ControllerFactory::new(config), reference)
+    }
+
+    fn at(&self, t: Instant) -> congestion::Instant {
+        congestion::Instant::from_nanos(t.duration_since(self.t0).as_nanos() as u64)
+    }
+
+    /// One transmit of `datagrams`; returns its index.
+    fn send(&mut self, t: Instant, datagrams: &[u64]) -> usize {
+        let bytes: u64 = datagrams.iter().sum();
+        let index = self.transmits.len();
+        self.adapter.on_sent(t, bytes, index as u64);
+        self.transmits.push((t, datagrams.to_vec()));
+        self.quinn_in_flight += bytes;
+        let at = self.at(t);
+        let state = self
+            .reference
+            .on_packet_sent(at, bytes, self.ref_in_flight, false);
+        self.ref_states.insert(index, state);
+        self.ref_in_flight += bytes;
+        index
+    }
+
+    /// One ACK frame as quinn reports it: the acks (per datagram),
+    /// `on_end_acks`, one congestion event for the losses, then ECN.
+    fn frame(&mut self, now: Instant, acked: &[usize], lost: &[usize], ce: bool, persistent: bool) {
+        self.frames += 1;
+        let ref_prior_in_flight = self.ref_in_flight;
+        let mut acked_packets = Vec::new();
+        let mut newest = None;
+        for &i in acked {
+            let (sent, sizes) = self.transmits[i].clone();
+            let state = self.ref_states[&i];
+            for b in sizes {
+                self.quinn_in_flight -= b;
+                self.adapter.core().ack(sent, b, ms(40));
+                self.ref_in_flight -= b;
+                acked_packets.push(AckedPacket { bytes: b, state });
+            }
+            newest = newest.max(Some(state.sent_time));
+        }
+        self.adapter
+            .on_end_acks(now, self.quinn_in_flight, false, None);
+        let lost_bytes: u64 = lost
+            .iter()
+            .map(|&i| self.transmits[i].1.iter().sum::<u64>())
+            .sum();
+        let newest_lost = lost.iter().copied().max();
+        if let Some(n) = newest_lost {
+            self.quinn_in_flight -= lost_bytes;
+            self.adapter
+                .on_congestion_event(now, self.transmits[n].0, persistent, lost_bytes);
+        }
+        if ce {
+            self.adapter.on_congestion_event(now, now, false, 0);
+        }
+        // The reference, in bbrlab's order.
+        let at = self.at(now);
+        self.reference.on_ack_begin(ref_prior_in_flight);
+        if ce {
+            self.reference.on_ecn_ce(1);
+        }
+        if let Some(n) = newest_lost {
+            self.ref_in_flight -= lost_bytes;
+            let lost = [LostPacket {
+                bytes: lost_bytes,
+                state: self.ref_states[&n],
+            }];
+            self.reference
+                .on_packets_lost(at, &lost, self.ref_in_flight);
+        }
+        if persistent {
+            self.reference
+                .on_persistent_congestion(at, self.ref_in_flight);
+        }
+        let sample = match newest {
+            Some(sent) if self.ref_sampled_up_to.is_none_or(|t| sent > t) => {
+                self.ref_sampled_up_to = Some(sent);
+                Some(at.saturating_since(sent))
+            }
+            _ => None,
+        };
+        self.reference.on_ack(
+            at,
+            &acked_packets,
+            sample,
+            Duration::ZERO,
+            self.ref_in_flight,
+        );
+    }
+
+    /// Losses a timer declares, with no ACK.
+    fn timer_loss(&mut self, now: Instant, lost: &[usize]) {
+        let lost_bytes: u64 = lost
+            .iter()
+            .map(|&i| self.transmits[i].1.iter().sum::<u64>())
+            .sum();
+        let n = *lost.iter().max().expect("losses");
+        self.quinn_in_flight -= lost_bytes;
+        self.adapter
+            .on_congestion_event(now, self.transmits[n].0, false, lost_bytes);
+        self.ref_in_flight -= lost_bytes;
+        let at = self.at(now);
+        let lost = [LostPacket {
+            bytes: lost_bytes,
+            state: self.ref_states[&n],
+        }];
+        self.reference
+            .on_packets_lost(at, &lost, self.ref_in_flight);
+    }
+
+    fn mtu(&mut self, mtu: u16) {
+        self.adapter.on_mtu_update(mtu);
+        self.reference.on_mss_change(u64::from(mtu));
+    }
+
+    /// What quinn would read, against the reference.
+    fn check(&mut self, what: &str) {
+        assert_eq!(
+            self.adapter.window(),
+            self.reference.cwnd_bytes(),
+            "{what}: cwnd"
+        );
+        let metrics = self.adapter.metrics();
+        assert_eq!(
+            metrics.pacing_rate,
+            Some(self.reference.pacing_rate_bytes_per_sec() * 8),
+            "{what}: pacing rate (bit/s)"
+        );
+        let ours = self.adapter.snapshot();
+        let theirs = self.reference.snapshot();
+        assert_eq!(ours.mode, theirs.mode, "{what}: mode");
+        assert_eq!(
+            ours.bw_estimate_bytes_per_sec, theirs.bw_estimate_bytes_per_sec,
+            "{what}: bandwidth estimate"
+        );
+        assert_eq!(ours, theirs, "{what}: snapshot");
+        assert_eq!(
+            self.adapter.core().in_flight(),
+            self.ref_in_flight,
+            "{what}: in flight"
+        );
+    }
+}
+
+/// Rounds of transmits (every fifth of two datagrams, as a GSO batch) and
+/// frames acknowledging two transmits each, over a 40–43 ms path; every
+/// 23rd transmit lost and declared in its neighbour's frame. With
+/// `events`: a CE report (round 4), an MTU rise (7), persistent
+/// congestion (9), a timer's losses (14). Checks the adapter against the
+/// reference after every frame.
+fn script(h: &mut Harness, rounds: u64, events: bool) {
+    let mut t = h.t0 + ms(1);
+    let mut size = 1200u64;
+    for round in 0..rounds {
+        let n = (h.adapter.window() / size).clamp(2, 120);
+        let rtt = ms(40 + round % 4);
+        let first = h.transmits.len();
+        for k in 0..n {
+            let at = t + Duration::from_micros(100 * k);
+            let datagrams = if k % 5 == 4 {
+                vec![size, size]
+            } else {
+                vec![size]
+            };
+            h.send(at, &datagrams);
+        }
+        let end = h.transmits.len();
+        let mut i = first;
+        let mut now = t;
+        while i < end {
+            let chunk: Vec<usize> = (i..(i + 2).min(end)).collect();
+            now = h.transmits[chunk[chunk.len() - 1]].0 + rtt;
+            let (lost, acked): (Vec<usize>, Vec<usize>) = chunk.iter().partition(|&&q| q % 23 == 7);
+            let first_frame = i == first;
+            let persistent = events && round == 9 && first_frame && !lost.is_empty();
+            let ce = events && round == 4 && first_frame;
+            h.frame(now, &acked, &lost, ce, persistent);
+            h.check(&format!("round {round} frame at transmit {i}"));
+            i += 2;
+        }
+        if events && round == 7 {
+            h.mtu(1400);
+            size = 1400;
+            h.check("after the MTU rise");
+        }
+        if events && round == 14 {
+            let a = h.send(now + Duration::from_micros(10), &[size]);
+            let b = h.send(now + Duration::from_micros(20), &[size, size]);
+            now += ms(200);
+            h.timer_loss(now, &[a, b]);
+            h.check("after a timer's losses");
+        }
+        t = now + Duration::from_micros(100);
+    }
+}
+
+fn config(algorithm: Algorithm) -> Config {
+    Config {
+        algorithm,
+        ..Config::default()
+    }
+}
+
+#[test]
+fn every_algorithm_matches_the_controller_fed_directly() {
+    for algorithm in Algorithm::ALL {
+        let mut h = Harness::with_config(config(algorithm));
+        script(&mut h, 24, true);
+        assert!(
+            h.frames > 50,
+            "{algorithm}: the script ran ({} frames)",
+            h.frames
+        );
+    }
+}
+
+#[test]
+fn bbr3_profiles_match_the_controller_fed_directly() {
+    for profile in Bbr3Profile::ALL {
+        let mut c = config(Algorithm::Bbr3);
+        c.bbr3.profile = profile;
+        script(&mut Harness::with_config(c), 24, true);
+    }
+}
+
+#[test]
+fn persistent_congestion_collapses_the_window() {
+    let mut h = Harness::with_config(config(Algorithm::Cubic));
+    script(&mut h, 10, true);
+    let cwnd = h.adapter.window();
+    assert!(
+        cwnd < 20 * 1400,
+        "cwnd {cwnd} a round after persistent congestion"
+    );
+    assert!(
+        h.reference.recovery_episodes() >= 2,
+        "the losses and the CE reached it"
+    );
+}
+
+/// A fixed window: enough of an algorithm to tell its calls arrive.
+#[derive(Debug)]
+struct Fixed {
+    cwnd: u64,
+    losses: u64,
+}
+
+impl CongestionControl for Fixed {
+    fn on_ack(
+        &mut self,
+        ack: &congestion::AckContext<'_>,
+        _: &mut congestion::DeliveryRateSampler,
+    ) {
+        self.cwnd += ack.acked_packets;
+    }
+    fn on_packets_lost(&mut self, _: congestion::Instant, _: u64, _: u64, _: bool) {
+        self.losses += 1;
+        self.cwnd = (self.cwnd / 2).max(2400);
+    }
+    fn on_retransmission_timeout(&mut self, _: congestion::Instant, _: u64) {
+        self.cwnd = 2400;
+    }
+    fn on_mss_change(&mut self, _: u64) {}
+    fn cwnd_bytes(&self) -> u64 {
+        self.cwnd
+    }
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        1_000_000 + self.losses
+    }
+    fn send_quantum_bytes(&self) -> u64 {
+        2400
+    }
+    fn snapshot(&self) -> congestion::Snapshot {
+        congestion::Snapshot {
+            cwnd_bytes: self.cwnd,
+            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
+            ..congestion::Snapshot::default()
+        }
+    }
+    fn name(&self) -> &str {
+        "fixed"
+    }
+}
+
+#[test]
+fn a_custom_algorithm_matches_the_controller_fed_directly() {
+    let make = |_: &Config| -> Box<dyn CongestionControl + Send> {
+        Box::new(Fixed {
+            cwnd: 12_000,
+            losses: 0,
+        })
+    };
+    let c = Config {
+        mss_bytes: 1200,
+        ..Config::default()
+    };
+    let reference = Controller::custom(&c, make(&c));
+    let mut h = Harness::new(
+        ControllerFactory::custom(Config::default(), make),
+        reference,
+    );
+    script(&mut h, 16, true);
+    assert_eq!(h.adapter.snapshot().algorithm, None, "a user's algorithm");
+    assert!(
+        h.adapter.metrics().pacing_rate > Some(8_000_000),
+        "losses reached it"
+    );
+}
+
+#[test]
+fn the_ring_empties_and_prunes_transmits_never_fully_acked() {
+    let mut h = Harness::with_config(config(Algorithm::Cubic));
+    // Handshake transmits whose space quinn discards: never acked.
+    for k in 0..4 {
+        h.adapter.on_sent(h.t0 + Duration::from_micros(k), 1200, k);
+    }
+    assert_eq!(h.adapter.core().ring_len(), 4);
+    let mut t = h.t0 + ms(500);
+    for k in 0..300u64 {
+        let i = h.send(t, &[1200, 1200]);
+        t += ms(1);
+        if k % 2 == 1 {
+            h.frame(t + ms(40), &[i - 1, i], &[], false, false);
+            h.check(&format!("transmit {i}"));
+        }
+    }
+    assert_eq!(h.adapter.core().in_flight(), 0);
+    assert_eq!(
+        h.adapter.core().ring_len(),
+        0,
+        "every slot acknowledged or pruned"
+    );
+}
+
+#[test]
+fn the_observer_sees_what_the_controller_took() {
+    let factory = ControllerFactory::new(config(Algorithm::Bbr));
+    let observer = factory.observer();
+    let c = Config {
+        mss_bytes: 1200,
+        ..config(Algorithm::Bbr)
+    };
+    let reference = Controller::new(&c, congestion::Instant::ZERO);
+    let mut h = Harness::new(factory, reference);
+    assert!(observer.latest().is_none(), "nothing before the first ACK");
+    script(&mut h, 6, true);
+    let o = observer.latest().expect("ACKs were processed");
+    let transmits = h.transmits.len() as u64;
+    let lost: Vec<usize> = (0..h.transmits.len()).filter(|q| q % 23 == 7).collect();
+    let all_bytes: u64 = h.transmits.iter().flat_map(|t| t.1.iter()).sum();
+    let lost_bytes: u64 = lost
+        .iter()
+        .map(|&i| h.transmits[i].1.iter().sum::<u64>())
+        .sum();
+    assert_eq!(o.packets_sent, transmits);
+    assert_eq!(
+        o.packets_lost,
+        lost.len() as u64,
+        "one loss event per frame with a loss"
+    );
+    assert_eq!(o.bytes_acked, all_bytes - lost_bytes);
+    assert_eq!(o.ce_packets, 1);
+    assert_eq!(o.bytes_in_flight, 0);
+    assert_eq!(o.snapshot, h.reference.snapshot());
+    assert_eq!(o.srtt, Some(ms(40)), "quinn's srtt as it passed it");
+}
