@@ -143,14 +143,19 @@ impl Core {
         self.transmits += 1;
     }
 
-    /// The live slot of the transmit sent at `sent`: the ring is in send
-    /// order, and quinn stamps every packet of a transmit with its `now`.
+    /// The first live slot of a transmit sent at `sent`: the ring is in
+    /// send order, and quinn stamps every packet of a transmit with its
+    /// `now`. Several transmits can share an instant (quinn's driver polls
+    /// for transmits repeatedly with one `now`); their states differ only
+    /// by what was sent between them, so crediting the oldest live one
+    /// first is as good as knowing which.
     fn find(&self, sent: Instant) -> Option<usize> {
-        let i = self.ring.partition_point(|s| s.sent < sent);
+        let start = self.ring.partition_point(|s| s.sent < sent);
         self.ring
-            .get(i)
-            .is_some_and(|s| s.live && s.sent == sent)
-            .then_some(i)
+            .range(start..)
+            .take_while(|s| s.sent == sent)
+            .position(|s| s.live)
+            .map(|i| start + i)
     }
 
     /// quinn's `on_ack`: one packet of the ACK frame being processed.

@@ -417,3 +417,21 @@ fn the_observer_sees_what_the_controller_took() {
     assert_eq!(o.snapshot, h.reference.snapshot());
     assert_eq!(o.srtt, Some(ms(40)), "quinn's srtt as it passed it");
 }
+
+#[test]
+fn transmits_sharing_an_instant_are_all_credited() {
+    // quinn's driver can poll several transmits with one `now`.
+    let mut h = Harness::with_config(config(Algorithm::Bbr));
+    let t = h.t0 + ms(1);
+    let a = h.send(t, &[1200, 1200]);
+    let b = h.send(t, &[1200]);
+    let c = h.send(t, &[1200, 1200]);
+    h.frame(t + ms(40), &[a, b, c], &[], false, false);
+    h.check("three transmits at one instant");
+    assert_eq!(h.adapter.core().in_flight(), 0);
+    assert_eq!(
+        h.adapter.core().ring_len(),
+        0,
+        "all three fully acknowledged"
+    );
+}
