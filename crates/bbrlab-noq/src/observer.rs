@@ -41,7 +41,9 @@ pub struct Observer {
 
 impl Observer {
     /// The state after the last ACK or loss any controller of the factory
-    /// processed; `None` before the first.
+    /// processed; `None` before the first. An ACK frame is processed at the
+    /// stack's next call after it (see the crate docs), so the newest frame
+    /// shows once the stack next sends or asks for its window.
     pub fn latest(&self) -> Option<Observed> {
         *self.slot.lock().unwrap_or_else(PoisonError::into_inner)
     }
