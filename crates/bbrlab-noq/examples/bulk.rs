@@ -3,7 +3,7 @@
 //! a self-signed certificate, every byte checked on arrival.
 //!
 //! ```sh
-//! cargo run --release -p bbrlab-noq --example bulk -- --cc bbr --bytes 200000000
+//! cargo run --release -p bbrlab-noq --example bulk-noq -- --cc bbr --bytes 200000000
 //! ```
 
 use bbrlab_noq::ControllerFactory;

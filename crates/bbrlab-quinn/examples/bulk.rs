@@ -5,7 +5,7 @@
 //! without its own pacing (see the crate docs).
 //!
 //! ```sh
-//! cargo run --release -p bbrlab-quinn --example bulk -- --cc bbr --bytes 200000000
+//! cargo run --release -p bbrlab-quinn --example bulk-quinn -- --cc bbr --bytes 200000000
 //! ```
 
 use bbrlab_quinn::ControllerFactory;
