@@ -215,12 +215,16 @@ impl Core {
     /// noq's `on_end_acks`: the ACK frame's packets are all reported.
     /// `in_flight` is noq's count after them, before this frame's losses.
     pub(crate) fn end_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool) {
-        let mut info = self.acking.take().unwrap_or(AckInfo {
-            prior_in_flight: 0,
-            app_limited: false,
-            rtt_sample: None,
-            newest_acked_sent: None,
-        });
+        let acking = self.acking.take();
+        // noq's count is the truth: it also drops packets of discarded
+        // packet-number spaces, which nobody reports to the controller.
+        self.in_flight = in_flight;
+        let Some(mut info) = acking.filter(|_| !self.acked.is_empty()) else {
+            // The frame acknowledged nothing the controller saw sent (only
+            // ack-only packets, or pruned ones): no ACK event, as a
+            // transport calls `on_ack` only for newly acknowledged data.
+            return;
+        };
         let acked_bytes = self.acked.iter().map(|p| p.bytes).sum::<u64>();
         info.prior_in_flight = in_flight.saturating_add(acked_bytes);
         info.app_limited = app_limited;
@@ -236,9 +240,6 @@ impl Core {
                 self.latest_rtt = Some(rtt);
             }
         }
-        // noq's count is the truth: it also drops packets of discarded
-        // packet-number spaces, which nobody reports to the controller.
-        self.in_flight = in_flight;
         self.pending = Some(Pending {
             now,
             ack: Some(info),

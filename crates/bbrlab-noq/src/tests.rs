@@ -95,9 +95,12 @@ impl Harness {
             self.adapter
                 .on_congestion_event(now, now, false, true, 0, largest.unwrap_or(0));
         }
-        // The reference, in bbrlab's order.
+        // The reference, in bbrlab's order; a frame that acknowledges
+        // nothing (its one packet lost) is no ACK event, only losses.
         let at = self.at(now);
-        self.reference.on_ack_begin(self.ref_in_flight);
+        if !acked.is_empty() {
+            self.reference.on_ack_begin(self.ref_in_flight);
+        }
         if spurious {
             self.reference.on_spurious_loss(at);
         }
@@ -125,6 +128,9 @@ impl Harness {
             }
             _ => None,
         };
+        if acked.is_empty() {
+            return;
+        }
         self.reference.on_ack(
             at,
             &acked_packets,

@@ -191,7 +191,16 @@ impl Core {
     /// quinn's `on_end_acks`: the ACK frame's packets are all reported.
     /// `in_flight` is quinn's count after them, before this frame's losses.
     pub(crate) fn end_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool) {
-        let mut info = self.acking.take().unwrap_or_default();
+        let acking = self.acking.take();
+        // quinn's count is the truth: ours cannot tell which bytes of a
+        // transmit were ack-only datagrams, nor see discarded spaces.
+        self.in_flight = in_flight;
+        let Some(mut info) = acking.filter(|_| !self.acked.is_empty()) else {
+            // The frame acknowledged nothing the controller saw sent (only
+            // ack-only packets, or pruned ones): no ACK event, as a
+            // transport calls `on_ack` only for newly acknowledged data.
+            return;
+        };
         let acked_bytes = self.acked.iter().map(|p| p.bytes).sum::<u64>();
         info.prior_in_flight = in_flight.saturating_add(acked_bytes);
         info.app_limited = app_limited;
@@ -207,9 +216,6 @@ impl Core {
                 self.latest_rtt = Some(rtt);
             }
         }
-        // quinn's count is the truth: ours cannot tell which bytes of a
-        // transmit were ack-only datagrams, nor see discarded spaces.
-        self.in_flight = in_flight;
         self.pending = Some(Pending {
             now,
             ack: Some(info),

@@ -106,9 +106,12 @@ impl Harness {
         if ce {
             self.adapter.on_congestion_event(now, now, false, 0);
         }
-        // The reference, in bbrlab's order.
+        // The reference, in bbrlab's order; a frame that acknowledges
+        // nothing (its one transmit lost) is no ACK event, only losses.
         let at = self.at(now);
-        self.reference.on_ack_begin(ref_prior_in_flight);
+        if !acked.is_empty() {
+            self.reference.on_ack_begin(ref_prior_in_flight);
+        }
         if ce {
             self.reference.on_ecn_ce(1);
         }
@@ -132,6 +135,9 @@ impl Harness {
             }
             _ => None,
         };
+        if acked.is_empty() {
+            return;
+        }
         self.reference.on_ack(
             at,
             &acked_packets,
