@@ -81,6 +81,10 @@
 //! - **Ring.** The states sit in a `VecDeque` in send order, marked dead
 //!   on ACK or loss and popped from the front: no allocation per packet
 //!   once it has grown to the largest flight.
+//! - **Frames without data.** noq closes every frame that acknowledges
+//!   anything with `on_end_acks`, ack-only packets included, which never
+//!   reach `on_ack`. A frame with nothing the controller saw sent is no
+//!   ACK event for it (no empty `on_ack`); its losses go in alone.
 //! - **Bytes in flight.** The adapter counts its own between ACKs and
 //!   takes noq's count at every `on_end_acks`.
 //! - **App-limited.** noq says per ACK (`app_limited`: the last

@@ -96,6 +96,10 @@
 //! - **Losses** arrive as bytes: the controller sees one lost packet per
 //!   event, carrying the newest lost transmit's state. The number of lost
 //!   ranges (BBRv3's Startup exit counts them) is unknown: always one.
+//! - **Frames without data.** quinn closes every frame that acknowledges
+//!   anything with `on_end_acks`, ack-only packets included, which never
+//!   reach `on_ack`. A frame with nothing the controller saw sent is no
+//!   ACK event for it (no empty `on_ack`); its losses go in alone.
 //! - **Bytes in flight.** The adapter counts its own between ACKs and
 //!   takes quinn's count at every `on_end_acks`.
 //! - **App-limited.** quinn says per ACK (its last `poll_transmit` had
