@@ -61,6 +61,9 @@ struct State {
     /// The RTT sample of the ACK being processed (`on_rtt_update`), with
     /// the ACK's receive time.
     pending_rtt: Option<(Timestamp, Duration)>,
+    /// The ACK being processed, as `Controller::on_ack` takes it (reused,
+    /// so ACKs do not allocate once it has grown).
+    acked: Vec<AckedPacket>,
     /// The state of the last packet that counted toward bytes in flight,
     /// returned for ACK-only packets (see `on_packet_sent`).
     last_info: PacketInfo,
@@ -135,6 +138,7 @@ impl CongestionController {
             loss_prior_in_flight: 0,
             loss_persistent: false,
             pending_rtt: None,
+            acked: Vec::with_capacity(64),
             last_info: PacketInfo::default(),
             next_departure: Instant::ZERO,
             burst_bytes: 0,
@@ -169,9 +173,12 @@ impl State {
     /// practice) saturate to it.
     fn instant(&mut self, t: Timestamp) -> Instant {
         let epoch = *self.epoch.get_or_insert(t);
+        // Not `Timestamp::saturating_duration_since`: in s2n-quic-core 0.91
+        // it returns 1 µs, not zero, for equal timestamps.
+        let since = if t > epoch { t - epoch } else { Duration::ZERO };
         Instant::ZERO
             .saturating_add(EPOCH_OFFSET)
-            .saturating_add(t.saturating_duration_since(epoch))
+            .saturating_add(since)
     }
 
     /// The s2n-quic timestamp of controller time `at` (inverse of
@@ -247,6 +254,26 @@ impl State {
         self.burst_bytes = self.burst_bytes.saturating_add(bytes);
         let quantum = self.cc.send_quantum_bytes().max(self.max_datagram_size);
         self.cc.set_next_departure(self.next_departure, quantum);
+    }
+
+    /// s2n-quic gives an ACK's bytes in total and the newest packet's
+    /// state. The sample only uses the newest packet's state
+    /// (`tcp_rate_skb_delivered()` takes the most recently sent), but
+    /// BBRv3's ECN fraction counts acked packets, so the bytes are split
+    /// into datagram-sized packets that all carry the newest state: exact
+    /// when every acked packet was full-sized. At most `MAX_SPLIT`
+    /// entries, so a huge ACK costs bounded work.
+    fn fill_acked(&mut self, bytes: u64, state: SentPacketState) {
+        const MAX_SPLIT: u64 = 4096;
+        self.acked.clear();
+        let mss = self.max_datagram_size;
+        let n = bytes.div_ceil(mss).clamp(1, MAX_SPLIT);
+        let mut left = bytes;
+        for i in 0..n {
+            let b = if i + 1 == n { left } else { mss.min(left) };
+            left -= b;
+            self.acked.push(AckedPacket { bytes: b, state });
+        }
     }
 
     fn quantum(&self) -> u64 {
@@ -390,18 +417,9 @@ impl s2n::CongestionController for CongestionController {
             _ => None,
         };
         let _ = newest_acked_time_sent; // the same as the info's sent_time
-        let packet = AckedPacket {
-            bytes: acked,
-            state: newest_acked_packet_info.0,
-        };
+        s.fill_acked(acked, newest_acked_packet_info.0);
         // s2n-quic does not pass the peer's ACK delay; see the crate docs.
-        s.cc.on_ack(
-            now,
-            core::slice::from_ref(&packet),
-            rtt_sample,
-            Duration::ZERO,
-            s.bytes_in_flight,
-        );
+        s.cc.on_ack(now, &s.acked, rtt_sample, Duration::ZERO, s.bytes_in_flight);
         s.observed.bytes_acked = s.observed.bytes_acked.saturating_add(acked);
         s.observed.acks += 1;
         s.observed.srtt = Some(rtt_estimator.smoothed_rtt());

@@ -70,7 +70,7 @@
 //! | `on_rtt_update(now, rtt)` | held: `rtt.latest_rtt()` becomes the RTT sample of the `on_ack` with the same time |
 //! | `on_packet_lost(bytes, info, persistent, new_burst, t)` | buffered; bytes leave flight at once; `new_burst` counts lost ranges |
 //! | `on_explicit_congestion(ce)` | [`Controller::on_ecn_ce`](congestion::Controller::on_ecn_ce) (held by the controller until `on_ack`) |
-//! | `on_ack(bytes, newest info, t)` | [`on_ack_begin`](congestion::Controller::on_ack_begin)(bytes in flight before the ACK's losses), then the buffered losses ([`on_packets_lost_in_ranges`](congestion::Controller::on_packets_lost_in_ranges)) and persistent congestion, then [`on_ack`](congestion::Controller::on_ack) with one `AckedPacket` (all acked bytes, the newest packet's state) |
+//! | `on_ack(bytes, newest info, t)` | [`on_ack_begin`](congestion::Controller::on_ack_begin)(bytes in flight before the ACK's losses), then the buffered losses ([`on_packets_lost_in_ranges`](congestion::Controller::on_packets_lost_in_ranges)) and persistent congestion, then [`on_ack`](congestion::Controller::on_ack) with the acked bytes as datagram-sized `AckedPacket`s, each with the newest packet's state |
 //! | `persistent_congestion` on a loss | [`Controller::on_persistent_congestion`](congestion::Controller::on_persistent_congestion), after the batch's losses |
 //! | `on_packet_discarded(bytes)` | bytes leave flight; no congestion event |
 //! | `on_mtu_update(size)` | [`Controller::on_mss_change`](congestion::Controller::on_mss_change) |
@@ -112,7 +112,11 @@
 //! - **Per-packet ACK information.** `on_ack` gives the acked bytes in
 //!   total and the newest packet's info. That is what a rate sample uses
 //!   (Linux `tcp_rate_skb_delivered()` takes the most recently sent acked
-//!   packet), but `AckContext::acked_packets` is then 1 per ACK.
+//!   packet). The bytes are split into datagram-sized packets for the
+//!   count of acked packets (BBRv3's ECN fraction uses it): exact when the
+//!   acked packets were full-sized, an undercount of small ones otherwise.
+//!   Which of them were app-limited, and each one's send time, are lost;
+//!   only the newest packet's matter to the sample and to recovery.
 //! - **The peer's ACK delay.** `on_rtt_update` gives s2n-quic's
 //!   estimator, not the frame's ACK delay, so the controller's own srtt
 //!   includes the delay (as TCP's does); its min_rtt is unaffected
