@@ -182,8 +182,13 @@ impl Pair {
         );
         // --- the reference, in bbrlab's transport's order ---
         self.rf.on_ack_begin(self.rf_in_flight);
+        // Newest first: among packets sent at the same instant the sampler
+        // takes the first it meets as the newest, and s2n-quic hands over
+        // the highest packet number (as Linux breaks such ties by sequence,
+        // `tcp_skb_sent_after()`).
         let acked_pkts: Vec<AckedPacket> = acked
             .iter()
+            .rev()
             .map(|&pn| AckedPacket {
                 bytes: MSS,
                 state: self.sent[pn].state,
