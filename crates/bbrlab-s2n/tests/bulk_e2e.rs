@@ -27,9 +27,15 @@ async fn bbr_transfers_every_byte_and_its_controller_takes_acks() {
     assert_eq!(report.bytes, BYTES);
     let o = report.observed.expect("the sender's controller published");
     assert_eq!(o.snapshot.algorithm, Some(Algorithm::Bbr));
-    assert!(o.snapshot.round_count > 0, "rounds: {}", o.snapshot.round_count);
     assert!(
-        o.snapshot.bw_estimate_bytes_per_sec.is_some_and(|b| b > 0.0),
+        o.snapshot.round_count > 0,
+        "rounds: {}",
+        o.snapshot.round_count
+    );
+    assert!(
+        o.snapshot
+            .bw_estimate_bytes_per_sec
+            .is_some_and(|b| b > 0.0),
         "bw estimate: {:?}",
         o.snapshot.bw_estimate_bytes_per_sec
     );
