@@ -320,7 +320,7 @@ fn run_path(
             });
             lost.sort_unstable();
             frames += 1;
-            let ce = u64::from(ce_every > 0 && frames % ce_every == 0);
+            let ce = u64::from(ce_every > 0 && frames.is_multiple_of(ce_every));
             pair.ack(now, &acked, &lost, ce, false);
         }
         // Fill the window.
@@ -633,8 +633,10 @@ fn a_custom_algorithm_runs_behind_the_adapter() {
             mss: config.mss_bytes,
         })
     });
-    let mut config = Config::default();
-    config.mss_bytes = MSS;
+    let config = Config {
+        mss_bytes: MSS,
+        ..Config::default()
+    };
     let reference = Box::new(Fixed {
         acks: Arc::default(),
         losses: Arc::default(),
