@@ -167,6 +167,12 @@ impl CongestionController {
     }
 }
 
+/// Controller time as the time since the connection's first packet.
+fn since_epoch(t: Instant) -> Duration {
+    t.saturating_since(Instant::ZERO)
+        .saturating_sub(EPOCH_OFFSET)
+}
+
 impl State {
     /// Maps an s2n-quic timestamp to controller time: the first packet
     /// sent is at [`EPOCH_OFFSET`]. Timestamps before it (none in
@@ -205,6 +211,7 @@ impl State {
         let t = self.loss_time.take().map(|t| self.instant(t));
         let t = t.unwrap_or(Instant::ZERO);
         self.report_losses(t);
+        self.observed.at = since_epoch(t);
         self.publish();
     }
 
@@ -424,9 +431,7 @@ impl s2n::CongestionController for CongestionController {
         s.observed.acks += 1;
         s.observed.srtt = Some(rtt_estimator.smoothed_rtt());
         s.observed.min_rtt = Some(rtt_estimator.min_rtt());
-        s.observed.at = now
-            .saturating_since(Instant::ZERO)
-            .saturating_sub(EPOCH_OFFSET);
+        s.observed.at = since_epoch(now);
         s.publish();
     }
 

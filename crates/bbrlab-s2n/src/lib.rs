@@ -108,7 +108,11 @@
 //!   reported before the next send. Until then `congestion_window()`
 //!   still shows the window before those losses, so the retransmission
 //!   that follows a timer loss goes out under it (RFC 9002 §7.3.2 allows
-//!   one such packet). The losses leave flight at once.
+//!   one such packet). The losses leave flight at once. s2n-quic reads
+//!   its clock once per event-loop pass, so losses stamped with an ACK's
+//!   time (a timer batch in the same pass, or an earlier frame of the
+//!   same datagrams that acked only ACK-only packets) are counted as that
+//!   ACK's.
 //! - **Per-packet ACK information.** `on_ack` gives the acked bytes in
 //!   total and the newest packet's info. That is what a rate sample uses
 //!   (Linux `tcp_rate_skb_delivered()` takes the most recently sent acked
