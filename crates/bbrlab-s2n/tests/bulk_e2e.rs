@@ -58,3 +58,14 @@ async fn cubic_transfers_every_byte_and_its_controller_takes_acks() {
     // The window grew from the initial 10 packets: ACKs reached CUBIC.
     assert!(o.snapshot.cwnd_bytes > 10 * 1200 || o.packets_lost > 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_other_algorithms_transfer_every_byte_too() {
+    for algorithm in [Algorithm::BbrJitter, Algorithm::Bbr3, Algorithm::Reno] {
+        let report = run(algorithm).await;
+        assert_eq!(report.bytes, BYTES, "{algorithm}");
+        let o = report.observed.expect("the sender's controller published");
+        assert_eq!(o.snapshot.algorithm, Some(algorithm));
+        assert!(o.acks > 0 && o.bytes_sent >= BYTES, "{algorithm}: {o:?}");
+    }
+}
