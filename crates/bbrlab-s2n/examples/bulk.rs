@@ -89,7 +89,11 @@ pub async fn transfer(cc: Endpoint, total: u64) -> Result<Report, BoxError> {
             }
             offset += chunk.len() as u64;
         }
-        Ok::<(u64, Instant), BoxError>((offset, Instant::now()))
+        let end = Instant::now();
+        // Keep the connection until the client closes it: dropping it now
+        // could close it before the client's `close()` sees its last ACK.
+        let _ = conn.accept_receive_stream().await;
+        Ok::<(u64, Instant), BoxError>((offset, end))
     });
 
     let observer = cc.observer();
@@ -114,7 +118,10 @@ pub async fn transfer(cc: Endpoint, total: u64) -> Result<Report, BoxError> {
         stream.send(buf.slice(from..from + n as usize)).await?;
         sent += n;
     }
+    // Returns once the server has acknowledged every byte.
     stream.close().await?;
+    drop(stream);
+    conn.close(0u32.into());
     let (received, end) = receiver.await??;
     if received != total {
         return Err(format!("received {received} of {total} bytes").into());
