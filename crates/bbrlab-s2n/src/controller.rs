@@ -245,8 +245,8 @@ impl State {
     /// moves the next departure on by its time at the pacing rate, from
     /// its own departure or from now if the sender is late (no credit for
     /// idle time). Packets may leave back to back while the current burst
-    /// is under one send quantum; once it is full, the next one waits for
-    /// the departure time.
+    /// has room for one more datagram within one send quantum; then the
+    /// next one waits for the departure time.
     fn pace(&mut self, now: Instant, bytes: u64) {
         if now >= self.next_departure {
             self.burst_bytes = 0;
@@ -496,7 +496,8 @@ impl s2n::CongestionController for CongestionController {
 
     fn earliest_departure_time(&self) -> Option<Timestamp> {
         let s = &self.state;
-        if s.burst_bytes < s.quantum() {
+        // Room for one more full datagram in the burst: it may leave now.
+        if s.burst_bytes + s.max_datagram_size <= s.quantum() {
             return None;
         }
         s.timestamp(s.next_departure)

@@ -78,15 +78,15 @@
 //! | `bytes_in_flight()` | the adapter's count: sent − acked − lost − discarded |
 //! | `is_congestion_limited()` | less than one datagram of room in the window |
 //! | `requires_fast_retransmission()` | a loss batch just began a recovery episode, until the next send (RFC 9002 §7.3.2) |
-//! | `earliest_departure_time()` | the EDT pacer's next departure once the current burst holds a send quantum; `None` before |
+//! | `earliest_departure_time()` | the EDT pacer's next departure once the current burst has no room for another datagram within the send quantum; `None` before |
 //! | `send_quantum()` | [`Controller::send_quantum_bytes`](congestion::Controller::send_quantum_bytes), at least one datagram |
 //!
 //! **Pacing** follows Linux's earliest departure time (`tcp_wstamp_ns`):
 //! each packet moves the next departure on by its size at the pacing
 //! rate, counted from the previous departure or from now if the sender
 //! is late (no credit for idle time). Packets leave back to back while
-//! the current burst is under one send quantum; then s2n-quic waits for
-//! the departure time. The average rate never exceeds the pacing rate and
+//! the current burst has room for one more datagram within one send
+//! quantum; then s2n-quic waits for the departure time. The average rate never exceeds the pacing rate and
 //! no burst exceeds the quantum. Unlike s2n-quic's own BBR pacer, the
 //! adapter paces at every RTT, even below 2 ms; on loopback the pacing
 //! timer's resolution can then cap the rate.

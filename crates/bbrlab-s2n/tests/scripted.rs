@@ -518,11 +518,11 @@ fn pacing_sends_a_quantum_then_waits_its_time_at_the_pacing_rate() {
     while pair.ad.earliest_departure_time().is_none() {
         pair.send(t, MSS, Some(false));
         sent += MSS;
-        assert!(sent <= quantum + MSS, "burst bounded by the quantum");
+        assert!(sent <= quantum, "burst bounded by the quantum");
     }
     assert!(
-        sent >= quantum,
-        "a full quantum leaves at once ({sent} < {quantum})"
+        sent + MSS > quantum,
+        "a full quantum leaves at once ({sent} of {quantum})"
     );
     let edt = pair.ad.earliest_departure_time().unwrap();
     let wait = edt - pair.ts(t);
