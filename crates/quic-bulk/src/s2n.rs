@@ -277,7 +277,12 @@ impl Subscriber for Probe {
         self.state().pacing_bytes_per_sec = Some(e.bytes_per_second);
     }
 
-    fn on_bbr_state_changed(&mut self, _: &mut (), _: &ConnectionMeta, e: &events::BbrStateChanged) {
+    fn on_bbr_state_changed(
+        &mut self,
+        _: &mut (),
+        _: &ConnectionMeta,
+        e: &events::BbrStateChanged,
+    ) {
         if let Some(m) = bbr_mode(&e.state) {
             self.state().mode = Some(m);
         }
@@ -323,7 +328,11 @@ impl Subscriber for Probe {
         if !s.track {
             return;
         }
-        let acked: Vec<u64> = s.unacked.range(e.ack_range.clone()).map(|(k, _)| *k).collect();
+        let acked: Vec<u64> = s
+            .unacked
+            .range(e.ack_range.clone())
+            .map(|(k, _)| *k)
+            .collect();
         for k in acked {
             if let Some(b) = s.unacked.remove(&k) {
                 s.acked_stream_bytes += b;
@@ -417,7 +426,13 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
             client!(Cubic::default())
         }
         Cc::Own(other) => return Err(format!("s2n has no controller `{other}`")),
-        Cc::Bbrlab(_) => return Err(S2n.bbrlab_controllers().unwrap_err()),
+        Cc::Bbrlab(cfg) => {
+            return Err(format!(
+                "--cc {}: {}",
+                cfg.algorithm.name(),
+                S2n.bbrlab_controllers().err().unwrap_or_default()
+            ))
+        }
     };
     let connect = Connect::new(o.to).with_server_name("localhost");
     let mut conn = tokio::time::timeout(o.timeout, client.connect(connect))
@@ -443,7 +458,8 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         let (probe, done, interval) = (probe.clone(), done.clone(), o.interval);
         tokio::spawn(async move {
             let mut series = series;
-            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+            let mut tick =
+                tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
