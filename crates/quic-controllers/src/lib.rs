@@ -107,9 +107,12 @@ impl std::error::Error for UnknownStackAlgorithm {}
 impl FromStr for StackAlgorithm {
     type Err = UnknownStackAlgorithm;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // As `congestion::Algorithm` parses: ASCII case and surrounding
+        // whitespace ignored, no aliases.
+        let t = s.trim();
         StackAlgorithm::ALL
             .into_iter()
-            .find(|a| a.name() == s)
+            .find(|a| a.name().eq_ignore_ascii_case(t))
             .ok_or_else(|| UnknownStackAlgorithm(s.to_string()))
     }
 }
@@ -119,11 +122,6 @@ pub fn names() -> Vec<&'static str> {
     StackAlgorithm::ALL.iter().map(|a| a.name()).collect()
 }
 
-/// Whether `s` is written as a stack controller's name (`stack:algorithm`),
-/// so a caller can tell a misspelt stack name from a misspelt built-in.
-pub fn looks_like_stack_name(s: &str) -> bool {
-    s.contains(':')
-}
 
 #[cfg(test)]
 mod tests {
