@@ -65,6 +65,7 @@ pub mod linux_tcp;
 pub mod meta;
 pub mod reproduce;
 pub mod runs;
+pub mod stacks;
 mod seeds;
 mod stats;
 pub mod tolerance;
