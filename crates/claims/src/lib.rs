@@ -65,7 +65,7 @@ pub mod linux_tcp;
 pub mod meta;
 pub mod reproduce;
 pub mod runs;
-pub mod stacks;
 mod seeds;
+pub mod stacks;
 mod stats;
 pub mod tolerance;

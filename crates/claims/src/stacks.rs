@@ -238,7 +238,12 @@ mod tests {
             assert_eq!(got, CONTROLLERS, "{path}");
         }
         for r in &rows {
-            assert!(r.goodput_mbps > 0.1, "{} on {}: {r:?}", r.controller, r.path);
+            assert!(
+                r.goodput_mbps > 0.1,
+                "{} on {}: {r:?}",
+                r.controller,
+                r.path
+            );
             assert!(r.rtt_median_ms.is_some(), "{r:?}");
             assert_eq!(r.cubic_goodput_mbps.is_some(), r.path == "C10", "{r:?}");
         }

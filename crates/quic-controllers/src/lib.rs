@@ -122,7 +122,6 @@ pub fn names() -> Vec<&'static str> {
     StackAlgorithm::ALL.iter().map(|a| a.name()).collect()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,7 +34,10 @@ impl<C: CongestionControl + Send> CongestionControl for Shared<C> {
         self.0.lock().unwrap().on_loss(loss)
     }
     fn on_congestion_experienced(&mut self, now: Instant, ce: u64, b: u64, n: bool) -> bool {
-        self.0.lock().unwrap().on_congestion_experienced(now, ce, b, n)
+        self.0
+            .lock()
+            .unwrap()
+            .on_congestion_experienced(now, ce, b, n)
     }
     fn on_retransmission_timeout(&mut self, now: Instant, b: u64) {
         self.0.lock().unwrap().on_retransmission_timeout(now, b)

@@ -1076,7 +1076,10 @@ mod tests {
             let sc = parse_alg(name, "").unwrap();
             let f = &sc.runs[0].config.flows[0];
             assert_eq!(f.name, name);
-            let c = f.custom_cc.as_ref().expect("a stack controller runs as custom");
+            let c = f
+                .custom_cc
+                .as_ref()
+                .expect("a stack controller runs as custom");
             assert_eq!(c.name, name);
             // The controller it builds is that stack's.
             let built = c.build(&f.cc, congestion::Instant::ZERO);
@@ -1113,8 +1116,15 @@ mod tests {
             let m = e.to_string();
             assert!(m.contains(&format!("`{bad}`")), "{m}");
             for ok in [
-                "bbr", "bbr-jitter", "bbr3", "cubic", "reno", "s2n:bbr2", "s2n:cubic",
-                "quinn:bbr", "quinn:cubic",
+                "bbr",
+                "bbr-jitter",
+                "bbr3",
+                "cubic",
+                "reno",
+                "s2n:bbr2",
+                "s2n:cubic",
+                "quinn:bbr",
+                "quinn:cubic",
             ] {
                 assert!(m.contains(ok), "{m} lacks {ok}");
             }
@@ -1125,7 +1135,10 @@ mod tests {
     fn bbrlab_tuning_tables_are_refused_for_a_stack_controller() {
         let e = parse_alg("s2n:cubic", "[flow.cubic]\nhystart = false").unwrap_err();
         let m = e.to_string();
-        assert!(m.contains("flow[0].cubic") || e.location.contains("t.toml"), "{e}");
+        assert!(
+            m.contains("flow[0].cubic") || e.location.contains("t.toml"),
+            "{e}"
+        );
         assert!(m.contains("s2n:cubic") && m.contains("[flow.cubic]"), "{m}");
     }
 
