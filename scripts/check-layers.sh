@@ -5,7 +5,10 @@
 #   dependencies name none of the kernel, emulator, transport or CLI crates;
 # - the binary's default build (what a fresh machine compiles) has no BPF
 #   toolchain dependency: libbpf-sys comes only with `--features kernel`;
-# - congestion has no dependencies at all.
+# - congestion has no dependencies at all;
+# - no TLS or crypto library enters the binary or the Python package: the
+#   QUIC stacks' controllers come from s2n-quic-core without its default
+#   features and quinn-proto without rustls/ring (quic-controllers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -21,6 +24,10 @@ if [ -n "$bad" ]; then
 fi
 if ! deps -p bbrlab --features kernel | grep -qx 'kernel-cc'; then
   echo "check-layers: bbrlab --features kernel does not build kernel-cc" >&2; fail=1
+fi
+bad=$( { deps -p bbrlab; deps -p bbrlab-py; } | grep -xE 'aws-lc-rs|aws-lc-sys|aws-lc-fips-sys|ring|rustls|s2n-tls|s2n-tls-sys|s2n-quic-tls|s2n-quic-crypto|openssl|openssl-sys' | sort -u || true)
+if [ -n "$bad" ]; then
+  echo "check-layers: bbrlab or bbrlab-py links a TLS/crypto library: $(echo $bad)" >&2; fail=1
 fi
 others=$(deps -p congestion | grep -vx congestion || true)
 if [ -n "$others" ]; then

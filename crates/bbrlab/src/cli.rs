@@ -165,6 +165,23 @@ pub(crate) enum Command {
         run_dir: PathBuf,
     },
     /// Simulator speed: one BBR flow, 100 Mbit/s, 40 ms, 60 s simulated.
+    /// Compare bbrlab's bbr and bbr3 with the QUIC stacks' own controllers
+    /// (s2n:bbr2, s2n:cubic, quinn:bbr, quinn:cubic) on C1's, C3's and C10's
+    /// paths in the simulator; writes stack-controllers.csv and
+    /// stack-controllers.md (the table the book includes) and prints the
+    /// table.
+    Stacks {
+        /// Output directory (each run's files under <path>/run-NNNN).
+        #[arg(long, short, default_value = "stack-controllers")]
+        out: PathBuf,
+        /// Shorter durations (C1 15 s, C3 30 s, C10 15 s instead of the
+        /// claims' 60, 120 and 60 s).
+        #[arg(long)]
+        quick: bool,
+        /// Parallel runs (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+    },
     Bench {
         /// Simulated seconds.
         #[arg(long, default_value_t = 60)]

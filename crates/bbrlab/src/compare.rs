@@ -301,6 +301,15 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
             sc.runs.len(),
         ));
     }
+    // A QUIC stack's own controller (`s2n:bbr2`, …) runs only in the
+    // simulator: kernel TCP and the UDP transport have no such algorithm.
+    if let Some(custom) = &sc.runs[0].config.flows[0].custom_cc {
+        return Err(format!(
+            "{}: compare runs the flow's algorithm in kernel TCP and the UDP transport too; `{}` is a QUIC stack's controller and runs only in the simulator (`bbrlab sim`, `bbrlab stacks`)",
+            scenario.display(),
+            custom.name
+        ));
+    }
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("compare-{}", sc.name)));
     let mut run = sc.runs[0].clone();
     if run.config.sample_interval_ns == 0 {

@@ -141,6 +141,19 @@ fn main() -> ExitCode {
             }
             Err(e) => Err(e),
         },
+        Command::Stacks { out, quick, jobs } => {
+            let d = if quick {
+                claims::stacks::Durations::QUICK
+            } else {
+                claims::stacks::Durations::FULL
+            };
+            claims::stacks::run(&out, d, jobs).and_then(|rows| {
+                claims::stacks::write(&out, &rows)?;
+                print!("{}", claims::stacks::markdown(&rows));
+                println!("wrote {}", out.display());
+                Ok(())
+            })
+        }
         Command::Bench {
             seconds,
             large,

@@ -95,6 +95,15 @@ fn malformed_scenarios_get_located_explained_errors() {
         ),
         (
             "algorithm = \"bbr\"",
+            "algorithm = \"s2n:bbr3\"",
+            &[
+                "s.toml:10:",
+                "s2n:bbr3",
+                "s2n:bbr2, s2n:cubic, quinn:bbr, quinn:cubic",
+            ],
+        ),
+        (
+            "algorithm = \"bbr\"",
             "algorithm = \"bbr3\"\n[flow.bbr3]\nprofile = \"v2\"",
             &["s.toml:12:", "v2", "draft, linux-v3"],
         ),
@@ -430,4 +439,50 @@ fn reproduce_runs_a_bbr3_result_by_its_id() {
     let o = bbrlab(&["reproduce", "--only", "V99", "-o", out.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("V1"));
+}
+
+/// A QUIC stack's controller named in a scenario runs under `bbrlab sim`:
+/// the summary names it and flows.csv's `mode` column shows the state the
+/// stack publishes (s2n's BBRv2 leaves Startup on this path).
+#[test]
+fn sim_runs_a_stack_controller_and_shows_its_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = GOOD.replace("algorithm = \"bbr\"", "algorithm = \"s2n:bbr2\"");
+    let p = write(dir.path(), "s.toml", &text);
+    let out = dir.path().join("out");
+    let o = bbrlab(&[
+        "sim",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--no-plots",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(summary.contains("s2n:bbr2"), "{summary}");
+    let mut rdr = csv::Reader::from_path(out.join("run-0000/flows.csv")).unwrap();
+    let mode = rdr
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "mode")
+        .expect("a mode column");
+    let modes: std::collections::BTreeSet<String> = rdr
+        .records()
+        .map(|r| r.unwrap()[mode].to_string())
+        .collect();
+    assert!(modes.contains("startup"), "{modes:?}");
+    assert!(
+        modes.iter().any(|m| m.starts_with("probe_bw_")),
+        "never left startup: {modes:?}"
+    );
+    // compare refuses it with the reason (it would run kernel TCP too).
+    let o = bbrlab(&["compare", p.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("s2n:bbr2") && err.contains("only in the simulator"),
+        "{err}"
+    );
 }

@@ -66,5 +66,6 @@ pub mod meta;
 pub mod reproduce;
 pub mod runs;
 mod seeds;
+pub mod stacks;
 mod stats;
 pub mod tolerance;

@@ -5,7 +5,7 @@
 //! algorithm: the algorithms depend on this interface, the controller on
 //! the algorithms, and nothing depends back up.
 
-use crate::delivery_rate::{DeliveryRateSampler, LostPacket, RateSample};
+use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, RateSample};
 use crate::rtt_estimator::RttEstimator;
 pub use crate::snapshot::RecoveryState;
 use crate::snapshot::{Mode, Snapshot};
@@ -100,6 +100,17 @@ pub trait CongestionControl {
 
     /// The first send after an application-limited idle period.
     fn on_restart_from_idle(&mut self, _now: Instant, _rtt: &RttEstimator) {}
+
+    /// The packets an ACK newly acknowledges, each with the state stored
+    /// at its send, handed over before anything else of that ACK (before
+    /// [`CongestionControl::on_congestion_experienced`] and
+    /// [`CongestionControl::on_ack`]). The default ignores them: bbrlab's
+    /// algorithms read the ACK through its rate sample. A wrapper around
+    /// another stack's controller needs them, because those controllers
+    /// keep per-packet state of their own (s2n-quic's `PacketInfo`,
+    /// quinn's per-packet `on_ack` and packet numbers) and must be told
+    /// which of their packets this ACK covers.
+    fn on_packets_acked(&mut self, _now: Instant, _acked: &[AckedPacket]) {}
 
     /// An ACK batch was processed. The algorithm may mark the sampler
     /// app-limited (BBR does, in PROBE_RTT).

@@ -292,6 +292,13 @@ impl Controller {
         ack_delay: Duration,
         bytes_in_flight: u64,
     ) {
+        match &mut self.inner {
+            Inner::Bbr(c) => c.on_packets_acked(now, acked),
+            Inner::Bbr3(c) => c.on_packets_acked(now, acked),
+            Inner::Cubic(c) => c.on_packets_acked(now, acked),
+            Inner::Reno(c) => c.on_packets_acked(now, acked),
+            Inner::Custom(c) => c.on_packets_acked(now, acked),
+        }
         if let Some(rtt) = rtt_sample {
             self.rtt.update(rtt, ack_delay);
         }

@@ -95,17 +95,52 @@ impl TryFrom<String> for Bytes {
     }
 }
 
-/// An algorithm name, checked against the known ones.
-#[derive(Clone, Copy, Debug, Deserialize)]
+/// A flow's controller: one of bbrlab's algorithms, or a QUIC stack's own
+/// controller run inside bbrlab's sender (`s2n:bbr2`, `s2n:cubic`,
+/// `quinn:bbr`, `quinn:cubic`; see the `quic-controllers` crate).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(try_from = "String")]
-pub struct AlgName(pub Algorithm);
+pub enum AlgName {
+    /// A built-in algorithm, which `congestion::Controller::new` runs.
+    Builtin(Algorithm),
+    /// A stack's controller, which the flow runs through
+    /// `congestion::Controller::custom`.
+    Stack(quic_controllers::StackAlgorithm),
+}
+
+impl AlgName {
+    /// The name outputs show.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgName::Builtin(a) => a.name(),
+            AlgName::Stack(s) => s.name(),
+        }
+    }
+
+    /// The built-in algorithm, if it is one.
+    pub fn builtin(self) -> Option<Algorithm> {
+        match self {
+            AlgName::Builtin(a) => Some(a),
+            AlgName::Stack(_) => None,
+        }
+    }
+}
 
 impl TryFrom<String> for AlgName {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        s.parse::<Algorithm>()
-            .map(AlgName)
-            .map_err(|e| e.to_string())
+        if let Ok(a) = s.parse::<Algorithm>() {
+            return Ok(AlgName::Builtin(a));
+        }
+        if let Ok(q) = s.trim().parse::<quic_controllers::StackAlgorithm>() {
+            return Ok(AlgName::Stack(q));
+        }
+        let builtin: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+        Err(format!(
+            "unknown algorithm `{s}`; expected one of {} (bbrlab's), or {} (a QUIC stack's own controller)",
+            builtin.join(", "),
+            quic_controllers::names().join(", ")
+        ))
     }
 }
 
@@ -679,7 +714,9 @@ fn build(
     let mut flows = Vec::new();
     for (i, f) in sf.flow.iter().enumerate() {
         let field = |name: &str| format!("flow[{i}].{name}");
-        let mut cc = CcConfig::new(f.algorithm.0);
+        // A stack's controller ignores `cc.algorithm` (it runs through
+        // `Controller::custom`); CUBIC's defaults fill the rest.
+        let mut cc = CcConfig::new(f.algorithm.builtin().unwrap_or(Algorithm::Cubic));
         if let Some(mss) = f.mss {
             if !(500..=9000).contains(&mss) {
                 return Err(err(
@@ -772,13 +809,30 @@ fn build(
                 None => cc.jitter.stats,
             };
         }
+        if let AlgName::Stack(q) = f.algorithm {
+            for (table, set) in [
+                ("bbr", f.bbr.is_some()),
+                ("bbr3", f.bbr3.is_some()),
+                ("jitter", f.jitter.is_some()),
+                ("cubic", f.cubic.is_some()),
+            ] {
+                if set {
+                    return Err(err(
+                        &field(table),
+                        format!(
+                            "`[flow.{table}]` tunes bbrlab's own algorithms; `{q}` is the QUIC stack's controller and runs with that stack's defaults"
+                        ),
+                    ));
+                }
+            }
+        }
         if let Some(b) = &f.bbr3 {
-            if f.algorithm.0 != Algorithm::Bbr3 {
+            if f.algorithm != AlgName::Builtin(Algorithm::Bbr3) {
                 return Err(err(
                     &field("bbr3"),
                     format!(
                         "`[flow.bbr3]` applies only to `algorithm = \"bbr3\"`; this flow's algorithm is `{}`",
-                        f.algorithm.0.name()
+                        f.algorithm.name()
                     ),
                 ));
             }
@@ -863,7 +917,7 @@ fn build(
             let label = f
                 .name
                 .clone()
-                .unwrap_or_else(|| f.algorithm.0.name().to_string());
+                .unwrap_or_else(|| f.algorithm.name().to_string());
             let name = if count > 1 {
                 format!("{label}-{k}")
             } else {
@@ -892,7 +946,12 @@ fn build(
                 } else {
                     netsim::LossDetection::Linux
                 },
-                custom_cc: None,
+                custom_cc: match f.algorithm {
+                    AlgName::Builtin(_) => None,
+                    AlgName::Stack(q) => Some(netsim::CustomCc::new(q.name(), move |cc, now| {
+                        q.build(cc, now)
+                    })),
+                },
                 pacing: match f.pacing {
                     Some(PacingName::Quantum) => netsim::Pacing::Quantum,
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,
@@ -1009,6 +1068,78 @@ mod tests {
             "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\nalgorithm = \"{algorithm}\"\n{flow_extra}\n"
         );
         parse(&src, "t.toml", Path::new("."), Path::new("t.toml"))
+    }
+
+    #[test]
+    fn stack_controller_names_become_custom_controllers_in_flows_and_sweeps() {
+        for name in ["s2n:bbr2", "s2n:cubic", "quinn:bbr", "quinn:cubic"] {
+            let sc = parse_alg(name, "").unwrap();
+            let f = &sc.runs[0].config.flows[0];
+            assert_eq!(f.name, name);
+            let c = f
+                .custom_cc
+                .as_ref()
+                .expect("a stack controller runs as custom");
+            assert_eq!(c.name, name);
+            // The controller it builds is that stack's.
+            let built = c.build(&f.cc, congestion::Instant::ZERO);
+            assert_eq!(built.name(), name);
+        }
+        // Built-in names keep the built-in path.
+        let sc = parse_alg("bbr", "").unwrap();
+        assert!(sc.runs[0].config.flows[0].custom_cc.is_none());
+        // A sweep over both kinds.
+        let sc = parse_alg(
+            "bbr",
+            "[sweep]\n\"flow.algorithm\" = [\"bbr\", \"s2n:bbr2\", \"quinn:cubic\"]",
+        )
+        .unwrap();
+        let names: Vec<_> = sc
+            .runs
+            .iter()
+            .map(|r| {
+                let f = &r.config.flows[0];
+                f.custom_cc
+                    .as_ref()
+                    .map_or(f.cc.algorithm.name(), |c| c.name.as_str())
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(names, ["bbr", "s2n:bbr2", "quinn:cubic"]);
+    }
+
+    #[test]
+    fn a_bad_algorithm_name_is_located_and_lists_every_allowed_name() {
+        for bad in ["s2n:bbr3", "quinn", "vegas"] {
+            let e = parse_alg(bad, "").unwrap_err();
+            assert!(e.location.starts_with("t.toml:5:"), "{bad}: {e}");
+            let m = e.to_string();
+            assert!(m.contains(&format!("`{bad}`")), "{m}");
+            for ok in [
+                "bbr",
+                "bbr-jitter",
+                "bbr3",
+                "cubic",
+                "reno",
+                "s2n:bbr2",
+                "s2n:cubic",
+                "quinn:bbr",
+                "quinn:cubic",
+            ] {
+                assert!(m.contains(ok), "{m} lacks {ok}");
+            }
+        }
+    }
+
+    #[test]
+    fn bbrlab_tuning_tables_are_refused_for_a_stack_controller() {
+        let e = parse_alg("s2n:cubic", "[flow.cubic]\nhystart = false").unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.contains("flow[0].cubic") || e.location.contains("t.toml"),
+            "{e}"
+        );
+        assert!(m.contains("s2n:cubic") && m.contains("[flow.cubic]"), "{m}");
     }
 
     #[test]
