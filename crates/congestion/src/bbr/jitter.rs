@@ -16,7 +16,7 @@
 
 use super::{Bbr, CYCLE_LEN};
 use crate::algorithm::CongestionControl;
-use crate::config::{JitterConfig, JitterStats};
+use crate::config::{JitterCadence, JitterConfig, JitterStats};
 use crate::snapshot::JitterSnapshot;
 use crate::time::duration_to_nanos;
 use core::time::Duration;
@@ -31,6 +31,10 @@ pub(super) struct JitterState {
     srtt_ns: f64,
     rttvar_ns: f64,
     has_sample: bool,
+    /// Samples skipped since the last update ([`JitterCadence::EveryNSamples`]).
+    skipped: u32,
+    /// The round of the last update ([`JitterCadence::PerRound`]).
+    last_round: u64,
 }
 
 impl JitterState {
@@ -41,7 +45,32 @@ impl JitterState {
             srtt_ns: 0.0,
             rttvar_ns: 0.0,
             has_sample: false,
+            skipped: 0,
+            last_round: 0,
         }
+    }
+
+    /// One RTT sample, from the ACK frame that is in round `round` (BBR's
+    /// round count after this ACK): feeds eqs. (8)–(9) when the cadence
+    /// says so ([`JitterCadence`]), else skips it. The first sample always
+    /// starts the statistics.
+    pub(super) fn on_sample(&mut self, rtt: Duration, ack_delay: Duration, round: u64) {
+        if self.has_sample {
+            match self.cfg.cadence {
+                JitterCadence::EverySample | JitterCadence::PerAckFrame => {}
+                JitterCadence::EveryNSamples(n) => {
+                    self.skipped += 1;
+                    if self.skipped < n.get() {
+                        return;
+                    }
+                }
+                JitterCadence::PerRound if round == self.last_round => return,
+                JitterCadence::PerRound => {}
+            }
+        }
+        self.skipped = 0;
+        self.last_round = round;
+        self.update(rtt, ack_delay);
     }
 
     /// Eq. (8) then eq. (9), in the paper's order: rttvar measures the
@@ -52,7 +81,7 @@ impl JitterState {
     /// unstable (0.5 > γ = 0.3) for its first samples, so the variant would
     /// differ from `bbr` on a clean path. Starting at 0 makes it depart from
     /// `bbr` only on evidence of jitter.
-    pub(super) fn update(&mut self, rtt: Duration, ack_delay: Duration) {
+    fn update(&mut self, rtt: Duration, ack_delay: Duration) {
         if self.cfg.stats == JitterStats::Quic2018 {
             return self.update_quic(rtt, ack_delay);
         }
