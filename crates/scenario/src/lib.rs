@@ -122,6 +122,11 @@ pub enum AckName {
     /// Chromium QUIC's ACK decimation (the `ACKD` option of 2018): after
     /// 100 packets, an ACK per 10 packets or a quarter of min_rtt.
     Decimated,
+    /// QUIC 2018's default receiver: every second packet or 25 ms, at once
+    /// when out of order (what `stack = "quic-2018"` uses unless `ack` is
+    /// given; named so a sweep can set it beside `"decimated"`).
+    #[serde(rename = "quic-2018")]
+    Quic2018,
 }
 
 /// The sender's pacer (`pacing = "exact" | "quantum"`).
@@ -894,6 +899,10 @@ fn build(
                 max_packets: 2,
                 max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
             },
+            Some(AckName::Quic2018) => AckPolicy::Delayed {
+                max_packets: 2,
+                max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+            },
             None | Some(AckName::Every) => AckPolicy::EveryPacket,
             Some(AckName::Delayed) => AckPolicy::Delayed {
                 max_packets: 2,
@@ -1082,6 +1091,14 @@ mod tests {
         assert_eq!(
             s.runs[0].config.flows[0].ack,
             netsim::AckPolicy::CHROMIUM_ACK_DECIMATION
+        );
+        let s = parse_text("ack = \"quic-2018\"").unwrap();
+        assert_eq!(
+            s.runs[0].config.flows[0].ack,
+            netsim::AckPolicy::Delayed {
+                max_packets: 2,
+                max_delay_ns: 25_000_000
+            }
         );
         let e = parse_text("ack = \"decimate\"").unwrap_err().to_string();
         assert!(e.contains("decimated") && e.contains("linux"), "{e}");
