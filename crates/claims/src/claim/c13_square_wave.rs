@@ -174,7 +174,7 @@ pub fn evaluate(data: &[RunData], dir: &Path, _meta: &Meta) -> Result<Eval, Stri
         )
     } else {
         format!(
-            "The two bandwidth estimates are identical sample for sample in {identical} of {} seeds; in the others the variant's brief spells on srtt ({:.1} % of its time on the mean) set the two runs on different paths, without making either faster.",
+            "The two bandwidth estimates are identical sample for sample in {identical} of {} seeds; in the others the variant's spells on srtt ({:.1} % of its time on the mean) set the two runs on different paths.",
             mb.len(),
             srtt.mean * 100.0
         )
