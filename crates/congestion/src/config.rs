@@ -326,7 +326,7 @@ pub struct JitterConfig {
 /// The paper gives the two EWMAs and their gains (α = 1/8, β = 1/4) but
 /// not how often they run, and the gains only mean something per update:
 /// at α = 1/8 per ACK, srtt follows a queue that builds after a bandwidth
-/// drop within about 16 ACKs, so rttvar never exceeds γ·srtt, while at one
+/// drop within about 16 ACKs, so rttvar rarely exceeds γ·srtt, while at one
 /// update per round trip srtt lags the queue by several rounds and the
 /// rule of eqs. (10)–(11) engages (issue 26, C13). Each cadence is a
 /// reading of the paper, none is the paper's; the default keeps

@@ -10,7 +10,8 @@
 //! changes two numbers the Linux core asks for, the RTT under the BDP
 //! ([`Bbr::model_rtt_ns`]) and the PROBE_BW cycle length
 //! ([`Bbr::cycle_len`]), and nothing else. So it is the same [`Bbr`] with
-//! an optional [`JitterState`] that the core feeds every RTT sample; with
+//! an optional [`JitterState`] that the core hands every RTT sample (it
+//! keeps those its [`JitterCadence`] asks for); with
 //! none (plain `bbr`) both answers are Linux's. Keeping the statistics
 //! and those two answers here leaves the core reading as `tcp_bbr.c`.
 
