@@ -594,7 +594,7 @@ fn grid_into(e: &mut Eval) -> Result<(), String> {
         );
     }
     e.notes.push(format!(
-        "The grid (issue 26; {GRID_SCENARIO_FILE}, summarised in {GRID_CSV_FILE} by `cargo run --release -p claims --example c13_cadence_grid`) varies what seed 001 leaves open: how often eqs. (8)–(9) run, the receiver's ACK frequency (QUIC 2018's 2 packets / 25 ms, or Chromium's ACK decimation: 10 packets or min_rtt/4 after 100 packets), and the bandwidth window (cycle + 2 rounds as QUIC's, or 10 rounds). {}",
+        "The grid (issue 26; {GRID_SCENARIO_FILE}, summarised in {GRID_CSV_FILE} by `cargo run --release -p claims --example c13_cadence_grid`) varies what seed 001 leaves open: how often eqs. (8)–(9) run, the receiver's ACK frequency (QUIC 2018's 2 packets / 25 ms, or Chromium's ACK decimation: 10 packets or min_rtt/4 after 100 packets), and the bandwidth window (cycle + 2 rounds as QUIC's, or 10 rounds). Every sample is also once per ACK frame: bbrlab's QUIC model hands one RTT sample per frame, so with decimated ACKs it is the per-frame cadence of QUIC's own RttStats. Every 10 or 30 samples skips the samples between; per round uses the ACK that starts each round. {}",
         if passing.is_empty() {
             "No combination passes C13's checks with its tolerance unchanged.".to_string()
         } else {
