@@ -317,6 +317,45 @@ pub struct JitterConfig {
     pub gamma: f64,
     /// How srtt and rttvar are kept (the paper leaves it to its QUIC code).
     pub stats: JitterStats,
+    /// How often eqs. (8)–(9) are updated (the paper does not say).
+    pub cadence: JitterCadence,
+}
+
+/// How often `bbr-jitter` updates srtt and rttvar (seed 001, eqs. 8–9).
+///
+/// The paper gives the two EWMAs and their gains (α = 1/8, β = 1/4) but
+/// not how often they run, and the gains only mean something per update:
+/// at α = 1/8 per ACK, srtt follows a queue that builds after a bandwidth
+/// drop within about 16 ACKs, so rttvar rarely exceeds γ·srtt, while at one
+/// update per round trip srtt lags the queue by several rounds and the
+/// rule of eqs. (10)–(11) engages (issue 26, C13). Each cadence is a
+/// reading of the paper, none is the paper's; the default keeps
+/// bbrlab's behaviour before the switch existed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JitterCadence {
+    /// Every RTT sample the transport hands over (the default). bbrlab's
+    /// transports, as QUIC's, give one sample per ACK frame that newly
+    /// acknowledges its largest packet (RFC 9002 §5.1).
+    #[default]
+    EverySample,
+    /// The first sample starts the statistics; after that only every
+    /// N-th sample feeds eqs. (8)–(9), the samples between are skipped
+    /// (not averaged): a coarser clock for the same EWMA. N = 1 is
+    /// [`JitterCadence::EverySample`].
+    EveryNSamples(core::num::NonZeroU32),
+    /// Once per BBR round trip: the first sample of each round (the ACK
+    /// that starts it, [`crate::Snapshot::round_count`]); the other samples
+    /// of the round are skipped. How an implementation inside BBR's own
+    /// round-driven code might update them.
+    PerRound,
+    /// Once per ACK frame, with the frame's RTT sample: what the paper's
+    /// QUIC code did (`RttStats::UpdateRtt()` runs once per ACK frame).
+    /// With bbrlab's transports, which hand at most one sample per ACK
+    /// frame, this updates exactly when [`JitterCadence::EverySample`]
+    /// does; it is named so that a scenario says what it assumes, and it
+    /// is the receiver's ACK frequency (its ACK policy, e.g. Chromium's
+    /// ACK decimation) that sets how often that is.
+    PerAckFrame,
 }
 
 /// How `bbr-jitter` keeps its RTT statistics (seed 001, eqs. 8–9). The
@@ -349,6 +388,7 @@ impl Default for JitterConfig {
             beta: 0.25,
             gamma: 0.3,
             stats: JitterStats::SrttFirst,
+            cadence: JitterCadence::EverySample,
         }
     }
 }

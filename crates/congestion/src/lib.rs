@@ -78,8 +78,8 @@ pub mod windowed_filter;
 
 pub use config::{
     AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, BbrConfig,
-    BbrFlavour, BbrRecovery, Config, CubicConfig, JitterConfig, JitterStats, MinRttSamples,
-    RecoveryExit, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile,
+    BbrFlavour, BbrRecovery, Config, CubicConfig, JitterCadence, JitterConfig, JitterStats,
+    MinRttSamples, RecoveryExit, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile,
 };
 pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
 pub use delivery_rate::{

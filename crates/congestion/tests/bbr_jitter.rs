@@ -265,3 +265,177 @@ fn quic_2018_statistics_follow_quics_order_start_and_ack_delay() {
     );
     assert!(!default.snapshot().jitter.unwrap().using_srtt);
 }
+
+/// Drives a `bbr-jitter` controller with scripted ACKs, `per_round` ACK
+/// frames per round trip, each with its own RTT sample. All packets of a
+/// round were sent together when the previous round ended, so only the
+/// first ACK of each round starts a round (its packet was sent after the
+/// previous round's start was acknowledged, `bbr_update_bw()`). Returns,
+/// for each ACK, the srtt the controller then reports.
+struct CadenceDriver {
+    cc: congestion::Controller,
+    now_ns: u64,
+    delivered: u64,
+}
+
+impl CadenceDriver {
+    fn new(cadence: congestion::JitterCadence) -> Self {
+        let mut cfg = Config::new(Algorithm::BbrJitter);
+        cfg.jitter.cadence = cadence;
+        CadenceDriver {
+            cc: congestion::Controller::new(&cfg, at(0)),
+            now_ns: 0,
+            delivered: 0,
+        }
+    }
+
+    /// One round of ACK frames; `rtts[i]` is the sample of the i-th (None:
+    /// a frame without an RTT sample). Returns (srtt ns, round count)
+    /// after each frame.
+    fn round(&mut self, rtts: &[Option<u64>]) -> Vec<(f64, u64)> {
+        use congestion::{AckedPacket, SentPacketState};
+        use std::time::Duration;
+        let sent = self.now_ns;
+        let state = SentPacketState {
+            sent_time: at(sent),
+            delivered_bytes: self.delivered,
+            delivered_time: at(sent),
+            first_sent_time: at(sent),
+            is_app_limited: false,
+            bytes_in_flight: 30_000,
+            lost_bytes: 0,
+        };
+        let mut out = Vec::new();
+        // The frames arrive 200 ms and more after the send, longer than any
+        // sample, so the rate samples are valid (interval ≥ min_rtt).
+        self.now_ns += 200 * MS;
+        for rtt in rtts {
+            self.now_ns += MS;
+            self.delivered += 1500;
+            self.cc.on_ack(
+                at(self.now_ns),
+                &[AckedPacket { bytes: 1500, state }],
+                rtt.map(Duration::from_nanos),
+                Duration::ZERO,
+                20_000,
+            );
+            let s = self.cc.snapshot();
+            out.push((
+                s.jitter
+                    .expect("bbr-jitter exposes its statistics")
+                    .srtt
+                    .as_nanos() as f64,
+                s.round_count,
+            ));
+        }
+        out
+    }
+}
+
+/// eq. (8) with α = 1/8 over exactly the samples a cadence should use.
+fn srtt_of(samples: &[u64]) -> f64 {
+    let mut srtt = samples[0] as f64;
+    for &r in &samples[1..] {
+        srtt = 0.875 * srtt + 0.125 * r as f64;
+    }
+    srtt
+}
+
+/// A distinct RTT for every ACK, so each update moves srtt.
+fn cadence_rtt(i: usize) -> u64 {
+    (40 + 7 * (i as u64 % 11) + i as u64) * MS
+}
+
+#[test]
+fn every_sample_cadence_updates_on_every_sample() {
+    let mut d = CadenceDriver::new(congestion::JitterCadence::EverySample);
+    let mut fed = Vec::new();
+    for r in 0..6 {
+        let rtts: Vec<Option<u64>> = (0..4).map(|k| Some(cadence_rtt(r * 4 + k))).collect();
+        for (k, (srtt, _)) in d.round(&rtts).into_iter().enumerate() {
+            fed.push(cadence_rtt(r * 4 + k));
+            assert!((srtt - srtt_of(&fed)).abs() <= 1.0, "ack {}", fed.len());
+        }
+    }
+}
+
+#[test]
+fn every_n_samples_cadence_uses_the_first_and_then_every_nth_sample() {
+    let n = std::num::NonZeroU32::new(3).unwrap();
+    let mut d = CadenceDriver::new(congestion::JitterCadence::EveryNSamples(n));
+    let (mut fed, mut i, mut updates) = (Vec::new(), 0usize, 0);
+    let mut last = f64::NAN;
+    for _ in 0..5 {
+        // A frame without a sample is not a sample: it does not count.
+        let mut rtts: Vec<Option<u64>> = (0..4).map(|k| Some(cadence_rtt(i + k))).collect();
+        rtts.insert(2, None);
+        for (srtt, _) in d.round(&rtts) {
+            if srtt == last {
+                continue;
+            }
+            updates += 1;
+            last = srtt;
+        }
+        for k in 0..4 {
+            // Samples 0, 3, 6, … (the first, then every third).
+            if (i + k) % 3 == 0 {
+                fed.push(cadence_rtt(i + k));
+            }
+        }
+        i += 4;
+    }
+    // 20 samples: indices 0, 3, …, 18 are used.
+    assert_eq!(fed.len(), 7);
+    assert_eq!(updates, 7, "srtt changed on exactly the used samples");
+    assert!(
+        (last - srtt_of(&fed)).abs() <= 1.0,
+        "{last} vs {}",
+        srtt_of(&fed)
+    );
+}
+
+#[test]
+fn per_round_cadence_uses_only_the_ack_that_starts_each_round() {
+    let mut d = CadenceDriver::new(congestion::JitterCadence::PerRound);
+    let mut fed = Vec::new();
+    let mut prev_round = 0;
+    for r in 0..8 {
+        let rtts: Vec<Option<u64>> = (0..5).map(|k| Some(cadence_rtt(r * 5 + k))).collect();
+        let out = d.round(&rtts);
+        // The script's rounds are BBR's: the first frame starts one.
+        assert_eq!(
+            out[0].1,
+            prev_round + 1,
+            "round {r} starts at its first ACK"
+        );
+        assert!(
+            out.iter().all(|o| o.1 == out[0].1),
+            "one round per script round"
+        );
+        prev_round = out[0].1;
+        fed.push(cadence_rtt(r * 5));
+        for (k, (srtt, _)) in out.into_iter().enumerate() {
+            assert!(
+                (srtt - srtt_of(&fed)).abs() <= 1.0,
+                "round {r} ack {k}: srtt {srtt} vs {}",
+                srtt_of(&fed)
+            );
+        }
+    }
+}
+
+#[test]
+fn per_ack_frame_cadence_updates_once_per_frame_with_a_sample() {
+    let mut d = CadenceDriver::new(congestion::JitterCadence::PerAckFrame);
+    let mut fed = Vec::new();
+    for r in 0..4 {
+        let rtts = [Some(cadence_rtt(3 * r)), None, Some(cadence_rtt(3 * r + 2))];
+        let out = d.round(&rtts);
+        fed.push(cadence_rtt(3 * r));
+        assert!((out[0].0 - srtt_of(&fed)).abs() <= 1.0);
+        // A frame without an RTT sample leaves the statistics alone.
+        assert_eq!(out[1].0, out[0].0);
+        fed.push(cadence_rtt(3 * r + 2));
+        assert!((out[2].0 - srtt_of(&fed)).abs() <= 1.0);
+    }
+}

@@ -83,6 +83,8 @@ struct Flow {
     wake_at: Option<u64>,
     timer_at: Option<u64>,
     delack_at: Option<u64>,
+    /// The receiver decimates ACKs and needs a min_rtt.
+    decimated_acks: bool,
     drops: u64,
     last_sample_delivered: u64,
 }
@@ -145,6 +147,7 @@ impl<'a> Sim<'a> {
                     wake_at: None,
                     timer_at: None,
                     delack_at: None,
+                    decimated_acks: matches!(f.ack, sender::AckPolicy::Decimated { .. }),
                     drops: 0,
                     last_sample_delivered: 0,
                 }
@@ -399,6 +402,12 @@ impl<'a> Sim<'a> {
     }
 
     fn on_data(&mut self, f: usize, pn: u64, chunk: u64, bytes: u32, ecn: Ecn, cwr: bool) {
+        if self.flows[f].decimated_acks {
+            // Chromium's receiver scales its decimation timer by its own
+            // min_rtt, measured on the same path: the sender's stands in.
+            let min_rtt = self.flows[f].sender.cc.rtt().min_ns();
+            self.flows[f].receiver.set_min_rtt_ns(min_rtt);
+        }
         match self.flows[f]
             .receiver
             .on_packet_ecn(self.now, pn, chunk, bytes as u64, ecn, cwr)

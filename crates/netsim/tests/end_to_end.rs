@@ -55,6 +55,7 @@ fn finite_flows_deliver_exactly_their_size_despite_loss() {
                 max_delay_ns: 40 * MS,
             },
             AckPolicy::LINUX,
+            AckPolicy::CHROMIUM_ACK_DECIMATION,
         ] {
             let mut f = FlowConfig::bulk("f", Config::new(alg));
             f.size_bytes = Some(2_000_123); // not a multiple of the MSS
@@ -137,4 +138,33 @@ fn reordering_is_tolerated_once_seen() {
             f.retransmission_rate
         );
     }
+}
+
+/// Chromium's ACK decimation in the simulator: on a 10 Mbit/s, 40 ms
+/// path the receiver, given the sender's min_rtt (40 ms), acknowledges
+/// after min_rtt / 4 = 10 ms (about 8 packets at 1.2 ms each) or 10
+/// packets, against every second packet without it.
+#[test]
+fn decimated_receiver_acks_every_ten_packets_or_quarter_min_rtt() {
+    let per_ack = |ack: AckPolicy| {
+        let mut f = FlowConfig::bulk("f", Config::new(Algorithm::Bbr));
+        f.ack = ack;
+        let s = netsim::run(&sim(vec![f], "", 10), &mut netsim::NoRecorder).unwrap();
+        assert!(s.flows[0].goodput_bps > 8e6, "{ack:?}: the link stays full");
+        s.packets_simulated as f64 / s.ack_packets_simulated as f64
+    };
+    let delayed = per_ack(AckPolicy::Delayed {
+        max_packets: 2,
+        max_delay_ns: 25 * MS,
+    });
+    let decimated = per_ack(AckPolicy::CHROMIUM_ACK_DECIMATION);
+    assert!(
+        (1.8..=2.05).contains(&delayed),
+        "delayed: {delayed} packets per ACK"
+    );
+    // At most 10 per ACK; the quarter-min_rtt timer fires first here.
+    assert!(
+        (6.0..=10.0).contains(&decimated),
+        "decimated: {decimated} packets per ACK"
+    );
 }

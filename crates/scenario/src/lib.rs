@@ -154,6 +154,14 @@ pub enum AckName {
     Delayed,
     /// Linux's receiver: quick ACKs, delayed ACKs, SACK compression.
     Linux,
+    /// Chromium QUIC's ACK decimation (the `ACKD` option of 2018): after
+    /// 100 packets, an ACK per 10 packets or a quarter of min_rtt.
+    Decimated,
+    /// QUIC 2018's default receiver: every second packet or 25 ms, at once
+    /// when out of order (what `stack = "quic-2018"` uses unless `ack` is
+    /// given; named so a sweep can set it beside `"decimated"`).
+    #[serde(rename = "quic-2018")]
+    Quic2018,
 }
 
 /// The sender's pacer (`pacing = "exact" | "quantum"`).
@@ -229,6 +237,42 @@ pub struct JitterParams {
     beta: Option<f64>,
     gamma: Option<f64>,
     stats: Option<JitterStatsName>,
+    cadence: Option<JitterCadenceName>,
+}
+
+/// `[flow.jitter] cadence`: how often eqs. (8)–(9) run. `"every-sample"`
+/// (the default), `"every-N-samples"` (N ≥ 1, e.g. `"every-10-samples"`),
+/// `"per-round"` or `"per-ack-frame"`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct JitterCadenceName(pub congestion::JitterCadence);
+
+impl TryFrom<String> for JitterCadenceName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        use congestion::JitterCadence as C;
+        let allowed = "allowed: \"every-sample\", \"every-N-samples\" (N from 1 to 1000000, e.g. \"every-10-samples\"), \"per-round\", \"per-ack-frame\"";
+        let c = match s.as_str() {
+            "every-sample" => C::EverySample,
+            "per-round" => C::PerRound,
+            "per-ack-frame" => C::PerAckFrame,
+            other => {
+                let n = other
+                    .strip_prefix("every-")
+                    .and_then(|r| r.strip_suffix("-samples"))
+                    .ok_or_else(|| format!("unknown cadence `{s}`; {allowed}"))?;
+                let n: u32 = n
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1_000_000).contains(n))
+                    .ok_or_else(|| {
+                        format!("`{s}`: N must be a whole number from 1 to 1000000; {allowed}")
+                    })?;
+                C::EveryNSamples(core::num::NonZeroU32::new(n).expect("n ≥ 1"))
+            }
+        };
+        Ok(JitterCadenceName(c))
+    }
 }
 
 /// `[flow.jitter] stats`: how `bbr-jitter` keeps srtt and rttvar.
@@ -808,6 +852,9 @@ fn build(
                 Some(JitterStatsName::SrttFirst) => congestion::JitterStats::SrttFirst,
                 None => cc.jitter.stats,
             };
+            if let Some(c) = j.cadence {
+                cc.jitter.cadence = c.0;
+            }
         }
         if let AlgName::Stack(q) = f.algorithm {
             for (table, set) in [
@@ -906,12 +953,17 @@ fn build(
                 max_packets: 2,
                 max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
             },
+            Some(AckName::Quic2018) => AckPolicy::Delayed {
+                max_packets: 2,
+                max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+            },
             None | Some(AckName::Every) => AckPolicy::EveryPacket,
             Some(AckName::Delayed) => AckPolicy::Delayed {
                 max_packets: 2,
                 max_delay_ns: 40_000_000,
             },
             Some(AckName::Linux) => AckPolicy::LINUX,
+            Some(AckName::Decimated) => AckPolicy::CHROMIUM_ACK_DECIMATION,
         };
         for k in 0..count {
             let label = f
@@ -1061,6 +1113,54 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("srtt-first") && e.contains("quic-2018"), "{e}");
+    }
+
+    #[test]
+    fn jitter_cadence_and_decimated_acks_are_read_and_bad_cadences_refused() {
+        use congestion::JitterCadence as C;
+        let cadence = |c: &str| {
+            parse_text(&format!("[flow.jitter]\ncadence = \"{c}\""))
+                .map(|s| s.runs[0].config.flows[0].cc.jitter.cadence)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(cadence("every-sample").unwrap(), C::EverySample);
+        assert_eq!(cadence("per-round").unwrap(), C::PerRound);
+        assert_eq!(cadence("per-ack-frame").unwrap(), C::PerAckFrame);
+        assert_eq!(
+            cadence("every-10-samples").unwrap(),
+            C::EveryNSamples(core::num::NonZeroU32::new(10).unwrap())
+        );
+        // Unset: today's every-sample.
+        let s = parse_text("").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].cc.jitter.cadence, C::EverySample);
+        for bad in [
+            "every-0-samples",
+            "every-x-samples",
+            "per-rtt",
+            "every--1-samples",
+        ] {
+            let e = cadence(bad).unwrap_err();
+            assert!(
+                e.contains("t.toml:") && e.contains("every-N-samples") && e.contains("per-round"),
+                "{bad}: {e}"
+            );
+        }
+        // The QUIC stack's ACKs are every second packet unless decimated.
+        let s = parse_text("stack = \"quic-2018\"\nack = \"decimated\"").unwrap();
+        assert_eq!(
+            s.runs[0].config.flows[0].ack,
+            netsim::AckPolicy::CHROMIUM_ACK_DECIMATION
+        );
+        let s = parse_text("ack = \"quic-2018\"").unwrap();
+        assert_eq!(
+            s.runs[0].config.flows[0].ack,
+            netsim::AckPolicy::Delayed {
+                max_packets: 2,
+                max_delay_ns: 25_000_000
+            }
+        );
+        let e = parse_text("ack = \"decimate\"").unwrap_err().to_string();
+        assert!(e.contains("decimated") && e.contains("linux"), "{e}");
     }
 
     fn parse_alg(algorithm: &str, flow_extra: &str) -> Result<Scenario, ScenarioError> {

@@ -95,6 +95,39 @@ pub enum AckPolicy {
         /// SACKs compressed into one at most (`net.ipv4.tcp_comp_sack_nr`, 44).
         comp_sack_max: u32,
     },
+    /// Chromium QUIC's ACK decimation, the `ACKD` connection option of
+    /// its 2018 stack (`QuicConnection::SetFromConfig()` sets
+    /// `ack_mode_ = ACK_DECIMATION`; the rule is in
+    /// `QuicConnection::MaybeQueueAck()`): the first `after_packets`
+    /// packets are acknowledged TCP-style (every second packet, or after
+    /// `max_delay_ns`); from then on one ACK per `max_packets` packets, or
+    /// when a timer of min(`max_delay_ns`, min_rtt / `min_rtt_divisor`)
+    /// started by the first unacknowledged packet fires, whichever comes
+    /// first. Out-of-order packets are acknowledged at once, as in plain
+    /// `ACK_DECIMATION` mode (not `AKD2`'s reordering-tolerant one).
+    ///
+    /// The receiver's min_rtt is its own RTT statistics' in Chromium
+    /// (`RttStats::min_rtt()`, from its handshake and the pings it bundles
+    /// into its ACK-only packets); a model gives it with
+    /// [`crate::Receiver::set_min_rtt_ns`] (the simulator passes the
+    /// sender's, measured on the same path). Until it has one the timer is
+    /// `max_delay_ns`. [`AckPolicy::CHROMIUM_ACK_DECIMATION`] has the 2018
+    /// constants.
+    Decimated {
+        /// Packets received before decimation starts
+        /// (`kMinReceivedBeforeAckDecimation` = 100, "to avoid the
+        /// beginning of slow start").
+        after_packets: u64,
+        /// Packets per ACK while decimating
+        /// (`kMaxRetransmittablePacketsBeforeAck` = 10).
+        max_packets: u32,
+        /// The timer is min_rtt / this (`kAckDecimationDelay` = 0.25, so 4;
+        /// `AKD3`'s `kShortAckDecimationDelay` = 0.125 would be 8).
+        min_rtt_divisor: u32,
+        /// The delayed-ACK timer and the timer's cap
+        /// (`kDefaultDelayedAckTimeMs` = 25 ms).
+        max_delay_ns: u64,
+    },
 }
 
 impl AckPolicy {
@@ -104,6 +137,16 @@ impl AckPolicy {
         max_delay_ns: 40_000_000,
         comp_sack_delay_ns: 1_000_000,
         comp_sack_max: 44,
+    };
+
+    /// Chromium QUIC's ACK decimation with its 2018 constants
+    /// (`quic_connection.cc`): 100 packets first, then up to 10 packets
+    /// per ACK or a quarter of min_rtt, at most 25 ms.
+    pub const CHROMIUM_ACK_DECIMATION: AckPolicy = AckPolicy::Decimated {
+        after_packets: 100,
+        max_packets: 10,
+        min_rtt_divisor: 4,
+        max_delay_ns: 25_000_000,
     };
 }
 

@@ -101,6 +101,14 @@ pub struct Receiver {
     /// TCP: ECE goes on every ACK until a packet with CWR arrives
     /// (Linux `TCP_ECN_DEMAND_CWR`).
     ece: bool,
+    /// Decimated policy: the receiver's min_rtt, ns (0: none yet).
+    min_rtt_ns: u64,
+    /// Decimated policy: packets received so far.
+    received: u64,
+    /// Decimated policy: when the pending ACK's timer fires (set by the
+    /// first packet after an ACK, as Chromium's ack alarm is set only
+    /// when not already set).
+    ack_deadline_ns: Option<u64>,
 }
 
 impl Receiver {
@@ -126,7 +134,18 @@ impl Receiver {
             compressed: 0,
             ecn_counts: EcnCounts::default(),
             ece: false,
+            min_rtt_ns: 0,
+            received: 0,
+            ack_deadline_ns: None,
         }
+    }
+
+    /// The receiver's min_rtt, which [`AckPolicy::Decimated`] scales its
+    /// timer by (other policies ignore it). In Chromium it is the
+    /// receiving endpoint's own RTT statistics; the simulator passes the
+    /// sender's, measured on the same path.
+    pub fn set_min_rtt_ns(&mut self, min_rtt_ns: Option<u64>) {
+        self.min_rtt_ns = min_rtt_ns.unwrap_or(0);
     }
 
     /// Chunks received in order so far.
@@ -193,6 +212,32 @@ impl Receiver {
                 } else {
                     AckAction::Delay(self.first_unacked_ns + max_delay_ns)
                 }
+            }
+            AckPolicy::Decimated {
+                after_packets,
+                max_packets,
+                min_rtt_divisor,
+                max_delay_ns,
+            } => {
+                self.received += 1;
+                // `MaybeQueueAck()`: a missing packet or a CE mark is
+                // acknowledged at once; before `after_packets` packets,
+                // TCP-style acking; then up to `max_packets` per ACK, or
+                // the decimation timer.
+                let decimating = self.received > after_packets;
+                let limit = if decimating { max_packets } else { 2 };
+                if !in_order || self.unacked >= limit || ecn == Ecn::Ce {
+                    return AckAction::Send(self.make_ack(now));
+                }
+                let deadline = *self.ack_deadline_ns.get_or_insert_with(|| {
+                    let delay = if decimating && self.min_rtt_ns > 0 {
+                        max_delay_ns.min(self.min_rtt_ns / u64::from(min_rtt_divisor.max(1)))
+                    } else {
+                        max_delay_ns
+                    };
+                    now + delay
+                });
+                AckAction::Delay(deadline)
             }
             AckPolicy::Linux {
                 max_delay_ns,
@@ -272,6 +317,7 @@ impl Receiver {
             ece: self.ece,
         };
         self.duplicate_seen = false;
+        self.ack_deadline_ns = None;
         for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {
             ack.ranges[i] = *r;
             ack.len = i as u8 + 1;
@@ -478,5 +524,67 @@ mod tests {
         assert!(r.on_delayed_ack_timer(250).is_none(), "nothing pending");
         // A gap (pn 4 after 2): immediate ACK.
         assert!(matches!(r.on_packet(300, 4, 4, 1), AckAction::Send(_)));
+    }
+
+    /// Chromium's ACK decimation: every second packet (or 25 ms) for the
+    /// first 100, then an ACK per 10 packets, or after a quarter of
+    /// min_rtt counted from the first packet the ACK will cover; a gap is
+    /// acknowledged at once.
+    #[test]
+    fn decimated_acks_every_tenth_packet_or_after_a_quarter_of_min_rtt() {
+        let mut r = Receiver::new(AckPolicy::CHROMIUM_ACK_DECIMATION, None);
+        r.set_min_rtt_ns(Some(60_000_000));
+        let mut pn = 0;
+        // 100 packets 1 ms apart, TCP-style: an ACK on every second one,
+        // the odd ones arming the 25 ms timer.
+        let mut sent = 0;
+        for _ in 0..100 {
+            match r.on_packet(pn * 1_000_000, pn, pn, 1000) {
+                AckAction::Send(_) => sent += 1,
+                AckAction::Delay(t) => assert_eq!(t, pn * 1_000_000 + 25_000_000),
+            }
+            pn += 1;
+        }
+        assert_eq!(sent, 50);
+        // Then 10 packets 1 ms apart: the first arms min_rtt / 4 = 15 ms,
+        // the next eight keep that deadline, the tenth is acknowledged.
+        let t0 = pn * 1_000_000;
+        for k in 0..10 {
+            let a = r.on_packet(t0 + k * 1_000_000, pn, pn, 1000);
+            pn += 1;
+            if k < 9 {
+                assert_eq!(a, AckAction::Delay(t0 + 15_000_000), "packet {k}");
+            } else {
+                assert!(sends(a), "the tenth packet is acknowledged");
+            }
+        }
+        // Sparse packets (4 ms apart): the timer fires after 15 ms with
+        // four packets pending, so those ACKs cover 4 packets, not 10.
+        let t1 = pn * 1_000_000 + 100_000_000;
+        for k in 0..4 {
+            let a = r.on_packet(t1 + k * 4_000_000, pn, pn, 1000);
+            pn += 1;
+            assert_eq!(a, AckAction::Delay(t1 + 15_000_000));
+        }
+        let ack = r.on_delayed_ack_timer(t1 + 15_000_000).expect("pending");
+        assert_eq!(ack.ack_delay_ns, 15_000_000);
+        // A small min_rtt: the timer is a quarter of it; a large one is
+        // capped at 25 ms.
+        r.set_min_rtt_ns(Some(8_000_000));
+        let t2 = t1 + 50_000_000;
+        assert_eq!(
+            r.on_packet(t2, pn, pn, 1000),
+            AckAction::Delay(t2 + 2_000_000)
+        );
+        assert!(r.on_delayed_ack_timer(t2 + 2_000_000).is_some());
+        pn += 1;
+        r.set_min_rtt_ns(Some(400_000_000));
+        assert_eq!(
+            r.on_packet(t2 + 10_000_000, pn, pn, 1000),
+            AckAction::Delay(t2 + 35_000_000)
+        );
+        pn += 1;
+        // A gap: acknowledged at once.
+        assert!(sends(r.on_packet(t2 + 11_000_000, pn + 1, pn + 1, 1000)));
     }
 }

@@ -174,12 +174,13 @@ pub fn evaluate(data: &[RunData], dir: &Path, _meta: &Meta) -> Result<Eval, Stri
         )
     } else {
         format!(
-            "The two bandwidth estimates are identical sample for sample in {identical} of {} seeds; in the others the variant's brief spells on srtt ({:.1} % of its time on the mean) set the two runs on different paths, without making either faster.",
+            "The two bandwidth estimates are identical sample for sample in {identical} of {} seeds; in the others the variant's spells on srtt ({:.1} % of its time on the mean) set the two runs on different paths.",
             mb.len(),
             srtt.mean * 100.0
         )
     };
     e.notes.push(same.clone());
+    grid_into(&mut e)?;
     let Some((s1, d1, bw1, _)) = mb.first() else {
         return Err("C13: no runs".into());
     };
@@ -276,4 +277,329 @@ pub fn evaluate(data: &[RunData], dir: &Path, _meta: &Meta) -> Result<Eval, Stri
         &[],
     )?;
     Ok(e)
+}
+
+// ----- issue 26: the grid of readings the seed leaves open ------------------
+
+/// The grid's scenario: C13's path under each statistics cadence, ACK
+/// frequency and bandwidth window, bbr beside the variant, C13's seeds.
+pub const GRID_SCENARIO: &str = include_str!("../../../../scenarios/c13-cadence-grid.toml");
+/// Where the grid's scenario lives, for messages.
+pub const GRID_SCENARIO_FILE: &str = "scenarios/c13-cadence-grid.toml";
+/// The committed grid, summarised from [`GRID_SCENARIO`]'s runs by
+/// `cargo run --release -p claims --example c13_cadence_grid`.
+pub const GRID_CSV_FILE: &str = "docs/claims/c13-cadence-grid.csv";
+const GRID_CSV: &str = include_str!("../../../../docs/claims/c13-cadence-grid.csv");
+
+/// One combination of the grid, means over its seeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridRow {
+    /// The receiver's ACK policy (`flow.ack`).
+    pub ack: String,
+    /// Whether the bandwidth window follows the cycle (QUIC 2018's, C13's
+    /// setup) or stays at 10 rounds.
+    pub bw_window_follows_cycle: bool,
+    /// The variant's statistics cadence (`flow.jitter.cadence`).
+    pub cadence: String,
+    /// Seeds per algorithm.
+    pub seeds: usize,
+    /// bbr's and the variant's time to follow a drop, s.
+    pub bbr_drop_s: f64,
+    /// The variant's.
+    pub variant_drop_s: f64,
+    /// bbr's and the variant's time to follow a rise, s.
+    pub bbr_rise_s: f64,
+    /// The variant's.
+    pub variant_rise_s: f64,
+    /// The variant's share of time with its BDP on srtt.
+    pub variant_srtt_share: f64,
+}
+
+impl GridRow {
+    /// The variant's drop time over bbr's.
+    pub fn ratio(&self) -> f64 {
+        self.variant_drop_s / self.bbr_drop_s
+    }
+
+    /// Whether this combination passes C13's two checks, with C13's
+    /// tolerances unchanged: both follow rises within [`RISE`] of C4's
+    /// published time, and the variant's drop time is within [`HALVES`]
+    /// of bbr's.
+    pub fn passes(&self) -> bool {
+        let rise = RISE.times(PUBLISHED_RISE_S, "C4's");
+        rise.check(self.bbr_rise_s)
+            && rise.check(self.variant_rise_s)
+            && HALVES
+                .times(self.bbr_drop_s, "bbr's")
+                .check(self.variant_drop_s)
+    }
+
+    /// The combination, in words.
+    pub fn label(&self) -> String {
+        format!(
+            "statistics {}, ACKs {}, bandwidth window {}",
+            self.cadence,
+            self.ack,
+            if self.bw_window_follows_cycle {
+                "cycle + 2 (QUIC's)"
+            } else {
+                "10 rounds"
+            }
+        )
+    }
+}
+
+const GRID_HEADER: [&str; 9] = [
+    "ack",
+    "bw_window_follows_cycle",
+    "cadence",
+    "seeds",
+    "bbr_drop_s",
+    "variant_drop_s",
+    "bbr_rise_s",
+    "variant_rise_s",
+    "variant_srtt_share",
+];
+
+/// The grid from its runs: per combination, the mean over seeds of each
+/// run's mean time to follow drops and rises (as C13 measures them).
+/// bbr's runs repeat across the cadence axis (bbr has no statistics);
+/// they must be identical there, which this checks.
+pub fn grid_rows(data: &[RunData]) -> Result<Vec<GridRow>, String> {
+    let key = |d: &RunData, k: &str| {
+        d.param(k)
+            .map(str::to_string)
+            .ok_or_else(|| format!("C13 grid: a run without `{k}`"))
+    };
+    let mut combos: Vec<(String, String, String)> = Vec::new();
+    for d in data {
+        let c = (
+            key(d, "flow.ack")?,
+            key(d, "flow.bbr.bw_window_follows_cycle")?,
+            key(d, "flow.jitter.cadence")?,
+        );
+        if !combos.contains(&c) {
+            combos.push(c);
+        }
+    }
+    let mut rows = Vec::new();
+    for (ack, win, cadence) in combos {
+        let runs = |alg: &str| -> Result<Vec<(String, FollowTimes, f64)>, String> {
+            let mut v = Vec::new();
+            for d in data.iter().filter(|d| {
+                d.param("flow.algorithm") == Some(alg)
+                    && d.param("flow.ack") == Some(&ack)
+                    && d.param("flow.bbr.bw_window_follows_cycle") == Some(&win)
+                    && d.param("flow.jitter.cadence") == Some(&cadence)
+            }) {
+                let bw = series(d, 0, "bw_estimate_bps", 1e-6)?;
+                let srtt = d
+                    .summary
+                    .flows
+                    .first()
+                    .and_then(|f| f.time_using_srtt)
+                    .unwrap_or(f64::NAN);
+                v.push((
+                    d.param("seed").unwrap_or("1").to_string(),
+                    FollowTimes::of(&bw, d.duration_s),
+                    srtt,
+                ));
+            }
+            Ok(v)
+        };
+        let (b, v) = (runs("bbr")?, runs("bbr-jitter")?);
+        if b.is_empty() || b.len() != v.len() {
+            return Err(format!(
+                "C13 grid: {} bbr and {} variant runs for {ack}/{win}/{cadence}",
+                b.len(),
+                v.len()
+            ));
+        }
+        let mean_of = |r: &[(String, FollowTimes, f64)], f: &dyn Fn(&FollowTimes) -> &Vec<f64>| {
+            r.iter().map(|x| FollowTimes::mean(f(&x.1))).sum::<f64>() / r.len() as f64
+        };
+        rows.push(GridRow {
+            bw_window_follows_cycle: win == "true",
+            seeds: b.len(),
+            bbr_drop_s: mean_of(&b, &|t| &t.drops),
+            variant_drop_s: mean_of(&v, &|t| &t.drops),
+            bbr_rise_s: mean_of(&b, &|t| &t.rises),
+            variant_rise_s: mean_of(&v, &|t| &t.rises),
+            variant_srtt_share: v.iter().map(|x| x.2).sum::<f64>() / v.len() as f64,
+            ack,
+            cadence,
+        });
+    }
+    // bbr ignores the cadence: its numbers must not depend on it.
+    for r in &rows {
+        for o in rows.iter().filter(|o| o.ack == r.ack) {
+            if o.bbr_drop_s != r.bbr_drop_s
+                && o.bw_window_follows_cycle == r.bw_window_follows_cycle
+            {
+                return Err(format!(
+                    "C13 grid: bbr differs across cadences ({} vs {})",
+                    r.label(),
+                    o.label()
+                ));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Writes the grid as CSV (the `csv` crate), 4 decimals.
+pub fn write_grid_csv(path: &Path, rows: &[GridRow]) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let mut w = csv::Writer::from_path(path).map_err(|e| err(&e))?;
+    w.write_record(GRID_HEADER).map_err(|e| err(&e))?;
+    for r in rows {
+        w.write_record([
+            r.ack.clone(),
+            r.bw_window_follows_cycle.to_string(),
+            r.cadence.clone(),
+            r.seeds.to_string(),
+            format!("{:.4}", r.bbr_drop_s),
+            format!("{:.4}", r.variant_drop_s),
+            format!("{:.4}", r.bbr_rise_s),
+            format!("{:.4}", r.variant_rise_s),
+            format!("{:.4}", r.variant_srtt_share),
+        ])
+        .map_err(|e| err(&e))?;
+    }
+    w.flush().map_err(|e| err(&e))
+}
+
+/// Reads a grid CSV written by [`write_grid_csv`]; `origin` names it in
+/// errors.
+pub fn parse_grid_csv(text: &str, origin: &str) -> Result<Vec<GridRow>, String> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let h = r.headers().map_err(|e| format!("{origin}: {e}"))?.clone();
+    if h.iter().collect::<Vec<_>>() != GRID_HEADER {
+        return Err(format!(
+            "{origin}: header {:?}; expected {GRID_HEADER:?}",
+            h.iter().collect::<Vec<_>>()
+        ));
+    }
+    let mut rows = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.map_err(|e| format!("{origin}: {e}"))?;
+        let line = i + 2;
+        let num = |k: usize| -> Result<f64, String> {
+            rec[k].parse::<f64>().map_err(|_| {
+                format!(
+                    "{origin}:{line}: `{}` = `{}` is not a number",
+                    GRID_HEADER[k], &rec[k]
+                )
+            })
+        };
+        rows.push(GridRow {
+            ack: rec[0].to_string(),
+            bw_window_follows_cycle: match &rec[1] {
+                "true" => true,
+                "false" => false,
+                v => {
+                    return Err(format!(
+                        "{origin}:{line}: bw_window_follows_cycle `{v}`; allowed true or false"
+                    ))
+                }
+            },
+            cadence: rec[2].to_string(),
+            seeds: rec[3]
+                .parse()
+                .map_err(|_| format!("{origin}:{line}: seeds `{}`", &rec[3]))?,
+            bbr_drop_s: num(4)?,
+            variant_drop_s: num(5)?,
+            bbr_rise_s: num(6)?,
+            variant_rise_s: num(7)?,
+            variant_srtt_share: num(8)?,
+        });
+    }
+    Ok(rows)
+}
+
+/// The committed grid ([`GRID_CSV_FILE`]).
+pub fn committed_grid() -> Result<Vec<GridRow>, String> {
+    parse_grid_csv(GRID_CSV, GRID_CSV_FILE)
+}
+
+/// Runs [`GRID_SCENARIO`] in `work` (`jobs` at a time) and summarises it.
+pub fn run_grid(work: &Path, jobs: Option<usize>) -> Result<Vec<GridRow>, String> {
+    use runner::sweep::{run_one_with, run_parallel, Quiet};
+    let sc = scenario::parse(
+        GRID_SCENARIO,
+        GRID_SCENARIO_FILE,
+        Path::new("."),
+        Path::new(GRID_SCENARIO_FILE),
+    )
+    .map_err(|e| e.to_string())?;
+    let runs: Vec<(usize, scenario::Run)> = sc.runs.into_iter().enumerate().collect();
+    let done = run_parallel(
+        &runs,
+        jobs,
+        &Quiet,
+        |(i, r)| (format!("grid run {i}"), r.config.duration_ns),
+        |(i, r), clock| {
+            run_one_with(
+                "c13-cadence-grid",
+                r,
+                &work.join(format!("run-{i:04}")),
+                clock,
+            )
+        },
+    );
+    let mut data = Vec::new();
+    for ((i, r), s) in runs.iter().zip(done) {
+        let summary = s.ok_or_else(|| format!("grid run {i} did not complete"))??;
+        data.push(RunData {
+            params: r.params.clone(),
+            summary,
+            dir: work.join(format!("run-{i:04}")),
+            href: String::new(),
+            duration_s: r.config.duration_ns as f64 / 1e9,
+        });
+    }
+    grid_rows(&data)
+}
+
+/// Adds the committed grid to C13's evaluation: one row per combination.
+fn grid_into(e: &mut Eval) -> Result<(), String> {
+    let rows = committed_grid()?;
+    let passing: Vec<String> = rows
+        .iter()
+        .filter(|r| r.passes())
+        .map(GridRow::label)
+        .collect();
+    for r in &rows {
+        e.row(
+            &format!(
+                "grid (issue 26): {}; time to follow a drop, bbr / variant, mean over {} seeds",
+                r.label(),
+                r.seeds
+            ),
+            "variant ≈ half of bbr",
+            format!(
+                "{:.2} s / {:.2} s ({:.2}×); rises {:.2} / {:.2} s; variant on srtt {:.1} %{}",
+                r.bbr_drop_s,
+                r.variant_drop_s,
+                r.ratio(),
+                r.bbr_rise_s,
+                r.variant_rise_s,
+                r.variant_srtt_share * 100.0,
+                if r.passes() {
+                    " — passes C13's checks"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    e.notes.push(format!(
+        "The grid (issue 26; {GRID_SCENARIO_FILE}, summarised in {GRID_CSV_FILE} by `cargo run --release -p claims --example c13_cadence_grid`) varies what seed 001 leaves open: how often eqs. (8)–(9) run, the receiver's ACK frequency (QUIC 2018's 2 packets / 25 ms, or Chromium's ACK decimation: 10 packets or min_rtt/4 after 100 packets), and the bandwidth window (cycle + 2 rounds as QUIC's, or 10 rounds). Every sample is also once per ACK frame: bbrlab's QUIC model hands one RTT sample per frame, so with decimated ACKs it is the per-frame cadence of QUIC's own RttStats. Every 10 or 30 samples skips the samples between; per round uses the ACK that starts each round. {}",
+        if passing.is_empty() {
+            "No combination passes C13's checks with its tolerance unchanged.".to_string()
+        } else {
+            format!("Combinations that pass C13's checks with its tolerance unchanged: {}.", passing.join("; "))
+        }
+    ));
+    Ok(())
 }

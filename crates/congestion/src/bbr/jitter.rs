@@ -10,13 +10,14 @@
 //! changes two numbers the Linux core asks for, the RTT under the BDP
 //! ([`Bbr::model_rtt_ns`]) and the PROBE_BW cycle length
 //! ([`Bbr::cycle_len`]), and nothing else. So it is the same [`Bbr`] with
-//! an optional [`JitterState`] that the core feeds every RTT sample; with
+//! an optional [`JitterState`] that the core hands every RTT sample (it
+//! keeps those its [`JitterCadence`] asks for); with
 //! none (plain `bbr`) both answers are Linux's. Keeping the statistics
 //! and those two answers here leaves the core reading as `tcp_bbr.c`.
 
 use super::{Bbr, CYCLE_LEN};
 use crate::algorithm::CongestionControl;
-use crate::config::{JitterConfig, JitterStats};
+use crate::config::{JitterCadence, JitterConfig, JitterStats};
 use crate::snapshot::JitterSnapshot;
 use crate::time::duration_to_nanos;
 use core::time::Duration;
@@ -31,6 +32,10 @@ pub(super) struct JitterState {
     srtt_ns: f64,
     rttvar_ns: f64,
     has_sample: bool,
+    /// Samples skipped since the last update ([`JitterCadence::EveryNSamples`]).
+    skipped: u32,
+    /// The round of the last update ([`JitterCadence::PerRound`]).
+    last_round: u64,
 }
 
 impl JitterState {
@@ -41,7 +46,32 @@ impl JitterState {
             srtt_ns: 0.0,
             rttvar_ns: 0.0,
             has_sample: false,
+            skipped: 0,
+            last_round: 0,
         }
+    }
+
+    /// One RTT sample, from the ACK frame that is in round `round` (BBR's
+    /// round count after this ACK): feeds eqs. (8)–(9) when the cadence
+    /// says so ([`JitterCadence`]), else skips it. The first sample always
+    /// starts the statistics.
+    pub(super) fn on_sample(&mut self, rtt: Duration, ack_delay: Duration, round: u64) {
+        if self.has_sample {
+            match self.cfg.cadence {
+                JitterCadence::EverySample | JitterCadence::PerAckFrame => {}
+                JitterCadence::EveryNSamples(n) => {
+                    self.skipped += 1;
+                    if self.skipped < n.get() {
+                        return;
+                    }
+                }
+                JitterCadence::PerRound if round == self.last_round => return,
+                JitterCadence::PerRound => {}
+            }
+        }
+        self.skipped = 0;
+        self.last_round = round;
+        self.update(rtt, ack_delay);
     }
 
     /// Eq. (8) then eq. (9), in the paper's order: rttvar measures the
@@ -52,7 +82,7 @@ impl JitterState {
     /// unstable (0.5 > γ = 0.3) for its first samples, so the variant would
     /// differ from `bbr` on a clean path. Starting at 0 makes it depart from
     /// `bbr` only on evidence of jitter.
-    pub(super) fn update(&mut self, rtt: Duration, ack_delay: Duration) {
+    fn update(&mut self, rtt: Duration, ack_delay: Duration) {
         if self.cfg.stats == JitterStats::Quic2018 {
             return self.update_quic(rtt, ack_delay);
         }

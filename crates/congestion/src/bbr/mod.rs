@@ -377,6 +377,14 @@ impl Bbr {
 
     // ----- the per-ACK model update ----------------------------------------
 
+    /// Whether this ACK's rate sample ends a round and starts the next:
+    /// it acknowledges a packet sent after the previous round ended
+    /// (`bbr_update_bw()`); invalid samples never do.
+    fn starts_round(&self, rs: &RateSample) -> bool {
+        rs.delivery_rate_bytes_per_ns().is_some()
+            && rs.prior_delivered_bytes >= self.next_round_delivered
+    }
+
     /// Counts rounds and feeds the bandwidth filter (`bbr_update_bw()`).
     /// A round ends when a packet sent after the previous round ended is
     /// acked. Invalid samples are skipped entirely, as Linux does.
@@ -385,7 +393,7 @@ impl Bbr {
         let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
             return;
         };
-        if rs.prior_delivered_bytes >= self.next_round_delivered {
+        if self.starts_round(rs) {
             self.next_round_delivered = ctx.delivered_bytes;
             self.round_count += 1;
             self.round_start = true;
@@ -806,8 +814,13 @@ impl CongestionControl for Bbr {
             self.delivered_time = ctx.now;
         }
         self.delivered_total = ctx.delivered_bytes;
-        if let (Some(j), Some(rtt)) = (self.jitter.as_mut(), ctx.rtt_sample) {
-            j.update(rtt, ctx.ack_delay);
+        if let (true, Some(rtt)) = (self.jitter.is_some(), ctx.rtt_sample) {
+            // The round this ACK is in, for a per-round cadence: update_bw()
+            // below counts it, by the same test.
+            let round = self.round_count + u64::from(self.starts_round(rs));
+            if let Some(j) = self.jitter.as_mut() {
+                j.on_sample(rtt, ctx.ack_delay, round);
+            }
         }
         if self.cfg.bw_window_follows_cycle {
             // QUIC 2018: `kBandwidthWindowSize` = cycle length + 2.
