@@ -415,7 +415,7 @@ pub fn run(
                 "datagrams_per_syscall",
             ),
             Source::S2n => {
-                let cert = dir.join("cert.der");
+                let cert = dir.join("cert.pem");
                 let _ = std::fs::remove_file(&cert);
                 let (r, s) = crate::quic::QuicCommands {
                     quic_bulk: quic_bulk.as_deref().expect("located above"),

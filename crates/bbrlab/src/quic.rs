@@ -384,7 +384,7 @@ fn loopback_run(
 ) -> Result<Outcome, String> {
     let port = free_udp_port()?;
     let server = format!("127.0.0.1:{port}");
-    let cert = dir.join("cert.der");
+    let cert = dir.join("cert.pem");
     let _ = std::fs::remove_file(&cert);
     let log = dir.join("flows.csv");
     let cmds = QuicCommands {
@@ -473,7 +473,7 @@ fn emu_run(
 ) -> Result<Outcome, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let csv = dir.join("flows.csv");
-    let cert = dir.join("cert.der");
+    let cert = dir.join("cert.pem");
     let _ = std::fs::remove_file(&cert);
     let _ = std::fs::remove_file(&csv);
     let (server, client, key) = match &p.cc {
@@ -775,7 +775,7 @@ mod tests {
             cc: "bbr3",
             extra: " --bbr3-profile linux-v3 --ecn",
             server: "{server}:5201",
-            cert: Path::new("/o/cert.der"),
+            cert: Path::new("/o/cert.pem"),
             seconds: 6,
             interval_ms: 10,
             log: Path::new("/o/flows.csv"),
@@ -783,11 +783,11 @@ mod tests {
         let (r, s) = c.shell();
         assert_eq!(
             r,
-            "/t/quic-bulk recv --stack s2n --listen {server}:5201 --cert /o/cert.der --timeout 30"
+            "/t/quic-bulk recv --stack s2n --listen {server}:5201 --cert /o/cert.pem --timeout 30"
         );
         assert_eq!(
             s,
-            "/t/quic-bulk send --stack s2n --to {server}:5201 --cert /o/cert.der --cc bbr3 \
+            "/t/quic-bulk send --stack s2n --to {server}:5201 --cert /o/cert.pem --cc bbr3 \
              --bbr3-profile linux-v3 --ecn --duration 6s --interval 10ms --log /o/flows.csv --timeout 30"
         );
     }

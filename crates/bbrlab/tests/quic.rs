@@ -241,7 +241,7 @@ fn a_killed_receiver_is_reported_by_the_sender() {
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let cert = d.path().join("cert.der");
+    let cert = d.path().join("cert.pem");
     let cert = cert.to_str().unwrap();
     let mut recv = Command::new(&qb)
         .args(["recv", "--stack", "s2n", "--listen", &addr, "--cert", cert])

@@ -50,11 +50,11 @@ fn commands(dir: &Path, send_args: &str, timeout_s: u32) -> (String, String) {
     let d = dir.display();
     (
         format!(
-            "echo $$ > {d}/recv.pid; exec {} recv --stack s2n --listen {{server}}:5201 --cert {d}/cert.der --timeout {timeout_s}",
+            "echo $$ > {d}/recv.pid; exec {} recv --stack s2n --listen {{server}}:5201 --cert {d}/cert.pem --timeout {timeout_s}",
             qb.display()
         ),
         format!(
-            "echo $$ > {d}/send.pid; exec {} send --stack s2n --to {{server}}:5201 --cert {d}/cert.der --timeout {timeout_s} {send_args}",
+            "echo $$ > {d}/send.pid; exec {} send --stack s2n --to {{server}}:5201 --cert {d}/cert.pem --timeout {timeout_s} {send_args}",
             qb.display()
         ),
     )
