@@ -1,11 +1,15 @@
 //! The s2n-quic stack: its own controllers (`s2n:bbr2`, `s2n:cubic`) and
-//! bbrlab's through the `bbrlab-s2n` adapter.
+//! bbrlab's (`bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`) through the
+//! `bbrlab-s2n` adapter, whose `Observer` gives the time series their
+//! controller state (cwnd, pacing rate, mode, bandwidth estimate, min_rtt,
+//! bytes in flight as the adapter counts them, srtt, CE marks).
 //!
 //! The sender is s2n's client (the side whose controller is measured),
 //! the receiver its server. Both run on a single-thread tokio runtime, so
 //! a process's CPU time is one stack's cost per byte.
 //!
-//! What the time series shows of s2n's own controllers comes from its
+//! What the time series shows of s2n's own controllers (and, for every
+//! controller, the bytes acknowledged and the packet counts) comes from its
 //! event subscriber ([`Probe`]): `on_recovery_metrics` (srtt, latest and
 //! min RTT, cwnd, bytes in flight), `on_pacing_rate_updated`,
 //! `on_bbr_state_changed`, `on_slow_start_exited` (CUBIC's mode),
@@ -66,7 +70,8 @@ impl Stack for S2n {
     }
 
     fn bbrlab_controllers(&self) -> Result<(), String> {
-        Err("bbrlab's controllers on s2n-quic need the bbrlab-s2n adapter, which this quic-bulk is built without; use s2n:bbr2 or s2n:cubic".into())
+        // Through the bbrlab-s2n adapter, built in.
+        Ok(())
     }
 
     fn send(&self, o: &SendOpts) -> Result<SendReport, String> {
@@ -277,7 +282,12 @@ impl Subscriber for Probe {
         self.state().pacing_bytes_per_sec = Some(e.bytes_per_second);
     }
 
-    fn on_bbr_state_changed(&mut self, _: &mut (), _: &ConnectionMeta, e: &events::BbrStateChanged) {
+    fn on_bbr_state_changed(
+        &mut self,
+        _: &mut (),
+        _: &ConnectionMeta,
+        e: &events::BbrStateChanged,
+    ) {
         if let Some(m) = bbr_mode(&e.state) {
             self.state().mode = Some(m);
         }
@@ -323,7 +333,11 @@ impl Subscriber for Probe {
         if !s.track {
             return;
         }
-        let acked: Vec<u64> = s.unacked.range(e.ack_range.clone()).map(|(k, _)| *k).collect();
+        let acked: Vec<u64> = s
+            .unacked
+            .range(e.ack_range.clone())
+            .map(|(k, _)| *k)
+            .collect();
         for k in acked {
             if let Some(b) = s.unacked.remove(&k) {
                 s.acked_stream_bytes += b;
@@ -354,8 +368,31 @@ impl Subscriber for Probe {
     }
 }
 
-/// One sample of the sender's state at `t` seconds after the handshake.
-fn sample(p: &Probe, t: f64) -> Sample {
+/// One sample of the sender's state at `t` seconds after the handshake:
+/// the controller's state from the adapter's `Observer` when one is
+/// given (bbrlab's controllers), otherwise from s2n's events; the
+/// delivered bytes and the packet counts from the events in both cases,
+/// so s2n's controllers and bbrlab's are counted alike.
+fn sample(p: &Probe, observer: Option<&bbrlab_s2n::Observer>, t: f64) -> Sample {
+    let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
+    let mut out = events_sample(p, t);
+    if let Some(o) = observer.and_then(bbrlab_s2n::Observer::latest) {
+        let snap = &o.snapshot;
+        out.cwnd_bytes = Some(snap.cwnd_bytes);
+        out.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
+        out.inflight_bytes = Some(o.bytes_in_flight);
+        out.mode = Some(snap.mode.name());
+        out.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
+        out.min_rtt_ms = ms(snap.min_rtt);
+        out.srtt_ms = ms(o.srtt).or(out.srtt_ms);
+        out.rtt_ms = ms(o.latest_rtt).or(out.rtt_ms);
+        out.delivered_ce = o.ce_packets;
+    }
+    out
+}
+
+/// What s2n's events alone say.
+fn events_sample(p: &Probe, t: f64) -> Sample {
     let s = p.state();
     let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
     Sample {
@@ -407,6 +444,9 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
                 .map_err(|e| format!("s2n-quic client: {e}"))?
         };
     }
+    // bbrlab's controllers report their state through the adapter's
+    // Observer; s2n's own through the event subscriber alone.
+    let mut observer: Option<bbrlab_s2n::Observer> = None;
     let client = match &o.cc {
         Cc::Own("bbr2") => {
             probe.state().mode = Some("startup");
@@ -417,7 +457,11 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
             client!(Cubic::default())
         }
         Cc::Own(other) => return Err(format!("s2n has no controller `{other}`")),
-        Cc::Bbrlab(_) => return Err(S2n.bbrlab_controllers().unwrap_err()),
+        Cc::Bbrlab(cfg) => {
+            let endpoint = bbrlab_s2n::Endpoint::new(**cfg);
+            observer = Some(endpoint.observer());
+            client!(endpoint)
+        }
     };
     let connect = Connect::new(o.to).with_server_name("localhost");
     let mut conn = tokio::time::timeout(o.timeout, client.connect(connect))
@@ -441,9 +485,11 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
     let series = Series::create(o.log.as_deref())?;
     let sampler = {
         let (probe, done, interval) = (probe.clone(), done.clone(), o.interval);
+        let observer = observer.clone();
         tokio::spawn(async move {
             let mut series = series;
-            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+            let mut tick =
+                tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
@@ -451,7 +497,7 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
                 if done.load(Ordering::Relaxed) {
                     break;
                 }
-                series.record(&sample(&probe, t0.elapsed().as_secs_f64()))?;
+                series.record(&sample(&probe, observer.as_ref(), t0.elapsed().as_secs_f64()))?;
             }
             Ok::<Series, String>(series)
         })
@@ -493,7 +539,7 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         .await
         .map_err(|e| format!("the sampler failed: {e}"))??;
     // The last row: everything written is acknowledged now.
-    let mut last = sample(&probe, seconds);
+    let mut last = sample(&probe, observer.as_ref(), seconds);
     last.delivered_bytes = sent;
     series.record(&last)?;
     let srtt_median_ms = series.finish()?;

@@ -63,7 +63,8 @@ impl Series {
     pub fn create(log: Option<&Path>) -> Result<Self, String> {
         let log = match log {
             Some(p) => {
-                let f = File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+                let f =
+                    File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
                 let mut w = csv::Writer::from_writer(BufWriter::new(f));
                 w.write_record(FLOW_COLUMNS.iter().map(|c| c.name))
                     .map_err(|e| format!("writing {}: {e}", p.display()))?;
@@ -96,7 +97,8 @@ impl Series {
         let Some((w, path)) = self.log.as_mut() else {
             return Ok(());
         };
-        let opt = |v: Option<f64>, digits: usize| v.map_or(String::new(), |x| format!("{x:.digits$}"));
+        let opt =
+            |v: Option<f64>, digits: usize| v.map_or(String::new(), |x| format!("{x:.digits$}"));
         let int = |v: Option<u64>| v.map_or(String::new(), |x| x.to_string());
         let row: [String; FLOW_COLUMNS.len()] = [
             format!("{:.6}", s.time_s),

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug)]
 pub enum Cc {
     /// One of bbrlab's, through the stack's adapter crate.
-    Bbrlab(congestion::Config),
+    Bbrlab(Box<congestion::Config>),
     /// The stack's own, by its name without the stack prefix
     /// (`bbr2` for `s2n:bbr2`).
     Own(&'static str),
@@ -48,6 +48,10 @@ pub struct SendOpts {
     /// Where the time series goes, if anywhere.
     pub log: Option<PathBuf>,
     /// `--ecn` was given (what it changes is the stack's to say).
+    #[allow(
+        dead_code,
+        reason = "s2n-quic cannot switch ECN (it always marks); stacks that can read it"
+    )]
     pub ecn: bool,
     /// The bound on every wait; a silent peer is reported within it.
     pub timeout: Duration,
@@ -172,7 +176,7 @@ pub fn parse_cc(
     stack
         .bbrlab_controllers()
         .map_err(|why| format!("--cc {name}: {why}"))?;
-    Ok((algorithm.name().to_string(), Cc::Bbrlab(cfg)))
+    Ok((algorithm.name().to_string(), Cc::Bbrlab(Box::new(cfg))))
 }
 
 /// A self-signed certificate for `localhost` (PEM certificate, PEM key).
@@ -207,10 +211,10 @@ pub fn wait_for_cert(path: &Path, timeout: Duration) -> Result<String, String> {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(format!(
-                    "no certificate at {} after {} s (is `quic-bulk recv` running with this --cert?)",
-                    path.display(),
-                    timeout.as_secs_f64()
-                ))
+                "no certificate at {} after {} s (is `quic-bulk recv` running with this --cert?)",
+                path.display(),
+                timeout.as_secs_f64()
+            ))
             }
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         }

@@ -117,10 +117,7 @@ fn check_run(send: &serde_json::Value, cc: &str, bytes: u64, log: &Path) {
     let goodput = num(send, "goodput_bps");
     assert!(secs > 0.0 && goodput > 0.0, "{send}");
     // goodput is bytes × 8 / seconds (rounded to a whole bit/s).
-    assert!(
-        (goodput - bytes as f64 * 8.0 / secs).abs() <= 1.0,
-        "{send}"
-    );
+    assert!((goodput - bytes as f64 * 8.0 / secs).abs() <= 1.0, "{send}");
     let sent = num(send, "packets_sent");
     let lost = num(send, "packets_lost");
     // No QUIC packet carries more than 1500 bytes of stream data here
@@ -132,7 +129,10 @@ fn check_run(send: &serde_json::Value, cc: &str, bytes: u64, log: &Path) {
 
     let mut r = csv::Reader::from_path(log).expect("the log exists");
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    let names: Vec<&str> = sender::schema::FLOW_COLUMNS.iter().map(|c| c.name).collect();
+    let names: Vec<&str> = sender::schema::FLOW_COLUMNS
+        .iter()
+        .map(|c| c.name)
+        .collect();
     assert_eq!(&header[..names.len()], &names[..]);
     let col = |n: &str| names.iter().position(|c| *c == n).unwrap();
     let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
@@ -153,7 +153,10 @@ fn check_run(send: &serde_json::Value, cc: &str, bytes: u64, log: &Path) {
         last_delivered = d;
         assert_eq!(&row[col("queue_delay_ms")], "");
     }
-    assert_eq!(last_delivered, bytes, "the last row has every byte delivered");
+    assert_eq!(
+        last_delivered, bytes,
+        "the last row has every byte delivered"
+    );
     assert!((last_t - secs).abs() < 1e-3, "the last row is at the end");
 }
 
@@ -336,7 +339,10 @@ fn a_certificate_that_never_appears_is_an_error() {
     let out = send.wait(LIMIT, "send");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("no certificate at") && err.contains("never.pem"), "{err}");
+    assert!(
+        err.contains("no certificate at") && err.contains("never.pem"),
+        "{err}"
+    );
 }
 
 fn bad(args: &[&str]) -> String {
@@ -352,39 +358,100 @@ fn bad(args: &[&str]) -> String {
 fn bad_arguments_exit_2_with_a_clear_message() {
     let send = |cc: &str, stack: &str| {
         bad(&[
-            "send", "--stack", stack, "--to", "127.0.0.1:9", "--cert", "/nonexistent/c.pem",
-            "--cc", cc, "--bytes", "10",
+            "send",
+            "--stack",
+            stack,
+            "--to",
+            "127.0.0.1:9",
+            "--cert",
+            "/nonexistent/c.pem",
+            "--cc",
+            cc,
+            "--bytes",
+            "10",
         ])
     };
     let e = send("vegas", "s2n");
-    assert!(e.contains("--cc vegas") && e.contains("s2n:bbr2, s2n:cubic"), "{e}");
+    assert!(
+        e.contains("--cc vegas") && e.contains("s2n:bbr2, s2n:cubic"),
+        "{e}"
+    );
     assert!(e.contains("bbr, bbr-jitter, bbr3, cubic, reno"), "{e}");
     let e = send("s2n:bbr3", "s2n");
     assert!(e.contains("--cc s2n:bbr3"), "{e}");
     let e = send("s2n:bbr2", "msquic");
-    assert!(e.contains("--stack msquic") && e.contains("known stacks: s2n"), "{e}");
+    assert!(
+        e.contains("--stack msquic") && e.contains("known stacks: s2n"),
+        "{e}"
+    );
     // No --cert at all.
     let e = bad(&[
-        "send", "--stack", "s2n", "--to", "127.0.0.1:9", "--cc", "s2n:bbr2", "--bytes", "10",
+        "send",
+        "--stack",
+        "s2n",
+        "--to",
+        "127.0.0.1:9",
+        "--cc",
+        "s2n:bbr2",
+        "--bytes",
+        "10",
     ]);
     assert!(e.contains("--cert"), "{e}");
     // Neither --bytes nor --duration.
     let e = bad(&[
-        "send", "--stack", "s2n", "--to", "127.0.0.1:9", "--cert", "/x.pem", "--cc", "s2n:bbr2",
+        "send",
+        "--stack",
+        "s2n",
+        "--to",
+        "127.0.0.1:9",
+        "--cert",
+        "/x.pem",
+        "--cc",
+        "s2n:bbr2",
     ]);
     assert!(e.contains("--duration") || e.contains("--bytes"), "{e}");
     let e = bad(&[
-        "send", "--stack", "s2n", "--to", "127.0.0.1:9", "--cert", "/x.pem", "--cc", "s2n:bbr2",
-        "--duration", "10",
+        "send",
+        "--stack",
+        "s2n",
+        "--to",
+        "127.0.0.1:9",
+        "--cert",
+        "/x.pem",
+        "--cc",
+        "s2n:bbr2",
+        "--duration",
+        "10",
     ]);
     assert!(e.contains("--duration") && e.contains("unit"), "{e}");
     let e = bad(&[
-        "send", "--stack", "s2n", "--to", "127.0.0.1:9", "--cert", "/x.pem", "--cc", "cubic",
-        "--bbr3-profile", "draft", "--bytes", "10",
+        "send",
+        "--stack",
+        "s2n",
+        "--to",
+        "127.0.0.1:9",
+        "--cert",
+        "/x.pem",
+        "--cc",
+        "cubic",
+        "--bbr3-profile",
+        "draft",
+        "--bytes",
+        "10",
     ]);
-    assert!(e.contains("--bbr3-profile draft: only for --cc bbr3"), "{e}");
+    assert!(
+        e.contains("--bbr3-profile draft: only for --cc bbr3"),
+        "{e}"
+    );
     let e = bad(&[
-        "recv", "--stack", "s2n", "--listen", "127.0.0.1:9", "--cert", "/x.pem", "--timeout",
+        "recv",
+        "--stack",
+        "s2n",
+        "--listen",
+        "127.0.0.1:9",
+        "--cert",
+        "/x.pem",
+        "--timeout",
         "0",
     ]);
     assert!(e.contains("--timeout"), "{e}");
