@@ -226,7 +226,7 @@ type Fig = (f64, Option<f64>);
 /// The figures of one compare run: (goodput Mbit/s, median srtt ms) for
 /// the kernel, the simulator matched to it, the UDP transport and the
 /// simulator matched to that, and s2n-quic's and the simulator matched to it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Figures {
     kernel: Option<Fig>,
     sim_kernel: Option<Fig>,
@@ -234,6 +234,8 @@ struct Figures {
     sim_udp: Option<Fig>,
     s2n: Option<Fig>,
     sim_s2n: Option<Fig>,
+    /// The s2n-quic run failed (compare.json's `failed_sources`).
+    s2n_failed: bool,
 }
 
 /// Reads `compare.json` as `bbrlab compare` writes it.
@@ -258,6 +260,9 @@ fn read_figures(doc: &Value) -> Result<Figures, String> {
             _ => {}
         }
     }
+    f.s2n_failed = doc["failed_sources"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|s| s["kind"] == "s2n"));
     Ok(f)
 }
 
@@ -422,7 +427,13 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 _ => Value::Null,
             };
             let s2n = avg(|f| f.s2n);
+            let s2n_failures = runs.iter().filter(|f| f.s2n_failed).count();
             let s2n_vs = match (s2n, kernel) {
+                // A failed run misses the goal whatever the others show.
+                _ if s2n_failures > 0 => json!({
+                    "within": false,
+                    "failed_runs": s2n_failures,
+                }),
                 (Some(u), Some(k)) => judge(u, k, b),
                 _ => Value::Null,
             };
@@ -491,6 +502,9 @@ fn cell(v: &Value, key: &str, p: usize) -> String {
 fn diff_cell(v: &Value) -> String {
     if v.is_null() {
         return "–".into();
+    }
+    if let Some(n) = v["failed_runs"].as_u64() {
+        return format!("{n} run(s) failed ✗");
     }
     let mark = if v["within"].as_bool() == Some(true) {
         "✓"
@@ -621,6 +635,18 @@ mod tests {
             judge((10.0, Some(6.9)), (10.0, Some(5.0)), b)["srtt_within"],
             true
         );
+    }
+
+    #[test]
+    fn a_failed_s2n_run_is_read_and_shown_as_a_miss() {
+        let doc = json!({"sources": [
+            {"kind": "kernel", "matched_to": null, "goodput_mbps": 9.4, "srtt_median_ms": 42.0},
+        ], "failed_sources": [{"kind": "s2n", "source": "s2n-quic + bbrlab (bbr)", "error": "x"}]});
+        let f = read_figures(&doc).unwrap();
+        assert!(f.s2n_failed && f.s2n.is_none());
+        assert!(!read_figures(&json!({"sources": []})).unwrap().s2n_failed);
+        let cell = diff_cell(&json!({"within": false, "failed_runs": 1}));
+        assert_eq!(cell, "1 run(s) failed ✗");
     }
 
     #[test]
