@@ -84,7 +84,8 @@ pub(crate) enum Command {
         accept_timeout: String,
     },
     /// Run a one-flow scenario in the simulator and, through the emulator
-    /// (root), with kernel TCP and/or the UDP transport; overlay and tabulate.
+    /// (root), with kernel TCP, the UDP transport and/or s2n-quic (bbrlab's
+    /// controller through the adapter); overlay and tabulate.
     Compare {
         /// The scenario (one flow, no sweep).
         scenario: PathBuf,
