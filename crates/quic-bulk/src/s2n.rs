@@ -497,7 +497,11 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
                 if done.load(Ordering::Relaxed) {
                     break;
                 }
-                series.record(&sample(&probe, observer.as_ref(), t0.elapsed().as_secs_f64()))?;
+                series.record(&sample(
+                    &probe,
+                    observer.as_ref(),
+                    t0.elapsed().as_secs_f64(),
+                ))?;
             }
             Ok::<Series, String>(series)
         })

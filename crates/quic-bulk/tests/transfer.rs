@@ -230,6 +230,43 @@ fn s2n_cubic_transfer_arrives_intact() {
     pair("s2n:cubic");
 }
 
+#[test]
+fn bbrlab_bbr_through_the_adapter_arrives_intact() {
+    pair("bbr");
+}
+
+#[test]
+fn bbrlab_cubic_through_the_adapter_arrives_intact() {
+    pair("cubic");
+}
+
+/// `--bbr3-profile` reaches the adapter's controller.
+#[test]
+fn bbr3_with_the_linux_profile_in_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("flows.csv");
+    let mut both = Guard::spawn(Command::new(BIN).args([
+        "both",
+        "--stack",
+        "s2n",
+        "--cc",
+        "bbr3",
+        "--bbr3-profile",
+        "linux-v3",
+        "--bytes",
+        "2000000",
+        "--log",
+        log.to_str().unwrap(),
+    ]));
+    let out = both.wait(LIMIT, "both");
+    assert!(
+        out.status.success(),
+        "both failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check_run(&json(&out, "both"), "bbr3", 2_000_000, &log);
+}
+
 /// `both` runs the two ends in one process and checks the receiver's
 /// count against the sender's.
 #[test]
