@@ -9,6 +9,10 @@ bash scripts/setup.sh
 bash scripts/check-layers.sh
 # With the binary's `kernel` feature (bbrlab's BPF controls; setup.sh
 # installs what it needs), so the kernel tests run too.
+# quic-bulk next to the bbrlab binary the tests run (tests/quic*.rs):
+# `cargo test` builds only a package's own binaries for its integration
+# tests. The test profile shares its dependencies' build with the tests.
+cargo build -p quic-bulk --profile test
 cargo test --workspace --all-targets --features bbrlab/kernel
 cargo test --workspace --doc --features bbrlab/kernel
 bash scripts/test-docs.sh  # the book and README: build, links, every shell block (Python blocks: test-python.sh)

@@ -8,6 +8,7 @@
 //! on a machine whose speed drifts. BBRv3 (`bbr3`) runs the same path, and
 //! is reported as its own ratio against the same CUBIC run.
 
+use crate::child::{finish, free_tcp_port, free_udp_port};
 use std::path::Path;
 use std::time::Instant;
 
@@ -127,72 +128,6 @@ fn default_quinn_bulk() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let p = exe.parent()?.join("quinn-bulk");
     p.exists().then_some(p)
-}
-
-/// What one process of a transfer left behind.
-struct Finished {
-    stdout: String,
-    /// User + system CPU seconds (from `wait4`'s rusage).
-    cpu_s: f64,
-}
-
-/// Waits for `child` until `deadline` (then kills it by its PID) and
-/// returns its output and the CPU time it used. Fails if it exited non-zero.
-fn finish(
-    mut child: std::process::Child,
-    what: &str,
-    deadline: std::time::Instant,
-) -> Result<Finished, String> {
-    use std::io::Read;
-    let pid = child.id() as libc::pid_t;
-    let (status, ru) = loop {
-        let mut status = 0;
-        // SAFETY: rusage is plain data; zero is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: pid is our unreaped child; status and ru are valid.
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
-        if r == pid {
-            break (status, ru);
-        }
-        if r < 0 {
-            return Err(format!(
-                "{what}: wait4: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            // SAFETY: as above; reaps the killed child.
-            unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-            return Err(format!(
-                "{what} (pid {pid}) overran its time and was killed"
-            ));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut o) = child.stdout.take() {
-        let _ = o.read_to_string(&mut stdout);
-    }
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut stderr);
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let cpu_s = secs(ru.ru_utime) + secs(ru.ru_stime);
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        return Err(format!(
-            "{what} failed (wait status {status}): {}",
-            stderr.trim()
-        ));
-    }
-    Ok(Finished { stdout, cpu_s })
-}
-
-/// A loopback port that was free a moment ago.
-fn free_udp_port() -> Result<u16, String> {
-    let s = std::net::UdpSocket::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
-    Ok(s.local_addr().map_err(|e| e.to_string())?.port())
 }
 
 /// One transfer's figures.
@@ -435,10 +370,4 @@ pub fn transport(seconds: u64, runs: u32, quinn: Option<std::path::PathBuf>) -> 
     })?;
     println!("  kernel TCP bbr         {:>6.2} Gbit/s", tcp / 1e9);
     Ok(())
-}
-
-/// A loopback TCP port that was free a moment ago.
-fn free_tcp_port() -> Result<u16, String> {
-    let s = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
-    Ok(s.local_addr().map_err(|e| e.to_string())?.port())
 }

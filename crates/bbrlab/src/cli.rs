@@ -84,17 +84,40 @@ pub(crate) enum Command {
         accept_timeout: String,
     },
     /// Run a one-flow scenario in the simulator and, through the emulator
-    /// (root), with kernel TCP and/or the UDP transport; overlay and tabulate.
+    /// (root), with kernel TCP, the UDP transport and/or s2n-quic (bbrlab's
+    /// controller through the adapter); overlay and tabulate.
     Compare {
         /// The scenario (one flow, no sweep).
         scenario: PathBuf,
-        /// Real sources to add: kernel, udp (comma-separated), or `none`.
+        /// Real sources to add (comma-separated): kernel (kernel TCP), udp
+        /// (bbrlab's UDP transport), s2n (s2n-quic with the scenario's
+        /// algorithm through bbrlab's adapter, by `quic-bulk`); or `none`.
         #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
         with: Vec<String>,
+        /// quic-bulk for `--with s2n` (default: next to this binary;
+        /// `cargo build --release -p quic-bulk`).
+        #[arg(long)]
+        quic_bulk: Option<PathBuf>,
         /// Output directory (default out/compare-NAME, NAME the scenario's name).
         #[arg(long, short)]
         out: Option<PathBuf>,
     },
+    /// Bulk transfers over real QUIC stacks with `quic-bulk`: each stack's
+    /// own controllers (`s2n:bbr2`, `s2n:cubic`) and bbrlab's through the
+    /// stack's adapter (`bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`).
+    ///
+    /// On loopback (default, no root) sender and receiver are two
+    /// processes; the table gives goodput, median srtt, retransmissions
+    /// and the CPU seconds per gigabit of both (from wait4), with each
+    /// run's CPU as a ratio to the stack's own BBR in the same invocation.
+    /// With --scenario every run goes through `bbrlab emu` on the file's
+    /// [link] (root), with kernel TCP bbr and cubic on the same path as
+    /// reference rows. Writes quic.json and each run's flows.csv (the
+    /// shared time-series schema) under --out.
+    #[command(
+        after_help = "Examples:\n  # s2n-quic's own BBRv2 against bbrlab's BBR through the adapter, 5 s each:\n  bbrlab quic --cc s2n:bbr2,bbr,s2n:cubic,cubic\n  # through the emulator, with kernel TCP bbr and cubic beside them (root):\n  sudo bbrlab quic --scenario scenarios/compare.toml --cc s2n:bbr2,bbr --seconds 10\n\nquic-bulk comes from `cargo build --release -p quic-bulk` (found next to bbrlab)."
+    )]
+    Quic(QuicArgs),
     /// Validate the simulator against kernel TCP (root): a matrix of
     /// single-flow paths (2–100 Mbit/s, 5–200 ms, 0.25–10 BDP, 0–5 % loss,
     /// jitter), each through `compare` with kernel TCP (and the UDP
@@ -125,6 +148,10 @@ pub(crate) enum Command {
         /// Print the Markdown table of an existing validate.json and exit.
         #[arg(long, value_name = "VALIDATE_JSON")]
         table: Option<PathBuf>,
+        /// quic-bulk for the s2n-quic rows of bbr (default: next to this
+        /// binary; without it those rows are skipped, with a note).
+        #[arg(long)]
+        quic_bulk: Option<PathBuf>,
     },
     /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
     Tcp {
@@ -390,6 +417,49 @@ pub(crate) struct EmuArgs {
     /// Longest run in seconds before everything is stopped.
     #[arg(long, default_value_t = 3600)]
     pub(crate) timeout: u64,
+}
+
+/// `bbrlab quic`'s options.
+#[derive(clap::Args)]
+pub(crate) struct QuicArgs {
+    /// QUIC stacks, comma-separated (s2n; noq and quinn where quic-bulk
+    /// has them).
+    #[arg(long, value_delimiter = ',', default_value = "s2n")]
+    pub(crate) stack: Vec<String>,
+    /// Controllers, comma-separated: bbrlab's through each stack's adapter
+    /// (bbr, bbr-jitter, bbr3, cubic, reno), or a stack's own as
+    /// STACK:NAME (s2n:bbr2, s2n:cubic), which runs on that stack only.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "s2n:bbr2,bbr,s2n:cubic,cubic"
+    )]
+    pub(crate) cc: Vec<String>,
+    /// Seconds each transfer sends [default: 5 on loopback, the scenario's
+    /// duration with --scenario].
+    #[arg(long)]
+    pub(crate) seconds: Option<u64>,
+    /// Run through `bbrlab emu` on this scenario's [link] (root), adding
+    /// kernel TCP bbr and cubic as reference rows.
+    #[arg(long)]
+    pub(crate) scenario: Option<PathBuf>,
+    /// With --scenario: no kernel TCP rows.
+    #[arg(long, requires = "scenario")]
+    pub(crate) no_kernel: bool,
+    /// Output directory [default: out/quic, or out/quic-NAME with
+    /// --scenario].
+    #[arg(long, short)]
+    pub(crate) out: Option<PathBuf>,
+    /// The quic-bulk program (default: next to this binary).
+    #[arg(long)]
+    pub(crate) quic_bulk: Option<PathBuf>,
+    /// Sampling interval of each run's flows.csv.
+    #[arg(long, default_value = "10ms")]
+    pub(crate) interval: String,
+    /// Repeat every run this many times, rotating the order; CPU ratios
+    /// are taken within each round.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) rounds: u32,
 }
 
 /// `bbrlab send`'s options.

@@ -30,9 +30,12 @@ pub enum Source {
     Kernel,
     /// bbrlab's UDP transport through the emulator (`bbrlab send`).
     Udp,
+    /// s2n-quic with the scenario's algorithm through bbrlab's adapter,
+    /// through the emulator (`quic-bulk --stack s2n`).
+    S2n,
 }
 
-/// Parses `--with kernel,udp`; `--with none` runs the simulator alone
+/// Parses `--with kernel,udp,s2n`; `--with none` runs the simulator alone
 /// (no root needed), as the scenario describes its packets.
 pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
     if list.len() == 1 && list[0].trim() == "none" {
@@ -42,8 +45,9 @@ pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
         .map(|s| match s.trim() {
             "kernel" => Ok(Source::Kernel),
             "udp" => Ok(Source::Udp),
+            "s2n" | "quic-s2n" => Ok(Source::S2n),
             other => Err(format!(
-                "--with {other}: allowed `kernel` and `udp`, or `none` alone"
+                "--with {other}: allowed `kernel`, `udp` and `s2n`, or `none` alone"
             )),
         })
         .collect()
@@ -53,9 +57,9 @@ pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
 /// compare.json, so a reader knows the rows are alike.
 const GOODPUT_IS: &str =
     "payload bytes delivered / seconds since the first data packet, over the common window";
-const RTT_IS: &str = "smoothed RTT (srtt, RFC 6298 gain 1/8) sampled every interval: the kernel's tcpi_rtt, the simulator's and UDP transport's controller estimator (which, per RFC 9002, subtracts the ACK delay the receiver reports; Linux's does not)";
+const RTT_IS: &str = "smoothed RTT (srtt, RFC 6298 gain 1/8) sampled every interval: the kernel's tcpi_rtt, the simulator's and UDP transport's controller estimator and s2n-quic's (which, per RFC 9002, subtract the ACK delay the receiver reports; Linux's does not)";
 const RETX_IS: &str = "retransmitted data packets / data packets sent (kernel: tcpi_total_retrans / tcpi_data_segs_out)";
-const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the end of the UDP transport's handshake, the kernel probe's first write after connect()";
+const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the end of the UDP transport's or QUIC handshake, the kernel probe's first write after connect()";
 
 /// The kernel's IPv4 + TCP header with the timestamp option, and its
 /// payload per segment on the emulator's 1500-byte MTU: what `compare`
@@ -95,6 +99,37 @@ fn udp_packet_size() -> PacketSize {
     }
 }
 
+/// Bytes around each STREAM frame's payload in an s2n-quic 1-RTT packet:
+/// IPv4 (20) and UDP (8); the short header's first byte, s2n-quic's 16-byte
+/// destination connection ID and a packet number of up to 4 bytes (RFC
+/// 9000 17.3.1); the AEAD tag (16, AES-GCM); the STREAM frame's type,
+/// stream ID and 4-byte offset (RFC 9000 19.8; s2n-quic leaves out the
+/// length of a packet's last frame).
+const S2N_HEADER: u32 = 20 + 8 + 1 + 16 + 4 + 16 + 1 + 1 + 4;
+
+/// s2n-quic's packet size: [`S2N_HEADER`] bytes of headers around the
+/// payload the sender's summary shows per packet (bytes acknowledged over
+/// packets sent and not lost). Without a summary, a full 1500-byte packet
+/// (s2n-quic probes its MTU up to the emulator's 1500 bytes).
+fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
+    let per_packet = summary.and_then(|s| {
+        let bytes = s["bytes"].as_f64()?;
+        let sent = s["packets_sent"].as_f64()?;
+        let lost = s["packets_lost"].as_f64().unwrap_or(0.0);
+        (sent - lost > 100.0).then(|| (bytes / (sent - lost)).round() as u64)
+    });
+    match per_packet {
+        Some(p) if (500..=1500 - S2N_HEADER as u64).contains(&p) => PacketSize {
+            payload: p,
+            header: S2N_HEADER,
+        },
+        _ => PacketSize {
+            payload: 1500 - S2N_HEADER as u64,
+            header: S2N_HEADER,
+        },
+    }
+}
+
 /// The kernel connection's packet size from `tcp send`'s summary: its MSS
 /// as payload and the rest of the path MTU as headers (52 bytes with TCP
 /// timestamps, 40 without).
@@ -120,9 +155,9 @@ pub(crate) fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Valu
 
 /// A source's figures over the common window, times from its origin.
 #[derive(Debug)]
-struct Measured {
-    goodput_mbps: f64,
-    rtt_median_ms: Option<f64>,
+pub(crate) struct Measured {
+    pub(crate) goodput_mbps: f64,
+    pub(crate) rtt_median_ms: Option<f64>,
     rtt_p95_ms: Option<f64>,
     data_packets: Option<u64>,
     retransmitted: Option<u64>,
@@ -135,7 +170,7 @@ struct Measured {
 }
 
 impl Measured {
-    fn retransmitted_fraction(&self) -> Option<f64> {
+    pub(crate) fn retransmitted_fraction(&self) -> Option<f64> {
         match (self.retransmitted, self.data_packets) {
             (Some(r), Some(n)) if n > 0 => Some(r as f64 / n as f64),
             _ => None,
@@ -191,7 +226,7 @@ fn align(points: Vec<(f64, f64)>, origin_s: f64, window_s: f64) -> Vec<(f64, f64
 /// Reads a flows.csv written by any source: `origin_s` is when its first
 /// data packet left (in the file's own times), `window_s` the common span
 /// measured from there.
-fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String> {
+pub(crate) fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String> {
     let t = Table::read(csv)?;
     let col = |y: schema::Column| -> Result<Vec<(f64, f64)>, String> {
         Ok(align(
@@ -241,7 +276,7 @@ fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String>
 /// come back is stopped at a deadline); returns its standard output, which
 /// carries the client's and server's JSON summaries. Its output files stay
 /// in `log_dir`.
-fn run_emu(
+pub(crate) fn run_emu(
     exe: &Path,
     scenario: &Path,
     (server, client): (&str, &str),
@@ -290,8 +325,14 @@ fn simulate(
     Ok((m, summary.flows.first().map_or(0, |f| f.rtos)))
 }
 
-/// The `compare` command.
-pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(), String> {
+/// The `compare` command. `quic_bulk`: the program for [`Source::S2n`]
+/// (default: next to this binary).
+pub fn run(
+    scenario: &Path,
+    with: &[Source],
+    out: Option<PathBuf>,
+    quic_bulk: Option<&Path>,
+) -> Result<(), String> {
     let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
     let flows = sc.runs.first().map_or(0, |r| r.config.flows.len());
     if sc.runs.len() != 1 || flows != 1 {
@@ -338,48 +379,82 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
         .saturating_sub(run.config.flows[0].start_ns) as f64
         / 1e9;
     let window_s = sim_span.min(secs as f64);
+    let quic_bulk = if with.contains(&Source::S2n) {
+        Some(crate::quic::locate(quic_bulk)?)
+    } else {
+        None
+    };
     let exe_path = std::env::current_exe().map_err(|e| e.to_string())?;
     let exe = exe_path.display();
     let mut rows = Vec::new();
     let mut real = Vec::new();
+    let mut failed = Vec::new();
     for s in with {
-        // (directory, label, receiver, sender prefix, summary key)
-        let (name, label, recv, send, key, extra) = match s {
+        let (name, label) = match s {
             Source::Kernel => {
                 if !["bbr", "cubic", "reno"].contains(&alg.as_str()) {
                     eprintln!("compare: the kernel has no `{alg}`; skipping the kernel run");
                     continue;
                 }
-                ("kernel", "kernel TCP", "tcp recv", "tcp send", "pmtu", "")
+                ("kernel", "kernel TCP")
             }
-            Source::Udp => (
-                "udp",
-                "UDP transport",
-                "recv",
-                "send --quiet",
-                "datagrams_per_syscall",
-                udp_extra.as_str(),
-            ),
+            Source::Udp => ("udp", "UDP transport"),
+            Source::S2n => ("s2n", "s2n-quic + bbrlab"),
         };
         let dir = out.join(name);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let csv = std::fs::canonicalize(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .join("flows.csv");
+        let dir = std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let csv = dir.join("flows.csv");
+        // The receiver's and sender's commands, and the key of the
+        // sender's JSON summary among the emulator's output.
+        let (server, client, key) = match s {
+            Source::Kernel => (
+                format!("{exe} tcp recv --listen {{server}}:5201"),
+                format!(
+                    "{exe} tcp send --to {{server}}:5201 --cc {alg} --duration {secs}s --interval {interval_ms}ms --log {}",
+                    csv.display()
+                ),
+                "pmtu",
+            ),
+            Source::Udp => (
+                format!("{exe} recv --listen {{server}}:5201"),
+                format!(
+                    "{exe} send --quiet --to {{server}}:5201 --cc {alg}{udp_extra} --duration {secs}s --interval {interval_ms}ms --log {}",
+                    csv.display()
+                ),
+                "datagrams_per_syscall",
+            ),
+            Source::S2n => {
+                let cert = dir.join("cert.pem");
+                let _ = std::fs::remove_file(&cert);
+                let (r, s) = crate::quic::QuicCommands {
+                    quic_bulk: quic_bulk.as_deref().expect("located above"),
+                    stack: "s2n",
+                    cc: &alg,
+                    extra: &udp_extra,
+                    server: "{server}:5201",
+                    cert: &cert,
+                    seconds: secs,
+                    interval_ms,
+                    log: &csv,
+                }
+                .shell();
+                (r, s, "quic_stack")
+            }
+        };
         eprintln!("compare: {label} ({alg}) through the emulator for {secs} s …");
-        let stdout = run_emu(
-            &exe_path,
-            scenario,
-            (
-                &format!("{exe} {recv} --listen {{server}}:5201"),
-                &format!(
-                "{exe} {send} --to {{server}}:5201 --cc {alg}{extra} --duration {secs}s --interval {interval_ms}ms --log {}",
-                csv.display()
-            ),
-            ),
-            secs + 60,
-            &dir,
-        )?;
+        let stdout = match run_emu(&exe_path, scenario, (&server, &client), secs + 60, &dir) {
+            Ok(o) => o,
+            // A QUIC run that fails is a finding about that stack (written
+            // into compare.json, so validate reports it), not a reason to
+            // lose the kernel and UDP rows.
+            Err(e) if *s == Source::S2n => {
+                eprintln!("compare: the {label} run failed; its row is left out: {e}");
+                failed.push(serde_json::json!({ "kind": name, "source": format!("{label} ({alg})"), "error": e }));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let summary = json_line_with(&stdout, key);
         if summary.is_none() {
             eprintln!("compare: no summary from the {label} sender; its RTO count is missing");
@@ -390,6 +465,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
         let size = match s {
             Source::Kernel => kernel_packet_size(summary.as_ref()),
             Source::Udp => udp_packet_size(),
+            Source::S2n => s2n_packet_size(summary.as_ref()),
         };
         let real_label = format!("{label} ({alg})");
         let (m, rtos) = simulate(
@@ -419,7 +495,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
                     "delivery_rate_median_mbps": v["delivery_rate_median_bps"].as_f64().map(|b| b / 1e6),
                 })
             }),
-            Source::Udp => None,
+            Source::Udp | Source::S2n => None,
         };
         rows.push(Row {
             label: real_label,
@@ -448,7 +524,7 @@ pub fn run(scenario: &Path, with: &[Source], out: Option<PathBuf>) -> Result<(),
         });
     }
     print_table(&rows, window_s);
-    write_json(&out, &sc.name, window_s, &rows)?;
+    write_json(&out, &sc.name, window_s, &rows, &failed)?;
     let series = |f: &dyn Fn(&Measured) -> Vec<(f64, f64)>| -> Vec<Series> {
         rows.iter()
             .map(|r| Series {
@@ -575,7 +651,13 @@ fn print_table(rows: &[Row], window_s: f64) {
     }
 }
 
-fn write_json(out: &Path, name: &str, window_s: f64, rows: &[Row]) -> Result<(), String> {
+fn write_json(
+    out: &Path,
+    name: &str,
+    window_s: f64,
+    rows: &[Row],
+    failed: &[serde_json::Value],
+) -> Result<(), String> {
     let sources: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -610,6 +692,7 @@ fn write_json(out: &Path, name: &str, window_s: f64, rows: &[Row]) -> Result<(),
             "min_rtt": "the controller's (kernel: TCP_CC_INFO for BBR, else tcpi_min_rtt) at the end of the window",
         },
         "sources": sources,
+        "failed_sources": failed,
     });
     let json = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     let path = out.join("compare.json");
@@ -749,6 +832,45 @@ mod tests {
         let bad = serde_json::json!({"mss": 1500, "pmtu": 1500});
         assert_eq!(kernel_packet_size(Some(&bad)), KERNEL_DEFAULT);
         assert_eq!(kernel_packet_size(None), KERNEL_DEFAULT);
+    }
+
+    #[test]
+    fn s2n_packets_carry_quic_headers_around_the_measured_payload() {
+        // 12 MB over 8500 packets of which 100 were lost: 1429 bytes each.
+        let s =
+            serde_json::json!({"bytes": 12_003_600u64, "packets_sent": 8500, "packets_lost": 100});
+        assert_eq!(
+            s2n_packet_size(Some(&s)),
+            PacketSize {
+                payload: 1429,
+                header: 71
+            }
+        );
+        // Too few packets to tell, or a figure no 1500-byte packet holds:
+        // a full packet.
+        let few = serde_json::json!({"bytes": 1000, "packets_sent": 10});
+        let big = serde_json::json!({"bytes": 15_000_000u64, "packets_sent": 10_000});
+        for s in [Some(&few), Some(&big), None] {
+            assert_eq!(
+                s2n_packet_size(s),
+                PacketSize {
+                    payload: 1429,
+                    header: 71
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn sources_are_parsed_by_name() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse_sources(&v(&["kernel", "s2n", "quic-s2n", "udp"])).unwrap(),
+            [Source::Kernel, Source::S2n, Source::S2n, Source::Udp]
+        );
+        assert_eq!(parse_sources(&v(&["none"])).unwrap(), []);
+        let e = parse_sources(&v(&["quinn"])).unwrap_err();
+        assert!(e.contains("quinn") && e.contains("`s2n`"), "{e}");
     }
 
     #[test]

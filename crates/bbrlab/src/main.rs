@@ -11,6 +11,9 @@
 //!   controls in Linux TCP, and run seed 001's jitter sweep on them
 //! - `send` / `recv`: the UDP transport
 //! - `compare`: one scenario in the simulator, over UDP and over kernel TCP
+//! - `quic`: bulk transfers over real QUIC stacks (`quic-bulk`), their own
+//!   controllers and bbrlab's through the adapters, on loopback or through
+//!   the emulator beside kernel TCP
 //! - `bench`: measure the simulator's speed on the standard dumbbell
 //!
 //! A thin binary over the library crates (scenario, runner, figures,
@@ -25,12 +28,14 @@ use claims::reproduce;
 use cli::{Cli, Command, KernelAction};
 
 mod bench;
+mod child;
 mod cli;
 mod compare;
 mod emu;
 mod emu_child;
 mod kernel;
 mod kernel_sweep;
+mod quic;
 mod signals;
 mod sim;
 mod tcp;
@@ -102,6 +107,7 @@ fn main() -> ExitCode {
             algorithms,
             strict,
             table,
+            quic_bulk,
         } => match table {
             Some(json) => validate::table_from(&json).map(|t| println!("{t}")),
             None => validate::run(&validate::Options {
@@ -111,6 +117,7 @@ fn main() -> ExitCode {
                 reps,
                 seconds,
                 algorithms,
+                quic_bulk,
             })
             .and_then(|ok| {
                 if strict && !ok {
@@ -124,7 +131,20 @@ fn main() -> ExitCode {
             scenario,
             with,
             out,
-        } => compare::parse_sources(&with).and_then(|w| compare::run(&scenario, &w, out)),
+            quic_bulk,
+        } => compare::parse_sources(&with)
+            .and_then(|w| compare::run(&scenario, &w, out, quic_bulk.as_deref())),
+        Command::Quic(a) => quic::run(&quic::Options {
+            stacks: a.stack,
+            ccs: a.cc,
+            seconds: a.seconds,
+            scenario: a.scenario,
+            out: a.out,
+            quic_bulk: a.quic_bulk,
+            interval: a.interval,
+            no_kernel: a.no_kernel,
+            rounds: a.rounds,
+        }),
         Command::Send(a) => udp::send(a),
         Command::Recv {
             listen,

@@ -4,7 +4,8 @@
 //! delay jitter) runs through `bbrlab compare` for each algorithm and
 //! repetition: the simulator (matched to each real source's packet and
 //! header sizes), kernel TCP through `bbrlab emu`, and, for `bbr`, the UDP
-//! transport through `bbrlab emu`. Every figure therefore comes from the
+//! transport and s2n-quic with bbrlab's `bbr` through its adapter
+//! (`quic-bulk`, when it is built) through `bbrlab emu`. Every figure therefore comes from the
 //! one comparison code path, with its normalisations (payload goodput over
 //! a common window from the first data packet, srtt, retransmitted
 //! packets). Validate adds the matrix, the repetitions, the differences
@@ -139,7 +140,8 @@ const QUICK: &[&str] = &[
 
 /// The agreement the simulator must reach with kernel TCP, per algorithm:
 /// goodput within `goodput_pct`, median srtt within `rtt_pct` or 2 ms,
-/// whichever is larger (issue 11's goal). UDP `bbr` is held to `bbr`'s.
+/// whichever is larger (issue 11's goal). UDP and s2n-quic `bbr` are held
+/// to `bbr`'s.
 #[derive(Clone, Copy, Debug)]
 pub struct Bounds {
     /// Largest goodput difference, percent of kernel TCP's.
@@ -182,6 +184,8 @@ pub struct Options {
     pub seconds: Option<u64>,
     /// Algorithms (default bbr and cubic).
     pub algorithms: Vec<String>,
+    /// quic-bulk for the s2n-quic rows (default: next to this binary).
+    pub quic_bulk: Option<PathBuf>,
 }
 
 /// Queue limit in packets for `p`: its buffer in BDPs of 1500-byte
@@ -221,13 +225,17 @@ type Fig = (f64, Option<f64>);
 
 /// The figures of one compare run: (goodput Mbit/s, median srtt ms) for
 /// the kernel, the simulator matched to it, the UDP transport and the
-/// simulator matched to that.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// simulator matched to that, and s2n-quic's and the simulator matched to it.
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Figures {
     kernel: Option<Fig>,
     sim_kernel: Option<Fig>,
     udp: Option<Fig>,
     sim_udp: Option<Fig>,
+    s2n: Option<Fig>,
+    sim_s2n: Option<Fig>,
+    /// The s2n-quic run failed (compare.json's `failed_sources`).
+    s2n_failed: bool,
 }
 
 /// Reads `compare.json` as `bbrlab compare` writes it.
@@ -245,11 +253,16 @@ fn read_figures(doc: &Value) -> Result<Figures, String> {
         match (kind, matched) {
             ("kernel", _) => f.kernel = Some((g, r)),
             ("udp", _) => f.udp = Some((g, r)),
+            ("s2n", _) => f.s2n = Some((g, r)),
             ("simulator", m) if m.starts_with("kernel") => f.sim_kernel = Some((g, r)),
             ("simulator", m) if m.starts_with("UDP") => f.sim_udp = Some((g, r)),
+            ("simulator", m) if m.starts_with("s2n") => f.sim_s2n = Some((g, r)),
             _ => {}
         }
     }
+    f.s2n_failed = doc["failed_sources"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|s| s["kind"] == "s2n"));
     Ok(f)
 }
 
@@ -314,6 +327,18 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             ));
         }
     }
+    // s2n-quic with bbrlab's bbr joins bbr's rows when quic-bulk is built;
+    // without it the column stays empty and this says why.
+    let quic_bulk = match crate::quic::locate(opts.quic_bulk.as_deref()) {
+        Ok(p) => Some(p),
+        Err(e) if opts.quic_bulk.is_some() => return Err(e),
+        Err(e) => {
+            if opts.algorithms.iter().any(|a| a == "bbr") {
+                eprintln!("validate: no s2n-quic rows: {e}");
+            }
+            None
+        }
+    };
     let paths: Vec<PathSpec> = match &opts.only {
         Some(names) => {
             let mut v = Vec::new();
@@ -373,8 +398,11 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 let mut with = vec![compare::Source::Kernel];
                 if alg == "bbr" {
                     with.push(compare::Source::Udp);
+                    if quic_bulk.is_some() {
+                        with.push(compare::Source::S2n);
+                    }
                 }
-                compare::run(&toml, &with, Some(dir.clone()))
+                compare::run(&toml, &with, Some(dir.clone()), quic_bulk.as_deref())
                     .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
                 let text = std::fs::read_to_string(dir.join("compare.json"))
                     .map_err(|e| format!("{}: {e}", dir.join("compare.json").display()))?;
@@ -398,6 +426,17 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 (Some(u), Some(k)) => judge(u, k, b),
                 _ => Value::Null,
             };
+            let s2n = avg(|f| f.s2n);
+            let s2n_failures = runs.iter().filter(|f| f.s2n_failed).count();
+            let s2n_vs = match (s2n, kernel) {
+                // A failed run misses the goal whatever the others show.
+                _ if s2n_failures > 0 => json!({
+                    "within": false,
+                    "failed_runs": s2n_failures,
+                }),
+                (Some(u), Some(k)) => judge(u, k, b),
+                _ => Value::Null,
+            };
             results.push(json!({
                 "path": p.name,
                 "rate_mbit": p.rate_mbit,
@@ -414,12 +453,16 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 "simulator_udp": pair(avg(|f| f.sim_udp)),
                 "simulator_vs_kernel": sim_vs,
                 "udp_vs_kernel": udp_vs,
+                "s2n": pair(s2n),
+                "simulator_s2n": pair(avg(|f| f.sim_s2n)),
+                "s2n_vs_kernel": s2n_vs,
             }));
         }
     }
     let all_within = results.iter().all(|r| {
         r["simulator_vs_kernel"]["within"].as_bool() != Some(false)
             && r["udp_vs_kernel"]["within"].as_bool() != Some(false)
+            && r["s2n_vs_kernel"]["within"].as_bool() != Some(false)
     });
     let doc = json!({
         "seconds_per_run": seconds,
@@ -427,7 +470,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "bounds": {
             "bbr": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0 },
             "loss_based": { "goodput_pct": 10.0, "srtt_pct": 15.0, "srtt_ms": 2.0 },
-            "rule": "goodput within goodput_pct of kernel TCP's; median srtt within srtt_pct or srtt_ms of it, whichever is larger; UDP bbr is held to bbr's bounds",
+            "rule": "goodput within goodput_pct of kernel TCP's; median srtt within srtt_pct or srtt_ms of it, whichever is larger; UDP bbr and s2n-quic bbr (bbrlab's through the adapter) are held to bbr's bounds",
         },
         "statistics": statistics,
         "all_within": all_within,
@@ -460,6 +503,9 @@ fn diff_cell(v: &Value) -> String {
     if v.is_null() {
         return "–".into();
     }
+    if let Some(n) = v["failed_runs"].as_u64() {
+        return format!("{n} run(s) failed ✗");
+    }
     let mark = if v["within"].as_bool() == Some(true) {
         "✓"
     } else {
@@ -483,8 +529,8 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
         doc["seconds_per_run"], doc["repetitions"]
     ));
-    s.push_str("| path | alg | kernel | simulator | sim − kernel | UDP | UDP − kernel |\n");
-    s.push_str("| --- | --- | --- | --- | --- | --- | --- |\n");
+    s.push_str("| path | alg | kernel | simulator | sim − kernel | UDP | UDP − kernel | s2n-quic | s2n − kernel |\n");
+    s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for r in paths {
         let fig = |v: &Value| {
             if v.is_null() {
@@ -498,7 +544,7 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
             }
         };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r["path"].as_str().unwrap_or("?"),
             r["algorithm"].as_str().unwrap_or("?"),
             fig(&r["kernel"]),
@@ -506,6 +552,8 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
             diff_cell(&r["simulator_vs_kernel"]),
             fig(&r["udp"]),
             diff_cell(&r["udp_vs_kernel"]),
+            fig(&r["s2n"]),
+            diff_cell(&r["s2n_vs_kernel"]),
         ));
     }
     Ok(s)
@@ -590,28 +638,46 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_s2n_run_is_read_and_shown_as_a_miss() {
+        let doc = json!({"sources": [
+            {"kind": "kernel", "matched_to": null, "goodput_mbps": 9.4, "srtt_median_ms": 42.0},
+        ], "failed_sources": [{"kind": "s2n", "source": "s2n-quic + bbrlab (bbr)", "error": "x"}]});
+        let f = read_figures(&doc).unwrap();
+        assert!(f.s2n_failed && f.s2n.is_none());
+        assert!(!read_figures(&json!({"sources": []})).unwrap().s2n_failed);
+        let cell = diff_cell(&json!({"within": false, "failed_runs": 1}));
+        assert_eq!(cell, "1 run(s) failed ✗");
+    }
+
+    #[test]
     fn figures_are_read_per_source_and_the_table_is_built_from_json() {
         let doc = json!({"sources": [
             {"kind": "simulator", "matched_to": "kernel TCP (bbr)", "goodput_mbps": 9.5, "srtt_median_ms": 41.0},
             {"kind": "kernel", "matched_to": null, "goodput_mbps": 9.4, "srtt_median_ms": 42.0},
             {"kind": "simulator", "matched_to": "UDP transport (bbr)", "goodput_mbps": 9.6, "srtt_median_ms": 40.5},
             {"kind": "udp", "matched_to": null, "goodput_mbps": 9.3, "srtt_median_ms": null},
+            {"kind": "simulator", "matched_to": "s2n-quic + bbrlab (bbr)", "goodput_mbps": 9.55, "srtt_median_ms": 40.2},
+            {"kind": "s2n", "matched_to": null, "goodput_mbps": 8.0, "srtt_median_ms": 43.0},
         ]});
         let f = read_figures(&doc).unwrap();
         assert_eq!(f.kernel, Some((9.4, Some(42.0))));
         assert_eq!(f.sim_kernel, Some((9.5, Some(41.0))));
         assert_eq!(f.udp, Some((9.3, None)));
         assert_eq!(f.sim_udp, Some((9.6, Some(40.5))));
+        assert_eq!(f.s2n, Some((8.0, Some(43.0))));
+        assert_eq!(f.sim_s2n, Some((9.55, Some(40.2))));
         let v = json!({"seconds_per_run": 6, "repetitions": 1, "paths": [{
             "path": "p", "algorithm": "bbr",
             "kernel": pair(f.kernel), "simulator": pair(f.sim_kernel), "udp": pair(f.udp),
             "simulator_vs_kernel": judge(f.sim_kernel.unwrap(), f.kernel.unwrap(), bounds_for("bbr")),
             "udp_vs_kernel": Value::Null,
+            "s2n": pair(f.s2n),
+            "s2n_vs_kernel": judge(f.s2n.unwrap(), f.kernel.unwrap(), bounds_for("bbr")),
         }]});
         let md = markdown(&v).unwrap();
         assert!(
             md.contains(
-                "| p | bbr | 9.40 / 42.0 | 9.50 / 41.0 | 1.1 % / -1.0 ms ✓ | 9.30 / – | – |"
+                "| p | bbr | 9.40 / 42.0 | 9.50 / 41.0 | 1.1 % / -1.0 ms ✓ | 9.30 / – | – | 8.00 / 43.0 | -14.9 % / 1.0 ms ✗ |"
             ),
             "{md}"
         );

@@ -167,3 +167,26 @@ pub fn kernel_lock() -> std::fs::File {
     );
     f
 }
+
+/// `quic-bulk`, built next to the bbrlab binary under test (the same
+/// target/<profile>/). `cargo test -p bbrlab` builds only bbrlab's own
+/// binary, so scripts/test.sh builds it first; a missing one fails with
+/// how to build it rather than skipping.
+pub fn quic_bulk() -> std::path::PathBuf {
+    let p = std::path::Path::new(BIN).with_file_name("quic-bulk");
+    assert!(
+        p.is_file(),
+        "{} is missing: build it with `cargo build -p quic-bulk` (scripts/test.sh does) \
+         into the same target directory as this test",
+        p.display()
+    );
+    p
+}
+
+/// Whether the process `pid` is a running quic-bulk (its PID reused by
+/// anything else does not count).
+pub fn quic_bulk_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "quic-bulk")
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
+}
