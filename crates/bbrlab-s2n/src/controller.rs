@@ -243,8 +243,9 @@ impl State {
 
     /// EDT pacing in the manner of Linux's `tcp_wstamp_ns`: each packet
     /// moves the next departure on by its time at the pacing rate, from
-    /// its own departure or from now if the sender is late (no credit for
-    /// idle time). Packets may leave back to back while the current burst
+    /// its own departure or from now if the sender is late, less up to
+    /// half its own time as credit for the lateness (never more, so idle
+    /// time is not banked). Packets may leave back to back while the current burst
     /// has room for one more datagram within one send quantum; then the
     /// next one waits for the departure time.
     fn pace(&mut self, now: Instant, bytes: u64) {
@@ -254,6 +255,16 @@ impl State {
         let rate = self.cc.pacing_rate_bytes_per_sec().max(1);
         let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(rate));
         let ns = u64::try_from(ns).unwrap_or(u64::MAX);
+        // A sender woken late (timer granularity, a busy machine) gets up
+        // to half this packet's time back, as Linux's EDT pacing does
+        // (`tcp_update_skb_after_send()`: "take into account OS jitter").
+        // Without it every late wake-up is lost for good and the sender
+        // falls short of its pacing rate (measured: 0.71–0.84× on a
+        // 10 Mbit/s emulated path, where tokio's timers wake ~1 ms late).
+        let late = now
+            .as_nanos()
+            .saturating_sub(self.next_departure.as_nanos());
+        let ns = ns - late.min(ns / 2);
         self.next_departure = self
             .next_departure
             .max(now)

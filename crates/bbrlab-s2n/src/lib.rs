@@ -84,10 +84,14 @@
 //! **Pacing** follows Linux's earliest departure time (`tcp_wstamp_ns`):
 //! each packet moves the next departure on by its size at the pacing
 //! rate, counted from the previous departure or from now if the sender
-//! is late (no credit for idle time). Packets leave back to back while
-//! the current burst has room for one more datagram within one send
-//! quantum; then s2n-quic waits for the departure time. The average rate never exceeds the pacing rate and
-//! no burst exceeds the quantum. Unlike s2n-quic's own BBR pacer, the
+//! is late, less up to half its own time as credit for the lateness
+//! (`tcp_update_skb_after_send()`: timers wake late, by about a
+//! millisecond under tokio, and without the credit the sender falls short
+//! of its pacing rate; a long idle earns no more than half a packet).
+//! Packets leave back to back while the current burst has room for one
+//! more datagram within one send quantum; then s2n-quic waits for the
+//! departure time. No burst exceeds the quantum, and the average rate
+//! exceeds the pacing rate only by the lateness it makes up. Unlike s2n-quic's own BBR pacer, the
 //! adapter paces at every RTT, even below 2 ms; on loopback the pacing
 //! timer's resolution can then cap the rate.
 //!

@@ -106,6 +106,10 @@ impl Pair {
         }
         let rate = self.rf.pacing_rate_bytes_per_sec().max(1);
         let ns = (bytes as u128 * 1_000_000_000).div_ceil(rate as u128) as u64;
+        let late = now
+            .as_nanos()
+            .saturating_sub(self.rf_next_departure.as_nanos());
+        let ns = ns - late.min(ns / 2);
         self.rf_next_departure = self
             .rf_next_departure
             .max(now)
@@ -526,7 +530,11 @@ fn pacing_sends_a_quantum_then_waits_its_time_at_the_pacing_rate() {
     );
     let edt = pair.ad.earliest_departure_time().unwrap();
     let wait = edt - pair.ts(t);
-    let expected = Duration::from_nanos(sent * 1_000_000_000 / rate);
+    // Less half the first packet's time: it went out "late" against a
+    // departure time never set (the credit of
+    // `a_late_send_is_credited_up_to_half_a_packets_time`).
+    let expected =
+        Duration::from_nanos(sent * 1_000_000_000 / rate - MSS * 1_000_000_000 / rate / 2);
     // s2n-quic timestamps are whole microseconds.
     assert!(
         wait.abs_diff(expected) <= Duration::from_micros(1) + Duration::from_nanos(sent / MSS),
@@ -536,6 +544,50 @@ fn pacing_sends_a_quantum_then_waits_its_time_at_the_pacing_rate() {
     let late = t + Duration::from_secs(1);
     pair.send(late, MSS, Some(false));
     assert!(pair.ad.earliest_departure_time().is_none());
+}
+
+/// A sender woken a little late gets the lateness back, up to half a
+/// packet's time (Linux's `tcp_update_skb_after_send()`), so timer
+/// granularity does not cost it its pacing rate; a long sleep earns no more
+/// than half a packet.
+#[test]
+fn a_late_send_is_credited_up_to_half_a_packets_time() {
+    let mut pair = Pair::new(Config::new(Algorithm::Bbr));
+    let t = Duration::ZERO;
+    while pair.ad.earliest_departure_time().is_none() {
+        pair.send(t, MSS, Some(false));
+    }
+    let rate = pair.rf.pacing_rate_bytes_per_sec();
+    let edt = pair.ad.earliest_departure_time().unwrap();
+    let due = edt - pair.ts(t);
+    let per_packet = Duration::from_nanos(MSS * 1_000_000_000 / rate);
+    let check = |pair: &mut Pair, lateness: Duration, credit: Duration, at: Duration| {
+        let send_at = at + lateness;
+        let burst_before = pair.ad.send_quantum().unwrap() as u64;
+        pair.send(send_at, MSS, Some(false));
+        // Fill the rest of the burst at the same instant; the departure
+        // that follows is the credited one plus the burst's packets.
+        let mut n = 1u64;
+        while pair.ad.earliest_departure_time().is_none() {
+            pair.send(send_at, MSS, Some(false));
+            n += 1;
+            assert!(n * MSS <= burst_before, "burst bounded");
+        }
+        let next = pair.ad.earliest_departure_time().unwrap() - pair.ts(send_at);
+        let want = per_packet * n as u32 - credit;
+        assert!(
+            next.abs_diff(want) <= Duration::from_micros(2),
+            "late by {lateness:?}: next departure in {next:?}, want {want:?}"
+        );
+        send_at + next
+    };
+    // s2n-quic's timestamps are whole microseconds, so the sends are too.
+    let whole_us = |d: Duration| Duration::from_micros(d.as_micros() as u64);
+    // A quarter of a packet late: all of it back.
+    let quarter = whole_us(per_packet / 4);
+    let at = check(&mut pair, quarter, quarter, due);
+    // Ten packets late: only half a packet back.
+    check(&mut pair, whole_us(per_packet * 10), per_packet / 2, at);
 }
 
 #[test]
