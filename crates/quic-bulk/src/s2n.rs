@@ -532,11 +532,32 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
             .map_err(|e| stream_error(e, o.timeout))?;
         sent += n as u64;
     }
-    // Resolves once the peer has acknowledged every byte and the end.
-    tokio::time::timeout(o.timeout, stream.close())
-        .await
-        .map_err(|_| stall("waiting for the acknowledgement of the last bytes"))?
-        .map_err(|e| stream_error(e, o.timeout))?;
+    // Resolves once the peer has acknowledged every byte and the end. The
+    // send buffer may hold many seconds of data on a slow path, so the
+    // wait is judged by progress, not by one deadline: it fails only when
+    // a whole `--timeout` passes with no packet sent (no retransmission
+    // either), bounded at MAX_DRAIN overall.
+    {
+        const MAX_DRAIN: Duration = Duration::from_secs(3600);
+        let started = Instant::now();
+        let mut close = Box::pin(stream.close());
+        let mut seen = probe.state().packets_sent;
+        loop {
+            match tokio::time::timeout(o.timeout, &mut close).await {
+                Ok(r) => {
+                    r.map_err(|e| stream_error(e, o.timeout))?;
+                    break;
+                }
+                Err(_) => {
+                    let now_sent = probe.state().packets_sent;
+                    if now_sent == seen || started.elapsed() >= MAX_DRAIN {
+                        return Err(stall("waiting for the acknowledgement of the last bytes"));
+                    }
+                    seen = now_sent;
+                }
+            }
+        }
+    }
     let seconds = t0.elapsed().as_secs_f64();
     done.store(true, Ordering::Relaxed);
     let mut series = sampler
