@@ -192,7 +192,7 @@ pub fn evaluate(data: &[RunData], dir: &Path, _meta: &Meta) -> Result<Eval, Stri
         let mut v = Vec::new();
         let mut t = 0.0;
         while t < d1.duration_s {
-            let high = ((t / HALF_PERIOD_S) as u64) % 2 == 0;
+            let high = ((t / HALF_PERIOD_S) as u64).is_multiple_of(2);
             let r = if high { 10.0 } else { 5.0 };
             v.push((t, r));
             v.push(((t + HALF_PERIOD_S).min(d1.duration_s), r));
