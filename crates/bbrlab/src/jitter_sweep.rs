@@ -1,19 +1,27 @@
-//! `bbrlab kernel jitter-sweep`: running seed 001's jitter experiment
-//! (claims C11 and C12) on real Linux TCP. The kernel's own `bbr` and our
-//! BPF `bbrlab_jitter` each run through `bbrlab emu` (this binary, as a
-//! child with a stop flag and a deadline) on C11/C12's path, for each RTT
-//! standard deviation and seed. What a sweep writes — its CSV, provenance,
-//! table and report block — is defined in `claims::linux_tcp`.
+//! Seed 001's jitter experiment (claims C11 and C12) on a real stack,
+//! through `bbrlab emu` (this binary, as a child with a stop flag and a
+//! deadline) on C11/C12's path, for each RTT standard deviation and seed.
+//! One runner for both [`Source`]s:
 //!
-//! Needs the `kernel` feature (bbrlab's BPF controls); without it the
-//! options are still checked and `--table` still works, but a sweep is
-//! refused with the command that builds the controls in.
+//! - `bbrlab kernel jitter-sweep` (or `bbrlab jitter-sweep --source
+//!   linux-tcp`): Linux TCP, the kernel's own `bbr` and our BPF
+//!   `bbrlab_jitter` (`bbrlab tcp send/recv` in the emulator's namespaces).
+//!   Needs the `kernel` feature (bbrlab's BPF controls); without it the
+//!   options are still checked and `--table` still works, but a sweep is
+//!   refused with the command that builds the controls in.
+//! - `bbrlab jitter-sweep --source s2n`: s2n-quic, through `quic-bulk`
+//!   (`crates/quic-bulk`, found next to this binary or given with
+//!   `--quic-bulk`): bbrlab's `bbr` and `bbr-jitter` through the
+//!   `bbrlab-s2n` adapter, and s2n-quic's own BBRv2 (`s2n:bbr2`).
+//!
+//! What a sweep writes — its CSV, provenance, table and report block — is
+//! defined in `claims::jitter_sweep`, the same for both.
 #![cfg_attr(not(feature = "kernel"), allow(dead_code, unused_imports))]
 
-use claims::linux_tcp::{
-    label, link_toml, path_words, write_csv, Provenance, SweepRow, CSV_FILE, PROVENANCE_FILE,
+use claims::jitter_sweep::{
+    label, link_toml, path_words, write_csv, Provenance, Source, SweepRow, CSV_FILE,
+    PROVENANCE_FILE,
 };
-use figures as plots;
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::fs;
@@ -21,9 +29,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Options of `kernel jitter-sweep`.
+/// Options of a jitter sweep.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// Which stack runs.
+    pub source: Source,
+    /// `quic-bulk` as given with `--quic-bulk` (s2n-quic only; `None`:
+    /// the one next to this binary).
+    pub quic_bulk: Option<PathBuf>,
     /// Output directory: the CSV, the provenance and `runs/` (each run's
     /// path, logs and the probe's time series).
     pub out: PathBuf,
@@ -62,7 +75,8 @@ impl Options {
     pub fn command_line(&self) -> String {
         let list = |v: Vec<String>| v.join(",");
         let mut c = format!(
-            "bbrlab kernel jitter-sweep --out {} --sds {} --seeds {} --cc {}",
+            "{} --out {} --sds {} --seeds {} --cc {}",
+            self.source.command(),
             self.out.display(),
             list(self.sds_ms.iter().map(f64::to_string).collect()),
             list(self.seeds.iter().map(u64::to_string).collect()),
@@ -75,6 +89,9 @@ impl Options {
             let _ = write!(c, " --duration {d}s");
         }
         let _ = write!(c, " --timeout {}", self.timeout_s);
+        if let Some(q) = &self.quic_bulk {
+            let _ = write!(c, " --quic-bulk {}", q.display());
+        }
         c
     }
 
@@ -93,6 +110,16 @@ impl Options {
                 return Err(format!("--cc: {cc} is given twice"));
             }
         }
+        if self.source == Source::S2nQuic {
+            if let Some(cc) = self.ccs.iter().find(|c| !QUIC_CCS.contains(&c.as_str())) {
+                return Err(format!(
+                    "--cc: `{cc}` is not a control quic-bulk runs in s2n-quic; give one of {}",
+                    QUIC_CCS.join(", ")
+                ));
+            }
+        } else if self.quic_bulk.is_some() {
+            return Err("--quic-bulk is for --source s2n; Linux TCP runs `bbrlab tcp`".into());
+        }
         match (self.bytes, self.duration_s) {
             (Some(0), _) => Err("--bytes 0: nothing to send; give a byte count > 0".into()),
             (_, Some(d)) if d.is_nan() || d <= 0.0 => {
@@ -104,6 +131,71 @@ impl Options {
             _ => Ok(()),
         }
     }
+}
+
+/// The controls `quic-bulk --stack s2n --cc` takes (the quic-bulk
+/// contract, `docs`' "quic-bulk" section): bbrlab's through the
+/// `bbrlab-s2n` adapter, and s2n-quic's own under `s2n:`. Checked before
+/// a sweep starts so a misspelt name does not cost a whole sweep of
+/// failed runs; quic-bulk checks them again.
+pub const QUIC_CCS: [&str; 7] = [
+    "bbr",
+    "bbr-jitter",
+    "bbr3",
+    "cubic",
+    "reno",
+    "s2n:bbr2",
+    "s2n:cubic",
+];
+
+/// The UDP port quic-bulk's receiver listens on in the server namespace.
+const QUIC_PORT: u16 = 4433;
+/// quic-bulk's time-series interval: 20 rows a second, enough to follow
+/// cwnd and srtt on a ~60 ms path.
+const QUIC_LOG_INTERVAL: &str = "50ms";
+
+/// `quic-bulk` next to this binary, as `cargo build -p quic-bulk` puts it.
+fn default_quic_bulk() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.join("quic-bulk"))
+}
+
+/// The `quic-bulk` a sweep on s2n-quic runs: `--quic-bulk`, else the one
+/// next to this binary; it must be a file.
+fn find_quic_bulk(given: Option<&Path>) -> Result<PathBuf, String> {
+    let p = match given {
+        Some(p) => p.to_path_buf(),
+        None => default_quic_bulk().ok_or("cannot find bbrlab itself to look for quic-bulk")?,
+    };
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "no quic-bulk at {}: build it beside bbrlab with `cargo build --release -p bbrlab -p quic-bulk` \
+             (or give --quic-bulk PATH)",
+            p.display()
+        ))
+    }
+}
+
+/// The version of s2n-quic in the checkout's Cargo.lock (the one
+/// quic-bulk was built with when built from the same checkout), for the
+/// provenance; `s2n-quic` alone when it cannot be read.
+pub fn s2n_quic_version(lock: &Path) -> String {
+    let text = fs::read_to_string(lock).unwrap_or_default();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        if l.trim() == "name = \"s2n-quic\"" {
+            if let Some(v) = lines
+                .next()
+                .and_then(|v| v.trim().strip_prefix("version = \""))
+                .and_then(|v| v.strip_suffix('"'))
+            {
+                return format!("s2n-quic {v}");
+            }
+        }
+    }
+    "s2n-quic".to_string()
 }
 
 /// Whether this process runs as root (the emulator makes namespaces).
@@ -168,20 +260,40 @@ struct SenderJson {
     rtt_median_ms: Option<f64>,
 }
 
-/// Mean of the sidecar's `using_srtt` column (the variant's state, sampled
-/// with the probe's log); `None` without the file (a control that is not
-/// ours) or samples.
-pub fn using_srtt_fraction(sidecar: &Path) -> Result<Option<f64>, String> {
-    if !sidecar.exists() {
+/// The same from `quic-bulk send`'s JSON (the quic-bulk contract).
+#[derive(Deserialize)]
+struct QuicSenderJson {
+    goodput_bps: f64,
+    seconds: f64,
+    retransmit_fraction: Option<f64>,
+    srtt_median_ms: Option<f64>,
+}
+
+/// Mean of a time series' `using_srtt` column (the variant's state: the
+/// kernel probe's sidecar, or a quic-bulk log that carries it); `None`
+/// without the file (a control that is not ours), without the column
+/// (a source that does not report it) or without samples.
+pub fn using_srtt_fraction(path: &Path) -> Result<Option<f64>, String> {
+    if !path.exists() {
         return Ok(None);
     }
-    let t = plots::Table::read(sidecar)?;
-    let v: Vec<f64> = t
-        .points(sidecar, "time_s", "using_srtt", None)?
-        .into_iter()
-        .map(|p| p.1)
-        .filter(|x| x.is_finite())
-        .collect();
+    let err = |e: csv::Error| format!("cannot read {}: {e}", path.display());
+    let mut r = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(err)?;
+    let Some(col) = r.headers().map_err(err)?.iter().position(|h| h == "using_srtt") else {
+        return Ok(None);
+    };
+    let mut v = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(err)?;
+        if let Some(x) = rec.get(col).and_then(|c| c.trim().parse::<f64>().ok()) {
+            if x.is_finite() {
+                v.push(x);
+            }
+        }
+    }
     Ok((!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64))
 }
 
@@ -209,6 +321,8 @@ fn failure_reason(stderr: &str) -> String {
 /// One (sd, seed, cc) through `bbrlab emu`; the error says why not.
 struct RunSpec<'a> {
     exe: &'a Path,
+    /// quic-bulk, for s2n-quic runs.
+    quic_bulk: Option<&'a Path>,
     dir: PathBuf,
     sd_ms: f64,
     seed: u64,
@@ -224,7 +338,98 @@ struct Measured {
     using_srtt_fraction: Option<f64>,
 }
 
+/// The emulator's server and client commands for one run, and the
+/// sender's time series.
+fn programs(spec: &RunSpec<'_>, opts: &Options) -> Result<(String, String, PathBuf), String> {
+    let dir = &spec.dir;
+    let log = dir.join("flows.csv");
+    let amount = match (opts.bytes, opts.duration_s) {
+        (Some(b), _) => format!("--bytes {b}"),
+        (None, Some(d)) => format!("--duration {d}s"),
+        (None, None) => return Err("no --bytes or --duration".into()),
+    };
+    let log_q = sh_quote(&log.display().to_string());
+    match opts.source {
+        Source::LinuxTcp => {
+            let exe = sh_quote(&spec.exe.display().to_string());
+            Ok((
+                format!("{exe} tcp recv --listen {{server}}:5201"),
+                format!(
+                    "{exe} tcp send --to {{server}}:5201 --cc {} {amount} --log {log_q}",
+                    spec.cc
+                ),
+                log,
+            ))
+        }
+        Source::S2nQuic => {
+            let qb = sh_quote(
+                &spec
+                    .quic_bulk
+                    .ok_or("no quic-bulk for an s2n-quic run")?
+                    .display()
+                    .to_string(),
+            );
+            // Both ends see the run's directory: the receiver writes its
+            // certificate there and the sender trusts only that one.
+            let cert = sh_quote(&dir.join("cert.pem").display().to_string());
+            Ok((
+                format!("{qb} recv --stack s2n --listen {{server}}:{QUIC_PORT} --cert {cert}"),
+                format!(
+                    "{qb} send --stack s2n --to {{server}}:{QUIC_PORT} --cert {cert} --cc {} {amount} --interval {QUIC_LOG_INTERVAL} --log {log_q}",
+                    sh_quote(spec.cc)
+                ),
+                log,
+            ))
+        }
+    }
+}
+
+/// Reads one run's figures from the emulator's output: the sender's JSON
+/// line (`tcp send`'s has `cc`, quic-bulk's `quic_stack`) and the
+/// variant's state from its time series.
+fn measured(source: Source, stdout: &str, log: &Path, where_: &str) -> Result<Measured, String> {
+    let key = match source {
+        Source::LinuxTcp => "cc",
+        Source::S2nQuic => "quic_stack",
+    };
+    let sender = crate::compare::json_line_with(stdout, key)
+        .ok_or_else(|| format!("no sender summary (a JSON line with `{key}`) {where_}"))?;
+    let lacks = |e: serde_json::Error| format!("the sender's summary lacks a figure: {e} {where_}");
+    match source {
+        Source::LinuxTcp => {
+            let s: SenderJson = serde_json::from_value(sender).map_err(lacks)?;
+            Ok(Measured {
+                goodput_bps: s.goodput_bps,
+                seconds: s.seconds,
+                retransmitted_fraction: s.retransmitted_fraction,
+                rtt_median_ms: s.rtt_median_ms,
+                using_srtt_fraction: srtt_state(log)?,
+            })
+        }
+        Source::S2nQuic => {
+            let s: QuicSenderJson = serde_json::from_value(sender).map_err(lacks)?;
+            Ok(Measured {
+                goodput_bps: s.goodput_bps,
+                seconds: s.seconds,
+                retransmitted_fraction: s.retransmit_fraction,
+                rtt_median_ms: s.srtt_median_ms,
+                using_srtt_fraction: using_srtt_fraction(log)?,
+            })
+        }
+    }
+}
+
+/// The kernel probe keeps our controls' state in a sidecar of the log.
 #[cfg(feature = "kernel")]
+fn srtt_state(log: &Path) -> Result<Option<f64>, String> {
+    using_srtt_fraction(&kernel_cc::sampler_path(log))
+}
+
+#[cfg(not(feature = "kernel"))]
+fn srtt_state(_log: &Path) -> Result<Option<f64>, String> {
+    Ok(None)
+}
+
 fn run_one(
     spec: &RunSpec<'_>,
     opts: &Options,
@@ -239,19 +444,7 @@ fn run_one(
     let link = dir.join("link.toml");
     fs::write(&link, link_toml(spec.sd_ms, spec.seed))
         .map_err(|e| format!("cannot write {}: {e}", link.display()))?;
-    let log = dir.join("flows.csv");
-    let exe = sh_quote(&spec.exe.display().to_string());
-    let amount = match (opts.bytes, opts.duration_s) {
-        (Some(b), _) => format!("--bytes {b}"),
-        (None, Some(d)) => format!("--duration {d}s"),
-        (None, None) => return Err("no --bytes or --duration".into()),
-    };
-    let server = format!("{exe} tcp recv --listen {{server}}:5201");
-    let client = format!(
-        "{exe} tcp send --to {{server}}:5201 --cc {} {amount} --log {}",
-        spec.cc,
-        sh_quote(&log.display().to_string())
-    );
+    let (server, client, log) = programs(spec, opts)?;
     let ended = crate::emu_child::run(
         &crate::emu_child::EmuRun {
             exe: spec.exe,
@@ -279,27 +472,23 @@ fn run_one(
             ended.deadline.as_secs()
         ));
     };
-    let sender = crate::compare::json_line_with(&stdout, "cc");
-    if !status.success() || sender.is_none() {
+    let key = match opts.source {
+        Source::LinuxTcp => "cc",
+        Source::S2nQuic => "quic_stack",
+    };
+    let has_summary = crate::compare::json_line_with(&stdout, key).is_some();
+    if !status.success() || !has_summary {
         return Err(format!(
             "the emulator exited with {status}{}: {} {where_}",
-            if sender.is_none() {
-                " and no sender summary"
-            } else {
+            if has_summary {
                 ""
+            } else {
+                " and no sender summary"
             },
             failure_reason(&stderr)
         ));
     }
-    let s: SenderJson = serde_json::from_value(sender.unwrap_or_default())
-        .map_err(|e| format!("the sender's summary lacks a figure: {e} {where_}"))?;
-    Ok(Measured {
-        goodput_bps: s.goodput_bps,
-        seconds: s.seconds,
-        retransmitted_fraction: s.retransmitted_fraction,
-        rtt_median_ms: s.rtt_median_ms,
-        using_srtt_fraction: using_srtt_fraction(&kernel_cc::sampler_path(&log))?,
-    })
+    measured(opts.source, &stdout, &log, &where_)
 }
 
 /// The running kernel's release (`uname -r`).
@@ -385,28 +574,47 @@ fn wait_for_sockets(ccs: &[String], limit: Duration) {
     }
 }
 
-/// `kernel jitter-sweep`: every (sd, seed, cc), one at a time (the
-/// emulator's timing wants the machine to itself). Writes the CSV after
-/// every run, so an interrupted sweep keeps what it measured, and the
-/// provenance at the end. A run that fails is a row with its error; the
-/// command then exits 1 after the sweep, naming how many.
+/// Linux TCP's controls must be registered (ours by `bbrlab kernel
+/// load`), which needs the `kernel` feature.
+#[cfg(feature = "kernel")]
+fn linux_tcp_ready(ccs: &[String]) -> Result<(), String> {
+    check_available(ccs, &kernel_cc::available())
+}
+
 #[cfg(not(feature = "kernel"))]
-pub fn run(opts: &Options) -> Result<(), String> {
-    opts.check()?;
+fn linux_tcp_ready(_ccs: &[String]) -> Result<(), String> {
     Err(crate::kernel::missing("kernel jitter-sweep"))
 }
 
-/// The sweep itself (see the module's documentation).
-#[cfg(feature = "kernel")]
+/// A jitter sweep: every (sd, seed, cc), one at a time (the emulator's
+/// timing wants the machine to itself). Writes the CSV after every run,
+/// so an interrupted sweep keeps what it measured, and the provenance at
+/// the end. A run that fails is a row with its error; the command then
+/// exits 1 after the sweep, naming how many.
 pub fn run(opts: &Options) -> Result<(), String> {
     opts.check()?;
-    if !is_root() {
-        return Err(
-            "kernel jitter-sweep needs root: every run goes through `bbrlab emu`, which makes network namespaces (run it with sudo)"
-                .into(),
-        );
+    if opts.source == Source::LinuxTcp && !cfg!(feature = "kernel") {
+        return linux_tcp_ready(&opts.ccs);
     }
-    check_available(&opts.ccs, &kernel_cc::available())?;
+    if !is_root() {
+        return Err(format!(
+            "{} needs root: every run goes through `bbrlab emu`, which makes network namespaces (run it with sudo)",
+            opts.source.command().trim_start_matches("bbrlab ")
+        ));
+    }
+    let quic_bulk = match opts.source {
+        Source::LinuxTcp => {
+            linux_tcp_ready(&opts.ccs)?;
+            None
+        }
+        Source::S2nQuic => Some(find_quic_bulk(opts.quic_bulk.as_deref())?),
+    };
+    let stack = match opts.source {
+        Source::LinuxTcp => String::new(),
+        Source::S2nQuic => {
+            s2n_quic_version(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock"))
+        }
+    };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find bbrlab itself: {e}"))?;
     fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
@@ -435,11 +643,12 @@ pub fn run(opts: &Options) -> Result<(), String> {
         .expect("static template"),
     );
     eprintln!(
-        "jitter-sweep: {} runs ({} sds × {} seeds × {}) on {} (kernel {kernel}); each run's logs in {}",
+        "jitter-sweep: {} runs ({} sds × {} seeds × {}) on {}, {} (kernel {kernel}); each run's logs in {}",
         plan.len(),
         opts.sds_ms.len(),
         opts.seeds.len(),
         opts.ccs.join(", "),
+        opts.source.label(),
         path_words(),
         opts.out.join("runs").display()
     );
@@ -451,10 +660,11 @@ pub fn run(opts: &Options) -> Result<(), String> {
         let name = label(sd, seed, cc);
         let spec = RunSpec {
             exe: &exe,
+            quic_bulk: quic_bulk.as_deref(),
             dir: opts
                 .out
                 .join("runs")
-                .join(format!("sd{sd}-seed{seed}-{cc}")),
+                .join(format!("sd{sd}-seed{seed}-{}", cc.replace(':', "-"))),
             sd_ms: sd,
             seed,
             cc,
@@ -492,7 +702,10 @@ pub fn run(opts: &Options) -> Result<(), String> {
         write_csv(&csv_path, &rows)?;
     }
     bar.finish_and_clear();
-    wait_for_sockets(&opts.ccs, Duration::from_secs(SOCKET_WAIT_S));
+    #[cfg(feature = "kernel")]
+    if opts.source == Source::LinuxTcp {
+        wait_for_sockets(&opts.ccs, Duration::from_secs(SOCKET_WAIT_S));
+    }
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     let prov = Provenance {
         kernel_release: kernel,
@@ -511,6 +724,8 @@ pub fn run(opts: &Options) -> Result<(), String> {
         path: path_words(),
         runs: rows.len(),
         failed,
+        source: opts.source.key().to_string(),
+        stack,
         loadavg_at_start: load,
         loadavg_at_end: loadavg(),
     };
@@ -541,25 +756,74 @@ pub fn run(opts: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `bbrlab kernel jitter-sweep` (or its `--table`).
-pub(crate) fn command(a: crate::cli::JitterSweepArgs) -> Result<(), String> {
-    use claims::linux_tcp::table_from;
-    if let Some(csv) = a.table {
-        return table_from(&csv).map(|t| print!("{t}"));
+/// A source's defaults for what the command line leaves out: Linux TCP's
+/// are the kernel sweep's since issue 21 (3 MB per run, seven sds, three
+/// seeds); s2n-quic's fit a ~25-minute sweep of the three controls (20 s
+/// per run, ~300 round trips at ~65 ms, four sds, five seeds).
+pub struct Defaults {
+    /// `--out`.
+    pub out: &'static str,
+    /// `--sds`.
+    pub sds_ms: &'static [f64],
+    /// `--seeds`.
+    pub seeds: &'static [u64],
+    /// `--cc`.
+    pub ccs: &'static [&'static str],
+    /// `--bytes` when neither it nor `--duration` is given.
+    pub bytes: Option<u64>,
+    /// `--duration` when neither is given, s.
+    pub duration_s: Option<f64>,
+}
+
+/// See [`Defaults`].
+pub fn defaults(source: Source) -> Defaults {
+    match source {
+        Source::LinuxTcp => Defaults {
+            out: "out/kernel-jitter-sweep",
+            sds_ms: &[0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0],
+            seeds: &[1, 2, 3],
+            ccs: &["bbr", "bbrlab_jitter"],
+            bytes: Some(3_000_000),
+            duration_s: None,
+        },
+        Source::S2nQuic => Defaults {
+            out: "out/quic-jitter-sweep",
+            sds_ms: &[0.0, 20.0, 40.0, 60.0],
+            seeds: &[1, 2, 3, 4, 5],
+            ccs: &["bbr", "bbr-jitter", "s2n:bbr2"],
+            bytes: None,
+            duration_s: Some(20.0),
+        },
     }
+}
+
+/// Runs a jitter sweep on `source` (or prints its `--table`).
+pub(crate) fn command(
+    source: Source,
+    quic_bulk: Option<PathBuf>,
+    a: crate::cli::JitterSweepArgs,
+) -> Result<(), String> {
+    if let Some(csv) = a.table {
+        return claims::jitter_sweep::table_from(source, &csv).map(|t| print!("{t}"));
+    }
+    let d = defaults(source);
     let duration_s = match &a.duration {
         Some(d) => Some(crate::cli::duration_arg("--duration", d)?.as_secs_f64()),
         None => None,
     };
-    let bytes = match (a.bytes, duration_s) {
-        (None, None) => Some(3_000_000),
-        (b, _) => b,
+    let (bytes, duration_s) = match (a.bytes, duration_s) {
+        (None, None) => (d.bytes, d.duration_s),
+        given => given,
     };
     run(&Options {
-        out: a.out,
-        sds_ms: a.sds,
-        seeds: a.seeds,
-        ccs: a.cc,
+        source,
+        quic_bulk,
+        out: a.out.unwrap_or_else(|| d.out.into()),
+        sds_ms: a.sds.unwrap_or_else(|| d.sds_ms.to_vec()),
+        seeds: a.seeds.unwrap_or_else(|| d.seeds.to_vec()),
+        ccs: a
+            .cc
+            .unwrap_or_else(|| d.ccs.iter().map(|c| c.to_string()).collect()),
         bytes,
         duration_s,
         timeout_s: a
@@ -603,6 +867,8 @@ mod tests {
     #[test]
     fn options_are_checked_before_anything_runs() {
         let ok = Options {
+            source: Source::LinuxTcp,
+            quic_bulk: None,
             out: "x".into(),
             sds_ms: vec![0.0, 40.0],
             seeds: vec![1],
