@@ -282,7 +282,12 @@ pub fn using_srtt_fraction(path: &Path) -> Result<Option<f64>, String> {
         .flexible(true)
         .from_path(path)
         .map_err(err)?;
-    let Some(col) = r.headers().map_err(err)?.iter().position(|h| h == "using_srtt") else {
+    let Some(col) = r
+        .headers()
+        .map_err(err)?
+        .iter()
+        .position(|h| h == "using_srtt")
+    else {
         return Ok(None);
     };
     let mut v = Vec::new();
@@ -937,5 +942,194 @@ mod tests {
         assert_eq!(failure_reason("a\nlast line\n"), "last line");
         assert_eq!(failure_reason(""), "no output");
         assert_eq!(sh_quote("/a b/it's"), "'/a b/it'\\''s'");
+    }
+
+    fn quic_options() -> Options {
+        Options {
+            source: Source::S2nQuic,
+            quic_bulk: None,
+            out: "q".into(),
+            sds_ms: vec![0.0, 60.0],
+            seeds: vec![1, 2],
+            ccs: vec!["bbr".into(), "bbr-jitter".into(), "s2n:bbr2".into()],
+            bytes: None,
+            duration_s: Some(20.0),
+            timeout_s: 140,
+            quiet: true,
+        }
+    }
+
+    #[test]
+    fn an_s2n_sweep_checks_its_controls_and_repeats_as_its_own_command() {
+        let ok = quic_options();
+        assert!(ok.check().is_ok());
+        assert_eq!(
+            ok.command_line(),
+            "bbrlab jitter-sweep --source s2n --out q --sds 0,60 --seeds 1,2 --cc bbr,bbr-jitter,s2n:bbr2 --duration 20s --timeout 140"
+        );
+        let mut bad = ok.clone();
+        bad.ccs = vec!["bbr".into(), "bbrlab_jitter".into()];
+        let e = bad.check().unwrap_err();
+        assert!(
+            e.contains("`bbrlab_jitter` is not a control quic-bulk runs"),
+            "{e}"
+        );
+        assert!(e.contains("bbr-jitter") && e.contains("s2n:bbr2"), "{e}");
+        // A kernel control is not an s2n one and --quic-bulk is not Linux TCP's.
+        let mut kernel = ok.clone();
+        kernel.source = Source::LinuxTcp;
+        kernel.ccs = vec!["bbr".into()];
+        kernel.quic_bulk = Some("/x/quic-bulk".into());
+        assert!(kernel
+            .check()
+            .unwrap_err()
+            .contains("--quic-bulk is for --source s2n"));
+        let mut given = ok.clone();
+        given.quic_bulk = Some("/opt/quic-bulk".into());
+        assert!(given
+            .command_line()
+            .ends_with(" --quic-bulk /opt/quic-bulk"));
+    }
+
+    #[test]
+    fn the_s2n_defaults_cover_the_issues_sweep() {
+        // Issue 23: σ from 0 to 60 ms, at least 5 seeds, bbr against
+        // bbr-jitter with s2n-quic's BBRv2 as the third line.
+        let d = defaults(Source::S2nQuic);
+        assert_eq!(d.sds_ms.first(), Some(&0.0));
+        assert_eq!(d.sds_ms.last(), Some(&60.0));
+        assert!(d.seeds.len() >= 5);
+        assert_eq!(d.ccs, ["bbr", "bbr-jitter", "s2n:bbr2"]);
+        assert!(d.ccs.iter().all(|c| QUIC_CCS.contains(c)));
+        // Linux TCP's stay those of `kernel jitter-sweep` before.
+        let k = defaults(Source::LinuxTcp);
+        assert_eq!(k.bytes, Some(3_000_000));
+        assert_eq!(k.ccs, ["bbr", "bbrlab_jitter"]);
+        assert_eq!(k.sds_ms.len(), 7);
+    }
+
+    #[test]
+    fn an_s2n_run_is_quic_bulk_at_both_ends_sharing_the_certificate() {
+        let dir = PathBuf::from("/tmp/sweep/runs/sd40-seed2-s2n-bbr2");
+        let spec = RunSpec {
+            exe: Path::new("/b/bbrlab"),
+            quic_bulk: Some(Path::new("/b/quic-bulk")),
+            dir: dir.clone(),
+            sd_ms: 40.0,
+            seed: 2,
+            cc: "s2n:bbr2",
+        };
+        let (server, client, log) = programs(&spec, &quic_options()).unwrap();
+        assert_eq!(
+            server,
+            "'/b/quic-bulk' recv --stack s2n --listen {server}:4433 --cert '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/cert.pem'"
+        );
+        assert_eq!(
+            client,
+            "'/b/quic-bulk' send --stack s2n --to {server}:4433 --cert '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/cert.pem' --cc 's2n:bbr2' --duration 20s --interval 50ms --log '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/flows.csv'"
+        );
+        assert_eq!(log, dir.join("flows.csv"));
+        // Linux TCP's run is unchanged: bbrlab tcp at both ends.
+        let mut k = quic_options();
+        k.source = Source::LinuxTcp;
+        k.duration_s = None;
+        k.bytes = Some(300_000);
+        let (server, client, _) = programs(
+            &RunSpec {
+                quic_bulk: None,
+                cc: "bbr",
+                ..spec
+            },
+            &k,
+        )
+        .unwrap();
+        assert_eq!(server, "'/b/bbrlab' tcp recv --listen {server}:5201");
+        assert!(
+            client.starts_with(
+                "'/b/bbrlab' tcp send --to {server}:5201 --cc bbr --bytes 300000 --log "
+            ),
+            "{client}"
+        );
+    }
+
+    #[test]
+    fn quic_bulks_summary_and_log_fill_the_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("flows.csv");
+        // The receiver's line comes first; the sender's is found by key.
+        let stdout = "{\"role\":\"recv\",\"stack\":\"s2n\",\"bytes\":7000000,\"intact\":true,\"seconds\":20.1}\n\
+            {\"quic_stack\":\"s2n\",\"cc\":\"bbr-jitter\",\"bytes\":7000000,\"seconds\":20.0,\"goodput_bps\":2800000.0,\"srtt_median_ms\":71.5,\"packets_sent\":5000,\"packets_lost\":250,\"retransmit_fraction\":0.05,\"origin\":\"end of the handshake\"}\n";
+        fs::write(
+            &log,
+            "time_s,flow,delivered_bytes,using_srtt\n0.05,0,1000,0\n0.10,0,2000,1\n0.15,0,3000,1\n0.20,0,4000,\n",
+        )
+        .unwrap();
+        let m = measured(Source::S2nQuic, stdout, &log, "(log: x)").unwrap();
+        assert_eq!(m.goodput_bps, 2.8e6);
+        assert_eq!(m.seconds, 20.0);
+        assert_eq!(m.retransmitted_fraction, Some(0.05));
+        assert_eq!(m.rtt_median_ms, Some(71.5));
+        // Mean over the rows that have the state: 2 of 3.
+        assert!((m.using_srtt_fraction.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        // A log without the column (s2n-quic's own control): no share.
+        fs::write(&log, "time_s,flow,delivered_bytes\n0.05,0,1000\n").unwrap();
+        assert_eq!(
+            measured(Source::S2nQuic, stdout, &log, "")
+                .unwrap()
+                .using_srtt_fraction,
+            None
+        );
+        // Only the receiver's line: the run has no sender figures.
+        let e = measured(
+            Source::S2nQuic,
+            stdout.lines().next().unwrap(),
+            &log,
+            "(log: x)",
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("no sender summary (a JSON line with `quic_stack`) (log: x)"),
+            "{e}"
+        );
+        let e = measured(
+            Source::S2nQuic,
+            "{\"quic_stack\":\"s2n\",\"seconds\":1}",
+            &log,
+            "",
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.contains("lacks a figure") && e.contains("goodput_bps"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn quic_bulk_is_looked_for_where_cargo_builds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = find_quic_bulk(Some(&dir.path().join("quic-bulk"))).unwrap_err();
+        assert!(e.contains("no quic-bulk at"), "{e}");
+        assert!(
+            e.contains("cargo build --release -p bbrlab -p quic-bulk"),
+            "{e}"
+        );
+        let p = dir.path().join("qb");
+        fs::write(&p, "").unwrap();
+        assert_eq!(find_quic_bulk(Some(&p)).unwrap(), p);
+    }
+
+    #[test]
+    fn the_stacks_version_comes_from_the_lock_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("Cargo.lock");
+        fs::write(
+            &lock,
+            "[[package]]\nname = \"s2n-quic-core\"\nversion = \"0.70.0\"\n\n[[package]]\nname = \"s2n-quic\"\nversion = \"1.91.0\"\n",
+        )
+        .unwrap();
+        assert_eq!(s2n_quic_version(&lock), "s2n-quic 1.91.0");
+        assert_eq!(s2n_quic_version(&dir.path().join("absent")), "s2n-quic");
     }
 }

@@ -64,7 +64,9 @@ impl Source {
             .ok_or_else(|| {
                 format!(
                     "unknown source `{s}`; a jitter sweep runs on {}",
-                    Source::ALL.map(|x| format!("`{}` ({})", x.key(), x.label())).join(" or ")
+                    Source::ALL
+                        .map(|x| format!("`{}` ({})", x.key(), x.label()))
+                        .join(" or ")
                 )
             })
     }
@@ -201,7 +203,9 @@ impl Source {
     /// How long measuring the committed sweep takes, for the no-data note.
     fn takes(self) -> &'static str {
         match self {
-            Source::LinuxTcp => "about 20 minutes; the lock keeps other users of the BPF controls out",
+            Source::LinuxTcp => {
+                "about 20 minutes; the lock keeps other users of the BPF controls out"
+            }
             Source::S2nQuic => "about 25 minutes",
         }
     }
