@@ -1,0 +1,530 @@
+//! The s2n-quic stack: its own controllers (`s2n:bbr2`, `s2n:cubic`) and
+//! bbrlab's through the `bbrlab-s2n` adapter.
+//!
+//! The sender is s2n's client (the side whose controller is measured),
+//! the receiver its server. Both run on a single-thread tokio runtime, so
+//! a process's CPU time is one stack's cost per byte.
+//!
+//! What the time series shows of s2n's own controllers comes from its
+//! event subscriber ([`Probe`]): `on_recovery_metrics` (srtt, latest and
+//! min RTT, cwnd, bytes in flight), `on_pacing_rate_updated`,
+//! `on_bbr_state_changed`, `on_slow_start_exited` (CUBIC's mode),
+//! `on_packet_sent` and `on_packet_lost` (counts), the ACK frames' ECN
+//! counts (`on_frame_received`), and, when logging, each packet's stream
+//! bytes (`on_frame_sent`) matched with `on_ack_range_received` for the
+//! bytes acknowledged. s2n does not report BBRv2's bandwidth estimate:
+//! that cell stays empty.
+//!
+//! ECN: s2n-quic marks ECT(0) and validates ECN on every path (its
+//! `path::ecn` controller, RFC 9000 §13.4.2) with no switch in its
+//! public API to turn it off, so `--ecn` changes nothing here. Once ECN
+//! is validated, s2n also sends a CE-marked packet now and then to check
+//! the peer does not suppress CE reports (RFC 9000 §13.4.2.2's
+//! suppression test): `delivered_ce` counts those too (s2n itself does
+//! not treat them as congestion).
+
+use crate::pattern;
+use crate::series::{Sample, Series};
+use crate::stack::{Amount, Cc, RecvOpts, RecvReport, SendOpts, SendReport, Stack};
+use bytes::{Bytes, BytesMut};
+use s2n_quic::client::Connect;
+use s2n_quic::provider::congestion_controller::{Bbr, Cubic};
+use s2n_quic::provider::event::{events, ConnectionInfo, ConnectionMeta, Subscriber};
+use s2n_quic::provider::io::tokio::Builder as IoBuilder;
+use s2n_quic::provider::limits::Limits;
+use s2n_quic::{Client, Server};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The s2n-quic stack.
+pub struct S2n;
+
+/// Flow-control windows: the 64 MiB bbrlab's own receiver gives (as
+/// `quinn-bulk` does), so no run is window-limited on loopback.
+const WINDOW: u64 = 64 << 20;
+
+/// The send buffer s2n keeps per stream: the bytes written but not yet
+/// acknowledged. 16 MiB covers a loopback BDP at 10 Gbit/s with room.
+const SEND_BUFFER: u32 = 16 << 20;
+
+/// UDP socket buffers: the 4 MiB bbrlab's transport asks for on both ends.
+const SOCKET_BUFFER: usize = 4 << 20;
+
+/// Bytes handed to s2n per write.
+const WRITE: usize = 64 << 10;
+
+impl Stack for S2n {
+    fn name(&self) -> &'static str {
+        "s2n"
+    }
+
+    fn own_controllers(&self) -> &'static [&'static str] {
+        &["bbr2", "cubic"]
+    }
+
+    fn bbrlab_controllers(&self) -> Result<(), String> {
+        Err("bbrlab's controllers on s2n-quic need the bbrlab-s2n adapter, which this quic-bulk is built without; use s2n:bbr2 or s2n:cubic".into())
+    }
+
+    fn send(&self, o: &SendOpts) -> Result<SendReport, String> {
+        runtime()?.block_on(send(o))
+    }
+
+    fn recv(&self, o: RecvOpts) -> Result<RecvReport, String> {
+        runtime()?.block_on(recv(o))
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio: {e}"))
+}
+
+/// The idle timeout both ends advertise: half of `--timeout` (at least
+/// 1 s), so a silent peer is reported well within `--timeout` even with
+/// the probe timeouts s2n adds before closing (RFC 9000 §10.1 makes the
+/// effective timeout at least three PTOs).
+fn idle_timeout(timeout: Duration) -> Duration {
+    (timeout / 2).max(Duration::from_secs(1))
+}
+
+fn limits(timeout: Duration) -> Result<Limits, String> {
+    fn e(e: impl std::fmt::Display) -> String {
+        format!("s2n-quic limits: {e}")
+    }
+    Limits::new()
+        .with_data_window(WINDOW)
+        .map_err(e)?
+        .with_unidirectional_data_window(WINDOW)
+        .map_err(e)?
+        .with_bidirectional_local_data_window(WINDOW)
+        .map_err(e)?
+        .with_bidirectional_remote_data_window(WINDOW)
+        .map_err(e)?
+        .with_max_send_buffer_size(SEND_BUFFER)
+        .map_err(e)?
+        .with_max_idle_timeout(idle_timeout(timeout))
+        .map_err(e)?
+        .with_max_handshake_duration(timeout)
+        .map_err(e)
+}
+
+fn io(addr: SocketAddr) -> Result<s2n_quic::provider::io::tokio::Provider, String> {
+    let e = |e: std::io::Error| format!("socket on {addr}: {e}");
+    IoBuilder::default()
+        .with_receive_address(addr)
+        .map_err(e)?
+        .with_recv_buffer_size(SOCKET_BUFFER)
+        .map_err(e)?
+        .with_send_buffer_size(SOCKET_BUFFER)
+        .map_err(e)?
+        .build()
+        .map_err(e)
+}
+
+/// A connection or stream error as one line; an expired idle timer is
+/// named as the peer going silent.
+fn conn_error(e: s2n_quic::connection::Error, timeout: Duration) -> String {
+    match e {
+        s2n_quic::connection::Error::IdleTimerExpired { .. } => format!(
+            "the peer stopped responding (idle timeout {} s)",
+            idle_timeout(timeout).as_secs_f64()
+        ),
+        other => format!("the connection failed: {other}"),
+    }
+}
+
+fn stream_error(e: s2n_quic::stream::Error, timeout: Duration) -> String {
+    match e {
+        s2n_quic::stream::Error::ConnectionError { error, .. } => conn_error(error, timeout),
+        other => format!("the stream failed: {other}"),
+    }
+}
+
+async fn recv(o: RecvOpts) -> Result<RecvReport, String> {
+    let (cert, key) = crate::stack::self_signed()?;
+    let mut server = Server::builder()
+        .with_tls((cert.as_str(), key.as_str()))
+        .map_err(|e| format!("s2n-quic TLS: {e}"))?
+        .with_io(io(o.listen)?)
+        .map_err(|e| format!("s2n-quic io: {e}"))?
+        .with_limits(limits(o.timeout)?)
+        .map_err(|e| format!("s2n-quic limits: {e}"))?
+        .start()
+        .map_err(|e| format!("s2n-quic server on {}: {e}", o.listen))?;
+    let addr = server
+        .local_addr()
+        .map_err(|e| format!("local address: {e}"))?;
+    // Written once the socket is bound, so a sender that sees the file
+    // reaches a listening socket.
+    crate::stack::make_cert(&o.cert, &cert)?;
+    if let Some(tx) = &o.ready {
+        let _ = tx.send(addr);
+    }
+    let mut conn = tokio::time::timeout(o.timeout, server.accept())
+        .await
+        .map_err(|_| {
+            format!(
+                "no connection on {addr} within {} s",
+                o.timeout.as_secs_f64()
+            )
+        })?
+        .ok_or("the server stopped before a connection arrived")?;
+    let t0 = Instant::now();
+    let mut stream = tokio::time::timeout(o.timeout, conn.accept_receive_stream())
+        .await
+        .map_err(|_| format!("no stream within {} s", o.timeout.as_secs_f64()))?
+        .map_err(|e| conn_error(e, o.timeout))?
+        .ok_or("the peer closed the connection before opening a stream")?;
+    let mut bytes = 0u64;
+    // Bounded by the idle timeout: a silent peer ends `receive` in error.
+    while let Some(chunk) = stream
+        .receive()
+        .await
+        .map_err(|e| stream_error(e, o.timeout))?
+    {
+        pattern::check(bytes, &chunk).map_err(|at| {
+            format!("byte {at} of the stream is not what the sender wrote (data corrupted or misplaced)")
+        })?;
+        bytes += chunk.len() as u64;
+    }
+    let seconds = t0.elapsed().as_secs_f64();
+    // Stay until the sender closes the connection (it does once the end
+    // of the stream is acknowledged), so the acknowledgement of the last
+    // bytes is not lost with this process.
+    let _ = tokio::time::timeout(o.timeout, conn.accept_receive_stream()).await;
+    Ok(RecvReport { bytes, seconds })
+}
+
+/// What the subscriber has seen of the sender's connection.
+#[derive(Debug, Default)]
+struct State {
+    srtt: Option<Duration>,
+    latest_rtt: Option<Duration>,
+    min_rtt: Option<Duration>,
+    cwnd: Option<u32>,
+    inflight: Option<u32>,
+    pacing_bytes_per_sec: Option<u64>,
+    mode: Option<&'static str>,
+    packets_sent: u64,
+    packets_lost: u64,
+    ce: u64,
+    /// Whether to follow stream bytes per packet (only for the log).
+    track: bool,
+    /// 1-RTT packets in flight carrying stream bytes: number → bytes.
+    unacked: BTreeMap<u64, u64>,
+    acked_stream_bytes: u64,
+}
+
+/// s2n's event subscriber for the sender's connection.
+#[derive(Clone)]
+struct Probe(Arc<Mutex<State>>);
+
+impl Probe {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic elsewhere while holding the lock leaves counters that
+        // are still meaningful; keep reading them.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn one_rtt(h: &events::PacketHeader) -> Option<u64> {
+    match h {
+        events::PacketHeader::OneRtt { number, .. } => Some(*number),
+        _ => None,
+    }
+}
+
+/// s2n's BBRv2 states under `congestion::Mode`'s names.
+fn bbr_mode(s: &events::BbrState) -> Option<&'static str> {
+    Some(match s {
+        events::BbrState::Startup { .. } => "startup",
+        events::BbrState::Drain { .. } => "drain",
+        events::BbrState::ProbeBwDown { .. } => "probe_bw_down",
+        events::BbrState::ProbeBwCruise { .. } => "probe_bw_cruise",
+        events::BbrState::ProbeBwRefill { .. } => "probe_bw_refill",
+        events::BbrState::ProbeBwUp { .. } => "probe_bw_up",
+        events::BbrState::ProbeRtt { .. } => "probe_rtt",
+        _ => return None,
+    })
+}
+
+impl Subscriber for Probe {
+    type ConnectionContext = ();
+
+    fn create_connection_context(&mut self, _: &ConnectionMeta, _: &ConnectionInfo) {}
+
+    fn on_recovery_metrics(&mut self, _: &mut (), _: &ConnectionMeta, e: &events::RecoveryMetrics) {
+        let mut s = self.state();
+        s.srtt = Some(e.smoothed_rtt);
+        s.latest_rtt = Some(e.latest_rtt);
+        s.min_rtt = Some(e.min_rtt);
+        s.cwnd = Some(e.congestion_window);
+        s.inflight = Some(e.bytes_in_flight);
+    }
+
+    fn on_pacing_rate_updated(
+        &mut self,
+        _: &mut (),
+        _: &ConnectionMeta,
+        e: &events::PacingRateUpdated,
+    ) {
+        self.state().pacing_bytes_per_sec = Some(e.bytes_per_second);
+    }
+
+    fn on_bbr_state_changed(
+        &mut self,
+        _: &mut (),
+        _: &ConnectionMeta,
+        e: &events::BbrStateChanged,
+    ) {
+        if let Some(m) = bbr_mode(&e.state) {
+            self.state().mode = Some(m);
+        }
+    }
+
+    fn on_slow_start_exited(
+        &mut self,
+        _: &mut (),
+        _: &ConnectionMeta,
+        _: &events::SlowStartExited,
+    ) {
+        let mut s = self.state();
+        // BBRv2 reports its own states; this is CUBIC leaving slow start.
+        if s.mode == Some("slow_start") {
+            s.mode = Some("congestion_avoidance");
+        }
+    }
+
+    fn on_packet_sent(&mut self, _: &mut (), _: &ConnectionMeta, _: &events::PacketSent) {
+        self.state().packets_sent += 1;
+    }
+
+    fn on_frame_sent(&mut self, _: &mut (), _: &ConnectionMeta, e: &events::FrameSent) {
+        if let (Some(pn), events::Frame::Stream { len, .. }) = (one_rtt(&e.packet_header), &e.frame)
+        {
+            let mut s = self.state();
+            if s.track {
+                *s.unacked.entry(pn).or_insert(0) += u64::from(*len);
+            }
+        }
+    }
+
+    fn on_ack_range_received(
+        &mut self,
+        _: &mut (),
+        _: &ConnectionMeta,
+        e: &events::AckRangeReceived,
+    ) {
+        if one_rtt(&e.packet_header).is_none() {
+            return;
+        }
+        let mut s = self.state();
+        if !s.track {
+            return;
+        }
+        let acked: Vec<u64> = s
+            .unacked
+            .range(e.ack_range.clone())
+            .map(|(k, _)| *k)
+            .collect();
+        for k in acked {
+            if let Some(b) = s.unacked.remove(&k) {
+                s.acked_stream_bytes += b;
+            }
+        }
+    }
+
+    fn on_packet_lost(&mut self, _: &mut (), _: &ConnectionMeta, e: &events::PacketLost) {
+        let mut s = self.state();
+        s.packets_lost += 1;
+        // Its stream bytes go out again in new packets.
+        if let Some(pn) = one_rtt(&e.packet_header) {
+            s.unacked.remove(&pn);
+        }
+    }
+
+    fn on_frame_received(&mut self, _: &mut (), _: &ConnectionMeta, e: &events::FrameReceived) {
+        if let events::Frame::Ack {
+            ecn_counts: Some(c),
+            ..
+        } = &e.frame
+        {
+            if one_rtt(&e.packet_header).is_some() {
+                let mut s = self.state();
+                s.ce = s.ce.max(c.ce_count);
+            }
+        }
+    }
+}
+
+/// One sample of the sender's state at `t` seconds after the handshake.
+fn sample(p: &Probe, t: f64) -> Sample {
+    let s = p.state();
+    let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
+    Sample {
+        time_s: t,
+        delivered_bytes: s.acked_stream_bytes,
+        rtt_ms: ms(s.latest_rtt),
+        cwnd_bytes: s.cwnd.map(u64::from),
+        pacing_rate_bps: s.pacing_bytes_per_sec.map(|b| b as f64 * 8.0),
+        inflight_bytes: s.inflight.map(u64::from),
+        mode: s.mode,
+        bw_estimate_bps: None,
+        min_rtt_ms: ms(s.min_rtt),
+        srtt_ms: ms(s.srtt),
+        packets_sent: s.packets_sent,
+        packets_lost: s.packets_lost,
+        delivered_ce: s.ce,
+    }
+}
+
+async fn send(o: &SendOpts) -> Result<SendReport, String> {
+    let bind: SocketAddr = if o.to.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let probe = Probe(Arc::new(Mutex::new(State {
+        track: o.log.is_some(),
+        ..State::default()
+    })));
+    let tls = o.cert_pem.as_str();
+    let io = io(bind)?;
+    let limits = limits(o.timeout)?;
+    // The builder's type changes with the controller; each arm ends at
+    // the same `Client`.
+    macro_rules! client {
+        ($cc:expr) => {
+            Client::builder()
+                .with_tls(tls)
+                .map_err(|e| format!("s2n-quic TLS (the certificate): {e}"))?
+                .with_io(io)
+                .map_err(|e| format!("s2n-quic io: {e}"))?
+                .with_limits(limits)
+                .map_err(|e| format!("s2n-quic limits: {e}"))?
+                .with_event(probe.clone())
+                .map_err(|e| format!("s2n-quic events: {e}"))?
+                .with_congestion_controller($cc)
+                .map_err(|e| format!("s2n-quic congestion controller: {e}"))?
+                .start()
+                .map_err(|e| format!("s2n-quic client: {e}"))?
+        };
+    }
+    let client = match &o.cc {
+        Cc::Own("bbr2") => {
+            probe.state().mode = Some("startup");
+            client!(Bbr::default())
+        }
+        Cc::Own("cubic") => {
+            probe.state().mode = Some("slow_start");
+            client!(Cubic::default())
+        }
+        Cc::Own(other) => return Err(format!("s2n has no controller `{other}`")),
+        Cc::Bbrlab(cfg) => {
+            return Err(format!(
+                "--cc {}: {}",
+                cfg.algorithm.name(),
+                S2n.bbrlab_controllers().err().unwrap_or_default()
+            ))
+        }
+    };
+    let connect = Connect::new(o.to).with_server_name("localhost");
+    let mut conn = tokio::time::timeout(o.timeout, client.connect(connect))
+        .await
+        .map_err(|_| {
+            format!(
+                "no handshake with {} within {} s",
+                o.to,
+                o.timeout.as_secs_f64()
+            )
+        })?
+        .map_err(|e| format!("handshake with {}: {}", o.to, conn_error(e, o.timeout)))?;
+    let t0 = Instant::now();
+    let mut stream = conn
+        .open_send_stream()
+        .await
+        .map_err(|e| conn_error(e, o.timeout))?;
+
+    // The sampler: one sample per interval on this runtime's thread.
+    let done = Arc::new(AtomicBool::new(false));
+    let series = Series::create(o.log.as_deref())?;
+    let sampler = {
+        let (probe, done, interval) = (probe.clone(), done.clone(), o.interval);
+        tokio::spawn(async move {
+            let mut series = series;
+            let mut tick =
+                tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                // The last row is the sender's own, at the end's time.
+                if done.load(Ordering::Relaxed) {
+                    break;
+                }
+                series.record(&sample(&probe, t0.elapsed().as_secs_f64()))?;
+            }
+            Ok::<Series, String>(series)
+        })
+    };
+
+    let mut sent = 0u64;
+    let stall = |what: &str| {
+        format!(
+            "{what} made no progress for {} s (the peer stopped responding?)",
+            o.timeout.as_secs_f64()
+        )
+    };
+    loop {
+        let n = match o.amount {
+            Amount::Bytes(total) => (total - sent).min(WRITE as u64) as usize,
+            Amount::Duration(d) if t0.elapsed() < d => WRITE,
+            Amount::Duration(_) => 0,
+        };
+        if n == 0 {
+            break;
+        }
+        let mut buf = BytesMut::zeroed(n);
+        pattern::fill(sent, &mut buf);
+        let chunk: Bytes = buf.freeze();
+        tokio::time::timeout(o.timeout, stream.send(chunk))
+            .await
+            .map_err(|_| stall("sending"))?
+            .map_err(|e| stream_error(e, o.timeout))?;
+        sent += n as u64;
+    }
+    // Resolves once the peer has acknowledged every byte and the end.
+    tokio::time::timeout(o.timeout, stream.close())
+        .await
+        .map_err(|_| stall("waiting for the acknowledgement of the last bytes"))?
+        .map_err(|e| stream_error(e, o.timeout))?;
+    let seconds = t0.elapsed().as_secs_f64();
+    done.store(true, Ordering::Relaxed);
+    let mut series = sampler
+        .await
+        .map_err(|e| format!("the sampler failed: {e}"))??;
+    // The last row: everything written is acknowledged now.
+    let mut last = sample(&probe, seconds);
+    last.delivered_bytes = sent;
+    series.record(&last)?;
+    let srtt_median_ms = series.finish()?;
+    conn.close(0u32.into());
+    let (packets_sent, packets_lost) = {
+        let s = probe.state();
+        (s.packets_sent, s.packets_lost)
+    };
+    let mut client = client;
+    let _ = tokio::time::timeout(Duration::from_secs(2), client.wait_idle()).await;
+    Ok(SendReport {
+        bytes: sent,
+        seconds,
+        packets_sent,
+        packets_lost,
+        srtt_median_ms,
+    })
+}
