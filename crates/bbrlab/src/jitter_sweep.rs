@@ -377,10 +377,15 @@ fn programs(spec: &RunSpec<'_>, opts: &Options) -> Result<(String, String, PathB
             // Both ends see the run's directory: the receiver writes its
             // certificate there and the sender trusts only that one.
             let cert = sh_quote(&dir.join("cert.pem").display().to_string());
+            // quic-bulk's --timeout bounds every wait, the wait for the
+            // last acknowledgement included: a run whose control has
+            // collapsed to a few hundred kbit/s must not fail at its
+            // default 30 s, so both ends get the run's own bound.
+            let t = opts.timeout_s;
             Ok((
-                format!("{qb} recv --stack s2n --listen {{server}}:{QUIC_PORT} --cert {cert}"),
+                format!("{qb} recv --stack s2n --listen {{server}}:{QUIC_PORT} --cert {cert} --timeout {t}"),
                 format!(
-                    "{qb} send --stack s2n --to {{server}}:{QUIC_PORT} --cert {cert} --cc {} {amount} --interval {QUIC_LOG_INTERVAL} --log {log_q}",
+                    "{qb} send --stack s2n --to {{server}}:{QUIC_PORT} --cert {cert} --cc {} {amount} --interval {QUIC_LOG_INTERVAL} --log {log_q} --timeout {t}",
                     sh_quote(spec.cc)
                 ),
                 log,
@@ -1022,11 +1027,11 @@ mod tests {
         let (server, client, log) = programs(&spec, &quic_options()).unwrap();
         assert_eq!(
             server,
-            "'/b/quic-bulk' recv --stack s2n --listen {server}:4433 --cert '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/cert.pem'"
+            "'/b/quic-bulk' recv --stack s2n --listen {server}:4433 --cert '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/cert.pem' --timeout 140"
         );
         assert_eq!(
             client,
-            "'/b/quic-bulk' send --stack s2n --to {server}:4433 --cert '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/cert.pem' --cc 's2n:bbr2' --duration 20s --interval 50ms --log '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/flows.csv'"
+            "'/b/quic-bulk' send --stack s2n --to {server}:4433 --cert '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/cert.pem' --cc 's2n:bbr2' --duration 20s --interval 50ms --log '/tmp/sweep/runs/sd40-seed2-s2n-bbr2/flows.csv' --timeout 140"
         );
         assert_eq!(log, dir.join("flows.csv"));
         // Linux TCP's run is unchanged: bbrlab tcp at both ends.
