@@ -1,11 +1,15 @@
 //! The s2n-quic stack: its own controllers (`s2n:bbr2`, `s2n:cubic`) and
-//! bbrlab's through the `bbrlab-s2n` adapter.
+//! bbrlab's (`bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`) through the
+//! `bbrlab-s2n` adapter, whose `Observer` gives the time series their
+//! controller state (cwnd, pacing rate, mode, bandwidth estimate, min_rtt,
+//! bytes in flight as the adapter counts them, srtt, CE marks).
 //!
 //! The sender is s2n's client (the side whose controller is measured),
 //! the receiver its server. Both run on a single-thread tokio runtime, so
 //! a process's CPU time is one stack's cost per byte.
 //!
-//! What the time series shows of s2n's own controllers comes from its
+//! What the time series shows of s2n's own controllers (and, for every
+//! controller, the bytes acknowledged and the packet counts) comes from its
 //! event subscriber ([`Probe`]): `on_recovery_metrics` (srtt, latest and
 //! min RTT, cwnd, bytes in flight), `on_pacing_rate_updated`,
 //! `on_bbr_state_changed`, `on_slow_start_exited` (CUBIC's mode),
@@ -66,7 +70,8 @@ impl Stack for S2n {
     }
 
     fn bbrlab_controllers(&self) -> Result<(), String> {
-        Err("bbrlab's controllers on s2n-quic need the bbrlab-s2n adapter, which this quic-bulk is built without; use s2n:bbr2 or s2n:cubic".into())
+        // Through the bbrlab-s2n adapter, built in.
+        Ok(())
     }
 
     fn send(&self, o: &SendOpts) -> Result<SendReport, String> {
@@ -363,8 +368,31 @@ impl Subscriber for Probe {
     }
 }
 
-/// One sample of the sender's state at `t` seconds after the handshake.
-fn sample(p: &Probe, t: f64) -> Sample {
+/// One sample of the sender's state at `t` seconds after the handshake:
+/// the controller's state from the adapter's `Observer` when one is
+/// given (bbrlab's controllers), otherwise from s2n's events; the
+/// delivered bytes and the packet counts from the events in both cases,
+/// so s2n's controllers and bbrlab's are counted alike.
+fn sample(p: &Probe, observer: Option<&bbrlab_s2n::Observer>, t: f64) -> Sample {
+    let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
+    let mut out = events_sample(p, t);
+    if let Some(o) = observer.and_then(bbrlab_s2n::Observer::latest) {
+        let snap = &o.snapshot;
+        out.cwnd_bytes = Some(snap.cwnd_bytes);
+        out.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
+        out.inflight_bytes = Some(o.bytes_in_flight);
+        out.mode = Some(snap.mode.name());
+        out.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
+        out.min_rtt_ms = ms(snap.min_rtt);
+        out.srtt_ms = ms(o.srtt).or(out.srtt_ms);
+        out.rtt_ms = ms(o.latest_rtt).or(out.rtt_ms);
+        out.delivered_ce = o.ce_packets;
+    }
+    out
+}
+
+/// What s2n's events alone say.
+fn events_sample(p: &Probe, t: f64) -> Sample {
     let s = p.state();
     let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
     Sample {
@@ -416,6 +444,9 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
                 .map_err(|e| format!("s2n-quic client: {e}"))?
         };
     }
+    // bbrlab's controllers report their state through the adapter's
+    // Observer; s2n's own through the event subscriber alone.
+    let mut observer: Option<bbrlab_s2n::Observer> = None;
     let client = match &o.cc {
         Cc::Own("bbr2") => {
             probe.state().mode = Some("startup");
@@ -427,11 +458,9 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         }
         Cc::Own(other) => return Err(format!("s2n has no controller `{other}`")),
         Cc::Bbrlab(cfg) => {
-            return Err(format!(
-                "--cc {}: {}",
-                cfg.algorithm.name(),
-                S2n.bbrlab_controllers().err().unwrap_or_default()
-            ))
+            let endpoint = bbrlab_s2n::Endpoint::new(**cfg);
+            observer = Some(endpoint.observer());
+            client!(endpoint)
         }
     };
     let connect = Connect::new(o.to).with_server_name("localhost");
@@ -456,6 +485,7 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
     let series = Series::create(o.log.as_deref())?;
     let sampler = {
         let (probe, done, interval) = (probe.clone(), done.clone(), o.interval);
+        let observer = observer.clone();
         tokio::spawn(async move {
             let mut series = series;
             let mut tick =
@@ -467,7 +497,7 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
                 if done.load(Ordering::Relaxed) {
                     break;
                 }
-                series.record(&sample(&probe, t0.elapsed().as_secs_f64()))?;
+                series.record(&sample(&probe, observer.as_ref(), t0.elapsed().as_secs_f64()))?;
             }
             Ok::<Series, String>(series)
         })
@@ -509,7 +539,7 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         .await
         .map_err(|e| format!("the sampler failed: {e}"))??;
     // The last row: everything written is acknowledged now.
-    let mut last = sample(&probe, seconds);
+    let mut last = sample(&probe, observer.as_ref(), seconds);
     last.delivered_bytes = sent;
     series.record(&last)?;
     let srtt_median_ms = series.finish()?;

@@ -1,0 +1,485 @@
+//! The per-connection controller: s2n-quic's callbacks in, [`Controller`]
+//! events out. The crate docs hold the mapping table; the comments here say
+//! why each step happens where it does.
+
+use crate::endpoint::Shared;
+use crate::observer::Observed;
+use congestion::delivery_rate::{AckedPacket, LostPacket, SentPacketState};
+use congestion::time::Instant;
+use congestion::Controller;
+use core::time::Duration;
+use s2n_quic_core::random;
+use s2n_quic_core::recovery::congestion_controller::{self as s2n, Publisher};
+use s2n_quic_core::recovery::RttEstimator;
+use s2n_quic_core::time::Timestamp;
+use std::sync::Arc;
+
+/// Where the first packet a controller sends lands on [`Instant`]'s axis.
+///
+/// [`Instant::ZERO`] serves the controllers as "never" (for example, no
+/// recovery episode yet), so a packet must not be sent at it; one second
+/// keeps every real time strictly after it.
+pub const EPOCH_OFFSET: Duration = Duration::from_secs(1);
+
+/// What s2n-quic keeps with each sent packet and hands back when the packet
+/// is acknowledged (as the newest of an ACK) or declared lost: our
+/// delivery-rate sampler's state at send time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketInfo(pub SentPacketState);
+
+/// One bbrlab controller on one s2n-quic path.
+///
+/// Created by [`crate::Endpoint`] through s2n-quic; a program does not
+/// build it. It owns a [`Controller`] and the state the mapping needs:
+/// the bytes in flight, the losses of the ACK being processed, the
+/// earliest-departure-time pacer and the counters the
+/// [`crate::Observer`] publishes.
+pub struct CongestionController {
+    state: Box<State>,
+}
+
+/// Boxed so s2n-quic's path table moves a pointer, not the algorithm.
+struct State {
+    cc: Controller,
+    shared: Arc<Shared>,
+    /// This controller's number; only the newest one publishes.
+    id: u64,
+    /// The s2n-quic timestamp of the first packet sent, which maps to
+    /// [`EPOCH_OFFSET`]. `None` until then.
+    epoch: Option<Timestamp>,
+    /// The current datagram size, the unit of s2n-quic's window checks.
+    max_datagram_size: u64,
+    bytes_in_flight: u64,
+    /// Losses reported since the last flush, all at `loss_time`.
+    lost: Vec<LostPacket>,
+    lost_ranges: u32,
+    loss_time: Option<Timestamp>,
+    /// Bytes in flight before the first loss of the pending batch: the
+    /// `prior_in_flight` of the ACK that revealed them.
+    loss_prior_in_flight: u64,
+    loss_persistent: bool,
+    /// The RTT sample of the ACK being processed (`on_rtt_update`), with
+    /// the ACK's receive time.
+    pending_rtt: Option<(Timestamp, Duration)>,
+    /// The state of the last packet that counted toward bytes in flight,
+    /// returned for ACK-only packets (see `on_packet_sent`).
+    last_info: PacketInfo,
+    /// Earliest departure time of the next packet, in controller time (ns).
+    next_departure: Instant,
+    /// Bytes sent in the current burst (since a send found the departure
+    /// time reached).
+    burst_bytes: u64,
+    fast_retransmit: bool,
+    /// The last values published, to publish on a change only.
+    published_quantum: u64,
+    observed: Observed,
+}
+
+impl core::fmt::Debug for CongestionController {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CongestionController")
+            .field("algorithm", &self.state.cc.name())
+            .field("cwnd", &self.state.cc.cwnd_bytes())
+            .field("bytes_in_flight", &self.state.bytes_in_flight)
+            .finish_non_exhaustive()
+    }
+}
+
+/// s2n-quic clones a controller once per connection, before the first
+/// packet: `path::Manager::new` (s2n-quic-transport 0.91) puts the
+/// initial path in its table with `SmallVec::from_elem`, which clones it,
+/// and drops the original. The clone is the one that runs, so it keeps the
+/// original's number and publishes to the [`crate::Observer`].
+///
+/// [`Controller`] cannot be cloned (a custom algorithm is a boxed trait
+/// object), so a clone is a new controller from the same configuration.
+/// Before the first packet that is an exact copy. A clone made later
+/// (s2n-quic 0.91 makes none) keeps the bytes in flight, the time base
+/// and the counters but starts the algorithm afresh.
+impl Clone for CongestionController {
+    fn clone(&self) -> Self {
+        let s = &self.state;
+        let mut c = CongestionController::new(s.shared.clone(), s.max_datagram_size as u16, s.id);
+        let t = &mut c.state;
+        t.epoch = s.epoch;
+        t.bytes_in_flight = s.bytes_in_flight;
+        t.last_info = s.last_info;
+        t.next_departure = s.next_departure;
+        t.burst_bytes = s.burst_bytes;
+        t.observed = s.observed;
+        c
+    }
+}
+
+impl CongestionController {
+    /// A controller for a path whose datagrams carry `max_datagram_size`
+    /// bytes; `id` 0 never publishes.
+    pub(crate) fn new(shared: Arc<Shared>, max_datagram_size: u16, id: u64) -> Self {
+        let mss = u64::from(max_datagram_size).max(1);
+        let mut config = shared.config;
+        config.mss_bytes = mss;
+        let cc = shared.build(&config, Instant::ZERO.saturating_add(EPOCH_OFFSET));
+        let quantum = cc.send_quantum_bytes();
+        let mut state = State {
+            cc,
+            shared,
+            id,
+            epoch: None,
+            max_datagram_size: mss,
+            bytes_in_flight: 0,
+            // Sized for a large loss burst so loss handling does not
+            // allocate; it grows (once) only beyond that.
+            lost: Vec::with_capacity(256),
+            lost_ranges: 0,
+            loss_time: None,
+            loss_prior_in_flight: 0,
+            loss_persistent: false,
+            pending_rtt: None,
+            last_info: PacketInfo::default(),
+            next_departure: Instant::ZERO,
+            burst_bytes: 0,
+            fast_retransmit: false,
+            published_quantum: quantum,
+            observed: Observed::default(),
+        };
+        state.observed.connection = id;
+        state.publish();
+        CongestionController {
+            state: Box::new(state),
+        }
+    }
+
+    /// The wrapped controller, read-only (its snapshot, RTT estimator,
+    /// sampler).
+    pub fn controller(&self) -> &Controller {
+        &self.state.cc
+    }
+
+    /// What the [`crate::Observer`] would show for this controller now.
+    pub fn observed(&self) -> Observed {
+        let mut o = self.state.observed;
+        self.state.fill_observed(&mut o);
+        o
+    }
+}
+
+impl State {
+    /// Maps an s2n-quic timestamp to controller time: the first packet
+    /// sent is at [`EPOCH_OFFSET`]. Timestamps before it (none in
+    /// practice) saturate to it.
+    fn instant(&mut self, t: Timestamp) -> Instant {
+        let epoch = *self.epoch.get_or_insert(t);
+        Instant::ZERO
+            .saturating_add(EPOCH_OFFSET)
+            .saturating_add(t.saturating_duration_since(epoch))
+    }
+
+    /// The s2n-quic timestamp of controller time `at` (inverse of
+    /// [`State::instant`]), rounded down to s2n-quic's microseconds.
+    fn timestamp(&self, at: Instant) -> Option<Timestamp> {
+        let epoch = self.epoch?;
+        let since = at
+            .saturating_since(Instant::ZERO)
+            .saturating_sub(EPOCH_OFFSET);
+        epoch.checked_add(since)
+    }
+
+    fn has_pending_losses(&self) -> bool {
+        !self.lost.is_empty() || self.loss_persistent
+    }
+
+    /// Reports the pending losses as a batch of their own, outside any
+    /// ACK: losses the loss timer declared (s2n-quic runs loss detection
+    /// from its timer with no ACK after it).
+    fn flush_timer_losses(&mut self) {
+        if !self.has_pending_losses() {
+            return;
+        }
+        let t = self.loss_time.take().map(|t| self.instant(t));
+        let t = t.unwrap_or(Instant::ZERO);
+        self.report_losses(t);
+        self.publish();
+    }
+
+    /// Hands the pending batch to the controller, then persistent
+    /// congestion (the order of `sender::Sender::report_losses`).
+    fn report_losses(&mut self, t: Instant) {
+        let episodes = self.cc.recovery_episodes();
+        if !self.lost.is_empty() {
+            self.cc.on_packets_lost_in_ranges(
+                t,
+                &self.lost,
+                self.lost_ranges.max(1),
+                self.bytes_in_flight,
+            );
+        }
+        if core::mem::take(&mut self.loss_persistent) {
+            self.cc.on_persistent_congestion(t, self.bytes_in_flight);
+        }
+        // RFC 9002 §7.3.2: on entering recovery one packet may be sent
+        // before the reduced window applies (s2n-quic's
+        // `requires_fast_retransmission`).
+        if self.cc.recovery_episodes() != episodes {
+            self.fast_retransmit = true;
+        }
+        self.lost.clear();
+        self.lost_ranges = 0;
+        self.loss_time = None;
+    }
+
+    /// EDT pacing in the manner of Linux's `tcp_wstamp_ns`: each packet
+    /// moves the next departure on by its time at the pacing rate, from
+    /// its own departure or from now if the sender is late (no credit for
+    /// idle time). Packets may leave back to back while the current burst
+    /// is under one send quantum; once it is full, the next one waits for
+    /// the departure time.
+    fn pace(&mut self, now: Instant, bytes: u64) {
+        if now >= self.next_departure {
+            self.burst_bytes = 0;
+        }
+        let rate = self.cc.pacing_rate_bytes_per_sec().max(1);
+        let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(rate));
+        let ns = u64::try_from(ns).unwrap_or(u64::MAX);
+        self.next_departure = self
+            .next_departure
+            .max(now)
+            .saturating_add(Duration::from_nanos(ns));
+        self.burst_bytes = self.burst_bytes.saturating_add(bytes);
+        let quantum = self.cc.send_quantum_bytes().max(self.max_datagram_size);
+        self.cc.set_next_departure(self.next_departure, quantum);
+    }
+
+    fn quantum(&self) -> u64 {
+        self.cc.send_quantum_bytes().max(self.max_datagram_size)
+    }
+
+    fn fill_observed(&self, o: &mut Observed) {
+        o.snapshot = self.cc.snapshot();
+        o.bytes_in_flight = self.bytes_in_flight;
+        o.send_quantum_bytes = self.quantum();
+        o.recovery_episodes = self.cc.recovery_episodes();
+        o.delivered_bytes = self.cc.sampler().delivered_bytes();
+    }
+
+    /// Copies the current state to the shared observer if this is the
+    /// newest connection's controller. One uncontended lock and a copy;
+    /// no allocation.
+    fn publish(&mut self) {
+        self.published_quantum = self.quantum();
+        let mut o = self.observed;
+        self.fill_observed(&mut o);
+        self.observed = o;
+        if self.id != 0 {
+            self.shared.observer.publish(self.id, &o);
+        }
+    }
+}
+
+impl s2n::CongestionController for CongestionController {
+    type PacketInfo = PacketInfo;
+
+    fn congestion_window(&self) -> u32 {
+        u32::try_from(self.state.cc.cwnd_bytes()).unwrap_or(u32::MAX)
+    }
+
+    fn bytes_in_flight(&self) -> u32 {
+        u32::try_from(self.state.bytes_in_flight).unwrap_or(u32::MAX)
+    }
+
+    /// Not room for one more full datagram (RFC 9002 §7: a sender must not
+    /// exceed the window).
+    fn is_congestion_limited(&self) -> bool {
+        let s = &self.state;
+        s.cc.cwnd_bytes().saturating_sub(s.bytes_in_flight) < s.max_datagram_size
+    }
+
+    fn requires_fast_retransmission(&self) -> bool {
+        self.state.fast_retransmit
+    }
+
+    fn on_packet_sent<Pub: Publisher>(
+        &mut self,
+        time_sent: Timestamp,
+        sent_bytes: usize,
+        app_limited: Option<bool>,
+        rtt_estimator: &RttEstimator,
+        _publisher: &mut Pub,
+    ) -> PacketInfo {
+        let s = &mut *self.state;
+        // Losses the loss timer declared are reported before the send
+        // that follows them (see the crate docs: no event marks the end
+        // of a timer's batch).
+        s.flush_timer_losses();
+        let now = s.instant(time_sent);
+        s.observed.srtt = Some(rtt_estimator.smoothed_rtt());
+        if sent_bytes == 0 {
+            // An ACK-only packet is not congestion controlled and adds
+            // nothing in flight (RFC 9002 §7), but s2n-quic hands its info
+            // back when it is the newest packet an ACK covers; the last
+            // counted packet's state stands in for it.
+            return s.last_info;
+        }
+        let bytes = sent_bytes as u64;
+        // Initial and Handshake packets (`None`) are sent as the handshake
+        // allows, not as the window does: mark them app-limited so their
+        // rate samples never lower a bandwidth estimate.
+        let app_limited = app_limited.unwrap_or(true);
+        let state =
+            s.cc.on_packet_sent(now, bytes, s.bytes_in_flight, app_limited);
+        s.bytes_in_flight = s.bytes_in_flight.saturating_add(bytes);
+        s.pace(now, bytes);
+        s.fast_retransmit = false;
+        s.observed.packets_sent += 1;
+        s.observed.bytes_sent = s.observed.bytes_sent.saturating_add(bytes);
+        s.last_info = PacketInfo(state);
+        if s.quantum() != s.published_quantum {
+            s.publish();
+        }
+        s.last_info
+    }
+
+    fn on_rtt_update<Pub: Publisher>(
+        &mut self,
+        _time_sent: Timestamp,
+        now: Timestamp,
+        rtt_estimator: &RttEstimator,
+        _publisher: &mut Pub,
+    ) {
+        let s = &mut *self.state;
+        // Kept for this ACK's `on_ack`, which comes after its losses.
+        s.pending_rtt = Some((now, rtt_estimator.latest_rtt()));
+        s.observed.srtt = Some(rtt_estimator.smoothed_rtt());
+        s.observed.latest_rtt = Some(rtt_estimator.latest_rtt());
+        s.observed.rttvar = Some(rtt_estimator.rttvar());
+    }
+
+    fn on_ack<Pub: Publisher>(
+        &mut self,
+        newest_acked_time_sent: Timestamp,
+        bytes_acknowledged: usize,
+        newest_acked_packet_info: PacketInfo,
+        rtt_estimator: &RttEstimator,
+        _random_generator: &mut dyn random::Generator,
+        ack_receive_time: Timestamp,
+        _publisher: &mut Pub,
+    ) {
+        let s = &mut *self.state;
+        // A batch stamped with another time came from the loss timer, not
+        // from this ACK: it is reported on its own, before the ACK.
+        if s.loss_time.is_some_and(|t| t != ack_receive_time) {
+            s.flush_timer_losses();
+        }
+        let now = s.instant(ack_receive_time);
+        let ours = s.has_pending_losses();
+        // Linux `tcp_ack()`: prior_in_flight is taken before the ACK marks
+        // anything. s2n-quic has already removed this ACK's lost packets
+        // (reported before `on_ack`) but not yet told us the acked bytes.
+        let prior = if ours {
+            s.loss_prior_in_flight
+        } else {
+            s.bytes_in_flight
+        };
+        s.cc.on_ack_begin(prior);
+        let acked = bytes_acknowledged as u64;
+        s.bytes_in_flight = s.bytes_in_flight.saturating_sub(acked);
+        if ours {
+            s.report_losses(now);
+        }
+        let rtt_sample = match s.pending_rtt.take() {
+            Some((t, rtt)) if t == ack_receive_time => Some(rtt),
+            _ => None,
+        };
+        let _ = newest_acked_time_sent; // the same as the info's sent_time
+        let packet = AckedPacket {
+            bytes: acked,
+            state: newest_acked_packet_info.0,
+        };
+        // s2n-quic does not pass the peer's ACK delay; see the crate docs.
+        s.cc.on_ack(
+            now,
+            core::slice::from_ref(&packet),
+            rtt_sample,
+            Duration::ZERO,
+            s.bytes_in_flight,
+        );
+        s.observed.bytes_acked = s.observed.bytes_acked.saturating_add(acked);
+        s.observed.acks += 1;
+        s.observed.srtt = Some(rtt_estimator.smoothed_rtt());
+        s.observed.min_rtt = Some(rtt_estimator.min_rtt());
+        s.observed.at = now
+            .saturating_since(Instant::ZERO)
+            .saturating_sub(EPOCH_OFFSET);
+        s.publish();
+    }
+
+    fn on_packet_lost<Pub: Publisher>(
+        &mut self,
+        lost_bytes: u32,
+        packet_info: PacketInfo,
+        persistent_congestion: bool,
+        new_loss_burst: bool,
+        _random_generator: &mut dyn random::Generator,
+        timestamp: Timestamp,
+        _publisher: &mut Pub,
+    ) {
+        let s = &mut *self.state;
+        if s.loss_time.is_some_and(|t| t != timestamp) {
+            s.flush_timer_losses();
+        }
+        if !s.has_pending_losses() {
+            s.loss_time = Some(timestamp);
+            s.loss_prior_in_flight = s.bytes_in_flight;
+        }
+        let bytes = u64::from(lost_bytes);
+        s.bytes_in_flight = s.bytes_in_flight.saturating_sub(bytes);
+        s.lost.push(LostPacket {
+            bytes,
+            state: packet_info.0,
+        });
+        if new_loss_burst || s.lost_ranges == 0 {
+            s.lost_ranges = s.lost_ranges.saturating_add(1);
+        }
+        s.loss_persistent |= persistent_congestion;
+        s.observed.packets_lost += 1;
+        s.observed.bytes_lost = s.observed.bytes_lost.saturating_add(bytes);
+    }
+
+    fn on_explicit_congestion<Pub: Publisher>(
+        &mut self,
+        ce_count: u64,
+        _event_time: Timestamp,
+        _publisher: &mut Pub,
+    ) {
+        // s2n-quic reports the CE increase of an ACK between its losses and
+        // `on_ack`; `Controller` holds it until that `on_ack`.
+        self.state.cc.on_ecn_ce(ce_count);
+        self.state.observed.ce_packets = self.state.observed.ce_packets.saturating_add(ce_count);
+    }
+
+    fn on_mtu_update<Pub: Publisher>(&mut self, max_data_size: u16, _publisher: &mut Pub) {
+        let s = &mut *self.state;
+        s.max_datagram_size = u64::from(max_data_size).max(1);
+        s.cc.on_mss_change(s.max_datagram_size);
+        s.publish();
+    }
+
+    fn on_packet_discarded<Pub: Publisher>(&mut self, bytes_sent: usize, _publisher: &mut Pub) {
+        // A discarded packet (its packet number space dropped, a lost MTU
+        // probe, a Retry) leaves flight without being acked or lost.
+        let s = &mut *self.state;
+        s.bytes_in_flight = s.bytes_in_flight.saturating_sub(bytes_sent as u64);
+        s.observed.bytes_discarded = s.observed.bytes_discarded.saturating_add(bytes_sent as u64);
+    }
+
+    fn earliest_departure_time(&self) -> Option<Timestamp> {
+        let s = &self.state;
+        if s.burst_bytes < s.quantum() {
+            return None;
+        }
+        s.timestamp(s.next_departure)
+    }
+
+    fn send_quantum(&self) -> Option<usize> {
+        Some(usize::try_from(self.state.quantum()).unwrap_or(usize::MAX))
+    }
+}

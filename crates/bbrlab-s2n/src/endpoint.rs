@@ -1,0 +1,108 @@
+//! The s2n-quic congestion-controller provider.
+
+use crate::controller::CongestionController;
+use crate::observer::Observer;
+use congestion::time::Instant;
+use congestion::{Config, CongestionControl, Controller};
+use s2n_quic_core::recovery::congestion_controller::{self as s2n, PathInfo};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Builds a user's algorithm for each new connection.
+type Factory = dyn Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync;
+
+/// What every controller of one [`Endpoint`] shares.
+pub(crate) struct Shared {
+    pub(crate) config: Config,
+    factory: Option<Box<Factory>>,
+    pub(crate) observer: Observer,
+    next_id: AtomicU64,
+}
+
+impl Shared {
+    /// A controller for `config` (its MSS set to the path's datagram size).
+    pub(crate) fn build(&self, config: &Config, now: Instant) -> Controller {
+        match &self.factory {
+            Some(f) => Controller::custom(config, f(config)),
+            None => Controller::new(config, now),
+        }
+    }
+}
+
+/// bbrlab's controllers as an s2n-quic congestion-controller provider:
+/// pass it to `s2n_quic::Server::builder().with_congestion_controller(..)`
+/// (or the client's). Each new path gets its own
+/// [`CongestionController`]. Cloning shares the configuration and the
+/// [`Observer`].
+#[derive(Clone)]
+pub struct Endpoint {
+    shared: Arc<Shared>,
+}
+
+impl core::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("algorithm", &self.shared.config.algorithm.name())
+            .field("custom", &self.shared.factory.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Endpoint {
+    /// Every connection runs the built-in `config.algorithm` with
+    /// `config`'s settings; the MSS is taken from each path's datagram
+    /// size instead of `config.mss_bytes`.
+    pub fn new(config: Config) -> Self {
+        Self::with_factory(config, None)
+    }
+
+    /// Every connection runs the algorithm `factory` builds, inside a
+    /// [`Controller`] (rate sampling, RTT estimation, recovery episodes
+    /// and pacing hints, as for the built-in ones). `config` supplies the
+    /// MSS default and the recovery-exit rule; `factory` gets it with the
+    /// path's MSS set.
+    pub fn custom<F>(config: Config, factory: F) -> Self
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+    {
+        Self::with_factory(config, Some(Box::new(factory)))
+    }
+
+    fn with_factory(config: Config, factory: Option<Box<Factory>>) -> Self {
+        Endpoint {
+            shared: Arc::new(Shared {
+                config,
+                factory,
+                observer: Observer::default(),
+                next_id: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// A handle on the newest connection's controller state.
+    pub fn observer(&self) -> Observer {
+        self.shared.observer.clone()
+    }
+
+    /// The configuration every connection starts from.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// A controller for a path with datagrams of `max_datagram_size`
+    /// bytes, as s2n-quic would create it; for tests and for driving the
+    /// adapter without a network.
+    pub fn new_controller(&self, max_datagram_size: u16) -> CongestionController {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        self.shared.observer.register(id);
+        CongestionController::new(self.shared.clone(), max_datagram_size, id)
+    }
+}
+
+impl s2n::Endpoint for Endpoint {
+    type CongestionController = CongestionController;
+
+    fn new_congestion_controller(&mut self, path_info: PathInfo) -> CongestionController {
+        self.new_controller(path_info.max_datagram_size)
+    }
+}

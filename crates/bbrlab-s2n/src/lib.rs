@@ -1,0 +1,157 @@
+//! bbrlab's congestion controllers inside [s2n-quic].
+//!
+//! [`Endpoint`] is an s2n-quic congestion-controller provider (s2n-quic's
+//! `unstable-congestion-controller` feature): every connection gets a
+//! [`CongestionController`] that runs a [`congestion::Controller`] with
+//! any bbrlab algorithm (`bbr`, `bbr-jitter`, `bbr3` with its profiles,
+//! `cubic`, `reno`) or a user's [`congestion::CongestionControl`]. The
+//! controller paces: s2n-quic asks it for the earliest departure time of
+//! each packet and for the send quantum, so BBR runs at its own pacing
+//! rate, as in Linux.
+//!
+//! The library depends on `s2n-quic-core` only (where the trait lives), so
+//! it builds without s2n-quic's TLS stack; the program that runs
+//! s2n-quic enables s2n-quic's `unstable-congestion-controller` feature.
+//! Both are pinned to one minor version (0.91 / 1.91): the trait is
+//! unstable and changes between minor versions.
+//!
+//! # Use `Endpoint` like this
+//!
+//! ```no_run
+//! # // no_run: it needs a certificate and a network.
+//! # async fn run(cert_pem: &str, key_pem: &str) -> Result<(), Box<dyn std::error::Error>> {
+//! use bbrlab_s2n::Endpoint;
+//! use congestion::{Algorithm, Config};
+//!
+//! let cc = Endpoint::new(Config::new(Algorithm::Bbr));
+//! let observer = cc.observer();
+//! let mut server = s2n_quic::Server::builder()
+//!     .with_tls((cert_pem, key_pem))?
+//!     .with_io("127.0.0.1:4433")?
+//!     .with_congestion_controller(cc)?
+//!     .start()?;
+//! // ... accept connections and send; meanwhile, from a sampler:
+//! if let Some(o) = observer.latest() {
+//!     println!(
+//!         "cwnd {} B, pacing {} B/s, mode {:?}, in flight {} B",
+//!         o.snapshot.cwnd_bytes,
+//!         o.snapshot.pacing_rate_bytes_per_sec,
+//!         o.snapshot.mode,
+//!         o.bytes_in_flight,
+//!     );
+//! }
+//! # let _ = server.accept().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `examples/bulk.rs` is a complete transfer (server and client over
+//! loopback, real TLS handshake, every byte checked):
+//! `cargo run --release -p bbrlab-s2n --example bulk -- --cc bbr`.
+//!
+//! # The mapping
+//!
+//! s2n-quic's recovery manager (s2n-quic-transport 0.91,
+//! `recovery/manager.rs`, `process_acks()`) handles one ACK frame in this
+//! order: it removes the acked packets; calls `on_rtt_update` if the frame
+//! gives an RTT sample; runs loss detection, calling `on_packet_lost` for
+//! each packet it declares lost (`detect_and_remove_lost_packets()`);
+//! calls `on_explicit_congestion` if the frame's ECN-CE count rose
+//! (`process_ecn()`); and last calls `on_ack` once, with the bytes of all
+//! acked packets and the info of the newest. Its loss timer calls
+//! `on_packet_lost` with no ACK after it. The adapter buffers losses and
+//! gives [`congestion::Controller`] the order bbrlab's own transport uses
+//! (`sender::Sender::on_ack`):
+//!
+//! | s2n-quic callback | bbrlab event |
+//! |---|---|
+//! | `on_packet_sent(t, bytes, app_limited)` | [`Controller::on_packet_sent`](congestion::Controller::on_packet_sent) with the bytes in flight before; the returned `SentPacketState` is the [`PacketInfo`]. `app_limited` `None` (Initial, Handshake) counts as app-limited. Then the pacer's next departure ([`Controller::set_next_departure`](congestion::Controller::set_next_departure)). |
+//! | `on_packet_sent` with 0 bytes (ACK-only) | nothing; the last counted packet's [`PacketInfo`] is returned |
+//! | `on_rtt_update(now, rtt)` | held: `rtt.latest_rtt()` becomes the RTT sample of the `on_ack` with the same time |
+//! | `on_packet_lost(bytes, info, persistent, new_burst, t)` | buffered; bytes leave flight at once; `new_burst` counts lost ranges |
+//! | `on_explicit_congestion(ce)` | [`Controller::on_ecn_ce`](congestion::Controller::on_ecn_ce) (held by the controller until `on_ack`) |
+//! | `on_ack(bytes, newest info, t)` | [`on_ack_begin`](congestion::Controller::on_ack_begin)(bytes in flight before the ACK's losses), then the buffered losses ([`on_packets_lost_in_ranges`](congestion::Controller::on_packets_lost_in_ranges)) and persistent congestion, then [`on_ack`](congestion::Controller::on_ack) with one `AckedPacket` (all acked bytes, the newest packet's state) |
+//! | `persistent_congestion` on a loss | [`Controller::on_persistent_congestion`](congestion::Controller::on_persistent_congestion), after the batch's losses |
+//! | `on_packet_discarded(bytes)` | bytes leave flight; no congestion event |
+//! | `on_mtu_update(size)` | [`Controller::on_mss_change`](congestion::Controller::on_mss_change) |
+//! | `congestion_window()` | [`Controller::cwnd_bytes`](congestion::Controller::cwnd_bytes) |
+//! | `bytes_in_flight()` | the adapter's count: sent − acked − lost − discarded |
+//! | `is_congestion_limited()` | less than one datagram of room in the window |
+//! | `requires_fast_retransmission()` | a loss batch just began a recovery episode, until the next send (RFC 9002 §7.3.2) |
+//! | `earliest_departure_time()` | the EDT pacer's next departure once the current burst holds a send quantum; `None` before |
+//! | `send_quantum()` | [`Controller::send_quantum_bytes`](congestion::Controller::send_quantum_bytes), at least one datagram |
+//!
+//! **Pacing** follows Linux's earliest departure time (`tcp_wstamp_ns`):
+//! each packet moves the next departure on by its size at the pacing
+//! rate, counted from the previous departure or from now if the sender
+//! is late (no credit for idle time). Packets leave back to back while
+//! the current burst is under one send quantum; then s2n-quic waits for
+//! the departure time. The average rate never exceeds the pacing rate and
+//! no burst exceeds the quantum. Unlike s2n-quic's own BBR pacer, the
+//! adapter paces at every RTT, even below 2 ms; on loopback the pacing
+//! timer's resolution can then cap the rate.
+//!
+//! **Time.** [`congestion::Instant`] is nanoseconds since an epoch the
+//! caller picks. The adapter picks the connection's first sent packet,
+//! which maps to [`EPOCH_OFFSET`] (1 s, because `Instant::ZERO` means
+//! "never" to the controllers); every later s2n-quic timestamp maps to
+//! that plus the time since the first packet. The controller is created
+//! (by s2n-quic, without a time) just before that first packet and is
+//! started at the same instant. s2n-quic's timestamps have microsecond
+//! resolution; departure times are rounded down to it.
+//!
+//! # What s2n-quic does not report, and what the adapter does instead
+//!
+//! - **The end of a loss-timer batch.** Losses from the loss timer come
+//!   with no ACK after them. A batch whose time differs from the next
+//!   `on_ack`'s is reported on its own before that ACK; otherwise it is
+//!   reported before the next send. Until then `congestion_window()`
+//!   still shows the window before those losses, so the retransmission
+//!   that follows a timer loss goes out under it (RFC 9002 §7.3.2 allows
+//!   one such packet). The losses leave flight at once.
+//! - **Per-packet ACK information.** `on_ack` gives the acked bytes in
+//!   total and the newest packet's info. That is what a rate sample uses
+//!   (Linux `tcp_rate_skb_delivered()` takes the most recently sent acked
+//!   packet), but `AckContext::acked_packets` is then 1 per ACK.
+//! - **The peer's ACK delay.** `on_rtt_update` gives s2n-quic's
+//!   estimator, not the frame's ACK delay, so the controller's own srtt
+//!   includes the delay (as TCP's does); its min_rtt is unaffected
+//!   (RFC 9002 §5.2). [`Observed::srtt`] is s2n-quic's (ack-delay
+//!   adjusted) srtt.
+//! - **A probe timeout (PTO).** s2n-quic's PTO sends probes and declares
+//!   nothing lost (RFC 9002 §6.2); the controller sees the probes as
+//!   sends. There is no RTO: **persistent congestion** (RFC 9002 §7.6) is
+//!   QUIC's collapse of the window to its minimum, the counterpart of
+//!   TCP's RTO, so it maps to [`Controller::on_persistent_congestion`]
+//!   (which is our timeout, [`Controller::on_retransmission_timeout`]),
+//!   once per loss batch that carries it.
+//! - **Spurious losses.** s2n-quic never tells that a packet it declared
+//!   lost was acked after all (it forgets lost packets), so
+//!   [`Controller::on_spurious_loss`] is never called: no undo.
+//! - **App-limited between sends.** s2n-quic tells app-limited only at
+//!   send time, which is where Linux marks it too; the adapter does not
+//!   call [`Controller::on_app_limited`].
+//! - **Whether lost data awaits repair.** The adapter calls
+//!   [`Controller::on_packet_sent`], which restarts the rate interval
+//!   whenever nothing is in flight (`on_packet_sent_when` needs to know
+//!   about unrepaired losses too).
+//! - **Clones.** s2n-quic clones each connection's controller once, before
+//!   its first packet, and uses the clone. [`congestion::Controller`]
+//!   cannot be cloned, so a clone is rebuilt from the configuration: exact
+//!   before the first packet, a restart of the algorithm after it (see
+//!   [`CongestionController`]).
+//!
+//! [s2n-quic]: https://github.com/aws/s2n-quic
+//! [`Controller::on_persistent_congestion`]: congestion::Controller::on_persistent_congestion
+//! [`Controller::on_retransmission_timeout`]: congestion::Controller::on_retransmission_timeout
+//! [`Controller::on_spurious_loss`]: congestion::Controller::on_spurious_loss
+//! [`Controller::on_app_limited`]: congestion::Controller::on_app_limited
+//! [`Controller::on_packet_sent`]: congestion::Controller::on_packet_sent
+
+mod controller;
+mod endpoint;
+mod observer;
+
+pub use controller::{CongestionController, PacketInfo, EPOCH_OFFSET};
+pub use endpoint::Endpoint;
+pub use observer::{Observed, Observer};
