@@ -146,7 +146,7 @@ pub(crate) enum Command {
     /// s2n:bbr2); `--source linux-tcp`: as `bbrlab kernel jitter-sweep`.
     /// Exits 1 if a run failed (its row says why).
     #[command(
-        after_help = "Defaults with --source s2n: --cc bbr,bbr-jitter,s2n:bbr2 --sds 0,20,40,60 --seeds 1,2,3,4,5 --duration 20s --out out/quic-jitter-sweep.\n\nExample (quic-bulk is found next to bbrlab):\n  cargo build --release -p bbrlab -p quic-bulk\n  sudo target/release/bbrlab jitter-sweep --source s2n --out out/quic-jitter\n  bbrlab jitter-sweep --source s2n --table out/quic-jitter/jitter-sweep.csv"
+        after_help = "Defaults with --source s2n: --cc bbr,bbr-jitter,s2n:bbr2 --sds 0,20,40,60 --seeds 1,2,3,4,5 --bytes 750000 --out out/quic-jitter-sweep.\n\nExample (quic-bulk is found next to bbrlab):\n  cargo build --release -p bbrlab -p quic-bulk\n  sudo target/release/bbrlab jitter-sweep --source s2n --out out/quic-jitter\n  bbrlab jitter-sweep --source s2n --table out/quic-jitter/jitter-sweep.csv"
     )]
     JitterSweep(SourceSweepArgs),
     /// Run a scenario file in the simulator; writes time series and summaries.

@@ -768,8 +768,12 @@ pub fn run(opts: &Options) -> Result<(), String> {
 
 /// A source's defaults for what the command line leaves out: Linux TCP's
 /// are the kernel sweep's since issue 21 (3 MB per run, seven sds, three
-/// seeds); s2n-quic's fit a ~25-minute sweep of the three controls (20 s
-/// per run, ~300 round trips at ~65 ms, four sds, five seeds).
+/// seeds); s2n-quic's fit a ~20-minute sweep of the three controls (four
+/// sds, five seeds, 750 kB per run: 2 s at the line rate, ~25 s at the
+/// ~0.25 Mbit/s they fall to under jitter). A byte count, not a duration:
+/// quic-bulk's `--duration` stops writing on time but then waits for all
+/// that s2n-quic buffered (up to 16 MiB) to be acknowledged, minutes at
+/// those rates.
 pub struct Defaults {
     /// `--out`.
     pub out: &'static str,
@@ -801,8 +805,8 @@ pub fn defaults(source: Source) -> Defaults {
             sds_ms: &[0.0, 20.0, 40.0, 60.0],
             seeds: &[1, 2, 3, 4, 5],
             ccs: &["bbr", "bbr-jitter", "s2n:bbr2"],
-            bytes: None,
-            duration_s: Some(20.0),
+            bytes: Some(750_000),
+            duration_s: None,
         },
     }
 }
