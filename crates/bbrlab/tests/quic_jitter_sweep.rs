@@ -240,6 +240,7 @@ fn the_committed_quic_sweep_is_the_books_table_and_its_findings_quote_it() {
             "{q} not in the findings: {findings}"
         );
     }
+    assert!(h.contains("<h4>750 kB per run</h4>"), "{h}");
     // Another sweep (here, test data) gets no findings written for this one.
     let other = data_dir(&rows, None);
     let h = report_section(Source::S2nQuic, other.path(), out.path());
