@@ -254,22 +254,23 @@ pub(crate) struct SourceSweepArgs {
 pub(crate) struct JitterSweepArgs {
     /// Output directory: jitter-sweep.csv, jitter-sweep.json and runs/
     /// (each run's path file, emulator output and time series)
-    /// [default: out/kernel-jitter-sweep].
+    /// [default on Linux TCP: out/kernel-jitter-sweep].
     #[arg(long, short)]
     pub(crate) out: Option<PathBuf>,
-    /// RTT standard deviations, ms (comma-separated) [default:
-    /// 0,10,20,30,40,50,60].
+    /// RTT standard deviations, ms (comma-separated) [default on Linux
+    /// TCP: 0,10,20,30,40,50,60].
     #[arg(long, value_delimiter = ',')]
     pub(crate) sds: Option<Vec<f64>>,
-    /// Seeds of the emulator's delay draws (comma-separated) [default:
-    /// 1,2,3].
+    /// Seeds of the emulator's delay draws (comma-separated) [default on
+    /// Linux TCP: 1,2,3].
     #[arg(long, value_delimiter = ',')]
     pub(crate) seeds: Option<Vec<u64>>,
-    /// Congestion controls, alternated at each (sd, seed) [default:
-    /// bbr,bbrlab_jitter].
+    /// Congestion controls, alternated at each (sd, seed) [default on
+    /// Linux TCP: bbr,bbrlab_jitter].
     #[arg(long, value_delimiter = ',')]
     pub(crate) cc: Option<Vec<String>>,
-    /// Bytes each run sends [default: 3000000, 8 s at the line rate].
+    /// Bytes each run sends [default on Linux TCP: 3000000, 8 s at the
+    /// line rate].
     #[arg(long, conflicts_with = "duration")]
     pub(crate) bytes: Option<u64>,
     /// Or how long each run sends (e.g. 60s, as C12's runs).
