@@ -164,6 +164,18 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: KernelAction,
     },
+    /// Seed 001's jitter experiment (claims C11/C12) on a real stack
+    /// (root): each control through `bbrlab emu` at 3 Mbit/s with every
+    /// data packet delayed by Normal(60 ms, sd), for each sd and seed;
+    /// writes jitter-sweep.csv and jitter-sweep.json (provenance) in --out.
+    /// `--source s2n`: s2n-quic through quic-bulk (bbrlab's bbr and
+    /// bbr-jitter through the bbrlab-s2n adapter, s2n-quic's own BBRv2 as
+    /// s2n:bbr2); `--source linux-tcp`: as `bbrlab kernel jitter-sweep`.
+    /// Exits 1 if a run failed (its row says why).
+    #[command(
+        after_help = "Defaults with --source s2n: --cc bbr,bbr-jitter,s2n:bbr2 --sds 0,20,40,60 --seeds 1,2,3,4,5 --bytes 750000 --out out/quic-jitter-sweep.\n\nExample (quic-bulk is found next to bbrlab):\n  cargo build --release -p bbrlab -p quic-bulk\n  sudo target/release/bbrlab jitter-sweep --source s2n --out out/quic-jitter\n  bbrlab jitter-sweep --source s2n --table out/quic-jitter/jitter-sweep.csv"
+    )]
+    JitterSweep(SourceSweepArgs),
     /// Run a scenario file in the simulator; writes time series and summaries.
     Sim {
         /// The scenario (TOML; schema in docs/scenarios.md).
@@ -264,23 +276,45 @@ pub(crate) enum KernelAction {
     JitterSweep(JitterSweepArgs),
 }
 
-/// `bbrlab kernel jitter-sweep`'s options.
+/// `bbrlab jitter-sweep`'s options: the stack, then the sweep's.
+#[derive(clap::Args)]
+pub(crate) struct SourceSweepArgs {
+    /// The stack: `s2n` (s2n-quic through quic-bulk) or `linux-tcp` (the
+    /// same as `bbrlab kernel jitter-sweep`).
+    #[arg(long, value_parser = ["s2n", "linux-tcp"])]
+    pub(crate) source: String,
+    /// quic-bulk, for --source s2n [default: `quic-bulk` next to this
+    /// binary; `cargo build --release -p quic-bulk`].
+    #[arg(long, value_name = "PATH")]
+    pub(crate) quic_bulk: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) sweep: JitterSweepArgs,
+}
+
+/// A jitter sweep's options (`bbrlab kernel jitter-sweep`, `bbrlab
+/// jitter-sweep`). Defaults that differ by stack are given for Linux TCP
+/// here; `bbrlab jitter-sweep --help` gives s2n-quic's.
 #[derive(clap::Args)]
 pub(crate) struct JitterSweepArgs {
     /// Output directory: jitter-sweep.csv, jitter-sweep.json and runs/
-    /// (each run's path file, emulator output and probe time series).
-    #[arg(long, short, default_value = "out/kernel-jitter-sweep")]
-    pub(crate) out: PathBuf,
-    /// RTT standard deviations, ms (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "0,10,20,30,40,50,60")]
-    pub(crate) sds: Vec<f64>,
-    /// Seeds of the emulator's delay draws (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
-    pub(crate) seeds: Vec<u64>,
-    /// Congestion controls, alternated at each (sd, seed).
-    #[arg(long, value_delimiter = ',', default_value = "bbr,bbrlab_jitter")]
-    pub(crate) cc: Vec<String>,
-    /// Bytes each run sends [default: 3000000, 8 s at the line rate].
+    /// (each run's path file, emulator output and time series)
+    /// [default on Linux TCP: out/kernel-jitter-sweep].
+    #[arg(long, short)]
+    pub(crate) out: Option<PathBuf>,
+    /// RTT standard deviations, ms (comma-separated) [default on Linux
+    /// TCP: 0,10,20,30,40,50,60].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) sds: Option<Vec<f64>>,
+    /// Seeds of the emulator's delay draws (comma-separated) [default on
+    /// Linux TCP: 1,2,3].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) seeds: Option<Vec<u64>>,
+    /// Congestion controls, alternated at each (sd, seed) [default on
+    /// Linux TCP: bbr,bbrlab_jitter].
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) cc: Option<Vec<String>>,
+    /// Bytes each run sends [default on Linux TCP: 3000000, 8 s at the
+    /// line rate].
     #[arg(long, conflicts_with = "duration")]
     pub(crate) bytes: Option<u64>,
     /// Or how long each run sends (e.g. 60s, as C12's runs).
@@ -296,7 +330,7 @@ pub(crate) struct JitterSweepArgs {
     /// Print the Markdown table of an existing jitter-sweep.csv (as the
     /// book's kernel chapter pastes it)
     /// and exit.
-    #[arg(long, value_name = "CSV", conflicts_with_all = ["bytes", "duration", "timeout"])]
+    #[arg(long, value_name = "CSV", conflicts_with_all = ["bytes", "duration", "timeout", "cc", "sds", "seeds"])]
     pub(crate) table: Option<PathBuf>,
 }
 

@@ -9,6 +9,8 @@
 //! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
 //! - `kernel`: load/unload bbrlab's BBR and bbr-jitter as BPF congestion
 //!   controls in Linux TCP, and run seed 001's jitter sweep on them
+//! - `jitter-sweep`: seed 001's jitter sweep on a real stack (`--source
+//!   s2n`: s2n-quic through quic-bulk; `--source linux-tcp`)
 //! - `send` / `recv`: the UDP transport
 //! - `compare`: one scenario in the simulator, over UDP and over kernel TCP
 //! - `quic`: bulk transfers over real QUIC stacks (`quic-bulk`), their own
@@ -33,8 +35,8 @@ mod cli;
 mod compare;
 mod emu;
 mod emu_child;
+mod jitter_sweep;
 mod kernel;
-mod kernel_sweep;
 mod quic;
 mod signals;
 mod sim;
@@ -96,8 +98,12 @@ fn main() -> ExitCode {
             KernelAction::Load { names } => kernel::load(&names),
             KernelAction::Unload { names, force } => kernel::unload(&names, force),
             KernelAction::List => kernel::list(),
-            KernelAction::JitterSweep(a) => kernel_sweep::command(a),
+            KernelAction::JitterSweep(a) => {
+                jitter_sweep::command(claims::jitter_sweep::Source::LinuxTcp, None, a)
+            }
         },
+        Command::JitterSweep(a) => claims::jitter_sweep::Source::parse(&a.source)
+            .and_then(|s| jitter_sweep::command(s, a.quic_bulk, a.sweep)),
         Command::Validate {
             out,
             quick,

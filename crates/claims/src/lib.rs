@@ -4,9 +4,10 @@
 //! report that shows them side by side.
 //!
 //! [`reproduce::run`] is the whole job behind `bbrlab reproduce` and
-//! Python's `bbrlab.reproduce()`; [`linux_tcp`] holds the data of the one
-//! claim pair also measured on real Linux TCP (seed 001's jitter sweep),
-//! shown in the report beside the simulator's result.
+//! Python's `bbrlab.reproduce()`; [`jitter_sweep`] holds the data of the
+//! one claim pair also measured on real stacks (seed 001's jitter sweep on
+//! Linux TCP, [`linux_tcp`], and on s2n-quic), shown in the report beside
+//! the simulator's result.
 //!
 //! # How a claim is put together
 //!
@@ -61,6 +62,7 @@ pub mod evaluate;
 mod figure;
 mod findings;
 mod html;
+pub mod jitter_sweep;
 pub mod linux_tcp;
 pub mod meta;
 pub mod reproduce;

@@ -12,6 +12,7 @@
 
 use crate::evaluate::{self as claims, ClaimDef, Eval, Suite};
 use crate::html::esc;
+use crate::jitter_sweep;
 use crate::meta;
 pub use crate::runs::RunData;
 use runner::output::SummaryJson;
@@ -238,18 +239,19 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
     let json = serde_json::to_string_pretty(&outcomes).map_err(|e| e.to_string())?;
     fs::write(opts.out.join("claims.json"), json + "\n")
         .map_err(|e| format!("writing claims.json: {e}"))?;
-    // Linux TCP measured on this kernel (`kernel jitter-sweep`): shown in
-    // the last of C11/C12 selected, beside the simulator's result.
-    let linux_tcp = defs
+    // Seed 001's sweep measured on real stacks (Linux TCP, then s2n-quic):
+    // shown in the last of C11/C12 selected, beside the simulator's result.
+    let measured = defs
         .iter()
-        .rposition(|d| LINUX_TCP_CLAIMS.contains(&d.meta.id.as_str()))
+        .rposition(|d| MEASURED_CLAIMS.contains(&d.meta.id.as_str()))
         .map(|i| {
-            (
-                i,
-                crate::linux_tcp::report_section(&crate::linux_tcp::data_dir(), &opts.out),
-            )
+            let blocks: String = jitter_sweep::Source::ALL
+                .iter()
+                .map(|&s| jitter_sweep::report_section(s, &s.data_dir(), &opts.out))
+                .collect();
+            (i, blocks)
         });
-    let html = report_html(&defs, &outcomes, opts.quick, total, linux_tcp);
+    let html = report_html(&defs, &outcomes, opts.quick, total, measured);
     fs::write(opts.out.join("index.html"), html).map_err(|e| format!("writing index.html: {e}"))?;
     if !opts.quiet {
         println!(
@@ -376,20 +378,22 @@ th{background:#f4f4f4}.ok{color:#fff;background:#2a7d2a;padding:.15em .5em;borde
 .no{color:#fff;background:#b52a2a;padding:.15em .5em;border-radius:3px}img{max-width:100%;border:1px solid #eee}\
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:90%}details{margin:.5em 0}.pass{color:#2a7d2a}.fail{color:#b52a2a}";
 
-/// The claims whose experiment `bbrlab kernel jitter-sweep` repeats on real
-/// Linux TCP.
-const LINUX_TCP_CLAIMS: [&str; 2] = ["C11", "C12"];
+/// The claims whose experiment the jitter sweeps repeat on real stacks
+/// (Linux TCP, `bbrlab kernel jitter-sweep`; s2n-quic, `bbrlab
+/// jitter-sweep --source s2n`).
+const MEASURED_CLAIMS: [&str; 2] = ["C11", "C12"];
 
-/// The report page. `linux_tcp` is the "Linux TCP (kernel, measured)"
-/// block and the index (into `defs`) of the claim section it goes in; the
-/// other of C11/C12 links to it. The BBRv3 results, if any were run, follow
+/// The report page. `measured` is the real stacks' blocks ("Linux TCP
+/// (kernel, measured)", "A real QUIC stack (s2n-quic), measured") and the
+/// index (into `defs`) of the claim section they go in; the other of
+/// C11/C12 links to them. The BBRv3 results, if any were run, follow
 /// the claims under a heading of their own with their own summary table.
 fn report_html(
     defs: &[&ClaimDef],
     outcomes: &[Outcome],
     quick: bool,
     total_s: f64,
-    linux_tcp: Option<(usize, String)>,
+    measured: Option<(usize, String)>,
 ) -> String {
     let mut h = String::new();
     let in_suite = |suite: Suite| {
@@ -429,13 +433,17 @@ fn report_html(
         summary_table(&mut h, "claim", claims.iter().map(|&i| &outcomes[i]));
     }
     for &i in &claims {
-        section(&mut h, defs[i], &outcomes[i], |h| match &linux_tcp {
+        section(&mut h, defs[i], &outcomes[i], |h| match &measured {
             Some((at, block)) if *at == i => h.push_str(block),
-            Some((at, _)) if LINUX_TCP_CLAIMS.contains(&defs[i].meta.id.as_str()) => {
+            Some((at, _)) if MEASURED_CLAIMS.contains(&defs[i].meta.id.as_str()) => {
                 let _ = write!(
                     h,
-                    "<p>The same path on real Linux TCP (kernel <code>bbr</code> against the BPF <code>bbrlab_jitter</code>): <a href=\"#linux-tcp\">Linux TCP (kernel, measured)</a>, under {}.</p>",
-                    esc(&defs[*at].meta.id)
+                    "<p>The same path on real stacks, under {}: <a href=\"#{}\">{}</a> (kernel <code>bbr</code> against the BPF <code>bbrlab_jitter</code>) and <a href=\"#{}\">{}</a> (bbrlab's <code>bbr</code> and <code>bbr-jitter</code> inside s2n-quic, and s2n-quic's own BBRv2).</p>",
+                    esc(&defs[*at].meta.id),
+                    jitter_sweep::Source::LinuxTcp.anchor(),
+                    jitter_sweep::Source::LinuxTcp.heading(),
+                    jitter_sweep::Source::S2nQuic.anchor(),
+                    jitter_sweep::Source::S2nQuic.heading(),
                 );
             }
             _ => {}
