@@ -83,11 +83,16 @@
 //!
 //! **Pacing** follows Linux's earliest departure time (`tcp_wstamp_ns`):
 //! each packet moves the next departure on by its size at the pacing
-//! rate, counted from the previous departure or from now if the sender
-//! is late, less up to half its own time as credit for the lateness
-//! (`tcp_update_skb_after_send()`: timers wake late, by about a
-//! millisecond under tokio, and without the credit the sender falls short
-//! of its pacing rate; a long idle earns no more than half a packet).
+//! rate, counted from the previous departure. A sender that wakes late
+//! keeps that schedule if it is late by no more than 1 ms (the resolution
+//! of tokio's timer wheel, on which s2n-quic waits for a departure time)
+//! or half the packet's time, whichever is larger; later than that, it
+//! counts from now less that slack. Linux gives half a packet back
+//! (`tcp_update_skb_after_send()`) because its pacing timer is precise;
+//! with a millisecond timer and only that, the sender fell short of its
+//! pacing rate (a bandwidth estimate at 0.85 of a 20 Mbit/s emulated
+//! link). A pause longer than the slack earns no more catch-up than the
+//! slack's worth.
 //! Packets leave back to back while the current burst has room for one
 //! more datagram within one send quantum; then s2n-quic waits for the
 //! departure time. No burst exceeds the quantum, and the average rate
