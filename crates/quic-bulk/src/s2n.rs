@@ -46,8 +46,8 @@ use std::time::{Duration, Instant};
 /// The s2n-quic stack.
 pub struct S2n;
 
-/// Flow-control windows: the 64 MiB bbrlab's own receiver gives (as
-/// `quinn-bulk` does), so no run is window-limited on loopback.
+/// Flow-control windows: the 64 MiB bbrlab's own receiver gives (as the
+/// noq and quinn stacks do), so no run is window-limited on loopback.
 const WINDOW: u64 = 64 << 20;
 
 /// The send buffer s2n keeps per stream: the bytes written but not yet
