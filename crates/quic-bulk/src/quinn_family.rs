@@ -57,37 +57,24 @@ pub struct PathNow {
     pub bytes_lost: u64,
 }
 
-/// The idle timeout both ends advertise: half of `--timeout` (at least
-/// 1 s), so a silent peer is reported well within `--timeout` even with
-/// the probe timeouts before the close (RFC 9000 §10.1 makes the
-/// effective timeout at least three PTOs).
-pub fn idle_timeout(timeout: Duration) -> Duration {
-    (timeout / 2).max(Duration::from_secs(1))
-}
-
 /// The transfer for a quinn-like crate `$q` with the adapter crate
 /// `$adapter`; see the module docs for what the calling module defines.
 macro_rules! quinn_family {
     ($q:ident, $adapter:ident) => {
         use crate::pattern;
-        use crate::quinn_family::{idle_timeout, PathNow, SOCKET_BUFFER, WINDOW, WRITE};
-        use crate::series::{Sample, Series};
-        use crate::stack::{Amount, Cc, RecvOpts, RecvReport, SendOpts, SendReport};
-        use $q::rustls::pki_types::pem::PemObject;
-        use $q::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+        use crate::quinn_family::{PathNow, SOCKET_BUFFER, WINDOW, WRITE};
+        use crate::series::{spawn_sampler, Sample, Series};
+        use crate::stack::{
+            idle_timeout, next_write, runtime, Cc, RecvOpts, RecvReport, SendOpts, SendReport,
+        };
         use std::net::SocketAddr;
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::Arc;
         use std::time::{Duration, Instant};
+        use $q::rustls::pki_types::pem::PemObject;
+        use $q::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
         type Factory = Arc<dyn $q::congestion::ControllerFactory + Send + Sync + 'static>;
-
-        fn runtime() -> Result<tokio::runtime::Runtime, String> {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("tokio: {e}"))
-        }
 
         fn transport(timeout: Duration, factory: Option<Factory>) -> Arc<$q::TransportConfig> {
             let mut t = $q::TransportConfig::default();
@@ -166,9 +153,7 @@ macro_rules! quinn_family {
                     .map_err(|e| format!("TLS server configuration: {e}"))?;
             sc.transport_config(transport(o.timeout, None));
             let ep = endpoint(o.listen, Some(sc))?;
-            let addr = ep
-                .local_addr()
-                .map_err(|e| format!("local address: {e}"))?;
+            let addr = ep.local_addr().map_err(|e| format!("local address: {e}"))?;
             // Written once the socket is bound, so a sender that sees the
             // file reaches a listening socket.
             crate::stack::make_cert(&o.cert, &cert.cert_pem)?;
@@ -200,9 +185,7 @@ macro_rules! quinn_family {
                 .await
                 .map_err(|e| read_error(e, o.timeout))?
             {
-                pattern::check(bytes, &chunk).map_err(|at| {
-                    format!("byte {at} of the stream is not what the sender wrote (data corrupted or misplaced)")
-                })?;
+                pattern::verify(bytes, &chunk)?;
                 bytes += chunk.len() as u64;
             }
             let seconds = t0.elapsed().as_secs_f64();
@@ -304,34 +287,16 @@ macro_rules! quinn_family {
             let written = Arc::new(std::sync::atomic::AtomicU64::new(0));
             let series = Series::create(o.log.as_deref())?;
             let sampler = {
-                let (conn, done, written, interval) =
-                    (conn.clone(), done.clone(), written.clone(), o.interval);
-                let observer = observer.clone();
-                tokio::spawn(async move {
-                    let mut series = series;
-                    // The own controllers' delivered bytes are sent less
-                    // lost, which a loss can lower: rows never go back.
-                    let mut delivered = 0u64;
-                    let mut tick =
-                        tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-                    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                    loop {
-                        tick.tick().await;
-                        // The last row is the sender's own, at the end's time.
-                        if done.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let mut s = sample(
-                            &conn,
-                            observer.as_ref(),
-                            written.load(Ordering::Relaxed),
-                            t0.elapsed().as_secs_f64(),
-                        );
-                        s.delivered_bytes = s.delivered_bytes.max(delivered);
-                        delivered = s.delivered_bytes;
-                        series.record(&s)?;
-                    }
-                    Ok::<Series, String>(series)
+                let (conn, written, observer) = (conn.clone(), written.clone(), observer.clone());
+                // The own controllers' delivered bytes are sent less lost,
+                // which a loss can lower: rows never go back.
+                let mut delivered = 0u64;
+                spawn_sampler(series, o.interval, t0, done.clone(), move |t| {
+                    let mut s =
+                        sample(&conn, observer.as_ref(), written.load(Ordering::Relaxed), t);
+                    s.delivered_bytes = s.delivered_bytes.max(delivered);
+                    delivered = s.delivered_bytes;
+                    s
                 })
             };
 
@@ -344,11 +309,7 @@ macro_rules! quinn_family {
             let mut buf = vec![0u8; WRITE];
             let mut sent = 0u64;
             loop {
-                let n = match o.amount {
-                    Amount::Bytes(total) => (total - sent).min(WRITE as u64) as usize,
-                    Amount::Duration(d) if t0.elapsed() < d => WRITE,
-                    Amount::Duration(_) => 0,
-                };
+                let n = next_write(o.amount, sent, t0, WRITE);
                 if n == 0 {
                     break;
                 }

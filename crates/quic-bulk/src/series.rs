@@ -15,6 +15,9 @@ use sender::schema::FLOW_COLUMNS;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// What the sender knows at one sampling time. Cumulative counts start
 /// at the end of the handshake.
@@ -132,6 +135,34 @@ impl Series {
         }
         Ok(median(&mut self.srtt_ms))
     }
+}
+
+/// Samples the sender every `interval` on the current tokio runtime
+/// (`sample` gets the seconds since `t0`, the end of the handshake) until
+/// `done` is set, then hands the series back: the sender records the last
+/// row itself, at the end's time.
+pub fn spawn_sampler<F>(
+    mut series: Series,
+    interval: Duration,
+    t0: Instant,
+    done: Arc<AtomicBool>,
+    mut sample: F,
+) -> tokio::task::JoinHandle<Result<Series, String>>
+where
+    F: FnMut(f64) -> Sample + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if done.load(Ordering::Relaxed) {
+                break;
+            }
+            series.record(&sample(t0.elapsed().as_secs_f64()))?;
+        }
+        Ok(series)
+    })
 }
 
 /// The median (the mean of the middle two for an even count).

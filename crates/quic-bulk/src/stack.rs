@@ -247,3 +247,30 @@ pub fn wait_for_cert(path: &Path, timeout: Duration) -> Result<String, String> {
         }
     }
 }
+
+/// A single-thread tokio runtime: each end runs on one thread, so a
+/// process's CPU time is one stack's cost per byte.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio: {e}"))
+}
+
+/// The idle timeout both ends advertise: half of `--timeout` (at least
+/// 1 s), so a silent peer is reported well within `--timeout` even with
+/// the probe timeouts a stack adds before closing (RFC 9000 §10.1 makes
+/// the effective timeout at least three PTOs).
+pub fn idle_timeout(timeout: Duration) -> Duration {
+    (timeout / 2).max(Duration::from_secs(1))
+}
+
+/// How many bytes the sender writes next (at most `write`), having sent
+/// `sent` since `t0`, the end of the handshake; 0 when it is done.
+pub fn next_write(amount: Amount, sent: u64, t0: Instant, write: usize) -> usize {
+    match amount {
+        Amount::Bytes(total) => (total - sent).min(write as u64) as usize,
+        Amount::Duration(d) if t0.elapsed() < d => write,
+        Amount::Duration(_) => 0,
+    }
+}
