@@ -13,33 +13,8 @@
 //! ECN: noq marks ECT(0) and validates ECN by itself; `--ecn` changes
 //! nothing here.
 
-use crate::stack::Stack;
-
 /// The noq stack.
 pub struct Noq;
-
-impl Stack for Noq {
-    fn name(&self) -> &'static str {
-        "noq"
-    }
-
-    fn own_controllers(&self) -> &'static [&'static str] {
-        &["bbr3", "cubic", "newreno"]
-    }
-
-    fn bbrlab_controllers(&self) -> Result<(), String> {
-        // Through the bbrlab-noq adapter, built in.
-        Ok(())
-    }
-
-    fn send(&self, o: &SendOpts) -> Result<SendReport, String> {
-        runtime()?.block_on(send(o))
-    }
-
-    fn recv(&self, o: RecvOpts) -> Result<RecvReport, String> {
-        runtime()?.block_on(recv(o))
-    }
-}
 
 /// noq's own controller factories, with their default configurations.
 fn own_factory(name: &str) -> Result<Factory, String> {
@@ -73,4 +48,4 @@ async fn next_chunk(rx: &mut noq::RecvStream) -> Result<Option<bytes::Bytes>, no
     rx.read_chunk(usize::MAX).await
 }
 
-crate::quinn_family::quinn_family!(noq, bbrlab_noq);
+crate::quinn_family::quinn_family!(Noq, "noq", ["bbr3", "cubic", "newreno"], noq, bbrlab_noq);

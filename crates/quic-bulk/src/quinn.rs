@@ -17,33 +17,8 @@
 //! ECN: quinn marks ECT(0) and validates ECN by itself; `--ecn` changes
 //! nothing here.
 
-use crate::stack::Stack;
-
 /// The quinn stack.
 pub struct Quinn;
-
-impl Stack for Quinn {
-    fn name(&self) -> &'static str {
-        "quinn"
-    }
-
-    fn own_controllers(&self) -> &'static [&'static str] {
-        &["bbr", "cubic", "newreno"]
-    }
-
-    fn bbrlab_controllers(&self) -> Result<(), String> {
-        // Through the bbrlab-quinn adapter, built in.
-        Ok(())
-    }
-
-    fn send(&self, o: &SendOpts) -> Result<SendReport, String> {
-        runtime()?.block_on(send(o))
-    }
-
-    fn recv(&self, o: RecvOpts) -> Result<RecvReport, String> {
-        runtime()?.block_on(recv(o))
-    }
-}
 
 /// quinn's own controller factories, with their default configurations.
 fn own_factory(name: &str) -> Result<Factory, String> {
@@ -74,4 +49,10 @@ async fn next_chunk(rx: &mut quinn::RecvStream) -> Result<Option<bytes::Bytes>, 
     Ok(rx.read_chunk(usize::MAX, true).await?.map(|c| c.bytes))
 }
 
-crate::quinn_family::quinn_family!(quinn, bbrlab_quinn);
+crate::quinn_family::quinn_family!(
+    Quinn,
+    "quinn",
+    ["bbr", "cubic", "newreno"],
+    quinn,
+    bbrlab_quinn
+);

@@ -1,8 +1,9 @@
 //! The transfer noq and quinn share: noq is a fork of quinn, and the two
 //! crates' endpoint, connection, stream and configuration APIs are the
 //! same but for a few calls. [`quinn_family!`] writes the transfer once
-//! for a crate path; each stack's module (`noq.rs`, `quinn.rs`) supplies
-//! what differs:
+//! for a crate path, with the [`Stack`](crate::stack::Stack) impl; each
+//! stack's module (`noq.rs`, `quinn.rs`) gives its unit type, name and own
+//! controllers as the macro's arguments, and supplies what differs:
 //!
 //! - `own_factory(name)`: the stack's own controller by name;
 //! - `path_now(&Connection) -> PathNow`: what its statistics say now;
@@ -57,10 +58,11 @@ pub struct PathNow {
     pub bytes_lost: u64,
 }
 
-/// The transfer for a quinn-like crate `$q` with the adapter crate
-/// `$adapter`; see the module docs for what the calling module defines.
+/// The stack `$stack` (named `$name`, with the own controllers `$own`)
+/// for a quinn-like crate `$q` with the adapter crate `$adapter`; see the
+/// module docs for what the calling module defines.
 macro_rules! quinn_family {
-    ($q:ident, $adapter:ident) => {
+    ($stack:ident, $name:literal, [$($own:literal),*], $q:ident, $adapter:ident) => {
         use crate::pattern;
         use crate::quinn_family::{PathNow, SOCKET_BUFFER, WINDOW, WRITE};
         use crate::series::{spawn_sampler, Sample, Series};
@@ -75,6 +77,29 @@ macro_rules! quinn_family {
         use $q::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
         type Factory = Arc<dyn $q::congestion::ControllerFactory + Send + Sync + 'static>;
+
+        impl crate::stack::Stack for $stack {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn own_controllers(&self) -> &'static [&'static str] {
+                &[$($own),*]
+            }
+
+            fn bbrlab_controllers(&self) -> Result<(), String> {
+                // Through the adapter crate, built in.
+                Ok(())
+            }
+
+            fn send(&self, o: &SendOpts) -> Result<SendReport, String> {
+                runtime()?.block_on(send(o))
+            }
+
+            fn recv(&self, o: RecvOpts) -> Result<RecvReport, String> {
+                runtime()?.block_on(recv(o))
+            }
+        }
 
         fn transport(timeout: Duration, factory: Option<Factory>) -> Arc<$q::TransportConfig> {
             let mut t = $q::TransportConfig::default();
