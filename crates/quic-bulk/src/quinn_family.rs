@@ -248,17 +248,8 @@ macro_rules! quinn_family {
                 delivered_ce: 0,
             };
             if let Some(o) = observer.and_then($adapter::Observer::latest) {
-                let snap = &o.snapshot;
                 out.delivered_bytes = o.bytes_acked.min(written);
-                out.cwnd_bytes = Some(snap.cwnd_bytes);
-                out.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
-                out.inflight_bytes = Some(o.bytes_in_flight);
-                out.mode = Some(snap.mode.name());
-                out.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
-                out.min_rtt_ms = ms(snap.min_rtt);
-                out.srtt_ms = ms(o.srtt).or(out.srtt_ms);
-                out.rtt_ms = ms(o.latest_rtt);
-                out.delivered_ce = o.ce_packets;
+                out.overlay(&o);
             }
             out
         }

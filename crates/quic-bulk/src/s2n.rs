@@ -360,19 +360,9 @@ impl Subscriber for Probe {
 /// delivered bytes and the packet counts from the events in both cases,
 /// so s2n's controllers and bbrlab's are counted alike.
 fn sample(p: &Probe, observer: Option<&bbrlab_s2n::Observer>, t: f64) -> Sample {
-    let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
     let mut out = events_sample(p, t);
     if let Some(o) = observer.and_then(bbrlab_s2n::Observer::latest) {
-        let snap = &o.snapshot;
-        out.cwnd_bytes = Some(snap.cwnd_bytes);
-        out.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
-        out.inflight_bytes = Some(o.bytes_in_flight);
-        out.mode = Some(snap.mode.name());
-        out.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
-        out.min_rtt_ms = ms(snap.min_rtt);
-        out.srtt_ms = ms(o.srtt).or(out.srtt_ms);
-        out.rtt_ms = ms(o.latest_rtt).or(out.rtt_ms);
-        out.delivered_ce = o.ce_packets;
+        out.overlay(&o);
     }
     out
 }

@@ -52,6 +52,27 @@ pub struct Sample {
     pub delivered_ce: u64,
 }
 
+impl Sample {
+    /// Overlays the controller state a bbrlab adapter's `Observer` saw
+    /// (the same `congestion::observe::Observed` from every stack): cwnd,
+    /// pacing rate, bytes in flight, mode, bandwidth estimate and min_rtt
+    /// from the controller; srtt and the RTT sample from the adapter, where
+    /// it has them, else what the stack's own reporting said.
+    pub fn overlay(&mut self, o: &congestion::observe::Observed) {
+        let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
+        let snap = &o.snapshot;
+        self.cwnd_bytes = Some(snap.cwnd_bytes);
+        self.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
+        self.inflight_bytes = Some(o.bytes_in_flight);
+        self.mode = Some(snap.mode.name());
+        self.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
+        self.min_rtt_ms = ms(snap.min_rtt);
+        self.srtt_ms = ms(o.srtt).or(self.srtt_ms);
+        self.rtt_ms = ms(o.latest_rtt).or(self.rtt_ms);
+        self.delivered_ce = o.ce_packets;
+    }
+}
+
 /// Turns [`Sample`]s into `FLOW_COLUMNS` rows (when logging) and keeps
 /// what the summary needs.
 pub struct Series {
