@@ -7,7 +7,7 @@
 //! them to [`Controller`] in the order Linux and bbrlab's UDP transport use:
 //! `on_ack_begin`, losses, `on_ack`.
 
-use crate::observer::{Observed, Observer};
+use congestion::observe::{Observed, Observer};
 use congestion::{AckedPacket, Controller, LostPacket, SentPacketState};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -401,15 +401,19 @@ impl Core {
             .bw_estimate_bytes_per_sec
             .map(|b| (b * 8.0).clamp(0.0, u64::MAX as f64) as u64);
         self.ssthresh = snapshot.ssthresh_bytes;
-        self.observer.publish(Observed {
-            snapshot,
-            bytes_in_flight: self.in_flight,
-            srtt: self.stack_srtt,
-            latest_rtt: self.latest_rtt,
-            packets_sent: self.packets_sent,
-            packets_lost: self.packets_lost,
-            bytes_acked: self.bytes_acked,
-            ce_packets: self.ce_events,
-        });
+        self.observer.publish(
+            0,
+            &Observed {
+                snapshot,
+                bytes_in_flight: self.in_flight,
+                srtt: self.stack_srtt,
+                latest_rtt: self.latest_rtt,
+                packets_sent: self.packets_sent,
+                packets_lost: self.packets_lost,
+                bytes_acked: self.bytes_acked,
+                ce_packets: self.ce_events,
+                ..Observed::default()
+            },
+        );
     }
 }

@@ -108,9 +108,13 @@
 //!   controller, as a new path should after its RTT and bandwidth change.
 
 mod adapter;
-mod observer;
 
-pub use crate::observer::{Observed, Observer};
+/// The controller's state for a time series, shared by every bbrlab
+/// adapter (see [`congestion::observe`]). Here it is published after each
+/// ACK or loss the controller processes, under id 0 (the last publish
+/// wins). An ACK frame is processed at noq's next call after it, so the
+/// newest frame shows once the stack next sends or asks for its window.
+pub use congestion::observe::{Observed, Observer};
 
 use crate::adapter::Core;
 use congestion::{Config, CongestionControl, Controller};

@@ -16,7 +16,7 @@
 //! there, in bytes here), so the common part is the replay order, a
 //! dozen lines.
 
-use crate::observer::{Observed, Observer};
+use congestion::observe::{Observed, Observer};
 use congestion::{AckedPacket, Controller, LostPacket, SentPacketState};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -353,15 +353,19 @@ impl Core {
     }
 
     fn publish(&mut self) {
-        self.observer.publish(Observed {
-            snapshot: self.cc.snapshot(),
-            bytes_in_flight: self.in_flight,
-            srtt: self.stack_srtt,
-            latest_rtt: self.latest_rtt,
-            packets_sent: self.transmits,
-            packets_lost: self.loss_events,
-            bytes_acked: self.bytes_acked,
-            ce_packets: self.ce_events,
-        });
+        self.observer.publish(
+            0,
+            &Observed {
+                snapshot: self.cc.snapshot(),
+                bytes_in_flight: self.in_flight,
+                srtt: self.stack_srtt,
+                latest_rtt: self.latest_rtt,
+                packets_sent: self.transmits,
+                packets_lost: self.loss_events,
+                bytes_acked: self.bytes_acked,
+                ce_packets: self.ce_events,
+                ..Observed::default()
+            },
+        );
     }
 }

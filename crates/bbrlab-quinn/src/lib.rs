@@ -116,9 +116,13 @@
 //!   algorithm is not `Clone`): the new path starts a fresh one.
 
 mod adapter;
-mod observer;
 
-pub use crate::observer::{Observed, Observer};
+/// The controller's state for a time series, shared by every bbrlab
+/// adapter (see [`congestion::observe`]). Here it is published after each
+/// ACK or loss the controller processes, under id 0 (the last publish
+/// wins). An ACK frame is processed at quinn's next call after it, so the
+/// newest frame shows once the stack next sends or asks for its window.
+pub use congestion::observe::{Observed, Observer};
 
 use crate::adapter::Core;
 use congestion::{Config, CongestionControl, Controller};

@@ -2,7 +2,7 @@
 //! controller through `bbrlab_s2n::Endpoint`.
 //!
 //! ```text
-//! cargo run --release -p bbrlab-s2n --example bulk -- --cc bbr --bytes 100000000
+//! cargo run --release -p bbrlab-s2n --example bulk-s2n -- --cc bbr --bytes 100000000
 //! ```
 //!
 //! Server (receiver) and client (sender) run in one process with a real

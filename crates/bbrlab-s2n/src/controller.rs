@@ -3,8 +3,8 @@
 //! why each step happens where it does.
 
 use crate::endpoint::Shared;
-use crate::observer::Observed;
 use congestion::delivery_rate::{AckedPacket, LostPacket, SentPacketState};
+use congestion::observe::Observed;
 use congestion::time::Instant;
 use congestion::Controller;
 use core::time::Duration;

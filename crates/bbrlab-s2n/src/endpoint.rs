@@ -1,7 +1,7 @@
 //! The s2n-quic congestion-controller provider.
 
 use crate::controller::CongestionController;
-use crate::observer::Observer;
+use congestion::observe::Observer;
 use congestion::time::Instant;
 use congestion::{Config, CongestionControl, Controller};
 use s2n_quic_core::recovery::congestion_controller::{self as s2n, PathInfo};

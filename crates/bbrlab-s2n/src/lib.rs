@@ -47,7 +47,7 @@
 //!
 //! `examples/bulk.rs` is a complete transfer (server and client over
 //! loopback, real TLS handshake, every byte checked):
-//! `cargo run --release -p bbrlab-s2n --example bulk -- --cc bbr`.
+//! `cargo run --release -p bbrlab-s2n --example bulk-s2n -- --cc bbr`.
 //!
 //! # The mapping
 //!
@@ -167,8 +167,12 @@
 
 mod controller;
 mod endpoint;
-mod observer;
 
+/// The controller's state for a time series, shared by every bbrlab
+/// adapter (see [`congestion::observe`]). Here each connection's
+/// controller is numbered and registered when the endpoint builds it, so
+/// the observer shows the newest connection; it publishes after every
+/// ACK, loss batch and change of send quantum.
+pub use congestion::observe::{Observed, Observer};
 pub use controller::{CongestionController, PacketInfo, EPOCH_OFFSET};
 pub use endpoint::Endpoint;
-pub use observer::{Observed, Observer};

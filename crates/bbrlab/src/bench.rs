@@ -121,12 +121,13 @@ pub fn run(seconds: u64, large: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Where `bbrlab bench --transport` looks for quinn's bulk program when
-/// `--quinn` is not given: next to the running `bbrlab` (both are built into
-/// the same `target/<profile>/`).
-fn default_quinn_bulk() -> Option<std::path::PathBuf> {
+/// Where `bbrlab bench --transport` looks for `quic-bulk` (which runs
+/// quinn's controllers for the baseline) when `--quic-bulk` is not given:
+/// next to the running `bbrlab` (both are built into the same
+/// `target/<profile>/`).
+fn default_quic_bulk() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.join("quinn-bulk");
+    let p = exe.parent()?.join("quic-bulk");
     p.exists().then_some(p)
 }
 
@@ -220,7 +221,31 @@ fn bbrlab_transfer(secs: std::time::Duration, gso: bool) -> Result<Transfer, Str
     })
 }
 
-/// quinn-bulk's client → server on loopback, with quinn's `cc`.
+/// The figures of `quic-bulk send`'s summary line (its keys `bytes`,
+/// `goodput_bps`, `packets_lost`, `srtt_median_ms`; see
+/// `notes/quic-bulk-contract.md`): bytes, goodput (bytes acknowledged over
+/// the seconds from the end of the handshake to the last
+/// acknowledgement), and the line's detail.
+fn quic_bulk_figures(stdout: &str) -> Result<(u64, f64, String), String> {
+    let line = stdout.lines().last().unwrap_or("");
+    let v: serde_json::Value = serde_json::from_str(line.trim())
+        .map_err(|e| format!("quic-bulk's output {line:?}: {e}"))?;
+    let srtt = v
+        .get("srtt_median_ms")
+        .and_then(serde_json::Value::as_f64)
+        .map_or("unknown".to_string(), |x| format!("{x:.2} ms"));
+    Ok((
+        json_field(&v, "bytes")? as u64,
+        json_field(&v, "goodput_bps")?,
+        format!(
+            "{} lost packets, median srtt {srtt}",
+            json_field(&v, "packets_lost")?
+        ),
+    ))
+}
+
+/// `quic-bulk send` → `quic-bulk recv` on loopback over quinn 0.11 with
+/// quinn's own controller `cc` (`bbr`, `cubic`), for `secs`.
 fn quinn_transfer(
     bin: &std::path::Path,
     secs: std::time::Duration,
@@ -232,19 +257,28 @@ fn quinn_transfer(
     let dir =
         std::env::temp_dir().join(format!("bbrlab-bench-quinn-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let cert = dir.join("cert.der");
+    let cert = dir.join("cert.pem");
     let _ = std::fs::remove_file(&cert);
     let cert_s = cert.to_string_lossy().into_owned();
     let deadline = std::time::Instant::now() + secs + std::time::Duration::from_secs(60);
     let server = Command::new(bin)
-        .args(["server", "--listen", &addr, "--cert-out", &cert_s])
+        .args(["recv", "--stack", "quinn", "--listen", &addr])
+        .args(["--cert", &cert_s, "--timeout", "30"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("spawning {}: {e}", bin.display()))?;
+        .map_err(|e| format!("spawning {}: {e}", bin.display()));
+    let server = match server {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+    };
     let client = Command::new(bin)
-        .args(["client", "--to", &addr, "--cert", &cert_s, "--cc", cc])
-        .args(["--seconds", &format!("{}", secs.as_secs_f64())])
+        .args(["send", "--stack", "quinn", "--to", &addr, "--cert", &cert_s])
+        .args(["--cc", &format!("quinn:{cc}"), "--timeout", "30"])
+        .args(["--duration", &format!("{}ms", secs.as_millis())])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -252,27 +286,23 @@ fn quinn_transfer(
     let client = match client {
         Ok(c) => c,
         Err(e) => {
-            let _ = finish(server, "quinn-bulk server", std::time::Instant::now());
+            let _ = finish(server, "quic-bulk recv", std::time::Instant::now());
+            let _ = std::fs::remove_dir_all(&dir);
             return Err(e);
         }
     };
-    let c = finish(client, "quinn-bulk client", deadline);
-    let s = finish(server, "quinn-bulk server", deadline);
+    let c = finish(client, "quic-bulk send", deadline);
+    let s = finish(server, "quic-bulk recv", deadline);
     let _ = std::fs::remove_dir_all(&dir);
     let (c, s) = (c?, s?);
-    let v: serde_json::Value =
-        serde_json::from_str(c.stdout.trim()).map_err(|e| format!("quinn-bulk's output: {e}"))?;
+    let (bytes, goodput_bps, note) = quic_bulk_figures(&c.stdout)?;
     Ok(Transfer {
         label: format!("quinn {cc}"),
-        bytes: json_field(&v, "bytes")? as u64,
-        goodput_bps: json_field(&v, "goodput_bps")?,
+        bytes,
+        goodput_bps,
         send_cpu_s: c.cpu_s,
         recv_cpu_s: s.cpu_s,
-        note: format!(
-            "{} lost packets, MTU {}",
-            json_field(&v, "lost_packets")?,
-            json_field(&v, "mtu")?
-        ),
+        note,
     })
 }
 
@@ -288,21 +318,26 @@ fn range(v: &[f64]) -> String {
 }
 
 /// `bbrlab bench --transport`: bbrlab's UDP transport (`send`/`recv`, BBR,
-/// GSO) against quinn's BBR and CUBIC (`quinn-bulk`, QUIC with AES-GCM)
+/// GSO) against quinn's BBR and CUBIC (`quic-bulk --stack quinn`, QUIC
+/// with AES-GCM)
 /// on loopback, `runs` rounds of `seconds` each, every transfer two
 /// processes whose CPU time is read from `wait4`. Ratios are taken within
 /// each round, so a machine whose speed drifts between rounds still gives
 /// comparable figures. Then, once, bbrlab without GSO and kernel TCP BBR.
-pub fn transport(seconds: u64, runs: u32, quinn: Option<std::path::PathBuf>) -> Result<(), String> {
+pub fn transport(
+    seconds: u64,
+    runs: u32,
+    quic_bulk: Option<std::path::PathBuf>,
+) -> Result<(), String> {
     if seconds == 0 || seconds > 600 {
         return Err(format!("--seconds {seconds}: allowed 1 to 600"));
     }
     if runs == 0 || runs > 20 {
         return Err(format!("--runs {runs}: allowed 1 to 20"));
     }
-    let quinn = quinn.or_else(default_quinn_bulk).ok_or_else(|| {
-        "quinn's bulk program (the baseline) was not found next to bbrlab: build it with \
-         `cargo build --release -p quinn-baseline`, or pass --quinn PATH"
+    let quinn = quic_bulk.or_else(default_quic_bulk).ok_or_else(|| {
+        "quic-bulk (which runs the quinn baseline) was not found next to bbrlab: build it \
+         with `cargo build --release -p quic-bulk`, or pass --quic-bulk PATH"
             .to_string()
     })?;
     let secs = std::time::Duration::from_secs(seconds);
@@ -370,4 +405,26 @@ pub fn transport(seconds: u64, runs: u32, quinn: Option<std::path::PathBuf>) -> 
     })?;
     println!("  kernel TCP bbr         {:>6.2} Gbit/s", tcp / 1e9);
     Ok(())
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `bench --transport` reads quic-bulk's summary keys: the bytes and
+    /// goodput it reports (not recomputed), the lost packets and srtt in
+    /// the note; a line without them is an error naming the key.
+    #[test]
+    fn quic_bulk_summary_maps_to_the_transfer() {
+        let line = r#"{"quic_stack":"quinn","cc":"quinn:bbr","bytes":1250000,"seconds":0.5,"goodput_bps":20000000.0,"srtt_median_ms":0.25,"packets_sent":900,"packets_lost":3,"retransmit_fraction":0.0033,"origin":"end of the handshake"}"#;
+        let (bytes, goodput, note) = quic_bulk_figures(&format!("{line}\n")).unwrap();
+        assert_eq!(bytes, 1_250_000);
+        assert_eq!(goodput, 20e6);
+        assert!(
+            note.contains("3 lost packets") && note.contains("0.25 ms"),
+            "{note}"
+        );
+        let e = quic_bulk_figures(r#"{"quic_stack":"quinn","bytes":1}"#).unwrap_err();
+        assert!(e.contains("goodput_bps"), "{e}");
+        assert!(quic_bulk_figures("").is_err());
+    }
 }

@@ -238,10 +238,11 @@ pub(crate) enum Command {
         /// Rounds of the --transport comparison.
         #[arg(long, default_value_t = 3, requires = "transport")]
         runs: u32,
-        /// quinn's bulk program for --transport (default: `quinn-bulk` next
-        /// to this binary; `cargo build --release -p quinn-baseline`).
-        #[arg(long, requires = "transport")]
-        quinn: Option<PathBuf>,
+        /// `quic-bulk`, which runs quinn's BBR and CUBIC for --transport
+        /// (default: `quic-bulk` next to this binary; `cargo build
+        /// --release -p quic-bulk`). `--quinn` is the old name.
+        #[arg(long = "quic-bulk", alias = "quinn", requires = "transport")]
+        quic_bulk: Option<PathBuf>,
     },
 }
 

@@ -185,10 +185,10 @@ fn main() -> ExitCode {
             large,
             transport,
             runs,
-            quinn,
+            quic_bulk,
         } => {
             if transport {
-                bench::transport(seconds, runs, quinn)
+                bench::transport(seconds, runs, quic_bulk)
             } else {
                 bench::run(seconds, large)
             }

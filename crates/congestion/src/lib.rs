@@ -68,6 +68,7 @@ pub mod cubic;
 pub mod delivery_rate;
 pub mod ecn;
 mod loss_based;
+pub mod observe;
 pub mod pacing;
 pub mod reno;
 pub mod rng;

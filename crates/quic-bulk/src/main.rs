@@ -3,12 +3,14 @@
 //!
 //! `bbrlab quic`, `bbrlab compare --with s2n` and `bbrlab validate` spawn
 //! it, one process per end, so each end's CPU time is its own and the
-//! stacks (s2n-quic, aws-lc, tokio) stay out of the `bbrlab` binary.
+//! stacks (s2n-quic, aws-lc, noq, quinn, rustls, tokio) stay out of the `bbrlab` binary.
 //!
 //! ```text
 //! quic-bulk recv --stack s2n --listen 127.0.0.1:5420 --cert /tmp/x/cert.pem
 //! quic-bulk send --stack s2n --to 127.0.0.1:5420 --cert /tmp/x/cert.pem --cc s2n:bbr2 --bytes 10000000
 //! quic-bulk both --stack s2n --cc s2n:cubic --bytes 10000000
+//! quic-bulk both --stack noq --cc bbr --bytes 10000000
+//! quic-bulk both --stack quinn --cc quinn:cubic --bytes 10000000
 //! ```
 //!
 //! The receiver makes a self-signed certificate for `localhost`, writes
@@ -20,7 +22,10 @@
 //! Errors: exit 1 and one line `quic-bulk: <what>` on stderr; bad
 //! arguments exit 2.
 
+mod noq;
 mod pattern;
+mod quinn;
+mod quinn_family;
 mod s2n;
 mod series;
 mod stack;
@@ -35,7 +40,7 @@ use std::time::Duration;
 #[derive(Parser)]
 #[command(
     name = "quic-bulk",
-    about = "One bulk transfer over a real QUIC stack (s2n-quic) with bbrlab's controllers or the stack's own"
+    about = "One bulk transfer over a real QUIC stack (s2n-quic, noq, quinn) with bbrlab's controllers or the stack's own"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -54,7 +59,7 @@ enum Cmd {
 
 #[derive(Args)]
 struct RecvArgs {
-    /// QUIC stack: s2n.
+    /// QUIC stack: s2n, noq or quinn.
     #[arg(long)]
     stack: String,
     /// Address to listen on (ADDR:PORT).
@@ -72,7 +77,9 @@ struct RecvArgs {
 #[derive(Args)]
 struct SendCommon {
     /// Controller: bbr, bbr-jitter, bbr3, cubic, reno (bbrlab's, through
-    /// the stack's adapter), or the stack's own: s2n:bbr2, s2n:cubic.
+    /// the stack's adapter), or the stack's own: s2n:bbr2, s2n:cubic;
+    /// noq:bbr3, noq:cubic, noq:newreno; quinn:bbr, quinn:cubic,
+    /// quinn:newreno.
     #[arg(long)]
     cc: String,
     /// Send for this long after the handshake (`10s`, `500ms`).
@@ -90,9 +97,9 @@ struct SendCommon {
     /// BBRv3 profile for --cc bbr3: draft or linux-v3.
     #[arg(long)]
     bbr3_profile: Option<String>,
-    /// ECN. s2n-quic marks ECT(0) and validates ECN (RFC 9000 §13.4) on
-    /// every connection whether or not this is given; it has no switch to
-    /// turn that off, so on s2n this flag changes nothing.
+    /// ECN. s2n-quic, noq and quinn mark ECT(0) and validate ECN (RFC
+    /// 9000 §13.4) on every connection whether or not this is given; this
+    /// tool does not switch that off, so the flag changes nothing yet.
     #[arg(long)]
     ecn: bool,
     /// Seconds: the bound on every wait; a silent peer is reported within it.
@@ -103,7 +110,7 @@ struct SendCommon {
 #[derive(Args)]
 #[command(group(ArgGroup::new("amount").required(true).args(["duration", "bytes"])))]
 struct SendArgs {
-    /// QUIC stack: s2n.
+    /// QUIC stack: s2n, noq or quinn.
     #[arg(long)]
     stack: String,
     /// The receiver (ADDR:PORT).
@@ -119,7 +126,7 @@ struct SendArgs {
 #[derive(Args)]
 #[command(group(ArgGroup::new("amount").required(true).args(["duration", "bytes"])))]
 struct BothArgs {
-    /// QUIC stack: s2n.
+    /// QUIC stack: s2n, noq or quinn.
     #[arg(long)]
     stack: String,
     #[command(flatten)]

@@ -56,6 +56,15 @@ pub fn check(offset: u64, data: &[u8]) -> Result<(), u64> {
     Ok(())
 }
 
+/// [`check`] with the receiver's error line.
+pub fn verify(offset: u64, data: &[u8]) -> Result<(), String> {
+    check(offset, data).map_err(|at| {
+        format!(
+            "byte {at} of the stream is not what the sender wrote (data corrupted or misplaced)"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,8 +28,11 @@
 //! not treat them as congestion).
 
 use crate::pattern;
+use crate::series::spawn_sampler;
 use crate::series::{Sample, Series};
-use crate::stack::{Amount, Cc, RecvOpts, RecvReport, SendOpts, SendReport, Stack};
+use crate::stack::{
+    idle_timeout, next_write, runtime, Cc, RecvOpts, RecvReport, SendOpts, SendReport, Stack,
+};
 use bytes::{Bytes, BytesMut};
 use s2n_quic::client::Connect;
 use s2n_quic::provider::congestion_controller::{Bbr, Cubic};
@@ -46,8 +49,8 @@ use std::time::{Duration, Instant};
 /// The s2n-quic stack.
 pub struct S2n;
 
-/// Flow-control windows: the 64 MiB bbrlab's own receiver gives (as
-/// `quinn-bulk` does), so no run is window-limited on loopback.
+/// Flow-control windows: the 64 MiB bbrlab's own receiver gives (as the
+/// noq and quinn stacks do), so no run is window-limited on loopback.
 const WINDOW: u64 = 64 << 20;
 
 /// The send buffer s2n keeps per stream: the bytes written but not yet
@@ -81,21 +84,6 @@ impl Stack for S2n {
     fn recv(&self, o: RecvOpts) -> Result<RecvReport, String> {
         runtime()?.block_on(recv(o))
     }
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("tokio: {e}"))
-}
-
-/// The idle timeout both ends advertise: half of `--timeout` (at least
-/// 1 s), so a silent peer is reported well within `--timeout` even with
-/// the probe timeouts s2n adds before closing (RFC 9000 §10.1 makes the
-/// effective timeout at least three PTOs).
-fn idle_timeout(timeout: Duration) -> Duration {
-    (timeout / 2).max(Duration::from_secs(1))
 }
 
 fn limits(timeout: Duration) -> Result<Limits, String> {
@@ -193,9 +181,7 @@ async fn recv(o: RecvOpts) -> Result<RecvReport, String> {
         .await
         .map_err(|e| stream_error(e, o.timeout))?
     {
-        pattern::check(bytes, &chunk).map_err(|at| {
-            format!("byte {at} of the stream is not what the sender wrote (data corrupted or misplaced)")
-        })?;
+        pattern::verify(bytes, &chunk)?;
         bytes += chunk.len() as u64;
     }
     let seconds = t0.elapsed().as_secs_f64();
@@ -374,19 +360,9 @@ impl Subscriber for Probe {
 /// delivered bytes and the packet counts from the events in both cases,
 /// so s2n's controllers and bbrlab's are counted alike.
 fn sample(p: &Probe, observer: Option<&bbrlab_s2n::Observer>, t: f64) -> Sample {
-    let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
     let mut out = events_sample(p, t);
     if let Some(o) = observer.and_then(bbrlab_s2n::Observer::latest) {
-        let snap = &o.snapshot;
-        out.cwnd_bytes = Some(snap.cwnd_bytes);
-        out.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
-        out.inflight_bytes = Some(o.bytes_in_flight);
-        out.mode = Some(snap.mode.name());
-        out.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
-        out.min_rtt_ms = ms(snap.min_rtt);
-        out.srtt_ms = ms(o.srtt).or(out.srtt_ms);
-        out.rtt_ms = ms(o.latest_rtt).or(out.rtt_ms);
-        out.delivered_ce = o.ce_packets;
+        out.overlay(&o);
     }
     out
 }
@@ -484,26 +460,9 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
     let done = Arc::new(AtomicBool::new(false));
     let series = Series::create(o.log.as_deref())?;
     let sampler = {
-        let (probe, done, interval) = (probe.clone(), done.clone(), o.interval);
-        let observer = observer.clone();
-        tokio::spawn(async move {
-            let mut series = series;
-            let mut tick =
-                tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                // The last row is the sender's own, at the end's time.
-                if done.load(Ordering::Relaxed) {
-                    break;
-                }
-                series.record(&sample(
-                    &probe,
-                    observer.as_ref(),
-                    t0.elapsed().as_secs_f64(),
-                ))?;
-            }
-            Ok::<Series, String>(series)
+        let (probe, observer) = (probe.clone(), observer.clone());
+        spawn_sampler(series, o.interval, t0, done.clone(), move |t| {
+            sample(&probe, observer.as_ref(), t)
         })
     };
 
@@ -515,11 +474,7 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         )
     };
     loop {
-        let n = match o.amount {
-            Amount::Bytes(total) => (total - sent).min(WRITE as u64) as usize,
-            Amount::Duration(d) if t0.elapsed() < d => WRITE,
-            Amount::Duration(_) => 0,
-        };
+        let n = next_write(o.amount, sent, t0, WRITE);
         if n == 0 {
             break;
         }

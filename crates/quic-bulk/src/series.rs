@@ -15,6 +15,9 @@ use sender::schema::FLOW_COLUMNS;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// What the sender knows at one sampling time. Cumulative counts start
 /// at the end of the handshake.
@@ -47,6 +50,27 @@ pub struct Sample {
     pub packets_lost: u64,
     /// CE marks the peer reported.
     pub delivered_ce: u64,
+}
+
+impl Sample {
+    /// Overlays the controller state a bbrlab adapter's `Observer` saw
+    /// (the same `congestion::observe::Observed` from every stack): cwnd,
+    /// pacing rate, bytes in flight, mode, bandwidth estimate and min_rtt
+    /// from the controller; srtt and the RTT sample from the adapter, where
+    /// it has them, else what the stack's own reporting said.
+    pub fn overlay(&mut self, o: &congestion::observe::Observed) {
+        let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
+        let snap = &o.snapshot;
+        self.cwnd_bytes = Some(snap.cwnd_bytes);
+        self.pacing_rate_bps = Some(snap.pacing_rate_bytes_per_sec as f64 * 8.0);
+        self.inflight_bytes = Some(o.bytes_in_flight);
+        self.mode = Some(snap.mode.name());
+        self.bw_estimate_bps = snap.bw_estimate_bytes_per_sec.map(|b| b * 8.0);
+        self.min_rtt_ms = ms(snap.min_rtt);
+        self.srtt_ms = ms(o.srtt).or(self.srtt_ms);
+        self.rtt_ms = ms(o.latest_rtt).or(self.rtt_ms);
+        self.delivered_ce = o.ce_packets;
+    }
 }
 
 /// Turns [`Sample`]s into `FLOW_COLUMNS` rows (when logging) and keeps
@@ -132,6 +156,34 @@ impl Series {
         }
         Ok(median(&mut self.srtt_ms))
     }
+}
+
+/// Samples the sender every `interval` on the current tokio runtime
+/// (`sample` gets the seconds since `t0`, the end of the handshake) until
+/// `done` is set, then hands the series back: the sender records the last
+/// row itself, at the end's time.
+pub fn spawn_sampler<F>(
+    mut series: Series,
+    interval: Duration,
+    t0: Instant,
+    done: Arc<AtomicBool>,
+    mut sample: F,
+) -> tokio::task::JoinHandle<Result<Series, String>>
+where
+    F: FnMut(f64) -> Sample + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if done.load(Ordering::Relaxed) {
+                break;
+            }
+            series.record(&sample(t0.elapsed().as_secs_f64()))?;
+        }
+        Ok(series)
+    })
 }
 
 /// The median (the mean of the middle two for an even count).

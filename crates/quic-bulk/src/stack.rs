@@ -1,6 +1,6 @@
 //! The boundary between the command line and a QUIC stack.
 //!
-//! A stack is one module (`s2n.rs`; later `noq.rs`, `quinn.rs`) with one
+//! A stack is one module (`s2n.rs`, `noq.rs`, `quinn.rs`) with one
 //! unit type implementing [`Stack`], listed in [`by_name`]. Everything a
 //! stack does not need to know stays out of it: argument parsing, the
 //! summary line, `both` (two threads running [`Stack::recv`] and
@@ -50,7 +50,7 @@ pub struct SendOpts {
     /// `--ecn` was given (what it changes is the stack's to say).
     #[allow(
         dead_code,
-        reason = "s2n-quic cannot switch ECN (it always marks); stacks that can read it"
+        reason = "s2n-quic, noq and quinn always mark ECN; a stack that can switch it reads it"
     )]
     pub ecn: bool,
     /// The bound on every wait; a silent peer is reported within it.
@@ -116,8 +116,10 @@ pub trait Stack: Sync {
 pub fn by_name(name: &str) -> Result<&'static dyn Stack, String> {
     match name {
         "s2n" => Ok(&crate::s2n::S2n),
+        "noq" => Ok(&crate::noq::Noq),
+        "quinn" => Ok(&crate::quinn::Quinn),
         other => Err(format!(
-            "--stack {other}: unknown QUIC stack; known stacks: s2n"
+            "--stack {other}: unknown QUIC stack; known stacks: s2n, noq, quinn"
         )),
     }
 }
@@ -181,9 +183,34 @@ pub fn parse_cc(
 
 /// A self-signed certificate for `localhost` (PEM certificate, PEM key).
 pub fn self_signed() -> Result<(String, String), String> {
+    let c = self_signed_der()?;
+    Ok((c.cert_pem, c.key_pem))
+}
+
+/// A self-signed certificate for `localhost` in both encodings: PEM for
+/// the file the sender reads (and for s2n-quic), DER for rustls (noq and
+/// quinn).
+pub struct SelfSigned {
+    /// The certificate, PEM (written to `--cert`).
+    pub cert_pem: String,
+    /// The private key, PEM.
+    pub key_pem: String,
+    /// The certificate, DER.
+    pub cert_der: Vec<u8>,
+    /// The private key, PKCS#8 DER.
+    pub key_der: Vec<u8>,
+}
+
+/// Makes a [`SelfSigned`] certificate.
+pub fn self_signed_der() -> Result<SelfSigned, String> {
     let ck = rcgen::generate_simple_self_signed(vec!["localhost".into()])
         .map_err(|e| format!("making a certificate: {e}"))?;
-    Ok((ck.cert.pem(), ck.key_pair.serialize_pem()))
+    Ok(SelfSigned {
+        cert_pem: ck.cert.pem(),
+        key_pem: ck.key_pair.serialize_pem(),
+        cert_der: ck.cert.der().to_vec(),
+        key_der: ck.key_pair.serialize_der(),
+    })
 }
 
 /// Writes `pem` to `path` atomically (to `PATH.tmp`, then renamed), so
@@ -218,5 +245,32 @@ pub fn wait_for_cert(path: &Path, timeout: Duration) -> Result<String, String> {
             }
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         }
+    }
+}
+
+/// A single-thread tokio runtime: each end runs on one thread, so a
+/// process's CPU time is one stack's cost per byte.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio: {e}"))
+}
+
+/// The idle timeout both ends advertise: half of `--timeout` (at least
+/// 1 s), so a silent peer is reported well within `--timeout` even with
+/// the probe timeouts a stack adds before closing (RFC 9000 §10.1 makes
+/// the effective timeout at least three PTOs).
+pub fn idle_timeout(timeout: Duration) -> Duration {
+    (timeout / 2).max(Duration::from_secs(1))
+}
+
+/// How many bytes the sender writes next (at most `write`), having sent
+/// `sent` since `t0`, the end of the handshake; 0 when it is done.
+pub fn next_write(amount: Amount, sent: u64, t0: Instant, write: usize) -> usize {
+    match amount {
+        Amount::Bytes(total) => (total - sent).min(write as u64) as usize,
+        Amount::Duration(d) if t0.elapsed() < d => write,
+        Amount::Duration(_) => 0,
     }
 }

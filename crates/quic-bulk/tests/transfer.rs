@@ -108,8 +108,8 @@ fn num(v: &serde_json::Value, key: &str) -> f64 {
 
 /// The summary's numbers agree with each other and with the receiver's
 /// count, and the time series has the schema's header and sane rows.
-fn check_run(send: &serde_json::Value, cc: &str, bytes: u64, log: &Path) {
-    assert_eq!(send["quic_stack"], "s2n");
+fn check_run(send: &serde_json::Value, stack: &str, cc: &str, bytes: u64, log: &Path) {
+    assert_eq!(send["quic_stack"], stack);
     assert_eq!(send["cc"], cc);
     assert_eq!(send["origin"], "end of the handshake");
     assert_eq!(num(send, "bytes") as u64, bytes, "{send}");
@@ -121,7 +121,8 @@ fn check_run(send: &serde_json::Value, cc: &str, bytes: u64, log: &Path) {
     let sent = num(send, "packets_sent");
     let lost = num(send, "packets_lost");
     // No QUIC packet carries more than 1500 bytes of stream data here
-    // (s2n's default maximum MTU), so at least bytes / 1500 were sent.
+    // (s2n's default maximum MTU; noq's and quinn's MTU discovery stops at
+    // 1452 by default), so at least bytes / 1500 were sent.
     assert!(sent >= bytes as f64 / 1500.0, "{send}");
     assert!((num(send, "retransmit_fraction") - lost / sent).abs() < 1e-9);
     let srtt = num(send, "srtt_median_ms");
@@ -165,7 +166,7 @@ const BYTES: u64 = 4_000_000;
 /// Generous bound on a transfer of a few MB on a loaded machine.
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn pair(cc: &str) {
+fn pair(stack: &str, cc: &str) {
     let dir = tempfile::tempdir().unwrap();
     let cert = dir.path().join("cert.pem");
     let log = dir.path().join("flows.csv");
@@ -173,7 +174,7 @@ fn pair(cc: &str) {
     let mut recv = Guard::spawn(Command::new(BIN).args([
         "recv",
         "--stack",
-        "s2n",
+        stack,
         "--listen",
         &addr,
         "--cert",
@@ -184,7 +185,7 @@ fn pair(cc: &str) {
     let mut send = Guard::spawn(Command::new(BIN).args([
         "send",
         "--stack",
-        "s2n",
+        stack,
         "--to",
         &addr,
         "--cert",
@@ -214,30 +215,50 @@ fn pair(cc: &str) {
     );
     let rj = json(&r, "recv");
     assert_eq!(rj["role"], "recv");
-    assert_eq!(rj["stack"], "s2n");
+    assert_eq!(rj["stack"], stack);
     assert_eq!(rj["intact"], true);
     assert_eq!(num(&rj, "bytes") as u64, BYTES);
-    check_run(&json(&s, "send"), cc, BYTES, &log);
+    check_run(&json(&s, "send"), stack, cc, BYTES, &log);
 }
 
 #[test]
 fn s2n_bbr2_transfer_arrives_intact() {
-    pair("s2n:bbr2");
+    pair("s2n", "s2n:bbr2");
 }
 
 #[test]
 fn s2n_cubic_transfer_arrives_intact() {
-    pair("s2n:cubic");
+    pair("s2n", "s2n:cubic");
 }
 
 #[test]
 fn bbrlab_bbr_through_the_adapter_arrives_intact() {
-    pair("bbr");
+    pair("s2n", "bbr");
 }
 
 #[test]
 fn bbrlab_cubic_through_the_adapter_arrives_intact() {
-    pair("cubic");
+    pair("s2n", "cubic");
+}
+
+#[test]
+fn noq_cubic_transfer_arrives_intact() {
+    pair("noq", "noq:cubic");
+}
+
+#[test]
+fn bbrlab_bbr_through_the_noq_adapter_arrives_intact() {
+    pair("noq", "bbr");
+}
+
+#[test]
+fn quinn_cubic_transfer_arrives_intact() {
+    pair("quinn", "quinn:cubic");
+}
+
+#[test]
+fn bbrlab_bbr_through_the_quinn_adapter_arrives_intact() {
+    pair("quinn", "bbr");
 }
 
 /// `--bbr3-profile` reaches the adapter's controller.
@@ -264,7 +285,7 @@ fn bbr3_with_the_linux_profile_in_one_process() {
         "both failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    check_run(&json(&out, "both"), "bbr3", 2_000_000, &log);
+    check_run(&json(&out, "both"), "s2n", "bbr3", 2_000_000, &log);
 }
 
 /// `both` runs the two ends in one process and checks the receiver's
@@ -290,20 +311,30 @@ fn both_in_one_process() {
         "both failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    check_run(&json(&out, "both"), "s2n:cubic", 3_000_001, &log);
+    check_run(&json(&out, "both"), "s2n", "s2n:cubic", 3_000_001, &log);
 }
 
 /// A receiver killed mid-transfer: the sender gives up within its
 /// timeout, exit 1, naming the silent peer.
 #[test]
 fn a_killed_receiver_is_reported() {
+    killed_receiver("s2n", "s2n:bbr2");
+}
+
+/// The same on quinn's side of the family (noq shares its code).
+#[test]
+fn a_killed_quinn_receiver_is_reported() {
+    killed_receiver("quinn", "quinn:cubic");
+}
+
+fn killed_receiver(stack: &str, cc: &str) {
     let dir = tempfile::tempdir().unwrap();
     let cert = dir.path().join("cert.pem");
     let addr = format!("127.0.0.1:{}", free_port());
     let mut recv = Guard::spawn(Command::new(BIN).args([
         "recv",
         "--stack",
-        "s2n",
+        stack,
         "--listen",
         &addr,
         "--cert",
@@ -315,13 +346,13 @@ fn a_killed_receiver_is_reported() {
     let mut send = Guard::spawn(Command::new(BIN).args([
         "send",
         "--stack",
-        "s2n",
+        stack,
         "--to",
         &addr,
         "--cert",
         cert.to_str().unwrap(),
         "--cc",
-        "s2n:bbr2",
+        cc,
         "--duration",
         "120s",
         "--timeout",
@@ -416,9 +447,20 @@ fn bad_arguments_exit_2_with_a_clear_message() {
     assert!(e.contains("bbr, bbr-jitter, bbr3, cubic, reno"), "{e}");
     let e = send("s2n:bbr3", "s2n");
     assert!(e.contains("--cc s2n:bbr3"), "{e}");
+    // Each stack lists its own controllers; another stack's are not its.
+    let e = send("s2n:bbr2", "noq");
+    assert!(
+        e.contains("--cc s2n:bbr2") && e.contains("noq:bbr3, noq:cubic, noq:newreno"),
+        "{e}"
+    );
+    let e = send("quinn:bbr3", "quinn");
+    assert!(
+        e.contains("--cc quinn:bbr3") && e.contains("quinn:bbr, quinn:cubic, quinn:newreno"),
+        "{e}"
+    );
     let e = send("s2n:bbr2", "msquic");
     assert!(
-        e.contains("--stack msquic") && e.contains("known stacks: s2n"),
+        e.contains("--stack msquic") && e.contains("known stacks: s2n, noq, quinn"),
         "{e}"
     );
     // No --cert at all.
