@@ -210,7 +210,7 @@ pub(crate) enum Command {
     /// stack-controllers.md (the table the book includes) and prints the
     /// table.
     Stacks {
-        /// Output directory (each run's files under <path>/run-NNNN).
+        /// Output directory (each run's files under `<path>/run-NNNN`).
         #[arg(long, short, default_value = "stack-controllers")]
         out: PathBuf,
         /// Shorter durations (C1 15 s, C3 30 s, C10 15 s instead of the
