@@ -18,7 +18,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter"];
+const SOURCES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter", "bbrlab_bbr3"];
 
 fn tool_ok(cmd: &str, arg: &str) -> bool {
     Command::new(cmd)
