@@ -1,12 +1,19 @@
-//! bbrlab's BBR v1 (`bbrlab_bbr`) and seed 001's jitter-robust variant
-//! (`bbrlab_jitter`) as BPF `struct_ops` congestion controls inside Linux
-//! TCP, and their loader.
+//! bbrlab's BBR v1 (`bbrlab_bbr`), seed 001's jitter-robust variant
+//! (`bbrlab_jitter`) and BBRv3 (`bbrlab_bbr3`, the simulator's `bbr3`
+//! `linux-v3` profile with the signals a stock kernel has) as BPF
+//! `struct_ops` congestion controls inside Linux TCP, and their loader.
 //!
 //! Why BPF: a congestion control loaded this way appears in
 //! `tcp_available_congestion_control` and is chosen per socket with
 //! `TCP_CONGESTION`, like the kernel's own `bbr`, without building a kernel
-//! module. The programs are in `src/bpf/` (one implementation,
-//! `bbrlab_cc.h`, compiled twice), built by `build.rs` with clang.
+//! module. The programs are in `src/bpf/` (v1: one implementation,
+//! `bbrlab_cc.h`, compiled twice; v3: `bbrlab_bbr3.bpf.c`, whose header
+//! says what it approximates), built by `build.rs` with clang.
+//!
+//! Kernel requirements: BTF (`CONFIG_DEBUG_INFO_BTF=y`), the BPF JIT, and
+//! Linux >= 6.10 (`cong_control` with four arguments; struct_ops links
+//! since 6.4). A kernel that lacks a field a program reads fails the load
+//! with the field named ([`missing_field`]).
 //!
 //! Lifetime: [`load`] attaches each control through a struct_ops *link*
 //! and pins the link and its maps under [`PIN_ROOT`]`/<name>/`, so the
@@ -34,7 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The congestion controls this crate provides, by their kernel names.
-pub const NAMES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter"];
+pub const NAMES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter", "bbrlab_bbr3"];
 
 /// Where [`load`] pins each control's link and maps (a bpffs directory).
 pub const PIN_ROOT: &str = "/sys/fs/bpf/bbrlab";
@@ -51,6 +58,12 @@ mod skel {
     }
     pub mod jitter {
         include!(concat!(env!("OUT_DIR"), "/bbrlab_jitter.skel.rs"));
+    }
+    pub mod bbr3 {
+        include!(concat!(env!("OUT_DIR"), "/bbrlab_bbr3.skel.rs"));
+    }
+    pub mod bbr3_broken {
+        include!(concat!(env!("OUT_DIR"), "/bbrlab_bbr3_broken.skel.rs"));
     }
 }
 
@@ -317,18 +330,7 @@ fn load_pinned(name: &str) -> Result<(), String> {
     let dir = pin_dir(name);
     let prev = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, capture)));
     let _ = take_log();
-    let fail = |what: &str, e: libbpf_rs::Error| -> String {
-        let log = take_log();
-        let mut m = format!("{what} {name}: {e}");
-        if let Some(hint) = errno_hint(&e) {
-            m.push_str(&format!(" ({hint})"));
-        }
-        if !log.trim().is_empty() {
-            m.push_str("\nlibbpf and the verifier said:\n");
-            m.push_str(log.trim_end());
-        }
-        m
-    };
+    let fail = |what: &str, e: libbpf_rs::Error| failure(name, what, &e);
     macro_rules! go {
         ($builder:expr, $ops:ident, $state:ident, $live:ident) => {{
             let mut obj = MaybeUninit::uninit();
@@ -361,6 +363,12 @@ fn load_pinned(name: &str) -> Result<(), String> {
             bbrlab_bbr_st,
             bbrlab_bbr_live
         ),
+        "bbrlab_bbr3" => go!(
+            skel::bbr3::BbrlabBbr3SkelBuilder::default(),
+            bbrlab_bbr3,
+            bbrlab_b3_st,
+            bbrlab_b3_live
+        ),
         _ => go!(
             skel::jitter::BbrlabJitterSkelBuilder::default(),
             bbrlab_jitter,
@@ -370,6 +378,75 @@ fn load_pinned(name: &str) -> Result<(), String> {
     };
     libbpf_rs::set_print(prev);
     r
+}
+
+/// The error of a failed step: what failed, libbpf's error, a hint for
+/// the errno, the field this kernel lacks (when a CO-RE relocation
+/// failed), and the tail of what libbpf and the verifier said.
+#[cfg(not(kernel_cc_missing))]
+fn failure(name: &str, what: &str, e: &libbpf_rs::Error) -> String {
+    let log = take_log();
+    let mut m = format!("{what} {name}: {e}");
+    if let Some(field) = missing_field(&log) {
+        m.push_str(&format!(
+            " (this kernel lacks {field}, which {name} reads: it needs Linux >= 6.10 \
+             with the stock tcp_sock and rate_sample)"
+        ));
+    } else if let Some(hint) = errno_hint(e) {
+        m.push_str(&format!(" ({hint})"));
+    }
+    if !log.trim().is_empty() {
+        m.push_str("\nlibbpf and the verifier said:\n");
+        m.push_str(log.trim_end());
+    }
+    m
+}
+
+/// The field a failed CO-RE relocation names in libbpf's log (`failed to
+/// resolve CO-RE relocation <byte_off> [N] struct tcp_sock.delivered_ce
+/// (...)`), e.g. `struct tcp_sock.delivered_ce`.
+pub fn missing_field(log: &str) -> Option<String> {
+    let line = log
+        .lines()
+        .find(|l| l.contains("failed to resolve CO-RE relocation"))?;
+    let at = line.find("struct ").or_else(|| line.find("union "))?;
+    let field = line[at..].split(" (").next()?.trim();
+    Some(field.to_string())
+}
+
+/// Loads `bbrlab_bbr3_broken` (bbrlab_bbr3 with a deliberate verifier
+/// error: its socket-storage pointer used unchecked) and returns the
+/// error a user would see, through the same path as [`load`]. For the
+/// root test that a rejection reports the verifier's own message; it
+/// registers and pins nothing (the load fails before any attach).
+#[doc(hidden)]
+pub fn load_rejected_variant() -> Result<(), String> {
+    built()?;
+    preflight(Path::new(BTF))?;
+    #[cfg(not(kernel_cc_missing))]
+    {
+        use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+        use std::mem::MaybeUninit;
+
+        let name = "bbrlab_bbr3_broken";
+        let prev = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, capture)));
+        let _ = take_log();
+        let mut obj = MaybeUninit::uninit();
+        let r = skel::bbr3_broken::BbrlabBbr3BrokenSkelBuilder::default()
+            .open(&mut obj)
+            .map_err(|e| failure(name, "cannot open", &e))
+            .and_then(|open| {
+                open.load()
+                    .map(|_| ())
+                    .map_err(|e| failure(name, "the kernel refused", &e))
+            });
+        libbpf_rs::set_print(prev);
+        r
+    }
+    #[cfg(kernel_cc_missing)]
+    {
+        Ok(())
+    }
 }
 
 #[cfg(not(kernel_cc_missing))]
@@ -434,10 +511,10 @@ pub fn unload(name: &str, force: bool) -> Result<Unloaded, String> {
 /// The kernel name of a control's state map (BPF map names have at most
 /// 15 characters).
 fn state_map_name(cc: &str) -> &'static str {
-    if cc == "bbrlab_bbr" {
-        "bbrlab_bbr_st"
-    } else {
-        "bbrlab_jit_st"
+    match cc {
+        "bbrlab_bbr" => "bbrlab_bbr_st",
+        "bbrlab_bbr3" => "bbrlab_b3_st",
+        _ => "bbrlab_jit_st",
     }
 }
 
@@ -500,8 +577,124 @@ impl RawState {
 
     /// Bandwidth estimate in bits/s (the schema's `btl_bw_bps`).
     pub fn bw_bps(&self) -> f64 {
-        self.bw as f64 * self.mss as f64 * 8.0 * 1e6 / (1u64 << 24) as f64
+        kernel_bw_bps(self.bw, self.mss)
     }
+}
+
+/// The size of a control's socket-storage value: `struct bbrlab_cc_state`
+/// for the v1 controls, the whole `struct bbrlab_b3_state` (its published
+/// block, [`RawState3`], first) for `bbrlab_bbr3`.
+fn value_size(cc: &str) -> usize {
+    if cc == "bbrlab_bbr3" {
+        BBR3_VALUE_SIZE
+    } else {
+        std::mem::size_of::<RawState>()
+    }
+}
+
+/// `sizeof(struct bbrlab_b3_state)` in `src/bpf/bbrlab_bbr3.bpf.c`: the
+/// published block (136 bytes) and the controller's private state.
+const BBR3_VALUE_SIZE: usize = 344;
+
+/// `bbrlab_bbr3`'s published state for one socket: the first block of
+/// `struct bbrlab_b3_state` in `src/bpf/bbrlab_bbr3.bpf.c`. Volumes are
+/// packets, `u32::MAX` where the model has no bound.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RawState3 {
+    /// `max_bw` (the two-cycle max filter): packets/µs × 2^24.
+    pub max_bw: u64,
+    /// The model's bw, min(max_bw, bw_shortterm), same unit.
+    pub bw: u64,
+    /// `bw_shortterm` (`bw_lo`), same unit; `u32::MAX` when unset.
+    pub bw_shortterm: u64,
+    /// `cong_control` calls.
+    pub acks: u64,
+    /// Times PROBE_RTT was entered.
+    pub probe_rtt_entries: u64,
+    /// `tcp_mstamp` (µs) at the last PROBE_RTT entry.
+    pub last_probe_rtt_us: u64,
+    /// Times PROBE_BW_UP was entered.
+    pub up_entries: u64,
+    /// `tcp_mstamp` (µs) at the last UP entry.
+    pub last_up_us: u64,
+    /// Cuts of inflight_longterm (`bbr_handle_inflight_too_high()`).
+    pub cuts: u64,
+    /// MSS the control computes with.
+    pub mss: u32,
+    /// min_rtt, µs (`u32::MAX` before a sample).
+    pub min_rtt_us: u32,
+    /// 0 STARTUP, 1 DRAIN, 2 DOWN, 3 CRUISE, 4 REFILL, 5 UP, 6 PROBE_RTT.
+    pub mode: u32,
+    /// Pacing gain, 256 = 1.0.
+    pub pacing_gain: u32,
+    /// cwnd gain, 256 = 1.0.
+    pub cwnd_gain: u32,
+    /// cwnd, packets.
+    pub cwnd: u32,
+    /// `inflight_longterm` (`inflight_hi`), packets.
+    pub inflight_longterm: u32,
+    /// `inflight_shortterm` (`inflight_lo`), packets.
+    pub inflight_shortterm: u32,
+    /// Lowest cwnd seen during the last PROBE_RTT, packets.
+    pub probe_rtt_min_cwnd: u32,
+    /// The in-flight figure (prior_in_flight) of the last cut.
+    pub last_cut_tx_in_flight: u32,
+    /// The target inflight (BDP with budget, at most cwnd) at the last cut.
+    pub last_cut_target: u32,
+    /// inflight_longterm as the last cut set it.
+    pub last_cut_longterm: u32,
+    /// The state (as `mode`) the last cut happened in.
+    pub last_cut_state: u32,
+    /// `ecn_alpha`, 256 = 1.0.
+    pub ecn_alpha: u32,
+    /// Whether the ECN response is on for this socket.
+    pub ecn_eligible: u32,
+    counted: u32,
+}
+
+/// A mode number of `bbrlab_bbr3` as the simulator's `bbr3` names it
+/// (`congestion::Mode::name`).
+pub fn bbr3_mode_name(mode: u32) -> &'static str {
+    match mode {
+        0 => "startup",
+        1 => "drain",
+        2 => "probe_bw_down",
+        3 => "probe_bw_cruise",
+        4 => "probe_bw_refill",
+        5 => "probe_bw_up",
+        6 => "probe_rtt",
+        _ => "",
+    }
+}
+
+impl RawState3 {
+    /// The mode's name in bbrlab's schema (the simulator's `bbr3` names).
+    pub fn mode_name(&self) -> &'static str {
+        bbr3_mode_name(self.mode)
+    }
+
+    /// `max_bw` in bits/s (the schema's `btl_bw_bps`).
+    pub fn bw_bps(&self) -> f64 {
+        kernel_bw_bps(self.max_bw, self.mss)
+    }
+
+    /// PROBE_BW's phase as Linux numbers it (`enum bbr_pacing_gain_phase`):
+    /// UP 0, DOWN 1, CRUISE 2, REFILL 3; `None` outside PROBE_BW.
+    pub fn cycle_idx(&self) -> Option<u32> {
+        match self.mode {
+            5 => Some(0),
+            2 => Some(1),
+            3 => Some(2),
+            4 => Some(3),
+            _ => None,
+        }
+    }
+}
+
+/// packets/µs × 2^24 at `mss` bytes a packet, in bits/s.
+fn kernel_bw_bps(bw: u64, mss: u32) -> f64 {
+    bw as f64 * mss as f64 * 8.0 * 1e6 / (1u64 << 24) as f64
 }
 
 /// Reads a control's per-socket state through its pinned socket-storage
@@ -531,7 +724,7 @@ impl StateReader {
                     .map_err(|e| format!("cannot open map {want} (id {id}): {e}"))?
             }
         };
-        let want = std::mem::size_of::<RawState>();
+        let want = value_size(name);
         if map.value_size() as usize != want {
             return Err(format!(
                 "{}: value size {} != {want}: bbrlab and the loaded program differ; \
@@ -546,16 +739,31 @@ impl StateReader {
     /// The state for the socket `fd`, `None` when the control has not
     /// initialised it (or the socket uses another control).
     pub fn read(&self, fd: i32) -> Option<RawState> {
-        let v = self
-            .map
-            .lookup(&fd.to_ne_bytes(), libbpf_rs::MapFlags::ANY)
-            .ok()??;
+        let v = self.bytes(fd)?;
         if v.len() != std::mem::size_of::<RawState>() {
             return None;
         }
         // SAFETY: RawState is repr(C) plain integers, any bit pattern is
         // valid, and the length was checked.
         Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState>()) })
+    }
+
+    /// `bbrlab_bbr3`'s published state for the socket `fd` (the map must be
+    /// `bbrlab_bbr3`'s), `None` as [`StateReader::read`].
+    pub fn read3(&self, fd: i32) -> Option<RawState3> {
+        let v = self.bytes(fd)?;
+        if v.len() != BBR3_VALUE_SIZE {
+            return None;
+        }
+        // SAFETY: RawState3 is repr(C) plain integers, any bit pattern is
+        // valid, and the value is longer than it.
+        Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) })
+    }
+
+    fn bytes(&self, fd: i32) -> Option<Vec<u8>> {
+        self.map
+            .lookup(&fd.to_ne_bytes(), libbpf_rs::MapFlags::ANY)
+            .ok()?
     }
 }
 
@@ -588,6 +796,59 @@ pub const SAMPLER_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,srt
 using_srtt,cycle_len,cycle_idx,pacing_gain,cwnd_gain,cwnd_packets,lt_use_bw,\
 probe_rtt_entries,probe_rtt_min_cwnd";
 
+/// The sidecar columns of `bbrlab_bbr3` (its own set: v3 has no srtt,
+/// cycle of eight or lt_bw, and has the two-scale model). `mode`,
+/// `bw_estimate_bps` (max_bw) and `min_rtt_ms` mean what they mean in the
+/// shared schema, with the simulator's `bbr3` mode names; volumes are
+/// bytes (packets × MSS), empty where the model has no bound.
+pub const SAMPLER3_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,pacing_gain,\
+cwnd_gain,cwnd_packets,inflight_longterm_bytes,inflight_shortterm_bytes,bw_shortterm_bps,\
+cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,\
+last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,last_cut_mode,ecn_alpha";
+
+/// One reading of one of our controls.
+#[derive(Clone, Copy, Debug)]
+pub enum Reading {
+    /// `bbrlab_bbr` or `bbrlab_jitter`.
+    V1(RawState),
+    /// `bbrlab_bbr3`.
+    V3(RawState3),
+}
+
+impl Reading {
+    /// The mode in the shared schema's names.
+    pub fn mode_name(&self) -> &'static str {
+        match self {
+            Reading::V1(s) => s.mode_name(),
+            Reading::V3(s) => s.mode_name(),
+        }
+    }
+
+    /// The bandwidth estimate in use, bits/s (v3: max_bw).
+    pub fn bw_bps(&self) -> f64 {
+        match self {
+            Reading::V1(s) => s.bw_bps(),
+            Reading::V3(s) => s.bw_bps(),
+        }
+    }
+
+    /// min_rtt, µs (`u32::MAX` before a sample).
+    pub fn min_rtt_us(&self) -> u32 {
+        match self {
+            Reading::V1(s) => s.min_rtt_us,
+            Reading::V3(s) => s.min_rtt_us,
+        }
+    }
+
+    /// Pacing and cwnd gains, 256 = 1.0.
+    pub fn gains(&self) -> (u32, u32) {
+        match self {
+            Reading::V1(s) => (s.pacing_gain, s.cwnd_gain),
+            Reading::V3(s) => (s.pacing_gain, s.cwnd_gain),
+        }
+    }
+}
+
 /// The probe's hook (`bbrlab tcp send`): for a socket running one of our
 /// controls, reads its state every sample (what `TCP_CC_INFO` gives for
 /// the kernel's `bbr`) and, with a log, writes every field to
@@ -604,8 +865,8 @@ pub fn sampler_path(log: &Path) -> PathBuf {
 }
 
 impl Sampler {
-    /// `None` unless the socket runs `bbrlab_bbr` or `bbrlab_jitter` and
-    /// its state map can be opened.
+    /// `None` unless the socket runs one of ours and its state map can be
+    /// opened.
     pub fn for_socket(fd: i32, log: Option<&Path>) -> Option<Sampler> {
         let cc = socket_cc(fd).filter(|c| is_ours(c))?;
         let reader = match StateReader::open(&cc) {
@@ -618,7 +879,12 @@ impl Sampler {
         let csv = log.and_then(|l| {
             let p = sampler_path(l);
             let mut w = csv::Writer::from_path(&p).ok()?;
-            w.write_record(SAMPLER_COLUMNS.split(',')).ok()?;
+            let cols = if cc == "bbrlab_bbr3" {
+                SAMPLER3_COLUMNS
+            } else {
+                SAMPLER_COLUMNS
+            };
+            w.write_record(cols.split(',')).ok()?;
             Some(w)
         });
         Some(Sampler { cc, reader, csv })
@@ -627,10 +893,17 @@ impl Sampler {
     /// One reading at `t` seconds; also a row of the sidecar file. A
     /// write error is said once on stderr and ends the sidecar (the probe's
     /// own log goes on).
-    pub fn sample(&mut self, fd: i32, t: f64) -> Option<RawState> {
-        let s = self.reader.read(fd)?;
+    pub fn sample(&mut self, fd: i32, t: f64) -> Option<Reading> {
+        let s = if self.cc == "bbrlab_bbr3" {
+            Reading::V3(self.reader.read3(fd)?)
+        } else {
+            Reading::V1(self.reader.read(fd)?)
+        };
         if let Some(w) = self.csv.as_mut() {
-            let row = sampler_row(&self.cc, t, &s);
+            let row = match &s {
+                Reading::V1(r) => sampler_row(&self.cc, t, r),
+                Reading::V3(r) => sampler3_row(&self.cc, t, r),
+            };
             if let Err(e) = w.write_record(&row) {
                 eprintln!("tcp send: stopped writing {}'s state: {e}", self.cc);
                 self.csv = None;
@@ -669,6 +942,67 @@ fn sampler_row(cc: &str, t: f64, s: &RawState) -> Vec<String> {
         } else {
             String::new()
         },
+    ]
+}
+
+/// One `bbrlab_bbr3` sidecar row, in [`SAMPLER3_COLUMNS`]' order;
+/// unknowns (no min_rtt, unset bounds, no PROBE_RTT or cut yet) are empty.
+fn sampler3_row(cc: &str, t: f64, s: &RawState3) -> Vec<String> {
+    let mss = u64::from(s.mss);
+    let bytes = |v: u32| {
+        if v == u32::MAX {
+            String::new()
+        } else {
+            (u64::from(v) * mss).to_string()
+        }
+    };
+    let min_rtt = if s.min_rtt_us == u32::MAX {
+        String::new()
+    } else {
+        format!("{:.3}", s.min_rtt_us as f64 / 1000.0)
+    };
+    let bw_st = if s.bw_shortterm >= u64::from(u32::MAX) {
+        String::new()
+    } else {
+        format!("{:.0}", kernel_bw_bps(s.bw_shortterm, s.mss))
+    };
+    let cut = |v: u32| {
+        if s.cuts > 0 {
+            v.to_string()
+        } else {
+            String::new()
+        }
+    };
+    vec![
+        format!("{t:.6}"),
+        cc.to_string(),
+        s.mode_name().to_string(),
+        format!("{:.0}", s.bw_bps()),
+        min_rtt,
+        s.pacing_gain.to_string(),
+        s.cwnd_gain.to_string(),
+        s.cwnd.to_string(),
+        bytes(s.inflight_longterm),
+        bytes(s.inflight_shortterm),
+        bw_st,
+        s.cycle_idx().map_or(String::new(), |i| i.to_string()),
+        s.probe_rtt_entries.to_string(),
+        if s.probe_rtt_entries > 0 {
+            s.probe_rtt_min_cwnd.to_string()
+        } else {
+            String::new()
+        },
+        s.up_entries.to_string(),
+        s.cuts.to_string(),
+        cut(s.last_cut_tx_in_flight),
+        cut(s.last_cut_target),
+        cut(s.last_cut_longterm),
+        if s.cuts > 0 {
+            bbr3_mode_name(s.last_cut_state).to_string()
+        } else {
+            String::new()
+        },
+        format!("{:.4}", f64::from(s.ecn_alpha) / 256.0),
     ]
 }
 
@@ -719,6 +1053,74 @@ mod tests {
     }
 
     #[test]
+    fn raw_state3_matches_the_bpf_layout() {
+        // struct bbrlab_b3_state's published block: 9 u64 then 16 u32.
+        assert_eq!(std::mem::size_of::<RawState3>(), 9 * 8 + 16 * 4);
+        assert!(BBR3_VALUE_SIZE > std::mem::size_of::<RawState3>());
+    }
+
+    /// A bbr3 sidecar row has a cell per column, the simulator's mode
+    /// names, volumes in bytes, and empty cells for unset bounds.
+    #[test]
+    fn a_bbr3_sidecar_row_fills_every_column() {
+        let columns: Vec<&str> = SAMPLER3_COLUMNS.split(',').collect();
+        let cell = |r: &[String], c: &str| r[columns.iter().position(|k| *k == c).unwrap()].clone();
+        let fresh = RawState3 {
+            min_rtt_us: u32::MAX,
+            inflight_longterm: u32::MAX,
+            inflight_shortterm: u32::MAX,
+            bw_shortterm: u64::from(u32::MAX),
+            mss: 1448,
+            ..RawState3::default()
+        };
+        let row = sampler3_row("bbrlab_bbr3", 0.5, &fresh);
+        assert_eq!(row.len(), columns.len());
+        assert_eq!(cell(&row, "mode"), "startup");
+        assert_eq!(cell(&row, "inflight_longterm_bytes"), "");
+        assert_eq!(cell(&row, "cycle_idx"), "");
+        assert_eq!(cell(&row, "last_cut_target"), "");
+        let up = RawState3 {
+            mode: 5,
+            inflight_longterm: 100,
+            inflight_shortterm: u32::MAX,
+            cuts: 1,
+            last_cut_target: 80,
+            ..fresh
+        };
+        let row = sampler3_row("bbrlab_bbr3", 1.0, &up);
+        assert_eq!(cell(&row, "mode"), "probe_bw_up");
+        assert_eq!(cell(&row, "cycle_idx"), "0");
+        assert_eq!(cell(&row, "inflight_longterm_bytes"), "144800");
+        assert_eq!(cell(&row, "last_cut_target"), "80");
+        let names: Vec<&str> = (0..7).map(bbr3_mode_name).collect();
+        assert_eq!(
+            names,
+            [
+                "startup",
+                "drain",
+                "probe_bw_down",
+                "probe_bw_cruise",
+                "probe_bw_refill",
+                "probe_bw_up",
+                "probe_rtt"
+            ]
+        );
+    }
+
+    /// A CO-RE failure names the field the kernel lacks.
+    #[test]
+    fn a_missing_kernel_field_is_named() {
+        let log = "libbpf: prog 'bbr3_cong_control': BPF program load failed: Invalid argument\n\
+                   12: <invalid CO-RE relocation>\n\
+                   failed to resolve CO-RE relocation <byte_off> [2961] struct tcp_sock.delivered_ce (0:58 @ offset 1620)\n";
+        assert_eq!(
+            missing_field(log).as_deref(),
+            Some("struct tcp_sock.delivered_ce")
+        );
+        assert_eq!(missing_field("R1 invalid mem access 'scalar'"), None);
+    }
+
+    #[test]
     fn bandwidth_converts_from_kernel_units() {
         // 1 packet/ms of 1000 B = 8 Mbit/s; kernel units: pkts/us << 24.
         let s = RawState {
@@ -732,7 +1134,7 @@ mod tests {
     #[test]
     fn unknown_names_are_refused() {
         let e = load("cubic").unwrap_err();
-        assert!(e.contains("bbrlab_bbr, bbrlab_jitter"), "{e}");
+        assert!(e.contains("bbrlab_bbr, bbrlab_jitter, bbrlab_bbr3"), "{e}");
     }
 
     #[test]

@@ -489,16 +489,22 @@ fn opt_cell<T: std::fmt::Display>(v: Option<T>) -> String {
 #[cfg(feature = "kernel")]
 /// One reading of a bbrlab BPF control (`kernel_cc`) as `TCP_CC_INFO`
 /// would give it: bw in bytes/s, min_rtt in µs, gains ×256.
-fn bpf_info(s: &mut kernel_cc::Sampler, fd: i32, t0: Instant) -> Option<BbrInfo> {
+/// Also the control's own mode name (bbrlab_bbr3's PROBE_BW phases cannot
+/// be told from its gains).
+fn bpf_info(s: &mut kernel_cc::Sampler, fd: i32, t0: Instant) -> Option<(BbrInfo, &'static str)> {
     let r = s.sample(fd, t0.elapsed().as_secs_f64())?;
     let bw = (r.bw_bps() / 8.0) as u64;
-    Some(BbrInfo {
-        bw_lo: bw as u32,
-        bw_hi: (bw >> 32) as u32,
-        min_rtt: r.min_rtt_us,
-        pacing_gain: r.pacing_gain,
-        cwnd_gain: r.cwnd_gain,
-    })
+    let (pacing_gain, cwnd_gain) = r.gains();
+    Some((
+        BbrInfo {
+            bw_lo: bw as u32,
+            bw_hi: (bw >> 32) as u32,
+            min_rtt: r.min_rtt_us(),
+            pacing_gain,
+            cwnd_gain,
+        },
+        r.mode_name(),
+    ))
 }
 
 /// The sampler: one row of the shared schema per interval, timed from
@@ -549,8 +555,14 @@ fn sample_loop(
         let bbr = getsockopt::<BbrInfo>(fd, TCP_CC_INFO)
             .ok()
             .filter(|b| b.pacing_gain > 0);
+        #[allow(unused_mut)]
+        let mut mode: Option<&'static str> = None;
         #[cfg(feature = "kernel")]
-        let bbr = bbr.or_else(|| bpf_info(bpf_cc.as_mut()?, fd, t0));
+        let bbr = bbr.or_else(|| {
+            let (b, m) = bpf_info(bpf_cc.as_mut()?, fd, t0)?;
+            mode = Some(m);
+            Some(b)
+        });
         let t = t0.elapsed().as_secs_f64();
         let rtt_ms = p.srtt_us as f64 / 1000.0;
         if p.srtt_us > 0 {
@@ -561,7 +573,7 @@ fn sample_loop(
         }
         if let Some(w) = w.as_mut() {
             let goodput = (p.bytes_acked - last_acked) as f64 * 8.0 / (t - last_t).max(1e-6);
-            w.write_record(log_row(t, goodput, &p, &ti, bbr.as_ref()))
+            w.write_record(log_row(t, goodput, &p, &ti, bbr.as_ref(), mode))
                 .map_err(log_err)?;
         }
         last_acked = p.bytes_acked;
@@ -591,10 +603,22 @@ fn log_header() -> Vec<&'static str> {
 /// `goodput` bit/s over the last interval, from one `TCP_INFO` reading
 /// (`p`, `ti`) and, for BBR, `TCP_CC_INFO`. Written through the `csv`
 /// crate, so every row has the header's columns whatever a cell holds.
-fn log_row(t: f64, goodput: f64, p: &Probe, ti: &TcpInfo, bbr: Option<&BbrInfo>) -> Vec<String> {
+/// `mode` is the control's own mode name where it publishes one (our BPF
+/// controls); else it is read from BBR's gains.
+fn log_row(
+    t: f64,
+    goodput: f64,
+    p: &Probe,
+    ti: &TcpInfo,
+    bbr: Option<&BbrInfo>,
+    mode: Option<&str>,
+) -> Vec<String> {
     log_header()
         .into_iter()
-        .map(|name| log_cell(name, t, goodput, p, ti, bbr).unwrap_or_default())
+        .map(|name| match (name, mode) {
+            ("mode", Some(m)) => m.to_string(),
+            _ => log_cell(name, t, goodput, p, ti, bbr).unwrap_or_default(),
+        })
         .collect()
 }
 
@@ -1044,7 +1068,7 @@ mod tests {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record(&header).unwrap();
         for b in [Some(&bbr), None] {
-            let row = log_row(1.5, 2e6, &p, &ti, b);
+            let row = log_row(1.5, 2e6, &p, &ti, b, None);
             assert_eq!(row.len(), header.len());
             w.write_record(&row).unwrap();
         }
