@@ -703,6 +703,88 @@ pub struct Bbr3Config {
     /// is at most 5 ms (shallow-threshold ECN is a datacenter signal);
     /// 0 means any RTT.
     pub ecn_max_rtt_ns: u64,
+    /// Which congestion signals feed the model: v3's own (patched kernel,
+    /// the default) or the substitutes a stock Linux kernel can give a BPF
+    /// congestion control (`bbrlab_bbr3`). Usable with either profile.
+    pub signals: Bbr3Signals,
+}
+
+/// Where `bbr3`'s per-packet congestion signals come from.
+///
+/// Google's v3 branch adds signals to Linux's rate sample through about 19
+/// kernel patches; a BPF control on a stock 6.x kernel (`bbrlab_bbr3`) must
+/// make do without them. [`Bbr3Signals::StockKernel`] feeds the simulator
+/// exactly the substitutes `bbrlab_bbr3` uses, so the cost of running v3
+/// without the patches can be measured against [`Bbr3Signals::Exact`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Bbr3Signals {
+    /// v3's signals as its patches define them: each ACKed packet's own
+    /// `tx_in_flight` and losses over its flight, and the per-lost-packet
+    /// inflight-too-high check (`bbr_skb_marked_lost()`).
+    #[default]
+    Exact,
+    /// The stock kernel's substitutes (issue 24's contract):
+    /// `tx_in_flight` is `prior_in_flight`; a sample's losses are those
+    /// since the current packet-timed round started; the inflight-too-high
+    /// check runs once per ACK that carries losses instead of per lost
+    /// packet. The ECN signal (CE counts per ACK, per-round ratio) is the
+    /// same in both modes, since the stock kernel has `delivered_ce`.
+    StockKernel,
+}
+
+impl Bbr3Signals {
+    /// Every mode, in the order they are listed to users.
+    pub const ALL: [Bbr3Signals; 2] = [Bbr3Signals::Exact, Bbr3Signals::StockKernel];
+
+    /// The canonical name: `exact`, `stock-kernel`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bbr3Signals::Exact => "exact",
+            Bbr3Signals::StockKernel => "stock-kernel",
+        }
+    }
+}
+
+impl fmt::Display for Bbr3Signals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Returned when parsing a [`Bbr3Signals`] name fails; its message lists
+/// the known names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownBbr3Signals {
+    /// The name that was given.
+    pub given: String,
+}
+
+impl fmt::Display for UnknownBbr3Signals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown bbr3 signals `{}`; known values: exact, stock-kernel",
+            self.given
+        )
+    }
+}
+
+impl std::error::Error for UnknownBbr3Signals {}
+
+impl FromStr for Bbr3Signals {
+    type Err = UnknownBbr3Signals;
+
+    /// Parses `exact` or `stock-kernel`, ignoring ASCII case and
+    /// surrounding whitespace.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        Bbr3Signals::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| UnknownBbr3Signals {
+                given: s.to_string(),
+            })
+    }
 }
 
 impl Default for Bbr3Config {
@@ -775,6 +857,7 @@ impl Bbr3Config {
             full_ecn_rounds: 2,
             ecn_reprobe_gain: 128,
             ecn_max_rtt_ns: 5_000_000,
+            signals: Bbr3Signals::Exact,
         }
     }
 

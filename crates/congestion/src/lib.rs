@@ -78,9 +78,10 @@ pub mod time;
 pub mod windowed_filter;
 
 pub use config::{
-    AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, BbrConfig,
-    BbrFlavour, BbrRecovery, Config, CubicConfig, JitterCadence, JitterConfig, JitterStats,
-    MinRttSamples, RecoveryExit, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile,
+    AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals,
+    BbrConfig, BbrFlavour, BbrRecovery, Config, CubicConfig, JitterCadence, JitterConfig,
+    JitterStats, MinRttSamples, RecoveryExit, StartupLossCount, UnknownAlgorithm,
+    UnknownBbr3Profile, UnknownBbr3Signals,
 };
 pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
 pub use delivery_rate::{

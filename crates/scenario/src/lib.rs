@@ -291,6 +291,23 @@ pub enum JitterStatsName {
 #[serde(deny_unknown_fields)]
 pub struct Bbr3Table {
     profile: Option<Bbr3ProfileName>,
+    signals: Option<Bbr3SignalsName>,
+}
+
+/// `[flow.bbr3] signals`: `"exact"` (the default) or `"stock-kernel"`,
+/// the substitutes a stock Linux kernel gives `bbrlab_bbr3` (the error
+/// lists the known values).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Bbr3SignalsName(pub congestion::Bbr3Signals);
+
+impl TryFrom<String> for Bbr3SignalsName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse::<congestion::Bbr3Signals>()
+            .map(Bbr3SignalsName)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// `[flow.bbr3] profile`: `"draft"` or `"linux-v3"`, checked against the
@@ -886,6 +903,10 @@ fn build(
             if let Some(p) = b.profile {
                 cc.bbr3 = congestion::Bbr3Config::for_profile(p.0);
             }
+            // After the profile, which resets every field to its own.
+            if let Some(s) = b.signals {
+                cc.bbr3.signals = s.0;
+            }
         }
         if let Some(c) = &f.cubic {
             cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
@@ -1288,6 +1309,54 @@ mod tests {
         assert!(m.contains("`v2`") && m.contains("draft, linux-v3"), "{m}");
         let e = parse_alg("bbr3", "[flow.bbr3]\nflavour = \"draft\"").unwrap_err();
         assert!(e.to_string().contains("flavour"), "{e}");
+    }
+
+    #[test]
+    fn bbr3_signals_key_sets_the_mode_with_either_profile_and_sweeps() {
+        use congestion::Bbr3Signals::{Exact, StockKernel};
+        let s = parse_alg("bbr3", "").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].cc.bbr3.signals, Exact);
+        // Written before or after the profile, the profile keeps it.
+        let s = parse_alg(
+            "bbr3",
+            "[flow.bbr3]\nsignals = \"stock-kernel\"\nprofile = \"linux-v3\"",
+        )
+        .unwrap();
+        let cc = s.runs[0].config.flows[0].cc;
+        assert_eq!(cc.bbr3.signals, StockKernel);
+        assert_eq!(cc.bbr3.profile, congestion::Bbr3Profile::LinuxV3);
+        let mut want = congestion::Bbr3Config::linux_v3();
+        want.signals = StockKernel;
+        assert_eq!(cc.bbr3, want);
+        let s = parse_alg("bbr3", "[flow.bbr3]\nsignals = \"exact\"").unwrap();
+        assert_eq!(
+            s.runs[0].config.flows[0].cc.bbr3,
+            congestion::Bbr3Config::draft()
+        );
+        // Unknown values: located, and the allowed ones listed.
+        let e = parse_alg("bbr3", "[flow.bbr3]\nsignals = \"stock\"").unwrap_err();
+        assert!(e.location.starts_with("t.toml:7:"), "{e}");
+        let m = e.to_string();
+        assert!(
+            m.contains("`stock`") && m.contains("exact, stock-kernel"),
+            "{m}"
+        );
+        // A sweep over the dotted path: one run per value, profile kept.
+        let s = parse_alg(
+            "bbr3",
+            "[flow.bbr3]\nprofile = \"linux-v3\"\n[sweep]\n\"flow.bbr3.signals\" = [\"exact\", \"stock-kernel\"]",
+        )
+        .unwrap();
+        let got: Vec<_> = s
+            .runs
+            .iter()
+            .map(|r| {
+                let b = r.config.flows[0].cc.bbr3;
+                (b.profile, b.signals)
+            })
+            .collect();
+        use congestion::Bbr3Profile::LinuxV3;
+        assert_eq!(got, [(LinuxV3, Exact), (LinuxV3, StockKernel)]);
     }
 
     #[test]
