@@ -18,7 +18,15 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter", "bbrlab_bbr3"];
+/// `bbrlab_bbr3_broken` is `bbrlab_bbr3` with a deliberate verifier error,
+/// for the test that a rejection reports the verifier's words; it is never
+/// registered.
+const SOURCES: &[&str] = &[
+    "bbrlab_bbr",
+    "bbrlab_jitter",
+    "bbrlab_bbr3",
+    "bbrlab_bbr3_broken",
+];
 
 fn tool_ok(cmd: &str, arg: &str) -> bool {
     Command::new(cmd)

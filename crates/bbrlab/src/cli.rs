@@ -207,6 +207,27 @@ pub(crate) enum Command {
         run_dir: PathBuf,
     },
     /// Simulator speed: one BBR flow, 100 Mbit/s, 40 ms, 60 s simulated.
+    /// What bbr3 loses on a stock kernel: the simulator's bbr3 (profile
+    /// linux-v3) with v3's exact signals and with the stock kernel's
+    /// substitutes (`[flow.bbr3] signals = "stock-kernel"`, what the BPF
+    /// control `bbrlab_bbr3` gets), on `bbrlab validate`'s paths over a few
+    /// seeds; writes approximation.csv, approximation-runs.csv and
+    /// approximation.md and prints the table. Simulator only (no root).
+    #[command(name = "bbr3-signals")]
+    Bbr3Signals {
+        /// Output directory (each run's files under `runs/<path>/<signals>/seed-N`).
+        #[arg(long, short, default_value = "out/bbr3-signals")]
+        out: PathBuf,
+        /// Only these paths (comma-separated names of validate's matrix).
+        #[arg(long, value_delimiter = ',')]
+        only: Option<Vec<String>>,
+        /// Seeds per path and mode (1..=N).
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
+        /// Simulated seconds per run.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+    },
     /// Compare bbrlab's bbr and bbr3 with the QUIC stacks' own controllers
     /// (s2n:bbr2, s2n:cubic, quinn:bbr, quinn:cubic) on C1's, C3's and C10's
     /// paths in the simulator; writes stack-controllers.csv and

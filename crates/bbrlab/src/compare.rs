@@ -64,16 +64,16 @@ const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the 
 /// The kernel's IPv4 + TCP header with the timestamp option, and its
 /// payload per segment on the emulator's 1500-byte MTU: what `compare`
 /// assumes if the probe's summary does not say.
-const KERNEL_DEFAULT: PacketSize = PacketSize {
+pub(crate) const KERNEL_DEFAULT: PacketSize = PacketSize {
     payload: 1448,
     header: 52,
 };
 
 /// Bytes per data packet: payload (what goodput counts) and headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-struct PacketSize {
-    payload: u64,
-    header: u32,
+pub(crate) struct PacketSize {
+    pub(crate) payload: u64,
+    pub(crate) header: u32,
 }
 
 /// The UDP transport's full data packet: its chunk, and IPv4 (20) and UDP
@@ -213,7 +213,7 @@ pub(crate) struct Measured {
     pub(crate) rtt_median_ms: Option<f64>,
     rtt_p95_ms: Option<f64>,
     data_packets: Option<u64>,
-    retransmitted: Option<u64>,
+    pub(crate) retransmitted: Option<u64>,
     bw_mbps: Option<f64>,
     min_rtt_ms: Option<f64>,
     goodput: Vec<(f64, f64)>,

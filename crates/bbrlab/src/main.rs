@@ -17,6 +17,8 @@
 //!   controllers and bbrlab's through the adapters, on loopback or through
 //!   the emulator beside kernel TCP
 //! - `bench`: measure the simulator's speed on the standard dumbbell
+//! - `bbr3-signals`: the simulator's bbr3 with v3's exact signals against
+//!   the stock kernel's substitutes, on validate's paths
 //!
 //! A thin binary over the library crates (scenario, runner, figures,
 //! claims, tcp-probe, linkem, transport, kernel-cc): `cli` holds the
@@ -29,6 +31,7 @@ use std::process::ExitCode;
 use claims::reproduce;
 use cli::{Cli, Command, KernelAction};
 
+mod bbr3_signals;
 mod bench;
 mod child;
 mod cli;
@@ -167,6 +170,21 @@ fn main() -> ExitCode {
             }
             Err(e) => Err(e),
         },
+        Command::Bbr3Signals {
+            out,
+            only,
+            seeds,
+            seconds,
+        } => bbr3_signals::run(&bbr3_signals::Options {
+            out: out.clone(),
+            only,
+            seeds,
+            seconds,
+        })
+        .map(|md| {
+            print!("{md}");
+            println!("wrote {}", out.display());
+        }),
         Command::Stacks { out, quick, jobs } => {
             let d = if quick {
                 claims::stacks::Durations::QUICK

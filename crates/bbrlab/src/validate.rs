@@ -219,8 +219,28 @@ fn queue_packets(p: &PathSpec) -> u64 {
     ((bdp * p.buffer_bdp).round() as u64).max(2)
 }
 
+/// The matrix's paths with these names (`--only`), in the order given;
+/// an unknown name is an error that lists the matrix.
+pub(crate) fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
+    names
+        .iter()
+        .map(|n| {
+            MATRIX
+                .iter()
+                .find(|p| p.name == n.as_str())
+                .copied()
+                .ok_or_else(|| {
+                    format!(
+                        "--only: no path `{n}`; the matrix has: {}",
+                        MATRIX.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                    )
+                })
+        })
+        .collect()
+}
+
 /// The one-flow scenario `compare` runs for `p`.
-fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
+pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
     let half = p.rtt_ms / 2.0;
     let mut fwd = format!(
         "rate = \"{}kbit\"\ndelay = \"{half}ms\"\nqueue = {{ limit = \"{}pkt\" }}\n",
@@ -412,22 +432,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         }
     };
     let paths: Vec<PathSpec> = match &opts.only {
-        Some(names) => {
-            let mut v = Vec::new();
-            for n in names {
-                let p = MATRIX
-                    .iter()
-                    .find(|p| p.name == n.as_str())
-                    .ok_or_else(|| {
-                        format!(
-                            "--only: no path `{n}`; the matrix has: {}",
-                            MATRIX.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-                        )
-                    })?;
-                v.push(*p);
-            }
-            v
-        }
+        Some(names) => paths_named(names)?,
         None if opts.quick => MATRIX
             .iter()
             .filter(|p| QUICK.contains(&p.name))

@@ -107,6 +107,11 @@ fn malformed_scenarios_get_located_explained_errors() {
             "algorithm = \"bbr3\"\n[flow.bbr3]\nprofile = \"v2\"",
             &["s.toml:12:", "v2", "draft, linux-v3"],
         ),
+        (
+            "algorithm = \"bbr\"",
+            "algorithm = \"bbr3\"\n[flow.bbr3]\nsignals = \"patched\"",
+            &["s.toml:12:", "patched", "exact, stock-kernel"],
+        ),
     ];
     for (from, to, needles) in cases {
         let text = GOOD.replacen(from, to, 1);

@@ -55,6 +55,9 @@ mod skel {
     pub mod bbr3 {
         include!(concat!(env!("OUT_DIR"), "/bbrlab_bbr3.skel.rs"));
     }
+    pub mod bbr3_broken {
+        include!(concat!(env!("OUT_DIR"), "/bbrlab_bbr3_broken.skel.rs"));
+    }
 }
 
 /// Whether this build contains the BPF programs; `Err` says why not
@@ -320,18 +323,7 @@ fn load_pinned(name: &str) -> Result<(), String> {
     let dir = pin_dir(name);
     let prev = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, capture)));
     let _ = take_log();
-    let fail = |what: &str, e: libbpf_rs::Error| -> String {
-        let log = take_log();
-        let mut m = format!("{what} {name}: {e}");
-        if let Some(hint) = errno_hint(&e) {
-            m.push_str(&format!(" ({hint})"));
-        }
-        if !log.trim().is_empty() {
-            m.push_str("\nlibbpf and the verifier said:\n");
-            m.push_str(log.trim_end());
-        }
-        m
-    };
+    let fail = |what: &str, e: libbpf_rs::Error| failure(name, what, &e);
     macro_rules! go {
         ($builder:expr, $ops:ident, $state:ident, $live:ident) => {{
             let mut obj = MaybeUninit::uninit();
@@ -379,6 +371,75 @@ fn load_pinned(name: &str) -> Result<(), String> {
     };
     libbpf_rs::set_print(prev);
     r
+}
+
+/// The error of a failed step: what failed, libbpf's error, a hint for
+/// the errno, the field this kernel lacks (when a CO-RE relocation
+/// failed), and the tail of what libbpf and the verifier said.
+#[cfg(not(kernel_cc_missing))]
+fn failure(name: &str, what: &str, e: &libbpf_rs::Error) -> String {
+    let log = take_log();
+    let mut m = format!("{what} {name}: {e}");
+    if let Some(field) = missing_field(&log) {
+        m.push_str(&format!(
+            " (this kernel lacks {field}, which {name} reads: it needs Linux >= 6.10 \
+             with the stock tcp_sock and rate_sample)"
+        ));
+    } else if let Some(hint) = errno_hint(e) {
+        m.push_str(&format!(" ({hint})"));
+    }
+    if !log.trim().is_empty() {
+        m.push_str("\nlibbpf and the verifier said:\n");
+        m.push_str(log.trim_end());
+    }
+    m
+}
+
+/// The field a failed CO-RE relocation names in libbpf's log (`failed to
+/// resolve CO-RE relocation <byte_off> [N] struct tcp_sock.delivered_ce
+/// (...)`), e.g. `struct tcp_sock.delivered_ce`.
+pub fn missing_field(log: &str) -> Option<String> {
+    let line = log
+        .lines()
+        .find(|l| l.contains("failed to resolve CO-RE relocation"))?;
+    let at = line.find("struct ").or_else(|| line.find("union "))?;
+    let field = line[at..].split(" (").next()?.trim();
+    Some(field.to_string())
+}
+
+/// Loads `bbrlab_bbr3_broken` (bbrlab_bbr3 with a deliberate verifier
+/// error: its socket-storage pointer used unchecked) and returns the
+/// error a user would see, through the same path as [`load`]. For the
+/// root test that a rejection reports the verifier's own message; it
+/// registers and pins nothing (the load fails before any attach).
+#[doc(hidden)]
+pub fn load_rejected_variant() -> Result<(), String> {
+    built()?;
+    preflight(Path::new(BTF))?;
+    #[cfg(not(kernel_cc_missing))]
+    {
+        use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+        use std::mem::MaybeUninit;
+
+        let name = "bbrlab_bbr3_broken";
+        let prev = libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, capture)));
+        let _ = take_log();
+        let mut obj = MaybeUninit::uninit();
+        let r = skel::bbr3_broken::BbrlabBbr3BrokenSkelBuilder::default()
+            .open(&mut obj)
+            .map_err(|e| failure(name, "cannot open", &e))
+            .and_then(|open| {
+                open.load()
+                    .map(|_| ())
+                    .map_err(|e| failure(name, "the kernel refused", &e))
+            });
+        libbpf_rs::set_print(prev);
+        r
+    }
+    #[cfg(kernel_cc_missing)]
+    {
+        Ok(())
+    }
 }
 
 #[cfg(not(kernel_cc_missing))]
@@ -736,7 +797,7 @@ probe_rtt_entries,probe_rtt_min_cwnd";
 pub const SAMPLER3_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,pacing_gain,\
 cwnd_gain,cwnd_packets,inflight_longterm_bytes,inflight_shortterm_bytes,bw_shortterm_bps,\
 cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,\
-last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,ecn_alpha";
+last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,last_cut_mode,ecn_alpha";
 
 /// One reading of one of our controls.
 #[derive(Clone, Copy, Debug)]
@@ -929,6 +990,11 @@ fn sampler3_row(cc: &str, t: f64, s: &RawState3) -> Vec<String> {
         cut(s.last_cut_tx_in_flight),
         cut(s.last_cut_target),
         cut(s.last_cut_longterm),
+        if s.cuts > 0 {
+            bbr3_mode_name(s.last_cut_state).to_string()
+        } else {
+            String::new()
+        },
         format!("{:.4}", f64::from(s.ecn_alpha) / 256.0),
     ]
 }
@@ -1032,6 +1098,19 @@ mod tests {
                 "probe_rtt"
             ]
         );
+    }
+
+    /// A CO-RE failure names the field the kernel lacks.
+    #[test]
+    fn a_missing_kernel_field_is_named() {
+        let log = "libbpf: prog 'bbr3_cong_control': BPF program load failed: Invalid argument\n\
+                   12: <invalid CO-RE relocation>\n\
+                   failed to resolve CO-RE relocation <byte_off> [2961] struct tcp_sock.delivered_ce (0:58 @ offset 1620)\n";
+        assert_eq!(
+            missing_field(log).as_deref(),
+            Some("struct tcp_sock.delivered_ce")
+        );
+        assert_eq!(missing_field("R1 invalid mem access 'scalar'"), None);
     }
 
     #[test]

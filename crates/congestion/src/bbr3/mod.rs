@@ -92,7 +92,7 @@ mod probe_bw;
 mod signals;
 
 use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
-use crate::config::{Bbr3Config, Bbr3Ecn, Config};
+use crate::config::{Bbr3Config, Bbr3Ecn, Bbr3Signals, Config};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
@@ -290,6 +290,10 @@ pub struct Bbr3 {
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
     lost_total: u64,
+    /// `lost_total` when the current packet-timed round started: the
+    /// stock-kernel substitute for a sample's losses counts from here
+    /// (`Bbr3Signals::StockKernel`; `bbrlab_bbr3` snapshots `tp->lost`).
+    round_lost_start: u64,
 }
 
 impl Bbr3 {
@@ -378,6 +382,7 @@ impl Bbr3 {
             cwnd_limited_last_round: false,
             delivered_total: 0,
             lost_total: 0,
+            round_lost_start: 0,
             sample_rate: None,
             quantum_key: (u64::MAX, None),
         };
@@ -435,9 +440,11 @@ impl Bbr3 {
         }
     }
 
-    /// `StartRound()`.
+    /// `StartRound()`. Also snapshots the cumulative losses, which the
+    /// stock-kernel signals measure a sample's losses from.
     fn start_round(&mut self, delivered: u64) {
         self.next_round_delivered = delivered;
+        self.round_lost_start = self.lost_total;
     }
 
     /// `UpdateMaxBw()` (§5.5.5): app-limited samples count only if they
@@ -665,6 +672,10 @@ impl CongestionControl for Bbr3 {
         if self.loss_round_pending {
             self.loss_round_delivered = ctx.delivered_bytes;
             self.loss_round_pending = false;
+        }
+        if self.cfg.signals == Bbr3Signals::StockKernel {
+            // Before the model update, as `bbrlab_bbr3`'s cong_control.
+            self.per_ack_loss_check(ctx);
         }
 
         // UpdateModelAndState()

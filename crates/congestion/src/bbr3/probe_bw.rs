@@ -265,13 +265,14 @@ impl Bbr3 {
                 return true;
             }
         }
-        let lost = ctx.lost_bytes.saturating_sub(rs.tx_lost_bytes);
-        let loss_too_high = rs.acked_bytes > 0 && self.is_inflight_too_high(lost, rs.tx_in_flight);
+        let lost = self.sample_lost(ctx);
+        let tx_in_flight = self.sample_tx_in_flight(rs);
+        let loss_too_high = rs.acked_bytes > 0 && self.is_inflight_too_high(lost, tx_in_flight);
         let ce_too_high = self.round_start && self.round_ce_too_high();
         if loss_too_high || ce_too_high {
             if self.is_bw_probe_sample {
                 self.handle_inflight_too_high(
-                    rs.tx_in_flight,
+                    tx_in_flight,
                     rs.is_app_limited,
                     ctx.now,
                     ctx.delivered_bytes,
@@ -282,8 +283,8 @@ impl Bbr3 {
         if self.inflight_longterm == u64::MAX {
             return false;
         }
-        if rs.tx_in_flight > self.inflight_longterm {
-            self.inflight_longterm = rs.tx_in_flight;
+        if tx_in_flight > self.inflight_longterm {
+            self.inflight_longterm = tx_in_flight;
         }
         if self.state == State::Up {
             self.probe_inflight_longterm_upward(ctx);

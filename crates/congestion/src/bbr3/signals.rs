@@ -5,7 +5,7 @@
 
 use super::{ceil_to_u64, scale, Bbr3, State, BBR_UNIT};
 use crate::algorithm::{AckContext, LossContext, RecoveryState};
-use crate::config::{Bbr3Ecn, StartupLossCount};
+use crate::config::{Bbr3Ecn, Bbr3Signals, StartupLossCount};
 use crate::delivery_rate::RateSample;
 use crate::time::Instant;
 
@@ -99,6 +99,11 @@ impl Bbr3 {
             if !self.is_bw_probe_sample {
                 continue; // not sent while probing bandwidth
             }
+            if self.cfg.signals == Bbr3Signals::StockKernel {
+                // No per-lost-packet hook in a stock kernel: the check
+                // runs once per ACK instead (`per_ack_loss_check()`).
+                continue;
+            }
             let tx_in_flight = p.state.bytes_in_flight;
             let lost = c_lost.saturating_sub(p.state.lost_bytes);
             if self.is_inflight_too_high(lost, tx_in_flight) {
@@ -113,6 +118,55 @@ impl Bbr3 {
             }
         }
         self.lost_total = self.lost_total.max(loss.total_lost_bytes);
+    }
+
+    // ----- the signals a sample carries, exact or stock-kernel ---------------
+
+    /// The inflight a sample's loss rate is judged against. v3 reads
+    /// `rs->tx_in_flight`, inflight when the ACKed packet was sent (patch
+    /// "tcp: add tx_in_flight to rate sample"; `bbr_is_inflight_too_high()`,
+    /// `bbr_handle_inflight_too_high()`). A stock kernel's rate sample has
+    /// only `rs->prior_in_flight`, inflight just before this ACK: close to
+    /// inflight a round trip ago in steady state, too high right after a
+    /// cwnd cut, so the stock-kernel loss rate reads lower there.
+    pub(super) fn sample_tx_in_flight(&self, rs: &RateSample) -> u64 {
+        match self.cfg.signals {
+            Bbr3Signals::Exact => rs.tx_in_flight,
+            Bbr3Signals::StockKernel => rs.prior_in_flight,
+        }
+    }
+
+    /// The losses a sample carries. v3's `rs->lost` is what was marked lost
+    /// between the ACKed packet's send and this ACK (its patches snapshot
+    /// `tp->lost` per skb; `bbr_is_inflight_too_high()`). A stock kernel
+    /// keeps no per-packet snapshot; `bbrlab_bbr3` takes `tp->lost` now
+    /// minus `tp->lost` when the current packet-timed round started, since
+    /// a packet ACKed now was sent about one round ago. The simulator's
+    /// stock-kernel mode does the same with its cumulative lost bytes.
+    pub(super) fn sample_lost(&self, ctx: &AckContext<'_>) -> u64 {
+        match self.cfg.signals {
+            Bbr3Signals::Exact => ctx.lost_bytes.saturating_sub(ctx.rate.tx_lost_bytes),
+            Bbr3Signals::StockKernel => self.lost_total.saturating_sub(self.round_lost_start),
+        }
+    }
+
+    /// The stock kernel's stand-in for v3's per-lost-packet hook
+    /// (`bbr_skb_marked_lost()` -> `bbr_handle_inflight_too_high()`, which
+    /// a BPF control cannot attach to): once per ACK that carries losses,
+    /// before the model update, the same loss-rate check with the
+    /// stock-kernel signals; the ACK's newly lost bytes play the lost
+    /// packet in `InflightAtLoss()` (`bbr_inflight_hi_from_lost_skb()`).
+    pub(super) fn per_ack_loss_check(&mut self, ctx: &AckContext<'_>) {
+        let rs = ctx.rate;
+        if rs.lost_bytes == 0 || !self.is_bw_probe_sample {
+            return;
+        }
+        let lost = self.sample_lost(ctx);
+        let tx_in_flight = self.sample_tx_in_flight(rs);
+        if self.is_inflight_too_high(lost, tx_in_flight) {
+            let at_loss = self.inflight_at_loss(rs.lost_bytes, lost, tx_in_flight);
+            self.handle_inflight_too_high(at_loss, rs.is_app_limited, ctx.now, ctx.delivered_bytes);
+        }
     }
 
     /// `IsInflightTooHigh()` for loss: more than `loss_thresh` of what was
@@ -365,7 +419,7 @@ impl Bbr3 {
         }
         if self.loss_round_start {
             let rs = ctx.rate;
-            let lost = ctx.lost_bytes.saturating_sub(rs.tx_lost_bytes);
+            let lost = self.sample_lost(ctx);
             // "In fast recovery for at least one full round": the loss
             // round began at the round's first loss, which began or
             // continued an episode. Under RFC 9002's short episodes the
@@ -375,8 +429,9 @@ impl Bbr3 {
             let in_recovery = ctx.recovery == RecoveryState::Recovery
                 || (self.loss_round_had_loss && ctx.recovery == RecoveryState::Open);
             let ce_round = self.cfg.ecn.ce_as_loss() && self.round_ce_too_high();
-            let too_high =
-                (in_recovery && self.is_inflight_too_high(lost, rs.tx_in_flight)) || ce_round;
+            let too_high = (in_recovery
+                && self.is_inflight_too_high(lost, self.sample_tx_in_flight(rs)))
+                || ce_round;
             let enough = !self.cfg.selective_acks
                 || self.loss_events_in_round >= self.cfg.startup_full_loss_count;
             let any = self.cfg.startup_full_loss_count > 0;

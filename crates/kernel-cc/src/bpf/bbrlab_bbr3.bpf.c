@@ -1237,8 +1237,10 @@ void BPF_PROG(bbr3_cong_control, struct sock *sk, u32 ack, int flag,
 	b3_t *b = bpf_sk_storage_get(&bbrlab_b3_st, sk, 0, 0);
 	u32 cas;
 
+#ifndef BBRLAB_BBR3_BROKEN
 	if (!b)
 		return;
+#endif
 	b->sample_valid = rs->delivered >= 0 && rs->interval_us > 0;
 	b->sample_rate = b->sample_valid ?
 		(u32)min_u64((u64)rs->delivered * BW_UNIT / (u64)rs->interval_us, INF32 - 1) : 0;
