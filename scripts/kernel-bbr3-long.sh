@@ -2,7 +2,7 @@
 # The long validation of bbrlab_bbr3 (issue 24), as root: kernel TCP with
 # the BPF BBRv3 against the simulator's bbr3 (linux-v3, stock-kernel
 # signals) on all 11 paths of `bbrlab validate`, 3 repetitions of 10 s
-# (about 12 minutes), then the ECN and kernel-bbr tests of
+# (about 10 minutes), then the ECN and kernel-bbr tests of
 # crates/bbrlab/tests/kernel_bbr3_validate.rs (about 3 minutes). CI runs
 # that test file, whose validation is the 6-path, 1-repetition subset.
 #
