@@ -322,3 +322,26 @@ def test_a_misspelt_stack_controller_lists_every_allowed_name(small):
         bbrlab.simulate(small)
     for name in ("bbr3", "s2n:bbr2", "s2n:cubic", "quinn:bbr", "quinn:cubic"):
         assert name in str(e.value)
+
+
+def test_bbr3_signals_select_the_stock_kernel_substitutes(small):
+    """``[flow.bbr3] signals`` reaches the simulator from a dict: on a
+    lossy path the stock kernel's substitutes (what ``bbrlab_bbr3`` gets)
+    change what bbr3 does, ``exact`` is the default, and an unknown value
+    is refused with the allowed ones listed."""
+    small["duration"] = "4s"
+    small["link"]["forward"]["loss"] = {"bernoulli": 0.03}
+
+    def summary(bbr3):
+        small["flow"] = [{"algorithm": "bbr3", "bbr3": bbr3}]
+        return bbrlab.simulate(small, seed=1, timeseries=False).summary_json["flows"][0]
+
+    default = summary({"profile": "linux-v3"})
+    exact = summary({"profile": "linux-v3", "signals": "exact"})
+    stock = summary({"profile": "linux-v3", "signals": "stock-kernel"})
+    assert default == exact
+    assert stock != exact
+    assert stock["delivered_bytes"] > 0
+    small["flow"] = [{"algorithm": "bbr3", "bbr3": {"signals": "patched"}}]
+    with pytest.raises(bbrlab.ScenarioError, match=r"`patched`.*exact, stock-kernel"):
+        bbrlab.simulate(small)

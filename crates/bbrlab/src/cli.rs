@@ -161,8 +161,8 @@ pub(crate) enum Command {
         #[command(subcommand)]
         side: TcpSide,
     },
-    /// bbrlab's BBR and bbr-jitter as BPF congestion controls inside Linux
-    /// TCP (`bbrlab_bbr`, `bbrlab_jitter`; root).
+    /// bbrlab's BBR, bbr-jitter and BBRv3 as BPF congestion controls inside
+    /// Linux TCP (`bbrlab_bbr`, `bbrlab_jitter`, `bbrlab_bbr3`; root).
     Kernel {
         #[command(subcommand)]
         action: KernelAction,
@@ -275,13 +275,13 @@ pub(crate) enum KernelAction {
     /// Load and register (pinned under /sys/fs/bpf/bbrlab, so they stay
     /// after this command exits). Default: all.
     Load {
-        /// bbrlab_bbr and/or bbrlab_jitter.
+        /// bbrlab_bbr, bbrlab_jitter and/or bbrlab_bbr3.
         names: Vec<String>,
     },
     /// Unregister (default: every loaded one). Refuses while sockets use
     /// it unless --force.
     Unload {
-        /// bbrlab_bbr and/or bbrlab_jitter.
+        /// bbrlab_bbr, bbrlab_jitter and/or bbrlab_bbr3.
         names: Vec<String>,
         /// Unload even while sockets run it (they keep it until they close).
         #[arg(long)]

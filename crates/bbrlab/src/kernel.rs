@@ -1,6 +1,6 @@
-//! `bbrlab kernel load|unload|list`: bbrlab's BBR (`bbrlab_bbr`) and seed
-//! 001's variant (`bbrlab_jitter`) as BPF congestion controls inside Linux
-//! TCP (crate `kernel-cc`), so kernel TCP — `bbrlab tcp send --cc
+//! `bbrlab kernel load|unload|list`: bbrlab's BBR (`bbrlab_bbr`), seed
+//! 001's variant (`bbrlab_jitter`) and BBRv3 (`bbrlab_bbr3`) as BPF
+//! congestion controls inside Linux TCP (crate `kernel-cc`), so kernel TCP — `bbrlab tcp send --cc
 //! bbrlab_jitter`, iperf3 `-C`, or `sysctl net.ipv4.tcp_congestion_control`
 //! — can run them without a kernel module.
 

@@ -7,7 +7,7 @@
 //! - `plot`: draw the standard figures for a run directory
 //! - `emu`: run real programs over an emulated path (root)
 //! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
-//! - `kernel`: load/unload bbrlab's BBR and bbr-jitter as BPF congestion
+//! - `kernel`: load/unload bbrlab's BBR, bbr-jitter and BBRv3 as BPF congestion
 //!   controls in Linux TCP, and run seed 001's jitter sweep on them
 //! - `jitter-sweep`: seed 001's jitter sweep on a real stack (`--source
 //!   s2n`: s2n-quic through quic-bulk; `--source linux-tcp`)

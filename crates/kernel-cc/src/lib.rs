@@ -1,12 +1,19 @@
-//! bbrlab's BBR v1 (`bbrlab_bbr`) and seed 001's jitter-robust variant
-//! (`bbrlab_jitter`) as BPF `struct_ops` congestion controls inside Linux
-//! TCP, and their loader.
+//! bbrlab's BBR v1 (`bbrlab_bbr`), seed 001's jitter-robust variant
+//! (`bbrlab_jitter`) and BBRv3 (`bbrlab_bbr3`, the simulator's `bbr3`
+//! `linux-v3` profile with the signals a stock kernel has) as BPF
+//! `struct_ops` congestion controls inside Linux TCP, and their loader.
 //!
 //! Why BPF: a congestion control loaded this way appears in
 //! `tcp_available_congestion_control` and is chosen per socket with
 //! `TCP_CONGESTION`, like the kernel's own `bbr`, without building a kernel
-//! module. The programs are in `src/bpf/` (one implementation,
-//! `bbrlab_cc.h`, compiled twice), built by `build.rs` with clang.
+//! module. The programs are in `src/bpf/` (v1: one implementation,
+//! `bbrlab_cc.h`, compiled twice; v3: `bbrlab_bbr3.bpf.c`, whose header
+//! says what it approximates), built by `build.rs` with clang.
+//!
+//! Kernel requirements: BTF (`CONFIG_DEBUG_INFO_BTF=y`), the BPF JIT, and
+//! Linux >= 6.10 (`cong_control` with four arguments; struct_ops links
+//! since 6.4). A kernel that lacks a field a program reads fails the load
+//! with the field named ([`missing_field`]).
 //!
 //! Lifetime: [`load`] attaches each control through a struct_ops *link*
 //! and pins the link and its maps under [`PIN_ROOT`]`/<name>/`, so the
@@ -858,8 +865,8 @@ pub fn sampler_path(log: &Path) -> PathBuf {
 }
 
 impl Sampler {
-    /// `None` unless the socket runs `bbrlab_bbr` or `bbrlab_jitter` and
-    /// its state map can be opened.
+    /// `None` unless the socket runs one of ours and its state map can be
+    /// opened.
     pub fn for_socket(fd: i32, log: Option<&Path>) -> Option<Sampler> {
         let cc = socket_cc(fd).filter(|c| is_ours(c))?;
         let reader = match StateReader::open(&cc) {

@@ -38,6 +38,17 @@
 //! and its rules where they differ. Every difference is a named field of
 //! [`Bbr3Config`].
 //!
+//! # Stock-kernel signals
+//!
+//! [`Bbr3Config::signals`] = [`Bbr3Signals::StockKernel`] feeds the model
+//! the substitutes a stock Linux kernel gives a BPF congestion control
+//! (`bbrlab_bbr3`) for signals v3's kernel patches add: `prior_in_flight`
+//! for the ACKed packet's `tx_in_flight`, the losses since the round
+//! started for the losses over its flight, and the inflight-too-high check
+//! once per ACK carrying losses rather than per lost packet
+//! (`signals.rs`: `sample_tx_in_flight()`, `sample_lost()`,
+//! `per_ack_loss_check()`). The default, [`Bbr3Signals::Exact`], is v3.
+//!
 //! # Sharing with v1
 //!
 //! The delivery-rate sampler and RTT estimator are the [`Controller`]'s,

@@ -1124,10 +1124,12 @@ static __always_inline void update_min_rtt(struct sock *sk, b3_t *b,
 
 	/* bbr_check_probe_rtt() */
 	if (b->mode != S_PROBE_RTT && b->probe_rtt_expired && !b->idle_restart) {
-		save_cwnd(tp, b); /* before the mode changes (bbr_save_cwnd()) */
 		b->mode = S_PROBE_RTT;
 		b->pacing_gain = BBR_UNIT;
 		b->cwnd_gain = PROBE_RTT_CWND_GAIN;
+		/* bbr_save_cwnd() after the mode change, as the simulator's
+		 * check_probe_rtt(): the larger of the saved and current cwnd. */
+		save_cwnd(tp, b);
 		b->probe_rtt_done_stamp = 0;
 		b->ack_phase = ACK_PROBE_STOPPING;
 		start_round(tp, b);
