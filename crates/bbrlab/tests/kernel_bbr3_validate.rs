@@ -366,22 +366,25 @@ fn share_with_cubic(queue: &str, cc: &str, secs: u32) -> (f64, f64, f64) {
 }
 
 /// Against the kernel's BBR v1 on the same paths (issue 24): bbrlab_bbr3
-/// retransmits less on shallow buffers, and shares more evenly with kernel
-/// cubic at 1–4 BDP.
+/// retransmits less on shallow buffers; how it shares with kernel cubic
+/// at 1–4 BDP, beside v1, is measured and printed but not asserted.
 ///
-/// Seen (2026-11-24, 8 s single flows): 0.25 BDP 473 (bbr) vs 104
-/// (bbrlab_bbr3) retransmissions, 0.5 BDP 942 vs 387 — v1 keeps 2 BDP in
-/// flight whatever it loses, v3 caps inflight_longterm after a lossy
-/// round. With cubic, 10 s from a common start, Jain's index at 1 / 2 / 4
-/// BDP: bbr 0.665 / 0.985 / 0.738, bbrlab_bbr3 0.975 / 0.951 / 0.836.
-/// Asserted: the retransmission direction on both shallow paths with a
-/// margin (v3 at most 2/3 of v1's: seen 0.22 and 0.41), and sharing only
-/// where the difference is large and has a cause (1 BDP, where v1 keeps
-/// the queue full and cubic loses at every one of its probes: v3 at
-/// least 0.1 above) and on the mean over 1–4 BDP; at 2 BDP the two are
-/// alike (v1 a little ahead in the run above), which the book reports.
+/// Seen (2026-11-24, 8 s single flows, three runs): 0.25 BDP 378–473
+/// (bbr) against 104–110 (bbrlab_bbr3) retransmissions, 0.5 BDP 936–942
+/// against 277–387: v1 keeps 2 BDP in flight whatever it loses, v3 caps
+/// inflight_longterm after a round with more than 2 % loss. Asserted with
+/// a margin: v3 at most 2/3 of v1's on both (seen 0.22–0.41).
+///
+/// Sharing (Jain's index with cubic, 10 s from a common start, three
+/// runs): at 1 BDP bbr 0.665 / 0.726 / 0.709 against bbrlab_bbr3 0.975 /
+/// 0.999 / 0.757; at 2 BDP 0.985 / 0.997 / 0.998 against 0.951 / 0.962 /
+/// 0.967; at 4 BDP 0.738 / 0.766 / 0.791 against 0.836 / 0.759 / 0.836.
+/// v3 was more even at 1 BDP every time, but by 0.05 in one run, and v1
+/// a little more even at 2 BDP every time: not robust enough to assert
+/// in one 10 s run (issue 24 asks for it to be reported whatever it
+/// shows; docs/src/kernel-bbr3.md does).
 #[test]
-fn bbrlab_bbr3_retransmits_less_than_bbr_and_shares_more_evenly_with_cubic() {
+fn bbrlab_bbr3_retransmits_less_than_bbr_on_shallow_buffers_and_shares_with_cubic() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();
@@ -413,19 +416,11 @@ fn bbrlab_bbr3_retransmits_less_than_bbr_and_shares_more_evenly_with_cubic() {
         );
         jain.push((bdp, j1, j3));
     }
-    let (j1_1bdp, j3_1bdp) = (jain[0].1, jain[0].2);
-    if j3_1bdp < j1_1bdp + 0.1 {
-        failures.push(format!(
-            "1 BDP: Jain's index with cubic {j3_1bdp:.3} (bbrlab_bbr3) against {j1_1bdp:.3} (bbr)"
-        ));
-    }
     let mean = |f: fn(&(i32, f64, f64)) -> f64| jain.iter().map(f).sum::<f64>() / 3.0;
-    let (m1, m3) = (mean(|j| j.1), mean(|j| j.2));
-    println!("mean Jain's index over 1-4 BDP: bbr {m1:.3}, bbrlab_bbr3 {m3:.3}");
-    if m3 <= m1 {
-        failures.push(format!(
-            "mean Jain's index {m3:.3} (bbrlab_bbr3) against {m1:.3} (bbr)"
-        ));
-    }
+    println!(
+        "mean Jain's index over 1-4 BDP: bbr {:.3}, bbrlab_bbr3 {:.3} (reported, not asserted)",
+        mean(|j| j.1),
+        mean(|j| j.2)
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
