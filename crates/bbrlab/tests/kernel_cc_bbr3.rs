@@ -348,16 +348,18 @@ fn a_loss_rate_excursion_cuts_inflight_longterm_to_beta_and_ends_the_probe() {
         let floor = (target * 180.0 / 256.0).floor();
         assert_eq!(longterm, tx.max(floor), "cut at {row:?}");
         // The target inflight is the path's BDP (plus v3's budget of up to
-        // ~4 packets), or the cwnd when that is lower: at least β x BDP
-        // on a path that never shrinks cwnd below it, at most 1.35 BDP.
+        // ~4 packets), or the cwnd when that is lower: in PROBE_RTT (a
+        // probe's late losses can arrive there) cwnd is half the BDP, so
+        // at least 0.4 BDP; at most 1.35 BDP.
         assert!(
-            target > 0.5 * bdp && target < 1.35 * bdp + 4.0,
+            target > 0.4 * bdp && target < 1.35 * bdp + 4.0,
             "target {target}, BDP {bdp:.1}: {row:?}"
         );
-        // So inflight_longterm lands at about β x inflight, never above
-        // what was in flight at the loss or the BDP-and-a-bit.
+        // So inflight_longterm lands at β x target or, where more was in
+        // flight at the loss (prior_in_flight stands for it on a stock
+        // kernel), there; never above that or the BDP-and-a-bit.
         assert!(
-            longterm >= 0.7 * 0.5 * bdp && longterm <= (1.35 * bdp + 4.0).max(tx),
+            longterm >= 0.7 * 0.4 * bdp && longterm <= (1.35 * bdp + 4.0).max(tx),
             "inflight_longterm {longterm}: {row:?}"
         );
         eprintln!(

@@ -37,7 +37,7 @@
  *     exist: such ACKs are treated as ordinary.
  *
  * Where the BPF interface differs from a kernel module (as bbrlab_cc.h):
- *  - The state (about 260 bytes) does not fit icsk_ca_priv (104 bytes):
+ *  - The state (344 bytes) does not fit icsk_ca_priv (104 bytes):
  *    all of it lives in a socket-storage map created at init, which is
  *    also what the probe reads (get_info is not allowed for BPF controls).
  *    A socket whose storage could not be allocated (memory pressure) runs
@@ -48,9 +48,14 @@
  *
  * What it leaves out:
  *  - min_tso_segs and sndbuf_expand, as bbrlab_bbr does (registered as BPF
- *    programs the kernel acted on other values; see bbrlab_cc.h). The
- *    TSO goal (bbr_tso_segs_generic()) still sizes the quantization
- *    budget; the kernel's own autosizing decides the bursts.
+ *    programs the kernel acted on other values; see bbrlab_cc.h; the cause
+ *    was not found, and was not re-measured for v3). Instead the kernel
+ *    uses net.ipv4.tcp_min_tso_segs (default 2, v3's value above
+ *    1.2 Mbit/s; v3 asks 1 below) and 2 x cwnd of send buffer (v3 asks
+ *    3 x). The TSO goal (bbr_tso_segs_generic()) still sizes the
+ *    quantization budget; the kernel's own autosizing decides the bursts.
+ *  - undo: bbr_undo_cwnd() restores the model and cwnd but, as the
+ *    linux-v3 profile, not the state (no return to STARTUP or UP).
  *  - get_info (TCP_CC_INFO): unsupported for BPF; the socket-storage map
  *    publishes the state instead.
  *  - Everything v3 does beyond the simulator's linux-v3 profile (the
@@ -1296,7 +1301,7 @@ SEC("struct_ops")
 void BPF_PROG(bbr3_init, struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 zero = 0;
+	u32 zero = 0, was_counted;
 	u64 *n;
 	b3_t *b = bpf_sk_storage_get(&bbrlab_b3_st, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 
@@ -1305,6 +1310,9 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 		sk->sk_pacing_status = PACING_NEEDED;
 	if (!b)
 		return;
+	/* A second init without a release (none seen; cheap to allow) must
+	 * not count the socket twice. */
+	was_counted = b->counted;
 	__builtin_memset(b, 0, sizeof(*b));
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	b->mode = S_STARTUP;
@@ -1332,7 +1340,7 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 	init_pacing_rate(sk, b);
 	b->counted = 1;
 	n = bpf_map_lookup_elem(&bbrlab_b3_live, &zero);
-	if (n)
+	if (n && !was_counted)
 		__sync_fetch_and_add(n, 1);
 	publish(tp, b);
 }
