@@ -22,7 +22,7 @@ fi
 # Debian packages the tests need: iproute2 (`ip netns`, `ip link`) for the
 # emulator tests; iperf3 for the README's `bbrlab emu` example; clang,
 # libbpf-dev, bpftool, libelf-dev and zlib1g-dev for crates/kernel-cc, whose
-# build compiles the BPF congestion controls (bbrlab_bbr, bbrlab_jitter) and
+# build compiles the BPF congestion controls (bbrlab_bbr, bbrlab_jitter, bbrlab_bbr3) and
 # links libbpf (without them it still builds, and `bbrlab kernel load` says
 # what is missing).
 DEBIAN_PACKAGES=(iproute2 iperf3 clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config)

@@ -37,6 +37,10 @@
  *     exist: such ACKs are treated as ordinary.
  *
  * Where the BPF interface differs from a kernel module (as bbrlab_cc.h):
+ *  - Writes: snd_cwnd, snd_ssthresh, sk_pacing_rate/status and, in
+ *    PROBE_RTT, tp->app_limited; a kernel that does not allow the last
+ *    (older than this 6.18) rejects the load with the verifier's "no write
+ *    support to tcp_sock at off N".
  *  - The state (344 bytes) does not fit icsk_ca_priv (104 bytes):
  *    all of it lives in a socket-storage map created at init, which is
  *    also what the probe reads (get_info is not allowed for BPF controls).
