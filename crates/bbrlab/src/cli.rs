@@ -139,7 +139,10 @@ pub(crate) enum Command {
         /// Seconds per transfer (default 10, 6 with --quick).
         #[arg(long)]
         seconds: Option<u64>,
-        /// Algorithms to validate (kernel names).
+        /// Algorithms to validate (kernel names): bbr, cubic, reno, and
+        /// bbrlab_bbr3 (the BPF BBRv3, against the simulator's bbr3 with
+        /// profile linux-v3 and stock-kernel signals; loaded for the run
+        /// if it is not, retransmissions judged too).
         #[arg(long, value_delimiter = ',', default_value = "bbr,cubic")]
         algorithms: Vec<String>,
         /// Exit with status 1 when any path misses its bounds (for CI).

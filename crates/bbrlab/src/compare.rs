@@ -144,6 +144,59 @@ fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
     }
 }
 
+/// The kernel congestion control that runs what the simulator runs for
+/// a flow with `cc`: the kernel's own `bbr`, `cubic` and `reno`, and for
+/// `bbr3` bbrlab's BPF control `bbrlab_bbr3`, which implements the
+/// linux-v3 profile with the signals a stock kernel gives
+/// (`[flow.bbr3] profile = "linux-v3"`, `signals = "stock-kernel"`), so
+/// only a flow set up that way has it as its counterpart. `Err` says why
+/// there is none.
+pub(crate) fn kernel_counterpart(cc: &congestion::Config) -> Result<String, String> {
+    use congestion::{Algorithm, Bbr3Profile, Bbr3Signals};
+    let alg = cc.algorithm.name();
+    match cc.algorithm {
+        Algorithm::Bbr | Algorithm::Cubic | Algorithm::Reno => Ok(alg.to_string()),
+        Algorithm::Bbr3
+            if cc.bbr3.profile == Bbr3Profile::LinuxV3
+                && cc.bbr3.signals == Bbr3Signals::StockKernel =>
+        {
+            Ok("bbrlab_bbr3".into())
+        }
+        Algorithm::Bbr3 => Err(format!(
+            "the kernel's counterpart of bbr3, bbrlab_bbr3, runs [flow.bbr3] profile = \"linux-v3\" with signals = \"stock-kernel\"; this flow has profile = \"{}\", signals = \"{}\"",
+            cc.bbr3.profile, cc.bbr3.signals
+        )),
+        _ => Err(format!("the kernel has no `{alg}`")),
+    }
+}
+
+/// The congestion controls the kernel offers now (empty when it cannot
+/// be read).
+fn kernel_available() -> Vec<String> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A BPF control of ours (`bbrlab_*`) must be registered before kernel TCP
+/// can choose it; the kernel's own load on demand (`tcp_bbr` is a module
+/// the kernel loads when a socket asks for it), so only ours are checked.
+pub(crate) fn check_kernel_offers(cc: &str, available: &[String]) -> Result<(), String> {
+    if !cc.starts_with("bbrlab_") || available.iter().any(|a| a == cc) {
+        return Ok(());
+    }
+    Err(format!(
+        "kernel TCP cannot run {cc}: it is not registered (the kernel offers {}); load it with `sudo bbrlab kernel load {cc}` (and `sudo bbrlab kernel unload {cc}` after)",
+        if available.is_empty() {
+            "nothing readable".to_string()
+        } else {
+            available.join(" ")
+        }
+    ))
+}
+
 /// The first line of `stdout` that is a JSON object with `key`: the
 /// emulator passes on the server's and the client's summaries.
 pub(crate) fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
@@ -384,6 +437,12 @@ pub fn run(
     } else {
         None
     };
+    // The kernel's counterpart of the flow's algorithm; a BPF control of
+    // ours must be registered before the run (`bbrlab kernel load`).
+    let kernel_alg = kernel_counterpart(&run.config.flows[0].cc);
+    if let (Ok(k), true) = (&kernel_alg, with.contains(&Source::Kernel)) {
+        check_kernel_offers(k, &kernel_available())?;
+    }
     let exe_path = std::env::current_exe().map_err(|e| e.to_string())?;
     let exe = exe_path.display();
     let mut rows = Vec::new();
@@ -392,8 +451,8 @@ pub fn run(
     for s in with {
         let (name, label) = match s {
             Source::Kernel => {
-                if !["bbr", "cubic", "reno"].contains(&alg.as_str()) {
-                    eprintln!("compare: the kernel has no `{alg}`; skipping the kernel run");
+                if let Err(why) = &kernel_alg {
+                    eprintln!("compare: {why}; skipping the kernel run");
                     continue;
                 }
                 ("kernel", "kernel TCP")
@@ -411,7 +470,8 @@ pub fn run(
             Source::Kernel => (
                 format!("{exe} tcp recv --listen {{server}}:5201"),
                 format!(
-                    "{exe} tcp send --to {{server}}:5201 --cc {alg} --duration {secs}s --interval {interval_ms}ms --log {}",
+                    "{exe} tcp send --to {{server}}:5201 --cc {} --duration {secs}s --interval {interval_ms}ms --log {}",
+                    kernel_alg.as_deref().unwrap_or(&alg),
                     csv.display()
                 ),
                 "pmtu",
@@ -442,7 +502,11 @@ pub fn run(
                 (r, s, "quic_stack")
             }
         };
-        eprintln!("compare: {label} ({alg}) through the emulator for {secs} s …");
+        let run_alg = match s {
+            Source::Kernel => kernel_alg.as_deref().unwrap_or(&alg),
+            _ => &alg,
+        };
+        eprintln!("compare: {label} ({run_alg}) through the emulator for {secs} s …");
         let stdout = match run_emu(&exe_path, scenario, (&server, &client), secs + 60, &dir) {
             Ok(o) => o,
             // A QUIC run that fails is a finding about that stack (written
@@ -467,7 +531,13 @@ pub fn run(
             Source::Udp => udp_packet_size(),
             Source::S2n => s2n_packet_size(summary.as_ref()),
         };
-        let real_label = format!("{label} ({alg})");
+        // The kernel row names the kernel's control (`bbrlab_bbr3` for
+        // the simulator's bbr3 in its stock-kernel form).
+        let real_alg = match s {
+            Source::Kernel => kernel_alg.as_deref().unwrap_or(&alg),
+            _ => &alg,
+        };
+        let real_label = format!("{label} ({real_alg})");
         let (m, rtos) = simulate(
             &sc.name,
             &run,
@@ -859,6 +929,47 @@ mod tests {
                 }
             );
         }
+    }
+
+    #[test]
+    fn each_algorithm_has_its_kernel_counterpart_or_a_reason() {
+        use congestion::{Algorithm, Bbr3Profile, Bbr3Signals, Config as CcConfig};
+        let with = |a: Algorithm| CcConfig {
+            algorithm: a,
+            ..CcConfig::default()
+        };
+        assert_eq!(kernel_counterpart(&with(Algorithm::Bbr)).unwrap(), "bbr");
+        assert_eq!(
+            kernel_counterpart(&with(Algorithm::Cubic)).unwrap(),
+            "cubic"
+        );
+        // bbr3 has bbrlab_bbr3 only as linux-v3 with stock-kernel signals.
+        let mut b3 = with(Algorithm::Bbr3);
+        let e = kernel_counterpart(&b3).unwrap_err();
+        assert!(
+            e.contains("bbrlab_bbr3") && e.contains("profile = \"draft\""),
+            "{e}"
+        );
+        b3.bbr3.profile = Bbr3Profile::LinuxV3;
+        assert!(kernel_counterpart(&b3)
+            .unwrap_err()
+            .contains("signals = \"exact\""));
+        b3.bbr3.signals = Bbr3Signals::StockKernel;
+        assert_eq!(kernel_counterpart(&b3).unwrap(), "bbrlab_bbr3");
+        assert!(kernel_counterpart(&with(Algorithm::BbrJitter))
+            .unwrap_err()
+            .contains("no `bbr-jitter`"));
+    }
+
+    #[test]
+    fn a_control_of_ours_that_is_not_registered_is_refused_with_the_load_command() {
+        let avail = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let e = check_kernel_offers("bbrlab_bbr3", &avail("reno cubic bbr")).unwrap_err();
+        assert!(e.contains("sudo bbrlab kernel load bbrlab_bbr3"), "{e}");
+        assert!(e.contains("reno cubic bbr"), "{e}");
+        assert!(check_kernel_offers("bbrlab_bbr3", &avail("cubic bbrlab_bbr3")).is_ok());
+        // The kernel's own are loaded on demand.
+        assert!(check_kernel_offers("bbr", &avail("reno cubic")).is_ok());
     }
 
     #[test]

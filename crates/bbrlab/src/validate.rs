@@ -150,24 +150,48 @@ pub struct Bounds {
     pub rtt_pct: f64,
     /// …or this many ms, whichever is larger.
     pub rtt_ms: f64,
+    /// Retransmitted segments, when they are judged: within this percent
+    /// of kernel TCP's count plus this many segments (`bbrlab_bbr3`, issue
+    /// 24; the same bound `kernel_cc_validate` holds `bbrlab_bbr` to).
+    pub retx: Option<(f64, f64)>,
 }
 
 /// The bounds for `algorithm` (`bbr` 5 % / 10 %, loss-based 10 % / 15 %:
-/// a loss-based flow's sawtooth makes its short-run averages noisier).
+/// a loss-based flow's sawtooth makes its short-run averages noisier;
+/// `bbrlab_bbr3` bbr's, and its retransmissions within 15 % + 10
+/// segments).
 pub fn bounds_for(algorithm: &str) -> Bounds {
     match algorithm {
         "bbr" | "bbr-jitter" => Bounds {
             goodput_pct: 5.0,
             rtt_pct: 10.0,
             rtt_ms: 2.0,
+            retx: None,
+        },
+        BBR3_KERNEL => Bounds {
+            goodput_pct: 5.0,
+            rtt_pct: 10.0,
+            rtt_ms: 2.0,
+            retx: Some((15.0, 10.0)),
         },
         _ => Bounds {
             goodput_pct: 10.0,
             rtt_pct: 15.0,
             rtt_ms: 2.0,
+            retx: None,
         },
     }
 }
+
+/// bbrlab's BPF BBRv3 (crate `kernel-cc`): validated against the
+/// simulator's `bbr3` with `profile = "linux-v3"` and `signals =
+/// "stock-kernel"` (the same substitutes for the signals a stock kernel
+/// lacks), not against a kernel `bbr3`, which stock Linux does not have.
+pub const BBR3_KERNEL: &str = "bbrlab_bbr3";
+
+/// The algorithms `--algorithms` takes: the simulator's name is the
+/// kernel's, except `bbrlab_bbr3`'s (see [`BBR3_KERNEL`]).
+pub const ALGORITHMS: &[&str] = &["bbr", "cubic", "reno", BBR3_KERNEL];
 
 /// What `bbrlab validate` was asked to do.
 #[derive(Clone, Debug)]
@@ -233,8 +257,16 @@ pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u
             p.jitter_sd_ms
         ));
     }
+    // bbrlab_bbr3's simulated counterpart: bbr3 as Linux v3 with the
+    // stock kernel's signals (compare maps it back to bbrlab_bbr3).
+    let flow = if algorithm == BBR3_KERNEL {
+        "algorithm = \"bbr3\"\n\n[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"stock-kernel\"\n"
+            .to_string()
+    } else {
+        format!("algorithm = \"{algorithm}\"\n")
+    };
     format!(
-        "# Written by `bbrlab validate` for path {name}.\nname = \"validate-{name}\"\nduration = \"{seconds}s\"\nsample_interval = \"10ms\"\nseed = {seed}\n\n[link.forward]\n{fwd}\n[link.reverse]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\n\n[[flow]]\nalgorithm = \"{algorithm}\"\n",
+        "# Written by `bbrlab validate` for path {name}.\nname = \"validate-{name}\"\nduration = \"{seconds}s\"\nsample_interval = \"10ms\"\nseed = {seed}\n\n[link.forward]\n{fwd}\n[link.reverse]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\n\n[[flow]]\n{flow}",
         name = p.name,
         rate = (p.rate_mbit * 1000.0).round(),
     )
@@ -256,6 +288,10 @@ struct Figures {
     sim_s2n: Option<Fig>,
     /// The s2n-quic run failed (compare.json's `failed_sources`).
     s2n_failed: bool,
+    /// Retransmitted packets of the kernel run and of the simulator run
+    /// matched to it.
+    kernel_retx: Option<f64>,
+    sim_kernel_retx: Option<f64>,
 }
 
 /// Reads `compare.json` as `bbrlab compare` writes it.
@@ -270,11 +306,14 @@ fn read_figures(doc: &Value) -> Result<Figures, String> {
         let Some(g) = g else { continue };
         let kind = s["kind"].as_str().unwrap_or("");
         let matched = s["matched_to"].as_str().unwrap_or("");
+        let retx = s["retransmitted_packets"].as_f64();
         match (kind, matched) {
-            ("kernel", _) => f.kernel = Some((g, r)),
+            ("kernel", _) => (f.kernel, f.kernel_retx) = (Some((g, r)), retx),
+            ("simulator", m) if m.starts_with("kernel") => {
+                (f.sim_kernel, f.sim_kernel_retx) = (Some((g, r)), retx)
+            }
             ("udp", _) => f.udp = Some((g, r)),
             ("s2n", _) => f.s2n = Some((g, r)),
-            ("simulator", m) if m.starts_with("kernel") => f.sim_kernel = Some((g, r)),
             ("simulator", m) if m.starts_with("UDP") => f.sim_udp = Some((g, r)),
             ("simulator", m) if m.starts_with("s2n") => f.sim_s2n = Some((g, r)),
             _ => {}
@@ -295,6 +334,30 @@ fn average(xs: &[(f64, Option<f64>)]) -> Option<(f64, Option<f64>)> {
     let g = mean(&xs.iter().map(|x| x.0).collect::<Vec<_>>())?;
     let r: Vec<f64> = xs.iter().filter_map(|x| x.1).collect();
     Some((g, mean(&r)))
+}
+
+/// [`judge`] with retransmissions: `got_retx` against `want_retx` within
+/// `b.retx` (when `b` has it; a missing count misses it).
+fn judge_retx(
+    got: (f64, Option<f64>),
+    want: (f64, Option<f64>),
+    got_retx: Option<f64>,
+    want_retx: Option<f64>,
+    b: Bounds,
+) -> Value {
+    let mut v = judge(got, want, b);
+    let Some((pct, segs)) = b.retx else {
+        return v;
+    };
+    let ok = match (got_retx, want_retx) {
+        (Some(g), Some(w)) => (g - w).abs() <= pct / 100.0 * w + segs,
+        _ => false,
+    };
+    v["retx_kernel"] = json!(want_retx);
+    v["retx_simulator"] = json!(got_retx);
+    v["retx_within"] = json!(ok);
+    v["within"] = json!(v["within"].as_bool() == Some(true) && ok);
+    v
 }
 
 /// Differences of `got` against the reference `want`, and whether they
@@ -341,12 +404,21 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         );
     }
     for a in &opts.algorithms {
-        if !["bbr", "cubic", "reno"].contains(&a.as_str()) {
+        if !ALGORITHMS.contains(&a.as_str()) {
             return Err(format!(
-                "--algorithms: `{a}` has no kernel counterpart to validate against; use bbr, cubic or reno"
+                "--algorithms: `{a}` has no kernel counterpart to validate against; use {}",
+                ALGORITHMS.join(", ")
             ));
         }
     }
+    // bbrlab_bbr3 must be registered: loaded here if it is not (and
+    // unloaded when validate ends, however it ends), else an error that
+    // says how to load it.
+    let _loaded = if opts.algorithms.iter().any(|a| a == BBR3_KERNEL) {
+        ensure_loaded(BBR3_KERNEL)?
+    } else {
+        None
+    };
     // s2n-quic with bbrlab's bbr joins bbr's rows when quic-bulk is built;
     // without it the column stays empty and this says why.
     let quic_bulk = match crate::quic::locate(opts.quic_bulk.as_deref()) {
@@ -422,9 +494,13 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             let kernel = avg(|f| f.kernel);
             let sim = avg(|f| f.sim_kernel);
             let udp = avg(|f| f.udp);
+            let retx = |f: fn(&Figures) -> Option<f64>| {
+                mean(&runs.iter().filter_map(f).collect::<Vec<_>>())
+            };
+            let (kernel_retx, sim_retx) = (retx(|f| f.kernel_retx), retx(|f| f.sim_kernel_retx));
             let b = bounds_for(alg);
             let sim_vs = match (sim, kernel) {
-                (Some(s), Some(k)) => judge(s, k, b),
+                (Some(s), Some(k)) => judge_retx(s, k, sim_retx, kernel_retx, b),
                 _ => Value::Null,
             };
             let udp_vs = match (udp, kernel) {
@@ -454,6 +530,8 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 "repetitions": reps,
                 "kernel": pair(kernel),
                 "simulator": pair(sim),
+                "kernel_retransmitted_packets": kernel_retx,
+                "simulator_retransmitted_packets": sim_retx,
                 "udp": pair(udp),
                 "simulator_udp": pair(avg(|f| f.sim_udp)),
                 "simulator_vs_kernel": sim_vs,
@@ -474,8 +552,9 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "repetitions": reps,
         "bounds": {
             "bbr": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0 },
+            "bbrlab_bbr3": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0, "retransmissions_pct": 15.0, "retransmissions_segments": 10.0 },
             "loss_based": { "goodput_pct": 10.0, "srtt_pct": 15.0, "srtt_ms": 2.0 },
-            "rule": "goodput within goodput_pct of kernel TCP's; median srtt within srtt_pct or srtt_ms of it, whichever is larger; UDP bbr and s2n-quic bbr (bbrlab's through the adapter) are held to bbr's bounds",
+            "rule": "goodput within goodput_pct of kernel TCP's; median srtt within srtt_pct or srtt_ms of it, whichever is larger; UDP bbr and s2n-quic bbr (bbrlab's through the adapter) are held to bbr's bounds; bbrlab_bbr3 (kernel) against the simulator's bbr3 (linux-v3, stock-kernel signals) also in retransmitted packets, within retransmissions_pct of the kernel's count plus retransmissions_segments",
         },
         "statistics": statistics,
         "all_within": all_within,
@@ -500,6 +579,50 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     Ok(all_within)
 }
 
+/// Unloads, when dropped, a control [`ensure_loaded`] loaded.
+pub struct LoadedHere(#[cfg_attr(not(feature = "kernel"), allow(dead_code))] &'static str);
+
+impl Drop for LoadedHere {
+    fn drop(&mut self) {
+        #[cfg(feature = "kernel")]
+        {
+            // --force: the last runs' sockets may still hold it for a
+            // while after they closed (they keep it until released).
+            match kernel_cc::unload(self.0, true) {
+                Ok(_) => eprintln!("validate: unloaded {} (loaded for this run)", self.0),
+                Err(e) => eprintln!("validate: could not unload {}: {e}", self.0),
+            }
+        }
+    }
+}
+
+/// Makes sure the BPF control `name` is registered: `None` when it
+/// already was (someone else's, left alone), a guard that unloads it
+/// when this loaded it, or an error saying how to load it.
+fn ensure_loaded(name: &'static str) -> Result<Option<LoadedHere>, String> {
+    let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .unwrap_or_default();
+    if available.split_whitespace().any(|a| a == name) {
+        return Ok(None);
+    }
+    #[cfg(feature = "kernel")]
+    {
+        kernel_cc::load(name).map_err(|e| {
+            format!("--algorithms {name}: {name} is not registered and loading it failed: {e}")
+        })?;
+        eprintln!("validate: loaded {name}; it is unloaded when validate ends");
+        Ok(Some(LoadedHere(name)))
+    }
+    #[cfg(not(feature = "kernel"))]
+    {
+        Err(format!(
+            "--algorithms {name}: {name} is not registered, and this bbrlab cannot load it: {}. \
+             Or load it with a bbrlab that has it: `sudo bbrlab kernel load {name}`",
+            crate::kernel::missing("kernel load")
+        ))
+    }
+}
+
 fn cell(v: &Value, key: &str, p: usize) -> String {
     v[key].as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
 }
@@ -516,8 +639,19 @@ fn diff_cell(v: &Value) -> String {
     } else {
         "✗"
     };
+    // Retransmissions, where they are judged (bbrlab_bbr3): the
+    // simulator's count against the kernel's.
+    let retx = if v.get("retx_within").is_some() {
+        format!(
+            " / retx {} vs {}",
+            cell(v, "retx_simulator", 0),
+            cell(v, "retx_kernel", 0)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{} % / {} ms {mark}",
+        "{} % / {} ms{retx} {mark}",
         cell(v, "goodput_diff_pct", 1),
         cell(v, "srtt_diff_ms", 1)
     )
@@ -640,6 +774,68 @@ mod tests {
             judge((10.0, Some(6.9)), (10.0, Some(5.0)), b)["srtt_within"],
             true
         );
+    }
+
+    #[test]
+    fn bbrlab_bbr3_runs_the_simulators_stock_kernel_bbr3_and_maps_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("b3.toml");
+        std::fs::write(&f, scenario_toml(&MATRIX[2], BBR3_KERNEL, 6, 1)).unwrap();
+        let sc = scenario::load(&f).unwrap();
+        let cc = &sc.runs[0].config.flows[0].cc;
+        assert_eq!(cc.algorithm, congestion::Algorithm::Bbr3);
+        assert_eq!(cc.bbr3.profile, congestion::Bbr3Profile::LinuxV3);
+        assert_eq!(cc.bbr3.signals, congestion::Bbr3Signals::StockKernel);
+        // compare runs kernel TCP with the BPF control for it.
+        assert_eq!(crate::compare::kernel_counterpart(cc).unwrap(), BBR3_KERNEL);
+        let b = bounds_for(BBR3_KERNEL);
+        assert_eq!((b.goodput_pct, b.rtt_pct, b.rtt_ms), (5.0, 10.0, 2.0));
+        assert_eq!(b.retx, Some((15.0, 10.0)));
+        assert_eq!(bounds_for("bbr").retx, None);
+    }
+
+    #[test]
+    fn retransmissions_are_judged_within_15_percent_plus_10_segments() {
+        let b = bounds_for(BBR3_KERNEL);
+        let (g, k) = ((10.0, Some(40.0)), (10.0, Some(40.0)));
+        // 100 against the kernel's 200: 100 > 0.15 × 200 + 10 = 40.
+        let v = judge_retx(g, k, Some(100.0), Some(200.0), b);
+        assert_eq!(
+            (v["retx_within"].as_bool(), v["within"].as_bool()),
+            (Some(false), Some(false))
+        );
+        // 239 against 200: within 40; 241: not.
+        assert_eq!(
+            judge_retx(g, k, Some(239.0), Some(200.0), b)["within"],
+            true
+        );
+        assert_eq!(
+            judge_retx(g, k, Some(241.0), Some(200.0), b)["within"],
+            false
+        );
+        // Few retransmissions: 10 segments of slack.
+        assert_eq!(judge_retx(g, k, Some(9.0), Some(0.0), b)["within"], true);
+        // A missing count misses.
+        assert_eq!(judge_retx(g, k, None, Some(0.0), b)["within"], false);
+        // Goodput still counts.
+        assert_eq!(
+            judge_retx((9.0, Some(40.0)), k, Some(5.0), Some(5.0), b)["within"],
+            false
+        );
+        // Not judged for bbr: no retx keys.
+        let v = judge_retx(g, k, Some(100.0), Some(0.0), bounds_for("bbr"));
+        assert!(v.get("retx_within").is_none() && v["within"] == true);
+        assert_eq!(
+            diff_cell(&judge_retx(g, k, Some(12.0), Some(10.0), b)),
+            "0.0 % / 0.0 ms / retx 12 vs 10 ✓"
+        );
+        // compare.json's retransmitted_packets are read per source.
+        let f = read_figures(&json!({"sources": [
+            {"kind": "simulator", "matched_to": "kernel TCP (bbrlab_bbr3)", "goodput_mbps": 9.5, "srtt_median_ms": 41.0, "retransmitted_packets": 12},
+            {"kind": "kernel", "matched_to": null, "goodput_mbps": 9.4, "srtt_median_ms": 42.0, "retransmitted_packets": 15},
+        ]}))
+        .unwrap();
+        assert_eq!((f.sim_kernel_retx, f.kernel_retx), (Some(12.0), Some(15.0)));
     }
 
     #[test]
