@@ -30,6 +30,8 @@
 
 mod common;
 
+use common::kernel::{registered, Loaded};
+
 use serde_json::Value;
 use std::process::Command;
 
@@ -40,49 +42,6 @@ fn env_or(key: &str, default: u32) -> u32 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn registered() -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap_or_default()
-        .split_whitespace()
-        .any(|c| c == CC)
-}
-
-/// Holds bbrlab_bbr3 registered for a test: loads it when it is not, and
-/// unloads on drop only what it loaded (another user's stays).
-struct Bbr3 {
-    loaded_here: bool,
-}
-
-impl Bbr3 {
-    fn ensure() -> Bbr3 {
-        if registered() {
-            return Bbr3 { loaded_here: false };
-        }
-        let o = Command::new(common::BIN)
-            .args(["kernel", "load", CC])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        Bbr3 { loaded_here: true }
-    }
-}
-
-impl Drop for Bbr3 {
-    fn drop(&mut self) {
-        if !self.loaded_here {
-            return;
-        }
-        let o = Command::new(common::BIN)
-            .args(["kernel", "unload", CC, "--force"])
-            .output()
-            .unwrap();
-        if !std::thread::panicking() {
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            assert!(!registered(), "{CC} still registered");
-        }
-    }
 }
 
 /// The six paths of `bbrlab validate`'s matrix this file runs. Left out,
@@ -107,7 +66,7 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();
-    let was_registered = registered();
+    let was_registered = registered(CC);
     let secs = env_or("BBRLAB_B3_SECONDS", 6).to_string();
     let reps = env_or("BBRLAB_B3_REPS", 2).to_string();
     let dir = tempfile::tempdir().unwrap();
@@ -121,7 +80,7 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "validate failed: {stderr}");
     // validate loads the control for the run and unloads what it loaded.
-    assert_eq!(registered(), was_registered, "{stderr}");
+    assert_eq!(registered(CC), was_registered, "{stderr}");
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("validate.json")).unwrap()).unwrap();
     let rows = doc["paths"].as_array().unwrap();
@@ -276,7 +235,7 @@ fn bbrlab_bbr3_keeps_a_marking_queue_near_its_threshold_with_ecn() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();
-    let _bbr3 = Bbr3::ensure();
+    let _bbr3 = Loaded::ensure(CC);
     let secs = 8;
     let v3 = ecn_run(CC, secs);
     let cubic = ecn_run("cubic", secs);
@@ -392,7 +351,7 @@ fn bbrlab_bbr3_retransmits_less_than_bbr_on_shallow_buffers_and_shares_with_cubi
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();
-    let _bbr3 = Bbr3::ensure();
+    let _bbr3 = Loaded::ensure(CC);
     let mut failures = Vec::new();
     for (name, rate, rtt, queue) in [
         ("20M-20ms-0.25bdp", "20mbit", "20ms", "8pkt"),

@@ -9,82 +9,18 @@
 
 mod common;
 
+use common::kernel::{kernel, loopback_up, registered, stderr, Loaded};
+
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const NAMES: [&str; 2] = ["bbrlab_bbr", "bbrlab_jitter"];
-
-fn kernel(args: &[&str]) -> Output {
-    Command::new(common::BIN)
-        .arg("kernel")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn registered(name: &str) -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap()
-        .split_whitespace()
-        .any(|n| n == name)
-}
-
-/// Loads both controls for the test's lifetime; unloads them on drop.
-struct Loaded;
-
-impl Loaded {
-    fn new() -> Loaded {
-        // Start from nothing of ours registered (an earlier run killed
-        // without its guard could have left them).
-        let _ = kernel(&["unload", "--force"]);
-        let o = kernel(&["load"]);
-        assert!(o.status.success(), "load failed: {}", stderr(&o));
-        Loaded
-    }
-}
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        let o = kernel(&["unload", "--force"]);
-        let ok = o.status.success();
-        let left: Vec<&str> = NAMES.iter().copied().filter(|n| registered(n)).collect();
-        if !std::thread::panicking() {
-            assert!(ok, "unload failed: {}", stderr(&o));
-            assert!(left.is_empty(), "still registered after unload: {left:?}");
-            assert!(
-                !std::path::Path::new(kernel_cc::PIN_ROOT).exists(),
-                "pins left in {}",
-                kernel_cc::PIN_ROOT
-            );
-        }
-    }
-}
-
-/// Brings `lo` up in the calling thread's network namespace.
-fn loopback_up() {
-    // SAFETY: a plain socket for the ioctl; ifreq is zeroed and named "lo".
-    unsafe {
-        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
-        assert!(s >= 0);
-        let mut req: libc::ifreq = std::mem::zeroed();
-        req.ifr_name[0] = b'l' as libc::c_char;
-        req.ifr_name[1] = b'o' as libc::c_char;
-        assert_eq!(libc::ioctl(s, libc::SIOCGIFFLAGS, &mut req), 0);
-        req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-        assert_eq!(libc::ioctl(s, libc::SIOCSIFFLAGS, &mut req), 0);
-        libc::close(s);
-    }
-}
 
 fn set_cc(s: &TcpStream, cc: &str) {
     // SAFETY: the buffer is valid for its length.
@@ -110,7 +46,7 @@ fn load_twice_unload_in_use_and_unload_leave_nothing_registered() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();
-    let guard = Loaded::new();
+    let guard = Loaded::new(&NAMES);
     for n in NAMES {
         assert!(registered(n), "{n} not in tcp_available_congestion_control");
     }
@@ -266,7 +202,7 @@ fn tcp_send_runs_bbrlab_jitter_and_samples_its_state() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();
-    let _guard = Loaded::new();
+    let _guard = Loaded::new(&NAMES);
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("flows.csv");
     let (ok, out, err) = common::emu(

@@ -20,12 +20,16 @@
 
 mod common;
 
+use common::kernel::{
+    assert_nothing_left, kernel, loopback_up, registered, stderr, struct_ops_list, Loaded,
+};
+
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -33,119 +37,6 @@ const CC: &str = "bbrlab_bbr3";
 const V1: [&str; 2] = ["bbrlab_bbr", "bbrlab_jitter"];
 /// The child-process mode of [`a_test_that_dies_while_loaded_leaves_nothing`].
 const DIE_ENV: &str = "BBRLAB_BBR3_TEST_DIE_LOADED";
-
-fn kernel(args: &[&str]) -> Output {
-    Command::new(common::BIN)
-        .arg("kernel")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn registered(name: &str) -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap()
-        .split_whitespace()
-        .any(|n| n == name)
-}
-
-/// `bpftool struct_ops list` (the kernel's view of registered struct_ops
-/// maps, whatever our pins say).
-fn struct_ops_list() -> String {
-    let o = Command::new("bpftool")
-        .args(["struct_ops", "list"])
-        .output()
-        .expect("bpftool (scripts/setup.sh installs it)");
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Nothing of `name` registered, pinned or left as a struct_ops map.
-fn assert_nothing_left(name: &str) {
-    assert!(!registered(name), "{name} still registered");
-    assert!(
-        !kernel_cc::pin_dir(name).exists(),
-        "pins left in {}",
-        kernel_cc::pin_dir(name).display()
-    );
-    // The kernel frees the struct_ops map when the last socket that ran
-    // the control is gone; sockets closed in a namespace being torn down
-    // linger a moment (bounded wait).
-    let t0 = Instant::now();
-    let mut list = struct_ops_list();
-    while list.split_whitespace().any(|w| w == name) && t0.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(100));
-        list = struct_ops_list();
-    }
-    assert!(
-        !list.split_whitespace().any(|w| w == name),
-        "bpftool still lists {name}: {list}"
-    );
-    let ours = String::from_utf8_lossy(&kernel(&["list"]).stdout).into_owned();
-    let line = ours.lines().find(|l| l.starts_with(name)).unwrap_or("");
-    assert!(
-        line.split_whitespace().nth(1) == Some("no")
-            && line.split_whitespace().nth(2) == Some("no"),
-        "`kernel list` says {line:?}"
-    );
-}
-
-/// Loads the named controls for the test's lifetime; unloads exactly those
-/// on drop (forcing: sockets may still close) and checks nothing is left.
-struct Loaded(Vec<&'static str>);
-
-impl Loaded {
-    fn new(names: &[&'static str]) -> Loaded {
-        for n in names {
-            // Only ours, pinned by an earlier run of these tests that was
-            // killed without its guard; a control someone else registered
-            // (no pin) makes the load below fail and say so.
-            if kernel_cc::pin_dir(n).join("link").exists() {
-                let _ = kernel(&["unload", n, "--force"]);
-            }
-        }
-        let mut args = vec!["load"];
-        args.extend(names);
-        let o = kernel(&args);
-        assert!(o.status.success(), "load failed: {}", stderr(&o));
-        Loaded(names.to_vec())
-    }
-}
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        // Only what is still pinned: a test may have unloaded already.
-        let pinned: Vec<&str> = self
-            .0
-            .iter()
-            .copied()
-            .filter(|n| kernel_cc::pin_dir(n).join("link").exists())
-            .collect();
-        let mut args = vec!["unload", "--force"];
-        args.extend(&pinned);
-        let o = if pinned.is_empty() {
-            None
-        } else {
-            Some(kernel(&args))
-        };
-        if !std::thread::panicking() {
-            if let Some(o) = o {
-                assert!(o.status.success(), "unload failed: {}", stderr(&o));
-            }
-            for n in &self.0 {
-                // Release of the link may finish a moment after the unlink.
-                let t0 = Instant::now();
-                while registered(n) && t0.elapsed() < Duration::from_secs(5) {
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-                assert_nothing_left(n);
-            }
-        }
-    }
-}
 
 fn csv_rows(path: &std::path::Path) -> Vec<HashMap<String, String>> {
     let mut r = csv::Reader::from_path(path)
@@ -443,22 +334,6 @@ fn bandwidth_probes_keep_the_2_to_3_s_wall_clock() {
             *w > 1.9 && *w < 3.2,
             "DOWN-to-REFILL waits {waits:?} (2-3 s; Reno's bound 6.3 s): {tr:?}"
         );
-    }
-}
-
-/// Brings `lo` up in the calling thread's network namespace.
-fn loopback_up() {
-    // SAFETY: a plain socket for the ioctl; ifreq is zeroed and named "lo".
-    unsafe {
-        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
-        assert!(s >= 0);
-        let mut req: libc::ifreq = std::mem::zeroed();
-        req.ifr_name[0] = b'l' as libc::c_char;
-        req.ifr_name[1] = b'o' as libc::c_char;
-        assert_eq!(libc::ioctl(s, libc::SIOCGIFFLAGS, &mut req), 0);
-        req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-        assert_eq!(libc::ioctl(s, libc::SIOCSIFFLAGS, &mut req), 0);
-        libc::close(s);
     }
 }
 

@@ -20,8 +20,9 @@
 
 mod common;
 
+use common::kernel::Loaded;
+
 use std::collections::HashMap;
-use std::process::Command;
 
 struct PathCase {
     name: &'static str,
@@ -74,23 +75,6 @@ fn env_or(key: &str, default: u32) -> u32 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-struct Loaded;
-
-impl Drop for Loaded {
-    fn drop(&mut self) {
-        let o = Command::new(common::BIN)
-            .args(["kernel", "unload", "--force"])
-            .output()
-            .unwrap();
-        let avail =
-            std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap();
-        if !std::thread::panicking() {
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            assert!(!avail.contains("bbrlab_"), "still registered: {avail}");
-        }
-    }
 }
 
 struct Run {
@@ -191,15 +175,7 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
     let _kernel = common::kernel_lock();
     let reps = env_or("BBRLAB_KCC_REPS", 3);
     let secs = env_or("BBRLAB_KCC_SECONDS", 24);
-    let _ = Command::new(common::BIN)
-        .args(["kernel", "unload", "--force"])
-        .output();
-    let o = Command::new(common::BIN)
-        .args(["kernel", "load", "bbrlab_bbr"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let _guard = Loaded;
+    let _guard = Loaded::new(&["bbrlab_bbr"]);
     let dir = tempfile::tempdir().unwrap();
     let mut report = Vec::new();
     let mut failures = Vec::new();

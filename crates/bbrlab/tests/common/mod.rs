@@ -5,6 +5,9 @@ use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
+#[cfg(feature = "kernel")]
+pub mod kernel;
+
 pub static SERIAL: Mutex<()> = Mutex::new(());
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_bbrlab");
