@@ -70,6 +70,12 @@ pub fn unload(given: &[String], force: bool) -> Result<(), String> {
         } else {
             println!("unloaded {n}");
         }
+        if u.still_default {
+            eprintln!(
+                "warning: {n} is still this namespace's default congestion control: new sockets \
+                 keep getting it until net.ipv4.tcp_congestion_control is changed"
+            );
+        }
     }
     Ok(())
 }

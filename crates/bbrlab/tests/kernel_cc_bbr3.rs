@@ -605,3 +605,61 @@ fn a_test_that_dies_while_loaded_leaves_nothing() {
     assert!(out.contains("deliberate failure"), "{out}");
     assert_nothing_left(CC);
 }
+
+/// `bbrlab kernel unload ARGS…` run in a new network namespace whose
+/// default congestion control is `default`.
+fn unload_in_namespace_defaulting_to(default: &'static str, args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(common::BIN);
+    cmd.arg("kernel").arg("unload").args(args);
+    // SAFETY: between fork and exec this calls only async-signal-safe
+    // syscalls (unshare, open, write, close) on memory prepared before.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::unshare(libc::CLONE_NEWNET) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let path = c"/proc/sys/net/ipv4/tcp_congestion_control";
+            let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let n = libc::write(fd, default.as_ptr().cast(), default.len());
+            libc::close(fd);
+            if n != default.len() as isize {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn unloading_the_namespaces_default_is_refused_and_forced_with_a_warning() {
+    common::require_root();
+    let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _kernel = common::kernel_lock();
+    let guard = Loaded::new(&[CC]);
+    // The namespace's default holds the control: a plain unload refuses
+    // and says what to do; nothing is unregistered.
+    let o = unload_in_namespace_defaulting_to(CC, &[CC]);
+    assert!(!o.status.success(), "unloading the default succeeded");
+    assert!(
+        stderr(&o).contains("default") && stderr(&o).contains("net.ipv4.tcp_congestion_control"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(registered(CC), "a refused unload unregistered {CC}");
+    // --force unloads, and warns that new sockets keep getting it.
+    let o = unload_in_namespace_defaulting_to(CC, &[CC, "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning") && stderr(&o).contains("default"),
+        "{}",
+        stderr(&o)
+    );
+    // The namespace is gone with the process: its default's reference too.
+    drop(guard);
+    assert_nothing_left(CC);
+}

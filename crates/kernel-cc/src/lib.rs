@@ -471,6 +471,18 @@ pub struct Unloaded {
     /// Sockets still running the control (only with `force`): they keep it
     /// until they close, but no new socket can choose it.
     pub sockets_left: u64,
+    /// The control was this network namespace's default
+    /// (`net.ipv4.tcp_congestion_control`, only with `force`): the default
+    /// holds a reference, so new sockets keep getting it until the default
+    /// is changed.
+    pub still_default: bool,
+}
+
+/// This network namespace's default congestion control, if readable.
+fn namespace_default() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control")
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// Unregisters `name` by removing its pins. Refuses while sockets use it
@@ -499,13 +511,27 @@ pub fn unload(name: &str, force: bool) -> Result<Unloaded, String> {
              (they keep running it until they close, but no new socket can choose it)"
         ));
     }
+    // The namespace default keeps the ops referenced after unregistering
+    // (tcp_set_default_congestion_control() holds them): new sockets would
+    // silently go on running the "unloaded" control (measured on 6.18).
+    let still_default = namespace_default().as_deref() == Some(name);
+    if still_default && !force {
+        return Err(format!(
+            "{name} is this network namespace's default (net.ipv4.tcp_congestion_control); \
+             set the default back first (e.g. sysctl -w net.ipv4.tcp_congestion_control=cubic), \
+             or pass --force (new sockets would keep getting {name} until the default changes)"
+        ));
+    }
     remove_pins(name);
     if !wait_registered(name, false) {
         return Err(format!(
             "removed the pins of {name}, but the kernel still lists it in {AVAILABLE}"
         ));
     }
-    Ok(Unloaded { sockets_left: live })
+    Ok(Unloaded {
+        sockets_left: live,
+        still_default,
+    })
 }
 
 /// The kernel name of a control's state map (BPF map names have at most
