@@ -206,7 +206,6 @@ pub(crate) enum Command {
         /// A directory holding `flows.csv` (and optionally `link.csv`).
         run_dir: PathBuf,
     },
-    /// Simulator speed: one BBR flow, 100 Mbit/s, 40 ms, 60 s simulated.
     /// What bbr3 loses on a stock kernel: the simulator's bbr3 (profile
     /// linux-v3) with v3's exact signals and with the stock kernel's
     /// substitutes (`[flow.bbr3] signals = "stock-kernel"`, what the BPF
@@ -245,6 +244,9 @@ pub(crate) enum Command {
         #[arg(long, short)]
         jobs: Option<usize>,
     },
+    /// Simulator speed: one BBR flow, 100 Mbit/s, 40 ms, 60 s simulated
+    /// (simulated seconds per wall-clock second, as a ratio against the
+    /// same path with CUBIC in the same run).
     Bench {
         /// Simulated seconds.
         #[arg(long, default_value_t = 60)]
