@@ -64,12 +64,14 @@
 
 pub mod config;
 pub mod direction;
+pub mod sched;
 pub mod units;
 
 pub use config::{
-    AggregationConfig, DirectionConfig, JitterConfig, JitterDist, LinkError, LossConfig,
-    QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
+    AggregationConfig, Aqm, DirectionConfig, Discipline, JitterConfig, JitterDist, LinkError,
+    LossConfig, QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
 };
 /// The ECN codepoint, shared with every other layer.
 pub use congestion::Ecn;
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
+pub use sched::fq_codel_bucket;

@@ -237,7 +237,38 @@ fn drop_name(r: DropReason) -> &'static str {
         DropReason::QueueFull => "queue",
         DropReason::Codel => "codel",
         DropReason::Step => "step",
+        DropReason::FqCodel => "fq_codel",
+        DropReason::Pie => "pie",
+        DropReason::DualPi2 => "dualpi2",
     }
+}
+
+/// FQ-CoDel's flow key for an IPv4 packet: a hash of its 5-tuple
+/// (addresses, protocol, and for TCP, UDP, SCTP and UDP-Lite the ports;
+/// RFC 8290 §4.1.1), or of the 3-tuple for other protocols or fragments
+/// after the first. FNV-1a: fixed, so a run's classification repeats.
+pub fn flow_key(pkt: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: &[u8]| {
+        for &x in b {
+            h ^= u64::from(x);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    if pkt.len() < 20 {
+        eat(pkt);
+        return h;
+    }
+    let ihl = usize::from(pkt[0] & 0x0f) * 4;
+    let proto = pkt[9];
+    eat(&pkt[12..20]);
+    eat(&[proto]);
+    let frag_offset = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff;
+    if matches!(proto, 6 | 17 | 132 | 136) && frag_offset == 0 && pkt.len() >= ihl + 4 && ihl >= 20
+    {
+        eat(&pkt[ihl..ihl + 4]);
+    }
+    h
 }
 
 /// How late releases were (`released_ns - scheduled_ns`), in 1 µs buckets
@@ -577,8 +608,11 @@ pub fn run_io(
                     continue;
                 }
                 let cp = crate::ecn::codepoint(&buf[..n]).unwrap_or(Ecn::NotEct);
-                let verdict = dirs[d].enqueue_with(now, n as u32, cp);
+                let verdict = dirs[d].enqueue_flow(now, n as u32, cp, flow_key(&buf[..n]));
                 let (dequeue_ns, arrive, held_id, ce) = match verdict {
+                    // Its departure is decided later, at dequeue: the
+                    // slot waits like a held one, times filled in then.
+                    Verdict::Queued { id, .. } => (now, None, Some(id), false),
                     Verdict::Deliver {
                         dequeue_ns,
                         arrive_ns,
@@ -608,7 +642,9 @@ pub fn run_io(
                 if ce && cp != Ecn::Ce && crate::ecn::set_ce(&mut buf[..n]) {
                     stats.marked_ce[d] += 1;
                 }
-                last_sojourn[d] = dequeue_ns - now;
+                if !matches!(verdict, Verdict::Queued { .. }) {
+                    last_sojourn[d] = dequeue_ns - now;
+                }
                 let slot = Slot {
                     buf,
                     len: n,
@@ -640,10 +676,45 @@ pub fn run_io(
         for d in 0..2 {
             dirs[d].release_due(now, &mut releases);
             for r in releases.drain(..) {
-                if let Some(i) = held[d].remove(&r.id) {
-                    seq += 1;
-                    pending.push(Reverse((r.arrive_ns, seq, i)));
+                let Some(i) = held[d].remove(&r.id) else {
+                    continue;
+                };
+                if let Some(reason) = r.drop {
+                    // A dequeue-time discipline dropped it.
+                    let slot = slots[i].take().expect("held slots are filled");
+                    free_slots.push(i);
+                    stats.dropped[d] += 1;
+                    log.packet(&PacketRecord {
+                        direction: d,
+                        bytes: slot.len,
+                        enqueue_ns: slot.enqueue_ns,
+                        dequeue_ns: None,
+                        scheduled_ns: None,
+                        released_ns: None,
+                        dropped: Some(reason),
+                        ce: false,
+                    })?;
+                    pool.push(slot.buf);
+                    continue;
                 }
+                if let Some(slot) = slots[i].as_mut() {
+                    if r.dequeue_ns > slot.dequeue_ns {
+                        // Decided at dequeue: its times and mark come now.
+                        slot.dequeue_ns = r.dequeue_ns;
+                        last_sojourn[d] = r.dequeue_ns - slot.enqueue_ns;
+                    }
+                    if r.ce && !slot.ce {
+                        slot.ce = true;
+                        let n = slot.len;
+                        if crate::ecn::codepoint(&slot.buf[..n]) != Some(Ecn::Ce)
+                            && crate::ecn::set_ce(&mut slot.buf[..n])
+                        {
+                            stats.marked_ce[d] += 1;
+                        }
+                    }
+                }
+                seq += 1;
+                pending.push(Reverse((r.arrive_ns, seq, i)));
             }
         }
         // Release everything that is due, reading the clock before each
