@@ -168,6 +168,94 @@ pub enum Aqm {
     /// run on sojourn time rather than queue length, with RFC 3168 §5's
     /// ECN rule: mark what is ECN-capable, drop what is not.
     Step,
+    /// FQ-CoDel (RFC 8290): per-flow queues served by deficit round robin,
+    /// each with its own CoDel. Decides at dequeue time.
+    #[serde(rename = "fq_codel")]
+    FqCodel,
+    /// PIE (RFC 8033): a PI controller on the queue delay sets an
+    /// early-drop probability applied at enqueue.
+    Pie,
+    /// DualPI2 (RFC 9332): an L4S queue for ECT(1)/CE with a shallow step
+    /// marker and a Classic queue under a PI2 controller, coupled.
+    #[serde(rename = "dualpi2")]
+    DualPi2,
+}
+
+impl Aqm {
+    fn name(self) -> &'static str {
+        match self {
+            Aqm::None => "none",
+            Aqm::Codel => "codel",
+            Aqm::Step => "step",
+            Aqm::FqCodel => "fq_codel",
+            Aqm::Pie => "pie",
+            Aqm::DualPi2 => "dualpi2",
+        }
+    }
+
+    /// The optional parameter keys each AQM takes (besides `limit`, `aqm`, `ecn`).
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Aqm::None => &[],
+            Aqm::Codel => &["target", "interval"],
+            Aqm::Step => &["threshold"],
+            Aqm::FqCodel => &["target", "interval", "flows", "quantum"],
+            Aqm::Pie => &["target", "tupdate", "alpha", "beta", "max_burst"],
+            Aqm::DualPi2 => &[
+                "target",
+                "tupdate",
+                "alpha",
+                "beta",
+                "coupling",
+                "l4s_threshold",
+            ],
+        }
+    }
+}
+
+/// A discipline that decides at dequeue time (the packet's departure is
+/// chosen when the link becomes free, not when the packet arrives).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Discipline {
+    /// FQ-CoDel (RFC 8290).
+    FqCodel {
+        /// CoDel target per queue, ns (RFC 8290 §4.3: 5 ms).
+        target_ns: u64,
+        /// CoDel interval per queue, ns (100 ms).
+        interval_ns: u64,
+        /// Number of flow queues (1024).
+        flows: u32,
+        /// DRR quantum, bytes (1514).
+        quantum: u32,
+    },
+    /// PIE (RFC 8033).
+    Pie {
+        /// QDELAY_REF, ns (15 ms).
+        target_ns: u64,
+        /// T_UPDATE, ns (15 ms).
+        tupdate_ns: u64,
+        /// alpha, Hz (0.125).
+        alpha: f64,
+        /// beta, Hz (1.25).
+        beta: f64,
+        /// MAX_BURST, ns (150 ms).
+        max_burst_ns: u64,
+    },
+    /// DualPI2 (RFC 9332).
+    DualPi2 {
+        /// The Classic PI target, ns (15 ms).
+        target_ns: u64,
+        /// Tupdate, ns (16 ms).
+        tupdate_ns: u64,
+        /// alpha, Hz (0.16).
+        alpha: f64,
+        /// beta, Hz (3.2).
+        beta: f64,
+        /// Coupling factor k (2).
+        coupling: f64,
+        /// The L4S queue's step threshold on sojourn, ns (1 ms).
+        l4s_threshold_ns: u64,
+    },
 }
 
 #[derive(Deserialize)]
@@ -179,6 +267,14 @@ struct QueueTable {
     interval: Option<Dur>,
     threshold: Option<Dur>,
     ecn: Option<bool>,
+    flows: Option<u64>,
+    quantum: Option<u64>,
+    tupdate: Option<Dur>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    max_burst: Option<Dur>,
+    coupling: Option<f64>,
+    l4s_threshold: Option<Dur>,
 }
 
 /// The step marker's default threshold: 1 ms, a shallow threshold of the
@@ -199,6 +295,9 @@ pub struct QueueConfig {
     /// Mark ECN-capable packets CE where the AQM would drop them. Only
     /// with an AQM (`codel` or `step_ns`); a full queue drops regardless.
     pub ecn: bool,
+    /// A dequeue-time discipline (FQ-CoDel, PIE, DualPI2), if chosen; then
+    /// `codel` and `step_ns` are None.
+    pub discipline: Option<Discipline>,
 }
 
 impl QueueConfig {
@@ -209,6 +308,7 @@ impl QueueConfig {
             codel: None,
             step_ns: None,
             ecn: false,
+            discipline: None,
         }
     }
 }
@@ -226,18 +326,58 @@ impl TryFrom<QueueTable> for QueueConfig {
             _ => {}
         }
         let aqm = t.aqm.unwrap_or(Aqm::None);
+        let given: [(&str, bool); 11] = [
+            ("target", t.target.is_some()),
+            ("interval", t.interval.is_some()),
+            ("threshold", t.threshold.is_some()),
+            ("flows", t.flows.is_some()),
+            ("quantum", t.quantum.is_some()),
+            ("tupdate", t.tupdate.is_some()),
+            ("alpha", t.alpha.is_some()),
+            ("beta", t.beta.is_some()),
+            ("max_burst", t.max_burst.is_some()),
+            ("coupling", t.coupling.is_some()),
+            ("l4s_threshold", t.l4s_threshold.is_some()),
+        ];
+        let old_aqm = matches!(aqm, Aqm::None | Aqm::Codel | Aqm::Step);
+        for (key, present) in given {
+            let old_key = matches!(key, "target" | "interval" | "threshold");
+            if present && !aqm.keys().contains(&key) && !(old_aqm && old_key) {
+                let takes = if aqm.keys().is_empty() {
+                    "no parameters".to_string()
+                } else {
+                    aqm.keys()
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let with: Vec<String> =
+                    [Aqm::Codel, Aqm::Step, Aqm::FqCodel, Aqm::Pie, Aqm::DualPi2]
+                        .iter()
+                        .filter(|a| a.keys().contains(&key))
+                        .map(|a| format!("\"{}\"", a.name()))
+                        .collect();
+                return Err(format!(
+                    "queue `{key}` does not apply to `aqm = \"{}\"` (it takes {takes}); `{key}` belongs to aqm {}",
+                    aqm.name(),
+                    with.join(" or ")
+                ));
+            }
+        }
         let codel_keys = t.target.is_some() || t.interval.is_some();
-        if codel_keys && aqm != Aqm::Codel {
+        if codel_keys && old_aqm && aqm != Aqm::Codel {
             return Err(
-                "queue `target` and `interval` apply only with `aqm = \"codel\"`".to_string()
-                    + if aqm == Aqm::Step {
-                        "; the step marker takes `threshold`"
-                    } else {
-                        ""
-                    },
+                "queue `target` and `interval` apply only with `aqm = \"codel\"` (or \"fq_codel\"; \
+                 `target` also with \"pie\" and \"dualpi2\")"
+                    .to_string() + if aqm == Aqm::Step {
+                    "; the step marker takes `threshold`"
+                } else {
+                    ""
+                },
             );
         }
-        if t.threshold.is_some() && aqm != Aqm::Step {
+        if t.threshold.is_some() && old_aqm && aqm != Aqm::Step {
             return Err(
                 "queue `threshold` applies only with `aqm = \"step\"`".to_string()
                     + if aqm == Aqm::Codel {
@@ -253,7 +393,7 @@ impl TryFrom<QueueTable> for QueueConfig {
                 if ecn {
                     return Err(
                         "queue `ecn = true` needs an AQM to decide where to mark: add \
-                         `aqm = \"codel\"` or `aqm = \"step\"` (a drop-tail queue only \
+                         `aqm = \"codel\"`, `aqm = \"step\"`, \"fq_codel\", \"pie\" or \"dualpi2\" (a drop-tail queue only \
                          drops when full, and a full queue drops even ECN-capable packets)"
                             .into(),
                     );
@@ -278,14 +418,93 @@ impl TryFrom<QueueTable> for QueueConfig {
                 }
                 (None, Some(threshold))
             }
+            Aqm::FqCodel | Aqm::Pie | Aqm::DualPi2 => (None, None),
         };
+        let discipline = discipline(aqm, &t)?;
         Ok(QueueConfig {
             limit: t.limit.0,
             codel,
             step_ns,
             ecn,
+            discipline,
         })
     }
+}
+
+/// A positive duration key, or its default.
+fn pos_dur(v: Option<Dur>, key: &str, default_ns: u64, aqm: Aqm) -> Result<u64, String> {
+    match v {
+        None => Ok(default_ns),
+        Some(Dur(0)) => Err(format!(
+            "queue `{key}` must be positive for `aqm = \"{}\"` (default {} ms)",
+            aqm.name(),
+            default_ns as f64 / 1e6
+        )),
+        Some(Dur(d)) => Ok(d),
+    }
+}
+
+/// A finite number within `lo..=hi`, or its default.
+fn num(v: Option<f64>, key: &str, default: f64, lo: f64, hi: f64, aqm: Aqm) -> Result<f64, String> {
+    match v {
+        None => Ok(default),
+        Some(x) if x.is_finite() && x >= lo && x <= hi && x > 0.0 => Ok(x),
+        Some(x) => Err(format!(
+            "queue `{key}` = {x} for `aqm = \"{}\"`: it must be a number above 0 and at most {hi} (default {default})",
+            aqm.name()
+        )),
+    }
+}
+
+/// The dequeue-time discipline's parameters, RFC defaults where a key is absent.
+fn discipline(aqm: Aqm, t: &QueueTable) -> Result<Option<Discipline>, String> {
+    Ok(Some(match aqm {
+        Aqm::None | Aqm::Codel | Aqm::Step => return Ok(None),
+        // RFC 8290 §4.1-4.3 (and §5.1 of RFC 8289 for CoDel's defaults).
+        Aqm::FqCodel => {
+            let flows = t.flows.unwrap_or(1024);
+            if !(1..=65536).contains(&flows) {
+                return Err(format!(
+                    "queue `flows` = {flows} for `aqm = \"fq_codel\"`: it must be 1 to 65536 (default 1024)"
+                ));
+            }
+            let quantum = t.quantum.unwrap_or(1514);
+            if !(64..=1_000_000).contains(&quantum) {
+                return Err(format!(
+                    "queue `quantum` = {quantum} bytes for `aqm = \"fq_codel\"`: it must be 64 to 1000000 (default 1514)"
+                ));
+            }
+            Discipline::FqCodel {
+                target_ns: pos_dur(t.target, "target", 5_000_000, aqm)?,
+                interval_ns: pos_dur(t.interval, "interval", 100_000_000, aqm)?,
+                flows: flows as u32,
+                quantum: quantum as u32,
+            }
+        }
+        // RFC 8033 §5.1 and §4.2: QDELAY_REF 15 ms, T_UPDATE 15 ms,
+        // alpha 0.125 Hz, beta 1.25 Hz, MAX_BURST 150 ms.
+        Aqm::Pie => Discipline::Pie {
+            target_ns: pos_dur(t.target, "target", 15_000_000, aqm)?,
+            tupdate_ns: pos_dur(t.tupdate, "tupdate", 15_000_000, aqm)?,
+            alpha: num(t.alpha, "alpha", 0.125, 0.0, 100.0, aqm)?,
+            beta: num(t.beta, "beta", 1.25, 0.0, 100.0, aqm)?,
+            max_burst_ns: match t.max_burst {
+                // A zero burst allowance is meaningful: no burst tolerance.
+                Some(d) => d.0,
+                None => 150_000_000,
+            },
+        },
+        // RFC 9332 Appendix A.1: target 15 ms, Tupdate 16 ms, alpha 0.16 Hz,
+        // beta 3.2 Hz, k = 2; §A.2's step at 1 ms for the L4S queue.
+        Aqm::DualPi2 => Discipline::DualPi2 {
+            target_ns: pos_dur(t.target, "target", 15_000_000, aqm)?,
+            tupdate_ns: pos_dur(t.tupdate, "tupdate", 16_000_000, aqm)?,
+            alpha: num(t.alpha, "alpha", 0.16, 0.0, 100.0, aqm)?,
+            beta: num(t.beta, "beta", 3.2, 0.0, 100.0, aqm)?,
+            coupling: num(t.coupling, "coupling", 2.0, 0.0, 100.0, aqm)?,
+            l4s_threshold_ns: pos_dur(t.l4s_threshold, "l4s_threshold", 1_000_000, aqm)?,
+        },
+    }))
 }
 
 #[derive(Deserialize)]

@@ -21,11 +21,23 @@
 //! advance, when a packet leaves is decided the moment it arrives: the
 //! model needs no event loop of its own, so a discrete-event simulator and
 //! a real-time emulator can both drive it.
+//!
+//! FQ-CoDel, PIE and DualPI2 cannot be decided on arrival (see
+//! [`crate::sched`]). With one of them a packet that passes loss, the
+//! policer and the discipline's own enqueue checks comes back as
+//! [`Verdict::Queued`]; the direction then runs a dequeue clock of its own:
+//! each time the link becomes free the discipline picks the next packet,
+//! and its fate (sent, with its arrival time and mark, or dropped) comes
+//! out of [`Direction::release_due`] as a [`Release`].
+//! [`Direction::next_release_ns`] says when the next such decision is due,
+//! so the driver's only duty is to call `release_due` then. The arrival-time
+//! path of drop-tail, CoDel and the step marker is untouched by this.
 
 use crate::config::{
     AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection,
     TRACE_OPPORTUNITY_BYTES,
 };
+use crate::sched::{Pkt, Sched};
 use crate::units::Size;
 use congestion::Ecn;
 use rand::{Rng, SeedableRng};
@@ -47,6 +59,14 @@ pub enum DropReason {
     /// The step marker dropped it: its sojourn was above the threshold and
     /// it was not ECN-capable (or the queue does not mark ECN).
     Step,
+    /// FQ-CoDel's per-queue CoDel dropped it at dequeue (overflow drops
+    /// from the fattest queue count as [`DropReason::QueueFull`]).
+    FqCodel,
+    /// PIE's early drop at enqueue.
+    Pie,
+    /// DualPI2 dropped a Classic packet that was not ECN-capable (or the
+    /// queue does not mark ECN) with probability p'^2.
+    DualPi2,
 }
 
 /// What happens to a packet.
@@ -86,15 +106,31 @@ pub enum Verdict {
         /// Why.
         reason: DropReason,
     },
+    /// Waiting in a dequeue-time discipline (FQ-CoDel, PIE, DualPI2); its
+    /// fate comes from [`Direction::release_due`].
+    Queued {
+        /// Per-direction sequence number.
+        id: u64,
+        /// When it was offered.
+        enqueue_ns: u64,
+    },
 }
 
-/// A held packet's release.
+/// A held or queued packet's release: when it reaches the far end, or
+/// that a dequeue-time discipline dropped it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Release {
     /// The packet's id.
     pub id: u64,
-    /// When it reaches the far end.
+    /// When it reaches the far end (meaningless when `drop` is set).
     pub arrive_ns: u64,
+    /// When its last bit left the bottleneck (for a drop: when it was
+    /// dropped).
+    pub dequeue_ns: u64,
+    /// It leaves this direction CE-marked.
+    pub ce: bool,
+    /// A dequeue-time discipline dropped it (or FQ-CoDel's overflow did).
+    pub drop: Option<DropReason>,
 }
 
 /// Queue occupancy.
@@ -126,6 +162,12 @@ pub struct DirectionStats {
     /// ECN-capable packets this direction marked CE instead of dropping
     /// them (packets that arrived CE are not counted).
     pub marked_ce: u64,
+    /// Dropped by FQ-CoDel's per-queue CoDel.
+    pub dropped_fq_codel: u64,
+    /// Dropped early by PIE.
+    pub dropped_pie: u64,
+    /// Dropped by DualPI2 (Classic queue).
+    pub dropped_dualpi2: u64,
 }
 
 impl DirectionStats {
@@ -136,6 +178,22 @@ impl DirectionStats {
             + self.dropped_queue
             + self.dropped_codel
             + self.dropped_step
+            + self.dropped_fq_codel
+            + self.dropped_pie
+            + self.dropped_dualpi2
+    }
+
+    fn count_drop(&mut self, reason: DropReason) {
+        match reason {
+            DropReason::RandomLoss => self.dropped_loss += 1,
+            DropReason::Policer => self.dropped_policer += 1,
+            DropReason::QueueFull => self.dropped_queue += 1,
+            DropReason::Codel => self.dropped_codel += 1,
+            DropReason::Step => self.dropped_step += 1,
+            DropReason::FqCodel => self.dropped_fq_codel += 1,
+            DropReason::Pie => self.dropped_pie += 1,
+            DropReason::DualPi2 => self.dropped_dualpi2 += 1,
+        }
     }
 }
 
@@ -225,9 +283,16 @@ pub struct Direction {
     trace: TraceCursor,
     codel: Option<Codel>,
     last_arrive_ns: u64,
-    held: VecDeque<(u64, u64)>,
+    /// Packets held by count-based aggregation, each with its own arrival.
+    held: VecDeque<Release>,
     released: Vec<Release>,
     stats: DirectionStats,
+    /// A dequeue-time discipline, if configured (None on the fast path).
+    sched: Option<Box<Sched>>,
+    /// Bytes of the packet in service under `sched` (until `link_free_ns`).
+    in_service_bytes: u64,
+    /// Drops a discipline made, to turn into releases.
+    sched_drops: Vec<(Pkt, DropReason)>,
 }
 
 /// Where a trace-driven direction has got to in its delivery opportunities.
@@ -309,7 +374,21 @@ impl Direction {
             held: VecDeque::new(),
             released: Vec::new(),
             stats: DirectionStats::default(),
+            sched: cfg
+                .queue
+                .discipline
+                .as_ref()
+                .map(|d| Box::new(Sched::new(d))),
+            in_service_bytes: 0,
+            sched_drops: Vec::new(),
         }
+    }
+
+    /// PIE's drop probability, or DualPI2's base probability p' (the
+    /// Classic queue drops with p'^2, the L4S queue marks with k·p'), as
+    /// of the last event or release; None for other disciplines.
+    pub fn aqm_probability(&self) -> Option<f64> {
+        self.sched.as_ref().and_then(|s| s.probability())
     }
 
     /// Counters so far.
@@ -319,6 +398,14 @@ impl Direction {
 
     /// Packets and bytes queued (waiting or in service) at `now_ns`.
     pub fn queue(&self, now_ns: u64) -> QueueState {
+        if let Some(s) = &self.sched {
+            // As of the last dequeue decision, plus the packet in service.
+            let busy = self.link_free_ns > now_ns;
+            return QueueState {
+                packets: s.pkts() + u64::from(busy),
+                bytes: s.bytes() + if busy { self.in_service_bytes } else { 0 },
+            };
+        }
         // Dequeue times are non-decreasing (FIFO), so those gone by now are
         // a prefix; cumulative byte counts give the bytes behind it.
         let gone = self.queue.partition_point(|&(dq, _)| dq <= now_ns);
@@ -339,6 +426,13 @@ impl Direction {
     /// `queue_delay_ms` column reports (the wait of the last packet to
     /// leave says nothing about the queue now).
     pub fn queue_delay_ns(&self, now_ns: u64) -> u64 {
+        if let Some(s) = &self.sched {
+            // What is in service, plus the waiting bytes at today's rate.
+            let rest = self.link_free_ns.saturating_sub(now_ns);
+            let (rate, _) = self.rate_at(now_ns);
+            let wait = s.bytes() as f64 * 8.0 / rate * 1e9;
+            return rest + if wait.is_finite() { wait as u64 } else { 0 };
+        }
         match self.queue.back() {
             Some(&(dq, _)) if dq > now_ns => dq - now_ns,
             _ => 0,
@@ -471,7 +565,191 @@ impl Direction {
     /// A packet of `bytes` with ECN field `codepoint` enters this direction
     /// at `now_ns` (non-decreasing). The verdict's `ce` says whether it
     /// leaves CE-marked.
+    #[inline]
     pub fn enqueue_with(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn) -> Verdict {
+        self.enqueue_flow(now_ns, bytes, codepoint, 0)
+    }
+
+    /// A packet of `bytes` with ECN field `codepoint`, of flow `flow` (the
+    /// key FQ-CoDel hashes: a flow index or a 5-tuple hash), enters this
+    /// direction at `now_ns` (non-decreasing). Only FQ-CoDel looks at
+    /// `flow`. With FQ-CoDel, PIE or DualPI2 the verdict may be
+    /// [`Verdict::Queued`]: call [`Direction::release_due`] now and at
+    /// every [`Direction::next_release_ns`] for its fate.
+    #[inline]
+    pub fn enqueue_flow(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn, flow: u64) -> Verdict {
+        if self.sched.is_some() {
+            return self.enqueue_sched(now_ns, bytes, codepoint, flow);
+        }
+        self.enqueue_fifo(now_ns, bytes, codepoint)
+    }
+
+    /// Loss and the policer, shared by both paths: Some(drop) if the
+    /// packet goes no further.
+    #[inline]
+    fn pre_queue(&mut self, now_ns: u64, id: u64, bytes: u64) -> Option<Verdict> {
+        if self.random_loss() {
+            self.stats.dropped_loss += 1;
+            return Some(Verdict::Drop {
+                id,
+                reason: DropReason::RandomLoss,
+            });
+        }
+        if let Some((rate, bucket)) = self.cfg.policer {
+            self.tokens = (self.tokens + rate * now_ns.saturating_sub(self.tokens_ns) as f64 / 1e9)
+                .min(bucket as f64);
+            self.tokens_ns = now_ns;
+            if self.tokens < bytes as f64 {
+                self.stats.dropped_policer += 1;
+                return Some(Verdict::Drop {
+                    id,
+                    reason: DropReason::Policer,
+                });
+            }
+            self.tokens -= bytes as f64;
+        }
+        None
+    }
+
+    /// The dequeue-time path: the discipline takes the packet (or refuses
+    /// it), and the dequeue clock runs up to `now_ns`.
+    fn enqueue_sched(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn, flow: u64) -> Verdict {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.stats.offered += 1;
+        if let Some(v) = self.pre_queue(now_ns, id, u64::from(bytes)) {
+            return v;
+        }
+        self.advance(now_ns);
+        let mut s = self.sched.take().expect("sched path");
+        if s.pkts() == 0 {
+            // An idle discipline: the next decision is when the link is
+            // free, and not before this packet arrives.
+            self.link_free_ns = self.link_free_ns.max(now_ns);
+        }
+        let pkt = Pkt {
+            id,
+            enq_ns: now_ns,
+            bytes,
+            ecn: codepoint,
+            flow,
+            mark: false,
+        };
+        let res = s.enqueue(
+            now_ns,
+            pkt,
+            self.cfg.queue.limit,
+            self.cfg.queue.ecn,
+            &mut self.rng,
+            &mut self.sched_drops,
+        );
+        self.sched = Some(s);
+        if let Err(reason) = res {
+            self.stats.count_drop(reason);
+            return Verdict::Drop { id, reason };
+        }
+        // FQ-CoDel's overflow may have dropped this very packet.
+        let own = self.sched_drops.iter().position(|d| d.0.id == id);
+        if let Some(i) = own {
+            let (_, reason) = self.sched_drops.swap_remove(i);
+            self.flush_drops(now_ns);
+            self.stats.count_drop(reason);
+            return Verdict::Drop { id, reason };
+        }
+        self.flush_drops(now_ns);
+        self.advance(now_ns);
+        Verdict::Queued {
+            id,
+            enqueue_ns: now_ns,
+        }
+    }
+
+    /// Turns the discipline's drops into releases.
+    fn flush_drops(&mut self, t: u64) {
+        for (p, reason) in self.sched_drops.drain(..) {
+            self.stats.count_drop(reason);
+            self.released.push(Release {
+                id: p.id,
+                arrive_ns: t,
+                dequeue_ns: t,
+                ce: false,
+                drop: Some(reason),
+            });
+        }
+    }
+
+    /// Runs the dequeue clock: every time up to `now_ns` at which the link
+    /// is free and the discipline holds packets, the discipline picks one.
+    fn advance(&mut self, now_ns: u64) {
+        let Some(mut s) = self.sched.take() else {
+            return;
+        };
+        while s.pkts() > 0 && self.link_free_ns <= now_ns {
+            let t = self.link_free_ns;
+            let got = s.dequeue(t, self.cfg.queue.ecn, &mut self.rng, &mut self.sched_drops);
+            self.flush_drops(t);
+            let Some(p) = got else { break };
+            let dq = self.finish_time(t, u64::from(p.bytes));
+            self.link_free_ns = dq;
+            self.in_service_bytes = u64::from(p.bytes);
+            let ce = p.mark || p.ecn == Ecn::Ce;
+            if p.mark && p.ecn != Ecn::Ce {
+                self.stats.marked_ce += 1;
+            }
+            self.depart(p.id, dq, ce);
+        }
+        s.catch_up(now_ns);
+        self.sched = Some(s);
+    }
+
+    /// A packet of the dequeue-time path leaves the bottleneck at `dq`:
+    /// propagation, jitter and aggregation as on the arrival-time path.
+    fn depart(&mut self, id: u64, dq: u64, ce: bool) {
+        self.stats.delivered += 1;
+        let mut arrive = dq + self.cfg.delay_ns + self.jitter_ns();
+        if !self.cfg.jitter.is_some_and(|j| j.reorder) {
+            arrive = arrive.max(self.last_arrive_ns);
+        }
+        self.last_arrive_ns = self.last_arrive_ns.max(arrive);
+        let r = Release {
+            id,
+            arrive_ns: arrive,
+            dequeue_ns: dq,
+            ce,
+            drop: None,
+        };
+        match self.cfg.aggregation {
+            None => self.released.push(r),
+            Some(AggregationConfig::Interval(iv)) => self.released.push(Release {
+                arrive_ns: arrive.div_ceil(iv) * iv,
+                ..r
+            }),
+            Some(AggregationConfig::Count { every, .. }) => {
+                self.held.push_back(r);
+                if self.held.len() >= every as usize {
+                    self.release_held(arrive);
+                }
+            }
+        }
+    }
+
+    /// Releases every held packet together, at the latest of their own
+    /// arrivals and `at`.
+    fn release_held(&mut self, at: u64) {
+        let at = self
+            .held
+            .iter()
+            .map(|h| h.arrive_ns)
+            .max()
+            .unwrap_or(at)
+            .max(at);
+        self.released
+            .extend(self.held.drain(..).map(|r| Release { arrive_ns: at, ..r }));
+    }
+
+    /// The arrival-time path (drop-tail, CoDel, step): the packet's fate
+    /// is decided now.
+    fn enqueue_fifo(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn) -> Verdict {
         let mut ce = codepoint == Ecn::Ce;
         let id = self.next_id;
         self.next_id += 1;
@@ -580,14 +858,15 @@ impl Direction {
                 ce,
             },
             Some(AggregationConfig::Count { every, .. }) => {
-                self.held.push_back((id, arrive));
+                self.held.push_back(Release {
+                    id,
+                    arrive_ns: arrive,
+                    dequeue_ns,
+                    ce,
+                    drop: None,
+                });
                 if self.held.len() >= every as usize {
-                    let at = self.held.iter().map(|h| h.1).max().unwrap_or(arrive);
-                    self.released.extend(
-                        self.held
-                            .drain(..)
-                            .map(|(id, _)| Release { id, arrive_ns: at }),
-                    );
+                    self.release_held(arrive);
                 }
                 Verdict::Held {
                     id,
@@ -599,27 +878,40 @@ impl Direction {
         }
     }
 
-    /// With count-based aggregation: when the oldest held packet times out.
+    /// When `release_due` next has something to do: with count-based
+    /// aggregation, when the oldest held packet times out; with a
+    /// dequeue-time discipline holding packets, when the link is next free
+    /// (the next dequeue decision). The earlier of the two.
     pub fn next_release_ns(&self) -> Option<u64> {
+        let hold = self.hold_timeout_ns();
+        match &self.sched {
+            Some(s) if s.pkts() > 0 => {
+                Some(hold.map_or(self.link_free_ns, |h| h.min(self.link_free_ns)))
+            }
+            _ => hold,
+        }
+    }
+
+    fn hold_timeout_ns(&self) -> Option<u64> {
         match self.cfg.aggregation {
             Some(AggregationConfig::Count { max_hold_ns, .. }) => {
-                self.held.front().map(|h| h.1 + max_hold_ns)
+                self.held.front().map(|h| h.arrive_ns + max_hold_ns)
             }
             _ => None,
         }
     }
 
     /// Moves released packets into `out`: batches completed by `enqueue`,
-    /// and held packets whose hold timed out by `now_ns`.
+    /// held packets whose hold timed out by `now_ns`, and with a
+    /// dequeue-time discipline every packet it sent or dropped by `now_ns`
+    /// (`now_ns` non-decreasing, as for `enqueue`).
     pub fn release_due(&mut self, now_ns: u64, out: &mut Vec<Release>) {
-        if let Some(t) = self.next_release_ns() {
+        if self.sched.is_some() {
+            self.advance(now_ns);
+        }
+        if let Some(t) = self.hold_timeout_ns() {
             if t <= now_ns {
-                let at = t.max(self.held.iter().map(|h| h.1).max().unwrap_or(t));
-                self.released.extend(
-                    self.held
-                        .drain(..)
-                        .map(|(id, _)| Release { id, arrive_ns: at }),
-                );
+                self.release_held(t);
             }
         }
         out.append(&mut self.released);

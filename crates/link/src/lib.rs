@@ -13,6 +13,8 @@
 //! - **queue**: drop-tail in packets or bytes, with CoDel (RFC 8289) or a
 //!   step on the sojourn time as AQM, either of which can mark ECN-capable
 //!   packets CE instead of dropping them (RFC 3168; see [`Ecn`]);
+//!   or one of the disciplines that decide at dequeue: FQ-CoDel
+//!   (RFC 8290), PIE (RFC 8033) and DualPI2 (RFC 9332), see [`sched`];
 //! - **random loss**: Bernoulli or Gilbert–Elliott bursts;
 //! - **delay jitter**: Normal (truncated at a floor) or Uniform, with or
 //!   without reordering;
@@ -22,7 +24,11 @@
 //!
 //! The model has no clock and no event loop: time is passed in, and because
 //! the queue is FIFO with a schedule known in advance, every packet's fate
-//! is decided when it arrives. Runs are deterministic for a given seed.
+//! is decided when it arrives. The dequeue-time disciplines are the
+//! exception: their packets come back [`Verdict::Queued`], and the driver
+//! collects their fates with [`Direction::release_due`] at the times
+//! [`Direction::next_release_ns`] names. Runs are deterministic for a
+//! given seed.
 //!
 //! # Example
 //!
@@ -64,12 +70,14 @@
 
 pub mod config;
 pub mod direction;
+pub mod sched;
 pub mod units;
 
 pub use config::{
-    AggregationConfig, DirectionConfig, JitterConfig, JitterDist, LinkError, LossConfig,
-    QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
+    AggregationConfig, Aqm, DirectionConfig, Discipline, JitterConfig, JitterDist, LinkError,
+    LossConfig, QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
 };
 /// The ECN codepoint, shared with every other layer.
 pub use congestion::Ecn;
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
+pub use sched::fq_codel_bucket;

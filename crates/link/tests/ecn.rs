@@ -33,6 +33,7 @@ fn delivered(v: Verdict) -> Option<(u64, bool)> {
             Some((dequeue_ns, ce))
         }
         Verdict::Drop { .. } => None,
+        Verdict::Queued { .. } => panic!("CoDel and the step decide on arrival"),
     }
 }
 

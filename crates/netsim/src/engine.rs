@@ -14,7 +14,7 @@ use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
 use crate::stats::jain_index;
 use link::{Direction, Release, Verdict};
 use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 
 /// On-the-wire size of an ACK (TCP/IP headers with SACK and timestamps).
@@ -102,6 +102,9 @@ struct Sim<'a> {
     release_at: [Option<u64>; 2],
     events: u64,
     packets: u64,
+    /// Packets waiting in a dequeue-time discipline (FQ-CoDel, PIE,
+    /// DualPI2), by link id, forward and reverse; empty otherwise.
+    queued: [HashMap<u64, Payload>; 2],
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
@@ -166,6 +169,7 @@ impl<'a> Sim<'a> {
             release_at: [None; 2],
             events: 0,
             packets: 0,
+            queued: [HashMap::new(), HashMap::new()],
         }
     }
 
@@ -280,10 +284,8 @@ impl<'a> Sim<'a> {
                     // The link carries the headers; the receiver counts
                     // only the payload (`bytes`, which travels on).
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
-                    let verdict = match sent.ecn {
-                        Ecn::NotEct => self.fwd.enqueue(self.now, wire),
-                        e => self.fwd.enqueue_with(self.now, wire, e),
-                    };
+                    // The flow index is FQ-CoDel's flow key.
+                    let verdict = self.fwd.enqueue_flow(self.now, wire, sent.ecn, f as u64);
                     self.route(
                         Dir::Forward,
                         verdict,
@@ -328,6 +330,10 @@ impl<'a> Sim<'a> {
                     Dir::Forward => self.fwd_held.push_back((id, payload)),
                     Dir::Reverse => self.rev_held.push_back((id, payload)),
                 }
+                self.drain_releases(dir);
+            }
+            Verdict::Queued { id, .. } => {
+                self.queued[dir as usize].insert(id, payload);
                 self.drain_releases(dir);
             }
             Verdict::Drop { .. } => {
@@ -382,11 +388,36 @@ impl<'a> Sim<'a> {
         };
         link.release_due(now, &mut self.releases);
         let next = link.next_release_ns();
+        let queued = &mut self.queued[dir as usize];
         let mut out: Vec<(u64, Payload)> = Vec::with_capacity(self.releases.len());
+        let mut dropped: Vec<usize> = Vec::new();
         for r in &self.releases {
-            if let Some(pos) = held.iter().position(|h| h.0 == r.id) {
-                let (_, p) = held.remove(pos).expect("position is in range");
-                out.push((r.arrive_ns, p));
+            // A dequeue-time discipline's packet, or one held by aggregation.
+            let from_queue = if queued.is_empty() {
+                None
+            } else {
+                queued.remove(&r.id)
+            };
+            let p = match from_queue {
+                Some(p) => p,
+                None => match held.iter().position(|h| h.0 == r.id) {
+                    Some(pos) => held.remove(pos).expect("position is in range").1,
+                    None => continue,
+                },
+            };
+            match (r.drop, p) {
+                (Some(_), Payload::Data { flow, .. } | Payload::Ack { flow, .. }) => {
+                    dropped.push(flow)
+                }
+                (None, mut p) => {
+                    mark_ce(&mut p, r.ce);
+                    out.push((r.arrive_ns, p));
+                }
+            }
+        }
+        if dir == Dir::Forward {
+            for flow in dropped {
+                self.flows[flow].drops += 1;
             }
         }
         for (t, p) in out {
@@ -427,7 +458,9 @@ impl<'a> Sim<'a> {
     /// ACKs are not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168
     /// §6.1.4); a marking queue drops them as before.
     fn send_ack(&mut self, f: usize, ack: Ack) {
-        let verdict = self.rev.enqueue(self.now, ACK_BYTES);
+        let verdict = self
+            .rev
+            .enqueue_flow(self.now, ACK_BYTES, Ecn::NotEct, f as u64);
         self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, ack });
     }
 

@@ -136,6 +136,37 @@ fn check_times(name: &str, d: &ResolvedDirection) -> Result<(), LimitError> {
     if let Some(t) = d.queue.step_ns {
         times.push(("queue.threshold", t as f64));
     }
+    match d.queue.discipline {
+        None => {}
+        Some(link::Discipline::FqCodel {
+            target_ns,
+            interval_ns,
+            ..
+        }) => {
+            times.push(("queue.target", target_ns as f64));
+            times.push(("queue.interval", interval_ns as f64));
+        }
+        Some(link::Discipline::Pie {
+            target_ns,
+            tupdate_ns,
+            max_burst_ns,
+            ..
+        }) => {
+            times.push(("queue.target", target_ns as f64));
+            times.push(("queue.tupdate", tupdate_ns as f64));
+            times.push(("queue.max_burst", max_burst_ns as f64));
+        }
+        Some(link::Discipline::DualPi2 {
+            target_ns,
+            tupdate_ns,
+            l4s_threshold_ns,
+            ..
+        }) => {
+            times.push(("queue.target", target_ns as f64));
+            times.push(("queue.tupdate", tupdate_ns as f64));
+            times.push(("queue.l4s_threshold", l4s_threshold_ns as f64));
+        }
+    }
     for (field, v) in times {
         if v > MAX_TIME_NS as f64 {
             return fail(
