@@ -86,5 +86,5 @@ pub use sender;
 pub use sender::schema::LINK_CSV_HEADER;
 pub use workload::{
     ArrivalProcess, Arrivals, CrossKind, CrossSummary, CrossTraffic, EmpiricalCdf, FctBucket,
-    FctRecord, FctSummary, Periods, SizeDist, Workload,
+    FctRecord, FctSummary, Periods, SizeDist, Workload, FCT_COLUMNS,
 };

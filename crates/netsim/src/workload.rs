@@ -299,7 +299,35 @@ pub struct FctRecord {
     pub ideal_ns: u64,
 }
 
+/// The columns of `fct.csv`, in order (the issue 25 contract).
+pub const FCT_COLUMNS: [&str; 8] = [
+    "flow",
+    "algorithm",
+    "size_bytes",
+    "start_s",
+    "end_s",
+    "fct_s",
+    "ideal_s",
+    "slowdown",
+];
+
 impl FctRecord {
+    /// The row's cells in [`FCT_COLUMNS`] order: times in seconds to the
+    /// nanosecond, slowdown to 6 decimals, so files are byte-stable.
+    pub fn fields(&self) -> [String; FCT_COLUMNS.len()] {
+        let s = |ns: u64| format!("{:.9}", ns as f64 / 1e9);
+        [
+            self.name.clone(),
+            self.algorithm.clone(),
+            self.size_bytes.to_string(),
+            s(self.start_ns),
+            s(self.end_ns),
+            s(self.fct_ns()),
+            s(self.ideal_ns),
+            format!("{:.6}", self.slowdown()),
+        ]
+    }
+
     /// Flow completion time, ns.
     pub fn fct_ns(&self) -> u64 {
         self.end_ns - self.start_ns
