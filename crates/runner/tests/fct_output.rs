@@ -117,3 +117,44 @@ fn runs_without_finite_flows_write_no_fct() {
         "{run:?}"
     );
 }
+
+/// The shipped example: both arrival streams start flows, most finish, and
+/// the small flows' slowdown shows the queue the bulk flows keep.
+#[test]
+fn the_short_flows_example_runs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/short-flows.toml");
+    let sc = scenario::load(&path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let json = runner::sweep::run_one(&sc.name, &sc.runs[0], dir.path()).unwrap();
+    let fct = json.fct.unwrap();
+    // 60/s + 20/s for 16 s: 1280 expected; ± 4·sqrt(1280) = ± 143.
+    assert!(
+        (fct.flows_started as f64 - 1280.0).abs() < 143.0,
+        "{} started",
+        fct.flows_started
+    );
+    assert!(fct.flows_completed as f64 > 0.95 * fct.flows_started as f64);
+    for b in &fct.buckets {
+        eprintln!(
+            "{} n={} fct p50 {:?} p99 {:?} slowdown p50 {:?} p99 {:?}",
+            b.label, b.count, b.fct_p50_s, b.fct_p99_s, b.slowdown_p50, b.slowdown_p99
+        );
+    }
+    // Flows of at most 10 kB, by hand: RPCs (320 expected) fall there
+    // with P = 0.8 + 0.15 × 5000/15000 = 0.85 (the CDF file, interpolated),
+    // web flows (960) with P = 1 − (8333/10000)^1.2 = 0.197 (Pareto, scale
+    // = 50 kB × 0.2/1.2): 272 + 189 = 461 expected, ± 4·sqrt(461) = ± 86
+    // (less the few that have not finished).
+    let small = &fct.buckets[0];
+    assert!(
+        (small.count as f64 - 461.0).abs() < 86.0,
+        "{} small flows",
+        small.count
+    );
+    // The bulk flows keep a queue: even a one-packet flow waits in it.
+    assert!(
+        small.slowdown_p50.unwrap() > 1.2,
+        "{:?}",
+        small.slowdown_p50
+    );
+}
