@@ -205,5 +205,39 @@ fn print_table(summaries: &[SummaryJson]) {
                 println!("  Jain's fairness index: {j:.3}");
             }
         }
+        print_fct(s);
+    }
+}
+
+/// Flow completion times by size bucket, when the run had finite flows,
+/// and what each cross-traffic source got through.
+fn print_fct(s: &SummaryJson) {
+    if let Some(f) = &s.fct {
+        println!(
+            "  flow completion: {} of {} finite flows finished (fct.csv)",
+            f.flows_completed, f.flows_started
+        );
+        println!(
+            "    {:<12} {:>7} {:>12} {:>12} {:>12} {:>12}",
+            "size", "flows", "FCT p50 ms", "FCT p99 ms", "slowdown p50", "slowdown p99"
+        );
+        for b in f.buckets.iter().filter(|b| b.count > 0) {
+            let ms = |v: Option<f64>| v.map_or(f64::NAN, |x| x * 1e3);
+            println!(
+                "    {:<12} {:>7} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
+                b.label,
+                b.count,
+                ms(b.fct_p50_s),
+                ms(b.fct_p99_s),
+                b.slowdown_p50.unwrap_or(f64::NAN),
+                b.slowdown_p99.unwrap_or(f64::NAN)
+            );
+        }
+    }
+    for c in &s.cross {
+        println!(
+            "  cross {}: {} packets sent, {} dropped, {} bytes delivered",
+            c.name, c.packets_sent, c.drops, c.bytes_delivered
+        );
     }
 }

@@ -12,7 +12,13 @@ use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
 use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
 use crate::stats::jain_index;
+use crate::workload::{
+    ArrivalProcess, CrossKind, CrossSummary, FctRecord, FctStats, Periods, Workload,
+};
 use link::{Direction, Release, Verdict};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp};
 use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -25,13 +31,25 @@ const LANE_DATA: usize = 0;
 /// Event-queue lane for ACK arrivals at senders.
 const LANE_ACK: usize = 1;
 
+/// Flow slots are reused once a generated flow completes; an event names
+/// its slot and the slot's generation, and one whose generation no longer
+/// matches belongs to a finished flow and is ignored. A u16 wraps only
+/// after 65,536 reuses of one slot, far more than the flows that can start
+/// and finish while one stale event (a few RTTs old) waits.
+type Gen = u16;
+
+/// Flow keys of cross-traffic sources start here, above every
+/// (slot, generation) key of a sender.
+const CROSS_KEY_BASE: u64 = 1 << 48;
+
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Wake(usize),
-    Timer(usize),
-    DelayedAck(usize),
+    Wake(u32, Gen),
+    Timer(u32, Gen),
+    DelayedAck(u32, Gen),
     Data {
-        flow: usize,
+        flow: u32,
+        gen: Gen,
         pn: u64,
         chunk: u64,
         bytes: u32,
@@ -42,10 +60,15 @@ enum Kind {
         // u32, not usize: the tag and the index share the word before the
         // ACK, so an event is no larger than the ACK needs.
         flow: u32,
+        gen: Gen,
         ack: Ack,
     },
     Release(Dir),
     Sample,
+    /// The next flow of arrival process `i`.
+    Arrival(u32),
+    /// The next packet (or on/off switch) of cross-traffic source `i`.
+    Cross(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +82,7 @@ enum Dir {
 enum Payload {
     Data {
         flow: usize,
+        gen: Gen,
         pn: u64,
         chunk: u64,
         bytes: u32,
@@ -69,7 +93,13 @@ enum Payload {
     },
     Ack {
         flow: usize,
+        gen: Gen,
         ack: Ack,
+    },
+    /// An unresponsive cross-traffic packet of source `src`.
+    Cross {
+        src: usize,
+        bytes: u32,
     },
 }
 
@@ -87,6 +117,67 @@ struct Flow {
     decimated_acks: bool,
     drops: u64,
     last_sample_delivered: u64,
+    /// The slot's generation (see [`Gen`]).
+    gen: Gen,
+    /// A finite flow's size, for its completion record.
+    size_bytes: Option<u64>,
+    /// Its completion has been recorded.
+    fct_done: bool,
+    /// (arrival process, k) of a generated flow; `None` for a listed one.
+    generated: Option<(u32, u64)>,
+}
+
+impl Flow {
+    fn new(
+        sc: &sender::SenderConfig,
+        ack: sender::AckPolicy,
+        seed: u64,
+        extra_rtt_ns: u64,
+        header_bytes: u32,
+    ) -> Self {
+        let mss = sc.cc.mss_bytes.max(1);
+        let total_chunks = sc.size_bytes.map(|s| s.div_ceil(mss).max(1));
+        Flow {
+            sender: Sender::new(sc, seed),
+            receiver: Receiver::new(ack, total_chunks),
+            start_ns: sc.start_ns,
+            extra_rtt_ns,
+            header_bytes,
+            wake_at: None,
+            timer_at: None,
+            delack_at: None,
+            decimated_acks: matches!(ack, sender::AckPolicy::Decimated { .. }),
+            drops: 0,
+            last_sample_delivered: 0,
+            gen: 0,
+            size_bytes: sc.size_bytes,
+            fct_done: false,
+            generated: None,
+        }
+    }
+}
+
+/// An arrival process's running state.
+struct ArrivalState {
+    rng: ChaCha8Rng,
+    /// Flows started so far (the next one's k).
+    next_k: u64,
+    /// The template's sender settings, cloned for each flow.
+    sender: sender::SenderConfig,
+    /// Its per-flow seed stream.
+    seed: u64,
+}
+
+/// A cross-traffic source's running state.
+struct CrossState {
+    rng: ChaCha8Rng,
+    /// Start of the current sending period, ns.
+    period_start_ns: u64,
+    /// Packets sent in the current period (the next one's index in it).
+    period_packets: u64,
+    /// End of the current on period (`u64::MAX` for CBR).
+    on_until_ns: u64,
+    stats: CrossSummary,
 }
 
 struct Sim<'a> {
@@ -105,11 +196,38 @@ struct Sim<'a> {
     /// Packets waiting in a dequeue-time discipline (FQ-CoDel, PIE,
     /// DualPI2), by link id, forward and reverse; empty otherwise.
     queued: [HashMap<u64, Payload>; 2],
+    work: &'a Workload,
+    /// Flows listed in the configuration: slots 0..listed, never reused.
+    listed: usize,
+    /// Slots of generated flows that completed, free for reuse.
+    free: Vec<usize>,
+    arrivals: Vec<ArrivalState>,
+    cross: Vec<CrossState>,
+    fct: FctStats,
+    /// Completions not yet handed to the recorder.
+    completed: Vec<FctRecord>,
+    /// Round-trip propagation of the shared path, ns (without extra_rtt).
+    path_rtt_ns: u64,
+    /// The forward bottleneck's rate for ideal FCTs, bits/s.
+    bottleneck_bps: f64,
+    /// Most flows alive at once.
+    peak_live: usize,
+    live: usize,
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
 pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
-    let mut sim = Sim::new(cfg);
+    run_workload(cfg, &Workload::default(), rec)
+}
+
+/// Runs `cfg` with `work`'s flow arrivals and cross traffic besides its
+/// listed flows. An empty workload is exactly [`run`].
+pub fn run_workload(
+    cfg: &SimConfig,
+    work: &Workload,
+    rec: &mut dyn Recorder,
+) -> io::Result<Summary> {
+    let mut sim = Sim::new(cfg, work);
     sim.run(rec)?;
     Ok(sim.summary())
 }
@@ -133,30 +251,63 @@ fn sub_seed(seed: u64, stream: u64) -> u64 {
 }
 
 impl<'a> Sim<'a> {
-    fn new(cfg: &'a SimConfig) -> Self {
-        let flows = cfg
+    fn new(cfg: &'a SimConfig, work: &'a Workload) -> Self {
+        let flows: Vec<Flow> = cfg
             .flows
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let mss = f.cc.mss_bytes.max(1);
-                let total_chunks = f.size_bytes.map(|s| s.div_ceil(mss).max(1));
-                Flow {
-                    sender: Sender::new(&f.sender_config(), sub_seed(cfg.seed, 100 + i as u64)),
-                    receiver: Receiver::new(f.ack, total_chunks),
-                    start_ns: f.start_ns,
-                    extra_rtt_ns: f.extra_rtt_ns,
-                    header_bytes: f.header_bytes,
-                    wake_at: None,
-                    timer_at: None,
-                    delack_at: None,
-                    decimated_acks: matches!(f.ack, sender::AckPolicy::Decimated { .. }),
+                Flow::new(
+                    &f.sender_config(),
+                    f.ack,
+                    sub_seed(cfg.seed, 100 + i as u64),
+                    f.extra_rtt_ns,
+                    f.header_bytes,
+                )
+            })
+            .collect();
+        let listed = flows.len();
+        let arrivals = work
+            .arrivals
+            .iter()
+            .enumerate()
+            .map(|(a, arr)| ArrivalState {
+                rng: ChaCha8Rng::seed_from_u64(sub_seed(cfg.seed, 1_000_000 + a as u64)),
+                next_k: 0,
+                sender: arr.template.sender_config(),
+                seed: sub_seed(cfg.seed, 2_000_000 + a as u64),
+            })
+            .collect();
+        let cross = work
+            .cross
+            .iter()
+            .enumerate()
+            .map(|(c, x)| CrossState {
+                rng: ChaCha8Rng::seed_from_u64(sub_seed(cfg.seed, 3_000_000 + c as u64)),
+                period_start_ns: x.start_ns,
+                period_packets: 0,
+                on_until_ns: u64::MAX,
+                stats: CrossSummary {
+                    name: x.name.clone(),
+                    packets_sent: 0,
+                    bytes_sent: 0,
+                    bytes_delivered: 0,
                     drops: 0,
-                    last_sample_delivered: 0,
-                }
+                },
             })
             .collect();
         Sim {
+            work,
+            listed,
+            free: Vec::new(),
+            arrivals,
+            cross,
+            fct: FctStats::default(),
+            completed: Vec::new(),
+            path_rtt_ns: cfg.forward.delay_ns + cfg.reverse.delay_ns,
+            bottleneck_bps: cfg.forward.rate.peak_bps(),
+            peak_live: listed,
+            live: listed,
             cfg,
             queue: EventQueue::default(),
             now: 0,
@@ -181,9 +332,30 @@ impl<'a> Sim<'a> {
         for i in 0..self.flows.len() {
             let t = self.flows[i].start_ns;
             self.schedule_wake(i, t);
+            if self.flows[i].size_bytes.is_some() && t < self.cfg.duration_ns {
+                self.fct.started += 1;
+            }
         }
         if self.cfg.sample_interval_ns > 0 {
             self.push(0, Kind::Sample);
+        }
+        for (a, arr) in self.work.arrivals.iter().enumerate() {
+            let first = self.arrivals[a].next_gap_ns(arr.process);
+            let t = arr.start_ns.saturating_add(first);
+            if t < arr.stop_ns.unwrap_or(u64::MAX) {
+                self.push(t, Kind::Arrival(a as u32));
+            }
+        }
+        for (c, x) in self.work.cross.iter().enumerate() {
+            if let CrossKind::OnOff { on_ns, periods, .. } = x.kind {
+                let st = &mut self.cross[c];
+                st.on_until_ns = x
+                    .start_ns
+                    .saturating_add(period(&mut st.rng, on_ns, periods));
+            }
+            if x.stop_ns.is_none_or(|s| x.start_ns < s) {
+                self.push(x.start_ns, Kind::Cross(c as u32));
+            }
         }
         while let Some(ev) = self.queue.pop() {
             if ev.t >= self.cfg.duration_ns {
@@ -192,21 +364,31 @@ impl<'a> Sim<'a> {
             self.now = ev.t;
             self.events += 1;
             match ev.kind {
-                Kind::Wake(f) => {
-                    if self.flows[f].wake_at == Some(ev.t) {
+                Kind::Wake(f, gen) => {
+                    let f = f as usize;
+                    if self.flows[f].wake_at == Some(ev.t) && self.flows[f].gen == gen {
                         self.flows[f].wake_at = None;
                         self.kick(f);
                     }
                 }
-                Kind::Timer(f) => {
-                    if self.flows[f].timer_at == Some(ev.t) {
+                Kind::Timer(f, gen) => {
+                    let f = f as usize;
+                    if self.flows[f].timer_at == Some(ev.t) && self.flows[f].gen == gen {
                         self.flows[f].timer_at = None;
                         self.flows[f].sender.on_timer(self.now);
+                        if self.flows[f].size_bytes.is_some() {
+                            self.check_complete(f);
+                            self.flush_completed(rec)?;
+                            if self.flows[f].gen != gen {
+                                continue;
+                            }
+                        }
                         self.kick(f);
                     }
                 }
-                Kind::DelayedAck(f) => {
-                    if self.flows[f].delack_at == Some(ev.t) {
+                Kind::DelayedAck(f, gen) => {
+                    let f = f as usize;
+                    if self.flows[f].delack_at == Some(ev.t) && self.flows[f].gen == gen {
                         self.flows[f].delack_at = None;
                         if let Some(ack) = self.flows[f].receiver.on_delayed_ack_timer(self.now) {
                             self.send_ack(f, ack);
@@ -215,17 +397,34 @@ impl<'a> Sim<'a> {
                 }
                 Kind::Data {
                     flow,
+                    gen,
                     pn,
                     chunk,
                     bytes,
                     ecn,
                     cwr,
-                } => self.on_data(flow, pn, chunk, bytes, ecn, cwr),
-                Kind::AckArrival { flow, ack } => {
+                } => {
                     let flow = flow as usize;
-                    self.flows[flow].sender.on_ack(self.now, &ack);
-                    self.kick(flow);
+                    if self.flows[flow].gen == gen {
+                        self.on_data(flow, pn, chunk, bytes, ecn, cwr)
+                    }
                 }
+                Kind::AckArrival { flow, gen, ack } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        self.flows[flow].sender.on_ack(self.now, &ack);
+                        if self.flows[flow].size_bytes.is_some() {
+                            self.check_complete(flow);
+                            self.flush_completed(rec)?;
+                            if self.flows[flow].gen != gen {
+                                continue;
+                            }
+                        }
+                        self.kick(flow);
+                    }
+                }
+                Kind::Arrival(a) => self.on_arrival(a as usize),
+                Kind::Cross(c) => self.on_cross(c as usize),
                 Kind::Release(dir) => {
                     self.release_at[dir as usize] = None;
                     self.drain_releases(dir);
@@ -238,10 +437,151 @@ impl<'a> Sim<'a> {
             }
         }
         self.now = self.cfg.duration_ns;
-        for f in &mut self.flows {
+        for f in &mut self.flows[..self.listed] {
             f.sender.finish(self.cfg.duration_ns.max(f.start_ns));
         }
+        self.flush_completed(rec)?;
         Ok(())
+    }
+
+    /// Hands finished flows' records to the recorder.
+    fn flush_completed(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
+        for r in self.completed.drain(..) {
+            rec.flow_completed(&r)?;
+        }
+        Ok(())
+    }
+
+    /// Records a finite flow's completion once its sender knows every byte
+    /// arrived (the last ACK is in: FCT as pFabric and HPCC measure it, so
+    /// the ideal is one RTT plus the transfer at the bottleneck's rate),
+    /// and frees a generated flow's slot for reuse.
+    fn check_complete(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        if fl.fct_done || !fl.sender.is_done() {
+            return;
+        }
+        let size = fl.size_bytes.unwrap_or(0);
+        let rtt = self.path_rtt_ns + fl.extra_rtt_ns;
+        let transfer = if self.bottleneck_bps.is_finite() && self.bottleneck_bps > 0.0 {
+            (size as f64 * 8.0 * 1e9 / self.bottleneck_bps).round() as u64
+        } else {
+            0
+        };
+        let (name, algorithm) = match fl.generated {
+            Some((a, k)) => {
+                let arr = &self.work.arrivals[a as usize];
+                (format!("{}#{k}", arr.name), algorithm_name(&arr.template))
+            }
+            None => (
+                self.cfg.flows[f].name.clone(),
+                algorithm_name(&self.cfg.flows[f]),
+            ),
+        };
+        let r = FctRecord {
+            name,
+            algorithm,
+            size_bytes: size,
+            start_ns: fl.start_ns,
+            end_ns: self.now,
+            ideal_ns: rtt + transfer,
+        };
+        self.fct.record(&r);
+        self.completed.push(r);
+        let fl = &mut self.flows[f];
+        fl.fct_done = true;
+        if fl.generated.is_some() {
+            // Every event still queued for this slot now carries a stale
+            // generation and is ignored.
+            fl.gen = fl.gen.wrapping_add(1);
+            self.free.push(f);
+            self.live -= 1;
+        }
+    }
+
+    /// Starts arrival process `a`'s next flow and schedules the one after.
+    fn on_arrival(&mut self, a: usize) {
+        let arr = &self.work.arrivals[a];
+        let st = &mut self.arrivals[a];
+        let size = arr.size.sample(&mut st.rng);
+        let k = st.next_k;
+        st.next_k += 1;
+        let next = self.now.saturating_add(st.next_gap_ns(arr.process));
+        let mut sc = st.sender.clone();
+        sc.start_ns = self.now;
+        sc.stop_ns = None;
+        sc.size_bytes = Some(size);
+        let mut flow = Flow::new(
+            &sc,
+            arr.template.ack,
+            sub_seed(st.seed, k),
+            arr.template.extra_rtt_ns,
+            arr.template.header_bytes,
+        );
+        flow.generated = Some((a as u32, k));
+        if next < arr.stop_ns.unwrap_or(u64::MAX) {
+            self.push(next, Kind::Arrival(a as u32));
+        }
+        let slot = match self.free.pop() {
+            Some(s) => {
+                flow.gen = self.flows[s].gen;
+                self.flows[s] = flow;
+                s
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() - 1
+            }
+        };
+        self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
+        self.fct.started += 1;
+        let now = self.now;
+        self.schedule_wake(slot, now);
+    }
+
+    /// Sends cross-traffic source `c`'s next packet, or switches it on.
+    fn on_cross(&mut self, c: usize) {
+        let x = &self.work.cross[c];
+        let st = &mut self.cross[c];
+        let interval = x.interval_ns();
+        if self.now >= st.on_until_ns {
+            // An on period ended: stay off, then start the next one.
+            let CrossKind::OnOff {
+                on_ns,
+                off_ns,
+                periods,
+            } = x.kind
+            else {
+                unreachable!("only on-off sources end periods");
+            };
+            let on_at = st
+                .on_until_ns
+                .saturating_add(period(&mut st.rng, off_ns, periods));
+            st.period_start_ns = on_at;
+            st.period_packets = 0;
+            st.on_until_ns = on_at.saturating_add(period(&mut st.rng, on_ns, periods));
+            if x.stop_ns.is_none_or(|s| on_at < s) {
+                self.push(on_at, Kind::Cross(c as u32));
+            }
+            return;
+        }
+        st.period_packets += 1;
+        st.stats.packets_sent += 1;
+        st.stats.bytes_sent += x.packet_bytes as u64;
+        // From the period's start, not the last packet, so rounding never
+        // accumulates into a rate error.
+        let next = st.period_start_ns + (st.period_packets as f64 * interval).round() as u64;
+        let next = next.min(st.on_until_ns);
+        if x.stop_ns.is_none_or(|s| next < s) {
+            self.push(next, Kind::Cross(c as u32));
+        }
+        let bytes = x.packet_bytes;
+        // Each cross source is a flow of its own to a flow-queueing
+        // discipline, apart from every sender's key (see `flow_key`).
+        let key = CROSS_KEY_BASE + c as u64;
+        let verdict = self.fwd.enqueue_flow(self.now, bytes, Ecn::NotEct, key);
+        self.route(Dir::Forward, verdict, Payload::Cross { src: c, bytes });
     }
 
     fn schedule_wake(&mut self, f: usize, t: u64) {
@@ -249,7 +589,8 @@ impl<'a> Sim<'a> {
             return;
         }
         self.flows[f].wake_at = Some(t);
-        self.push(t, Kind::Wake(f));
+        let gen = self.flows[f].gen;
+        self.push(t, Kind::Wake(f as u32, gen));
     }
 
     fn arm_timer(&mut self, f: usize) {
@@ -261,7 +602,8 @@ impl<'a> Sim<'a> {
             return;
         }
         self.flows[f].timer_at = Some(d);
-        self.push(d, Kind::Timer(f));
+        let gen = self.flows[f].gen;
+        self.push(d, Kind::Timer(f as u32, gen));
     }
 
     /// Sends whatever the flow may send now, then arranges to be woken.
@@ -285,12 +627,13 @@ impl<'a> Sim<'a> {
                     // only the payload (`bytes`, which travels on).
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
                     // The flow index is FQ-CoDel's flow key.
-                    let verdict = self.fwd.enqueue_flow(self.now, wire, sent.ecn, f as u64);
+                    let verdict = self.fwd.enqueue_flow(self.now, wire, sent.ecn, self.flow_key(f));
                     self.route(
                         Dir::Forward,
                         verdict,
                         Payload::Data {
                             flow: f,
+                            gen: self.flows[f].gen,
                             pn: sent.pn,
                             chunk,
                             bytes,
@@ -336,14 +679,28 @@ impl<'a> Sim<'a> {
                 self.queued[dir as usize].insert(id, payload);
                 self.drain_releases(dir);
             }
-            Verdict::Drop { .. } => {
-                let flow = match payload {
-                    Payload::Data { flow, .. } | Payload::Ack { flow, .. } => flow,
-                };
-                if dir == Dir::Forward {
+            Verdict::Drop { .. } => self.count_drop(dir, &payload),
+        }
+    }
+
+    /// The flow key a flow-queueing discipline hashes: the slot, and for a
+    /// reused slot its generation too, so a new flow does not inherit the
+    /// queue (and DRR state) of the one that finished there.
+    fn flow_key(&self, f: usize) -> u64 {
+        f as u64 | (self.flows[f].gen as u64) << 32
+    }
+
+    /// Counts a packet the path dropped against its sender: a forward data
+    /// packet of a flow whose slot still holds that flow (a generated
+    /// flow's slot may have been reused), or cross traffic.
+    fn count_drop(&mut self, dir: Dir, payload: &Payload) {
+        match *payload {
+            Payload::Data { flow, gen, .. } | Payload::Ack { flow, gen, .. } => {
+                if dir == Dir::Forward && self.flows[flow].gen == gen {
                     self.flows[flow].drops += 1;
                 }
             }
+            Payload::Cross { src, .. } => self.cross[src].stats.drops += 1,
         }
     }
 
@@ -351,6 +708,7 @@ impl<'a> Sim<'a> {
         match payload {
             Payload::Data {
                 flow,
+                gen,
                 pn,
                 chunk,
                 bytes,
@@ -360,7 +718,8 @@ impl<'a> Sim<'a> {
                 LANE_DATA,
                 t,
                 Kind::Data {
-                    flow,
+                    flow: flow as u32,
+                    gen,
                     pn,
                     chunk,
                     bytes,
@@ -368,11 +727,20 @@ impl<'a> Sim<'a> {
                     cwr,
                 },
             ),
-            Payload::Ack { flow, ack } => {
+            Payload::Ack { flow, gen, ack } => {
                 let t = t + self.flows[flow].extra_rtt_ns;
-                let flow = flow as u32; // at most 1000 flows (scenario limits)
+                // Slots are u32: listed flows are at most 1000 (scenario
+                // limits) and generated ones reuse slots.
+                let flow = flow as u32;
                 self.queue
-                    .push_lane(LANE_ACK, t, Kind::AckArrival { flow, ack });
+                    .push_lane(LANE_ACK, t, Kind::AckArrival { flow, gen, ack });
+            }
+            Payload::Cross { src, bytes } => {
+                // Unresponsive: nobody acknowledges it; count what arrives
+                // within the run.
+                if t < self.cfg.duration_ns {
+                    self.cross[src].stats.bytes_delivered += bytes as u64;
+                }
             }
         }
     }
@@ -390,7 +758,7 @@ impl<'a> Sim<'a> {
         let next = link.next_release_ns();
         let queued = &mut self.queued[dir as usize];
         let mut out: Vec<(u64, Payload)> = Vec::with_capacity(self.releases.len());
-        let mut dropped: Vec<usize> = Vec::new();
+        let mut dropped: Vec<Payload> = Vec::new();
         for r in &self.releases {
             // A dequeue-time discipline's packet, or one held by aggregation.
             let from_queue = if queued.is_empty() {
@@ -406,19 +774,15 @@ impl<'a> Sim<'a> {
                 },
             };
             match (r.drop, p) {
-                (Some(_), Payload::Data { flow, .. } | Payload::Ack { flow, .. }) => {
-                    dropped.push(flow)
-                }
+                (Some(_), p) => dropped.push(p),
                 (None, mut p) => {
                     mark_ce(&mut p, r.ce);
                     out.push((r.arrive_ns, p));
                 }
             }
         }
-        if dir == Dir::Forward {
-            for flow in dropped {
-                self.flows[flow].drops += 1;
-            }
+        for p in dropped {
+            self.count_drop(dir, &p);
         }
         for (t, p) in out {
             self.arrive(t, p);
@@ -449,7 +813,8 @@ impl<'a> Sim<'a> {
                 // replaces a later one; the stale event is ignored.
                 if self.flows[f].delack_at.is_none_or(|at| t < at) {
                     self.flows[f].delack_at = Some(t);
-                    self.push(t, Kind::DelayedAck(f));
+                    let gen = self.flows[f].gen;
+                    self.push(t, Kind::DelayedAck(f as u32, gen));
                 }
             }
         }
@@ -460,15 +825,18 @@ impl<'a> Sim<'a> {
     fn send_ack(&mut self, f: usize, ack: Ack) {
         let verdict = self
             .rev
-            .enqueue_flow(self.now, ACK_BYTES, Ecn::NotEct, f as u64);
-        self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, ack });
+            .enqueue_flow(self.now, ACK_BYTES, Ecn::NotEct, self.flow_key(f));
+        let gen = self.flows[f].gen;
+        self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, gen, ack });
     }
 
     fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
         let t = self.now;
         let interval = self.cfg.sample_interval_ns.max(1);
         let fwd_queue_delay_ns = self.fwd.queue_delay_ns(t);
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        // Generated flows are not sampled: tens of thousands of them would
+        // swamp flows.csv; their completion records are their output.
+        for (i, f) in self.flows[..self.listed].iter_mut().enumerate() {
             if t < f.start_ns {
                 continue;
             }
@@ -526,11 +894,7 @@ impl<'a> Sim<'a> {
                 let ms = |v: Option<f64>| v.map(|x| x / 1e6);
                 FlowSummary {
                     name: fc.name.clone(),
-                    algorithm: fc
-                        .custom_cc
-                        .as_ref()
-                        .map_or(fc.cc.algorithm.name(), |c| c.name.as_str())
-                        .to_string(),
+                    algorithm: algorithm_name(fc),
                     delivered_bytes: f.receiver.unique_bytes,
                     goodput_bps: f.receiver.unique_bytes as f64 * 8.0 * 1e9 / active as f64,
                     rtt_mean_ms: ms(s.rtt_hist.mean()),
@@ -566,6 +930,38 @@ impl<'a> Sim<'a> {
             forward_ce_marked: self.fwd.stats().marked_ce,
             reverse_drops: self.rev.stats().dropped_total(),
             reverse_ce_marked: self.rev.stats().marked_ce,
+            fct: self.fct.summary(),
+            cross: self.cross.iter().map(|c| c.stats.clone()).collect(),
+            flow_slots: self.flows.len(),
+            peak_live_flows: self.peak_live,
+        }
+    }
+}
+
+/// A flow's algorithm as outputs name it (a custom controller's own name).
+fn algorithm_name(fc: &crate::config::FlowConfig) -> String {
+    fc.custom_cc
+        .as_ref()
+        .map_or(fc.cc.algorithm.name(), |c| c.name.as_str())
+        .to_string()
+}
+
+/// One on or off period: `mean_ns` exactly, or drawn exponentially.
+fn period(rng: &mut ChaCha8Rng, mean_ns: u64, periods: Periods) -> u64 {
+    match periods {
+        Periods::Fixed => mean_ns,
+        Periods::Exponential => Exp::new(1.0 / mean_ns.max(1) as f64)
+            .map_or(mean_ns, |d| d.sample(rng).round() as u64)
+            .max(1),
+    }
+}
+
+impl ArrivalState {
+    /// The gap to the next arrival, ns.
+    fn next_gap_ns(&mut self, process: ArrivalProcess) -> u64 {
+        match process {
+            ArrivalProcess::Poisson { rate_per_s } => Exp::new(rate_per_s)
+                .map_or(u64::MAX, |d| (d.sample(&mut self.rng) * 1e9).round() as u64),
         }
     }
 }

@@ -69,12 +69,13 @@ pub mod engine;
 pub mod event_queue;
 pub mod record;
 pub mod stats;
+pub mod workload;
 
 pub use config::{
     AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, LossDetection, Pacing, SenderConfig,
     SimConfig, Timeout,
 };
-pub use engine::run;
+pub use engine::{run, run_workload};
 pub use record::{
     FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
 };
@@ -83,3 +84,7 @@ pub use sender;
 /// The header line of `link.csv`, from the one time-series schema
 /// (`sender::schema`); kept here for the users that name it by this path.
 pub use sender::schema::LINK_CSV_HEADER;
+pub use workload::{
+    ArrivalProcess, Arrivals, CrossKind, CrossSummary, CrossTraffic, EmpiricalCdf, FctBucket,
+    FctRecord, FctSummary, Periods, SizeDist, Workload, FCT_COLUMNS,
+};

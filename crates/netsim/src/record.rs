@@ -7,6 +7,7 @@
 //! [`FlowSample::fields`] and [`LinkSample::fields`] give a row's cells in
 //! that schema's order.
 
+use crate::workload::{CrossSummary, FctRecord, FctSummary};
 use congestion::Mode;
 use sender::schema::{FLOW_COLUMNS, LINK_COLUMNS};
 pub use sender::ModeTimes;
@@ -146,6 +147,12 @@ pub trait Recorder {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()>;
     /// A link sample.
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()>;
+    /// A finite flow finished (one row of `fct.csv`), as it happens, so
+    /// tens of thousands of completions need not be held in memory.
+    /// Ignored unless a recorder wants them.
+    fn flow_completed(&mut self, _r: &FctRecord) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Discards everything (for benchmarks and summary-only runs).
@@ -167,6 +174,8 @@ pub struct MemoryRecorder {
     pub flows: Vec<FlowSample>,
     /// Link samples in time order.
     pub links: Vec<LinkSample>,
+    /// Finished finite flows in completion order.
+    pub fct: Vec<FctRecord>,
 }
 
 impl Recorder for MemoryRecorder {
@@ -176,6 +185,10 @@ impl Recorder for MemoryRecorder {
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
         self.links.push(s.clone());
+        Ok(())
+    }
+    fn flow_completed(&mut self, r: &FctRecord) -> io::Result<()> {
+        self.fct.push(r.clone());
         Ok(())
     }
 }
@@ -254,4 +267,14 @@ pub struct Summary {
     pub reverse_drops: u64,
     /// Packets the reverse direction marked CE (ACKs are Not-ECT: 0).
     pub reverse_ce_marked: u64,
+    /// Flow completion times by size bucket; `None` without finite flows.
+    pub fct: Option<FctSummary>,
+    /// Each cross-traffic source, in configuration order.
+    pub cross: Vec<CrossSummary>,
+    /// Flow slots the engine held at the end: listed flows plus the most
+    /// generated flows alive at once (slots are reused), so memory follows
+    /// the flows alive, not the flows started.
+    pub flow_slots: usize,
+    /// Most flows (listed and generated) alive at once.
+    pub peak_live_flows: usize,
 }

@@ -56,6 +56,9 @@ impl<R: Recorder> Recorder for ClockRecorder<'_, R> {
         self.clock.advance(s.t_ns);
         self.inner.link_sample(s)
     }
+    fn flow_completed(&mut self, r: &netsim::FctRecord) -> io::Result<()> {
+        self.inner.flow_completed(r)
+    }
 }
 
 /// One running run as of a moment.

@@ -66,7 +66,7 @@ pub fn simulate<S: Sink>(
     clock: &SimClock,
 ) -> io::Result<(SummaryJson, S::Output)> {
     let mut rec = ClockRecorder { inner: sink, clock };
-    let summary = netsim::run(&run.config, &mut rec)?;
+    let summary = netsim::run_workload(&run.config, &run.workload, &mut rec)?;
     let out = rec.inner.finish()?;
     clock.advance(run.config.duration_ns);
     Ok((

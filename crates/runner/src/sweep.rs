@@ -67,8 +67,9 @@ fn ours(name: &str, is_dir: bool) -> bool {
             && name.starts_with("run-")
             && name[4..].bytes().all(|c| c.is_ascii_digit());
     }
-    const FILES: [&str; 6] = [
+    const FILES: [&str; 7] = [
         "flows.csv",
+        "fct.csv",
         "link.csv",
         "summary.json",
         "summary.csv",

@@ -46,6 +46,7 @@ use crate::locate::{KeyPath, Located, Seg};
 pub mod limits;
 pub mod locate;
 pub mod path;
+pub mod workload;
 
 /// A duration written with a unit ("40ms").
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -403,8 +404,15 @@ pub struct ScenarioFile {
     sample_interval: Option<Dur>,
     output: Option<String>,
     link: LinkTable,
+    #[serde(default)]
     flow: Vec<FlowTable>,
     sweep: Option<toml::Table>,
+    /// Flow arrival processes.
+    #[serde(default)]
+    arrivals: Vec<workload::ArrivalsTable>,
+    /// Unresponsive cross traffic.
+    #[serde(default)]
+    cross: Vec<workload::CrossTable>,
 }
 
 /// A scenario error for users: where, what, and what is allowed.
@@ -435,6 +443,10 @@ pub struct Run {
     pub text: String,
     /// The simulation.
     pub config: SimConfig,
+    /// Flow arrivals and cross traffic besides `config`'s flows (empty
+    /// unless the file has `[[arrivals]]` or `[[cross]]`); run with
+    /// `netsim::run_workload`.
+    pub workload: netsim::Workload,
 }
 
 /// A parsed scenario.
@@ -555,10 +567,12 @@ pub fn parse(
                 location: position(file, &loc, &KeyPath::parse(field)),
                 message: format!("`{field}`: {message}"),
             };
+            let (config, workload) = build(&base, base_dir, &at)?;
             runs.push(Run {
                 params: Vec::new(),
                 text: src.to_string(),
-                config: build(&base, base_dir, &at)?,
+                config,
+                workload,
             })
         }
         Some(sweep) => {
@@ -609,11 +623,12 @@ pub fn parse(
                     location: locate(&KeyPath::parse(field)),
                     message: format!("in sweep point {label}: `{field}`: {message}"),
                 };
-                let config = build(&sf, base_dir, &at)?;
+                let (config, workload) = build(&sf, base_dir, &at)?;
                 runs.push(Run {
                     params: point.iter().map(|(k, v, _)| (k.clone(), show(v))).collect(),
                     text,
                     config,
+                    workload,
                 });
             }
             crate::limits::check_total(&runs.iter().map(|r| &r.config).collect::<Vec<_>>())
@@ -716,6 +731,15 @@ fn set_in(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result
     match entry {
         toml::Value::Table(t) => set_in(t, rest, value),
         toml::Value::Array(items) => {
+            // `arrivals.web.rate` / `cross.bg.rate`: the entry named `web`
+            // (only these tables: a flow may be named like a `[flow]` key).
+            if matches!(head, "arrivals" | "cross") && rest.len() > 1 {
+                let named =
+                    |t: &toml::Value| t.get("name").and_then(toml::Value::as_str) == Some(rest[0]);
+                if let Some(toml::Value::Table(t)) = items.iter_mut().find(|t| named(t)) {
+                    return set_in(t, &rest[1..], value);
+                }
+            }
             if let Ok(i) = rest[0].parse::<usize>() {
                 let n = items.len();
                 let item = items.get_mut(i).ok_or(format!(
@@ -753,15 +777,18 @@ fn build(
     sf: &ScenarioFile,
     base_dir: &Path,
     err: &dyn Fn(&str, String) -> ScenarioError,
-) -> Result<SimConfig, ScenarioError> {
+) -> Result<(SimConfig, netsim::Workload), ScenarioError> {
     if sf.duration.0 == 0 {
         return Err(err("duration", "must be positive, e.g. `60s`".into()));
     }
-    if sf.flow.is_empty() {
+    if sf.flow.is_empty() && sf.arrivals.is_empty() {
         return Err(err(
             "[[flow]]",
-            "the scenario has no flows; add at least one `[[flow]]` table".into(),
+            "the scenario has no flows; add at least one `[[flow]]` or `[[arrivals]]` table".into(),
         ));
+    }
+    for (i, a) in sf.arrivals.iter().enumerate() {
+        workload::check_template(i, a, err)?;
     }
     let forward = sf
         .link
@@ -773,8 +800,14 @@ fn build(
         .resolve(base_dir)
         .map_err(|e| err(&format!("link.reverse.{}", e.field), e.message))?;
     let mut flows = Vec::new();
-    for (i, f) in sf.flow.iter().enumerate() {
-        let field = |name: &str| format!("flow[{i}].{name}");
+    // Arrival templates go through the same checks as flows, after them.
+    let listed = sf.flow.len();
+    let templates = sf.arrivals.iter().map(|a| &a.flow);
+    for (i, f) in sf.flow.iter().chain(templates).enumerate() {
+        let field = |name: &str| match i.checked_sub(listed) {
+            None => format!("flow[{i}].{name}"),
+            Some(j) => format!("arrivals[{j}].{name}"),
+        };
         // A stack's controller ignores `cc.algorithm` (it runs through
         // `Controller::custom`); CUBIC's defaults fill the rest.
         let mut cc = CcConfig::new(f.algorithm.builtin().unwrap_or(Algorithm::Cubic));
@@ -1034,6 +1067,12 @@ fn build(
             });
         }
     }
+    // Each template made exactly one flow (count and stagger are refused).
+    let templates = flows.split_off(flows.len() - sf.arrivals.len());
+    let work = netsim::Workload {
+        arrivals: workload::arrivals(&sf.arrivals, templates, sf.duration.0, base_dir, err)?,
+        cross: workload::cross(&sf.cross, err)?,
+    };
     let cfg = SimConfig {
         duration_ns: sf.duration.0,
         seed: sf.seed.unwrap_or(1),
@@ -1045,7 +1084,7 @@ fn build(
     // What a run may cost in time, memory and disk.
     crate::limits::check_run(&cfg, sf.link.forward.rate.is_some())
         .map_err(|(field, message)| err(&field, message))?;
-    Ok(cfg)
+    Ok((cfg, work))
 }
 
 #[cfg(test)]

@@ -155,6 +155,8 @@ fn run(
             packets_simulated: 0,
             ack_packets_simulated: 0,
             links: Vec::new(),
+            fct: None,
+            cross: Vec::new(),
         },
         params,
         href: String::new(),
