@@ -63,6 +63,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod delay_schedule;
 pub mod direction;
 pub mod units;
 
@@ -70,6 +71,7 @@ pub use config::{
     AggregationConfig, DirectionConfig, JitterConfig, JitterDist, LinkError, LossConfig,
     QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
 };
+pub use delay_schedule::{DelaySchedule, ScheduledDelay};
 /// The ECN codepoint, shared with every other layer.
 pub use congestion::Ecn;
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
