@@ -104,7 +104,10 @@ impl TryFrom<ScheduleText> for DelaySchedule {
         match t {
             ScheduleText::Steps(steps) => {
                 if steps.is_empty() {
-                    return Err("an empty schedule; give at least `[{ at = \"0s\", delay = \"20ms\" }]`".into());
+                    return Err(
+                        "an empty schedule; give at least `[{ at = \"0s\", delay = \"20ms\" }]`"
+                            .into(),
+                    );
                 }
                 if steps.len() > MAX_DELAY_STEPS {
                     return Err(format!(

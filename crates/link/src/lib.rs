@@ -71,7 +71,7 @@ pub use config::{
     AggregationConfig, DirectionConfig, JitterConfig, JitterDist, LinkError, LossConfig,
     QueueConfig, RateConfig, RateSchedule, ResolvedDirection,
 };
-pub use delay_schedule::{DelaySchedule, ScheduledDelay};
 /// The ECN codepoint, shared with every other layer.
 pub use congestion::Ecn;
+pub use delay_schedule::{DelaySchedule, ScheduledDelay};
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};

@@ -10,9 +10,9 @@
 
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
-use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
+use crate::record::{FlowSample, FlowSummary, HopSummary, LinkSample, Recorder, Summary};
 use crate::stats::jain_index;
-use link::{Direction, Release, Verdict};
+use link::{Direction, Release, ScheduledDelay, Verdict};
 use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
 use std::collections::VecDeque;
 use std::io;
@@ -45,6 +45,23 @@ enum Kind {
         ack: Ack,
     },
     Release(Dir),
+    /// A data packet reaches the `pos`-th link of its flow's data path
+    /// (after an access link or an earlier hop).
+    DataHop {
+        flow: u32,
+        pos: u8,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+        ecn: Ecn,
+        cwr: bool,
+    },
+    /// An ACK reaches the `pos`-th link of its flow's ACK path.
+    AckHop {
+        flow: u32,
+        pos: u8,
+        ack: Ack,
+    },
     Sample,
 }
 
@@ -52,6 +69,23 @@ enum Kind {
 enum Dir {
     Forward,
     Reverse,
+    /// `Sim::segs[i]`: an access link or a bottleneck hop after the first.
+    Seg(u16),
+}
+
+/// Names of the hops after the first in `link.csv` (the first is
+/// `forward`); `LinkSample::direction` is a `&'static str`.
+const HOP_NAMES: [&str; crate::config::MAX_HOPS] = [
+    "forward", "hop1", "hop2", "hop3", "hop4", "hop5", "hop6", "hop7", "hop8", "hop9", "hop10",
+    "hop11", "hop12", "hop13", "hop14", "hop15",
+];
+
+/// A link direction besides the shared forward and reverse ones.
+struct Seg {
+    link: Direction,
+    held: VecDeque<(u64, Payload)>,
+    release_at: Option<u64>,
+    wire: Option<ScheduledDelay>,
 }
 
 /// What travels through a link direction while held by ACK aggregation.
@@ -66,10 +100,14 @@ enum Payload {
         ecn: Ecn,
         /// TCP's CWR flag.
         cwr: bool,
+        /// Which link of the flow's data path it is on.
+        pos: u8,
     },
     Ack {
         flow: usize,
         ack: Ack,
+        /// Which link of the flow's ACK path it is on.
+        pos: u8,
     },
 }
 
@@ -87,6 +125,10 @@ struct Flow {
     decimated_acks: bool,
     drops: u64,
     last_sample_delivered: u64,
+    /// The links its data crosses in order (`[Forward]` on a single path).
+    data_path: Vec<Dir>,
+    /// The links its ACKs cross in order (`[Reverse]` without access).
+    ack_path: Vec<Dir>,
 }
 
 struct Sim<'a> {
@@ -102,6 +144,12 @@ struct Sim<'a> {
     release_at: [Option<u64>; 2],
     events: u64,
     packets: u64,
+    /// Access links and hops after the first.
+    segs: Vec<Seg>,
+    /// `segs` index of hop k (k >= 1) at `hop_segs[k - 1]`.
+    hop_segs: Vec<u16>,
+    fwd_wire: Option<ScheduledDelay>,
+    rev_wire: Option<ScheduledDelay>,
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
@@ -131,11 +179,59 @@ fn sub_seed(seed: u64, stream: u64) -> u64 {
 
 impl<'a> Sim<'a> {
     fn new(cfg: &'a SimConfig) -> Self {
+        // Segments: the hops after the first, then each flow's access
+        // links, each with its own random stream (1 and 2 are the shared
+        // directions, 100 + i the flows).
+        let mut segs: Vec<Seg> = Vec::new();
+        let mut add_seg = |seg: &crate::config::Segment, stream: u64| {
+            let mut d = seg.direction.clone();
+            if seg.delay_schedule.is_some() {
+                d.delay_ns = 0;
+            }
+            segs.push(Seg {
+                link: Direction::new(&d, sub_seed(cfg.seed, stream)),
+                held: VecDeque::new(),
+                release_at: None,
+                wire: seg.delay_schedule.clone().map(ScheduledDelay::new),
+            });
+            Dir::Seg((segs.len() - 1) as u16)
+        };
+        let hop_dirs: Vec<Dir> = std::iter::once(Dir::Forward)
+            .chain(
+                cfg.topology
+                    .hops
+                    .iter()
+                    .enumerate()
+                    .map(|(k, h)| add_seg(h, 3 + k as u64)),
+            )
+            .collect();
+        let mut paths = Vec::with_capacity(cfg.flows.len());
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let mut data_path = Vec::new();
+            if let Some(a) = &f.access_forward {
+                data_path.push(add_seg(a, 1_000_000 + 2 * i as u64));
+            }
+            let (first, last) = f.hops.unwrap_or((0, hop_dirs.len() - 1));
+            data_path.extend_from_slice(&hop_dirs[first..=last]);
+            let mut ack_path = vec![Dir::Reverse];
+            if let Some(a) = &f.access_reverse {
+                ack_path.push(add_seg(a, 1_000_001 + 2 * i as u64));
+            }
+            paths.push((data_path, ack_path));
+        }
+        let hop_segs = hop_dirs[1..]
+            .iter()
+            .map(|d| match d {
+                Dir::Seg(k) => *k,
+                _ => unreachable!("hops after the first are segments"),
+            })
+            .collect();
         let flows = cfg
             .flows
             .iter()
+            .zip(paths)
             .enumerate()
-            .map(|(i, f)| {
+            .map(|(i, (f, (data_path, ack_path)))| {
                 let mss = f.cc.mss_bytes.max(1);
                 let total_chunks = f.size_bytes.map(|s| s.div_ceil(mss).max(1));
                 Flow {
@@ -150,23 +246,81 @@ impl<'a> Sim<'a> {
                     decimated_acks: matches!(f.ack, sender::AckPolicy::Decimated { .. }),
                     drops: 0,
                     last_sample_delivered: 0,
+                    data_path,
+                    ack_path,
                 }
             })
             .collect();
+        let unscheduled = |d: &link::ResolvedDirection, s: &Option<link::DelaySchedule>| {
+            let mut d = d.clone();
+            if s.is_some() {
+                d.delay_ns = 0;
+            }
+            d
+        };
+        let topo = &cfg.topology;
         Sim {
             cfg,
             queue: EventQueue::default(),
             now: 0,
             flows,
-            fwd: Direction::new(&cfg.forward, sub_seed(cfg.seed, 1)),
-            rev: Direction::new(&cfg.reverse, sub_seed(cfg.seed, 2)),
+            fwd: Direction::new(
+                &unscheduled(&cfg.forward, &topo.forward_delay_schedule),
+                sub_seed(cfg.seed, 1),
+            ),
+            rev: Direction::new(
+                &unscheduled(&cfg.reverse, &topo.reverse_delay_schedule),
+                sub_seed(cfg.seed, 2),
+            ),
             fwd_held: VecDeque::new(),
             rev_held: VecDeque::new(),
             releases: Vec::new(),
             release_at: [None; 2],
             events: 0,
             packets: 0,
+            segs,
+            hop_segs,
+            fwd_wire: topo.forward_delay_schedule.clone().map(ScheduledDelay::new),
+            rev_wire: topo.reverse_delay_schedule.clone().map(ScheduledDelay::new),
         }
+    }
+
+    fn link_mut(&mut self, dir: Dir) -> &mut Direction {
+        match dir {
+            Dir::Forward => &mut self.fwd,
+            Dir::Reverse => &mut self.rev,
+            Dir::Seg(k) => &mut self.segs[k as usize].link,
+        }
+    }
+
+    /// When a packet that left `dir`'s queue at `t` reaches its far end:
+    /// `t` itself unless the direction has a delay schedule.
+    #[inline]
+    fn wire(&mut self, dir: Dir, t: u64) -> u64 {
+        let w = match dir {
+            Dir::Forward => &mut self.fwd_wire,
+            Dir::Reverse => &mut self.rev_wire,
+            Dir::Seg(k) => &mut self.segs[k as usize].wire,
+        };
+        match w {
+            None => t,
+            Some(w) => w.arrive_ns(t),
+        }
+    }
+
+    /// Offers a data packet to the link at `pos` of its flow's data path.
+    fn enter_data(&mut self, wire: u32, payload: Payload) {
+        let Payload::Data { flow, ecn, pos, .. } = payload else {
+            unreachable!("data only")
+        };
+        let dir = self.flows[flow].data_path[pos as usize];
+        let now = self.now;
+        let link = self.link_mut(dir);
+        let verdict = match ecn {
+            Ecn::NotEct => link.enqueue(now, wire),
+            e => link.enqueue_with(now, wire, e),
+        };
+        self.route(dir, verdict, payload);
     }
 
     fn push(&mut self, t: u64, kind: Kind) {
@@ -223,8 +377,43 @@ impl<'a> Sim<'a> {
                     self.kick(flow);
                 }
                 Kind::Release(dir) => {
-                    self.release_at[dir as usize] = None;
+                    match dir {
+                        Dir::Forward => self.release_at[0] = None,
+                        Dir::Reverse => self.release_at[1] = None,
+                        Dir::Seg(k) => self.segs[k as usize].release_at = None,
+                    }
                     self.drain_releases(dir);
+                }
+                Kind::DataHop {
+                    flow,
+                    pos,
+                    pn,
+                    chunk,
+                    bytes,
+                    ecn,
+                    cwr,
+                } => {
+                    let flow = flow as usize;
+                    let wire = bytes.saturating_add(self.flows[flow].header_bytes);
+                    self.enter_data(
+                        wire,
+                        Payload::Data {
+                            flow,
+                            pn,
+                            chunk,
+                            bytes,
+                            ecn,
+                            cwr,
+                            pos,
+                        },
+                    );
+                }
+                Kind::AckHop { flow, pos, ack } => {
+                    let flow = flow as usize;
+                    let dir = self.flows[flow].ack_path[pos as usize];
+                    let now = self.now;
+                    let verdict = self.link_mut(dir).enqueue(now, ACK_BYTES);
+                    self.route(dir, verdict, Payload::Ack { flow, ack, pos });
                 }
                 Kind::Sample => {
                     self.sample(rec)?;
@@ -280,13 +469,8 @@ impl<'a> Sim<'a> {
                     // The link carries the headers; the receiver counts
                     // only the payload (`bytes`, which travels on).
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
-                    let verdict = match sent.ecn {
-                        Ecn::NotEct => self.fwd.enqueue(self.now, wire),
-                        e => self.fwd.enqueue_with(self.now, wire, e),
-                    };
-                    self.route(
-                        Dir::Forward,
-                        verdict,
+                    self.enter_data(
+                        wire,
                         Payload::Data {
                             flow: f,
                             pn: sent.pn,
@@ -294,6 +478,7 @@ impl<'a> Sim<'a> {
                             bytes,
                             ecn: sent.ecn,
                             cwr: sent.cwr,
+                            pos: 0,
                         },
                     );
                 }
@@ -320,21 +505,22 @@ impl<'a> Sim<'a> {
         match verdict {
             Verdict::Deliver { arrive_ns, ce, .. } => {
                 mark_ce(&mut payload, ce);
-                self.arrive(arrive_ns, payload)
+                let t = self.wire(dir, arrive_ns);
+                self.arrive(t, payload)
             }
             Verdict::Held { id, ce, .. } => {
                 mark_ce(&mut payload, ce);
                 match dir {
                     Dir::Forward => self.fwd_held.push_back((id, payload)),
                     Dir::Reverse => self.rev_held.push_back((id, payload)),
+                    Dir::Seg(k) => self.segs[k as usize].held.push_back((id, payload)),
                 }
                 self.drain_releases(dir);
             }
             Verdict::Drop { .. } => {
-                let flow = match payload {
-                    Payload::Data { flow, .. } | Payload::Ack { flow, .. } => flow,
-                };
-                if dir == Dir::Forward {
+                // A flow's drops are its data packets lost on any link of
+                // its data path (ACKs travel the reverse ones).
+                if let Payload::Data { flow, .. } = payload {
                     self.flows[flow].drops += 1;
                 }
             }
@@ -350,19 +536,48 @@ impl<'a> Sim<'a> {
                 bytes,
                 ecn,
                 cwr,
-            } => self.queue.push_lane(
-                LANE_DATA,
-                t,
-                Kind::Data {
-                    flow,
-                    pn,
-                    chunk,
-                    bytes,
-                    ecn,
-                    cwr,
-                },
-            ),
-            Payload::Ack { flow, ack } => {
+                pos,
+            } => {
+                if pos as usize + 1 < self.flows[flow].data_path.len() {
+                    self.queue.push(
+                        t,
+                        Kind::DataHop {
+                            flow: flow as u32,
+                            pos: pos + 1,
+                            pn,
+                            chunk,
+                            bytes,
+                            ecn,
+                            cwr,
+                        },
+                    );
+                    return;
+                }
+                self.queue.push_lane(
+                    LANE_DATA,
+                    t,
+                    Kind::Data {
+                        flow,
+                        pn,
+                        chunk,
+                        bytes,
+                        ecn,
+                        cwr,
+                    },
+                )
+            }
+            Payload::Ack { flow, ack, pos } => {
+                if pos as usize + 1 < self.flows[flow].ack_path.len() {
+                    self.queue.push(
+                        t,
+                        Kind::AckHop {
+                            flow: flow as u32,
+                            pos: pos + 1,
+                            ack,
+                        },
+                    );
+                    return;
+                }
                 let t = t + self.flows[flow].extra_rtt_ns;
                 let flow = flow as u32; // at most 1000 flows (scenario limits)
                 self.queue
@@ -379,6 +594,10 @@ impl<'a> Sim<'a> {
         let (link, held) = match dir {
             Dir::Forward => (&mut self.fwd, &mut self.fwd_held),
             Dir::Reverse => (&mut self.rev, &mut self.rev_held),
+            Dir::Seg(k) => {
+                let s = &mut self.segs[k as usize];
+                (&mut s.link, &mut s.held)
+            }
         };
         link.release_due(now, &mut self.releases);
         let next = link.next_release_ns();
@@ -390,10 +609,15 @@ impl<'a> Sim<'a> {
             }
         }
         for (t, p) in out {
+            let t = self.wire(dir, t);
             self.arrive(t, p);
         }
         if let Some(t) = next {
-            let slot = &mut self.release_at[dir as usize];
+            let slot = match dir {
+                Dir::Forward => &mut self.release_at[0],
+                Dir::Reverse => &mut self.release_at[1],
+                Dir::Seg(k) => &mut self.segs[k as usize].release_at,
+            };
             if slot.is_none_or(|s| t < s) {
                 *slot = Some(t);
                 self.push(t.max(now), Kind::Release(dir));
@@ -428,7 +652,15 @@ impl<'a> Sim<'a> {
     /// §6.1.4); a marking queue drops them as before.
     fn send_ack(&mut self, f: usize, ack: Ack) {
         let verdict = self.rev.enqueue(self.now, ACK_BYTES);
-        self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, ack });
+        self.route(
+            Dir::Reverse,
+            verdict,
+            Payload::Ack {
+                flow: f,
+                ack,
+                pos: 0,
+            },
+        );
     }
 
     fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
@@ -464,7 +696,17 @@ impl<'a> Sim<'a> {
                 delivered_ce: f.sender.delivered_ce,
             })?;
         }
-        for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)] {
+        // Hops after the first follow as `hop1`, `hop2`, ...; access links
+        // are a flow's own and have no rows.
+        let hops = self
+            .hop_segs
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| (HOP_NAMES[k + 1], &self.segs[s as usize].link));
+        for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)]
+            .into_iter()
+            .chain(hops)
+        {
             let q = link.queue(t);
             let st = link.stats();
             rec.link_sample(&LinkSample {
@@ -533,6 +775,20 @@ impl<'a> Sim<'a> {
             forward_ce_marked: self.fwd.stats().marked_ce,
             reverse_drops: self.rev.stats().dropped_total(),
             reverse_ce_marked: self.rev.stats().marked_ce,
+            hops: self
+                .hop_segs
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| {
+                    let st = self.segs[s as usize].link.stats();
+                    HopSummary {
+                        name: HOP_NAMES[k + 1],
+                        offered: st.offered,
+                        drops: st.dropped_total(),
+                        ce_marked: st.marked_ce,
+                    }
+                })
+                .collect(),
         }
     }
 }

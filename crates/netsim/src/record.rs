@@ -254,4 +254,20 @@ pub struct Summary {
     pub reverse_drops: u64,
     /// Packets the reverse direction marked CE (ACKs are Not-ECT: 0).
     pub reverse_ce_marked: u64,
+    /// The bottleneck hops after the first (`hop1`, `hop2`, ...; the first
+    /// is `forward_*` above); empty on a single path.
+    pub hops: Vec<HopSummary>,
+}
+
+/// End-of-run figures of one bottleneck hop after the first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HopSummary {
+    /// `hop1`, `hop2`, ... as in `link.csv`.
+    pub name: &'static str,
+    /// Packets offered to the hop.
+    pub offered: u64,
+    /// Drops, all causes.
+    pub drops: u64,
+    /// Packets marked CE.
+    pub ce_marked: u64,
 }
