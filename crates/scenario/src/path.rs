@@ -82,7 +82,15 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
         });
     };
     let resolve = |d: Option<link::DirectionConfig>, which: &str| {
-        d.unwrap_or_default().resolve(base_dir).map_err(|e| {
+        let d = d.unwrap_or_default();
+        if d.delay_schedule.is_some() {
+            let key = format!("link.{which}.delay_schedule");
+            return Err(ScenarioError {
+                location: position(file, &loc, &KeyPath::parse(&key)),
+                message: format!("`{key}`: the emulator applies a constant `delay` only; a delay schedule runs in the simulator (`bbrlab sim`)"),
+            });
+        }
+        d.resolve(base_dir).map_err(|e| {
             let key = format!("link.{which}.{}", e.field);
             ScenarioError {
                 location: position(file, &loc, &KeyPath::parse(&key)),
@@ -129,5 +137,22 @@ mod tests {
         assert!(e.message.contains("does not expand sweeps"), "{e}");
         let e = parse("[link.forward]\nrate = \"fast\"\n").unwrap_err();
         assert!(e.location.starts_with("p.toml:2:"), "{e}");
+    }
+
+    /// The simulator's path keys the emulator cannot honour are refused,
+    /// not dropped.
+    #[test]
+    fn delay_schedules_and_hops_are_refused_by_name() {
+        let e = parse(
+            "[link.forward]\nrate = \"1mbit\"\ndelay_schedule = [{ at = \"0s\", delay = \"5ms\" }]\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("link.forward.delay_schedule") && e.message.contains("bbrlab sim"),
+            "{e}"
+        );
+        let e = parse("[link.forward]\nrate = \"1mbit\"\n[[link.hops]]\nrate = \"1mbit\"\n")
+            .unwrap_err();
+        assert!(e.message.contains("hops"), "{e}");
     }
 }
