@@ -153,7 +153,29 @@ struct Sim<'a> {
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
+///
+/// A topology the engine cannot build (more than [`crate::MAX_HOPS`]
+/// hops, a flow's `hops` out of range or reversed) is an
+/// [`io::ErrorKind::InvalidInput`] error naming the flow.
 pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
+    let n_hops = cfg.topology.hops.len() + 1;
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    if n_hops > crate::config::MAX_HOPS {
+        return Err(invalid(format!(
+            "{n_hops} hops; at most {}",
+            crate::config::MAX_HOPS
+        )));
+    }
+    for f in &cfg.flows {
+        if let Some((first, last)) = f.hops {
+            if first > last || last >= n_hops {
+                return Err(invalid(format!(
+                    "flow `{}`: hops ({first}, {last}); allowed first <= last < {n_hops}",
+                    f.name
+                )));
+            }
+        }
+    }
     let mut sim = Sim::new(cfg);
     sim.run(rec)?;
     Ok(sim.summary())

@@ -265,3 +265,15 @@ fn a_periodic_schedule_moves_the_rtt_through_its_values() {
         }
     }
 }
+
+/// The engine refuses hops it cannot build instead of panicking.
+#[test]
+fn hops_out_of_range_are_an_error() {
+    let mut cfg = sim(vec![FlowConfig::bulk("a", Config::new(Algorithm::Bbr))], 1);
+    cfg.flows[0].hops = Some((0, 1));
+    let e = netsim::run(&cfg, &mut netsim::NoRecorder).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains("flow `a`"), "{e}");
+    cfg.flows[0].hops = Some((0, 0));
+    assert!(netsim::run(&cfg, &mut netsim::NoRecorder).is_ok());
+}

@@ -408,6 +408,10 @@ pub struct LinkTable {
     /// `[[link.hops]]` tables are hops 1, 2, ...
     #[serde(default)]
     hops: Option<Vec<link::DirectionConfig>>,
+    /// The emulator's per-port paths; refused here with a pointer to
+    /// `[flow.access]`.
+    #[serde(default)]
+    ports: Option<toml::Value>,
 }
 
 /// The whole file.
@@ -822,6 +826,12 @@ fn build(
         forward_delay_schedule: sf.link.forward.delay_schedule.clone(),
         reverse_delay_schedule: reverse_cfg.delay_schedule.clone(),
     };
+    if sf.link.ports.is_some() {
+        return Err(err(
+            "link.ports",
+            "`[[link.ports]]` is the emulator's per-port path (`bbrlab emu --scenario`); in the simulator give the flow its own access link, `[flow.access.forward]` / `[flow.access.reverse]`".into(),
+        ));
+    }
     let hop_tables = sf.link.hops.as_deref().unwrap_or(&[]);
     if hop_tables.len() + 1 > netsim::MAX_HOPS {
         return Err(err(

@@ -148,6 +148,19 @@ fn delay_schedules_replace_delay_and_are_checked() {
     ));
 }
 
+#[test]
+fn the_emulators_port_rules_point_the_simulator_to_access_links() {
+    let e = parse(&format!(
+        "{HEAD}[[link.ports]]\nport = 5201\n[[flow]]\nalgorithm = \"bbr\"\n"
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("link.ports") && e.contains("[flow.access.forward]"),
+        "{e}"
+    );
+}
+
 /// Every scenario under scenarios/ that uses the new keys loads.
 #[test]
 fn the_example_scenarios_load() {
