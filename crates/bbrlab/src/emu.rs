@@ -183,12 +183,25 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
             );
         }
         let path = scenario::path::load_link(file).map_err(|e| e.to_string())?;
+        let mut ports = Vec::new();
+        for (k, r) in path.ports.into_iter().enumerate() {
+            let rule = linkem::ports::PortPath {
+                port: r.port,
+                forward: r.forward,
+                reverse: r.reverse,
+            };
+            rule.check().map_err(|(field, message)| {
+                format!("{}: `link.ports.{k}.{field}`: {message}", file.display())
+            })?;
+            ports.push(rule);
+        }
         return Ok(ForwardConfig {
             forward: path.forward,
             reverse: path.reverse,
             seed: p.seed.unwrap_or(path.seed),
             sample_interval_ns: sample_ns,
             realtime: true,
+            ports,
         });
     }
     let (up_delay, down_delay) = one_way_delays(p)?;
@@ -200,6 +213,7 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
         seed: p.seed.unwrap_or(1),
         sample_interval_ns: sample_ns,
         realtime: true,
+        ports: Vec::new(),
     })
 }
 
@@ -559,6 +573,38 @@ mod tests {
         assert_eq!(forward_config(&p, 0).unwrap().seed, 7);
         p.seed = Some(3);
         assert_eq!(forward_config(&p, 0).unwrap().seed, 3);
+    }
+
+    /// `[[link.ports]]` reach the forwarder; a rate there is refused by
+    /// name (the emulator applies per-port paths after the bottleneck).
+    #[test]
+    fn port_rules_reach_the_forwarder_and_rates_there_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("path.toml");
+        let scenario = |text: &str| {
+            std::fs::write(&f, text).unwrap();
+            forward_config(
+                &PathSpec {
+                    scenario: Some(f.clone()),
+                    ..PathSpec::default()
+                },
+                0,
+            )
+        };
+        let c = scenario(
+            "[link.forward]\ndelay = \"5ms\"\n[[link.ports]]\nport = 5201\nforward = { delay = \"30ms\" }\n",
+        )
+        .unwrap();
+        assert_eq!(c.ports.len(), 1);
+        assert_eq!(c.ports[0].port, 5201);
+        assert_eq!(c.ports[0].forward.as_ref().unwrap().delay_ns, 30_000_000);
+        let e =
+            scenario("[[link.ports]]\nport = 5201\nforward = { rate = \"1mbit\" }\n").unwrap_err();
+        assert!(
+            e.contains("link.ports.0.forward.rate")
+                && e.contains("only `delay`, `jitter` and `loss`"),
+            "{e}"
+        );
     }
 
     /// Issue 13: `emu --scenario` reads only `[link]` and `seed`. A file

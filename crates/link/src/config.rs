@@ -750,6 +750,11 @@ pub struct DirectionConfig {
     pub policer: Option<PolicerConfig>,
     /// Release in bursts.
     pub ack_aggregation: Option<AggregationConfig>,
+    /// Propagation delay that changes over time, in place of `delay`
+    /// (see [`crate::delay_schedule`]). [`DirectionConfig::resolve`]
+    /// leaves it out (its `delay_ns` is then 0): a user of the direction
+    /// applies it with [`crate::ScheduledDelay`] to what leaves the queue.
+    pub delay_schedule: Option<crate::DelaySchedule>,
 }
 
 /// The resolved rate: a constant, a schedule, or a loaded trace.
@@ -889,6 +894,12 @@ pub fn load_trace(path: &Path) -> Result<(Vec<u64>, u64), LinkError> {
 impl DirectionConfig {
     /// Checks and loads everything; `base_dir` resolves relative trace paths.
     pub fn resolve(&self, base_dir: &Path) -> Result<ResolvedDirection, LinkError> {
+        if self.delay.is_some() && self.delay_schedule.is_some() {
+            return Err(LinkError {
+                field: "delay_schedule".into(),
+                message: "give either `delay` or `delay_schedule`, not both".into(),
+            });
+        }
         let rate = match &self.rate {
             None => RateSchedule::Unlimited,
             Some(RateConfig::Constant(r)) => RateSchedule::Constant(*r),

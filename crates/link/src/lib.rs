@@ -69,6 +69,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod delay_schedule;
 pub mod direction;
 pub mod sched;
 pub mod units;
@@ -79,5 +80,6 @@ pub use config::{
 };
 /// The ECN codepoint, shared with every other layer.
 pub use congestion::Ecn;
+pub use delay_schedule::{DelaySchedule, ScheduledDelay};
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
 pub use sched::fq_codel_bucket;

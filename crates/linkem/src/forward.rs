@@ -51,6 +51,9 @@ pub struct ForwardConfig {
     /// [`crate::rt`]); without it a busy machine delays releases by
     /// milliseconds. Falls back, with a warning, where not permitted.
     pub realtime: bool,
+    /// Per-port extra delay, jitter and loss after the shared directions
+    /// ([`crate::ports`]); empty: every packet sees the shared path only.
+    pub ports: Vec<crate::ports::PortPath>,
 }
 
 /// One packet's fate, for the per-packet log.
@@ -578,6 +581,7 @@ pub fn run_io(
         Direction::new(&cfg.forward, cfg.seed),
         Direction::new(&cfg.reverse, cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B),
     ];
+    let mut port_paths = crate::ports::PortPaths::new(&cfg.ports, cfg.seed);
     let mut stats = ForwardStats::default();
     let mut slots: Vec<Option<Slot>> = Vec::new();
     let mut free_slots: Vec<usize> = Vec::new();
@@ -664,8 +668,22 @@ pub fn run_io(
                     }
                 };
                 if let Some(at) = arrive {
-                    seq += 1;
-                    pending.push(Reverse((at, seq, i)));
+                    let pkt = &slots[i].as_ref().expect("just filled").buf[..n];
+                    match port_paths.release_ns(d, pkt, at) {
+                        Ok(at) => {
+                            seq += 1;
+                            pending.push(Reverse((at, seq, i)));
+                        }
+                        Err(reason) => port_drop(
+                            &mut slots,
+                            &mut free_slots,
+                            &mut pool,
+                            i,
+                            reason,
+                            &mut stats,
+                            log,
+                        )?,
+                    }
                 } else if let Some(id) = held_id {
                     held[d].insert(id, i);
                 }
@@ -713,8 +731,23 @@ pub fn run_io(
                         }
                     }
                 }
-                seq += 1;
-                pending.push(Reverse((r.arrive_ns, seq, i)));
+                // Then the packet's own port path, if it has one.
+                let slot = slots[i].as_ref().expect("held slots are filled");
+                match port_paths.release_ns(d, &slot.buf[..slot.len], r.arrive_ns) {
+                    Ok(at) => {
+                        seq += 1;
+                        pending.push(Reverse((at, seq, i)));
+                    }
+                    Err(reason) => port_drop(
+                        &mut slots,
+                        &mut free_slots,
+                        &mut pool,
+                        i,
+                        reason,
+                        &mut stats,
+                        log,
+                    )?,
+                }
             }
         }
         // Release everything that is due, reading the clock before each
@@ -781,6 +814,34 @@ pub fn run_io(
     stats.cpu_ns = io.cpu_ns().saturating_sub(cpu_start);
     stats.wall_ns = io.now_ns().saturating_sub(wall_start);
     Ok(stats)
+}
+
+/// Frees slot `i`, whose packet its port's own path dropped after the
+/// shared direction let it through, and logs the drop.
+fn port_drop(
+    slots: &mut [Option<Slot>],
+    free_slots: &mut Vec<usize>,
+    pool: &mut Vec<Box<[u8; BUF]>>,
+    i: usize,
+    reason: DropReason,
+    stats: &mut ForwardStats,
+    log: &mut dyn Log,
+) -> io::Result<()> {
+    let slot = slots[i].take().expect("a filled slot");
+    free_slots.push(i);
+    stats.dropped[slot.dir] += 1;
+    log.packet(&PacketRecord {
+        direction: slot.dir,
+        bytes: slot.len,
+        enqueue_ns: slot.enqueue_ns,
+        dequeue_ns: Some(slot.dequeue_ns),
+        scheduled_ns: None,
+        released_ns: None,
+        dropped: Some(reason),
+        ce: slot.ce,
+    })?;
+    pool.push(slot.buf);
+    Ok(())
 }
 
 /// Waits up to `ns` for either device to become readable.
@@ -1022,6 +1083,7 @@ mod tests {
             seed: 1,
             sample_interval_ns: 0,
             realtime: false,
+            ports: Vec::new(),
         }
     }
 

@@ -48,6 +48,7 @@
 //!     seed: 1,
 //!     sample_interval_ns: 0,
 //!     realtime: false,
+//!     ports: Vec::new(),
 //! };
 //!
 //! /// Two fake TUN devices on a simulated clock that stop the loop once
@@ -99,6 +100,7 @@
 pub mod ecn;
 pub mod forward;
 pub mod netns;
+pub mod ports;
 pub mod rt;
 pub mod selftest;
 

@@ -87,6 +87,7 @@ fn main() {
         reverse: direction("delay = \"20ms\""),
         flows: vec![flow],
         sample_interval_ns: 0,
+        topology: Default::default(),
     };
     let summary = netsim::run(&cfg, &mut MemoryRecorder::default()).expect("simulation");
     for f in &summary.flows {

@@ -5,7 +5,7 @@
 //! files; tests build them directly.
 
 use congestion::Config as CcConfig;
-use link::ResolvedDirection;
+use link::{DelaySchedule, ResolvedDirection};
 pub use sender::{
     AckPolicy, App, CustomCc, Ecn, EcnFeedback, LossDetection, Pacing, SenderConfig, Timeout,
 };
@@ -51,7 +51,56 @@ pub struct FlowConfig {
     /// policy: TCP's ECE/CWR under [`AckPolicy::Linux`], QUIC's counts
     /// otherwise. ACKs are never ECN-capable.
     pub ecn: Ecn,
+    /// The flow's own access link for its data, crossed before the first
+    /// bottleneck hop; `None` sends straight into the bottleneck.
+    pub access_forward: Option<Segment>,
+    /// The flow's own access link for its ACKs, crossed after the shared
+    /// reverse direction; `None` hands ACKs straight to the sender.
+    pub access_reverse: Option<Segment>,
+    /// The bottleneck hops the flow's data crosses, `(first, last)`
+    /// inclusive, indices into [`SimConfig::forward`] (hop 0) followed by
+    /// [`Topology::hops`]; `None` crosses every hop.
+    pub hops: Option<(usize, usize)>,
 }
+
+/// A link direction that is not the shared forward or reverse one: a
+/// flow's access link or a bottleneck hop after the first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Segment {
+    /// The direction (its `delay_ns` is ignored when `delay_schedule` is set).
+    pub direction: ResolvedDirection,
+    /// Propagation delay that changes over time, in place of `delay_ns`.
+    pub delay_schedule: Option<DelaySchedule>,
+}
+
+impl Segment {
+    /// A segment with a constant delay.
+    pub fn new(direction: ResolvedDirection) -> Self {
+        Segment {
+            direction,
+            delay_schedule: None,
+        }
+    }
+}
+
+/// What a path has besides one forward and one reverse direction: more
+/// bottlenecks in series (a parking lot) and delay schedules. The default
+/// is today's single path.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Topology {
+    /// Bottleneck hops after [`SimConfig::forward`], in the order data
+    /// crosses them: hop 1, hop 2, ... (at most [`MAX_HOPS`] hops in all).
+    /// ACKs of every flow come back over the one shared
+    /// [`SimConfig::reverse`].
+    pub hops: Vec<Segment>,
+    /// A delay schedule for [`SimConfig::forward`], in place of its `delay_ns`.
+    pub forward_delay_schedule: Option<DelaySchedule>,
+    /// A delay schedule for [`SimConfig::reverse`], in place of its `delay_ns`.
+    pub reverse_delay_schedule: Option<DelaySchedule>,
+}
+
+/// Most forward bottleneck hops a path may have (the first included).
+pub const MAX_HOPS: usize = 16;
 
 impl FlowConfig {
     /// The part of the flow the sender itself runs on.
@@ -92,6 +141,9 @@ impl FlowConfig {
             custom_cc: None,
             header_bytes: 0,
             ecn: Ecn::NotEct,
+            access_forward: None,
+            access_reverse: None,
+            hops: None,
         }
     }
 }
@@ -111,4 +163,6 @@ pub struct SimConfig {
     pub flows: Vec<FlowConfig>,
     /// Time-series sampling interval (0 disables sampling).
     pub sample_interval_ns: u64,
+    /// More bottleneck hops and delay schedules; the default is one path.
+    pub topology: Topology,
 }

@@ -10,12 +10,12 @@
 
 use crate::config::SimConfig;
 use crate::event_queue::EventQueue;
-use crate::record::{FlowSample, FlowSummary, LinkSample, Recorder, Summary};
+use crate::record::{FlowSample, FlowSummary, HopSummary, LinkSample, Recorder, Summary};
 use crate::stats::jain_index;
 use crate::workload::{
     ArrivalProcess, CrossKind, CrossSummary, FctRecord, FctStats, Periods, Workload,
 };
-use link::{Direction, Release, Verdict};
+use link::{Direction, Release, ScheduledDelay, Verdict};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
@@ -64,6 +64,25 @@ enum Kind {
         ack: Ack,
     },
     Release(Dir),
+    /// A data packet reaches the `pos`-th link of its flow's data path
+    /// (after an access link or an earlier hop).
+    DataHop {
+        flow: u32,
+        gen: Gen,
+        pos: u8,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+        ecn: Ecn,
+        cwr: bool,
+    },
+    /// An ACK reaches the `pos`-th link of its flow's ACK path.
+    AckHop {
+        flow: u32,
+        gen: Gen,
+        pos: u8,
+        ack: Ack,
+    },
     Sample,
     /// The next flow of arrival process `i`.
     Arrival(u32),
@@ -75,6 +94,25 @@ enum Kind {
 enum Dir {
     Forward,
     Reverse,
+    /// `Sim::segs[i]`: an access link or a bottleneck hop after the first.
+    Seg(u16),
+}
+
+/// Names of the hops after the first in `link.csv` (the first is
+/// `forward`); `LinkSample::direction` is a `&'static str`.
+const HOP_NAMES: [&str; crate::config::MAX_HOPS] = [
+    "forward", "hop1", "hop2", "hop3", "hop4", "hop5", "hop6", "hop7", "hop8", "hop9", "hop10",
+    "hop11", "hop12", "hop13", "hop14", "hop15",
+];
+
+/// A link direction besides the shared forward and reverse ones.
+struct Seg {
+    link: Direction,
+    held: VecDeque<(u64, Payload)>,
+    /// Packets waiting in a dequeue-time discipline, by link id.
+    queued: HashMap<u64, Payload>,
+    release_at: Option<u64>,
+    wire: Option<ScheduledDelay>,
 }
 
 /// What travels through a link direction while held by ACK aggregation.
@@ -90,17 +128,18 @@ enum Payload {
         ecn: Ecn,
         /// TCP's CWR flag.
         cwr: bool,
+        /// Which link of the flow's data path it is on.
+        pos: u8,
     },
     Ack {
         flow: usize,
         gen: Gen,
         ack: Ack,
+        /// Which link of the flow's ACK path it is on.
+        pos: u8,
     },
     /// An unresponsive cross-traffic packet of source `src`.
-    Cross {
-        src: usize,
-        bytes: u32,
-    },
+    Cross { src: usize, bytes: u32 },
 }
 
 struct Flow {
@@ -125,6 +164,10 @@ struct Flow {
     fct_done: bool,
     /// (arrival process, k) of a generated flow; `None` for a listed one.
     generated: Option<(u32, u64)>,
+    /// The links its data crosses in order (`[Forward]` on a single path).
+    data_path: Vec<Dir>,
+    /// The links its ACKs cross in order (`[Reverse]` without access).
+    ack_path: Vec<Dir>,
 }
 
 impl Flow {
@@ -134,6 +177,7 @@ impl Flow {
         seed: u64,
         extra_rtt_ns: u64,
         header_bytes: u32,
+        (data_path, ack_path): (Vec<Dir>, Vec<Dir>),
     ) -> Self {
         let mss = sc.cc.mss_bytes.max(1);
         let total_chunks = sc.size_bytes.map(|s| s.div_ceil(mss).max(1));
@@ -153,6 +197,8 @@ impl Flow {
             size_bytes: sc.size_bytes,
             fct_done: false,
             generated: None,
+            data_path,
+            ack_path,
         }
     }
 }
@@ -166,6 +212,8 @@ struct ArrivalState {
     sender: sender::SenderConfig,
     /// Its per-flow seed stream.
     seed: u64,
+    /// The links its flows' data cross (the template's `hops`).
+    data_path: Vec<Dir>,
 }
 
 /// A cross-traffic source's running state.
@@ -213,9 +261,20 @@ struct Sim<'a> {
     /// Most flows alive at once.
     peak_live: usize,
     live: usize,
+    /// Access links and hops after the first.
+    segs: Vec<Seg>,
+    /// `segs` index of hop k (k >= 1) at `hop_segs[k - 1]`.
+    hop_segs: Vec<u16>,
+    fwd_wire: Option<ScheduledDelay>,
+    rev_wire: Option<ScheduledDelay>,
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
+///
+/// A topology the engine cannot build (more than
+/// [`MAX_HOPS`](crate::config::MAX_HOPS) hops, a flow's `hops` out of
+/// range or reversed) is an [`io::ErrorKind::InvalidInput`] error naming
+/// the flow.
 pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
     run_workload(cfg, &Workload::default(), rec)
 }
@@ -227,6 +286,25 @@ pub fn run_workload(
     work: &Workload,
     rec: &mut dyn Recorder,
 ) -> io::Result<Summary> {
+    let n_hops = cfg.topology.hops.len() + 1;
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    if n_hops > crate::config::MAX_HOPS {
+        return Err(invalid(format!(
+            "{n_hops} hops; at most {}",
+            crate::config::MAX_HOPS
+        )));
+    }
+    let templates = work.arrivals.iter().map(|a| &a.template);
+    for f in cfg.flows.iter().chain(templates) {
+        if let Some((first, last)) = f.hops {
+            if first > last || last >= n_hops {
+                return Err(invalid(format!(
+                    "flow `{}`: hops ({first}, {last}); allowed first <= last < {n_hops}",
+                    f.name
+                )));
+            }
+        }
+    }
     let mut sim = Sim::new(cfg, work);
     sim.run(rec)?;
     Ok(sim.summary())
@@ -252,17 +330,70 @@ fn sub_seed(seed: u64, stream: u64) -> u64 {
 
 impl<'a> Sim<'a> {
     fn new(cfg: &'a SimConfig, work: &'a Workload) -> Self {
+        // Segments: the hops after the first, then each listed flow's
+        // access links, each with its own random stream (1 and 2 are the
+        // shared directions, 100 + i the flows).
+        let mut segs: Vec<Seg> = Vec::new();
+        let mut add_seg = |seg: &crate::config::Segment, stream: u64| {
+            let mut d = seg.direction.clone();
+            if seg.delay_schedule.is_some() {
+                d.delay_ns = 0;
+            }
+            segs.push(Seg {
+                link: Direction::new(&d, sub_seed(cfg.seed, stream)),
+                held: VecDeque::new(),
+                queued: HashMap::new(),
+                release_at: None,
+                wire: seg.delay_schedule.clone().map(ScheduledDelay::new),
+            });
+            Dir::Seg((segs.len() - 1) as u16)
+        };
+        let hop_dirs: Vec<Dir> = std::iter::once(Dir::Forward)
+            .chain(
+                cfg.topology
+                    .hops
+                    .iter()
+                    .enumerate()
+                    .map(|(k, h)| add_seg(h, 3 + k as u64)),
+            )
+            .collect();
+        let hops_of = |f: &crate::config::FlowConfig| {
+            let (first, last) = f.hops.unwrap_or((0, hop_dirs.len() - 1));
+            hop_dirs[first..=last].to_vec()
+        };
+        let mut paths = Vec::with_capacity(cfg.flows.len());
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let mut data_path = Vec::new();
+            if let Some(a) = &f.access_forward {
+                data_path.push(add_seg(a, 1_000_000 + 2 * i as u64));
+            }
+            data_path.extend(hops_of(f));
+            let mut ack_path = vec![Dir::Reverse];
+            if let Some(a) = &f.access_reverse {
+                ack_path.push(add_seg(a, 1_000_001 + 2 * i as u64));
+            }
+            paths.push((data_path, ack_path));
+        }
+        let hop_segs = hop_dirs[1..]
+            .iter()
+            .map(|d| match d {
+                Dir::Seg(k) => *k,
+                _ => unreachable!("hops after the first are segments"),
+            })
+            .collect();
         let flows: Vec<Flow> = cfg
             .flows
             .iter()
+            .zip(paths)
             .enumerate()
-            .map(|(i, f)| {
+            .map(|(i, (f, path))| {
                 Flow::new(
                     &f.sender_config(),
                     f.ack,
                     sub_seed(cfg.seed, 100 + i as u64),
                     f.extra_rtt_ns,
                     f.header_bytes,
+                    path,
                 )
             })
             .collect();
@@ -276,6 +407,7 @@ impl<'a> Sim<'a> {
                 next_k: 0,
                 sender: arr.template.sender_config(),
                 seed: sub_seed(cfg.seed, 2_000_000 + a as u64),
+                data_path: hops_of(&arr.template),
             })
             .collect();
         let cross = work
@@ -296,6 +428,14 @@ impl<'a> Sim<'a> {
                 },
             })
             .collect();
+        let unscheduled = |d: &link::ResolvedDirection, s: &Option<link::DelaySchedule>| {
+            let mut d = d.clone();
+            if s.is_some() {
+                d.delay_ns = 0;
+            }
+            d
+        };
+        let topo = &cfg.topology;
         Sim {
             work,
             listed,
@@ -312,8 +452,14 @@ impl<'a> Sim<'a> {
             queue: EventQueue::default(),
             now: 0,
             flows,
-            fwd: Direction::new(&cfg.forward, sub_seed(cfg.seed, 1)),
-            rev: Direction::new(&cfg.reverse, sub_seed(cfg.seed, 2)),
+            fwd: Direction::new(
+                &unscheduled(&cfg.forward, &topo.forward_delay_schedule),
+                sub_seed(cfg.seed, 1),
+            ),
+            rev: Direction::new(
+                &unscheduled(&cfg.reverse, &topo.reverse_delay_schedule),
+                sub_seed(cfg.seed, 2),
+            ),
             fwd_held: VecDeque::new(),
             rev_held: VecDeque::new(),
             releases: Vec::new(),
@@ -321,7 +467,83 @@ impl<'a> Sim<'a> {
             events: 0,
             packets: 0,
             queued: [HashMap::new(), HashMap::new()],
+            segs,
+            hop_segs,
+            fwd_wire: topo.forward_delay_schedule.clone().map(ScheduledDelay::new),
+            rev_wire: topo.reverse_delay_schedule.clone().map(ScheduledDelay::new),
         }
+    }
+
+    fn link_mut(&mut self, dir: Dir) -> &mut Direction {
+        match dir {
+            Dir::Forward => &mut self.fwd,
+            Dir::Reverse => &mut self.rev,
+            Dir::Seg(k) => &mut self.segs[k as usize].link,
+        }
+    }
+
+    /// The packets `dir` holds by aggregation and those waiting in its
+    /// dequeue-time discipline.
+    fn waiting_mut(
+        &mut self,
+        dir: Dir,
+    ) -> (&mut VecDeque<(u64, Payload)>, &mut HashMap<u64, Payload>) {
+        match dir {
+            Dir::Forward => (&mut self.fwd_held, &mut self.queued[0]),
+            Dir::Reverse => (&mut self.rev_held, &mut self.queued[1]),
+            Dir::Seg(k) => {
+                let s = &mut self.segs[k as usize];
+                (&mut s.held, &mut s.queued)
+            }
+        }
+    }
+
+    fn release_slot(&mut self, dir: Dir) -> &mut Option<u64> {
+        match dir {
+            Dir::Forward => &mut self.release_at[0],
+            Dir::Reverse => &mut self.release_at[1],
+            Dir::Seg(k) => &mut self.segs[k as usize].release_at,
+        }
+    }
+
+    /// When a packet that left `dir`'s queue at `t` reaches its far end:
+    /// `t` itself unless the direction has a delay schedule.
+    #[inline]
+    fn wire(&mut self, dir: Dir, t: u64) -> u64 {
+        let w = match dir {
+            Dir::Forward => &mut self.fwd_wire,
+            Dir::Reverse => &mut self.rev_wire,
+            Dir::Seg(k) => &mut self.segs[k as usize].wire,
+        };
+        match w {
+            None => t,
+            Some(w) => w.arrive_ns(t),
+        }
+    }
+
+    /// Offers a data packet to the link at `pos` of its flow's data path.
+    fn enter_data(&mut self, wire: u32, payload: Payload) {
+        let Payload::Data { flow, ecn, pos, .. } = payload else {
+            unreachable!("data only")
+        };
+        let dir = self.flows[flow].data_path[pos as usize];
+        let (now, key) = (self.now, self.flow_key(flow));
+        let verdict = self.link_mut(dir).enqueue_flow(now, wire, ecn, key);
+        self.route(dir, verdict, payload);
+    }
+
+    /// Offers an ACK to the link at `pos` of its flow's ACK path. ACKs are
+    /// not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168 §6.1.4).
+    fn enter_ack(&mut self, payload: Payload) {
+        let Payload::Ack { flow, pos, .. } = payload else {
+            unreachable!("ACKs only")
+        };
+        let dir = self.flows[flow].ack_path[pos as usize];
+        let (now, key) = (self.now, self.flow_key(flow));
+        let verdict = self
+            .link_mut(dir)
+            .enqueue_flow(now, ACK_BYTES, Ecn::NotEct, key);
+        self.route(dir, verdict, payload);
     }
 
     fn push(&mut self, t: u64, kind: Kind) {
@@ -426,8 +648,50 @@ impl<'a> Sim<'a> {
                 Kind::Arrival(a) => self.on_arrival(a as usize),
                 Kind::Cross(c) => self.on_cross(c as usize),
                 Kind::Release(dir) => {
-                    self.release_at[dir as usize] = None;
+                    *self.release_slot(dir) = None;
                     self.drain_releases(dir);
+                }
+                Kind::DataHop {
+                    flow,
+                    gen,
+                    pos,
+                    pn,
+                    chunk,
+                    bytes,
+                    ecn,
+                    cwr,
+                } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        let wire = bytes.saturating_add(self.flows[flow].header_bytes);
+                        let payload = Payload::Data {
+                            flow,
+                            gen,
+                            pn,
+                            chunk,
+                            bytes,
+                            ecn,
+                            cwr,
+                            pos,
+                        };
+                        self.enter_data(wire, payload);
+                    }
+                }
+                Kind::AckHop {
+                    flow,
+                    gen,
+                    pos,
+                    ack,
+                } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        self.enter_ack(Payload::Ack {
+                            flow,
+                            gen,
+                            ack,
+                            pos,
+                        });
+                    }
                 }
                 Kind::Sample => {
                     self.sample(rec)?;
@@ -517,6 +781,7 @@ impl<'a> Sim<'a> {
             sub_seed(st.seed, k),
             arr.template.extra_rtt_ns,
             arr.template.header_bytes,
+            (st.data_path.clone(), vec![Dir::Reverse]),
         );
         flow.generated = Some((a as u32, k));
         if next < arr.stop_ns.unwrap_or(u64::MAX) {
@@ -626,11 +891,8 @@ impl<'a> Sim<'a> {
                     // The link carries the headers; the receiver counts
                     // only the payload (`bytes`, which travels on).
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
-                    // The flow index is FQ-CoDel's flow key.
-                    let verdict = self.fwd.enqueue_flow(self.now, wire, sent.ecn, self.flow_key(f));
-                    self.route(
-                        Dir::Forward,
-                        verdict,
+                    self.enter_data(
+                        wire,
                         Payload::Data {
                             flow: f,
                             gen: self.flows[f].gen,
@@ -639,6 +901,7 @@ impl<'a> Sim<'a> {
                             bytes,
                             ecn: sent.ecn,
                             cwr: sent.cwr,
+                            pos: 0,
                         },
                     );
                 }
@@ -665,21 +928,19 @@ impl<'a> Sim<'a> {
         match verdict {
             Verdict::Deliver { arrive_ns, ce, .. } => {
                 mark_ce(&mut payload, ce);
-                self.arrive(arrive_ns, payload)
+                let t = self.wire(dir, arrive_ns);
+                self.arrive(t, payload)
             }
             Verdict::Held { id, ce, .. } => {
                 mark_ce(&mut payload, ce);
-                match dir {
-                    Dir::Forward => self.fwd_held.push_back((id, payload)),
-                    Dir::Reverse => self.rev_held.push_back((id, payload)),
-                }
+                self.waiting_mut(dir).0.push_back((id, payload));
                 self.drain_releases(dir);
             }
             Verdict::Queued { id, .. } => {
-                self.queued[dir as usize].insert(id, payload);
+                self.waiting_mut(dir).1.insert(id, payload);
                 self.drain_releases(dir);
             }
-            Verdict::Drop { .. } => self.count_drop(dir, &payload),
+            Verdict::Drop { .. } => self.count_drop(&payload),
         }
     }
 
@@ -690,16 +951,18 @@ impl<'a> Sim<'a> {
         f as u64 | (self.flows[f].gen as u64) << 32
     }
 
-    /// Counts a packet the path dropped against its sender: a forward data
-    /// packet of a flow whose slot still holds that flow (a generated
-    /// flow's slot may have been reused), or cross traffic.
-    fn count_drop(&mut self, dir: Dir, payload: &Payload) {
+    /// Counts a packet the path dropped against its sender: a data packet
+    /// lost on any link of its flow's data path, if the slot still holds
+    /// that flow (a generated flow's slot may have been reused), or cross
+    /// traffic. Lost ACKs are not a flow's drops.
+    fn count_drop(&mut self, payload: &Payload) {
         match *payload {
-            Payload::Data { flow, gen, .. } | Payload::Ack { flow, gen, .. } => {
-                if dir == Dir::Forward && self.flows[flow].gen == gen {
+            Payload::Data { flow, gen, .. } => {
+                if self.flows[flow].gen == gen {
                     self.flows[flow].drops += 1;
                 }
             }
+            Payload::Ack { .. } => {}
             Payload::Cross { src, .. } => self.cross[src].stats.drops += 1,
         }
     }
@@ -714,20 +977,57 @@ impl<'a> Sim<'a> {
                 bytes,
                 ecn,
                 cwr,
-            } => self.queue.push_lane(
-                LANE_DATA,
-                t,
-                Kind::Data {
-                    flow: flow as u32,
-                    gen,
-                    pn,
-                    chunk,
-                    bytes,
-                    ecn,
-                    cwr,
-                },
-            ),
-            Payload::Ack { flow, gen, ack } => {
+                pos,
+            } => {
+                if pos as usize + 1 < self.flows[flow].data_path.len() {
+                    // On to the next link of its path.
+                    self.queue.push(
+                        t,
+                        Kind::DataHop {
+                            flow: flow as u32,
+                            gen,
+                            pos: pos + 1,
+                            pn,
+                            chunk,
+                            bytes,
+                            ecn,
+                            cwr,
+                        },
+                    );
+                    return;
+                }
+                self.queue.push_lane(
+                    LANE_DATA,
+                    t,
+                    Kind::Data {
+                        flow: flow as u32,
+                        gen,
+                        pn,
+                        chunk,
+                        bytes,
+                        ecn,
+                        cwr,
+                    },
+                )
+            }
+            Payload::Ack {
+                flow,
+                gen,
+                ack,
+                pos,
+            } => {
+                if pos as usize + 1 < self.flows[flow].ack_path.len() {
+                    self.queue.push(
+                        t,
+                        Kind::AckHop {
+                            flow: flow as u32,
+                            gen,
+                            pos: pos + 1,
+                            ack,
+                        },
+                    );
+                    return;
+                }
                 let t = t + self.flows[flow].extra_rtt_ns;
                 // Slots are u32: listed flows are at most 1000 (scenario
                 // limits) and generated ones reuse slots.
@@ -750,13 +1050,16 @@ impl<'a> Sim<'a> {
     fn drain_releases(&mut self, dir: Dir) {
         let now = self.now;
         self.releases.clear();
-        let (link, held) = match dir {
-            Dir::Forward => (&mut self.fwd, &mut self.fwd_held),
-            Dir::Reverse => (&mut self.rev, &mut self.rev_held),
+        let (link, held, queued) = match dir {
+            Dir::Forward => (&mut self.fwd, &mut self.fwd_held, &mut self.queued[0]),
+            Dir::Reverse => (&mut self.rev, &mut self.rev_held, &mut self.queued[1]),
+            Dir::Seg(k) => {
+                let s = &mut self.segs[k as usize];
+                (&mut s.link, &mut s.held, &mut s.queued)
+            }
         };
         link.release_due(now, &mut self.releases);
         let next = link.next_release_ns();
-        let queued = &mut self.queued[dir as usize];
         let mut out: Vec<(u64, Payload)> = Vec::with_capacity(self.releases.len());
         let mut dropped: Vec<Payload> = Vec::new();
         for r in &self.releases {
@@ -782,13 +1085,14 @@ impl<'a> Sim<'a> {
             }
         }
         for p in dropped {
-            self.count_drop(dir, &p);
+            self.count_drop(&p);
         }
         for (t, p) in out {
+            let t = self.wire(dir, t);
             self.arrive(t, p);
         }
         if let Some(t) = next {
-            let slot = &mut self.release_at[dir as usize];
+            let slot = self.release_slot(dir);
             if slot.is_none_or(|s| t < s) {
                 *slot = Some(t);
                 self.push(t.max(now), Kind::Release(dir));
@@ -823,11 +1127,13 @@ impl<'a> Sim<'a> {
     /// ACKs are not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168
     /// §6.1.4); a marking queue drops them as before.
     fn send_ack(&mut self, f: usize, ack: Ack) {
-        let verdict = self
-            .rev
-            .enqueue_flow(self.now, ACK_BYTES, Ecn::NotEct, self.flow_key(f));
         let gen = self.flows[f].gen;
-        self.route(Dir::Reverse, verdict, Payload::Ack { flow: f, gen, ack });
+        self.enter_ack(Payload::Ack {
+            flow: f,
+            gen,
+            ack,
+            pos: 0,
+        });
     }
 
     fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
@@ -865,7 +1171,17 @@ impl<'a> Sim<'a> {
                 delivered_ce: f.sender.delivered_ce,
             })?;
         }
-        for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)] {
+        // Hops after the first follow as `hop1`, `hop2`, ...; access links
+        // are a flow's own and have no rows.
+        let hops = self
+            .hop_segs
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| (HOP_NAMES[k + 1], &self.segs[s as usize].link));
+        for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)]
+            .into_iter()
+            .chain(hops)
+        {
             let q = link.queue(t);
             let st = link.stats();
             rec.link_sample(&LinkSample {
@@ -934,6 +1250,20 @@ impl<'a> Sim<'a> {
             cross: self.cross.iter().map(|c| c.stats.clone()).collect(),
             flow_slots: self.flows.len(),
             peak_live_flows: self.peak_live,
+            hops: self
+                .hop_segs
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| {
+                    let st = self.segs[s as usize].link.stats();
+                    HopSummary {
+                        name: HOP_NAMES[k + 1],
+                        offered: st.offered,
+                        drops: st.dropped_total(),
+                        ce_marked: st.marked_ce,
+                    }
+                })
+                .collect(),
         }
     }
 }

@@ -52,6 +52,7 @@
 //!         reverse: reverse.clone(),
 //!         flows: vec![FlowConfig::bulk("f", Config::new(algorithm))],
 //!         sample_interval_ns: 0,
+//!         topology: Default::default(),
 //!     };
 //!     netsim::run(&cfg, &mut NoRecorder).unwrap().flows.remove(0)
 //! };
@@ -72,12 +73,12 @@ pub mod stats;
 pub mod workload;
 
 pub use config::{
-    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, LossDetection, Pacing, SenderConfig,
-    SimConfig, Timeout,
+    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, LossDetection, Pacing, Segment,
+    SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
 };
 pub use engine::{run, run_workload};
 pub use record::{
-    FlowSample, FlowSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
+    FlowSample, FlowSummary, HopSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
 };
 /// The reliability layer the simulator runs (shared with the UDP transport).
 pub use sender;

@@ -277,4 +277,20 @@ pub struct Summary {
     pub flow_slots: usize,
     /// Most flows (listed and generated) alive at once.
     pub peak_live_flows: usize,
+    /// The bottleneck hops after the first (`hop1`, `hop2`, ...; the first
+    /// is `forward_*` above); empty on a single path.
+    pub hops: Vec<HopSummary>,
+}
+
+/// End-of-run figures of one bottleneck hop after the first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HopSummary {
+    /// `hop1`, `hop2`, ... as in `link.csv`.
+    pub name: &'static str,
+    /// Packets offered to the hop.
+    pub offered: u64,
+    /// Drops, all causes.
+    pub drops: u64,
+    /// Packets marked CE.
+    pub ce_marked: u64,
 }

@@ -35,6 +35,7 @@ fn run(second: Algorithm) -> Summary {
         reverse: direction("delay = \"20ms\""),
         flows: vec![flow(Algorithm::Bbr3, 0), flow(second, 2)],
         sample_interval_ns: 0,
+        topology: Default::default(),
     };
     netsim::run(&cfg, &mut NoRecorder).expect("simulation")
 }

@@ -74,6 +74,7 @@ fn a_custom_window_limits_goodput_to_window_over_rtt() {
         reverse: direction("delay = \"20ms\""),
         flows: vec![flow],
         sample_interval_ns: 0,
+        topology: Default::default(),
     };
     let mut rec = MemoryRecorder::default();
     let summary = netsim::run(&cfg, &mut rec).expect("simulation");

@@ -26,6 +26,7 @@ fn run(flow: FlowConfig, queue: &str, secs: u64) -> (Summary, MemoryRecorder) {
         reverse: direction("delay = \"20ms\""),
         flows: vec![flow],
         sample_interval_ns: 10 * MS,
+        topology: Default::default(),
     };
     let mut rec = MemoryRecorder::default();
     let s = netsim::run(&cfg, &mut rec).expect("simulation");
@@ -183,6 +184,7 @@ fn acks_are_never_marked() {
         ),
         flows: vec![cubic(Ecn::Ect0)],
         sample_interval_ns: 100 * MS,
+        topology: Default::default(),
     };
     let mut rec = MemoryRecorder::default();
     let s = netsim::run(&cfg, &mut rec).expect("simulation");

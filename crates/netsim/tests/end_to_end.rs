@@ -27,6 +27,7 @@ fn sim(flows: Vec<FlowConfig>, extra: &str, secs: u64) -> SimConfig {
         reverse,
         flows,
         sample_interval_ns: 100 * MS,
+        topology: Default::default(),
     }
 }
 

@@ -39,6 +39,7 @@ fn two_rtts(queue: &str) -> netsim::Summary {
         reverse: direction("delay = \"5ms\""),
         flows: vec![short, long],
         sample_interval_ns: 0,
+        topology: Default::default(),
     };
     netsim::run(&cfg, &mut NoRecorder).unwrap()
 }

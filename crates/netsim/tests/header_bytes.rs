@@ -31,6 +31,7 @@ fn one_flow(mss: u64, header_bytes: u32, loss: &str) -> SimConfig {
         reverse: direction("delay = \"20ms\""),
         flows: vec![f],
         sample_interval_ns: 100 * MS,
+        topology: Default::default(),
     }
 }
 

@@ -26,6 +26,7 @@ fn queue_delay_is_zero_when_empty_and_the_backlog_otherwise_in_both_directions()
         reverse: direction("rate = \"200kbit\"\ndelay = \"20ms\"\nqueue = { limit = \"1000pkt\" }"),
         flows: vec![FlowConfig::bulk("c", Config::new(Algorithm::Cubic))],
         sample_interval_ns: 10 * MS,
+        topology: Default::default(),
     };
     let mut rec = MemoryRecorder::default();
     netsim::run(&cfg, &mut rec).unwrap();

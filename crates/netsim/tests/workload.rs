@@ -32,6 +32,7 @@ fn path(rate_bps: f64, one_way_ns: u64, buffer_pkts: u64) -> SimConfig {
         reverse,
         flows: Vec::new(),
         sample_interval_ns: 0,
+        topology: Default::default(),
     }
 }
 

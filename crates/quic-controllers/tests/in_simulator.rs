@@ -80,6 +80,7 @@ fn run(custom: CustomCc) -> netsim::FlowSummary {
         reverse: direction("delay = \"20ms\""),
         flows: vec![flow],
         sample_interval_ns: 0,
+        topology: Default::default(),
     };
     let mut rec = MemoryRecorder::default();
     netsim::run(&cfg, &mut rec).expect("simulation").flows[0].clone()

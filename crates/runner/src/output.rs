@@ -145,7 +145,8 @@ pub struct FlowJson {
 /// One link direction in `summary.json`.
 #[derive(Serialize)]
 pub struct LinkJson {
-    /// `forward` (data) or `reverse` (ACKs).
+    /// `forward` (data), `reverse` (ACKs), or `hop1`, `hop2`, ... (the
+    /// bottleneck hops after the first, on a parking-lot path).
     pub direction: &'static str,
     /// Packets dropped, all causes.
     pub drops: u64,
@@ -293,7 +294,15 @@ impl SummaryJson {
                     drops: s.reverse_drops,
                     ce_marked: s.reverse_ce_marked,
                 },
-            ],
+            ]
+            .into_iter()
+            // Bottleneck hops after the first, on a parking-lot path.
+            .chain(s.hops.iter().map(|h| LinkJson {
+                direction: h.name,
+                drops: h.drops,
+                ce_marked: h.ce_marked,
+            }))
+            .collect(),
             fct: s.fct.as_ref().map(|f| FctJson {
                 flows_completed: f.flows_completed,
                 flows_started: f.flows_started,

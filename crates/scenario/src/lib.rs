@@ -382,6 +382,20 @@ pub struct FlowTable {
     jitter: Option<JitterParams>,
     cubic: Option<CubicSwitches>,
     ecn: Option<EcnSetting>,
+    access: Option<AccessTable>,
+    hops: Option<Vec<i64>>,
+}
+
+/// `[flow.access]`: a flow's own access link, each direction a table with
+/// the keys of `[link.forward]` (rate, delay or delay_schedule, queue,
+/// loss, jitter, policer, ack_aggregation), each meaning what it means
+/// there. Data crosses `forward` before the first bottleneck hop; ACKs
+/// cross `reverse` after the shared `[link.reverse]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessTable {
+    forward: Option<link::DirectionConfig>,
+    reverse: Option<link::DirectionConfig>,
 }
 
 /// `[link]`.
@@ -391,6 +405,14 @@ pub struct LinkTable {
     forward: link::DirectionConfig,
     #[serde(default)]
     reverse: Option<link::DirectionConfig>,
+    /// Bottleneck hops after `[link.forward]` (which is hop 0), in series:
+    /// `[[link.hops]]` tables are hops 1, 2, ...
+    #[serde(default)]
+    hops: Option<Vec<link::DirectionConfig>>,
+    /// The emulator's per-port paths; refused here with a pointer to
+    /// `[flow.access]`.
+    #[serde(default)]
+    ports: Option<toml::Value>,
 }
 
 /// The whole file.
@@ -763,6 +785,33 @@ fn set_in(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result
     }
 }
 
+/// A flow's `hops = [first, ..., last]`: consecutive hop indices, hop 0
+/// being `[link.forward]` and hop k the k-th `[[link.hops]]` table.
+fn flow_hops(list: &[i64], n_hops: usize) -> Result<(usize, usize), String> {
+    let allowed = if n_hops == 1 {
+        "the path has one hop, 0 ([link.forward]); add `[[link.hops]]` tables for more".to_string()
+    } else {
+        format!(
+            "allowed: consecutive indices from 0 ([link.forward]) to {} (the last `[[link.hops]]`), e.g. `hops = [0, 1]`",
+            n_hops - 1
+        )
+    };
+    let Some(&first) = list.first() else {
+        return Err(format!("empty; {allowed}"));
+    };
+    for (j, &h) in list.iter().enumerate() {
+        if h < 0 || h as usize >= n_hops {
+            return Err(format!("hop {h} does not exist; {allowed}"));
+        }
+        if h != first + j as i64 {
+            return Err(format!(
+                "{list:?} is not consecutive and ascending; a flow crosses a run of hops in order ({allowed})"
+            ));
+        }
+    }
+    Ok((first as usize, first as usize + list.len() - 1))
+}
+
 /// Most header bytes a flow may declare: IPv6 (40) with a full TCP header
 /// (60) and room for tunnels, far below any packet it would ride on.
 const MAX_HEADER_BYTES: u64 = 1000;
@@ -799,6 +848,39 @@ fn build(
     let reverse = reverse_cfg
         .resolve(base_dir)
         .map_err(|e| err(&format!("link.reverse.{}", e.field), e.message))?;
+    let mut topology = netsim::Topology {
+        hops: Vec::new(),
+        forward_delay_schedule: sf.link.forward.delay_schedule.clone(),
+        reverse_delay_schedule: reverse_cfg.delay_schedule.clone(),
+    };
+    if sf.link.ports.is_some() {
+        return Err(err(
+            "link.ports",
+            "`[[link.ports]]` is the emulator's per-port path (`bbrlab emu --scenario`); in the simulator give the flow its own access link, `[flow.access.forward]` / `[flow.access.reverse]`".into(),
+        ));
+    }
+    let hop_tables = sf.link.hops.as_deref().unwrap_or(&[]);
+    if hop_tables.len() + 1 > netsim::MAX_HOPS {
+        return Err(err(
+            "link.hops",
+            format!(
+                "{} hops after [link.forward]; allowed up to {} (so {} hops in all)",
+                hop_tables.len(),
+                netsim::MAX_HOPS - 1,
+                netsim::MAX_HOPS
+            ),
+        ));
+    }
+    for (k, h) in hop_tables.iter().enumerate() {
+        let d = h
+            .resolve(base_dir)
+            .map_err(|e| err(&format!("link.hops[{k}].{}", e.field), e.message))?;
+        topology.hops.push(netsim::Segment {
+            direction: d,
+            delay_schedule: h.delay_schedule.clone(),
+        });
+    }
+    let n_hops = hop_tables.len() + 1;
     let mut flows = Vec::new();
     // Arrival templates go through the same checks as flows, after them.
     let listed = sf.flow.len();
@@ -807,6 +889,35 @@ fn build(
         let field = |name: &str| match i.checked_sub(listed) {
             None => format!("flow[{i}].{name}"),
             Some(j) => format!("arrivals[{j}].{name}"),
+        };
+        if i >= listed && f.access.is_some() {
+            return Err(err(
+                &field("access"),
+                "a generated flow crosses the shared path; per-flow access links are for listed `[[flow]]`s (give the arrivals `extra_rtt` for a longer path)".into(),
+            ));
+        }
+        let segment = |d: &Option<link::DirectionConfig>, side: &str| {
+            d.as_ref()
+                .map(|d| {
+                    d.resolve(base_dir)
+                        .map(|direction| netsim::Segment {
+                            direction,
+                            delay_schedule: d.delay_schedule.clone(),
+                        })
+                        .map_err(|e| err(&field(&format!("access.{side}.{}", e.field)), e.message))
+                })
+                .transpose()
+        };
+        let (access_forward, access_reverse) = match &f.access {
+            None => (None, None),
+            Some(a) => (
+                segment(&a.forward, "forward")?,
+                segment(&a.reverse, "reverse")?,
+            ),
+        };
+        let hops = match &f.hops {
+            None => None,
+            Some(list) => Some(flow_hops(list, n_hops).map_err(|m| err(&field("hops"), m))?),
         };
         // A stack's controller ignores `cc.algorithm` (it runs through
         // `Controller::custom`); CUBIC's defaults fill the rest.
@@ -1064,6 +1175,9 @@ fn build(
                 },
                 header_bytes,
                 ecn: f.ecn.map_or(netsim::Ecn::NotEct, |e| e.0),
+                access_forward: access_forward.clone(),
+                access_reverse: access_reverse.clone(),
+                hops,
             });
         }
     }
@@ -1080,6 +1194,7 @@ fn build(
         reverse,
         flows,
         sample_interval_ns: sf.sample_interval.map_or(10_000_000, |d| d.0),
+        topology,
     };
     // What a run may cost in time, memory and disk.
     crate::limits::check_run(&cfg, sf.link.forward.rate.is_some())

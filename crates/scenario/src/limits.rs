@@ -79,7 +79,107 @@ fn min_wire_bytes(cfg: &SimConfig) -> f64 {
 /// for the whole duration, in the smallest packets.
 pub fn packets(cfg: &SimConfig) -> f64 {
     let peak = cfg.forward.rate.peak_bps();
-    peak * cfg.duration_ns as f64 / 1e9 / 8.0 / min_wire_bytes(cfg)
+    let one = peak * cfg.duration_ns as f64 / 1e9 / 8.0 / min_wire_bytes(cfg);
+    let t = &cfg.topology;
+    let access = cfg
+        .flows
+        .iter()
+        .any(|f| f.access_forward.is_some() || f.access_reverse.is_some());
+    if t.hops.is_empty() && !access {
+        return one;
+    }
+    // A parking lot or access links: each packet is simulated once per
+    // link it crosses, and the fastest limited hop bounds the rate.
+    let fastest = t
+        .hops
+        .iter()
+        .map(|h| h.direction.rate.peak_bps())
+        .filter(|r| r.is_finite())
+        .fold(peak, f64::max);
+    let links = t.hops.len() as f64 + 1.0 + if access { 1.0 } else { 0.0 };
+    fastest * cfg.duration_ns as f64 / 1e9 / 8.0 / min_wire_bytes(cfg) * links
+}
+
+/// The longest delay a scheduled direction gives (0 for none).
+fn schedule_max_ns(s: &Option<link::DelaySchedule>) -> f64 {
+    match s {
+        None => 0.0,
+        Some(link::DelaySchedule::Steps(v)) => v.iter().map(|x| x.1).max().unwrap_or(0) as f64,
+        Some(link::DelaySchedule::Periodic { values, .. }) => {
+            values.iter().copied().max().unwrap_or(0) as f64
+        }
+    }
+}
+
+/// Checks what `check_run` checks of the shared directions for the hops
+/// after the first and the flows' access links: the lowest rate, times,
+/// and that every flow's data crosses a link with a rate.
+fn check_topology(cfg: &SimConfig) -> Result<(), LimitError> {
+    let mut segments: Vec<(String, &netsim::Segment)> = cfg
+        .topology
+        .hops
+        .iter()
+        .enumerate()
+        .map(|(k, h)| (format!("link.hops[{k}]"), h))
+        .collect();
+    for (i, f) in cfg.flows.iter().enumerate() {
+        for (side, a) in [
+            ("forward", &f.access_forward),
+            ("reverse", &f.access_reverse),
+        ] {
+            if let Some(a) = a {
+                segments.push((format!("flow[{i}].access.{side}"), a));
+            }
+        }
+    }
+    for (name, seg) in &segments {
+        let d = &seg.direction;
+        if let Some(r) = min_rate_bps(&d.rate) {
+            if r < MIN_LINK_RATE_BPS {
+                return fail(
+                    &format!("{name}.rate"),
+                    format!("{r} bit/s; the simulator's lowest link rate is 1 kbit/s (`1kbit`)"),
+                );
+            }
+        }
+        for (field, v) in [
+            ("delay", d.delay_ns as f64),
+            ("jitter", jitter_max_ns(d)),
+            ("ack_aggregation", hold_ns(d)),
+        ] {
+            if v > MAX_TIME_NS as f64 {
+                return fail(
+                    &format!("{name}.{field}"),
+                    format!(
+                        "{:.0} s; the limit is {} s (one day, the longest run)",
+                        v / 1e9,
+                        MAX_TIME_NS / 1_000_000_000
+                    ),
+                );
+            }
+        }
+    }
+    for (i, f) in cfg.flows.iter().enumerate() {
+        let (first, last) = f.hops.unwrap_or((0, cfg.topology.hops.len()));
+        let limited = (first..=last).any(|k| {
+            let d = if k == 0 {
+                &cfg.forward
+            } else {
+                &cfg.topology.hops[k - 1].direction
+            };
+            d.rate != RateSchedule::Unlimited
+        }) || f
+            .access_forward
+            .as_ref()
+            .is_some_and(|a| a.direction.rate != RateSchedule::Unlimited);
+        if !limited {
+            return fail(
+                &format!("flow[{i}].hops"),
+                "the flow's data crosses no link with a rate, so its sending rate grows without bound; give its hops or its `[flow.access.forward]` a `rate`".into(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Time-series rows a run writes: one per flow and per link direction at
@@ -89,7 +189,7 @@ pub fn rows(cfg: &SimConfig) -> f64 {
         return 0.0;
     }
     let samples = (cfg.duration_ns / cfg.sample_interval_ns) as f64 + 1.0;
-    samples * (cfg.flows.len() as f64 + 2.0)
+    samples * (cfg.flows.len() as f64 + 2.0 + cfg.topology.hops.len() as f64)
 }
 
 /// The longest extra delay jitter can add, for memory estimates (a
@@ -217,6 +317,7 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
         }
         check_times(name, d)?;
     }
+    check_topology(cfg)?;
     if cfg.flows.len() > MAX_FLOWS {
         return fail(
             "flow",
@@ -283,14 +384,21 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
         + jitter_max_ns(&cfg.reverse)
         + hold_ns(&cfg.forward)
         + hold_ns(&cfg.reverse)
-        + cfg.flows.iter().map(|f| f.extra_rtt_ns).max().unwrap_or(0) as f64;
+        + cfg.flows.iter().map(|f| f.extra_rtt_ns).max().unwrap_or(0) as f64
+        + path_extra_ns(cfg);
     let wire = min_wire_bytes(cfg);
     let bdp = cfg.forward.rate.peak_bps() * rtt_ns / 1e9 / 8.0 / wire;
     let queue_packets = |limit: Size, size: f64| match limit {
         Size::Packets(n) => n as f64,
         Size::Bytes(b) => b as f64 / size,
     };
-    let fq = queue_packets(cfg.forward.queue.limit, wire);
+    let fq = queue_packets(cfg.forward.queue.limit, wire)
+        + cfg
+            .topology
+            .hops
+            .iter()
+            .map(|h| queue_packets(h.direction.queue.limit, wire))
+            .sum::<f64>();
     let rq = if cfg.reverse.rate == RateSchedule::Unlimited {
         0.0
     } else {
@@ -520,4 +628,27 @@ mod tests {
         let e = err(&sweep);
         assert!(e.contains("[sweep]") && e.contains("limit is 10000"), "{e}");
     }
+}
+
+/// What hops after the first, delay schedules and access links add to
+/// the round trip, for the memory estimate.
+fn path_extra_ns(cfg: &SimConfig) -> f64 {
+    let t = &cfg.topology;
+    let seg = |s: &netsim::Segment| {
+        s.direction.delay_ns as f64
+            + schedule_max_ns(&s.delay_schedule)
+            + jitter_max_ns(&s.direction)
+            + hold_ns(&s.direction)
+    };
+    let access = cfg
+        .flows
+        .iter()
+        .map(|f| {
+            f.access_forward.as_ref().map_or(0.0, seg) + f.access_reverse.as_ref().map_or(0.0, seg)
+        })
+        .fold(0.0, f64::max);
+    t.hops.iter().map(seg).sum::<f64>()
+        + schedule_max_ns(&t.forward_delay_schedule)
+        + schedule_max_ns(&t.reverse_delay_schedule)
+        + access
 }

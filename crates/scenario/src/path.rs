@@ -24,6 +24,21 @@ pub struct LinkPath {
     /// The scenario's `seed` (1 if none), so loss and jitter are drawn as
     /// in the simulator.
     pub seed: u64,
+    /// `[[link.ports]]`: per-port extra delay, jitter and loss, in order.
+    pub ports: Vec<PortRule>,
+}
+
+/// One `[[link.ports]]` table, resolved: extra directions the emulator
+/// applies after the shared ones to packets whose TCP/UDP source or
+/// destination port is `port` (`linkem::ports` says which keys it takes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortRule {
+    /// The port.
+    pub port: u16,
+    /// For client → server packets.
+    pub forward: Option<link::ResolvedDirection>,
+    /// For server → client packets.
+    pub reverse: Option<link::ResolvedDirection>,
 }
 
 /// The parts of a scenario file the emulator reads; everything else
@@ -41,6 +56,17 @@ struct EmuScenario {
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EmuLink {
+    forward: Option<link::DirectionConfig>,
+    reverse: Option<link::DirectionConfig>,
+    ports: Option<Vec<EmuPort>>,
+}
+
+/// One `[[link.ports]]` table: the emulator's per-flow path, for the
+/// packets whose TCP/UDP source or destination port is `port`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmuPort {
+    port: u16,
     forward: Option<link::DirectionConfig>,
     reverse: Option<link::DirectionConfig>,
 }
@@ -82,7 +108,15 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
         });
     };
     let resolve = |d: Option<link::DirectionConfig>, which: &str| {
-        d.unwrap_or_default().resolve(base_dir).map_err(|e| {
+        let d = d.unwrap_or_default();
+        if d.delay_schedule.is_some() {
+            let key = format!("link.{which}.delay_schedule");
+            return Err(ScenarioError {
+                location: position(file, &loc, &KeyPath::parse(&key)),
+                message: format!("`{key}`: the emulator applies a constant `delay` only; a delay schedule runs in the simulator (`bbrlab sim`)"),
+            });
+        }
+        d.resolve(base_dir).map_err(|e| {
             let key = format!("link.{which}.{}", e.field);
             ScenarioError {
                 location: position(file, &loc, &KeyPath::parse(&key)),
@@ -90,10 +124,31 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
             }
         })
     };
+    let mut ports = Vec::new();
+    for (k, p) in link.ports.unwrap_or_default().into_iter().enumerate() {
+        let at = |field: &str| format!("ports.{k}.{field}");
+        let side = |d: Option<link::DirectionConfig>, which: &str| {
+            d.map(|d| resolve(Some(d), &at(which))).transpose()
+        };
+        let rule = PortRule {
+            port: p.port,
+            forward: side(p.forward, "forward")?,
+            reverse: side(p.reverse, "reverse")?,
+        };
+        if ports.iter().any(|r: &PortRule| r.port == p.port) {
+            let key = format!("link.{}", at("port"));
+            return Err(ScenarioError {
+                location: position(file, &loc, &KeyPath::parse(&key)),
+                message: format!("`{key}`: port {} has a rule already; give each port one `[[link.ports]]` table", p.port),
+            });
+        }
+        ports.push(rule);
+    }
     Ok(LinkPath {
         forward: resolve(link.forward, "forward")?,
         reverse: resolve(link.reverse, "reverse")?,
         seed: sc.seed.unwrap_or(1),
+        ports,
     })
 }
 
@@ -129,5 +184,41 @@ mod tests {
         assert!(e.message.contains("does not expand sweeps"), "{e}");
         let e = parse("[link.forward]\nrate = \"fast\"\n").unwrap_err();
         assert!(e.location.starts_with("p.toml:2:"), "{e}");
+    }
+
+    /// The simulator's path keys the emulator cannot honour are refused,
+    /// not dropped.
+    #[test]
+    fn delay_schedules_and_hops_are_refused_by_name() {
+        let e = parse(
+            "[link.forward]\nrate = \"1mbit\"\ndelay_schedule = [{ at = \"0s\", delay = \"5ms\" }]\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("link.forward.delay_schedule") && e.message.contains("bbrlab sim"),
+            "{e}"
+        );
+        let e = parse("[link.forward]\nrate = \"1mbit\"\n[[link.hops]]\nrate = \"1mbit\"\n")
+            .unwrap_err();
+        assert!(e.message.contains("hops"), "{e}");
+    }
+
+    #[test]
+    fn port_rules_are_read_in_order_and_duplicates_refused() {
+        let p = parse(
+            "[link.forward]\ndelay = \"5ms\"\n[[link.ports]]\nport = 5201\nforward = { delay = \"30ms\" }\nreverse = { delay = \"30ms\", jitter = { uniform = { min = \"0ms\", max = \"4ms\" } } }\n[[link.ports]]\nport = 5202\nforward = { loss = 0.01 }\n",
+        )
+        .unwrap();
+        assert_eq!(p.ports.len(), 2);
+        assert_eq!(p.ports[0].port, 5201);
+        assert_eq!(p.ports[0].forward.as_ref().unwrap().delay_ns, 30_000_000);
+        assert!(p.ports[0].reverse.as_ref().unwrap().jitter.is_some());
+        assert!(p.ports[1].reverse.is_none());
+        let e = parse("[[link.ports]]\nport = 1\n[[link.ports]]\nport = 1\n").unwrap_err();
+        assert!(e.message.contains("port 1 has a rule already"), "{e}");
+        let e = parse("[[link.ports]]\nport = 70000\n").unwrap_err();
+        assert!(e.location.starts_with("p.toml:2:"), "{e}");
+        let e = parse("[[link.ports]]\nport = 1\nforward = { delay = \"5xs\" }\n").unwrap_err();
+        assert!(e.message.contains("5xs"), "{e}");
     }
 }
