@@ -440,6 +440,10 @@ impl Direction {
     }
 
     /// The rate in bits/s at `t`, and when it next changes.
+    // Inlined into the arrival-time path as before the dequeue-time
+    // path also called it (a shared out-of-line copy cost the drop-tail
+    // bench about 2.5 % more instructions).
+    #[inline(always)]
     fn rate_at(&self, t: u64) -> (f64, u64) {
         match &self.cfg.rate {
             RateSchedule::Constant(r) => (*r, u64::MAX),
@@ -466,6 +470,8 @@ impl Direction {
     }
 
     /// When a packet of `bytes` whose service starts at `start` finishes.
+    // Inlined for the arrival-time path's speed, as `rate_at`.
+    #[inline(always)]
     fn finish_time(&mut self, start: u64, bytes: u64) -> u64 {
         if let RateSchedule::Trace {
             opportunities_ns,
@@ -509,6 +515,8 @@ impl Direction {
         }
     }
 
+    // Inlined for the arrival-time path's speed, as `rate_at`.
+    #[inline(always)]
     fn random_loss(&mut self) -> bool {
         match self.cfg.loss {
             None => false,
@@ -528,6 +536,8 @@ impl Direction {
         }
     }
 
+    // Inlined for the arrival-time path's speed, as `rate_at`.
+    #[inline(always)]
     fn jitter_ns(&mut self) -> u64 {
         match self.cfg.jitter.map(|j| j.dist) {
             None => 0,

@@ -69,3 +69,43 @@ fn fq_codel_shares_fairly_between_rtts_where_drop_tail_does_not() {
     assert_eq!(flow_drops, fq.forward_drops);
     assert!(fq.flows.iter().all(|f| f.retransmissions > 0));
 }
+
+/// PIE and DualPI2 (on its Classic queue) hold a CUBIC flow's queueing
+/// delay near their 15 ms target where a deep drop-tail buffer lets it
+/// fill: the median RTT minus the 20 ms path RTT.
+#[test]
+fn pie_and_dualpi2_hold_cubic_near_their_delay_target() {
+    let run = |queue: &str| -> netsim::Summary {
+        let cfg = SimConfig {
+            duration_ns: 30_000 * MS,
+            seed: 5,
+            forward: direction(&format!(
+                "rate = \"20mbit\"\ndelay = \"10ms\"\nqueue = {{ {queue} }}"
+            )),
+            reverse: direction("delay = \"10ms\""),
+            flows: vec![FlowConfig::bulk("c", Config::new(Algorithm::Cubic))],
+            sample_interval_ns: 0,
+        };
+        netsim::run(&cfg, &mut NoRecorder).unwrap()
+    };
+    let qdelay = |s: &netsim::Summary| s.flows[0].rtt_median_ms.unwrap() - 20.0;
+    let fifo = run("limit = \"1000pkt\"");
+    let pie = run("limit = \"1000pkt\", aqm = \"pie\"");
+    let dual = run("limit = \"1000pkt\", aqm = \"dualpi2\"");
+    eprintln!(
+        "queue delay ms: drop-tail {:.1}, pie {:.1}, dualpi2 {:.1}; goodput {:.1} {:.1} {:.1}",
+        qdelay(&fifo),
+        qdelay(&pie),
+        qdelay(&dual),
+        fifo.flows[0].goodput_bps / 1e6,
+        pie.flows[0].goodput_bps / 1e6,
+        dual.flows[0].goodput_bps / 1e6
+    );
+    assert!(qdelay(&fifo) > 100.0, "drop-tail fills its buffer");
+    for (name, s) in [("pie", &pie), ("dualpi2", &dual)] {
+        let d = qdelay(s);
+        assert!((10.0..=20.0).contains(&d), "{name}: queue delay {d} ms");
+        assert!(s.flows[0].goodput_bps > 17e6, "{name}: link kept busy");
+        assert!(s.forward_drops > 0);
+    }
+}

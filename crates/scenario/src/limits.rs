@@ -613,6 +613,55 @@ mod tests {
         assert!(parse_src(&q("1ms")).is_ok());
     }
 
+    /// The dequeue-time disciplines' times are bounded like CoDel's, with
+    /// the field named; a key of another aqm is an error with its place
+    /// in the file and the keys this aqm takes.
+    #[test]
+    fn dequeue_discipline_times_are_bounded_and_keys_checked() {
+        let q = |queue: &str| {
+            format!(
+                "duration = \"5s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\n\
+                 queue = {{ limit = \"100pkt\", {queue} }}\n\
+                 [[flow]]\nalgorithm = \"bbr\"\n"
+            )
+        };
+        for (queue, field) in [
+            (
+                "aqm = \"fq_codel\", interval = \"1e6s\"",
+                "link.forward.queue.interval",
+            ),
+            (
+                "aqm = \"pie\", tupdate = \"1e6s\"",
+                "link.forward.queue.tupdate",
+            ),
+            (
+                "aqm = \"pie\", max_burst = \"1e6s\"",
+                "link.forward.queue.max_burst",
+            ),
+            (
+                "aqm = \"dualpi2\", l4s_threshold = \"1e6s\"",
+                "link.forward.queue.l4s_threshold",
+            ),
+        ] {
+            let e = err(&q(queue));
+            assert!(e.contains(field) && e.contains("one day"), "{queue}: {e}");
+        }
+        for ok in [
+            "aqm = \"fq_codel\"",
+            "aqm = \"pie\"",
+            "aqm = \"dualpi2\", ecn = true",
+        ] {
+            parse_src(&q(ok)).unwrap();
+        }
+        let e = err(&q("aqm = \"pie\", flows = 10"));
+        assert!(
+            e.contains("s.toml:5")
+                && e.contains("`flows` does not apply to `aqm = \"pie\"`")
+                && e.contains("`tupdate`"),
+            "{e}"
+        );
+    }
+
     /// Flows and sweeps are bounded too; huge start times cannot overflow.
     #[test]
     fn flows_sweeps_and_times_are_bounded() {
