@@ -24,8 +24,7 @@ use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use runner::output::SummaryJson;
 use runner::progress::SimClock;
 use runner::run::{
-    Column, FlowSample, Kind, LinkSample, NoRecorder, Recorder, Sink, Value, FLOW_COLUMNS,
-    LINK_COLUMNS,
+    Column, FlowSample, Kind, LinkSample, Recorder, Sink, Value, FLOW_COLUMNS, LINK_COLUMNS,
 };
 use scenario::{Scenario, ScenarioError as Refusal};
 use std::io;
@@ -196,6 +195,11 @@ impl<S> Columns<S> {
 struct ArrowSink {
     flows: Columns<FlowSample>,
     link: Columns<LinkSample>,
+    /// Finished finite flows (`fct.csv`'s rows), kept with or without
+    /// time series: one row per flow, not per sample.
+    fct: FctColumns,
+    /// Whether the time series are kept (`timeseries=False` drops them).
+    samples: bool,
 }
 
 impl Default for ArrowSink {
@@ -203,18 +207,71 @@ impl Default for ArrowSink {
         ArrowSink {
             flows: Columns::new(&FLOW_COLUMNS),
             link: Columns::new(&LINK_COLUMNS),
+            fct: FctColumns::default(),
+            samples: true,
         }
     }
 }
 
 impl Recorder for ArrowSink {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
-        self.flows.push(s);
+        if self.samples {
+            self.flows.push(s);
+        }
         Ok(())
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
-        self.link.push(s);
+        if self.samples {
+            self.link.push(s);
+        }
         Ok(())
+    }
+    fn flow_completed(&mut self, r: &netsim::FctRecord) -> io::Result<()> {
+        self.fct.push(r);
+        Ok(())
+    }
+}
+
+/// `fct.csv`'s columns ([`netsim::FCT_COLUMNS`]) as Arrow builders, the
+/// values unrounded (seconds as f64, sizes as Int64).
+#[derive(Default)]
+struct FctColumns {
+    flow: StringBuilder,
+    algorithm: StringBuilder,
+    size_bytes: Int64Builder,
+    secs: [Float64Builder; 4],
+    slowdown: Float64Builder,
+}
+
+impl FctColumns {
+    fn push(&mut self, r: &netsim::FctRecord) {
+        self.flow.append_value(&r.name);
+        self.algorithm.append_value(&r.algorithm);
+        self.size_bytes.append_value(int(r.size_bytes));
+        let s = |ns: u64| ns as f64 / 1e9;
+        for (b, v) in self
+            .secs
+            .iter_mut()
+            .zip([r.start_ns, r.end_ns, r.fct_ns(), r.ideal_ns])
+        {
+            b.append_value(s(v));
+        }
+        self.slowdown.append_value(r.slowdown());
+    }
+
+    fn batch(mut self) -> PyResult<RecordBatch> {
+        let [start, end, fct, ideal] = &mut self.secs;
+        let cols: [ArrayRef; 8] = [
+            Arc::new(self.flow.finish()),
+            Arc::new(self.algorithm.finish()),
+            Arc::new(self.size_bytes.finish()),
+            Arc::new(start.finish()),
+            Arc::new(end.finish()),
+            Arc::new(fct.finish()),
+            Arc::new(ideal.finish()),
+            Arc::new(self.slowdown.finish()),
+        ];
+        batch(netsim::FCT_COLUMNS.into_iter().zip(cols).collect())
     }
 }
 
@@ -418,8 +475,13 @@ fn simulate<'py>(
                 runner::run::simulate(&name, "run-0000", &run, ArrowSink::default(), &clock.0)?;
             Ok((json, sink))
         } else {
-            let (json, ()) = runner::run::simulate(&name, "run-0000", &run, NoRecorder, &clock.0)?;
-            Ok((json, ArrowSink::default()))
+            let sink = ArrowSink {
+                samples: false,
+                ..ArrowSink::default()
+            };
+            Ok(runner::run::simulate(
+                &name, "run-0000", &run, sink, &clock.0,
+            )?)
         }
     });
     let (json, sink) = result.map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
@@ -436,6 +498,7 @@ fn simulate<'py>(
     d.set_item("summary", ArrowBatch(summary_batch(&json)?))?;
     d.set_item("flows", ArrowBatch(sink.flows.batch()?))?;
     d.set_item("link", ArrowBatch(sink.link.batch()?))?;
+    d.set_item("fct", ArrowBatch(sink.fct.batch()?))?;
     Ok(d)
 }
 

@@ -345,3 +345,62 @@ def test_bbr3_signals_select_the_stock_kernel_substitutes(small):
     small["flow"] = [{"algorithm": "bbr3", "bbr3": {"signals": "patched"}}]
     with pytest.raises(bbrlab.ScenarioError, match=r"`patched`.*exact, stock-kernel"):
         bbrlab.simulate(small)
+
+
+FCT_TOML = """\
+name = "fct"
+duration = "4s"
+sample_interval = "100ms"
+
+[link.forward]
+rate = "10mbit"
+delay = "10ms"
+
+[link.reverse]
+delay = "10ms"
+
+[[flow]]
+name = "file"
+algorithm = "cubic"
+size = "1000B"
+start = "0.5s"
+
+[[arrivals]]
+name = "web"
+algorithm = "bbr"
+rate = 20
+stop = "3s"
+size = { dist = "exponential", mean = "20kB" }
+"""
+
+
+def test_fct_frame_has_fct_csvs_columns_and_the_ideal(tmp_path, cli):
+    """Run.fct is fct.csv unrounded: same rows as the CLI's, a lone
+    1000-byte flow on an idle 10 Mbit/s, 20 ms path takes its ideal
+    (20 ms + 0.8 ms), and the buckets are summary.json's."""
+    p = tmp_path / "fct.toml"
+    p.write_text(FCT_TOML)
+    run = bbrlab.simulate(p)
+    fct = run.fct
+    assert list(fct.columns) == list(bbrlab.UNITS["fct"])
+    assert fct["size_bytes"].dtype == np.int64
+    assert fct["fct_s"].dtype == np.float64
+    assert fct.attrs["units"]["fct_s"] == "s"
+    # 20/s for 3 s: 60 expected, ± 4·sqrt(60) = ± 31.
+    web = fct[fct["flow"].str.startswith("web#")]
+    assert abs(len(web) - 60) < 31
+    assert len(run.summary) == 1, "generated flows are not summary rows"
+    file = fct[fct["flow"] == "file"].iloc[0]
+    assert file["ideal_s"] == pytest.approx(0.0208, abs=1e-9)
+    np.testing.assert_allclose(fct["slowdown"], fct["fct_s"] / fct["ideal_s"], rtol=1e-12)
+    buckets = run.fct_buckets()
+    assert buckets["count"].sum() == len(fct) == run.summary_json["fct"]["flows_completed"]
+    out = tmp_path / "out"
+    subprocess.run(
+        [str(cli), "sim", str(p), "--out", str(out), "--quiet", "--no-plots"],
+        check=True,
+        capture_output=True,
+    )
+    csv = pd.read_csv(out / "run-0000" / "fct.csv")
+    assert list(csv["flow"]) == list(fct["flow"])
+    np.testing.assert_allclose(csv["fct_s"], fct["fct_s"], atol=0.5e-9)

@@ -34,8 +34,11 @@ const LANE_ACK: usize = 1;
 /// Flow slots are reused once a generated flow completes; an event names
 /// its slot and the slot's generation, and one whose generation no longer
 /// matches belongs to a finished flow and is ignored. A u16 wraps only
-/// after 65,536 reuses of one slot, far more than the flows that can start
-/// and finish while one stale event (a few RTTs old) waits.
+/// after 65,536 reuses of one slot: far more than can happen while a
+/// stale packet or ACK is in flight (each reuse is a whole flow, at least
+/// one RTT), and a stale timer would also have to match the new flow's
+/// timer instant to the nanosecond. Listed flows keep generation 0 and
+/// their slots, so their events are exactly what they were.
 type Gen = u16;
 
 /// Flow keys of cross-traffic sources start here, above every

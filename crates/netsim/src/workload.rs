@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 /// An empirical flow-size distribution: points (size in bytes, cumulative
 /// probability), sizes and probabilities both non-decreasing, the last
-/// probability 1. A draw inverts it with linear interpolation between
+/// probability 1 (a first point `(0, 0)` starts the interpolation at 0, as
+/// published tables do; a draw is at least 1 byte). A draw inverts it with linear interpolation between
 /// points (as ns-3's `EmpiricalRandomVariable` does); a uniform draw below
 /// the first point's probability gives the first size.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,8 +62,8 @@ impl EmpiricalCdf {
                 point: i + 1,
                 message,
             };
-            if !(size.is_finite() && size >= 1.0) {
-                return Err(at(format!("size {size}; sizes must be at least 1 byte")));
+            if !(size.is_finite() && size >= 0.0) {
+                return Err(at(format!("size {size}; sizes must be 0 bytes or more")));
             }
             if !(0.0..=1.0).contains(&p) {
                 return Err(at(format!("cumulative probability {p}; allowed 0 to 1")));
@@ -81,7 +82,13 @@ impl EmpiricalCdf {
             }
             prev = Some((size, p));
         }
-        let last = points.last().expect("not empty").1;
+        let (largest, last) = *points.last().expect("not empty");
+        if largest < 1.0 {
+            return Err(CdfError {
+                point: points.len(),
+                message: format!("the largest size is {largest}; it must be at least 1 byte"),
+            });
+        }
         if (last - 1.0).abs() > 1e-9 {
             return Err(CdfError {
                 point: points.len(),
@@ -481,6 +488,8 @@ mod tests {
         assert!(e.message.contains("end at 1"), "{e}");
         let e = EmpiricalCdf::new(vec![(0.0, 1.0)]).unwrap_err();
         assert!(e.message.contains("at least 1 byte"), "{e}");
+        let e = EmpiricalCdf::new(vec![(-1.0, 0.0), (5.0, 1.0)]).unwrap_err();
+        assert!(e.message.contains("0 bytes or more"), "{e}");
         assert!(EmpiricalCdf::new(vec![]).is_err());
     }
 

@@ -248,3 +248,47 @@ fn workloads_are_deterministic_from_the_seed() {
     let (_, fc) = go(4);
     assert_ne!(fa, fc);
 }
+
+/// Stale events in every form a finished flow can leave behind: 2 %
+/// random loss (retransmissions and timers outstanding), delayed ACKs
+/// (their timers), and ACK aggregation on the reverse path (ACKs held in
+/// the link and released after their flow is gone). 5,000 flows of 20 kB
+/// at 100/s: every one finishes, and no event of a finished flow reaches
+/// the flow that took over its slot (a record per flow, each at least its
+/// ideal, names unique).
+#[test]
+fn stale_events_of_finished_flows_are_ignored() {
+    let mut cfg = path(50e6, 10 * MS, 100);
+    cfg.forward.loss = Some(link::LossConfig::Bernoulli(0.02));
+    cfg.reverse.aggregation = Some(link::AggregationConfig::Count {
+        every: 4,
+        max_hold_ns: 2 * MS,
+    });
+    cfg.duration_ns = 70 * S;
+    let mut arr = poisson("lossy", 100.0, 50 * S, SizeDist::Fixed(20_000));
+    arr.template.ack = netsim::AckPolicy::Delayed {
+        max_packets: 2,
+        max_delay_ns: 40 * MS,
+    };
+    let work = Workload {
+        arrivals: vec![arr],
+        cross: vec![],
+    };
+    let mut rec = MemoryRecorder::default();
+    let s = netsim::run_workload(&cfg, &work, &mut rec).unwrap();
+    let fct = s.fct.unwrap();
+    assert!((fct.flows_started as f64 - 5000.0).abs() < 4.0 * 5000f64.sqrt());
+    assert_eq!(fct.flows_completed, fct.flows_started);
+    eprintln!(
+        "{} flows, {} forward drops, {} slots",
+        fct.flows_started, s.forward_drops, s.flow_slots
+    );
+    assert!(s.forward_drops > 1000, "{} drops", s.forward_drops);
+    assert!(s.flow_slots < 500, "{} slots", s.flow_slots);
+    let mut names = std::collections::HashSet::new();
+    for r in &rec.fct {
+        assert_eq!(r.size_bytes, 20_000);
+        assert!(r.fct_ns() + 1 >= r.ideal_ns, "{r:?}");
+        assert!(names.insert(r.name.clone()), "{} twice", r.name);
+    }
+}

@@ -255,3 +255,19 @@ rate = "1mbit"
         .collect();
     assert_eq!(sizes, [SizeDist::Fixed(2000), SizeDist::Fixed(3000)]);
 }
+
+/// The shipped web-search CDF (DCTCP's, as HPCC tabulates it) loads, and
+/// its mean under interpolation is, segment by segment (probability ×
+/// midpoint): 0.15·5k + 0.05·15k + 0.10·25k + 0.10·40k + 0.13·65k +
+/// 0.07·140k + 0.10·600k + 0.10·1.5M + 0.10·3.5M + 0.07·7.5M + 0.03·20M
+/// = 1,711,250 bytes.
+#[test]
+fn the_shipped_cdf_files_load_with_their_means() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/sizes");
+    let c = scenario::workload::read_cdf(&dir.join("websearch-dctcp.csv")).unwrap();
+    assert_eq!(c.points().len(), 12);
+    assert!((c.mean() - 1_711_250.0).abs() < 1e-6, "{}", c.mean());
+    let e = scenario::workload::read_cdf(&dir.join("example-rpc.csv")).unwrap();
+    // 300·0.2 + 0.3·650 + 0.3·3000 + 0.15·12500 + 0.05·110000.
+    assert!((e.mean() - 8_530.0).abs() < 1e-6, "{}", e.mean());
+}

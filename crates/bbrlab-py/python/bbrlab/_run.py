@@ -78,6 +78,16 @@ UNITS: Dict[str, Dict[str, str]] = {
         "completion_s": "s",
         "time_using_srtt": "fraction",
     },
+    "fct": {
+        "flow": "name",
+        "algorithm": "name",
+        "size_bytes": "bytes",
+        "start_s": "s",
+        "end_s": "s",
+        "fct_s": "s",
+        "ideal_s": "s",
+        "slowdown": "ratio",
+    },
 }
 
 
@@ -203,7 +213,12 @@ class Run:
     columns and units of ``flows.csv``, ``link.csv`` and ``summary.csv``
     (docs/outputs.md; ``UNITS``, and each frame's ``attrs["units"]``),
     unrounded. ``summary_json`` is the run's object of the CLI's
-    ``summary.json``, the same values to the digit.
+    ``summary.json``, the same values to the digit. ``fct`` has one row per
+    finished finite flow (listed with a ``size``, or started by an
+    ``[[arrivals]]`` table), the columns of ``fct.csv``, unrounded; empty
+    without finite flows. ``fct_buckets()`` gives ``summary.json``'s
+    ``fct`` buckets (FCT and slowdown percentiles by flow size) as a
+    DataFrame.
     """
 
     name: str
@@ -215,6 +230,15 @@ class Run:
     link: pd.DataFrame
     summary: pd.DataFrame
     summary_json: Dict[str, Any] = field(repr=False)
+    fct: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+
+    def fct_buckets(self) -> pd.DataFrame:
+        """``summary.json``'s ``fct.buckets``: one row per size bucket
+        (``label``, ``min_bytes``, ``max_bytes``, ``count``, ``fct_p50_s``,
+        ``fct_p99_s``, ``slowdown_p50``, ``slowdown_p99``); empty without
+        finite flows."""
+        fct = self.summary_json.get("fct")
+        return pd.DataFrame(fct["buckets"] if fct else [])
 
     def __repr__(self) -> str:
         return (
@@ -273,6 +297,7 @@ def simulate(
         link=_frame(r["link"], UNITS["link"]),
         summary=_frame(r["summary"], UNITS["summary"]),
         summary_json=json.loads(r["summary_json"]),
+        fct=_frame(r["fct"], UNITS["fct"]),
     )
 
 
