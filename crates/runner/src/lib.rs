@@ -33,6 +33,7 @@
 //! assert!(summary.flows[0].goodput_bps > 5e6);
 //! ```
 
+pub mod metrics;
 pub mod output;
 pub mod progress;
 pub mod run;

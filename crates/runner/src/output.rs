@@ -150,6 +150,14 @@ pub struct SummaryJson {
     pub ack_packets_simulated: u64,
     /// Per link direction: drops and CE marks.
     pub links: Vec<LinkJson>,
+    /// Jain's index over sliding windows and the time to converge to a
+    /// fair share ([`crate::metrics`]); absent without samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness_over_time: Option<crate::metrics::FairnessJson>,
+    /// The forward queue's distribution over the run's samples
+    /// ([`crate::metrics`]); absent without samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<crate::metrics::QueueJson>,
 }
 
 /// Rounds to 6 significant decimals so JSON output is stable and readable.
@@ -215,6 +223,8 @@ impl SummaryJson {
                     ce_marked: s.reverse_ce_marked,
                 },
             ],
+            fairness_over_time: None,
+            queue: None,
         }
     }
 }
@@ -431,6 +441,8 @@ mod tests {
             packets_simulated: 0,
             ack_packets_simulated: 0,
             links: Vec::new(),
+            fairness_over_time: None,
+            queue: None,
         };
         let a = mk("run-0000", "0.01", "bbr, no lt_bw");
         let b = mk("run-0001", "0.1", "say \"hi\"");

@@ -75,7 +75,17 @@ fn ours(name: &str, is_dir: bool) -> bool {
         "scenario.toml",
         "bbrlab.log",
     ];
-    const FIGURES: [&str; 5] = ["throughput", "rtt", "inflight", "bw_estimate", "queue"];
+    const FIGURES: [&str; 9] = [
+        "throughput",
+        "rtt",
+        "inflight",
+        "bw_estimate",
+        "queue",
+        "fairness",
+        "queue_cdf",
+        "fct_cdf",
+        "pantheon",
+    ];
     FILES.contains(&name)
         || FIGURES
             .iter()

@@ -155,6 +155,8 @@ fn run(
             packets_simulated: 0,
             ack_packets_simulated: 0,
             links: Vec::new(),
+            fairness_over_time: None,
+            queue: None,
         },
         params,
         href: String::new(),
