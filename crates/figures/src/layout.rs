@@ -3,7 +3,7 @@
 
 use crate::figure::{Band, Figure};
 use crate::frame::Frame;
-use crate::layer::{layers, Layer};
+use crate::layer::{layers, Layer, COLOURS};
 use crate::legend::{legend_entries, legend_size, place_legend, Key, Occupancy};
 use crate::text::{text_width, LABEL_FONT};
 use crate::ticks::{scale, Scale};
@@ -64,7 +64,26 @@ fn bounds(figure: &Figure<'_>, bands: &[Band]) -> ((f64, f64), (f64, f64)) {
 
 /// Lays out a figure on a canvas of `width` × `height` pixels (taller if
 /// the legend has to go below the plot).
-pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], (width, height): (u32, u32)) -> Plan {
+pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], size: (u32, u32)) -> Plan {
+    plan_with(figure, bands, size, Options::default())
+}
+
+/// How a figure is drawn beyond what [`Figure`] says.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Options {
+    /// Series as unjoined points (a scatter plot), not lines.
+    pub(crate) dots: bool,
+    /// The x axis from high (left) to low (right).
+    pub(crate) reverse_x: bool,
+}
+
+/// [`plan`] with [`Options`].
+pub(crate) fn plan_with(
+    figure: &Figure<'_>,
+    bands: &[Band],
+    (width, height): (u32, u32),
+    opts: Options,
+) -> Plan {
     let ((x0, x1), (y0, y1)) = bounds(figure, bands);
     let (w, h) = (width as i32, height as i32);
     let top = 44;
@@ -86,9 +105,13 @@ pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], (width, height): (u32, u
         bottom,
         x: xs.axis,
         y: ys.axis,
+        x_reversed: opts.reverse_x,
     };
-    let layers = layers(figure, bands, &frame);
-    let legend = legend_entries(figure, bands);
+    let (layers, legend) = if opts.dots {
+        (dot_layers(figure, &frame), dot_legend(figure))
+    } else {
+        (layers(figure, bands, &frame), legend_entries(figure, bands))
+    };
     let mut size = (width, height);
     let legend_box = if legend.is_empty() {
         None
@@ -116,6 +139,33 @@ pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], (width, height): (u32, u
         legend,
         legend_box,
     }
+}
+
+/// A scatter's layers: every point of every series as a dot in the
+/// series' colour, those the axes cannot show left out.
+fn dot_layers(figure: &Figure<'_>, frame: &Frame) -> Vec<Layer> {
+    let rect = frame.t_rect();
+    let mut out = Vec::new();
+    for (i, s) in figure.series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        for &p in &s.points {
+            if let Some(t) = frame.t(p).filter(|&t| crate::clip::inside(t, rect)) {
+                out.push(Layer::Dot(colour, t));
+            }
+        }
+    }
+    out
+}
+
+/// A scatter's legend: a dot per labelled series.
+fn dot_legend(figure: &Figure<'_>) -> Vec<(Key, String)> {
+    figure
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.label.is_empty())
+        .map(|(i, s)| (Key::Dot(COLOURS[i % COLOURS.len()]), s.label.clone()))
+        .collect()
 }
 
 #[cfg(test)]

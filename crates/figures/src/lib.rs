@@ -82,6 +82,6 @@ pub use figure::{Band, Figure, Series};
 pub use frame::Frame;
 pub use layer::Layer;
 pub use legend::{place_legend, Occupancy};
-pub use render::{figure, figure_with_bands};
+pub use render::{figure, figure_with_bands, scatter};
 pub use run_figures::plot_run;
 pub use ticks::{scale, Axis, Scale, Tick};

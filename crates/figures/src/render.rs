@@ -311,6 +311,9 @@ where
                         c.stroke_width(2),
                     ))
                     .map_err(fail(what))?,
+                Key::Dot(c) => area
+                    .draw(&Circle::new(((k0 + k1) / 2, cy), 4, c.filled()))
+                    .map_err(fail(what))?,
                 Key::Band(c) => {
                     area.draw(&Rectangle::new(
                         [(k0, cy - 5), (k1, cy + 5)],
@@ -444,6 +447,22 @@ pub(crate) fn write_figure(plan: &Plan, stem: &Path) -> DrawResult {
 /// Draws a report figure as SVG and PNG.
 pub fn figure(figure: &Figure<'_>) -> Result<(), String> {
     figure_with_bands(figure, &[])
+}
+
+/// Draws a scatter plot as SVG and PNG: each of the figure's series is a
+/// set of points in its own colour (a legend entry per labelled series),
+/// not joined by lines. `reverse_x` runs the x axis from high to low, as
+/// Pantheon draws delay so that better lies up and to the right.
+pub fn scatter(figure: &Figure<'_>, reverse_x: bool) -> Result<(), String> {
+    register();
+    let opts = crate::layout::Options {
+        dots: true,
+        reverse_x,
+    };
+    write_figure(
+        &crate::layout::plan_with(figure, &[], (820, 440), opts),
+        figure.stem,
+    )
 }
 
 /// Draws a report figure with spread bands (see [`Band`]) as SVG and PNG.

@@ -35,6 +35,7 @@
 
 pub mod metrics;
 pub mod output;
+pub mod plots;
 pub mod progress;
 pub mod run;
 pub mod stats;
