@@ -152,18 +152,19 @@ pub fn run_figures(dir: &Path, jain: JainParams) -> Result<Vec<String>, String> 
     if fpath.is_file() {
         let rows = read_fct(&fpath)?;
         if !rows.is_empty() {
-            let mut by_alg: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+            // Per algorithm: [completion times, slowdowns].
+            let mut by_alg: BTreeMap<&str, [Vec<f64>; 2]> = BTreeMap::new();
             for r in &rows {
                 let e = by_alg.entry(&r.algorithm).or_default();
-                e.0.push(r.fct_s);
-                e.1.push(r.slowdown);
+                e[0].push(r.fct_s);
+                e[1].push(r.slowdown);
             }
-            let lines = |pick: fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| -> Vec<Series> {
+            let lines = |k: usize| -> Vec<Series> {
                 by_alg
                     .iter()
                     .map(|(alg, v)| Series {
-                        label: format!("{alg} ({} flows)", pick(v).len()),
-                        points: cdf(pick(v), CDF_POINTS),
+                        label: format!("{alg} ({} flows)", v[k].len()),
+                        points: cdf(&v[k], CDF_POINTS),
                     })
                     .collect()
             };
@@ -173,7 +174,7 @@ pub fn run_figures(dir: &Path, jain: JainParams) -> Result<Vec<String>, String> 
                 "flow completion time (s)",
                 "fraction of flows",
                 true,
-                &lines(|v| &v.0),
+                &lines(0),
             )?;
             chart(
                 &dir.join("slowdown_cdf"),
@@ -181,7 +182,7 @@ pub fn run_figures(dir: &Path, jain: JainParams) -> Result<Vec<String>, String> 
                 "slowdown",
                 "fraction of flows",
                 true,
-                &lines(|v| &v.1),
+                &lines(1),
             )?;
             made.push("fct_cdf".into());
             made.push("slowdown_cdf".into());

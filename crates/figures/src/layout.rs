@@ -210,6 +210,36 @@ mod tests {
             }
         }
     }
+    /// A scatter draws dots only, and a reversed x axis puts high values
+    /// on the left (Pantheon's delay axis).
+    #[test]
+    fn a_reversed_scatter_puts_high_x_on_the_left() {
+        let series = [Series {
+            label: "a".into(),
+            points: vec![(10.0, 1.0), (100.0, 1.0)],
+        }];
+        let fig = sample(&series, &[]);
+        let opts = Options {
+            dots: true,
+            reverse_x: true,
+        };
+        let p = plan_with(&fig, &[], (820, 440), opts);
+        let px: Vec<f64> = p
+            .layers
+            .iter()
+            .map(|l| match l {
+                Layer::Dot(_, t) => p.frame.px_t(*t).0,
+                other => panic!("a scatter draws dots only: {other:?}"),
+            })
+            .collect();
+        assert_eq!(px.len(), 2);
+        assert!(px[1] < px[0], "x = 100 left of x = 10: {px:?}");
+        assert!(matches!(p.legend[0].0, Key::Dot(_)));
+        let plain = plan(&fig, &[], (820, 440));
+        let lx = plain.frame.px((100.0, 1.0)).unwrap().0;
+        assert!(lx > plain.frame.px((10.0, 1.0)).unwrap().0);
+    }
+
     #[test]
     fn a_figure_whose_corners_are_full_puts_the_legend_below_the_plot() {
         let series = [Series {
