@@ -7,6 +7,8 @@ simulator.
 - ``sweep(scenario, grid, seeds=..., client=None) -> DataFrame``: every
   combination as Dask tasks, on a LocalCluster or any Dask ``Client``.
 - ``reproduce(["C3"])``: published claims' verdicts and figures.
+- ``pantheon_points(sweep_dir_or_frame)`` and ``plot_pantheon(points)``:
+  throughput against 95th-percentile RTT, one row per run and algorithm.
 
 Scenarios are TOML files (docs/scenarios.md), TOML text, or dicts of the
 same schema; they run through the same Rust code as the ``bbrlab`` CLI.
@@ -14,6 +16,7 @@ same schema; they run through the same Rust code as the ``bbrlab`` CLI.
 
 from ._native import ScenarioError
 from ._native import provenance as _provenance
+from ._plots import pantheon_points, plot_pantheon
 from ._run import UNITS, Claim, Run, reproduce, simulate
 from ._sweep import sweep, to_parquet
 
@@ -24,6 +27,8 @@ __all__ = [
     "Run",
     "ScenarioError",
     "UNITS",
+    "pantheon_points",
+    "plot_pantheon",
     "reproduce",
     "simulate",
     "sweep",
