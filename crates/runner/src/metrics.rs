@@ -32,11 +32,12 @@
 //! Converged at: the end of the first window from which every later
 //! window's index is at least the threshold (default 0.9), counting only
 //! windows that end at least one window length after the last flow joined
-//! (so every judged window sees every flow for all of its length). Time to
-//! converge: that instant minus the time the last flow joined (its first
-//! sample), so it is never shorter than one window. None when the last
-//! judged window is below the threshold (the flows never settled) or there
-//! is none. This is the "stays within the fair band from then on" form of
+//! (so every judged window sees every flow for all of its length), and
+//! only if the index then holds for at least one window length before the
+//! run ends (a last window that happens to be fair is not convergence).
+//! Time to converge: that instant minus the time the last flow joined (its
+//! first sample), so it is never shorter than one window. None when the
+//! flows never settled that way or no window was judged. This is the "stays within the fair band from then on" form of
 //! convergence time used in congestion-control evaluations, judged here on
 //! Jain's index over all flows rather than on one flow's rate; 0.9 is the
 //! usual cut-off for "fair".
@@ -147,14 +148,19 @@ impl JainSeries {
     /// it or there is none (see the module documentation).
     pub fn converged_at_s(&self) -> Option<f64> {
         let mut at = None;
+        let mut last = None;
         for w in self.judged() {
             if w.jain >= self.params.threshold {
                 at.get_or_insert(w.end_s);
             } else {
                 at = None;
             }
+            last = Some(w.end_s);
         }
-        at
+        // Held for at least one window before the run ended: a last window
+        // that happens to be fair is not convergence.
+        let window = self.params.window_ns as f64 / 1e9;
+        at.filter(|&a| last.is_some_and(|l| l - a >= window - 1e-9))
     }
 
     /// [`JainSeries::converged_at_s`] minus the time the last flow joined.
@@ -614,6 +620,26 @@ mod tests {
         };
         let s = sliding_jain(series(2, 10, |_| 0, rate), strict).unwrap();
         assert_eq!(s.converged_at_s(), Some(5.9));
+    }
+
+    /// Fair only in the last half second: not converged (it must hold for
+    /// a window before the run ends).
+    #[test]
+    fn a_fair_tail_shorter_than_a_window_is_not_convergence() {
+        let rate = |f: usize, t: u64| match (f, t <= 4000 * MS) {
+            (0, true) => 900,
+            (1, true) => 100,
+            _ => 500,
+        };
+        // 9:1 until 4 s, equal after, the run's last sample at 5 s: windows
+        // are fair (≥ 0.9) from 4.6 s (as in the step test), 0.4 s before
+        // the end.
+        let s = sliding_jain(series(2, 5, |_| 0, rate), JainParams::default()).unwrap();
+        assert!(s.windows.last().unwrap().jain >= 0.9);
+        assert_eq!(s.converged_at_s(), None);
+        // With the run to 6 s it has held for 1.4 s: converged at 4.6 s.
+        let s = sliding_jain(series(2, 6, |_| 0, rate), JainParams::default()).unwrap();
+        assert_eq!(s.converged_at_s(), Some(4.6));
     }
 
     /// A flow joining at 2 s is judged once a whole window has passed:
