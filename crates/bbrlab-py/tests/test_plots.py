@@ -85,3 +85,24 @@ def test_plot_reverses_the_delay_axis(tmp_path):
     out = tmp_path / "pantheon.png"
     ax.figure.savefig(out)
     assert out.stat().st_size > 1000
+
+
+def test_a_runs_summary_has_the_sliding_jain_and_the_queue_percentiles(small):
+    """``Run.summary_json`` carries ``fairness_over_time`` and ``queue``;
+    the queue's percentiles are the link frame's forward samples' (numpy's
+    default rule is the same linear interpolation)."""
+    np = pytest.importorskip("numpy")
+    small["duration"] = "3s"
+    small["flow"] = [{"algorithm": "cubic"}, {"algorithm": "bbr", "start": "1s"}]
+    run = bbrlab.simulate(small, seed=1)
+    fair = run.summary_json["fairness_over_time"]
+    assert fair["window_s"] == 1.0 and fair["threshold"] == 0.9
+    assert fair["last_join_s"] == pytest.approx(1.0)
+    assert fair["windows"] > 0
+    assert 0.5 <= fair["jain_min"] <= fair["jain_mean"] <= 1.0
+    q = run.summary_json["queue"]
+    fwd = run.link[run.link["direction"] == "forward"]
+    assert q["samples"] == len(fwd)
+    for p, key in ((50, "bytes_p50"), (90, "bytes_p90"), (99, "bytes_p99"), (100, "bytes_max")):
+        assert q[key] == pytest.approx(np.percentile(fwd["queue_bytes"], p), abs=1e-6)
+    assert q["delay_ms_p99"] == pytest.approx(np.percentile(fwd["queue_delay_ms"], 99), abs=1e-5)
