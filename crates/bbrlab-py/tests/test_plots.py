@@ -106,3 +106,28 @@ def test_a_runs_summary_has_the_sliding_jain_and_the_queue_percentiles(small):
     for p, key in ((50, "bytes_p50"), (90, "bytes_p90"), (99, "bytes_p99"), (100, "bytes_max")):
         assert q[key] == pytest.approx(np.percentile(fwd["queue_bytes"], p), abs=1e-6)
     assert q["delay_ms_p99"] == pytest.approx(np.percentile(fwd["queue_delay_ms"], 99), abs=1e-5)
+
+
+def test_fairness_over_time_is_the_summarys_rule_with_other_windows(small):
+    """The default windows give the summary's numbers; other windows and
+    thresholds are the caller's; bad ones are refused with what is allowed."""
+    small["duration"] = "4s"
+    small["flow"] = [{"algorithm": "cubic"}, {"algorithm": "cubic", "start": "1s"}]
+    run = bbrlab.simulate(small, seed=1)
+    fair = run.summary_json["fairness_over_time"]
+    df = bbrlab.fairness_over_time(run)
+    assert len(df) == fair["windows"]
+    assert df.attrs["converged_at_s"] == (
+        None if fair["converged_at_s"] is None else pytest.approx(fair["converged_at_s"])
+    )
+    assert df.attrs["last_join_s"] == pytest.approx(1.0)
+    assert (df["flows"] == 2).all()
+    assert ((df["jain"] >= 0.5) & (df["jain"] <= 1.0)).all()
+    # 2 s windows every 0.5 s: from 3 s (a window after the join) on.
+    wide = bbrlab.fairness_over_time(run.flows, window=2.0, step=0.5)
+    assert wide["end_s"].iloc[0] == pytest.approx(3.0)
+    assert (wide["end_s"].diff().dropna().round(6) == 0.5).all()
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        bbrlab.fairness_over_time(run, threshold=2)
+    with pytest.raises(ValueError, match="seconds above 0"):
+        bbrlab.fairness_over_time(run, window=0)

@@ -11,9 +11,11 @@ sample in a run gives no row. ``plot_pantheon()`` draws the rows with
 matplotlib (imported only then), the delay axis logarithmic and reversed
 so that better lies up and to the right.
 
-The sliding Jain's index, time to converge and queue percentiles of a run
-are in ``Run.summary_json["fairness_over_time"]`` and
-``Run.summary_json["queue"]`` (docs/src/metrics.md).
+``fairness_over_time(run)`` is Jain's index over sliding windows of a
+run's ``flows`` frame, by the Rust rule ``summary.json`` uses, with the
+window, step and threshold given. The default windows' summary, and the
+queue's percentiles, are also in ``Run.summary_json["fairness_over_time"]``
+and ``Run.summary_json["queue"]`` (docs/src/metrics.md).
 """
 
 from __future__ import annotations
@@ -24,6 +26,42 @@ from pathlib import Path
 from typing import Any, Dict, List, Union
 
 import pandas as pd
+
+def fairness_over_time(
+    run_or_flows: Any, window: float = 1.0, step: float = 0.1, threshold: float = 0.9
+) -> pd.DataFrame:
+    """Jain's index over sliding windows of ``window`` seconds ending every
+    ``step`` seconds: one row per window (``end_s``, ``flows``, ``jain``).
+    ``attrs`` holds ``converged_at_s``, ``time_to_converge_s`` and
+    ``last_join_s`` for ``threshold`` (None where the flows never settle).
+    ``run_or_flows``: a ``Run`` (with its time series) or its ``flows``
+    frame."""
+    from . import _native
+
+    flows = getattr(run_or_flows, "flows", run_or_flows)
+    if not isinstance(flows, pd.DataFrame) or flows.empty:
+        raise ValueError(
+            "fairness_over_time: no time series (a Run simulated with timeseries=True, or its flows frame)"
+        )
+    end, n, jain, at, ttc, joined = _native.sliding_jain(
+        flows["time_s"].astype(float).tolist(),
+        flows["flow"].astype("int64").tolist(),
+        flows["delivered_bytes"].astype("int64").tolist(),
+        window_s=float(window),
+        step_s=float(step),
+        threshold=float(threshold),
+    )
+    df = pd.DataFrame({"end_s": end, "flows": n, "jain": jain})
+    df.attrs.update(
+        window_s=window,
+        step_s=step,
+        threshold=threshold,
+        converged_at_s=at,
+        time_to_converge_s=ttc,
+        last_join_s=joined,
+    )
+    return df
+
 
 #: The columns of ``pantheon_points()`` after the run and its parameters.
 PANTHEON_COLUMNS = ["algorithm", "flows", "throughput_mbps", "delay_p95_ms"]
