@@ -464,6 +464,11 @@ pub fn read_flows(path: &Path) -> Result<Vec<(u64, usize, u64)>, String> {
         let t = cell(ti, "time_s")?;
         let f = cell(fi, "flow")?;
         let d = cell(di, "delivered_bytes")?;
+        if d.is_empty() {
+            // A missing value (a real source's log without the count at
+            // this sample): no sample, as for the figures.
+            continue;
+        }
         out.push((
             ns(t.parse().map_err(|_| bad("time_s", t))?),
             f.parse().map_err(|_| bad("flow", f))?,
@@ -498,6 +503,12 @@ pub fn read_link(path: &Path) -> Result<QueueSamples, String> {
         let rec = rec.map_err(|e| format!("{}: {e}", path.display()))?;
         if rec.get(di) != Some("forward") {
             continue;
+        }
+        if [bi, qi]
+            .iter()
+            .any(|&c| rec.get(c).is_none_or(str::is_empty))
+        {
+            continue; // a missing value: no sample
         }
         let num = |c: usize, what: &str| -> Result<f64, String> {
             let v = rec.get(c).unwrap_or("");
@@ -719,6 +730,9 @@ mod tests {
         std::fs::write(&p, "a,b\n1,2\n").unwrap();
         let e = read_flows(&p).unwrap_err();
         assert!(e.contains("no column `time_s`"), "{e}");
+        // An empty cell is a missing sample, not an error.
+        std::fs::write(&p, "time_s,flow,delivered_bytes\n0.1,0,\n0.2,0,5\n").unwrap();
+        assert_eq!(read_flows(&p).unwrap(), [(200_000_000, 0, 5)]);
         std::fs::write(&p, "time_s,flow,delivered_bytes\n0.1,0,x\n").unwrap();
         let e = read_flows(&p).unwrap_err();
         assert!(e.contains("row 2") && e.contains("delivered_bytes"), "{e}");
