@@ -12,9 +12,9 @@
 //!   (`pantheon`), one point per run and algorithm, the delay axis
 //!   reversed so that better lies up and to the right.
 
-use figures::{figure, scatter, Figure, Series};
+use figures::{figure, scatter, Figure, Series, Spread};
 use runner::metrics::{read_flows, read_link, sliding_jain, JainParams};
-use runner::plots::{cdf, pantheon_points, read_fct};
+use runner::plots::{cdf, pantheon_points, read_fct, PantheonPoint};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -214,11 +214,18 @@ pub fn sweep_figures(dir: &Path) -> Result<Option<String>, String> {
         };
         by_alg[i].points.push((p.delay_p95_ms, p.throughput_mbps));
     }
+    let spreads = seed_spreads(&points, &by_alg);
+    let title = if spreads.is_empty() {
+        "Throughput against delay, one point per run and algorithm".to_string()
+    } else {
+        "Throughput against delay per run; whiskers: min–max over seeds, crossing at the mean"
+            .to_string()
+    };
     let stem = dir.join("pantheon");
     scatter(
         &Figure {
             stem: &stem,
-            title: "Throughput against delay, one point per run and algorithm",
+            title: &title,
             x_label: "95th-percentile RTT (ms, log scale, reversed: better is right)",
             y_label: "throughput (Mbit/s)",
             log_x: true,
@@ -227,6 +234,105 @@ pub fn sweep_figures(dir: &Path) -> Result<Option<String>, String> {
             published: &[],
         },
         true,
+        &spreads,
     )?;
     Ok(Some("pantheon".into()))
+}
+
+/// Whiskers over the seeds of each sweep point: the points of one
+/// algorithm whose runs differ only in `seed`, when there are two or
+/// more, spread from their smallest to their largest delay and
+/// throughput, crossing at the mean. `series` gives each algorithm's
+/// series (and so colour) by label.
+fn seed_spreads(points: &[PantheonPoint], series: &[Series]) -> Vec<Spread> {
+    /// (algorithm, the run's parameters but the seed, its points).
+    type Group = (String, Vec<(String, String)>, Vec<(f64, f64)>);
+    let mut groups: Vec<Group> = Vec::new();
+    for p in points {
+        let key: Vec<(String, String)> = p
+            .params
+            .iter()
+            .filter(|(k, _)| k != "seed")
+            .cloned()
+            .collect();
+        let xy = (p.delay_p95_ms, p.throughput_mbps);
+        match groups.iter_mut().find(|g| g.0 == p.algorithm && g.1 == key) {
+            Some(g) => g.2.push(xy),
+            None => groups.push((p.algorithm.clone(), key, vec![xy])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.2.len() >= 2)
+        .filter_map(|(alg, _, xy)| {
+            let series = series.iter().position(|s| s.label == alg)?;
+            let n = xy.len() as f64;
+            let range = |f: fn(&(f64, f64)) -> f64| {
+                xy.iter()
+                    .map(f)
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                        (lo.min(v), hi.max(v))
+                    })
+            };
+            Some(Spread {
+                series,
+                centre: (
+                    xy.iter().map(|p| p.0).sum::<f64>() / n,
+                    xy.iter().map(|p| p.1).sum::<f64>() / n,
+                ),
+                x: range(|p| p.0),
+                y: range(|p| p.1),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(alg: &str, buffer: &str, seed: &str, delay: f64, tput: f64) -> PantheonPoint {
+        PantheonPoint {
+            run: String::new(),
+            params: vec![
+                ("buffer".into(), buffer.into()),
+                ("seed".into(), seed.into()),
+            ],
+            algorithm: alg.into(),
+            flows: 1,
+            throughput_mbps: tput,
+            delay_p95_ms: delay,
+        }
+    }
+
+    /// Seeds of one sweep point are one group; other parameters are not.
+    #[test]
+    fn whiskers_span_the_seeds_of_each_sweep_point() {
+        let points = [
+            point("bbr", "1bdp", "1", 50.0, 9.0),
+            point("bbr", "1bdp", "2", 70.0, 8.0),
+            point("bbr", "1bdp", "3", 60.0, 10.0),
+            point("bbr", "4bdp", "1", 200.0, 9.5),
+            point("cubic", "1bdp", "1", 80.0, 7.0),
+            point("cubic", "1bdp", "2", 90.0, 5.0),
+        ];
+        let series = [
+            Series {
+                label: "bbr".into(),
+                points: Vec::new(),
+            },
+            Series {
+                label: "cubic".into(),
+                points: Vec::new(),
+            },
+        ];
+        let s = seed_spreads(&points, &series);
+        assert_eq!(s.len(), 2, "bbr at 4bdp has one seed: no whiskers");
+        assert_eq!(s[0].series, 0);
+        assert_eq!(s[0].centre, (60.0, 9.0));
+        assert_eq!((s[0].x, s[0].y), ((50.0, 70.0), (8.0, 10.0)));
+        assert_eq!(s[1].series, 1);
+        assert_eq!(s[1].centre, (85.0, 6.0));
+        assert_eq!((s[1].x, s[1].y), ((80.0, 90.0), (5.0, 7.0)));
+    }
 }

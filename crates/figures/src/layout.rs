@@ -157,6 +157,25 @@ fn dot_layers(figure: &Figure<'_>, frame: &Frame) -> Vec<Layer> {
     out
 }
 
+/// Whiskers of a scatter's spreads as error bars, clipped to the frame.
+pub(crate) fn spread_layers(frame: &Frame, spreads: &[crate::figure::Spread]) -> Vec<Layer> {
+    let rect = frame.t_rect();
+    let mut out = Vec::new();
+    for s in spreads {
+        let colour = COLOURS[s.series % COLOURS.len()];
+        let (cx, cy) = s.centre;
+        for (a, b) in [((s.x.0, cy), (s.x.1, cy)), ((cx, s.y.0), (cx, s.y.1))] {
+            let (Some(a), Some(b)) = (frame.t(a), frame.t(b)) else {
+                continue;
+            };
+            if let Some(piece) = crate::clip::clip_polyline(&[a, b], rect).into_iter().next() {
+                out.push(Layer::ErrorBar(colour, piece[0], piece[1]));
+            }
+        }
+    }
+    out
+}
+
 /// A scatter's legend: a dot per labelled series.
 fn dot_legend(figure: &Figure<'_>) -> Vec<(Key, String)> {
     figure
@@ -235,6 +254,20 @@ mod tests {
         assert_eq!(px.len(), 2);
         assert!(px[1] < px[0], "x = 100 left of x = 10: {px:?}");
         assert!(matches!(p.legend[0].0, Key::Dot(_)));
+        let spread = crate::figure::Spread {
+            series: 0,
+            centre: (30.0, 1.0),
+            x: (10.0, 100.0),
+            y: (0.5, 1.5),
+        };
+        let bars = spread_layers(&p.frame, &[spread]);
+        assert_eq!(bars.len(), 2, "{bars:?}");
+        for b in &bars {
+            let Layer::ErrorBar(_, a, z) = b else {
+                panic!("{b:?}")
+            };
+            assert!(p.frame.contains_px(p.frame.px_t(*a)) && p.frame.contains_px(p.frame.px_t(*z)));
+        }
         let plain = plan(&fig, &[], (820, 440));
         let lx = plain.frame.px((100.0, 1.0)).unwrap().0;
         assert!(lx > plain.frame.px((10.0, 1.0)).unwrap().0);

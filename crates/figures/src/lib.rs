@@ -78,7 +78,7 @@ mod ticks;
 
 pub use clip::{clip_polygon, clip_polyline};
 pub use csv_table::Table;
-pub use figure::{Band, Figure, Series};
+pub use figure::{Band, Figure, Series, Spread};
 pub use frame::Frame;
 pub use layer::Layer;
 pub use legend::{place_legend, Occupancy};
