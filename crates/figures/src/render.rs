@@ -460,7 +460,8 @@ pub fn figure(figure: &Figure<'_>) -> Result<(), String> {
 /// not joined by lines. `reverse_x` runs the x axis from high to low, as
 /// Pantheon draws delay so that better lies up and to the right.
 ///
-/// `spreads` adds whiskers across groups of points (see [`Spread`]).
+/// `spreads` adds whiskers across groups of points (see
+/// [`Spread`](crate::Spread)).
 pub fn scatter(
     figure: &Figure<'_>,
     reverse_x: bool,
