@@ -628,6 +628,72 @@ fn reproduce(
     serde_json::to_string(&outcomes).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// Jain's index over sliding windows of a run's `flows` frame (its
+/// `time_s`, `flow` and `delivered_bytes` columns, in the frame's order),
+/// by `runner::metrics`' rule, the one `summary.json` and `bbrlab plot`
+/// use. Returns `(end_s, flows, jain, converged_at_s, time_to_converge_s,
+/// last_join_s)`: the windows' ends, flow counts and indices, then the
+/// convergence (None if the flows never settle).
+#[pyfunction]
+#[pyo3(signature = (time_s, flow, delivered_bytes, window_s=1.0, step_s=0.1, threshold=0.9))]
+#[allow(clippy::type_complexity)]
+fn sliding_jain(
+    time_s: Vec<f64>,
+    flow: Vec<i64>,
+    delivered_bytes: Vec<i64>,
+    window_s: f64,
+    step_s: f64,
+    threshold: f64,
+) -> PyResult<(
+    Vec<f64>,
+    Vec<usize>,
+    Vec<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+)> {
+    if time_s.len() != flow.len() || flow.len() != delivered_bytes.len() {
+        return Err(PyValueError::new_err(format!(
+            "sliding_jain: columns of different lengths (time_s {}, flow {}, delivered_bytes {})",
+            time_s.len(),
+            flow.len(),
+            delivered_bytes.len()
+        )));
+    }
+    let ns = |v: f64, what: &str| -> PyResult<u64> {
+        if v.is_finite() && v > 0.0 && v <= 86_400.0 {
+            Ok((v * 1e9).round() as u64)
+        } else {
+            Err(PyValueError::new_err(format!(
+                "{what} = {v}: a number of seconds above 0 (at most 86400)"
+            )))
+        }
+    };
+    let params = runner::metrics::JainParams {
+        window_ns: ns(window_s, "window")?,
+        step_ns: ns(step_s, "step")?,
+        threshold,
+    };
+    let mut samples = Vec::with_capacity(time_s.len());
+    for (i, ((&t, &f), &d)) in time_s.iter().zip(&flow).zip(&delivered_bytes).enumerate() {
+        if !(t.is_finite() && t >= 0.0) || f < 0 || d < 0 {
+            return Err(PyValueError::new_err(format!(
+                "sliding_jain: row {i}: time_s {t}, flow {f}, delivered_bytes {d} (times and counts are 0 or more)"
+            )));
+        }
+        samples.push(((t * 1e9).round() as u64, f as usize, d as u64));
+    }
+    let s = runner::metrics::sliding_jain(samples, params).map_err(PyValueError::new_err)?;
+    Ok((
+        s.windows.iter().map(|w| w.end_s).collect(),
+        s.windows.iter().map(|w| w.flows).collect(),
+        s.windows.iter().map(|w| w.jain).collect(),
+        s.converged_at_s(),
+        s.time_to_converge_s(),
+        s.last_join_s,
+    ))
+}
+
 /// bbrlab's version and the git commit it was built from.
 #[pyfunction]
 fn provenance() -> (&'static str, &'static str) {
@@ -644,5 +710,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(provenance, m)?)?;
+    m.add_function(wrap_pyfunction!(sliding_jain, m)?)?;
     Ok(())
 }

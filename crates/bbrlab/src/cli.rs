@@ -201,10 +201,25 @@ pub(crate) enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Draw the standard figures (SVG and PNG) for a run directory.
+    /// Draw figures (SVG and PNG) from a run directory or a sweep's output.
+    ///
+    /// A run directory (`flows.csv`, optionally `link.csv` and `fct.csv`):
+    /// the time series, Jain's index over sliding windows, the queueing
+    /// delay's CDF and the flow completion time CDFs. A sweep's output
+    /// directory (`summary.json`): throughput against 95th-percentile RTT,
+    /// one point per run and algorithm (Pantheon-style).
     Plot {
-        /// A directory holding `flows.csv` (and optionally `link.csv`).
+        /// A run directory (`run-NNNN`) or the directory `bbrlab sim` wrote.
         run_dir: PathBuf,
+        /// Jain's index window length, seconds.
+        #[arg(long, default_value_t = 1.0)]
+        jain_window: f64,
+        /// A Jain window ends every this many seconds.
+        #[arg(long, default_value_t = 0.1)]
+        jain_step: f64,
+        /// Jain's index at or above which the flows share fairly (0–1].
+        #[arg(long, default_value_t = 0.9)]
+        jain_threshold: f64,
     },
     /// What bbr3 loses on a stock kernel: the simulator's bbr3 (profile
     /// linux-v3) with v3's exact signals and with the stock kernel's

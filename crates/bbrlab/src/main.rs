@@ -4,7 +4,8 @@
 //! - `reproduce`: run every published claim (C1–C14) and the BBRv3 results
 //!   (V1 …) and write the report
 //! - `sim`: run a scenario file in the packet-level simulator
-//! - `plot`: draw the standard figures for a run directory
+//! - `plot`: draw the figures of a run directory, or the throughput
+//!   against delay plot of a sweep
 //! - `emu`: run real programs over an emulated path (root)
 //! - `tcp`: kernel-TCP bulk sender/receiver that records Linux's BBR
 //! - `kernel`: load/unload bbrlab's BBR, bbr-jitter and BBRv3 as BPF congestion
@@ -40,6 +41,7 @@ mod emu;
 mod emu_child;
 mod jitter_sweep;
 mod kernel;
+mod plot;
 mod quic;
 mod signals;
 mod sim;
@@ -58,11 +60,18 @@ fn main() -> ExitCode {
             no_plots,
             force,
         } => sim::run(&scenario, out, jobs, quiet, !no_plots, force),
-        Command::Plot { run_dir } => figures::plot_run(&run_dir).map(|made| {
-            for m in made {
-                println!("wrote {}", run_dir.join(format!("{m}.svg")).display());
-            }
-        }),
+        Command::Plot {
+            run_dir,
+            jain_window,
+            jain_step,
+            jain_threshold,
+        } => plot::jain_params(jain_window, jain_step, jain_threshold)
+            .and_then(|j| plot::command(&run_dir, j))
+            .map(|made| {
+                for m in made {
+                    println!("wrote {}", run_dir.join(format!("{m}.svg")).display());
+                }
+            }),
         Command::Reproduce {
             table: Some(json), ..
         } => std::fs::read_to_string(&json)

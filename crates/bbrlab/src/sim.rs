@@ -146,7 +146,7 @@ pub fn run(
         |&i, clock| {
             let s = run_one_with(&sc.name, &sc.runs[i], &dir_of(i), clock)?;
             if plots && sc.runs[i].config.sample_interval_ns > 0 {
-                figures::plot_run(&dir_of(i))?;
+                crate::plot::run_figures(&dir_of(i), Default::default())?;
             }
             Ok::<_, String>(s)
         },
@@ -162,6 +162,9 @@ pub fn run(
     let refs: Vec<&SummaryJson> = summaries.iter().collect();
     write_summaries(&out, &sc.name, &refs)
         .map_err(|e| format!("writing summaries in {}: {e}", out.display()))?;
+    if plots && n > 1 {
+        crate::plot::sweep_figures(&out)?;
+    }
     print_table(&summaries);
     println!("wrote {}", out.display());
     Ok(())
@@ -204,6 +207,32 @@ fn print_table(summaries: &[SummaryJson]) {
             if let Some(j) = s.jain_fairness {
                 println!("  Jain's fairness index: {j:.3}");
             }
+        }
+        if let Some(f) = &s.fairness_over_time {
+            let at = match (f.converged_at_s, f.time_to_converge_s) {
+                (Some(a), Some(t)) => format!("at {a:.1} s, {t:.1} s after the last flow joined"),
+                _ => "never".to_string(),
+            };
+            println!(
+                "  Jain over {} s windows: min {}, mean {}; converged to >= {} {at}",
+                f.window_s,
+                f.jain_min.map_or("-".into(), |v| format!("{v:.3}")),
+                f.jain_mean.map_or("-".into(), |v| format!("{v:.3}")),
+                f.threshold
+            );
+        }
+        if let Some(q) = &s.queue {
+            println!(
+                "  forward queue p50/p90/p99/max: {:.1}/{:.1}/{:.1}/{:.1} kB, {:.2}/{:.2}/{:.2}/{:.2} ms",
+                q.bytes_p50 / 1e3,
+                q.bytes_p90 / 1e3,
+                q.bytes_p99 / 1e3,
+                q.bytes_max / 1e3,
+                q.delay_ms_p50,
+                q.delay_ms_p90,
+                q.delay_ms_p99,
+                q.delay_ms_max
+            );
         }
         print_fct(s);
     }

@@ -28,6 +28,20 @@ pub struct Band {
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
+/// A scatter's spread of one group of points (say one algorithm's runs
+/// over seeds): whiskers from `x.0` to `x.1` and from `y.0` to `y.1`,
+/// crossing at `centre`, in the colour of series number `series`.
+pub struct Spread {
+    /// The index of the series whose colour the whiskers take.
+    pub series: usize,
+    /// Where the whiskers cross (a mean, say).
+    pub centre: (f64, f64),
+    /// The horizontal whisker's ends.
+    pub x: (f64, f64),
+    /// The vertical whisker's ends.
+    pub y: (f64, f64),
+}
+
 /// How to draw a comparison figure for the reproduction report.
 pub struct Figure<'a> {
     /// Output path without extension; `.svg` and `.png` are written.

@@ -18,6 +18,9 @@ pub struct Frame {
     pub x: Axis,
     /// The vertical axis.
     pub y: Axis,
+    /// The horizontal axis runs from high values on the left to low ones
+    /// on the right (Pantheon's delay axis, so that better is up and right).
+    pub x_reversed: bool,
 }
 
 impl Frame {
@@ -38,6 +41,7 @@ impl Frame {
     pub fn px_t(&self, (tx, ty): (f64, f64)) -> (f64, f64) {
         let (x0, x1, y0, y1) = self.t_rect();
         let fx = (tx - x0) / (x1 - x0);
+        let fx = if self.x_reversed { 1.0 - fx } else { fx };
         let fy = (ty - y0) / (y1 - y0);
         (
             f64::from(self.left) + fx * f64::from(self.right - self.left),
@@ -70,5 +74,6 @@ pub(crate) fn sample(x: Axis, y: Axis) -> Frame {
         bottom: 380,
         x,
         y,
+        x_reversed: false,
     }
 }

@@ -25,7 +25,8 @@ pub enum Layer {
     Line(RGBColor, Vec<(f64, f64)>),
     /// A filled dot of radius 3 px (a measured point).
     Dot(RGBColor, (f64, f64)),
-    /// A vertical error bar from the first to the second point, with caps.
+    /// An error bar from the first to the second point, with caps across
+    /// it (vertical or horizontal).
     ErrorBar(RGBColor, (f64, f64), (f64, f64)),
     /// A published reference value (black triangle).
     Published((f64, f64)),

@@ -3,7 +3,7 @@
 
 use crate::figure::{Band, Figure};
 use crate::frame::Frame;
-use crate::layer::{layers, Layer};
+use crate::layer::{layers, Layer, COLOURS};
 use crate::legend::{legend_entries, legend_size, place_legend, Key, Occupancy};
 use crate::text::{text_width, LABEL_FONT};
 use crate::ticks::{scale, Scale};
@@ -64,7 +64,26 @@ fn bounds(figure: &Figure<'_>, bands: &[Band]) -> ((f64, f64), (f64, f64)) {
 
 /// Lays out a figure on a canvas of `width` × `height` pixels (taller if
 /// the legend has to go below the plot).
-pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], (width, height): (u32, u32)) -> Plan {
+pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], size: (u32, u32)) -> Plan {
+    plan_with(figure, bands, size, Options::default())
+}
+
+/// How a figure is drawn beyond what [`Figure`] says.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Options {
+    /// Series as unjoined points (a scatter plot), not lines.
+    pub(crate) dots: bool,
+    /// The x axis from high (left) to low (right).
+    pub(crate) reverse_x: bool,
+}
+
+/// [`plan`] with [`Options`].
+pub(crate) fn plan_with(
+    figure: &Figure<'_>,
+    bands: &[Band],
+    (width, height): (u32, u32),
+    opts: Options,
+) -> Plan {
     let ((x0, x1), (y0, y1)) = bounds(figure, bands);
     let (w, h) = (width as i32, height as i32);
     let top = 44;
@@ -86,9 +105,13 @@ pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], (width, height): (u32, u
         bottom,
         x: xs.axis,
         y: ys.axis,
+        x_reversed: opts.reverse_x,
     };
-    let layers = layers(figure, bands, &frame);
-    let legend = legend_entries(figure, bands);
+    let (layers, legend) = if opts.dots {
+        (dot_layers(figure, &frame), dot_legend(figure))
+    } else {
+        (layers(figure, bands, &frame), legend_entries(figure, bands))
+    };
     let mut size = (width, height);
     let legend_box = if legend.is_empty() {
         None
@@ -116,6 +139,52 @@ pub(crate) fn plan(figure: &Figure<'_>, bands: &[Band], (width, height): (u32, u
         legend,
         legend_box,
     }
+}
+
+/// A scatter's layers: every point of every series as a dot in the
+/// series' colour, those the axes cannot show left out.
+fn dot_layers(figure: &Figure<'_>, frame: &Frame) -> Vec<Layer> {
+    let rect = frame.t_rect();
+    let mut out = Vec::new();
+    for (i, s) in figure.series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        for &p in &s.points {
+            if let Some(t) = frame.t(p).filter(|&t| crate::clip::inside(t, rect)) {
+                out.push(Layer::Dot(colour, t));
+            }
+        }
+    }
+    out
+}
+
+/// Whiskers of a scatter's spreads as error bars, clipped to the frame.
+pub(crate) fn spread_layers(frame: &Frame, spreads: &[crate::figure::Spread]) -> Vec<Layer> {
+    let rect = frame.t_rect();
+    let mut out = Vec::new();
+    for s in spreads {
+        let colour = COLOURS[s.series % COLOURS.len()];
+        let (cx, cy) = s.centre;
+        for (a, b) in [((s.x.0, cy), (s.x.1, cy)), ((cx, s.y.0), (cx, s.y.1))] {
+            let (Some(a), Some(b)) = (frame.t(a), frame.t(b)) else {
+                continue;
+            };
+            if let Some(piece) = crate::clip::clip_polyline(&[a, b], rect).into_iter().next() {
+                out.push(Layer::ErrorBar(colour, piece[0], piece[1]));
+            }
+        }
+    }
+    out
+}
+
+/// A scatter's legend: a dot per labelled series.
+fn dot_legend(figure: &Figure<'_>) -> Vec<(Key, String)> {
+    figure
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.label.is_empty())
+        .map(|(i, s)| (Key::Dot(COLOURS[i % COLOURS.len()]), s.label.clone()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -160,6 +229,50 @@ mod tests {
             }
         }
     }
+    /// A scatter draws dots only, and a reversed x axis puts high values
+    /// on the left (Pantheon's delay axis).
+    #[test]
+    fn a_reversed_scatter_puts_high_x_on_the_left() {
+        let series = [Series {
+            label: "a".into(),
+            points: vec![(10.0, 1.0), (100.0, 1.0)],
+        }];
+        let fig = sample(&series, &[]);
+        let opts = Options {
+            dots: true,
+            reverse_x: true,
+        };
+        let p = plan_with(&fig, &[], (820, 440), opts);
+        let px: Vec<f64> = p
+            .layers
+            .iter()
+            .map(|l| match l {
+                Layer::Dot(_, t) => p.frame.px_t(*t).0,
+                other => panic!("a scatter draws dots only: {other:?}"),
+            })
+            .collect();
+        assert_eq!(px.len(), 2);
+        assert!(px[1] < px[0], "x = 100 left of x = 10: {px:?}");
+        assert!(matches!(p.legend[0].0, Key::Dot(_)));
+        let spread = crate::figure::Spread {
+            series: 0,
+            centre: (30.0, 1.0),
+            x: (10.0, 100.0),
+            y: (0.5, 1.5),
+        };
+        let bars = spread_layers(&p.frame, &[spread]);
+        assert_eq!(bars.len(), 2, "{bars:?}");
+        for b in &bars {
+            let Layer::ErrorBar(_, a, z) = b else {
+                panic!("{b:?}")
+            };
+            assert!(p.frame.contains_px(p.frame.px_t(*a)) && p.frame.contains_px(p.frame.px_t(*z)));
+        }
+        let plain = plan(&fig, &[], (820, 440));
+        let lx = plain.frame.px((100.0, 1.0)).unwrap().0;
+        assert!(lx > plain.frame.px((10.0, 1.0)).unwrap().0);
+    }
+
     #[test]
     fn a_figure_whose_corners_are_full_puts_the_legend_below_the_plot() {
         let series = [Series {

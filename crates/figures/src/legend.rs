@@ -15,6 +15,8 @@ pub(crate) const LEGEND_ROW: i32 = 18;
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Key {
     Line(RGBColor),
+    /// A scatter's points (a dot).
+    Dot(RGBColor),
     Band(RGBColor),
     Published,
 }

@@ -78,10 +78,10 @@ mod ticks;
 
 pub use clip::{clip_polygon, clip_polyline};
 pub use csv_table::Table;
-pub use figure::{Band, Figure, Series};
+pub use figure::{Band, Figure, Series, Spread};
 pub use frame::Frame;
 pub use layer::Layer;
 pub use legend::{place_legend, Occupancy};
-pub use render::{figure, figure_with_bands};
+pub use render::{figure, figure_with_bands, scatter};
 pub use run_figures::plot_run;
 pub use ticks::{scale, Axis, Scale, Tick};

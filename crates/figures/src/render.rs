@@ -202,8 +202,14 @@ where
                 let style = colour.stroke_width(1);
                 area.draw(&PathElement::new(vec![a, b], style))
                     .map_err(fail(what))?;
+                let across_x = (b.0 - a.0).abs() > (b.1 - a.1).abs();
                 for (x, y) in [a, b] {
-                    area.draw(&PathElement::new(vec![(x - 4, y), (x + 4, y)], style))
+                    let cap = if across_x {
+                        vec![(x, y - 4), (x, y + 4)]
+                    } else {
+                        vec![(x - 4, y), (x + 4, y)]
+                    };
+                    area.draw(&PathElement::new(cap, style))
                         .map_err(fail(what))?;
                 }
             }
@@ -310,6 +316,9 @@ where
                         vec![(k0, cy), (k1, cy)],
                         c.stroke_width(2),
                     ))
+                    .map_err(fail(what))?,
+                Key::Dot(c) => area
+                    .draw(&Circle::new(((k0 + k1) / 2, cy), 4, c.filled()))
                     .map_err(fail(what))?,
                 Key::Band(c) => {
                     area.draw(&Rectangle::new(
@@ -444,6 +453,29 @@ pub(crate) fn write_figure(plan: &Plan, stem: &Path) -> DrawResult {
 /// Draws a report figure as SVG and PNG.
 pub fn figure(figure: &Figure<'_>) -> Result<(), String> {
     figure_with_bands(figure, &[])
+}
+
+/// Draws a scatter plot as SVG and PNG: each of the figure's series is a
+/// set of points in its own colour (a legend entry per labelled series),
+/// not joined by lines. `reverse_x` runs the x axis from high to low, as
+/// Pantheon draws delay so that better lies up and to the right.
+///
+/// `spreads` adds whiskers across groups of points (see
+/// [`Spread`](crate::Spread)).
+pub fn scatter(
+    figure: &Figure<'_>,
+    reverse_x: bool,
+    spreads: &[crate::figure::Spread],
+) -> Result<(), String> {
+    register();
+    let opts = crate::layout::Options {
+        dots: true,
+        reverse_x,
+    };
+    let mut plan = crate::layout::plan_with(figure, &[], (820, 440), opts);
+    plan.layers
+        .extend(crate::layout::spread_layers(&plan.frame, spreads));
+    write_figure(&plan, figure.stem)
 }
 
 /// Draws a report figure with spread bands (see [`Band`]) as SVG and PNG.

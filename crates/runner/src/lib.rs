@@ -33,7 +33,9 @@
 //! assert!(summary.flows[0].goodput_bps > 5e6);
 //! ```
 
+pub mod metrics;
 pub mod output;
+pub mod plots;
 pub mod progress;
 pub mod run;
 pub mod stats;

@@ -183,6 +183,14 @@ pub struct SummaryJson {
     /// Cross-traffic sources (absent without `[[cross]]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cross: Vec<CrossJson>,
+    /// Jain's index over sliding windows and the time to converge to a
+    /// fair share ([`crate::metrics`]); absent without samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness_over_time: Option<crate::metrics::FairnessJson>,
+    /// The forward queue's distribution over the run's samples
+    /// ([`crate::metrics`]); absent without samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<crate::metrics::QueueJson>,
 }
 
 /// `"fct"` in `summary.json`: finished finite flows by size bucket.
@@ -332,6 +340,8 @@ impl SummaryJson {
                     drops: c.drops,
                 })
                 .collect(),
+            fairness_over_time: None,
+            queue: None,
         }
     }
 }
@@ -550,6 +560,8 @@ mod tests {
             links: Vec::new(),
             fct: None,
             cross: Vec::new(),
+            fairness_over_time: None,
+            queue: None,
         };
         let a = mk("run-0000", "0.01", "bbr, no lt_bw");
         let b = mk("run-0001", "0.1", "say \"hi\"");

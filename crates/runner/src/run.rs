@@ -14,6 +14,7 @@
 //! units (docs/outputs.md), so the columnar form cannot drift from the
 //! files' (a test checks every cell against the CSV text).
 
+use crate::metrics::MetricsRecorder;
 use crate::output::{CsvRecorder, SummaryJson};
 use crate::progress::{ClockRecorder, SimClock};
 /// What a [`Sink`] receives and implements: the simulator's samples and
@@ -65,14 +66,18 @@ pub fn simulate<S: Sink>(
     sink: S,
     clock: &SimClock,
 ) -> io::Result<(SummaryJson, S::Output)> {
-    let mut rec = ClockRecorder { inner: sink, clock };
+    let mut rec = ClockRecorder {
+        inner: MetricsRecorder::new(sink),
+        clock,
+    };
     let summary = netsim::run_workload(&run.config, &run.workload, &mut rec)?;
-    let out = rec.inner.finish()?;
+    let (sink, fairness, queue) = rec.inner.finish();
+    let out = sink.finish()?;
     clock.advance(run.config.duration_ns);
-    Ok((
-        SummaryJson::new(scenario, run_name, &run.params, &summary),
-        out,
-    ))
+    let mut json = SummaryJson::new(scenario, run_name, &run.params, &summary);
+    json.fairness_over_time = fairness;
+    json.queue = queue;
+    Ok((json, out))
 }
 
 /// The type of a column of a run's time series (the schema's).

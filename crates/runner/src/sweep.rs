@@ -76,7 +76,18 @@ fn ours(name: &str, is_dir: bool) -> bool {
         "scenario.toml",
         "bbrlab.log",
     ];
-    const FIGURES: [&str; 5] = ["throughput", "rtt", "inflight", "bw_estimate", "queue"];
+    const FIGURES: [&str; 10] = [
+        "throughput",
+        "rtt",
+        "inflight",
+        "bw_estimate",
+        "queue",
+        "fairness",
+        "queue_cdf",
+        "fct_cdf",
+        "slowdown_cdf",
+        "pantheon",
+    ];
     FILES.contains(&name)
         || FIGURES
             .iter()
@@ -229,4 +240,32 @@ pub fn run_parallel<T: Sync, R: Send>(
     });
     view.finish();
     results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--force` may remove the metrics figures `bbrlab sim` and `bbrlab
+    /// plot` draw, and still nothing else.
+    #[test]
+    fn force_knows_the_metrics_figures() {
+        for f in [
+            "fairness.svg",
+            "queue_cdf.png",
+            "fct_cdf.svg",
+            "slowdown_cdf.png",
+            "pantheon.svg",
+            "pantheon.png",
+        ] {
+            assert!(ours(f, false), "{f}");
+        }
+        assert!(!ours("notes.svg", false));
+        assert!(!ours("pantheon.pdf", false));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pantheon.svg"), "x").unwrap();
+        std::fs::write(dir.path().join("summary.json"), "{}").unwrap();
+        prepare_output(dir.path(), true).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }

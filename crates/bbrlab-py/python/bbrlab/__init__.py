@@ -7,6 +7,10 @@ simulator.
 - ``sweep(scenario, grid, seeds=..., client=None) -> DataFrame``: every
   combination as Dask tasks, on a LocalCluster or any Dask ``Client``.
 - ``reproduce(["C3"])``: published claims' verdicts and figures.
+- ``pantheon_points(sweep_dir_or_frame)`` and ``plot_pantheon(points)``:
+  throughput against 95th-percentile RTT, one row per run and algorithm.
+- ``fairness_over_time(run, window=1.0, step=0.1)``: Jain's index over
+  sliding windows and the time to converge to a fair share.
 
 Scenarios are TOML files (docs/scenarios.md), TOML text, or dicts of the
 same schema; they run through the same Rust code as the ``bbrlab`` CLI.
@@ -14,6 +18,7 @@ same schema; they run through the same Rust code as the ``bbrlab`` CLI.
 
 from ._native import ScenarioError
 from ._native import provenance as _provenance
+from ._plots import fairness_over_time, pantheon_points, plot_pantheon
 from ._run import UNITS, Claim, Run, reproduce, simulate
 from ._sweep import sweep, to_parquet
 
@@ -24,6 +29,9 @@ __all__ = [
     "Run",
     "ScenarioError",
     "UNITS",
+    "fairness_over_time",
+    "pantheon_points",
+    "plot_pantheon",
     "reproduce",
     "simulate",
     "sweep",

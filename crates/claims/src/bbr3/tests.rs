@@ -157,6 +157,8 @@ fn run(
             links: Vec::new(),
             fct: None,
             cross: Vec::new(),
+            fairness_over_time: None,
+            queue: None,
         },
         params,
         href: String::new(),

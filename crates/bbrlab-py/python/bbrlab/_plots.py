@@ -1,0 +1,161 @@
+"""Throughput against delay across a sweep (Pantheon-style), as
+``bbrlab plot`` draws it for a sweep's output directory.
+
+``pantheon_points()`` gives one row per run and algorithm, by the same rule
+as the CLI (``runner::plots::pantheon_points``): the algorithm's flows'
+goodputs added up, and the mean over those flows of each flow's
+95th-percentile RTT (Pantheon, Yan et al., USENIX ATC 2018, plots mean
+throughput against 95th-percentile one-way delay; the simulator's summary
+has RTTs, so the delay here is the round trip). An algorithm with no RTT
+sample in a run gives no row. ``plot_pantheon()`` draws the rows with
+matplotlib (imported only then), the delay axis logarithmic and reversed
+so that better lies up and to the right.
+
+``fairness_over_time(run)`` is Jain's index over sliding windows of a
+run's ``flows`` frame, by the Rust rule ``summary.json`` uses, with the
+window, step and threshold given. The default windows' summary, and the
+queue's percentiles, are also in ``Run.summary_json["fairness_over_time"]``
+and ``Run.summary_json["queue"]`` (docs/src/metrics.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Union
+
+import pandas as pd
+
+def fairness_over_time(
+    run_or_flows: Any, window: float = 1.0, step: float = 0.1, threshold: float = 0.9
+) -> pd.DataFrame:
+    """Jain's index over sliding windows of ``window`` seconds ending every
+    ``step`` seconds: one row per window (``end_s``, ``flows``, ``jain``).
+    ``attrs`` holds ``converged_at_s``, ``time_to_converge_s`` and
+    ``last_join_s`` for ``threshold`` (None where the flows never settle).
+    ``run_or_flows``: a ``Run`` (with its time series) or its ``flows``
+    frame."""
+    from . import _native
+
+    flows = getattr(run_or_flows, "flows", run_or_flows)
+    if not isinstance(flows, pd.DataFrame) or flows.empty:
+        raise ValueError(
+            "fairness_over_time: no time series (a Run simulated with timeseries=True, or its flows frame)"
+        )
+    end, n, jain, at, ttc, joined = _native.sliding_jain(
+        flows["time_s"].astype(float).tolist(),
+        flows["flow"].astype("int64").tolist(),
+        flows["delivered_bytes"].astype("int64").tolist(),
+        window_s=float(window),
+        step_s=float(step),
+        threshold=float(threshold),
+    )
+    df = pd.DataFrame({"end_s": end, "flows": n, "jain": jain})
+    df.attrs.update(
+        window_s=window,
+        step_s=step,
+        threshold=threshold,
+        converged_at_s=at,
+        time_to_converge_s=ttc,
+        last_join_s=joined,
+    )
+    return df
+
+
+#: The columns of ``pantheon_points()`` after the run and its parameters.
+PANTHEON_COLUMNS = ["algorithm", "flows", "throughput_mbps", "delay_p95_ms"]
+
+
+def _flows_of_summary(path: Path) -> pd.DataFrame:
+    """One row per flow of a CLI ``summary.json``: run, parameters,
+    algorithm, goodput_bps, rtt_p95_ms."""
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot read a bbrlab summary.json ({e})") from e
+    runs = doc.get("runs") if isinstance(doc, dict) else None
+    if not isinstance(runs, list):
+        raise ValueError(f"{path}: no `runs` list; expected the summary.json `bbrlab sim` writes")
+    rows: List[Dict[str, Any]] = []
+    for i, r in enumerate(runs):
+        run = r.get("run", f"run {i}")
+        flows = r.get("flows")
+        if not isinstance(flows, list):
+            raise ValueError(f"{path}: {run} has no `flows` list")
+        for f in flows:
+            row = {"run": run, **(r.get("params") or {})}
+            row.update(
+                algorithm=f.get("algorithm"),
+                goodput_bps=f.get("goodput_bps"),
+                rtt_p95_ms=f.get("rtt_p95_ms"),
+            )
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pantheon_points(source: Union[str, "os.PathLike[str]", pd.DataFrame]) -> pd.DataFrame:
+    """One row per run and algorithm: ``run``, the run's swept parameters,
+    ``algorithm``, ``flows``, ``throughput_mbps`` and ``delay_p95_ms``.
+
+    ``source``: the output directory of ``bbrlab sim`` (or its
+    ``summary.json``), or the DataFrame ``bbrlab.sweep()`` returns (failed
+    runs left out)."""
+    if isinstance(source, pd.DataFrame):
+        df = source
+        if "status" in df.columns:
+            df = df[df["status"] == "ok"]
+        params = list(df.attrs.get("parameters", []))
+    else:
+        path = Path(os.fspath(source))
+        if path.is_dir():
+            path = path / "summary.json"
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{path}: no summary.json; give the directory `bbrlab sim` wrote or a sweep() DataFrame"
+            )
+        df = _flows_of_summary(path)
+        params = [c for c in df.columns if c not in ("run", "algorithm", "goodput_bps", "rtt_p95_ms")]
+    missing = [c for c in ("run", "algorithm", "goodput_bps", "rtt_p95_ms") if c not in df.columns]
+    if missing:
+        raise ValueError(f"pantheon_points: the frame has no column(s) {', '.join(missing)}")
+    out: List[Dict[str, Any]] = []
+    # Runs and algorithms in the order they come (sort=False).
+    for (run, alg), g in df.groupby(["run", "algorithm"], sort=False):
+        delays = pd.to_numeric(g["rtt_p95_ms"], errors="coerce").dropna()
+        if delays.empty:
+            continue
+        row = {"run": run}
+        for p in params:
+            row[p] = g[p].iloc[0]
+        row.update(
+            algorithm=alg,
+            flows=len(g),
+            throughput_mbps=float(pd.to_numeric(g["goodput_bps"]).sum()) / 1e6,
+            delay_p95_ms=float(delays.mean()),
+        )
+        out.append(row)
+    cols = ["run"] + params + PANTHEON_COLUMNS
+    return pd.DataFrame(out, columns=cols)
+
+
+def plot_pantheon(points: pd.DataFrame, ax: Any = None, title: str = "Throughput against delay") -> Any:
+    """Draws ``pantheon_points()``'s rows with matplotlib: a colour per
+    algorithm, the 95th-percentile RTT on a reversed log axis (better is
+    up and to the right, as Pantheon draws it). Returns the axes."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("plot_pantheon needs matplotlib (pip install matplotlib)") from e
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 4))
+    for alg, g in points.groupby("algorithm", sort=False):
+        ax.scatter(g["delay_p95_ms"], g["throughput_mbps"], label=str(alg))
+    ax.set_xscale("log")
+    if not ax.xaxis_inverted():
+        ax.invert_xaxis()
+    ax.set_xlabel("95th-percentile RTT (ms, log scale, reversed)")
+    ax.set_ylabel("throughput (Mbit/s)")
+    ax.set_title(title)
+    ax.legend()
+    return ax

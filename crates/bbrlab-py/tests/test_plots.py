@@ -1,0 +1,133 @@
+"""pantheon_points() and plot_pantheon(): the CLI's rule for a sweep's
+throughput against delay, from summary.json and from sweep()'s frame."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import bbrlab
+
+
+def _summary(tmp_path):
+    """A hand-written summary.json of two runs (the CLI's shape)."""
+    doc = {
+        "scenario": "s",
+        "parameters": ["link.forward.queue.limit"],
+        "runs": [
+            {
+                "run": "run-0000",
+                "params": {"link.forward.queue.limit": "1bdp"},
+                "flows": [
+                    {"algorithm": "bbr", "goodput_bps": 4e6, "rtt_p95_ms": 50.0},
+                    {"algorithm": "bbr", "goodput_bps": 3e6, "rtt_p95_ms": 70.0},
+                    {"algorithm": "cubic", "goodput_bps": 2.5e6, "rtt_p95_ms": 120.0},
+                ],
+            },
+            {
+                "run": "run-0001",
+                "params": {"link.forward.queue.limit": "4bdp"},
+                "flows": [{"algorithm": "cubic", "goodput_bps": 9e6, "rtt_p95_ms": None}],
+            },
+        ],
+    }
+    (tmp_path / "summary.json").write_text(json.dumps(doc))
+    return tmp_path
+
+
+def test_points_are_the_summaries_numbers(tmp_path):
+    p = bbrlab.pantheon_points(_summary(tmp_path))
+    # run-0001's cubic has no RTT: no point.
+    assert list(p["run"]) == ["run-0000", "run-0000"]
+    assert list(p["algorithm"]) == ["bbr", "cubic"]
+    assert list(p["flows"]) == [2, 1]
+    assert p["throughput_mbps"].tolist() == pytest.approx([7.0, 2.5])
+    assert p["delay_p95_ms"].tolist() == pytest.approx([60.0, 120.0])
+    assert list(p["link.forward.queue.limit"]) == ["1bdp", "1bdp"]
+
+
+def test_a_sweep_frame_gives_the_same_rule(tmp_path):
+    df = pd.DataFrame(
+        {
+            "link.forward.queue.limit": ["1bdp", "1bdp", "4bdp"],
+            "seed": [1, 1, 1],
+            "run": ["run-0000", "run-0000", "run-0001"],
+            "status": ["ok", "ok", "failed"],
+            "algorithm": ["bbr", "bbr", "bbr"],
+            "goodput_bps": [1e6, 2e6, None],
+            "rtt_p95_ms": [10.0, 30.0, None],
+        }
+    )
+    df.attrs["parameters"] = ["link.forward.queue.limit", "seed"]
+    p = bbrlab.pantheon_points(df)
+    assert len(p) == 1
+    assert p.loc[0, "throughput_mbps"] == pytest.approx(3.0)
+    assert p.loc[0, "delay_p95_ms"] == pytest.approx(20.0)
+
+
+def test_a_directory_without_a_summary_is_refused(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no summary.json"):
+        bbrlab.pantheon_points(tmp_path)
+    (tmp_path / "summary.json").write_text("{}")
+    with pytest.raises(ValueError, match="no `runs` list"):
+        bbrlab.pantheon_points(tmp_path)
+
+
+def test_plot_reverses_the_delay_axis(tmp_path):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    ax = bbrlab.plot_pantheon(bbrlab.pantheon_points(_summary(tmp_path)))
+    assert ax.xaxis_inverted()
+    assert ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["bbr", "cubic"]
+    out = tmp_path / "pantheon.png"
+    ax.figure.savefig(out)
+    assert out.stat().st_size > 1000
+
+
+def test_a_runs_summary_has_the_sliding_jain_and_the_queue_percentiles(small):
+    """``Run.summary_json`` carries ``fairness_over_time`` and ``queue``;
+    the queue's percentiles are the link frame's forward samples' (numpy's
+    default rule is the same linear interpolation)."""
+    np = pytest.importorskip("numpy")
+    small["duration"] = "3s"
+    small["flow"] = [{"algorithm": "cubic"}, {"algorithm": "bbr", "start": "1s"}]
+    run = bbrlab.simulate(small, seed=1)
+    fair = run.summary_json["fairness_over_time"]
+    assert fair["window_s"] == 1.0 and fair["threshold"] == 0.9
+    assert fair["last_join_s"] == pytest.approx(1.0)
+    assert fair["windows"] > 0
+    assert 0.5 <= fair["jain_min"] <= fair["jain_mean"] <= 1.0
+    q = run.summary_json["queue"]
+    fwd = run.link[run.link["direction"] == "forward"]
+    assert q["samples"] == len(fwd)
+    for p, key in ((50, "bytes_p50"), (90, "bytes_p90"), (99, "bytes_p99"), (100, "bytes_max")):
+        assert q[key] == pytest.approx(np.percentile(fwd["queue_bytes"], p), abs=1e-6)
+    assert q["delay_ms_p99"] == pytest.approx(np.percentile(fwd["queue_delay_ms"], 99), abs=1e-5)
+
+
+def test_fairness_over_time_is_the_summarys_rule_with_other_windows(small):
+    """The default windows give the summary's numbers; other windows and
+    thresholds are the caller's; bad ones are refused with what is allowed."""
+    small["duration"] = "4s"
+    small["flow"] = [{"algorithm": "cubic"}, {"algorithm": "cubic", "start": "1s"}]
+    run = bbrlab.simulate(small, seed=1)
+    fair = run.summary_json["fairness_over_time"]
+    df = bbrlab.fairness_over_time(run)
+    assert len(df) == fair["windows"]
+    assert df.attrs["converged_at_s"] == (
+        None if fair["converged_at_s"] is None else pytest.approx(fair["converged_at_s"])
+    )
+    assert df.attrs["last_join_s"] == pytest.approx(1.0)
+    assert (df["flows"] == 2).all()
+    assert ((df["jain"] >= 0.5) & (df["jain"] <= 1.0)).all()
+    # 2 s windows every 0.5 s: from 3 s (a window after the join) on.
+    wide = bbrlab.fairness_over_time(run.flows, window=2.0, step=0.5)
+    assert wide["end_s"].iloc[0] == pytest.approx(3.0)
+    assert (wide["end_s"].diff().dropna().round(6) == 0.5).all()
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        bbrlab.fairness_over_time(run, threshold=2)
+    with pytest.raises(ValueError, match="seconds above 0"):
+        bbrlab.fairness_over_time(run, window=0)
