@@ -638,15 +638,11 @@ pub fn run_io(
                             seq += 1;
                             pending.push(Reverse((at, seq, i)));
                         }
-                        Err(reason) => port_drop(
-                            &mut slots,
-                            &mut free_slots,
-                            &mut pool,
-                            i,
-                            reason,
-                            &mut stats,
-                            log,
-                        )?,
+                        Err(reason) => {
+                            let buf =
+                                port_drop(&mut slots, &mut free_slots, i, reason, &mut stats, log)?;
+                            pool.push(buf);
+                        }
                     }
                 } else if let Some(id) = held_id {
                     held[d].insert(id, i);
@@ -665,15 +661,11 @@ pub fn run_io(
                             seq += 1;
                             pending.push(Reverse((at, seq, i)));
                         }
-                        Err(reason) => port_drop(
-                            &mut slots,
-                            &mut free_slots,
-                            &mut pool,
-                            i,
-                            reason,
-                            &mut stats,
-                            log,
-                        )?,
+                        Err(reason) => {
+                            let buf =
+                                port_drop(&mut slots, &mut free_slots, i, reason, &mut stats, log)?;
+                            pool.push(buf);
+                        }
                     }
                 }
             }
@@ -745,16 +737,16 @@ pub fn run_io(
 }
 
 /// Frees slot `i`, whose packet its port's own path dropped after the
-/// shared direction let it through, and logs the drop.
+/// shared direction let it through, and logs the drop; the caller returns
+/// the buffer to its pool.
 fn port_drop(
     slots: &mut [Option<Slot>],
     free_slots: &mut Vec<usize>,
-    pool: &mut Vec<Box<[u8; BUF]>>,
     i: usize,
     reason: DropReason,
     stats: &mut ForwardStats,
     log: &mut dyn Log,
-) -> io::Result<()> {
+) -> io::Result<Box<[u8; BUF]>> {
     let slot = slots[i].take().expect("a filled slot");
     free_slots.push(i);
     stats.dropped[slot.dir] += 1;
@@ -768,8 +760,7 @@ fn port_drop(
         dropped: Some(reason),
         ce: slot.ce,
     })?;
-    pool.push(slot.buf);
-    Ok(())
+    Ok(slot.buf)
 }
 
 /// Waits up to `ns` for either device to become readable.

@@ -203,9 +203,10 @@ fn after_a_delay_increase_srtt_follows_and_bbr_min_rtt_stays_stale() {
     let probe = rec
         .flows
         .iter()
+        .rev()
         .filter(|s| s.t_ns < 11 * SEC && s.mode == Mode::ProbeRtt)
         .map(|s| s.t_ns)
-        .last()
+        .next()
         .expect("a PROBE_RTT before the change");
     let expire = probe + 10 * SEC;
     assert!(
