@@ -278,3 +278,39 @@ fn hops_out_of_range_are_an_error() {
     cfg.flows[0].hops = Some((0, 0));
     assert!(netsim::run(&cfg, &mut netsim::NoRecorder).is_ok());
 }
+
+/// ACK aggregation on one flow's reverse access link (release every
+/// 10 ms) spreads only that flow's RTT samples, over up to 10 ms above
+/// its base; the other light flow's samples stay within a serialisation
+/// (1.2 ms) of its own.
+#[test]
+fn ack_aggregation_on_an_access_link_touches_that_flow_only() {
+    let mut bursty = light("bursty");
+    bursty.access_reverse = Some(Segment::new(direction(
+        "ack_aggregation = { interval = \"10ms\" }",
+    )));
+    let (_, rec) = run(&sim(vec![light("plain"), bursty], 10));
+    let spread = |flow: usize| {
+        let r: Vec<f64> = rec
+            .flows
+            .iter()
+            .filter(|s| s.flow == flow && s.t_ns > SEC)
+            .filter_map(|s| s.rtt_ns)
+            .map(|r| r as f64 / 1e6)
+            .collect();
+        let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = r.iter().copied().fold(0.0, f64::max);
+        (lo, hi)
+    };
+    let (plain_lo, plain_hi) = spread(0);
+    let (bursty_lo, bursty_hi) = spread(1);
+    assert!(
+        plain_lo >= 40.0 && plain_hi <= 41.3,
+        "plain {plain_lo}..{plain_hi}"
+    );
+    assert!(bursty_lo >= 40.0, "bursty {bursty_lo}");
+    assert!(
+        bursty_hi > 45.0 && bursty_hi <= 51.3,
+        "bursty {bursty_lo}..{bursty_hi}: held up to 10 ms"
+    );
+}
