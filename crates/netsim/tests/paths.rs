@@ -314,3 +314,28 @@ fn ack_aggregation_on_an_access_link_touches_that_flow_only() {
         "bursty {bursty_lo}..{bursty_hi}: held up to 10 ms"
     );
 }
+
+/// When the delay drops (80 ms to 20 ms one way at 5 s) nothing that
+/// left later overtakes what left earlier, so a bulk flow on a queue too
+/// deep to overflow (1000 packets against BBR's 2-BDP cap) sees no
+/// reordering, hence no spurious loss and no retransmission. BBR's
+/// min_rtt takes the lower samples at once, but the queue its old,
+/// larger window built keeps them above the new base until a PROBE_RTT
+/// (10 s after that update) drains it; by 20 s min_rtt is the new 40 ms
+/// base plus at most a serialisation.
+#[test]
+fn a_delay_drop_reorders_nothing() {
+    let mut cfg = sim(
+        vec![FlowConfig::bulk("bbr", Config::new(Algorithm::Bbr))],
+        20,
+    );
+    cfg.forward = direction("rate = \"10mbit\"\nqueue = { limit = \"1000pkt\" }");
+    cfg.topology.forward_delay_schedule = Some(schedule(
+        "delay_schedule = [{ at = \"0s\", delay = \"80ms\" }, { at = \"5s\", delay = \"20ms\" }]",
+    ));
+    let (s, rec) = run(&cfg);
+    assert_eq!(s.flows[0].retransmissions, 0, "{:?}", s.flows[0]);
+    assert_eq!(s.forward_drops, 0);
+    let late_min = last_min_rtt_ms(&rec, 0);
+    assert!((40.0..=41.2).contains(&late_min), "{late_min} ms");
+}
