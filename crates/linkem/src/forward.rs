@@ -54,6 +54,9 @@ pub struct ForwardConfig {
     /// Per-port extra delay, jitter and loss after the shared directions
     /// ([`crate::ports`]); empty: every packet sees the shared path only.
     pub ports: Vec<crate::ports::PortPath>,
+    /// Forward hops after `forward`, in series ([`crate::hops`]); empty:
+    /// one bottleneck.
+    pub hops: Vec<ResolvedDirection>,
 }
 
 /// One packet's fate, for the per-packet log.
@@ -551,6 +554,7 @@ pub fn run_io(
         Direction::new(&cfg.reverse, cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B),
     ];
     let mut port_paths = crate::ports::PortPaths::new(&cfg.ports, cfg.seed);
+    let mut tandem = crate::hops::Tandem::new(&cfg.hops, cfg.seed);
     let mut stats = ForwardStats::default();
     let mut slots: Vec<Option<Slot>> = Vec::new();
     let mut free_slots: Vec<usize> = Vec::new();
@@ -632,8 +636,11 @@ pub fn run_io(
                     }
                 };
                 if let Some(at) = arrive {
-                    let pkt = &slots[i].as_ref().expect("just filled").buf[..n];
-                    match port_paths.release_ns(d, pkt, at) {
+                    let pkt = &mut slots[i].as_mut().expect("just filled").buf[..n];
+                    let fate = tandem
+                        .release_ns(d, pkt, at)
+                        .and_then(|at| port_paths.release_ns(d, pkt, at));
+                    match fate {
                         Ok(at) => {
                             seq += 1;
                             pending.push(Reverse((at, seq, i)));
@@ -655,8 +662,12 @@ pub fn run_io(
             dirs[d].release_due(now, &mut releases);
             for r in releases.drain(..) {
                 if let Some(i) = held[d].remove(&r.id) {
-                    let slot = slots[i].as_ref().expect("held slots are filled");
-                    match port_paths.release_ns(d, &slot.buf[..slot.len], r.arrive_ns) {
+                    let slot = slots[i].as_mut().expect("held slots are filled");
+                    let pkt = &mut slot.buf[..slot.len];
+                    let fate = tandem
+                        .release_ns(d, pkt, r.arrive_ns)
+                        .and_then(|at| port_paths.release_ns(d, pkt, at));
+                    match fate {
                         Ok(at) => {
                             seq += 1;
                             pending.push(Reverse((at, seq, i)));
@@ -1003,6 +1014,7 @@ mod tests {
             sample_interval_ns: 0,
             realtime: false,
             ports: Vec::new(),
+            hops: Vec::new(),
         }
     }
 

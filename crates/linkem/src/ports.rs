@@ -349,6 +349,7 @@ mod tests {
             seed: 1,
             sample_interval_ns: 0,
             realtime: false,
+            hops: Vec::new(),
             ports: vec![PortPath {
                 port: 5201,
                 forward: Some(direction("delay = \"30ms\"")),
