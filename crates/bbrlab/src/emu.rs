@@ -195,6 +195,11 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
             })?;
             ports.push(rule);
         }
+        for (k, h) in path.hops.iter().enumerate() {
+            linkem::hops::check_hop(h).map_err(|(field, message)| {
+                format!("{}: `link.hops.{k}.{field}`: {message}", file.display())
+            })?;
+        }
         return Ok(ForwardConfig {
             forward: path.forward,
             reverse: path.reverse,
@@ -202,6 +207,7 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
             sample_interval_ns: sample_ns,
             realtime: true,
             ports,
+            hops: path.hops,
         });
     }
     let (up_delay, down_delay) = one_way_delays(p)?;
@@ -214,6 +220,7 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
         sample_interval_ns: sample_ns,
         realtime: true,
         ports: Vec::new(),
+        hops: Vec::new(),
     })
 }
 
@@ -605,6 +612,13 @@ mod tests {
                 && e.contains("only `delay`, `jitter` and `loss`"),
             "{e}"
         );
+        // Hops in series reach it too; aggregation in one is refused.
+        let c =
+            scenario("[[link.hops]]\nrate = \"5mbit\"\n[[link.hops]]\ndelay = \"3ms\"\n").unwrap();
+        assert_eq!(c.hops.len(), 2);
+        assert_eq!(c.hops[1].delay_ns, 3_000_000);
+        let e = scenario("[[link.hops]]\nack_aggregation = { interval = \"1ms\" }\n").unwrap_err();
+        assert!(e.contains("link.hops.0.ack_aggregation"), "{e}");
     }
 
     /// Issue 13: `emu --scenario` reads only `[link]` and `seed`. A file

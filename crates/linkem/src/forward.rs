@@ -54,6 +54,9 @@ pub struct ForwardConfig {
     /// Per-port extra delay, jitter and loss after the shared directions
     /// ([`crate::ports`]); empty: every packet sees the shared path only.
     pub ports: Vec<crate::ports::PortPath>,
+    /// Forward hops after `forward`, in series ([`crate::hops`]); empty:
+    /// one bottleneck.
+    pub hops: Vec<ResolvedDirection>,
 }
 
 /// One packet's fate, for the per-packet log.
@@ -582,6 +585,8 @@ pub fn run_io(
         Direction::new(&cfg.reverse, cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B),
     ];
     let mut port_paths = crate::ports::PortPaths::new(&cfg.ports, cfg.seed);
+    let mut tandem = crate::hops::Tandem::new(&cfg.hops, cfg.seed)
+        .map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
     let mut stats = ForwardStats::default();
     let mut slots: Vec<Option<Slot>> = Vec::new();
     let mut free_slots: Vec<usize> = Vec::new();
@@ -668,21 +673,20 @@ pub fn run_io(
                     }
                 };
                 if let Some(at) = arrive {
-                    let pkt = &slots[i].as_ref().expect("just filled").buf[..n];
-                    match port_paths.release_ns(d, pkt, at) {
+                    let pkt = &mut slots[i].as_mut().expect("just filled").buf[..n];
+                    let fate = tandem
+                        .release_ns(d, pkt, at)
+                        .and_then(|at| port_paths.release_ns(d, pkt, at));
+                    match fate {
                         Ok(at) => {
                             seq += 1;
                             pending.push(Reverse((at, seq, i)));
                         }
-                        Err(reason) => port_drop(
-                            &mut slots,
-                            &mut free_slots,
-                            &mut pool,
-                            i,
-                            reason,
-                            &mut stats,
-                            log,
-                        )?,
+                        Err(reason) => {
+                            let buf =
+                                port_drop(&mut slots, &mut free_slots, i, reason, &mut stats, log)?;
+                            pool.push(buf);
+                        }
                     }
                 } else if let Some(id) = held_id {
                     held[d].insert(id, i);
@@ -731,22 +735,23 @@ pub fn run_io(
                         }
                     }
                 }
-                // Then the packet's own port path, if it has one.
-                let slot = slots[i].as_ref().expect("held slots are filled");
-                match port_paths.release_ns(d, &slot.buf[..slot.len], r.arrive_ns) {
+                // Then the hops after the first and the packet's own port
+                // path, if it has them.
+                let slot = slots[i].as_mut().expect("held slots are filled");
+                let pkt = &mut slot.buf[..slot.len];
+                let fate = tandem
+                    .release_ns(d, pkt, r.arrive_ns)
+                    .and_then(|at| port_paths.release_ns(d, pkt, at));
+                match fate {
                     Ok(at) => {
                         seq += 1;
                         pending.push(Reverse((at, seq, i)));
                     }
-                    Err(reason) => port_drop(
-                        &mut slots,
-                        &mut free_slots,
-                        &mut pool,
-                        i,
-                        reason,
-                        &mut stats,
-                        log,
-                    )?,
+                    Err(reason) => {
+                        let buf =
+                            port_drop(&mut slots, &mut free_slots, i, reason, &mut stats, log)?;
+                        pool.push(buf);
+                    }
                 }
             }
         }
@@ -817,16 +822,16 @@ pub fn run_io(
 }
 
 /// Frees slot `i`, whose packet its port's own path dropped after the
-/// shared direction let it through, and logs the drop.
+/// shared direction let it through, and logs the drop; the caller returns
+/// the buffer to its pool.
 fn port_drop(
     slots: &mut [Option<Slot>],
     free_slots: &mut Vec<usize>,
-    pool: &mut Vec<Box<[u8; BUF]>>,
     i: usize,
     reason: DropReason,
     stats: &mut ForwardStats,
     log: &mut dyn Log,
-) -> io::Result<()> {
+) -> io::Result<Box<[u8; BUF]>> {
     let slot = slots[i].take().expect("a filled slot");
     free_slots.push(i);
     stats.dropped[slot.dir] += 1;
@@ -840,8 +845,7 @@ fn port_drop(
         dropped: Some(reason),
         ce: slot.ce,
     })?;
-    pool.push(slot.buf);
-    Ok(())
+    Ok(slot.buf)
 }
 
 /// Waits up to `ns` for either device to become readable.
@@ -1084,6 +1088,7 @@ mod tests {
             sample_interval_ns: 0,
             realtime: false,
             ports: Vec::new(),
+            hops: Vec::new(),
         }
     }
 

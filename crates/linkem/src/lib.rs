@@ -49,6 +49,7 @@
 //!     sample_interval_ns: 0,
 //!     realtime: false,
 //!     ports: Vec::new(),
+//!     hops: Vec::new(),
 //! };
 //!
 //! /// Two fake TUN devices on a simulated clock that stop the loop once
@@ -99,6 +100,7 @@
 
 pub mod ecn;
 pub mod forward;
+pub mod hops;
 pub mod netns;
 pub mod ports;
 pub mod rt;

@@ -291,4 +291,87 @@ mod tests {
         assert_eq!(rule.check().unwrap_err().0, "reverse.queue");
         assert_eq!(direction("").rate, RateSchedule::Unlimited);
     }
+
+    /// Fake TUN devices on a simulated clock: `offers` arrive on side 0
+    /// at their times; the loop stops once every packet has been written.
+    struct FakeTuns<'a> {
+        t: u64,
+        offers: Vec<(u64, Vec<u8>)>,
+        written: Vec<(u64, u16)>, // (when, destination port)
+        expected: usize,
+        stop: &'a std::sync::atomic::AtomicBool,
+    }
+
+    impl crate::PacketIo for FakeTuns<'_> {
+        fn now_ns(&mut self) -> u64 {
+            self.t += 100;
+            if self.t > 10_000_000_000 {
+                self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            self.t
+        }
+        fn recv(&mut self, side: usize, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+            match self.offers.first() {
+                Some((at, _)) if side == 0 && *at <= self.t => {
+                    let (_, p) = self.offers.remove(0);
+                    buf[..p.len()].copy_from_slice(&p);
+                    Ok(Some(p.len()))
+                }
+                _ => Ok(None),
+            }
+        }
+        fn send(&mut self, _side: usize, pkt: &[u8]) -> std::io::Result<()> {
+            let (_, dst) = ports(pkt).expect("a TCP packet");
+            self.written.push((self.t, dst));
+            if self.written.len() == self.expected {
+                self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(())
+        }
+        fn wait(&mut self, ns: u64) -> std::io::Result<()> {
+            self.t += ns.min(100_000);
+            Ok(())
+        }
+        fn cpu_ns(&mut self) -> u64 {
+            0
+        }
+    }
+
+    /// Through the forwarding loop: over a 5 ms shared path, a packet to
+    /// port 5201 (whose rule adds 30 ms forward) is written 30 ms after
+    /// one to 5202 sent at the same moment, and never before 35 ms.
+    #[test]
+    fn the_forwarder_delays_only_the_ruled_port() {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let shared = direction("delay = \"5ms\"");
+        let cfg = crate::ForwardConfig {
+            forward: shared.clone(),
+            reverse: shared,
+            seed: 1,
+            sample_interval_ns: 0,
+            realtime: false,
+            hops: Vec::new(),
+            ports: vec![PortPath {
+                port: 5201,
+                forward: Some(direction("delay = \"30ms\"")),
+                reverse: None,
+            }],
+        };
+        let mut io = FakeTuns {
+            t: 0,
+            offers: vec![
+                (1_000, packet(6, 40000, 5201)),
+                (1_000, packet(6, 40001, 5202)),
+            ],
+            written: Vec::new(),
+            expected: 2,
+            stop: &stop,
+        };
+        crate::run_io(&mut io, &cfg, &stop, &mut crate::NoLog).unwrap();
+        let when = |port| io.written.iter().find(|w| w.1 == port).expect("written").0;
+        let ms = 1_000_000;
+        let (ruled, other) = (when(5201), when(5202));
+        assert!((5 * ms..6 * ms).contains(&other), "5202 at {other} ns");
+        assert!((35 * ms..36 * ms).contains(&ruled), "5201 at {ruled} ns");
+    }
 }

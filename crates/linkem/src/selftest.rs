@@ -285,6 +285,7 @@ fn path(rate_bps: Option<f64>, rtt_ns: u64, queue_packets: u64) -> ForwardConfig
         sample_interval_ns: 0,
         realtime: true,
         ports: Vec::new(),
+        hops: Vec::new(),
     }
 }
 

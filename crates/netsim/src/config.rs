@@ -1,5 +1,7 @@
 //! What a simulation is made of: one path (a forward and a reverse link
-//! direction, shared by every flow) and the flows that cross it.
+//! direction, shared by every flow, plus any hops in series of a
+//! [`Topology`]) and the flows that cross it, each maybe through its own
+//! access links.
 //!
 //! These are plain values. The `bbrlab` binary builds them from scenario
 //! files; tests build them directly.

@@ -3,6 +3,10 @@
 //! Flows cross one bottleneck path: a forward link direction that carries
 //! data and a reverse one that carries ACKs, both modelled by the `link`
 //! crate (rate schedules, queues, loss, jitter, policers, ACK aggregation).
+//! A [`Topology`] adds more forward hops in series (a parking lot, each
+//! flow crossing its own run of them), and delay schedules; a flow may
+//! have its own access link each way ([`FlowConfig::access_forward`],
+//! [`FlowConfig::access_reverse`]), any `link` direction too.
 //! Each flow has a sender driven by a `congestion::Controller` (paced
 //! exactly, event by event; RACK-style loss detection; an RTO that backs
 //! off; retransmission of lost data in new packets) and a receiver that

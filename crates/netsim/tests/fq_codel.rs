@@ -85,6 +85,7 @@ fn pie_and_dualpi2_hold_cubic_near_their_delay_target() {
             reverse: direction("delay = \"10ms\""),
             flows: vec![FlowConfig::bulk("c", Config::new(Algorithm::Cubic))],
             sample_interval_ns: 0,
+            topology: Default::default(),
         };
         netsim::run(&cfg, &mut NoRecorder).unwrap()
     };

@@ -203,9 +203,10 @@ fn after_a_delay_increase_srtt_follows_and_bbr_min_rtt_stays_stale() {
     let probe = rec
         .flows
         .iter()
+        .rev()
         .filter(|s| s.t_ns < 11 * SEC && s.mode == Mode::ProbeRtt)
         .map(|s| s.t_ns)
-        .last()
+        .next()
         .expect("a PROBE_RTT before the change");
     let expire = probe + 10 * SEC;
     assert!(
@@ -276,4 +277,65 @@ fn hops_out_of_range_are_an_error() {
     assert!(e.to_string().contains("flow `a`"), "{e}");
     cfg.flows[0].hops = Some((0, 0));
     assert!(netsim::run(&cfg, &mut netsim::NoRecorder).is_ok());
+}
+
+/// ACK aggregation on one flow's reverse access link (release every
+/// 10 ms) spreads only that flow's RTT samples, over up to 10 ms above
+/// its base; the other light flow's samples stay within a serialisation
+/// (1.2 ms) of its own.
+#[test]
+fn ack_aggregation_on_an_access_link_touches_that_flow_only() {
+    let mut bursty = light("bursty");
+    bursty.access_reverse = Some(Segment::new(direction(
+        "ack_aggregation = { interval = \"10ms\" }",
+    )));
+    let (_, rec) = run(&sim(vec![light("plain"), bursty], 10));
+    let spread = |flow: usize| {
+        let r: Vec<f64> = rec
+            .flows
+            .iter()
+            .filter(|s| s.flow == flow && s.t_ns > SEC)
+            .filter_map(|s| s.rtt_ns)
+            .map(|r| r as f64 / 1e6)
+            .collect();
+        let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = r.iter().copied().fold(0.0, f64::max);
+        (lo, hi)
+    };
+    let (plain_lo, plain_hi) = spread(0);
+    let (bursty_lo, bursty_hi) = spread(1);
+    assert!(
+        plain_lo >= 40.0 && plain_hi <= 41.3,
+        "plain {plain_lo}..{plain_hi}"
+    );
+    assert!(bursty_lo >= 40.0, "bursty {bursty_lo}");
+    assert!(
+        bursty_hi > 45.0 && bursty_hi <= 51.3,
+        "bursty {bursty_lo}..{bursty_hi}: held up to 10 ms"
+    );
+}
+
+/// When the delay drops (80 ms to 20 ms one way at 5 s) nothing that
+/// left later overtakes what left earlier, so a bulk flow on a queue too
+/// deep to overflow (1000 packets against BBR's 2-BDP cap) sees no
+/// reordering, hence no spurious loss and no retransmission. BBR's
+/// min_rtt takes the lower samples at once, but the queue its old,
+/// larger window built keeps them above the new base until a PROBE_RTT
+/// (10 s after that update) drains it; by 20 s min_rtt is the new 40 ms
+/// base plus at most a serialisation.
+#[test]
+fn a_delay_drop_reorders_nothing() {
+    let mut cfg = sim(
+        vec![FlowConfig::bulk("bbr", Config::new(Algorithm::Bbr))],
+        20,
+    );
+    cfg.forward = direction("rate = \"10mbit\"\nqueue = { limit = \"1000pkt\" }");
+    cfg.topology.forward_delay_schedule = Some(schedule(
+        "delay_schedule = [{ at = \"0s\", delay = \"80ms\" }, { at = \"5s\", delay = \"20ms\" }]",
+    ));
+    let (s, rec) = run(&cfg);
+    assert_eq!(s.flows[0].retransmissions, 0, "{:?}", s.flows[0]);
+    assert_eq!(s.forward_drops, 0);
+    let late_min = last_min_rtt_ms(&rec, 0);
+    assert!((40.0..=41.2).contains(&late_min), "{late_min} ms");
 }

@@ -234,6 +234,8 @@ mod tests {
             packets_simulated: 0,
             ack_packets_simulated: 0,
             links: Vec::new(),
+            fct: None,
+            cross: Vec::new(),
             fairness_over_time: None,
             queue: None,
         }

@@ -474,6 +474,29 @@ fn human_time(s: f64) -> String {
     }
 }
 
+/// What hops after the first, delay schedules and access links add to
+/// the round trip, for the memory estimate.
+fn path_extra_ns(cfg: &SimConfig) -> f64 {
+    let t = &cfg.topology;
+    let seg = |s: &netsim::Segment| {
+        s.direction.delay_ns as f64
+            + schedule_max_ns(&s.delay_schedule)
+            + jitter_max_ns(&s.direction)
+            + hold_ns(&s.direction)
+    };
+    let access = cfg
+        .flows
+        .iter()
+        .map(|f| {
+            f.access_forward.as_ref().map_or(0.0, seg) + f.access_reverse.as_ref().map_or(0.0, seg)
+        })
+        .fold(0.0, f64::max);
+    t.hops.iter().map(seg).sum::<f64>()
+        + schedule_max_ns(&t.forward_delay_schedule)
+        + schedule_max_ns(&t.reverse_delay_schedule)
+        + access
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{parse, Scenario, ScenarioError};
@@ -677,27 +700,4 @@ mod tests {
         let e = err(&sweep);
         assert!(e.contains("[sweep]") && e.contains("limit is 10000"), "{e}");
     }
-}
-
-/// What hops after the first, delay schedules and access links add to
-/// the round trip, for the memory estimate.
-fn path_extra_ns(cfg: &SimConfig) -> f64 {
-    let t = &cfg.topology;
-    let seg = |s: &netsim::Segment| {
-        s.direction.delay_ns as f64
-            + schedule_max_ns(&s.delay_schedule)
-            + jitter_max_ns(&s.direction)
-            + hold_ns(&s.direction)
-    };
-    let access = cfg
-        .flows
-        .iter()
-        .map(|f| {
-            f.access_forward.as_ref().map_or(0.0, seg) + f.access_reverse.as_ref().map_or(0.0, seg)
-        })
-        .fold(0.0, f64::max);
-    t.hops.iter().map(seg).sum::<f64>()
-        + schedule_max_ns(&t.forward_delay_schedule)
-        + schedule_max_ns(&t.reverse_delay_schedule)
-        + access
 }

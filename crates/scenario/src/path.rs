@@ -26,6 +26,9 @@ pub struct LinkPath {
     pub seed: u64,
     /// `[[link.ports]]`: per-port extra delay, jitter and loss, in order.
     pub ports: Vec<PortRule>,
+    /// `[[link.hops]]`: forward hops after `[link.forward]`, in series
+    /// (every client → server packet crosses them all).
+    pub hops: Vec<link::ResolvedDirection>,
 }
 
 /// One `[[link.ports]]` table, resolved: extra directions the emulator
@@ -59,6 +62,7 @@ struct EmuLink {
     forward: Option<link::DirectionConfig>,
     reverse: Option<link::DirectionConfig>,
     ports: Option<Vec<EmuPort>>,
+    hops: Option<Vec<link::DirectionConfig>>,
 }
 
 /// One `[[link.ports]]` table: the emulator's per-flow path, for the
@@ -144,11 +148,16 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
         }
         ports.push(rule);
     }
+    let mut hops = Vec::new();
+    for (k, h) in link.hops.unwrap_or_default().into_iter().enumerate() {
+        hops.push(resolve(Some(h), &format!("hops.{k}"))?);
+    }
     Ok(LinkPath {
         forward: resolve(link.forward, "forward")?,
         reverse: resolve(link.reverse, "reverse")?,
         seed: sc.seed.unwrap_or(1),
         ports,
+        hops,
     })
 }
 
@@ -187,9 +196,9 @@ mod tests {
     }
 
     /// The simulator's path keys the emulator cannot honour are refused,
-    /// not dropped.
+    /// not dropped; hops in series it runs.
     #[test]
-    fn delay_schedules_and_hops_are_refused_by_name() {
+    fn delay_schedules_are_refused_by_name_and_hops_read() {
         let e = parse(
             "[link.forward]\nrate = \"1mbit\"\ndelay_schedule = [{ at = \"0s\", delay = \"5ms\" }]\n",
         )
@@ -198,9 +207,13 @@ mod tests {
             e.message.contains("link.forward.delay_schedule") && e.message.contains("bbrlab sim"),
             "{e}"
         );
-        let e = parse("[link.forward]\nrate = \"1mbit\"\n[[link.hops]]\nrate = \"1mbit\"\n")
+        let p =
+            parse("[link.forward]\nrate = \"1mbit\"\n[[link.hops]]\nrate = \"2mbit\"\n").unwrap();
+        assert_eq!(p.hops.len(), 1);
+        assert_eq!(p.hops[0].rate, link::RateSchedule::Constant(2e6));
+        let e = parse("[[link.hops]]\ndelay_schedule = [{ at = \"0s\", delay = \"5ms\" }]\n")
             .unwrap_err();
-        assert!(e.message.contains("hops"), "{e}");
+        assert!(e.message.contains("link.hops.0.delay_schedule"), "{e}");
     }
 
     #[test]
