@@ -383,3 +383,66 @@ fn bad_path_flags_are_named() {
     assert!(e.contains("--rate") && e.contains("fast"), "{e}");
     assert!(Path::new("/dev/net/tun").exists());
 }
+
+/// `[[link.ports]]`: kernel BBR to port 5202, whose rule adds 15 ms each
+/// way to a 20 ms round trip, sees a 50 ms path: its steady median RTT
+/// (the kernel's smoothed RTT, BBR keeping a queue of at most about one
+/// BDP) is at least 50 ms and at most 1.5 × 50 ms; without the rule it
+/// could not reach 50 ms (20 ms base plus at most 1.5 × on this queue).
+#[test]
+fn a_port_rule_adds_its_delay_to_a_kernel_flow() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ports.toml");
+    std::fs::write(
+        &path,
+        "[link.forward]\nrate = \"20mbit\"\ndelay = \"10ms\"\nqueue = { limit = \"100pkt\" }\n\
+         [link.reverse]\nrate = \"20mbit\"\ndelay = \"10ms\"\nqueue = { limit = \"100pkt\" }\n\
+         [[link.ports]]\nport = 5202\nforward = { delay = \"15ms\" }\nreverse = { delay = \"15ms\" }\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let (ok, out, err) = emu(
+        &["--scenario", p],
+        &format!("{BIN} tcp recv --listen {{server}}:5202"),
+        &format!("{BIN} tcp send --to {{server}}:5202 --cc bbr --duration 6s"),
+        60,
+    );
+    assert!(ok, "emu failed\n{out}\n{err}");
+    let s = json_with(&out, "\"cc\"");
+    let rtt = s["rtt_median_steady_ms"].as_f64().unwrap();
+    assert!((50.0..=75.0).contains(&rtt), "median RTT {rtt} ms\n{s}");
+}
+
+/// `[[link.hops]]` in the emulator: a 5 Mbit/s hop after a 20 Mbit/s
+/// `[link.forward]` is the path's bottleneck, so kernel BBR gets at least
+/// 90 % of 5 Mbit/s (headers cost 3.5 %) and never more; the hop's 5 ms
+/// adds to the 20 ms round trip (median RTT at least 25 ms).
+#[test]
+fn a_second_hop_is_the_bottleneck_when_it_is_slower() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hops.toml");
+    std::fs::write(
+        &path,
+        "[link.forward]\nrate = \"20mbit\"\ndelay = \"10ms\"\nqueue = { limit = \"100pkt\" }\n\
+         [link.reverse]\ndelay = \"10ms\"\n\
+         [[link.hops]]\nrate = \"5mbit\"\ndelay = \"5ms\"\nqueue = { limit = \"50pkt\" }\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let (ok, out, err) = emu(
+        &["--scenario", p],
+        &format!("{BIN} tcp recv --listen {{server}}:5201"),
+        &format!("{BIN} tcp send --to {{server}}:5201 --cc bbr --duration 6s"),
+        60,
+    );
+    assert!(ok, "emu failed\n{out}\n{err}");
+    let s = json_with(&out, "\"cc\"");
+    let g = s["goodput_bps"].as_f64().unwrap();
+    let rtt = s["rtt_median_steady_ms"].as_f64().unwrap();
+    assert!((0.9 * 5e6..=5e6).contains(&g), "goodput {g}\n{s}");
+    assert!(rtt >= 25.0, "median RTT {rtt} ms\n{s}");
+}
