@@ -270,6 +270,10 @@ struct Sim<'a> {
     hop_segs: Vec<u16>,
     fwd_wire: Option<ScheduledDelay>,
     rev_wire: Option<ScheduledDelay>,
+    /// Every flow's data crosses only `[link.forward]` and its ACKs only
+    /// `[link.reverse]` (no hops, no access links): the common case, which
+    /// skips the per-packet path lookups.
+    single_path: bool,
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
@@ -377,6 +381,7 @@ impl<'a> Sim<'a> {
             }
             paths.push((data_path, ack_path));
         }
+        let segs_empty = segs.is_empty();
         let hop_segs = hop_dirs[1..]
             .iter()
             .map(|d| match d {
@@ -439,6 +444,7 @@ impl<'a> Sim<'a> {
             d
         };
         let topo = &cfg.topology;
+        let single_path = segs_empty;
         Sim {
             work,
             listed,
@@ -474,6 +480,7 @@ impl<'a> Sim<'a> {
             hop_segs,
             fwd_wire: topo.forward_delay_schedule.clone().map(ScheduledDelay::new),
             rev_wire: topo.reverse_delay_schedule.clone().map(ScheduledDelay::new),
+            single_path,
         }
     }
 
@@ -525,11 +532,16 @@ impl<'a> Sim<'a> {
     }
 
     /// Offers a data packet to the link at `pos` of its flow's data path.
+    #[inline]
     fn enter_data(&mut self, wire: u32, payload: Payload) {
         let Payload::Data { flow, ecn, pos, .. } = payload else {
             unreachable!("data only")
         };
-        let dir = self.flows[flow].data_path[pos as usize];
+        let dir = if self.single_path {
+            Dir::Forward
+        } else {
+            self.flows[flow].data_path[pos as usize]
+        };
         let (now, key) = (self.now, self.flow_key(flow));
         let verdict = self.link_mut(dir).enqueue_flow(now, wire, ecn, key);
         self.route(dir, verdict, payload);
@@ -537,11 +549,16 @@ impl<'a> Sim<'a> {
 
     /// Offers an ACK to the link at `pos` of its flow's ACK path. ACKs are
     /// not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168 §6.1.4).
+    #[inline]
     fn enter_ack(&mut self, payload: Payload) {
         let Payload::Ack { flow, pos, .. } = payload else {
             unreachable!("ACKs only")
         };
-        let dir = self.flows[flow].ack_path[pos as usize];
+        let dir = if self.single_path {
+            Dir::Reverse
+        } else {
+            self.flows[flow].ack_path[pos as usize]
+        };
         let (now, key) = (self.now, self.flow_key(flow));
         let verdict = self
             .link_mut(dir)
@@ -970,6 +987,7 @@ impl<'a> Sim<'a> {
         }
     }
 
+    #[inline]
     fn arrive(&mut self, t: u64, payload: Payload) {
         match payload {
             Payload::Data {
@@ -982,7 +1000,7 @@ impl<'a> Sim<'a> {
                 cwr,
                 pos,
             } => {
-                if pos as usize + 1 < self.flows[flow].data_path.len() {
+                if !self.single_path && pos as usize + 1 < self.flows[flow].data_path.len() {
                     // On to the next link of its path.
                     self.queue.push(
                         t,
@@ -1019,7 +1037,7 @@ impl<'a> Sim<'a> {
                 ack,
                 pos,
             } => {
-                if pos as usize + 1 < self.flows[flow].ack_path.len() {
+                if !self.single_path && pos as usize + 1 < self.flows[flow].ack_path.len() {
                     self.queue.push(
                         t,
                         Kind::AckHop {
