@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 import tomllib
 from pathlib import Path
@@ -22,6 +23,15 @@ from typing import Dict, List, Sequence, Tuple
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 
 Series = Tuple[str, List[Tuple[float, float]], str]  # label, points, dash
+
+
+def nice_ticks(lo: float, hi: float) -> List[float]:
+    """About five ticks at multiples of 1, 2 or 5 times a power of ten."""
+    raw = (hi - lo) / 5
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step - 1e-9) * step
+    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
 def svg_chart(
@@ -35,8 +45,6 @@ def svg_chart(
     ymax: float | None = None,
 ) -> None:
     """A line chart with axes, ticks and a legend, as a standalone SVG."""
-    import math
-
     w, h, left, right, top, bottom = 720, 420, 70, 190, 40, 55
     pw, ph = w - left - right, h - top - bottom
     xs = [x for _, pts, _ in series for x, _ in pts]
@@ -51,7 +59,8 @@ def svg_chart(
     y1 = max(ys) if ymax is None else ymax
     if y1 == y0:
         y1 = y0 + 1
-    y1 += (y1 - y0) * 0.05
+    if ymax is None:
+        y1 += (y1 - y0) * 0.05  # headroom above the highest point
 
     def px(v: float) -> float:
         return left + (fx(v) - x0) / (x1 - x0) * pw
@@ -68,17 +77,14 @@ def svg_chart(
     ]
     # Ticks: decades on a log axis, five steps otherwise.
     if xlog:
-        xt = [10**e for e in range(math.floor(x0), math.ceil(x1) + 1) if x0 <= e <= x1]
-        xt = xt or [min(xs), max(xs)]
-        xt = sorted(set(xt + list(sorted(set(xs)))))
+        xt = sorted(set(xs))  # a sweep's own points
     else:
-        xt = [x0 + (x1 - x0) * i / 5 for i in range(6)]
+        xt = nice_ticks(x0, x1)
     for v in xt:
         x = px(v)
         out.append(f'<line x1="{x}" y1="{top + ph}" x2="{x}" y2="{top + ph + 5}" stroke="black"/>')
         out.append(f'<text x="{x}" y="{top + ph + 18}" text-anchor="middle">{v:g}</text>')
-    for i in range(6):
-        v = y0 + (y1 - y0) * i / 5
+    for v in nice_ticks(y0, y1):
         y = py(v)
         out.append(f'<line x1="{left - 5}" y1="{y}" x2="{left}" y2="{y}" stroke="black"/>')
         out.append(f'<line x1="{left}" y1="{y}" x2="{left + pw}" y2="{y}" stroke="#ddd"/>')
@@ -97,6 +103,9 @@ def svg_chart(
         out.append(
             f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="2"{dash_attr}/>'
         )
+        if len(pts) <= 20:  # a sweep's points: mark each
+            for x, y in pts:
+                out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.5" fill="{colour}"/>')
         ly = top + 10 + i * 20
         out.append(
             f'<line x1="{left + pw + 12}" y1="{ly}" x2="{left + pw + 40}" y2="{ly}" '
@@ -141,7 +150,10 @@ def share_figure(sweep: Path, out: Path) -> None:
         pkts = float(q["limit"].removesuffix("pkt"))
         kind = q.get("aqm", "drop-tail")
         g = {f["name"]: f["goodput_bps"] for f in run["flows"]}
-        lines.setdefault(kind, []).append((pkts / 67.0, g["bbr"] / (g["bbr"] + g["cubic"])))
+        # The limits are 0.25 to 8 BDPs of 66.7 packets, rounded to whole
+        # packets: label them by the power of two they stand for.
+        bdps = 2.0 ** round(math.log2(pkts / 66.7))
+        lines.setdefault(kind, []).append((bdps, g["bbr"] / (g["bbr"] + g["cubic"])))
     series = [(k, sorted(v), "") for k, v in sorted(lines.items())]
     svg_chart(
         out,
