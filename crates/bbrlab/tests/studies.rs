@@ -81,8 +81,10 @@ fn rtt_unfairness_goes_away_under_fq_codel() {
             );
         } else if alg == "cubic" {
             // CUBIC under drop-tail favours the short RTT (the study:
-            // 14.1 vs 5.9 Mbit/s): its window grows per RTT-independent
-            // time, but loss recovery and slow start run per round trip.
+            // 14.1 vs 5.9 Mbit/s): its cubic growth is RTT-independent,
+            // but its Reno-friendly region, slow start and recovery
+            // advance per round trip (Ha et al., 2008: fairer than Reno,
+            // not equal). 1.5x is the direction with room.
             assert!(
                 short > 1.5 * long,
                 "cubic drop-tail: {short} vs {long} Mbit/s"
