@@ -520,7 +520,12 @@ mod tests {
     fn every_shipped_scenario_is_within_the_limits() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
         let mut n = 0;
-        for dir in [root.clone(), root.join("claims"), root.join("bbr3")] {
+        for dir in [
+            root.clone(),
+            root.join("claims"),
+            root.join("bbr3"),
+            root.join("studies"),
+        ] {
             for e in std::fs::read_dir(&dir).unwrap() {
                 let p = e.unwrap().path();
                 if p.extension().is_some_and(|x| x == "toml") {
