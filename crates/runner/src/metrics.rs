@@ -434,21 +434,31 @@ fn ns(s: f64) -> u64 {
     (s * 1e9).round().max(0.0) as u64
 }
 
-/// Reads the `(t_ns, flow, delivered_bytes)` samples of a `flows.csv`.
-pub fn read_flows(path: &Path) -> Result<Vec<(u64, usize, u64)>, String> {
+/// Opens a CSV file and reads its header row, errors naming the file.
+fn open_csv(path: &Path) -> Result<(csv::Reader<std::fs::File>, csv::StringRecord), String> {
     let mut r = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let head = r
         .headers()
         .map_err(|e| format!("{}: {e}", path.display()))?
         .clone();
-    let col = |n: &str| {
-        head.iter().position(|h| h == n).ok_or_else(|| {
-            format!(
-                "{}: no column `{n}` (not a bbrlab flows.csv?)",
-                path.display()
-            )
-        })
-    };
+    Ok((r, head))
+}
+
+/// The index of column `name` in `head`, or an error saying the file is
+/// not the `kind` of bbrlab file it should be.
+fn column(path: &Path, head: &csv::StringRecord, name: &str, kind: &str) -> Result<usize, String> {
+    head.iter().position(|h| h == name).ok_or_else(|| {
+        format!(
+            "{}: no column `{name}` (not a bbrlab {kind}?)",
+            path.display()
+        )
+    })
+}
+
+/// Reads the `(t_ns, flow, delivered_bytes)` samples of a `flows.csv`.
+pub fn read_flows(path: &Path) -> Result<Vec<(u64, usize, u64)>, String> {
+    let (mut r, head) = open_csv(path)?;
+    let col = |n: &str| column(path, &head, n, "flows.csv");
     let (ti, fi, di) = (col("time_s")?, col("flow")?, col("delivered_bytes")?);
     let mut out = Vec::new();
     for (i, rec) in r.records().enumerate() {
@@ -483,19 +493,8 @@ pub fn read_flows(path: &Path) -> Result<Vec<(u64, usize, u64)>, String> {
 
 /// Reads the forward direction's queue samples of a `link.csv`.
 pub fn read_link(path: &Path) -> Result<QueueSamples, String> {
-    let mut r = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let head = r
-        .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .clone();
-    let col = |n: &str| {
-        head.iter().position(|h| h == n).ok_or_else(|| {
-            format!(
-                "{}: no column `{n}` (not a bbrlab link.csv?)",
-                path.display()
-            )
-        })
-    };
+    let (mut r, head) = open_csv(path)?;
+    let col = |n: &str| column(path, &head, n, "link.csv");
     let (di, bi, qi) = (
         col("direction")?,
         col("queue_bytes")?,

@@ -103,17 +103,8 @@ pub fn pantheon_points(text: &str, what: &str) -> Result<Vec<PantheonPoint>, Str
     Ok(out)
 }
 
-/// The columns of `fct.csv`, in order (issue 25's contract).
-pub const FCT_COLUMNS: [&str; 8] = [
-    "flow",
-    "algorithm",
-    "size_bytes",
-    "start_s",
-    "end_s",
-    "fct_s",
-    "ideal_s",
-    "slowdown",
-];
+/// The columns of `fct.csv`, in order: the simulator's, which writes it.
+pub use netsim::FCT_COLUMNS;
 
 /// One finished flow of `fct.csv`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
