@@ -249,15 +249,30 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Recv(a) => {
             let stack = stack::by_name(&a.stack).map_err(Failure::Usage)?;
             let timeout = timeout_arg(&a.timeout)?;
-            let r = stack
-                .recv(RecvOpts {
-                    listen: a.listen,
-                    cert: a.cert,
-                    timeout,
-                    ready: None,
-                })
-                .map_err(Failure::Run)?;
-            println!("{}", recv_line(stack.name(), r.bytes, r.seconds));
+            // The line is printed as soon as the stream is verified, not
+            // after the receiver's wait for the sender's close (see
+            // `RecvOpts::done`), from a thread that ends with the channel.
+            let (tx, rx) = std::sync::mpsc::channel::<stack::RecvReport>();
+            let name = stack.name();
+            let printer = std::thread::spawn(move || {
+                let got = rx.recv().ok();
+                if let Some(r) = &got {
+                    println!("{}", recv_line(name, r.bytes, r.seconds));
+                }
+                got.is_some()
+            });
+            let result = stack.recv(RecvOpts {
+                listen: a.listen,
+                cert: a.cert,
+                timeout,
+                ready: None,
+                done: Some(tx),
+            });
+            let printed = printer.join().unwrap_or(false);
+            let r = result.map_err(Failure::Run)?;
+            if !printed {
+                println!("{}", recv_line(stack.name(), r.bytes, r.seconds));
+            }
             Ok(())
         }
         Cmd::Send(a) => {
@@ -299,6 +314,7 @@ fn both(stack: &'static dyn Stack, mut o: SendOpts) -> Result<SendReport, String
             cert: cert.clone(),
             timeout: o.timeout,
             ready: Some(tx),
+            done: None,
         };
         let receiver = std::thread::spawn(move || stack.recv(ropts));
         let addr = match rx.recv_timeout(o.timeout) {

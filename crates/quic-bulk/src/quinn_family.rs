@@ -214,11 +214,15 @@ macro_rules! quinn_family {
                 bytes += chunk.len() as u64;
             }
             let seconds = t0.elapsed().as_secs_f64();
+            let report = RecvReport { bytes, seconds };
+            if let Some(tx) = &o.done {
+                let _ = tx.send(report.clone());
+            }
             // Stay until the sender closes the connection (it does once
             // the end of the stream is acknowledged), so the acknowledgement
             // of the last bytes is not lost with this process.
             let _ = tokio::time::timeout(o.timeout, conn.closed()).await;
-            Ok(RecvReport { bytes, seconds })
+            Ok(report)
         }
 
         /// One sample at `t` s after the handshake: the controller's state

@@ -185,11 +185,15 @@ async fn recv(o: RecvOpts) -> Result<RecvReport, String> {
         bytes += chunk.len() as u64;
     }
     let seconds = t0.elapsed().as_secs_f64();
+    let report = RecvReport { bytes, seconds };
+    if let Some(tx) = &o.done {
+        let _ = tx.send(report.clone());
+    }
     // Stay until the sender closes the connection (it does once the end
     // of the stream is acknowledged), so the acknowledgement of the last
     // bytes is not lost with this process.
     let _ = tokio::time::timeout(o.timeout, conn.accept_receive_stream()).await;
-    Ok(RecvReport { bytes, seconds })
+    Ok(report)
 }
 
 /// What the subscriber has seen of the sender's connection.

@@ -69,6 +69,13 @@ pub struct RecvOpts {
     /// Told the bound address once the certificate is written (used by
     /// `both`, which listens on port 0).
     pub ready: Option<mpsc::Sender<SocketAddr>>,
+    /// Told the report as soon as the stream's end is verified, before the
+    /// receiver waits for the sender to close the connection. That wait
+    /// can last the idle timeout when the sender's close is lost (at 30 %
+    /// loss, one close in three), and whoever runs the receiver (`bbrlab
+    /// emu` gives a server 3 s after its client ends) should have the
+    /// result by then.
+    pub done: Option<mpsc::Sender<RecvReport>>,
 }
 
 /// A finished send.
