@@ -531,38 +531,26 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Offers a data packet to the link at `pos` of its flow's data path.
+    /// Offers a flow's packet of `wire` bytes to the link at `pos` of its
+    /// path: data to its data path (with its own codepoint), an ACK to its
+    /// ACK path. ACKs are not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC
+    /// 3168 §6.1.4).
     #[inline]
-    fn enter_data(&mut self, wire: u32, payload: Payload) {
-        let Payload::Data { flow, ecn, pos, .. } = payload else {
-            unreachable!("data only")
+    fn enter(&mut self, wire: u32, payload: Payload) {
+        let (flow, pos, ecn) = match payload {
+            Payload::Data { flow, pos, ecn, .. } => (flow, pos, ecn),
+            Payload::Ack { flow, pos, .. } => (flow, pos, Ecn::NotEct),
+            Payload::Cross { .. } => unreachable!("cross traffic enters the first hop itself"),
         };
-        let dir = if self.single_path {
-            Dir::Forward
-        } else {
-            self.flows[flow].data_path[pos as usize]
+        let data = matches!(payload, Payload::Data { .. });
+        let dir = match (self.single_path, data) {
+            (true, true) => Dir::Forward,
+            (true, false) => Dir::Reverse,
+            (false, true) => self.flows[flow].data_path[pos as usize],
+            (false, false) => self.flows[flow].ack_path[pos as usize],
         };
         let (now, key) = (self.now, self.flow_key(flow));
         let verdict = self.link_mut(dir).enqueue_flow(now, wire, ecn, key);
-        self.route(dir, verdict, payload);
-    }
-
-    /// Offers an ACK to the link at `pos` of its flow's ACK path. ACKs are
-    /// not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168 §6.1.4).
-    #[inline]
-    fn enter_ack(&mut self, payload: Payload) {
-        let Payload::Ack { flow, pos, .. } = payload else {
-            unreachable!("ACKs only")
-        };
-        let dir = if self.single_path {
-            Dir::Reverse
-        } else {
-            self.flows[flow].ack_path[pos as usize]
-        };
-        let (now, key) = (self.now, self.flow_key(flow));
-        let verdict = self
-            .link_mut(dir)
-            .enqueue_flow(now, ACK_BYTES, Ecn::NotEct, key);
         self.route(dir, verdict, payload);
     }
 
@@ -694,7 +682,7 @@ impl<'a> Sim<'a> {
                             cwr,
                             pos,
                         };
-                        self.enter_data(wire, payload);
+                        self.enter(wire, payload);
                     }
                 }
                 Kind::AckHop {
@@ -705,12 +693,15 @@ impl<'a> Sim<'a> {
                 } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
-                        self.enter_ack(Payload::Ack {
-                            flow,
-                            gen,
-                            ack,
-                            pos,
-                        });
+                        self.enter(
+                            ACK_BYTES,
+                            Payload::Ack {
+                                flow,
+                                gen,
+                                ack,
+                                pos,
+                            },
+                        );
                     }
                 }
                 Kind::Sample => {
@@ -911,7 +902,7 @@ impl<'a> Sim<'a> {
                     // The link carries the headers; the receiver counts
                     // only the payload (`bytes`, which travels on).
                     let wire = bytes.saturating_add(self.flows[f].header_bytes);
-                    self.enter_data(
+                    self.enter(
                         wire,
                         Payload::Data {
                             flow: f,
@@ -1149,12 +1140,15 @@ impl<'a> Sim<'a> {
     /// §6.1.4); a marking queue drops them as before.
     fn send_ack(&mut self, f: usize, ack: Ack) {
         let gen = self.flows[f].gen;
-        self.enter_ack(Payload::Ack {
-            flow: f,
-            gen,
-            ack,
-            pos: 0,
-        });
+        self.enter(
+            ACK_BYTES,
+            Payload::Ack {
+                flow: f,
+                gen,
+                ack,
+                pos: 0,
+            },
+        );
     }
 
     fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
