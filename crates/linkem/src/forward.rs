@@ -880,6 +880,64 @@ fn poll_readable(tuns: [&Tun; 2], ns: u64) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fake device pair for the forwarding loop: a clock that advances
+    /// 100 ns per reading and by each wait (at most 50 µs), the `offered`
+    /// packets (time, bytes) arriving on side 0 in order, every written
+    /// packet kept with the time it left, and `stop` set once the clock
+    /// passes `until_ns`.
+    struct ScriptedIo<'a> {
+        t: u64,
+        next: usize,
+        offered: Vec<(u64, Vec<u8>)>,
+        written: Vec<(u64, Vec<u8>)>,
+        until_ns: u64,
+        stop: &'a AtomicBool,
+    }
+
+    impl<'a> ScriptedIo<'a> {
+        fn new(offered: Vec<(u64, Vec<u8>)>, until_ns: u64, stop: &'a AtomicBool) -> Self {
+            ScriptedIo {
+                t: 0,
+                next: 0,
+                offered,
+                written: Vec::new(),
+                until_ns,
+                stop,
+            }
+        }
+    }
+
+    impl PacketIo for ScriptedIo<'_> {
+        fn now_ns(&mut self) -> u64 {
+            self.t += 100;
+            self.t
+        }
+        fn recv(&mut self, side: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
+            match self.offered.get(self.next) {
+                Some((at, p)) if side == 0 && *at <= self.t => {
+                    buf[..p.len()].copy_from_slice(p);
+                    self.next += 1;
+                    Ok(Some(p.len()))
+                }
+                _ => Ok(None),
+            }
+        }
+        fn send(&mut self, _side: usize, p: &[u8]) -> io::Result<()> {
+            self.written.push((self.t, p.to_vec()));
+            Ok(())
+        }
+        fn wait(&mut self, ns: u64) -> io::Result<()> {
+            self.t += ns.min(50_000);
+            if self.t > self.until_ns {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            Ok(())
+        }
+        fn cpu_ns(&mut self) -> u64 {
+            0
+        }
+    }
     use link::{QueueConfig, RateSchedule};
     use std::collections::VecDeque;
 
@@ -1293,43 +1351,6 @@ mod tests {
     #[test]
     fn marked_packets_leave_with_ce_in_the_header() {
         use crate::ecn::{codepoint, ipv4_header_checksum};
-        struct Io<'a> {
-            t: u64,
-            next: usize,
-            offered: Vec<(u64, Vec<u8>)>,
-            written: Vec<Vec<u8>>,
-            stop: &'a AtomicBool,
-        }
-        impl PacketIo for Io<'_> {
-            fn now_ns(&mut self) -> u64 {
-                self.t += 100;
-                self.t
-            }
-            fn recv(&mut self, side: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
-                match self.offered.get(self.next) {
-                    Some((at, p)) if side == 0 && *at <= self.t => {
-                        buf[..p.len()].copy_from_slice(p);
-                        self.next += 1;
-                        Ok(Some(p.len()))
-                    }
-                    _ => Ok(None),
-                }
-            }
-            fn send(&mut self, _side: usize, p: &[u8]) -> io::Result<()> {
-                self.written.push(p.to_vec());
-                Ok(())
-            }
-            fn wait(&mut self, ns: u64) -> io::Result<()> {
-                self.t += ns.min(50_000);
-                if self.t > 2_000_000_000 {
-                    self.stop.store(true, Ordering::Relaxed);
-                }
-                Ok(())
-            }
-            fn cpu_ns(&mut self) -> u64 {
-                0
-            }
-        }
         // 1000-byte packets every 0.5 ms (16 Mbit/s) into 10 Mbit/s for
         // 0.5 s: the queue builds past 1 ms within a few packets.
         let packet = |i: u16, tos: u8| {
@@ -1371,17 +1392,11 @@ mod tests {
             ..QueueConfig::drop_tail(link::units::Size::Packets(10_000))
         };
         let stop = AtomicBool::new(false);
-        let mut io = Io {
-            t: 0,
-            next: 0,
-            offered: offered.clone(),
-            written: Vec::new(),
-            stop: &stop,
-        };
+        let mut io = ScriptedIo::new(offered.clone(), 2_000_000_000, &stop);
         let mut model = Direction::new(&fwd, 1);
         let st = run_io(&mut io, &config(fwd, dir(None, 0)), &stop, &mut NoLog).unwrap();
         let (mut ce_out, mut not_ect_out) = (0, 0);
-        for p in &io.written {
+        for (_, p) in &io.written {
             let i = usize::from(u16::from_be_bytes([p[4], p[5]]));
             let orig = &offered[i].1;
             if !codepoint(orig).unwrap().is_ect() {
@@ -1481,44 +1496,6 @@ mod tests {
     /// drops show in the forwarder's counts.
     #[test]
     fn fq_codel_in_the_forwarder_isolates_a_sparse_connection() {
-        struct Io<'a> {
-            t: u64,
-            next: usize,
-            offered: Vec<(u64, Vec<u8>)>,
-            written: Vec<(u64, Vec<u8>)>,
-            stop: &'a AtomicBool,
-        }
-        impl PacketIo for Io<'_> {
-            fn now_ns(&mut self) -> u64 {
-                self.t += 100;
-                self.t
-            }
-            fn recv(&mut self, side: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
-                match self.offered.get(self.next) {
-                    Some((at, p)) if side == 0 && *at <= self.t => {
-                        buf[..p.len()].copy_from_slice(p);
-                        self.next += 1;
-                        Ok(Some(p.len()))
-                    }
-                    _ => Ok(None),
-                }
-            }
-            fn send(&mut self, _side: usize, p: &[u8]) -> io::Result<()> {
-                self.written.push((self.t, p.to_vec()));
-                Ok(())
-            }
-            fn wait(&mut self, ns: u64) -> io::Result<()> {
-                self.t += ns.min(50_000);
-                // Long enough for the bulk backlog to drain.
-                if self.t > 10_000_000_000 {
-                    self.stop.store(true, Ordering::Relaxed);
-                }
-                Ok(())
-            }
-            fn cpu_ns(&mut self) -> u64 {
-                0
-            }
-        }
         // Bulk: 1000 B every 0.4 ms (20 Mbit/s) into 10 Mbit/s for 2 s;
         // sparse: 100 B every 20 ms.
         let mut offered: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -1548,13 +1525,8 @@ mod tests {
             ..QueueConfig::drop_tail(link::units::Size::Packets(10_000))
         };
         let stop = AtomicBool::new(false);
-        let mut io = Io {
-            t: 0,
-            next: 0,
-            offered: offered.clone(),
-            written: Vec::new(),
-            stop: &stop,
-        };
+        // Long enough for the bulk backlog to drain.
+        let mut io = ScriptedIo::new(offered.clone(), 10_000_000_000, &stop);
         let st = run_io(&mut io, &config(fwd, dir(None, 0)), &stop, &mut NoLog).unwrap();
         let sport = |p: &[u8]| u16::from_be_bytes([p[20], p[21]]);
         let id = |p: &[u8]| u16::from_be_bytes([p[4], p[5]]);
