@@ -241,6 +241,10 @@ struct Sim<'a> {
     fwd_held: VecDeque<(u64, Payload)>,
     rev_held: VecDeque<(u64, Payload)>,
     releases: Vec<Release>,
+    /// Scratch for `drain_releases`: each released packet with its arrival
+    /// time and whether the discipline dropped it (kept to avoid an
+    /// allocation per packet under a dequeue-time discipline).
+    released: Vec<(u64, Payload, bool)>,
     release_at: [Option<u64>; 2],
     events: u64,
     packets: u64,
@@ -472,6 +476,7 @@ impl<'a> Sim<'a> {
             fwd_held: VecDeque::new(),
             rev_held: VecDeque::new(),
             releases: Vec::new(),
+            released: Vec::new(),
             release_at: [None; 2],
             events: 0,
             packets: 0,
@@ -1072,8 +1077,8 @@ impl<'a> Sim<'a> {
         };
         link.release_due(now, &mut self.releases);
         let next = link.next_release_ns();
-        let mut out: Vec<(u64, Payload)> = Vec::with_capacity(self.releases.len());
-        let mut dropped: Vec<Payload> = Vec::new();
+        let mut out = std::mem::take(&mut self.released);
+        out.clear();
         for r in &self.releases {
             // A dequeue-time discipline's packet, or one held by aggregation.
             let from_queue = if queued.is_empty() {
@@ -1089,20 +1094,24 @@ impl<'a> Sim<'a> {
                 },
             };
             match (r.drop, p) {
-                (Some(_), p) => dropped.push(p),
+                (Some(_), p) => out.push((0, p, true)),
                 (None, mut p) => {
                     mark_ce(&mut p, r.ce);
-                    out.push((r.arrive_ns, p));
+                    out.push((r.arrive_ns, p, false));
                 }
             }
         }
-        for p in dropped {
-            self.count_drop(&p);
+        // Neither counting a drop nor `arrive` comes back here, so the
+        // scratch can be lent out and returned.
+        for &(t, p, dropped) in &out {
+            if dropped {
+                self.count_drop(&p);
+            } else {
+                let t = self.wire(dir, t);
+                self.arrive(t, p);
+            }
         }
-        for (t, p) in out {
-            let t = self.wire(dir, t);
-            self.arrive(t, p);
-        }
+        self.released = out;
         if let Some(t) = next {
             let slot = self.release_slot(dir);
             if slot.is_none_or(|s| t < s) {
