@@ -265,6 +265,8 @@ impl Core {
                 is_app_limited: false,
                 bytes_in_flight: self.in_flight,
                 lost_bytes: self.cc.sampler().lost_bytes(),
+                delivered_packets: 0,
+                delivered_ce_packets: 0,
             },
         };
         self.lost.push(LostPacket {

@@ -30,8 +30,22 @@ pub struct AckContext<'a> {
     pub min_acked_rtt: Option<Duration>,
     /// When the newest packet this ACK newly acknowledges was sent.
     pub newest_acked_sent: Option<Instant>,
-    /// The ACK delay the receiver reported (zero: not delayed).
+    /// The ACK delay the receiver reported (zero: not delayed). QUIC's
+    /// meaning (RFC 9000 §19.3): the RTT estimator subtracts it; BBR's
+    /// min_rtt rules do not read it (see [`AckContext::ack_maybe_delayed`]).
     pub ack_delay: Duration,
+    /// Whether this ACK's RTT sample may be inflated by the receiver's
+    /// delayed-ACK timer, so that BBR must not let it replace an expired
+    /// min_rtt. Linux marks only a lone runt: the ACK newly delivers one
+    /// packet, smaller than an MSS, and reports no CE
+    /// (`FLAG_ACK_MAYBE_DELAYED` in `tcp_clean_rtx_queue()`, read as
+    /// `rs->is_ack_delayed` by `bbr_update_min_rtt()`). A full-sized
+    /// packet's ACK is not suspect, since a receiver ACKs every second
+    /// full segment at once; nor is any ACK of several packets. Taking a
+    /// non-zero `ack_delay` as "delayed" instead marks nearly every ACK
+    /// of a receiver that delays ACKs, so an expired min_rtt is never
+    /// refreshed while another flow keeps a queue standing.
+    pub ack_maybe_delayed: bool,
     /// Bytes in flight after this ACK (acked and lost packets removed).
     pub bytes_in_flight: u64,
     /// Total bytes delivered so far, this ACK included.

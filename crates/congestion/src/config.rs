@@ -437,6 +437,9 @@ pub struct Config {
     pub bbr: BbrConfig,
     /// `bbr-jitter` parameters.
     pub jitter: JitterConfig,
+    /// How CUBIC and Reno bring their window down in a recovery or CWR
+    /// episode; see [`WindowReduction`].
+    pub window_reduction: WindowReduction,
     /// CUBIC switches.
     pub cubic: CubicConfig,
     /// BBRv3 switches and constants (used by `bbr3`).
@@ -453,10 +456,27 @@ impl Default for Config {
             seed: 1,
             bbr: BbrConfig::default(),
             jitter: JitterConfig::default(),
+            window_reduction: WindowReduction::default(),
             cubic: CubicConfig::default(),
             bbr3: Bbr3Config::default(),
         }
     }
+}
+
+/// How a loss-based window (CUBIC, Reno) comes down to its new ssthresh
+/// when an episode begins. BBR keeps its own recovery rules either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WindowReduction {
+    /// Proportional Rate Reduction (RFC 6937), as Linux runs it in
+    /// recovery and CWR (`tcp_cwnd_reduction()`): sending continues in
+    /// proportion to delivery through the episode, and cwnd becomes
+    /// ssthresh when it ends. The default, because the kernel's CUBIC is
+    /// what the simulator is validated against.
+    #[default]
+    Prr,
+    /// cwnd drops to ssthresh at once (RFC 9002 §7.3.2's simplest choice,
+    /// and what quinn and s2n-quic do).
+    Immediate,
 }
 
 /// Whose BBRv3 `bbr3` runs: a named set of [`Bbr3Config`] constants and

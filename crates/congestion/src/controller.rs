@@ -99,6 +99,12 @@ pub struct Controller {
     ack_prior_in_flight: Option<u64>,
     /// CE marks the ACK being processed reported ([`Controller::on_ecn_ce`]).
     pending_ce: u64,
+    /// In [`RecoveryState::Cwr`]: whether the algorithm cut its window for
+    /// the CE that began it. A loss then turns CWR into recovery without a
+    /// second cut, as Linux's `tcp_enter_recovery()` leaves ssthresh alone
+    /// when already in CWR; an algorithm that ignored the CE (BBR) still
+    /// sees the loss open an episode.
+    cwr_reduced: bool,
 }
 
 impl Controller {
@@ -140,6 +146,7 @@ impl Controller {
             next_burst_bytes: 0,
             ack_prior_in_flight: None,
             pending_ce: 0,
+            cwr_reduced: false,
         }
     }
 
@@ -307,6 +314,11 @@ impl Controller {
             .ack_prior_in_flight
             .take()
             .unwrap_or(bytes_in_flight.saturating_add(acked_bytes));
+        // CE marks count as delivered before the sample is taken, so the
+        // sample's interval includes this ACK's marks (Linux counts
+        // `delivered_ce` in `tcp_ack()` before `tcp_rate_gen()`).
+        let ce_packets = core::mem::take(&mut self.pending_ce);
+        self.sampler.on_delivered_ce(ce_packets);
         let rate = self
             .sampler
             .on_ack_ns(now, acked, self.rtt.min_ns(), prior_in_flight);
@@ -321,7 +333,6 @@ impl Controller {
             self.recovery = RecoveryState::Open;
         }
         let newest_acked_sent = acked.iter().map(|p| p.state.sent_time).max();
-        let ce_packets = core::mem::take(&mut self.pending_ce);
         if ce_packets > 0 {
             self.on_congestion_experienced(now, ce_packets, newest_acked_sent, bytes_in_flight);
         }
@@ -329,6 +340,7 @@ impl Controller {
             .iter()
             .map(|p| now.saturating_since(p.state.sent_time))
             .min();
+        let ack_maybe_delayed = maybe_delayed(acked, self.mss, ce_packets);
         let ctx = AckContext {
             now,
             rate: &rate,
@@ -337,6 +349,7 @@ impl Controller {
             min_acked_rtt,
             newest_acked_sent,
             ack_delay,
+            ack_maybe_delayed,
             bytes_in_flight,
             delivered_bytes: self.sampler.delivered_bytes(),
             lost_bytes: self.sampler.lost_bytes(),
@@ -355,11 +368,13 @@ impl Controller {
         }
     }
 
-    /// CE marks on an ACK: the algorithm decides whether to respond as to
-    /// a loss; if it does and the marks open a new episode (RFC 9002
-    /// §7.1: the newest acknowledged packet was sent after the current
-    /// episode began, or none is in progress), the controller starts one,
-    /// so the next marks in the same round trip do not reduce again.
+    /// CE marks on an ACK. From the open state they begin a CWR episode
+    /// whatever the algorithm does with them: Linux puts every socket in
+    /// `TCP_CA_CWR` on an ACK with ECE (`tcp_try_to_open()` ->
+    /// `tcp_enter_cwr()`), and BBRv3 reads that state (its quick re-probe
+    /// after ECN waits for `TCP_CA_Open`). The algorithm decides whether to
+    /// cut; marks inside an episode (RFC 9002 §7.1: unless the newest
+    /// acknowledged packet was sent after it began) do not cut again.
     fn on_congestion_experienced(
         &mut self,
         now: Instant,
@@ -367,7 +382,8 @@ impl Controller {
         newest_acked_sent: Option<Instant>,
         bytes_in_flight: u64,
     ) {
-        let new_episode = self.recovery == RecoveryState::Open
+        let open = self.recovery == RecoveryState::Open;
+        let new_episode = open
             || (self.recovery_exit == RecoveryExit::FirstAckAfterStart
                 && newest_acked_sent.is_some_and(|t| t > self.recovery_start));
         let responded = self.inner.get_mut().on_congestion_experienced(
@@ -376,12 +392,15 @@ impl Controller {
             bytes_in_flight,
             new_episode,
         );
-        if responded && new_episode {
+        if new_episode && (responded || open) {
             self.recovery_start = now;
             self.recovery_episodes += 1;
-            if self.recovery == RecoveryState::Open {
-                self.recovery = RecoveryState::Recovery;
-            }
+        }
+        if open {
+            self.recovery = RecoveryState::Cwr;
+            self.cwr_reduced = responded;
+        } else if self.recovery == RecoveryState::Cwr && new_episode && responded {
+            self.cwr_reduced = true;
         }
     }
 
@@ -415,23 +434,33 @@ impl Controller {
             .map(|p| p.state.sent_time)
             .max()
             .unwrap_or(Instant::ZERO);
+        // CWR turns into recovery on a loss (Linux `tcp_enter_recovery()`
+        // from `TCP_CA_CWR`): an episode for the sender's recovery point,
+        // but no second cut for an algorithm that cut for the CE.
+        let from_cwr = self.recovery == RecoveryState::Cwr;
         let new_episode = self.recovery == RecoveryState::Open
+            || from_cwr
             || (self.recovery_exit == RecoveryExit::FirstAckAfterStart
                 && newest_sent > self.recovery_start);
         if new_episode {
             self.recovery_start = now;
             self.recovery_episodes += 1;
-            if self.recovery == RecoveryState::Open {
+            if self.recovery < RecoveryState::Recovery {
                 self.recovery = RecoveryState::Recovery;
             }
         }
+        let algorithm_new_episode = new_episode
+            && !(from_cwr
+                && self.cwr_reduced
+                && !(self.recovery_exit == RecoveryExit::FirstAckAfterStart
+                    && newest_sent > self.recovery_start));
         let loss = LossContext {
             now,
             lost,
             lost_bytes,
             lost_ranges: lost_ranges.max(1),
             bytes_in_flight,
-            new_episode,
+            new_episode: algorithm_new_episode,
             delivered_bytes: self.sampler.delivered_bytes(),
             total_lost_bytes: self.sampler.lost_bytes(),
         };
@@ -571,4 +600,16 @@ impl Controller {
         s.recovery = self.recovery;
         s
     }
+}
+
+/// Linux's suspicion of a delayed ACK (`tcp_clean_rtx_queue()` sets
+/// `FLAG_ACK_MAYBE_DELAYED`): the ACK newly delivers exactly one packet,
+/// a runt (fewer bytes than an MSS), and carries no congestion alert
+/// (here: no CE; Linux also excludes SACK and DSACK news, which a
+/// controller is not told, so a lone SACKed runt counts here and not
+/// there). A lone runt is what a receiver holds back for its delayed-ACK
+/// timer, hoping for a second segment; full-sized segments are ACKed in
+/// pairs without waiting.
+fn maybe_delayed(acked: &[AckedPacket], mss: u64, ce_packets: u64) -> bool {
+    matches!(acked, [p] if p.bytes < mss) && ce_packets == 0
 }

@@ -15,7 +15,7 @@
 //! Windows in the formulas are in segments and time in seconds, as in the
 //! RFC; the controller's window is in bytes.
 
-use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
+use crate::algorithm::{AckContext, CongestionControl};
 use crate::config::{Config, CubicConfig};
 use crate::delivery_rate::DeliveryRateSampler;
 use crate::loss_based::Window;
@@ -66,7 +66,11 @@ impl Cubic {
     pub fn new(config: &Config) -> Self {
         Cubic {
             cfg: config.cubic,
-            w: Window::new(config.mss_bytes, config.initial_cwnd_packets),
+            w: Window::new(
+                config.mss_bytes,
+                config.initial_cwnd_packets,
+                config.window_reduction,
+            ),
             hystart: HyStart::default(),
             w_max: 0.0,
             cwnd_prior: 0.0,
@@ -216,8 +220,9 @@ impl CongestionControl for Cubic {
         self.w.on_ack(ctx);
         self.srtt_ns = ctx.rtt.smoothed_ns();
         let acked = ctx.rate.acked_bytes;
-        // RFC 9438 §4.6 / RFC 6582: no growth during recovery.
-        if ctx.recovery == RecoveryState::Open && acked > 0 {
+        // RFC 9438 §4.6 / RFC 6582: no growth during recovery; Linux
+        // `cubictcp_cong_avoid()`: none unless cwnd-limited.
+        if acked > 0 && self.w.may_grow(ctx.recovery) {
             if self.w.in_slow_start() {
                 if self.cfg.hystart {
                     self.slow_start(ctx, acked);
@@ -257,8 +262,12 @@ impl CongestionControl for Cubic {
         }
         self.w.save_for_undo();
         self.reduce();
-        self.w.cwnd = self.w.ssthresh;
+        self.w.begin_reduction();
         self.w.update_pacing(self.srtt_ns);
+    }
+
+    fn on_packet_sent(&mut self, now: Instant, bytes: u64, in_flight_before: u64) {
+        self.w.on_packet_sent(now, bytes, in_flight_before);
     }
 
     /// §4.8: ssthresh as for a loss (β), cwnd to one packet.

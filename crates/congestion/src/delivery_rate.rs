@@ -44,6 +44,13 @@ pub struct SentPacketState {
     /// `P.lost`): BBRv3 measures the loss rate since a packet left as the
     /// connection's lost bytes now minus this.
     pub lost_bytes: u64,
+    /// Packets delivered in total when this packet was sent (Linux
+    /// `tx.delivered`); with [`SentPacketState::delivered_ce_packets`] it
+    /// gives a sample's CE fraction over its own interval.
+    pub delivered_packets: u64,
+    /// CE-marked packets delivered in total when this packet was sent
+    /// (Linux v3 `tx.delivered_ce`).
+    pub delivered_ce_packets: u64,
 }
 
 /// One packet newly acknowledged by an ACK.
@@ -89,6 +96,13 @@ pub struct RateSample {
     /// [`SentPacketState::lost_bytes`]): the total lost now minus this is
     /// the draft's `RS.lost`, the data lost over the packet's round trip.
     pub tx_lost_bytes: u64,
+    /// Packets delivered over the sample's interval (Linux
+    /// `rs->delivered`).
+    pub delivered_packets: u64,
+    /// CE-marked packets among them (Linux v3 `rs->delivered_ce`): BBRv3
+    /// judges each sample's CE fraction on its own interval, as it judges
+    /// its loss rate (`bbr_is_inflight_too_high()`).
+    pub delivered_ce_packets: u64,
 }
 
 impl RateSample {
@@ -119,6 +133,8 @@ pub struct DeliveryRateSampler {
     app_limited_until: u64,
     lost: u64,
     pending_lost: u64,
+    delivered_packets: u64,
+    delivered_ce_packets: u64,
 }
 
 impl DeliveryRateSampler {
@@ -135,6 +151,22 @@ impl DeliveryRateSampler {
     /// Total bytes declared lost so far.
     pub fn lost_bytes(&self) -> u64 {
         self.lost
+    }
+
+    /// Total packets delivered so far.
+    pub fn delivered_packets(&self) -> u64 {
+        self.delivered_packets
+    }
+
+    /// Total CE-marked packets delivered so far.
+    pub fn delivered_ce_packets(&self) -> u64 {
+        self.delivered_ce_packets
+    }
+
+    /// The ACK about to be sampled reports `packets` newly CE-marked
+    /// packets (Linux counts `delivered_ce` before `tcp_rate_gen()`).
+    pub fn on_delivered_ce(&mut self, packets: u64) {
+        self.delivered_ce_packets = self.delivered_ce_packets.saturating_add(packets);
     }
 
     /// Whether an app-limited bubble is still in the pipe.
@@ -177,6 +209,8 @@ impl DeliveryRateSampler {
             is_app_limited: self.app_limited_until != 0,
             bytes_in_flight: in_flight_before.saturating_add(bytes),
             lost_bytes: self.lost,
+            delivered_packets: self.delivered_packets,
+            delivered_ce_packets: self.delivered_ce_packets,
         }
     }
 
@@ -248,6 +282,7 @@ impl DeliveryRateSampler {
             return sample;
         };
         self.delivered = self.delivered.saturating_add(sample.acked_bytes);
+        self.delivered_packets = self.delivered_packets.saturating_add(acked.len() as u64);
         self.delivered_time = now;
         // The next send interval starts from this packet's send time.
         self.first_sent_time = newest.sent_time;
@@ -261,6 +296,13 @@ impl DeliveryRateSampler {
         sample.tx_in_flight = newest.bytes_in_flight;
         sample.tx_lost_bytes = newest.lost_bytes;
         sample.delivered_bytes = self.delivered.saturating_sub(newest.delivered_bytes);
+        sample.delivered_packets = self
+            .delivered_packets
+            .saturating_sub(newest.delivered_packets);
+        sample.delivered_ce_packets = self
+            .delivered_ce_packets
+            .saturating_sub(newest.delivered_ce_packets)
+            .min(sample.delivered_packets);
         let send_elapsed = newest.sent_time.nanos_since(newest.first_sent_time);
         let ack_elapsed = now.nanos_since(newest.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
@@ -306,6 +348,60 @@ mod tests {
                 if nothing_unacked { t(500) } else { t(140) }
             );
         }
+    }
+
+    /// A sample's CE count covers its own interval, from the ACKed
+    /// packet's send to now (Linux v3 `rs->delivered_ce`), not the whole
+    /// connection's nor this ACK's alone.
+    #[test]
+    fn ce_marks_are_counted_over_the_samples_interval() {
+        let mut s = DeliveryRateSampler::new();
+        let a = s.on_packet_sent(t(0), 1000, 0);
+        s.on_delivered_ce(1);
+        let rs = s.on_ack_ns(
+            t(40),
+            &[AckedPacket {
+                bytes: 1000,
+                state: a,
+            }],
+            None,
+            1000,
+        );
+        assert_eq!((rs.delivered_packets, rs.delivered_ce_packets), (1, 1));
+        // b left after that mark; c and d follow; only d's ACK reports CE.
+        let b = s.on_packet_sent(t(41), 1000, 0);
+        let c = s.on_packet_sent(t(42), 1000, 1000);
+        let d = s.on_packet_sent(t(43), 1000, 2000);
+        s.on_ack_ns(
+            t(81),
+            &[AckedPacket {
+                bytes: 1000,
+                state: b,
+            }],
+            None,
+            3000,
+        );
+        s.on_ack_ns(
+            t(82),
+            &[AckedPacket {
+                bytes: 1000,
+                state: c,
+            }],
+            None,
+            2000,
+        );
+        s.on_delivered_ce(1);
+        let rs = s.on_ack_ns(
+            t(83),
+            &[AckedPacket {
+                bytes: 1000,
+                state: d,
+            }],
+            None,
+            1000,
+        );
+        assert_eq!((rs.delivered_packets, rs.delivered_ce_packets), (3, 1));
+        assert_eq!((s.delivered_packets(), s.delivered_ce_packets()), (4, 2));
     }
 
     #[test]

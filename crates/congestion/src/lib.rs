@@ -65,11 +65,13 @@ pub mod bbr3;
 pub mod config;
 pub mod controller;
 pub mod cubic;
+mod cwnd_usage;
 pub mod delivery_rate;
 pub mod ecn;
 mod loss_based;
 pub mod observe;
 pub mod pacing;
+mod prr;
 pub mod reno;
 pub mod rng;
 pub mod rtt_estimator;
@@ -81,7 +83,7 @@ pub use config::{
     AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals,
     BbrConfig, BbrFlavour, BbrRecovery, Config, CubicConfig, JitterCadence, JitterConfig,
     JitterStats, MinRttSamples, RecoveryExit, StartupLossCount, UnknownAlgorithm,
-    UnknownBbr3Profile, UnknownBbr3Signals,
+    UnknownBbr3Profile, UnknownBbr3Signals, WindowReduction,
 };
 pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
 pub use delivery_rate::{

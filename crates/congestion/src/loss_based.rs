@@ -6,8 +6,12 @@
 //! shared state lives here so the two algorithms are the differences alone.
 
 use crate::algorithm::{AckContext, RecoveryState};
+use crate::config::WindowReduction;
+use crate::cwnd_usage::CwndUsage;
 use crate::pacing::send_quantum_bytes;
+use crate::prr::Prr;
 use crate::snapshot::{Mode, Snapshot};
+use crate::time::Instant;
 
 /// Pacing ratios of Linux `tcp_update_pacing_rate()`: 200 % of cwnd/srtt in
 /// slow start (so the window can double), 120 % afterwards.
@@ -34,10 +38,17 @@ pub(crate) struct Window {
     /// (cwnd, ssthresh) before the current reduction began, for undo
     /// (Linux `prior_cwnd` and `prior_ssthresh`).
     pub undo: Option<(u64, u64)>,
+    /// How a reduction brings cwnd down.
+    reduction: WindowReduction,
+    /// PRR's counters while a reduction is under way (with
+    /// [`WindowReduction::Prr`]).
+    prr: Option<Prr>,
+    /// Whether the sender is using the window, which growth requires.
+    usage: CwndUsage,
 }
 
 impl Window {
-    pub fn new(mss: u64, initial_cwnd_packets: u64) -> Self {
+    pub fn new(mss: u64, initial_cwnd_packets: u64, reduction: WindowReduction) -> Self {
         let mss = mss.max(1);
         let mut w = Window {
             mss,
@@ -48,6 +59,9 @@ impl Window {
             min_rtt_ns: None,
             in_reduction: false,
             undo: None,
+            reduction,
+            prr: None,
+            usage: CwndUsage::default(),
         };
         w.update_pacing(None);
         w
@@ -82,13 +96,66 @@ impl Window {
         self.send_quantum = send_quantum_bytes(self.pacing_rate, self.mss);
     }
 
-    /// Bookkeeping every ACK needs, whatever the algorithm.
+    /// Bookkeeping every ACK needs, whatever the algorithm: the window
+    /// usage record, and the reduction in progress (PRR while in recovery
+    /// or CWR; cwnd to ssthresh when the episode is over, Linux
+    /// `tcp_end_cwnd_reduction()`).
     pub fn on_ack(&mut self, ctx: &AckContext<'_>) {
         if let Some(m) = ctx.rtt.min_ns() {
             self.min_rtt_ns = Some(m);
         }
-        if ctx.recovery == RecoveryState::Open {
-            self.in_reduction = false;
+        self.usage.on_ack(ctx.newest_acked_sent);
+        match ctx.recovery {
+            RecoveryState::Open => {
+                self.in_reduction = false;
+                if self.prr.take().is_some() && self.ssthresh != u64::MAX {
+                    self.cwnd = self.ssthresh;
+                }
+            }
+            RecoveryState::Cwr | RecoveryState::Recovery => {
+                if let Some(prr) = &mut self.prr {
+                    let cwnd = prr.on_ack(
+                        ctx.rate.acked_bytes,
+                        ctx.bytes_in_flight,
+                        self.ssthresh,
+                        ctx.rate.lost_bytes > 0,
+                        self.mss,
+                    );
+                    if let Some(c) = cwnd {
+                        self.cwnd = c.max(self.mss);
+                    }
+                }
+            }
+            // A timeout ended the reduction (cwnd is one packet).
+            RecoveryState::Loss => self.prr = None,
+        }
+    }
+
+    /// A send left `in_flight_before + bytes` in flight.
+    pub fn on_packet_sent(&mut self, now: Instant, bytes: u64, in_flight_before: u64) {
+        let after = in_flight_before.saturating_add(bytes);
+        self.usage.on_sent(now, after, self.cwnd, self.mss);
+        if let Some(prr) = &mut self.prr {
+            prr.on_sent(bytes);
+        }
+    }
+
+    /// Whether an ACK may grow the window: not during a reduction (Linux
+    /// runs the algorithm's `cong_avoid` only outside `TCP_CA_CWR` and
+    /// `TCP_CA_Recovery`, `tcp_cong_control()`; after a timeout it grows
+    /// from one packet again), and only while the sender uses the window
+    /// (`tcp_is_cwnd_limited()`).
+    pub fn may_grow(&self, recovery: RecoveryState) -> bool {
+        matches!(recovery, RecoveryState::Open | RecoveryState::Loss)
+            && self.usage.may_grow(self.cwnd, self.in_slow_start())
+    }
+
+    /// A reduction to `self.ssthresh` begins (the caller has set it):
+    /// cwnd drops at once, or PRR starts from the current window.
+    pub fn begin_reduction(&mut self) {
+        match self.reduction {
+            WindowReduction::Immediate => self.cwnd = self.ssthresh,
+            WindowReduction::Prr => self.prr = Some(Prr::start(self.cwnd)),
         }
     }
 
@@ -113,6 +180,7 @@ impl Window {
         let Some((cwnd, ssthresh)) = self.undo.take() else {
             return false;
         };
+        self.prr = None;
         self.cwnd = self.cwnd.max(cwnd);
         if ssthresh > self.ssthresh {
             self.ssthresh = ssthresh;
@@ -126,6 +194,7 @@ impl Window {
     pub fn on_timeout(&mut self, reduced_ssthresh: u64) {
         self.ssthresh = reduced_ssthresh.max(self.min_window());
         self.cwnd = self.mss;
+        self.prr = None;
     }
 
     /// Keeps the window's packet count when the MSS changes.

@@ -6,7 +6,7 @@
 //! retransmission logic; here it shows as one reduction per recovery
 //! episode, which [`crate::Controller`] delimits.
 
-use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
+use crate::algorithm::{AckContext, CongestionControl};
 use crate::config::Config;
 use crate::delivery_rate::DeliveryRateSampler;
 use crate::loss_based::Window;
@@ -26,7 +26,11 @@ impl Reno {
     /// NewReno with the initial window of `config`.
     pub fn new(config: &Config) -> Self {
         Reno {
-            w: Window::new(config.mss_bytes, config.initial_cwnd_packets),
+            w: Window::new(
+                config.mss_bytes,
+                config.initial_cwnd_packets,
+                config.window_reduction,
+            ),
             avoidance_acked: 0,
             srtt_ns: None,
         }
@@ -38,8 +42,9 @@ impl CongestionControl for Reno {
         self.w.on_ack(ctx);
         self.srtt_ns = ctx.rtt.smoothed_ns();
         let acked = ctx.rate.acked_bytes;
-        // RFC 6582 §3.2: no window growth while recovering.
-        if ctx.recovery == RecoveryState::Open && acked > 0 {
+        // RFC 6582 §3.2: no window growth while recovering; Linux
+        // `tcp_reno_cong_avoid()`: none unless cwnd-limited.
+        if acked > 0 && self.w.may_grow(ctx.recovery) {
             let w = &mut self.w;
             if w.in_slow_start() {
                 // RFC 5681 §3.1 with byte counting (RFC 3465): grow by the
@@ -88,9 +93,13 @@ impl CongestionControl for Reno {
         let w = &mut self.w;
         w.save_for_undo();
         w.ssthresh = (w.cwnd / 2).max(w.min_window());
-        w.cwnd = w.ssthresh;
+        w.begin_reduction();
         self.avoidance_acked = 0;
         w.update_pacing(self.srtt_ns);
+    }
+
+    fn on_packet_sent(&mut self, now: Instant, bytes: u64, in_flight_before: u64) {
+        self.w.on_packet_sent(now, bytes, in_flight_before);
     }
 
     /// RFC 5681 §3.1: ssthresh to half the window, cwnd to one packet.

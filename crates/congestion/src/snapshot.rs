@@ -14,6 +14,14 @@ pub enum RecoveryState {
     /// No loss episode in progress.
     #[default]
     Open,
+    /// A window reduction after ECN: an ACK reported CE and the episode
+    /// it opened has not ended (Linux `TCP_CA_CWR`, entered for every
+    /// congestion control by `tcp_enter_cwr()` and left once an ACK
+    /// passes `high_seq`; QUIC: the recovery period an ECN-CE increase
+    /// starts, RFC 9002 §7.1). Ordered as Linux orders the states: more
+    /// than Open, less than Recovery, so a rule for "in recovery" does not
+    /// fire on CE alone.
+    Cwr,
     /// Fast recovery after losses detected by ACKs (SACK / RACK).
     Recovery,
     /// After a retransmission timeout or persistent congestion.

@@ -74,8 +74,11 @@ fn cruise(mut d: Drv) -> Drv {
 
 /// `bbr_ecn_lower_bounds()`: a CE round outside probing sets
 /// inflight_shortterm = cwnd × (256 − (alpha × 85 >> 8)) >> 8, alpha
-/// including this round; then, CE without loss in the cycle, the next ACK
-/// re-probes at once (`bbr_check_time_to_probe_bw()`, REFILL).
+/// including this round; then, CE without loss in the cycle, it re-probes
+/// (`bbr_check_time_to_probe_bw()`, REFILL), but only once the CWR
+/// episode the CE began is over (the re-probe needs `TCP_CA_Open`): the
+/// next ACK is for a packet sent no later than the mark was reported, so
+/// CWR holds for it, and the re-probe comes one ACK later.
 #[test]
 fn linux_ce_round_cuts_inflight_shortterm_by_alpha_then_reprobes() {
     let mut d = cruise(linux_ecn());
@@ -92,7 +95,13 @@ fn linux_ce_round_cuts_inflight_shortterm_by_alpha_then_reprobes() {
         s.bbr3.unwrap().bw_shortterm_bytes_per_sec.is_none(),
         "ECN cuts volume only"
     );
-    assert_eq!(d.round(BW, RTT, 1_000).mode, Mode::ProbeBwRefill);
+    let s = d.round(BW, RTT, 1_000);
+    assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Cwr);
+    assert_ne!(s.mode, Mode::ProbeBwRefill, "no re-probe while in CWR");
+    d.now_ns += 1; // the next packet leaves after the CWR point
+    let s = d.round(BW, RTT, 1_000);
+    assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Open);
+    assert_eq!(s.mode, Mode::ProbeBwRefill);
 }
 
 /// `bbr_is_inflight_too_high()` with ECN: in UP a round with more than
@@ -144,18 +153,28 @@ fn no_ce_no_ecn_state() {
     assert!(!b.ecn_in_round);
 }
 
-/// bbr3 answers CE from its per-round model, never as a loss-style cut:
-/// the controller starts no recovery episode for CE (CUBIC's and Reno's
-/// classic response), in either profile.
+/// bbr3 answers CE from its model, never as a loss-style cut, but CE
+/// still puts the connection in CWR, as Linux's `tcp_enter_cwr()` does
+/// for every congestion control: one episode for marks that keep coming,
+/// none of them a recovery (packet conservation and cwnd save and restore
+/// are for losses), and back to Open once a packet sent after the marks
+/// is acknowledged without CE.
 #[test]
-fn ce_starts_no_recovery_episode() {
+fn ce_puts_bbr3_in_cwr_not_recovery() {
     for mut d in [linux_ecn(), Drv::draft()] {
         d.drive_to_drain(BW, RTT);
         let episodes = d.cc.recovery_episodes();
         for _ in 0..5 {
             d.ack(Ack::new(BW, RTT, 1_000).ce(1));
+            assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Cwr);
         }
-        assert_eq!(d.cc.recovery_episodes(), episodes);
+        // An episode ends when a packet sent after it began is ACKed, and
+        // that ACK's marks begin the next (RFC 9002 §7.1; TCP re-enters
+        // CWR on the ACK that passes `high_seq`). The driver's packets
+        // leave as the previous ACK arrives, so ACKs 1, 3 and 5 begin one.
+        assert_eq!(d.cc.recovery_episodes(), episodes + 3);
+        d.now_ns += 1;
+        d.ack(Ack::new(BW, RTT, 1_000));
         assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Open);
     }
 }

@@ -505,7 +505,8 @@ fn switch_note_loss_saves_state() {
 /// `skip_delayed_ack_rtt` (Linux `bbr_update_min_rtt()`: `!rs->is_ack_delayed`):
 /// restarting from idle after 6 s, the first ACK's RTT refreshes the
 /// expired ProbeRTT clock in the draft even if delayed, so no PROBE_RTT
-/// follows; Linux does not refresh it from a delayed ACK and probes.
+/// follows; Linux does not refresh it from an ACK that may have been
+/// delayed (a lone runt, `FLAG_ACK_MAYBE_DELAYED`) and probes.
 #[test]
 fn switch_skip_delayed_ack_rtt() {
     for (flip, probes) in [(false, false), (true, true)] {
@@ -515,7 +516,9 @@ fn switch_skip_delayed_ack_rtt() {
         d.cc.on_app_limited(0);
         d.now_ns += 6 * SEC;
         let _ = d.cc.on_packet_sent(at(d.now_ns), MSS, 0, true);
-        d.ack(Ack::new(BW, RTT, BDP).ack_delay(10 * MS));
+        // One runt of half an MSS: the ACK Linux suspects of delay.
+        let runt_rate = (MSS / 2) as f64 * 1e9 / RTT as f64;
+        d.ack(Ack::new(runt_rate, RTT, 0).ack_delay(10 * MS));
         let s = d.round(BW, RTT, BDP);
         assert_eq!(
             s.mode == Mode::ProbeRtt,

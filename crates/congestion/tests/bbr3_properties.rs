@@ -209,6 +209,8 @@ proptest! {
                         is_app_limited: delivered % 2 == 0,
                         bytes_in_flight: tx,
                         lost_bytes: lost,
+                        delivered_packets: 0,
+                        delivered_ce_packets: 0,
                     };
                     // Bogus packets are both lost and acknowledged.
                     cc.on_packets_lost_in_ranges(Instant::from_nanos(now), &[LostPacket { bytes, state }], 1, in_flight);

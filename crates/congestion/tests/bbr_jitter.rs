@@ -304,6 +304,8 @@ impl CadenceDriver {
             is_app_limited: false,
             bytes_in_flight: 30_000,
             lost_bytes: 0,
+            delivered_packets: 0,
+            delivered_ce_packets: 0,
         };
         let mut out = Vec::new();
         // The frames arrive 200 ms and more after the send, longer than any

@@ -357,6 +357,8 @@ fn sent_at(t_ns: u64, delivered: u64) -> SentPacketState {
         is_app_limited: false,
         bytes_in_flight: 0,
         lost_bytes: 0,
+        delivered_packets: 0,
+        delivered_ce_packets: 0,
     }
 }
 
@@ -610,4 +612,48 @@ fn ack_for_packet_sent_before_connection_state_does_not_panic() {
     );
     assert!(d.cc.cwnd_bytes() >= 4 * 1500);
     assert!(d.cc.pacing_rate_bytes_per_sec() > 0);
+}
+
+/// `bbr_update_min_rtt()` refreshes an expired min_rtt from any sample
+/// except one Linux flags as maybe delayed (`FLAG_ACK_MAYBE_DELAYED`: a
+/// lone runt). A receiver that delays ACKs reports a non-zero ACK delay
+/// on nearly every ACK; if that alone counted as "delayed", an expired
+/// 50 ms estimate would never give way to the 80 ms the path now has (a
+/// competing flow's standing queue), and BBR would size its window to a
+/// path that no longer exists.
+#[test]
+fn an_expired_min_rtt_is_refreshed_by_a_full_sized_ack_whatever_its_ack_delay() {
+    let run = |runt: bool| {
+        let mut cfg = Config::new(Algorithm::Bbr);
+        cfg.bbr.probe_rtt = false;
+        let mss = cfg.mss_bytes;
+        let mut d = RoundDriver::new(&cfg);
+        for _ in 0..20 {
+            d.round(1.25e6, 50 * MS, 40_000, false);
+        }
+        assert_eq!(d.cc.snapshot().min_rtt, Some(Duration::from_millis(50)));
+        // 11 s later every sample says 80 ms; each ACK reports 5 ms of delay.
+        let mut delivered = d.cc.sampler().delivered_bytes();
+        let mut t = d.now_ns;
+        for _ in 0..140 {
+            let sent = t;
+            t += 80 * MS;
+            let bytes = if runt { mss / 2 } else { mss };
+            let mut state = sent_at(sent, delivered);
+            state.bytes_in_flight = 40_000;
+            delivered += bytes;
+            d.cc.on_ack_begin(40_000 + bytes);
+            d.cc.on_ack(
+                at(t),
+                &[AckedPacket { bytes, state }],
+                Some(Duration::from_millis(80)),
+                Duration::from_millis(5),
+                40_000,
+            );
+        }
+        assert!(t - d.now_ns > 10 * SEC);
+        d.cc.snapshot().min_rtt.unwrap()
+    };
+    assert_eq!(run(false), Duration::from_millis(80), "full-sized packets");
+    assert_eq!(run(true), Duration::from_millis(50), "lone runts");
 }

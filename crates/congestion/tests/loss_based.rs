@@ -5,6 +5,7 @@ mod support;
 
 use congestion::{
     AckedPacket, Algorithm, Config, Controller, LostPacket, Mode, RecoveryState, SentPacketState,
+    WindowReduction,
 };
 use std::time::Duration;
 use support::*;
@@ -13,7 +14,14 @@ const MSS: u64 = 1500;
 const RTT: u64 = 100 * MS;
 
 /// Drives a controller one round trip at a time, acknowledging a whole
-/// window per round in `acks` ACKs that all belong to the same round.
+/// window per round in `acks` ACKs that all belong to the same round. The
+/// sender fills the window at the start of each round, so it is
+/// cwnd-limited and the window may grow (`tcp_is_cwnd_limited()`).
+///
+/// The window drops to ssthresh at once on a reduction
+/// ([`WindowReduction::Immediate`]): these tests check the RFCs' formulas
+/// for the window after a cut. PRR, which spreads the cut over the round
+/// (the default), has its own tests below.
 struct Rounds {
     cc: Controller,
     now: u64,
@@ -22,11 +30,21 @@ struct Rounds {
 
 impl Rounds {
     fn new(cfg: &Config) -> Self {
+        let mut cfg = *cfg;
+        cfg.window_reduction = WindowReduction::Immediate;
         Rounds {
-            cc: Controller::new(cfg, at(0)),
+            cc: Controller::new(&cfg, at(0)),
             now: 0,
             delivered: 0,
         }
+    }
+
+    /// Sends one packet that fills the window.
+    fn fill_window(&mut self) {
+        let cwnd = self.cc.cwnd_bytes();
+        let _ = self
+            .cc
+            .on_packet_sent(at(self.now), MSS, cwnd.saturating_sub(MSS), false);
     }
 
     fn state(&self) -> SentPacketState {
@@ -38,12 +56,15 @@ impl Rounds {
             is_app_limited: false,
             bytes_in_flight: 0,
             lost_bytes: 0,
+            delivered_packets: 0,
+            delivered_ce_packets: 0,
         }
     }
 
     /// One round of `rtt_ns`: `bytes` acknowledged in `acks` equal ACKs,
     /// every one carrying an RTT sample of `rtt_ns`.
     fn round(&mut self, bytes: u64, acks: u64, rtt_ns: u64) {
+        self.fill_window();
         let state = self.state();
         let each = (bytes / acks).max(1);
         let start = self.now;
@@ -440,7 +461,8 @@ fn loss_based_reduce_once_per_round_on_ce() {
             (after - beta * before).abs() < 0.02,
             "{algorithm}: {after} after CE, expected {beta} × {before}"
         );
-        assert_eq!(d.cc.recovery_state(), RecoveryState::Recovery);
+        // CE begins a CWR episode, not a recovery (Linux `tcp_enter_cwr()`).
+        assert_eq!(d.cc.recovery_state(), RecoveryState::Cwr);
         assert_eq!(d.cc.recovery_episodes(), 1);
         // More marks in the same round (packets sent before the episode).
         let again = ack_with_ce(&mut d.cc, t - RTT + 5, t + 2, MSS, 3);
@@ -458,7 +480,9 @@ fn loss_based_reduce_once_per_round_on_ce() {
 }
 
 /// BBR v1 ignores CE, as Linux's does: the same ACKs with and without
-/// marks leave it in the same state.
+/// marks leave it in the same state. The connection still goes through
+/// CWR episodes (Linux enters `TCP_CA_CWR` for every congestion control),
+/// which v1 does not read.
 #[test]
 fn bbr_v1_ignores_ce() {
     let cfg = Config::new(Algorithm::Bbr);
@@ -475,5 +499,157 @@ fn bbr_v1_ignores_ce() {
     let (plain, episodes) = run(0);
     let (marked, marked_episodes) = run(10);
     assert_eq!(plain, marked);
-    assert_eq!((episodes, marked_episodes), (0, 0));
+    assert_eq!(episodes, 0);
+    assert!(marked_episodes > 0);
+}
+
+/// PRR (RFC 6937, Linux `tcp_cwnd_reduction()`), the default: a loss does
+/// not drop cwnd at once. While more than ssthresh is in flight the sender
+/// sends ssthresh / RecoverFS = β of what is delivered, so it keeps
+/// sending through recovery instead of stalling for half a round; when
+/// the episode ends cwnd is ssthresh (`tcp_end_cwnd_reduction()`).
+#[test]
+fn prr_spreads_the_cut_over_the_round_then_lands_on_ssthresh() {
+    for (algorithm, beta) in [(Algorithm::Cubic, 0.7), (Algorithm::Reno, 0.5)] {
+        let mut cfg = Config::new(algorithm);
+        cfg.cubic.hystart = false;
+        assert_eq!(cfg.window_reduction, WindowReduction::Prr);
+        let mut cc = Controller::new(&cfg, at(0));
+        // Grow to 40 packets, every window full.
+        let mut now = 0;
+        let mut delivered = 0;
+        while cc.cwnd_bytes() < 40 * MSS {
+            let w = cc.cwnd_bytes();
+            let state = cc.on_packet_sent(at(now), w, 0, false);
+            now += RTT;
+            delivered += w;
+            cc.on_ack(
+                at(now),
+                &[AckedPacket { bytes: w, state }],
+                Some(Duration::from_nanos(RTT)),
+                Duration::ZERO,
+                0,
+            );
+        }
+        let _ = delivered;
+        let w = cc.cwnd_bytes();
+        let packets = w / MSS;
+        // A window of single packets in flight, sent over the next RTT.
+        let sent: Vec<SentPacketState> = (0..packets)
+            .map(|i| cc.on_packet_sent(at(now + i), MSS, i * MSS, false))
+            .collect();
+        now += RTT;
+        // The first is lost.
+        let mut in_flight = w - MSS;
+        cc.on_ack_begin(w);
+        cc.on_packets_lost(
+            at(now),
+            &[LostPacket {
+                bytes: MSS,
+                state: sent[0],
+            }],
+            in_flight,
+        );
+        assert_eq!(cc.cwnd_bytes(), w, "{algorithm}: no cut before an ACK");
+        // The rest are acknowledged one by one; the sender sends what PRR
+        // allows after each (retransmission first).
+        let mut sent_in_recovery: u64 = 0;
+        let mut last_sent = now;
+        for (k, s) in sent.iter().enumerate().skip(1) {
+            in_flight -= MSS;
+            cc.on_ack_begin(in_flight + MSS);
+            cc.on_ack(
+                at(now + k as u64),
+                &[AckedPacket {
+                    bytes: MSS,
+                    state: *s,
+                }],
+                Some(Duration::from_nanos(RTT)),
+                Duration::ZERO,
+                in_flight,
+            );
+            assert_eq!(cc.recovery_state(), RecoveryState::Recovery);
+            while in_flight + MSS <= cc.cwnd_bytes() {
+                last_sent = now + k as u64;
+                let _ = cc.on_packet_sent(at(last_sent), MSS, in_flight, false);
+                in_flight += MSS;
+                sent_in_recovery += 1;
+            }
+        }
+        let acked = packets - 1;
+        let want = (beta * acked as f64).ceil() as u64;
+        assert!(
+            sent_in_recovery.abs_diff(want) <= 1,
+            "{algorithm}: sent {sent_in_recovery} for {acked} delivered, want ≈ {want}"
+        );
+        // A packet sent during recovery is acknowledged: the episode ends
+        // and cwnd is ssthresh, β × the window at the loss.
+        let state = SentPacketState {
+            sent_time: at(last_sent),
+            ..SentPacketState::default()
+        };
+        cc.on_ack(
+            at(now + RTT),
+            &[AckedPacket { bytes: MSS, state }],
+            Some(Duration::from_nanos(RTT)),
+            Duration::ZERO,
+            in_flight - MSS,
+        );
+        assert_eq!(cc.recovery_state(), RecoveryState::Open);
+        let ssthresh = cc.snapshot().ssthresh_bytes.unwrap();
+        assert!(
+            (ssthresh as f64 - beta * w as f64).abs() <= MSS as f64,
+            "{algorithm}: ssthresh {ssthresh} of a {w}-byte window"
+        );
+        // The same ACK may then grow it in avoidance, by under a packet.
+        let cwnd = cc.cwnd_bytes();
+        assert!(
+            (ssthresh..ssthresh + MSS).contains(&cwnd),
+            "{algorithm}: cwnd {cwnd} at the end, ssthresh {ssthresh}"
+        );
+    }
+}
+
+/// Linux grows CUBIC's and Reno's window only while the sender uses it
+/// (`tcp_is_cwnd_limited()`, RFC 9002 §7.8): ACKs for a sender that keeps
+/// 4 packets in flight under a 10-packet window leave the window alone
+/// once slow start has reached twice that; a full window grows it again.
+#[test]
+fn loss_based_windows_grow_only_when_used() {
+    for algorithm in [Algorithm::Cubic, Algorithm::Reno] {
+        let mut cc = Controller::new(&Config::new(algorithm), at(0));
+        let w0 = cc.cwnd_bytes();
+        let mut now = 0;
+        for _ in 0..200 {
+            // Four packets per round trip, acknowledged together.
+            let states: Vec<_> = (0..4)
+                .map(|i| cc.on_packet_sent(at(now), MSS, i * MSS, false))
+                .collect();
+            now += RTT;
+            let acked: Vec<_> = states
+                .into_iter()
+                .map(|state| AckedPacket { bytes: MSS, state })
+                .collect();
+            cc.on_ack(
+                at(now),
+                &acked,
+                Some(Duration::from_nanos(RTT)),
+                Duration::ZERO,
+                0,
+            );
+        }
+        assert_eq!(cc.cwnd_bytes(), w0, "{algorithm}: grew while app-limited");
+        // Now the sender fills the window: it grows.
+        let w = cc.cwnd_bytes();
+        let state = cc.on_packet_sent(at(now), w, 0, false);
+        now += RTT;
+        cc.on_ack(
+            at(now),
+            &[AckedPacket { bytes: w, state }],
+            Some(Duration::from_nanos(RTT)),
+            Duration::ZERO,
+            0,
+        );
+        assert!(cc.cwnd_bytes() > w, "{algorithm}: did not grow when used");
+    }
 }

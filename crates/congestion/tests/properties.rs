@@ -166,6 +166,8 @@ proptest! {
                         is_app_limited: delivered % 2 == 0,
                         bytes_in_flight: delivered,
                         lost_bytes: 0,
+                        delivered_packets: 0,
+                        delivered_ce_packets: 0,
                     };
                     cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(Duration::from_nanos(rtt_ns)), Duration::ZERO, in_flight);
                 }

@@ -256,6 +256,7 @@ fn s2n_bbr2_grows_in_startup_and_reports_its_pacer() {
         min_acked_rtt: Some(RTT),
         newest_acked_sent: Some(Instant::ZERO),
         ack_delay: Duration::ZERO,
+        ack_maybe_delayed: false,
         bytes_in_flight: 0,
         delivered_bytes: sampler.delivered_bytes(),
         lost_bytes: 0,

@@ -377,6 +377,12 @@ impl Sender {
             LossDetection::Linux => RecoveryExit::Transport,
             LossDetection::Quic2018 => RecoveryExit::FirstAckAfterStart,
         };
+        // A flow that sends ECN-capable packets has ECN negotiated: BBRv3's
+        // ECN logic is eligible from the start (Linux v3 `bbr_can_use_ecn()`
+        // reads the negotiated `TCP_ECN_OK`), not from the first mark.
+        if flow.ecn != Ecn::NotEct {
+            cc_cfg.bbr3.ecn_capable = true;
+        }
         let mss = cc_cfg.mss_bytes.max(1);
         let (total_chunks, last_chunk_bytes) = match flow.size_bytes {
             None => (None, mss as u32),
@@ -653,13 +659,15 @@ impl Sender {
     }
 
     /// Arms the tail-loss probe if Linux would: TLP is on, data is in
-    /// flight, no loss episode is under way and no probe is unanswered.
+    /// flight, no loss episode is under way (CWR after ECN is none:
+    /// `tcp_schedule_loss_probe()` allows `TCP_CA_Open` and `TCP_CA_CWR`)
+    /// and no probe is unanswered.
     fn arm_tlp(&mut self, now: u64) {
         self.tlp_deadline = None;
         if !self.tlp_enabled
             || self.inflight == 0
             || self.tlp_in_flight
-            || self.cc.recovery_state() != RecoveryState::Open
+            || self.cc.recovery_state() > RecoveryState::Cwr
         {
             return;
         }
@@ -982,10 +990,10 @@ impl Sender {
                 self.set_status(pn, Status::Acked);
                 continue;
             }
-            // The first loss seen from the open state begins an episode that
-            // may later be undone (Linux `tcp_enter_recovery()` calls
-            // `tcp_init_undo()` before it marks anything).
-            if !new_episode_seen && self.cc.recovery_state() == RecoveryState::Open {
+            // The first loss seen from the open (or CWR) state begins an
+            // episode that may later be undone (Linux `tcp_enter_recovery()`
+            // calls `tcp_init_undo()` before it marks anything).
+            if !new_episode_seen && self.cc.recovery_state() <= RecoveryState::Cwr {
                 new_episode_seen = true;
                 self.init_undo();
             }
@@ -1058,11 +1066,19 @@ impl Sender {
         let Some((high_pn, high_chunk)) = self.recovery_point else {
             return;
         };
-        if self.cc.recovery_state() == RecoveryState::Open {
+        let state = self.cc.recovery_state();
+        if state == RecoveryState::Open {
             self.recovery_point = None;
             return;
         }
-        let pkts_done = self.pkts.is_empty() || self.base_pn >= high_pn;
+        // CWR is held until something *above* the point is acknowledged
+        // (`tcp_fastretrans_alert()`: `snd_una != high_seq`), so the
+        // receiver has seen the CWR flag before the next ECE counts anew.
+        let pkts_done = if state == RecoveryState::Cwr {
+            self.base_pn > high_pn || (self.pkts.is_empty() && self.next_pn > high_pn)
+        } else {
+            self.pkts.is_empty() || self.base_pn >= high_pn
+        };
         let data_done = self.unrepaired.first().is_none_or(|&c| c >= high_chunk);
         if pkts_done && data_done {
             self.recovery_point = None;

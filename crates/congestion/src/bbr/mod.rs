@@ -567,8 +567,8 @@ impl Bbr {
         let expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
         let (sample, replaces_expired) = match self.cfg.min_rtt_samples {
             // An expired estimate is replaced by any sample not inflated by
-            // a delayed ACK.
-            MinRttSamples::Latest => (ctx.rtt_sample, ctx.ack_delay.is_zero()),
+            // a delayed ACK (`bbr_update_min_rtt()`: `!rs->is_ack_delayed`).
+            MinRttSamples::Latest => (ctx.rtt_sample, !ctx.ack_maybe_delayed),
             // QUIC 2018: the ACK's smallest per-packet RTT, unconditionally.
             MinRttSamples::AllAcked => (ctx.min_acked_rtt, true),
         };

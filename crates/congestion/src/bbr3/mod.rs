@@ -537,8 +537,9 @@ impl Bbr3 {
             now.nanos_since(self.probe_rtt_min_stamp) > self.cfg.probe_rtt_interval_ns;
         if let Some(rtt) = ctx.rtt_sample {
             let rtt_ns = duration_to_nanos(rtt);
-            // Linux will not refresh an expired estimate from a delayed ACK.
-            let delayed = self.cfg.skip_delayed_ack_rtt && !ctx.ack_delay.is_zero();
+            // Linux will not refresh an expired estimate from an ACK that
+            // may have been delayed (`bbr_update_min_rtt()`).
+            let delayed = self.cfg.skip_delayed_ack_rtt && ctx.ack_maybe_delayed;
             let may_refresh = self.probe_rtt_expired && !delayed;
             if self.probe_rtt_min_ns.is_none_or(|m| rtt_ns < m) || may_refresh {
                 self.probe_rtt_min_ns = Some(rtt_ns);
@@ -712,8 +713,10 @@ impl CongestionControl for Bbr3 {
         self.set_pacing_rate(ctx.rtt);
         self.set_send_quantum();
         self.set_cwnd(ctx);
-        self.loss_in_cycle |= rs.lost_bytes > 0;
-        self.ecn_in_cycle |= ctx.ce_packets > 0;
+        // Linux `bbr_main()`: the sample's interval counts (`rs->lost`,
+        // `rs->delivered_ce`), not this ACK's alone.
+        self.loss_in_cycle |= self.sample_lost(ctx) > 0;
+        self.ecn_in_cycle |= rs.delivered_ce_packets > 0;
     }
 
     /// Losses outside an ACK (a timer) still count; without per-packet

@@ -268,7 +268,7 @@ impl Bbr3 {
         let lost = self.sample_lost(ctx);
         let tx_in_flight = self.sample_tx_in_flight(rs);
         let loss_too_high = rs.acked_bytes > 0 && self.is_inflight_too_high(lost, tx_in_flight);
-        let ce_too_high = self.round_start && self.round_ce_too_high();
+        let ce_too_high = self.sample_ce_too_high(rs);
         if loss_too_high || ce_too_high {
             if self.is_bw_probe_sample {
                 self.handle_inflight_too_high(

@@ -427,7 +427,7 @@ impl Bbr3 {
             // with loss counts as a round in recovery; an RTO's recovery
             // (TCP_CA_Loss) does not, as in Linux.
             let in_recovery = ctx.recovery == RecoveryState::Recovery
-                || (self.loss_round_had_loss && ctx.recovery == RecoveryState::Open);
+                || (self.loss_round_had_loss && ctx.recovery <= RecoveryState::Cwr);
             let ce_round = self.cfg.ecn.ce_as_loss() && self.round_ce_too_high();
             let too_high = (in_recovery
                 && self.is_inflight_too_high(lost, self.sample_tx_in_flight(rs)))
@@ -557,6 +557,30 @@ impl Bbr3 {
             }
             Bbr3Ecn::LinuxV3 => {
                 self.cfg.ecn_thresh > 0 && self.round_ce_ratio > self.cfg.ecn_thresh
+            }
+        }
+    }
+
+    /// The ECN half of `IsInflightTooHigh()`, judged on this sample's own
+    /// interval as Linux v3's `bbr_is_inflight_too_high()` does (`ce >
+    /// delivered × ecn_thresh`, both in packets, counted from the ACKed
+    /// packet's send): above `ecn_thresh` (Linux) or `loss_thresh` (the
+    /// draft's readings). Judging only once per round, from the round
+    /// before, would let every ACK between round starts pass as safe and
+    /// raise `inflight_longterm` again right after a probe was cut for CE.
+    pub(super) fn sample_ce_too_high(&self, rs: &RateSample) -> bool {
+        let (ce, delivered) = (rs.delivered_ce_packets, rs.delivered_packets);
+        if !self.ecn_eligible || ce == 0 || delivered == 0 {
+            return false;
+        }
+        match self.cfg.ecn {
+            Bbr3Ecn::AsLoss | Bbr3Ecn::Classic => {
+                ce as f64 > delivered as f64 * self.cfg.loss_thresh
+            }
+            Bbr3Ecn::LinuxV3 => {
+                self.cfg.ecn_thresh > 0
+                    && u128::from(ce)
+                        > (u128::from(delivered) * u128::from(self.cfg.ecn_thresh)) >> 8
             }
         }
     }

@@ -125,6 +125,9 @@ pub struct Drv {
     delivered: u64,
     /// `delivered_bytes` of the last ACK's packet (for mid-round ACKs).
     last_prior: u64,
+    /// The sampler's delivered and CE-marked packet counts when the last
+    /// ACK's packet was sent (for mid-round ACKs).
+    last_counts: (u64, u64),
 }
 
 impl Drv {
@@ -139,7 +142,15 @@ impl Drv {
             mss: cfg.mss_bytes,
             delivered: 0,
             last_prior: 0,
+            last_counts: (0, 0),
         }
+    }
+
+    /// The sampler's delivered and CE-marked packet totals now: what a
+    /// packet sent now records (Linux `tx.delivered`, `tx.delivered_ce`).
+    fn counts(&self) -> (u64, u64) {
+        let s = self.cc.sampler();
+        (s.delivered_packets(), s.delivered_ce_packets())
     }
 
     /// A draft-profile driver.
@@ -180,6 +191,8 @@ impl Drv {
         }
         self.now_ns += a.rtt_ns;
         let lost_at_send = self.cc.sampler().lost_bytes();
+        let (dp, dce) = self.counts();
+        self.last_counts = (dp, dce);
         let tx = a.tx_in_flight.unwrap_or(a.inflight + bytes);
         let state = SentPacketState {
             sent_time: at(sent),
@@ -189,6 +202,8 @@ impl Drv {
             is_app_limited: a.app_limited,
             bytes_in_flight: tx,
             lost_bytes: lost_at_send,
+            delivered_packets: dp,
+            delivered_ce_packets: dce,
         };
         let lost_bytes = a.loss.map_or(0, |l| l.packets * self.mss);
         let now = at(self.now_ns);
@@ -244,6 +259,8 @@ impl Drv {
             is_app_limited: false,
             bytes_in_flight: inflight + bytes,
             lost_bytes: self.cc.sampler().lost_bytes(),
+            delivered_packets: self.last_counts.0,
+            delivered_ce_packets: self.last_counts.1,
         };
         self.cc.on_ack_begin(inflight + bytes);
         self.delivered += bytes;
@@ -282,6 +299,8 @@ impl Drv {
             is_app_limited: false,
             bytes_in_flight: tx_in_flight,
             lost_bytes: lost_at_send,
+            delivered_packets: 0,
+            delivered_ce_packets: 0,
         };
         let lost: Vec<LostPacket> = (0..packets)
             .map(|_| LostPacket {
@@ -317,6 +336,7 @@ impl Drv {
         let sent = self.now_ns;
         let d0 = self.delivered;
         let lost_at_send = self.cc.sampler().lost_bytes();
+        let (dp, dce) = self.counts();
         let state = SentPacketState {
             sent_time: at(sent),
             delivered_bytes: d0,
@@ -325,6 +345,8 @@ impl Drv {
             is_app_limited: false,
             bytes_in_flight: tx_in_flight.unwrap_or(inflight + total),
             lost_bytes: lost_at_send,
+            delivered_packets: dp,
+            delivered_ce_packets: dce,
         };
         for i in 0..n {
             let now = sent + rtt_ns * (i + 1) / n;

@@ -77,6 +77,8 @@ impl RoundDriver {
             is_app_limited: app_limited,
             bytes_in_flight: in_flight_after + bytes,
             lost_bytes: 0,
+            delivered_packets: 0,
+            delivered_ce_packets: 0,
         };
         self.delivered += bytes;
         self.cc.on_ack(
