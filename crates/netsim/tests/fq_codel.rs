@@ -5,8 +5,9 @@
 //! and one with 100 ms. In a shared FIFO both see the same losses, but the
 //! short flow regrows its window faster after each (CUBIC's Reno-friendly
 //! region and its slow start run on the ACK clock, so on the RTT), and it
-//! takes most of the link: 13.2 against 6.8 Mbit/s, Jain 0.91, with this
-//! seed. FQ-CoDel serves the two queues by deficit round robin, so each
+//! takes more of the link: 11.9 against 8.1 Mbit/s, Jain 0.965, with
+//! this seed (13.2 against 6.8 before CUBIC's window came down by PRR
+//! and grew only when used, as Linux's does). FQ-CoDel serves the two queues by deficit round robin, so each
 //! gets half the link whenever both are backlogged, and each queue's
 //! CoDel signals its own flow only: 10.9 against 9.0 Mbit/s, Jain 0.99.
 //! The long flow still gets a little less than half because after each
@@ -57,8 +58,15 @@ fn fq_codel_shares_fairly_between_rtts_where_drop_tail_does_not() {
         g(&fifo),
         g(&fq)
     );
-    assert!(j_fifo < 0.95, "drop-tail Jain {j_fifo}: {:?}", g(&fifo));
-    assert!(j_fq > 0.95, "fq_codel Jain {j_fq}: {:?}", g(&fq));
+    // Drop-tail favours the short RTT by at least a fifth; FQ-CoDel is
+    // fairer than that and near even.
+    assert!(
+        g(&fifo)[0] > 1.2 * g(&fifo)[1],
+        "drop-tail goodputs {:?}",
+        g(&fifo)
+    );
+    assert!(j_fq > j_fifo, "fq_codel Jain {j_fq} vs drop-tail {j_fifo}");
+    assert!(j_fq > 0.98, "fq_codel Jain {j_fq}: {:?}", g(&fq));
     // The link stays busy: together at least 90 % of 20 Mbit/s.
     let total: f64 = g(&fq).iter().sum();
     assert!(total > 18.0, "fq_codel total {total} Mbit/s");
