@@ -163,7 +163,8 @@ pub trait CongestionControl {
     /// loss, so the controller starts an episode; the default ignores CE,
     /// as Linux's BBR v1 does (its `cong_control` bypasses the
     /// CWR window reduction). BBRv3 reads CE from the [`AckContext`]
-    /// instead and returns false.
+    /// and returns false; the draft profile's classic response notes
+    /// only whether the marks open a new episode.
     fn on_congestion_experienced(
         &mut self,
         _now: Instant,

@@ -952,15 +952,22 @@ pub enum Bbr3Ecn {
     /// exit (§5.3.1.3), each ACK that reports CE counting as one loss event.
     AsLoss,
     /// As [`Bbr3Ecn::AsLoss`], except that a round with CE cuts the
-    /// short-term model (`bw_shortterm`, `inflight_shortterm`) by β without
-    /// the floor at the latest round's delivery that the loss cut has: the
+    /// short-term volume (`inflight_shortterm`) by β without the floor at
+    /// the latest round's delivery that the loss cut has: the
     /// multiplicative decrease RFC 3168 §6.1.2 asks of a flow that treats
     /// CE as loss. The floor exists so that random loss is not over-read;
     /// CE is never random, and floored the cut leaves a CE-responsive
     /// co-flow on a shallow marking queue to do all the yielding (picoquic
-    /// issue 2029). bbrlab's default for the draft profile: on a 1 ms step
-    /// queue at 50 Mbit/s, 40 ms, `AsLoss` left an ECN CUBIC co-flow
-    /// 3.0 of 48 Mbit/s, this 10.9 of 38 (`scenarios/ecn-step.toml`).
+    /// issue 2029). The cut comes at most once per CE episode (RFC 3168:
+    /// not again for marks on data sent before the last cut), and leaves
+    /// the rate bound `bw_shortterm` alone, as Linux's ECN response cuts
+    /// volume only (`bbr_ecn_lower_bounds()`): cutting the rate too left a
+    /// lone flow on a 20 Mbit/s, 40 ms CoDel-ECN queue at 76 % of the link
+    /// (marks in two successive rounds halved the pacing rate until the
+    /// next probe), and now it gets 86 %. bbrlab's default for the draft
+    /// profile: on a 1 ms step queue at 50 Mbit/s, 40 ms, `AsLoss` left
+    /// an ECN CUBIC co-flow 3.0 of 48 Mbit/s, this 17.1 of 40
+    /// (`scenarios/ecn-step.toml`).
     #[default]
     Classic,
     /// Linux v3 (`bbr_update_ecn_alpha()`, `bbr_ecn_lower_bounds()`,

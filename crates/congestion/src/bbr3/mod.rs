@@ -213,6 +213,13 @@ pub struct Bbr3 {
     loss_round_start: bool,
     is_loss_in_round: bool,
     is_ecn_in_round: bool,
+    /// This round had CE that opened a new episode: marks on data sent
+    /// after the connection last entered CWR (RFC 3168 §6.1.2: react at
+    /// most once per window of data, and not to marks on data sent
+    /// before the reduction). The draft profile's classic cut waits for
+    /// it, so marks still arriving for data sent before a cut do not cut
+    /// again a round later.
+    ce_new_episode_in_round: bool,
     /// Whether the loss round that just ended had loss (read by STARTUP's
     /// high-loss exit after the per-round reset).
     loss_round_had_loss: bool,
@@ -341,6 +348,7 @@ impl Bbr3 {
             loss_round_start: false,
             is_loss_in_round: false,
             is_ecn_in_round: false,
+            ce_new_episode_in_round: false,
             loss_round_had_loss: false,
             loss_round_pending: false,
             last_episode_at: None,
@@ -744,6 +752,17 @@ impl CongestionControl for Bbr3 {
     fn on_loss(&mut self, loss: &LossContext<'_>) {
         self.handle_loss(loss);
         self.update_gains();
+    }
+
+    fn on_congestion_experienced(
+        &mut self,
+        _now: Instant,
+        _ce_packets: u64,
+        _bytes_in_flight: u64,
+        new_episode: bool,
+    ) -> bool {
+        self.ce_new_episode_in_round |= new_episode;
+        false
     }
 
     /// `OnEnterRTO()` (§5.6.4.4): cwnd = inflight + 1 packet. Linux v3

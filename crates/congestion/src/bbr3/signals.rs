@@ -272,6 +272,7 @@ impl Bbr3 {
     pub(super) fn reset_congestion_signals(&mut self) {
         self.is_loss_in_round = false;
         self.is_ecn_in_round = false;
+        self.ce_new_episode_in_round = false;
         self.loss_in_cycle = false;
         self.ecn_in_cycle = false;
         self.bw_latest = 0.0;
@@ -293,6 +294,7 @@ impl Bbr3 {
         self.adapt_lower_bounds_from_congestion();
         self.is_loss_in_round = false;
         self.is_ecn_in_round = false;
+        self.ce_new_episode_in_round = false;
     }
 
     /// `IsProbingBW()`: STARTUP, REFILL and UP only. DOWN and CRUISE are
@@ -327,16 +329,17 @@ impl Bbr3 {
             self.init_lower_bounds(true);
             self.loss_lower_bounds();
         }
-        if self.cfg.ecn == Bbr3Ecn::Classic && self.is_ecn_in_round {
+        if self.cfg.ecn == Bbr3Ecn::Classic && self.is_ecn_in_round && self.ce_new_episode_in_round
+        {
             // RFC 3168 §6.1.2: the multiplicative decrease a Reno flow
             // makes, once per round with CE, not floored at the last
             // round's delivery as the loss cut is (that floor keeps random
             // loss from being over-read; CE is never random). Floored the
             // cut leaves a CE-responsive co-flow to do all the yielding
-            // (picoquic issue 2029).
-            self.init_lower_bounds(true);
+            // (picoquic issue 2029). Once per episode: marks for data
+            // sent before the last cut do not cut again.
+            self.init_lower_bounds(false);
             let beta = self.cfg.beta;
-            self.bw_shortterm *= beta;
             self.inflight_shortterm = scale(self.inflight_shortterm, beta);
         }
         self.inflight_shortterm = self.inflight_shortterm.min(ecn_inflight);
