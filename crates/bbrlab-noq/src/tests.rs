@@ -328,7 +328,15 @@ fn the_rare_events_move_the_controller() {
         let mut without = Harness::with_config(config(Algorithm::Cubic));
         script(&mut without, rounds, false);
         let (w, wo) = (with.adapter.window(), without.adapter.window());
-        assert!(w < wo, "{event}: cwnd {w} with it, {wo} without");
+        // CE cuts; after persistent congestion CUBIC restarts from one
+        // packet in slow start (as Linux grows in `TCP_CA_Loss`) and may
+        // end the script above the run without it, so there only a
+        // difference proves the event arrived.
+        if event == "CE" {
+            assert!(w < wo, "{event}: cwnd {w} with it, {wo} without");
+        } else {
+            assert_ne!(w, wo, "{event}: cwnd {w} with it and without");
+        }
     }
 }
 
@@ -405,8 +413,14 @@ fn a_custom_algorithm_matches_the_controller_fed_directly() {
 fn the_ring_empties_and_prunes_packets_noq_drops_silently() {
     let mut h = Harness::with_config(config(Algorithm::Cubic));
     // Handshake packets whose space noq discards: never acked nor lost.
+    // The controller behind the adapter counts them in flight until noq's
+    // next report, and CUBIC reads in-flight at each send to know whether
+    // the window is used; the reference is told the same.
     for pn in 0..4 {
         h.adapter.on_packet_sent(h.t0, 1200, pn);
+        let at = h.at(h.t0);
+        let _ = h.reference.on_packet_sent(at, 1200, h.ref_in_flight, false);
+        h.ref_in_flight += 1200;
     }
     assert_eq!(h.noq().core().ring_len(), 4);
     // noq's in-flight (passed at every `on_end_acks`) no longer counts them.
@@ -414,6 +428,9 @@ fn the_ring_empties_and_prunes_packets_noq_drops_silently() {
     for pn in 100..400u64 {
         h.send(t, pn, 1200);
         t += ms(1);
+        if pn == 101 {
+            h.ref_in_flight -= 4 * 1200;
+        }
         if pn % 2 == 1 {
             h.frame(t + ms(40), &[pn - 1, pn], &[], false, false);
             h.check(&format!("pn {pn}"));
