@@ -369,15 +369,25 @@ fn a_custom_algorithm_matches_the_controller_fed_directly() {
 #[test]
 fn the_ring_empties_and_prunes_transmits_never_fully_acked() {
     let mut h = Harness::with_config(config(Algorithm::Cubic));
-    // Handshake transmits whose space quinn discards: never acked.
+    // Handshake transmits whose space quinn discards: never acked. The
+    // controller behind the adapter counts them in flight until quinn's
+    // next report, and CUBIC reads in-flight at each send to know whether
+    // the window is used; the reference is told the same.
     for k in 0..4 {
-        h.adapter.on_sent(h.t0 + Duration::from_micros(k), 1200, k);
+        let t = h.t0 + Duration::from_micros(k);
+        h.adapter.on_sent(t, 1200, k);
+        let at = h.at(t);
+        let _ = h.reference.on_packet_sent(at, 1200, h.ref_in_flight, false);
+        h.ref_in_flight += 1200;
     }
     assert_eq!(h.adapter.core().ring_len(), 4);
     let mut t = h.t0 + ms(500);
     for k in 0..300u64 {
         let i = h.send(t, &[1200, 1200]);
         t += ms(1);
+        if k == 1 {
+            h.ref_in_flight -= 4 * 1200;
+        }
         if k % 2 == 1 {
             h.frame(t + ms(40), &[i - 1, i], &[], false, false);
             h.check(&format!("transmit {i}"));
