@@ -150,7 +150,13 @@ fn short_flows_wait_longer_beside_bulk_bbr() {
     assert_eq!(runs.len(), 2);
     let small_p50 = |r: &Value| {
         let fct = &r["fct"];
-        assert_eq!(fct["flows_completed"], fct["flows_started"], "{fct}");
+        // Flows arrive until 18 s of a 20 s run with heavy-tailed sizes, so
+        // the last large ones may still be running at the end (2 of 403
+        // beside bulk bbr since CUBIC's window follows PRR and its use);
+        // at least 99 % finish.
+        let started = fct["flows_started"].as_u64().unwrap();
+        let completed = fct["flows_completed"].as_u64().unwrap();
+        assert!(completed * 100 >= started * 99, "{fct}");
         fct["buckets"]
             .as_array()
             .unwrap()
