@@ -561,6 +561,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         }
         let mut kernel = Vec::new();
         let mut sim = Vec::new();
+        let mut failed = None;
         for rep in 0..reps {
             let eta = if done == 0 {
                 "?".to_string()
@@ -581,11 +582,30 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 .join("multiflow")
                 .join(&p.name)
                 .join(format!("rep-{rep}"));
-            let (k, s) = run_once(p, &exe, &dir, seconds, 1 + rep as u64)
-                .map_err(|e| format!("{} rep {}: {e}", p.name, rep + 1))?;
-            kernel.push(k);
-            sim.push(s);
             done += 1;
+            // A run that fails is this path's finding (written into
+            // validate.json as a miss), not a reason to lose the others.
+            match run_once(p, &exe, &dir, seconds, 1 + rep as u64) {
+                Ok((k, s)) => {
+                    kernel.push(k);
+                    sim.push(s);
+                }
+                Err(e) => {
+                    eprintln!("validate: {} rep {} failed: {e}", p.name, rep + 1);
+                    failed = Some(format!("rep {}: {e}", rep + 1));
+                    done += reps - rep - 1;
+                    break;
+                }
+            }
+        }
+        if let Some(why) = failed {
+            results.push(json!({
+                "path": p.name,
+                "flows": flows_json(p, seconds),
+                "failed": why,
+                "simulator_vs_kernel": { "within": false },
+            }));
+            continue;
         }
         let (k, s) = (mean_json(&kernel), mean_json(&sim));
         let verdict = judge(&k, &s);
@@ -796,6 +816,15 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         if let Some(why) = r["skipped"].as_str() {
             s.push_str(&format!(
                 "| {name} | {flows} | – | – | – | – | – | – | – | skipped: {why} |\n"
+            ));
+            continue;
+        }
+        if let Some(why) = r["failed"].as_str() {
+            // The first line: the emulator's whole log is in the run's
+            // directory.
+            let why = why.lines().next().unwrap_or("");
+            s.push_str(&format!(
+                "| {name} | {flows} | – | – | – | – | – | – | – | failed ✗: {why} |\n"
             ));
             continue;
         }
@@ -1068,6 +1097,11 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("skipped: no BPF |"), "{md}");
+        let failed = json!({"multiflow": {"seconds_per_run": 30, "repetitions": 1, "paths": [
+            {"path": "p", "flows": [], "failed": "rep 1: the emulator run failed\nmore", "simulator_vs_kernel": {"within": false}}]}});
+        assert!(markdown(&failed)
+            .unwrap()
+            .contains("| failed ✗: rep 1: the emulator run failed |"));
         assert!(
             md.contains("by ≤ 0.05 and the median queueing delay by ≤ 10 % or ≤ 2 ms"),
             "{md}"
