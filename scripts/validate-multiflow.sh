@@ -3,7 +3,7 @@
 # `bbrlab validate --multiflow` (bbr and bbrlab_bbr3 against cubic at 0.5–16
 # BDP, RTT unfairness in a shallow and a deep buffer, four staggered bbr
 # flows, cubic against cubic, bbrlab_bbr3 and cubic with ECN on CoDel), all
-# on 20 Mbit/s / 40 ms, one repetition of 30 s each: 18 runs, about 10
+# on 20 Mbit/s / 40 ms, one repetition of 30 s each: 17 runs, about 10
 # minutes. CI runs `--multiflow --quick` instead
 # (crates/bbrlab/tests/validate_multiflow.rs, 3 paths of 20 s).
 #
