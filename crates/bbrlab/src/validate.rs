@@ -11,6 +11,10 @@
 //! packets). Validate adds the matrix, the repetitions, the differences
 //! against kernel TCP per path and per figure, the verdict against the
 //! bounds, `validate.json` and a Markdown table generated from that JSON.
+//!
+//! [`multiflow`] (`validate --multiflow`) is the competing-flow
+//! counterpart: several kernel TCP flows on one emulated bottleneck
+//! against the simulator, its section of `validate.json` and its table.
 
 pub mod multiflow;
 

@@ -31,7 +31,7 @@ use std::time::Instant;
 /// most this (absolute, shares being fractions of 1).
 pub const SHARE: Tolerance = Tolerance::new(
     Range::at_most(0.05),
-    "issue 31's bound: 0.05 of the link is well below the differences competing-flow studies conclude from (kernel bbr's share against cubic falls from 0.86 to 0.29 between 1 and 4 BDP) and leaves room for the spread of one 30 s run",
+    "issue 31's bound: 0.05 of the link is well below the differences competing-flow studies conclude from (issue 31's table: kernel bbr's share against cubic falls from 0.86 to 0.29 between 1 and 4 BDP) and leaves room for the spread of one 30 s run",
 );
 
 /// The bottleneck's median queueing delay may differ from kernel TCP's by
@@ -44,7 +44,7 @@ pub const QUEUE_DELAY_PCT: Tolerance = Tolerance::new(
 /// …or by this many ms, whichever is larger.
 pub const QUEUE_DELAY_MS: Tolerance = Tolerance::new(
     Range::at_most(2.0).unit(" ms"),
-    "a floor for short queues: the queue is sampled every 10 ms on both sides and the emulator releases packets within about 0.1 ms, so a couple of ms on a near-empty queue is sampling, not behaviour",
+    "a floor for short queues: the queue is sampled every 10 ms on both sides and the emulator releases 99 % of packets within 0.05–0.25 ms of their time, so a couple of ms on a near-empty queue is sampling, not behaviour",
 );
 
 /// The bottleneck's queue.
