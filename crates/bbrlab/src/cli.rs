@@ -123,20 +123,38 @@ pub(crate) enum Command {
     /// jitter), each through `compare` with kernel TCP (and the UDP
     /// transport for bbr), repeated; writes validate.json, validate.md and
     /// each run's overlays. Exits 0 unless --strict and a path misses.
+    ///
+    /// With --multiflow, competing flows instead: several kernel TCP flows
+    /// share one emulated 20 Mbit/s / 40 ms bottleneck (bbr and
+    /// bbrlab_bbr3 against cubic by buffer, RTT unfairness, staggered
+    /// starts, cubic against cubic, ECN on CoDel) and the simulator runs
+    /// the same flows; each flow's share of the goodput, the total
+    /// goodput and the queueing delay, judged per flow and per path.
+    /// validate.json gains a `multiflow` section, validate.md its table.
+    #[command(
+        after_help = "Examples (as root):\n  bbrlab validate --quick --out out/validate                 # single flow, 4 paths, ~3 min\n  bbrlab validate --multiflow --quick --out out/validate     # competing flows, 3 paths of 20 s, ~2 min\n  bbrlab validate --multiflow --only bbr-vs-cubic-0.5bdp,bbr-vs-cubic-16bdp\n  scripts/validate-multiflow.sh                              # the whole competing-flow matrix\n  bbrlab validate --table out/validate/validate.json"
+    )]
     Validate {
         /// Output directory.
         #[arg(long, short, default_value = "out/validate")]
         out: PathBuf,
-        /// Four representative paths, one repetition, 6 s runs (< 10 min).
+        /// Four representative paths, one repetition, 6 s runs (< 10 min);
+        /// with --multiflow three paths of 20 s (about 2 min).
         #[arg(long)]
         quick: bool,
-        /// Only these paths (comma-separated names; see validate.json).
+        /// Run the competing-flow matrix instead of the single-flow one.
+        #[arg(long, conflicts_with_all = ["algorithms", "quic_bulk"])]
+        multiflow: bool,
+        /// Only these paths (comma-separated names; an unknown name lists
+        /// the matrix's).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
-        /// Repetitions per path and algorithm (default 3, 1 with --quick).
+        /// Repetitions per path and algorithm (default 3, 1 with --quick;
+        /// 1 with --multiflow).
         #[arg(long)]
         reps: Option<usize>,
-        /// Seconds per transfer (default 10, 6 with --quick).
+        /// Seconds per transfer (default 10, 6 with --quick; with
+        /// --multiflow 30, 20 with --quick).
         #[arg(long)]
         seconds: Option<u64>,
         /// Algorithms to validate (kernel names): bbr, cubic, reno, and

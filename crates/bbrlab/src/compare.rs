@@ -133,7 +133,7 @@ fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
 /// The kernel connection's packet size from `tcp send`'s summary: its MSS
 /// as payload and the rest of the path MTU as headers (52 bytes with TCP
 /// timestamps, 40 without).
-fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
+pub(crate) fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
     let get = |k: &str| summary.and_then(|s| s[k].as_u64()).filter(|&v| v > 0);
     match (get("mss"), get("pmtu")) {
         (Some(mss), Some(pmtu)) if pmtu > mss && pmtu - mss <= 1000 => PacketSize {
@@ -332,9 +332,22 @@ pub(crate) fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measur
 pub(crate) fn run_emu(
     exe: &Path,
     scenario: &Path,
+    programs: (&str, &str),
+    timeout: u64,
+    log_dir: &Path,
+) -> Result<String, String> {
+    run_emu_with(exe, scenario, programs, timeout, log_dir, &[])
+}
+
+/// [`run_emu`] with more of the emulator's options (`--tcp-ecn`, `--log
+/// DIR`).
+pub(crate) fn run_emu_with(
+    exe: &Path,
+    scenario: &Path,
     (server, client): (&str, &str),
     timeout: u64,
     log_dir: &Path,
+    extra_args: &[String],
 ) -> Result<String, String> {
     let ended = crate::emu_child::run(
         &crate::emu_child::EmuRun {
@@ -344,6 +357,7 @@ pub(crate) fn run_emu(
             client,
             timeout_s: timeout,
             log_dir,
+            extra_args,
         },
         None,
         &|_| {},

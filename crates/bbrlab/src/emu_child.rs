@@ -38,6 +38,9 @@ pub struct EmuRun<'a> {
     pub timeout_s: u64,
     /// Where its standard output and error go (`emu.out`, `emu.err`).
     pub log_dir: &'a Path,
+    /// More of the emulator's options (`--tcp-ecn`, `--log DIR`), for the
+    /// runs that need them.
+    pub extra_args: &'a [String],
 }
 
 /// How a run ended.
@@ -100,6 +103,7 @@ pub fn run(
             "--client",
             r.client,
         ])
+        .args(r.extra_args)
         .stdin(Stdio::null())
         .stdout(file(&out_path)?)
         .stderr(file(&err_path)?)
@@ -154,6 +158,7 @@ mod tests {
             client: "c",
             timeout_s: 0,
             log_dir: dir,
+            extra_args: &[],
         }
     }
 

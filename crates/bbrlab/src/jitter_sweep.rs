@@ -463,6 +463,7 @@ fn run_one(
             client: &client,
             timeout_s: opts.timeout_s,
             log_dir: dir,
+            extra_args: &[],
         },
         Some(stop),
         tick,

@@ -119,6 +119,7 @@ fn main() -> ExitCode {
         Command::Validate {
             out,
             quick,
+            multiflow,
             only,
             reps,
             seconds,
@@ -128,6 +129,23 @@ fn main() -> ExitCode {
             quic_bulk,
         } => match table {
             Some(json) => validate::table_from(&json).map(|t| println!("{t}")),
+            None if multiflow => validate::multiflow::run(&validate::multiflow::Options {
+                out,
+                quick,
+                only,
+                reps,
+                seconds,
+            })
+            .and_then(|ok| {
+                if strict && !ok {
+                    Err(
+                        "validate: some competing-flow paths miss their bounds (see validate.md)"
+                            .into(),
+                    )
+                } else {
+                    Ok(())
+                }
+            }),
             None => validate::run(&validate::Options {
                 out,
                 quick,

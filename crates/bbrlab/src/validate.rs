@@ -11,6 +11,12 @@
 //! packets). Validate adds the matrix, the repetitions, the differences
 //! against kernel TCP per path and per figure, the verdict against the
 //! bounds, `validate.json` and a Markdown table generated from that JSON.
+//!
+//! [`multiflow`] (`validate --multiflow`) is the competing-flow
+//! counterpart: several kernel TCP flows on one emulated bottleneck
+//! against the simulator, its section of `validate.json` and its table.
+
+pub mod multiflow;
 
 use crate::compare;
 use serde_json::{json, Value};
@@ -215,8 +221,34 @@ pub struct Options {
 /// Queue limit in packets for `p`: its buffer in BDPs of 1500-byte
 /// packets, at least 2.
 fn queue_packets(p: &PathSpec) -> u64 {
-    let bdp = p.rate_mbit * 1e6 * p.rtt_ms / 1e3 / (1500.0 * 8.0);
-    ((bdp * p.buffer_bdp).round() as u64).max(2)
+    buffer_packets(p.rate_mbit, p.rtt_ms, p.buffer_bdp)
+}
+
+/// `buffer_bdp` bandwidth-delay products of `rate_mbit` × `rtt_ms` in
+/// 1500-byte packets, at least 2 (single-flow and competing-flow paths
+/// size their buffers alike).
+fn buffer_packets(rate_mbit: f64, rtt_ms: f64, buffer_bdp: f64) -> u64 {
+    let bdp = rate_mbit * 1e6 * rtt_ms / 1e3 / (1500.0 * 8.0);
+    ((bdp * buffer_bdp).round() as u64).max(2)
+}
+
+/// Sets the keys of `fields` (an object) in `out/validate.json`, keeping
+/// the sections a run of the other kind wrote there (single-flow `paths`
+/// and its figures, competing-flow `multiflow`); returns the whole
+/// document.
+fn merge_into_validate_json(out: &Path, fields: Value) -> Result<Value, String> {
+    let path = out.join("validate.json");
+    let mut doc = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    for (k, v) in fields.as_object().into_iter().flatten() {
+        doc[k] = v.clone();
+    }
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(doc)
 }
 
 /// The matrix's paths with these names (`--only`), in the order given;
@@ -547,7 +579,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             && r["udp_vs_kernel"]["within"].as_bool() != Some(false)
             && r["s2n_vs_kernel"]["within"].as_bool() != Some(false)
     });
-    let doc = json!({
+    let single = json!({
         "seconds_per_run": seconds,
         "repetitions": reps,
         "bounds": {
@@ -560,10 +592,10 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "all_within": all_within,
         "paths": results,
     });
+    // The single-flow figures are the document's top level (as before
+    // the competing-flow section); a `multiflow` section stays.
     let json_path = opts.out.join("validate.json");
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
-    std::fs::write(&json_path, text)
-        .map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
+    let doc = merge_into_validate_json(&opts.out, single)?;
     let md = markdown(&doc)?;
     let md_path = opts.out.join("validate.md");
     std::fs::write(&md_path, &md)
@@ -660,9 +692,14 @@ fn diff_cell(v: &Value) -> String {
 /// The Markdown table of a `validate.json` (the book's validation table is this
 /// output, pasted, never edited by hand).
 pub fn markdown(doc: &Value) -> Result<String, String> {
-    let paths = doc["paths"]
-        .as_array()
-        .ok_or("validate.json has no `paths` list")?;
+    let multi = multiflow::markdown(doc)?;
+    let Some(paths) = doc["paths"].as_array() else {
+        return if multi.is_empty() {
+            Err("validate.json has neither a `paths` list nor a `multiflow` section".into())
+        } else {
+            Ok(multi)
+        };
+    };
     let mut s = String::new();
     s.push_str(&format!(
         "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
@@ -694,6 +731,10 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
             fig(&r["s2n"]),
             diff_cell(&r["s2n_vs_kernel"]),
         ));
+    }
+    if !multi.is_empty() {
+        s.push('\n');
+        s.push_str(&multi);
     }
     Ok(s)
 }

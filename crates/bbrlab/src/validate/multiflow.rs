@@ -1,0 +1,1115 @@
+//! `bbrlab validate --multiflow`: is the simulator right where flows
+//! compete?
+//!
+//! Single-flow validation holds the simulator to kernel TCP on paths that
+//! carry one flow; the questions researchers ask most (BBR against CUBIC
+//! by buffer depth, BBRv3's coexistence, RTT unfairness, fairness under
+//! ECN) need several. Here several kernel TCP flows (`bbrlab tcp send`,
+//! one receiver port each) share one `bbrlab emu` bottleneck, each with
+//! its own extra delay from a per-port rule (`[[link.ports]]`), and the
+//! simulator runs the same flows with the same packet sizes, start times
+//! and extra delays (`[[flow]]` with `start` and `extra_rtt`).
+//!
+//! Per path it reports each flow's share of the goodput, the total
+//! goodput and the bottleneck's queueing delay percentiles, for kernel and
+//! simulator side by side, and judges the simulator against the kernel
+//! with [`SHARE`], [`QUEUE_DELAY_PCT`] and [`QUEUE_DELAY_MS`]: the bounds
+//! are written once, as [`Tolerance`]s with their reasons, and every
+//! verdict (and the bounds printed in `validate.json`) comes from them.
+//! The verdicts are computed from the figures' JSON ([`judge`]), so a
+//! table rebuilt from `validate.json` says what the run said.
+
+use super::{ensure_loaded, BBR3_KERNEL};
+use crate::compare;
+use claims::tolerance::{Range, Rule, Tolerance};
+use runner::stats::quantile;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A flow's share of the total goodput may differ from kernel TCP's by at
+/// most this (absolute, shares being fractions of 1).
+pub const SHARE: Tolerance = Tolerance::new(
+    Range::at_most(0.05),
+    "issue 31's bound: 0.05 of the link is well below the differences competing-flow studies conclude from (issue 31's table: kernel bbr's share against cubic falls from 0.86 to 0.29 between 1 and 4 BDP) and leaves room for the spread of one 30 s run",
+);
+
+/// The bottleneck's median queueing delay may differ from kernel TCP's by
+/// this fraction of the kernel's…
+pub const QUEUE_DELAY_PCT: Tolerance = Tolerance::new(
+    Range::at_most(0.10).percent(),
+    "single-flow validate's srtt bound (issue 11), applied to the queue the flows share",
+);
+
+/// …or by this many ms, whichever is larger.
+pub const QUEUE_DELAY_MS: Tolerance = Tolerance::new(
+    Range::at_most(2.0).unit(" ms"),
+    "a floor for short queues: the queue is sampled every 10 ms on both sides and the emulator releases 99 % of packets within 0.05–0.25 ms of their time, so a couple of ms on a near-empty queue is sampling, not behaviour",
+);
+
+/// The bottleneck's queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queue {
+    /// Drop-tail, the buffer's packets long.
+    DropTail,
+    /// CoDel (RFC 8289 defaults) marking ECN-capable packets CE; every
+    /// flow is ECN-capable (the emulator's `--tcp-ecn`, the simulator's
+    /// `ecn = true`).
+    CodelEcn,
+}
+
+/// One flow of a path.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Flow {
+    /// Kernel name: `bbr`, `cubic`, or [`BBR3_KERNEL`] (the simulator's
+    /// `bbr3`, linux-v3 with the stock kernel's signals).
+    pub cc: &'static str,
+    /// When it starts, as a fraction of the run (rounded to whole
+    /// seconds), so `--seconds` keeps the staggering's shape.
+    pub start_frac: f64,
+    /// Round-trip delay added to this flow only, ms (half each way).
+    pub extra_rtt_ms: f64,
+}
+
+impl Flow {
+    const fn at_once(cc: &'static str) -> Flow {
+        Flow {
+            cc,
+            start_frac: 0.0,
+            extra_rtt_ms: 0.0,
+        }
+    }
+}
+
+/// One competing-flow path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultiPath {
+    /// Short label, for directories and `--only`.
+    pub name: String,
+    /// Bottleneck rate, Mbit/s (both directions).
+    pub rate_mbit: f64,
+    /// The base round trip, ms (before each flow's extra delay).
+    pub rtt_ms: f64,
+    /// Buffer in BDPs of the base round trip.
+    pub buffer_bdp: f64,
+    /// The bottleneck's queue discipline.
+    pub queue: Queue,
+    /// The flows, in port order (5201, 5202, …).
+    pub flows: Vec<Flow>,
+}
+
+/// The issue's path: 20 Mbit/s, 40 ms.
+const RATE_MBIT: f64 = 20.0;
+const RTT_MS: f64 = 40.0;
+/// The buffers of issue 31's table, in BDPs.
+pub const BUFFERS_BDP: &[f64] = &[0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
+/// Default run length (issue 31's table), and `--quick`'s.
+const SECONDS: u64 = 30;
+const QUICK_SECONDS: u64 = 20;
+/// The first flow's receiver port; flow k listens on `PORT + k`.
+const PORT: u16 = 5201;
+
+/// The paths `--quick` runs (CI): BBR against CUBIC where the share is
+/// most sensitive to the model (2 BDP), RTT unfairness in a shallow
+/// buffer, and the CUBIC control; 20 s each, about 90 s in all.
+pub const QUICK: &[&str] = &[
+    "bbr-vs-cubic-2bdp",
+    "bbr-rtt-10-50ms-1bdp",
+    "cubic-vs-cubic-2bdp",
+];
+
+fn path(name: String, buffer_bdp: f64, queue: Queue, flows: Vec<Flow>) -> MultiPath {
+    MultiPath {
+        name,
+        rate_mbit: RATE_MBIT,
+        rtt_ms: RTT_MS,
+        buffer_bdp,
+        queue,
+        flows,
+    }
+}
+
+/// A buffer in BDPs as a name: 0.5 → `0.5bdp`, 2 → `2bdp`.
+fn bdp_name(b: f64) -> String {
+    format!("{b}bdp")
+}
+
+/// The competing-flow matrix, all on 20 Mbit/s / 40 ms: `bbr` and
+/// `bbrlab_bbr3` against `cubic` by buffer (0.5–16 BDP); two `bbr` flows
+/// with 10 and 50 ms extra RTT in a shallow (1 BDP) and a deep (8 BDP)
+/// buffer; four `bbr` flows starting a sixth of the run apart; `cubic`
+/// against `cubic` as the control; `bbrlab_bbr3` and `cubic` with ECN on a
+/// CoDel-ECN queue.
+pub fn matrix() -> Vec<MultiPath> {
+    let mut m = Vec::new();
+    for lead in ["bbr", BBR3_KERNEL] {
+        let short = if lead == BBR3_KERNEL { "bbr3" } else { lead };
+        for &b in BUFFERS_BDP {
+            m.push(path(
+                format!("{short}-vs-cubic-{}", bdp_name(b)),
+                b,
+                Queue::DropTail,
+                vec![Flow::at_once(lead), Flow::at_once("cubic")],
+            ));
+        }
+    }
+    for b in [1.0, 8.0] {
+        let rtt = |ms| Flow {
+            extra_rtt_ms: ms,
+            ..Flow::at_once("bbr")
+        };
+        m.push(path(
+            format!("bbr-rtt-10-50ms-{}", bdp_name(b)),
+            b,
+            Queue::DropTail,
+            vec![rtt(10.0), rtt(50.0)],
+        ));
+    }
+    m.push(path(
+        "4bbr-staggered-2bdp".into(),
+        2.0,
+        Queue::DropTail,
+        (0..4)
+            .map(|k| Flow {
+                start_frac: k as f64 / 6.0,
+                ..Flow::at_once("bbr")
+            })
+            .collect(),
+    ));
+    m.push(path(
+        "cubic-vs-cubic-2bdp".into(),
+        2.0,
+        Queue::DropTail,
+        vec![Flow::at_once("cubic"), Flow::at_once("cubic")],
+    ));
+    m.push(path(
+        "bbr3-vs-cubic-codel-ecn".into(),
+        8.0,
+        Queue::CodelEcn,
+        vec![Flow::at_once(BBR3_KERNEL), Flow::at_once("cubic")],
+    ));
+    m
+}
+
+/// The matrix's paths with these names, in the order given; an unknown
+/// name is an error that lists the matrix.
+pub fn paths_named(names: &[String]) -> Result<Vec<MultiPath>, String> {
+    let all = matrix();
+    names
+        .iter()
+        .map(|n| {
+            all.iter().find(|p| p.name == *n).cloned().ok_or_else(|| {
+                format!(
+                    "--only: no competing-flow path `{n}`; --multiflow has: {}",
+                    all.iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+impl MultiPath {
+    /// The buffer in 1500-byte packets (as single-flow validate sizes it).
+    pub fn queue_packets(&self) -> u64 {
+        super::buffer_packets(self.rate_mbit, self.rtt_ms, self.buffer_bdp)
+    }
+
+    /// Each flow's start, whole seconds into a run of `seconds`.
+    fn starts(&self, seconds: u64) -> Vec<u64> {
+        self.flows
+            .iter()
+            .map(|f| (f.start_frac * seconds as f64).round() as u64)
+            .collect()
+    }
+
+    /// The `[link]` tables the simulator and the emulator share.
+    fn link_toml(&self) -> String {
+        let half = self.rtt_ms / 2.0;
+        let rate = (self.rate_mbit * 1000.0).round();
+        let queue = match self.queue {
+            Queue::DropTail => format!("{{ limit = \"{}pkt\" }}", self.queue_packets()),
+            Queue::CodelEcn => format!(
+                "{{ limit = \"{}pkt\", aqm = \"codel\", ecn = true }}",
+                self.queue_packets()
+            ),
+        };
+        format!(
+            "[link.forward]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\nqueue = {queue}\n\n[link.reverse]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\n"
+        )
+    }
+
+    fn header(&self, seconds: u64, seed: u64) -> String {
+        format!(
+            "# Written by `bbrlab validate --multiflow` for path {name}.\nname = \"validate-mf-{name}\"\nduration = \"{seconds}s\"\nsample_interval = \"10ms\"\nseed = {seed}\n\n",
+            name = self.name
+        )
+    }
+
+    /// The simulator's scenario: the flows with the kernel's packet size
+    /// (`size`), their start times and extra delays, kernel-sized bursts
+    /// (`pacing = "quantum"`, as Linux's TSO autosizing sends).
+    pub fn scenario_toml(&self, seconds: u64, seed: u64, size: compare::PacketSize) -> String {
+        let mut s = self.header(seconds, seed) + &self.link_toml();
+        let ecn = self.queue == Queue::CodelEcn;
+        for (f, start) in self.flows.iter().zip(self.starts(seconds)) {
+            let alg = if f.cc == BBR3_KERNEL { "bbr3" } else { f.cc };
+            s.push_str(&format!(
+                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start}s\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\necn = {ecn}\n",
+                f.extra_rtt_ms, size.payload, size.header
+            ));
+            if f.cc == BBR3_KERNEL {
+                s.push_str("[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"stock-kernel\"\n");
+            }
+        }
+        s
+    }
+
+    /// The emulator's path: the same `[link]` and, for each flow with an
+    /// extra delay, a `[[link.ports]]` rule on its receiver's port adding
+    /// half of it each way.
+    pub fn emu_toml(&self, seconds: u64, seed: u64) -> String {
+        let mut s = self.header(seconds, seed) + &self.link_toml();
+        for (k, f) in self.flows.iter().enumerate() {
+            if f.extra_rtt_ms > 0.0 {
+                let half = f.extra_rtt_ms / 2.0;
+                s.push_str(&format!(
+                    "\n[[link.ports]]\nport = {}\nforward = {{ delay = \"{half}ms\" }}\nreverse = {{ delay = \"{half}ms\" }}\n",
+                    PORT + k as u16
+                ));
+            }
+        }
+        s
+    }
+
+    /// The receivers' and senders' shell commands for the emulator: one
+    /// `tcp recv` per port in the server namespace; in the client one
+    /// `tcp send` per flow, each after its start delay and sending until
+    /// the run's end, logging to `dir/kernel-flow-K.csv`. The client's
+    /// status is 1 when any sender failed.
+    fn commands(&self, exe: &Path, seconds: u64, dir: &Path) -> (String, String) {
+        let exe = exe.display();
+        let mut server = String::new();
+        let mut client = String::new();
+        for (k, (f, start)) in self.flows.iter().zip(self.starts(seconds)).enumerate() {
+            let port = PORT + k as u16;
+            server.push_str(&format!("{exe} tcp recv --listen {{server}}:{port} & "));
+            let send = format!(
+                "{exe} tcp send --to {{server}}:{port} --cc {} --duration {}s --interval 10ms --log {}",
+                f.cc,
+                seconds - start,
+                dir.join(format!("kernel-flow-{k}.csv")).display()
+            );
+            if start == 0 {
+                client.push_str(&format!("{send} & p{k}=$!; "));
+            } else {
+                client.push_str(&format!("(sleep {start} && exec {send}) & p{k}=$!; "));
+            }
+        }
+        server.push_str("wait");
+        client.push_str("s=0; ");
+        for k in 0..self.flows.len() {
+            client.push_str(&format!("wait $p{k} || s=1; "));
+        }
+        client.push_str("exit $s");
+        (server, client)
+    }
+}
+
+/// One flow's figures on one side.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct FlowFig {
+    /// Payload bytes delivered by the end of the run.
+    bytes: f64,
+    /// Median srtt, ms.
+    srtt_median_ms: Option<f64>,
+}
+
+/// Payload bytes delivered by `window_s` after the file's `origin_s`, and
+/// the median srtt over that window, from a flows.csv of the shared
+/// schema (flow `flow`).
+fn flow_figures(csv: &Path, flow: usize, origin_s: f64, window_s: f64) -> Result<FlowFig, String> {
+    let t = figures::Table::read(csv)?;
+    let f = flow.to_string();
+    let inside = |pts: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        pts.into_iter()
+            .filter(|(x, _)| *x >= origin_s - 1e-9 && *x <= origin_s + window_s + 1e-9)
+            .collect()
+    };
+    let delivered = inside(t.points(csv, "time_s", "delivered_bytes", Some(("flow", &f)))?);
+    let mut srtt: Vec<f64> = inside(t.points(csv, "time_s", "srtt_ms", Some(("flow", &f)))?)
+        .into_iter()
+        .map(|p| p.1)
+        .collect();
+    Ok(FlowFig {
+        bytes: delivered.last().map_or(0.0, |p| p.1),
+        srtt_median_ms: quantile(&mut srtt, 0.5),
+    })
+}
+
+/// p10, p50, p90 of the forward direction's queueing delay in a link.csv
+/// over `[origin_s, origin_s + window_s]`; `origin_s = None` starts at the
+/// first sample with a packet queued (the emulator's log starts before
+/// its programs do).
+fn queue_delay(
+    csv: &Path,
+    origin_s: Option<f64>,
+    window_s: f64,
+) -> Result<[Option<f64>; 3], String> {
+    let t = figures::Table::read(csv)?;
+    let dir = Some(("direction", "forward"));
+    let origin = match origin_s {
+        Some(o) => o,
+        None => t
+            .points(csv, "time_s", "queue_packets", dir)?
+            .into_iter()
+            .find(|p| p.1 > 0.0)
+            .map_or(0.0, |p| p.0),
+    };
+    let mut d: Vec<f64> = t
+        .points(csv, "time_s", "queue_delay_ms", dir)?
+        .into_iter()
+        .filter(|(x, _)| *x >= origin - 1e-9 && *x <= origin + window_s + 1e-9)
+        .map(|p| p.1)
+        .collect();
+    Ok([0.1, 0.5, 0.9].map(|q| quantile(&mut d, q)))
+}
+
+/// One side's figures of one run, as JSON: per flow its bytes, goodput,
+/// share and median srtt; the total goodput; the queueing delay.
+fn side_json(flows: &[FlowFig], seconds: u64, starts: &[u64], qd: [Option<f64>; 3]) -> Value {
+    let total: f64 = flows.iter().map(|f| f.bytes).sum();
+    json!({
+        "flows": flows.iter().zip(starts).map(|(f, &start)| json!({
+            "bytes": f.bytes,
+            "goodput_mbps": f.bytes * 8.0 / (seconds - start).max(1) as f64 / 1e6,
+            "share": if total > 0.0 { f.bytes / total } else { f64::NAN },
+            "srtt_median_ms": f.srtt_median_ms,
+        })).collect::<Vec<_>>(),
+        "total_goodput_mbps": total * 8.0 / seconds as f64 / 1e6,
+        "queue_delay_ms": { "p10": qd[0], "p50": qd[1], "p90": qd[2] },
+    })
+}
+
+/// The mean over repetitions of each number in sides of the same shape
+/// (a missing or non-numeric value leaves the mean of the others).
+fn mean_json(sides: &[Value]) -> Value {
+    fn go(vs: &[&Value]) -> Value {
+        match vs.first() {
+            Some(Value::Object(m)) => Value::Object(
+                m.keys()
+                    .map(|k| (k.clone(), go(&vs.iter().map(|v| &v[k]).collect::<Vec<_>>())))
+                    .collect(),
+            ),
+            Some(Value::Array(a)) => Value::Array(
+                (0..a.len())
+                    .map(|i| go(&vs.iter().map(|v| &v[i]).collect::<Vec<_>>()))
+                    .collect(),
+            ),
+            _ => {
+                let xs: Vec<f64> = vs.iter().filter_map(|v| v.as_f64()).collect();
+                if xs.is_empty() {
+                    Value::Null
+                } else {
+                    json!(xs.iter().sum::<f64>() / xs.len() as f64)
+                }
+            }
+        }
+    }
+    go(&sides.iter().collect::<Vec<_>>())
+}
+
+fn round3(x: f64) -> Option<f64> {
+    x.is_finite().then_some((x * 1000.0).round() / 1000.0)
+}
+
+/// The simulator's side against the kernel's: per flow the share's
+/// difference and whether it is within [`SHARE`]; the median queueing
+/// delay's difference and whether it is within [`QUEUE_DELAY_PCT`] or
+/// [`QUEUE_DELAY_MS`]; `within` when all are. Reads only the JSON the
+/// run wrote, so a fixture or an old `validate.json` judges alike.
+pub fn judge(kernel: &Value, sim: &Value) -> Value {
+    let shares = |v: &Value| -> Vec<f64> {
+        v["flows"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|f| f["share"].as_f64().unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (k, s) = (shares(kernel), shares(sim));
+    let flows: Vec<Value> = if k.len() == s.len() {
+        k.iter()
+            .zip(&s)
+            .map(|(k, s)| {
+                let d = s - k;
+                json!({ "share_diff": round3(d), "share_within": SHARE.check(d.abs()) })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let shares_ok = !flows.is_empty() && flows.iter().all(|f| f["share_within"] == true);
+    let kq = kernel["queue_delay_ms"]["p50"].as_f64().unwrap_or(f64::NAN);
+    let sq = sim["queue_delay_ms"]["p50"].as_f64().unwrap_or(f64::NAN);
+    let (d_ms, d_frac) = (sq - kq, (sq - kq) / kq);
+    let q_ok =
+        QUEUE_DELAY_MS.check(d_ms.abs()) || (kq > 0.0 && QUEUE_DELAY_PCT.check(d_frac.abs()));
+    json!({
+        "flows": flows,
+        "shares_within": shares_ok,
+        "queue_delay_p50_diff_ms": round3(d_ms),
+        "queue_delay_p50_diff_pct": round3(d_frac * 100.0),
+        "queue_delay_within": q_ok,
+        "within": shares_ok && q_ok,
+    })
+}
+
+/// The bounds as `validate.json` states them: each tolerance's rule in
+/// words and its reason, from the tolerances themselves.
+pub fn bounds_json() -> Value {
+    let t = |t: &Tolerance, what: &str| json!({ "rule": format!("{what} {}", Rule::from(t)), "reason": t.reason });
+    json!({
+        "share": t(&SHARE, "|simulator − kernel| share of the total goodput, per flow:"),
+        "queue_delay_p50_pct": t(&QUEUE_DELAY_PCT, "|simulator − kernel| median queueing delay, relative to the kernel's:"),
+        "queue_delay_p50_ms": t(&QUEUE_DELAY_MS, "…or absolute, whichever is larger:"),
+        "rule": "a path is within when every flow's share and the median queueing delay are; total goodput and p10/p90 are reported, not judged",
+    })
+}
+
+/// What `--multiflow` was asked to do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Output directory (validate.json gains the `multiflow` section).
+    pub out: PathBuf,
+    /// The quick subset ([`QUICK`]), 20 s runs.
+    pub quick: bool,
+    /// Only these paths.
+    pub only: Option<Vec<String>>,
+    /// Repetitions (default 1).
+    pub reps: Option<usize>,
+    /// Seconds per run (default 30; 20 with `--quick`).
+    pub seconds: Option<u64>,
+}
+
+/// Why `path` cannot run on this machine, if it cannot: a flow's control
+/// is not available, or ECN is not.
+fn cannot_run(p: &MultiPath, bbr3: &Result<(), String>) -> Option<String> {
+    if p.flows.iter().any(|f| f.cc == BBR3_KERNEL) {
+        if let Err(e) = bbr3 {
+            return Some(e.clone());
+        }
+    }
+    if p.queue == Queue::CodelEcn && !Path::new("/proc/sys/net/ipv4/tcp_ecn").exists() {
+        return Some(
+            "this kernel has no net.ipv4.tcp_ecn, so kernel TCP cannot negotiate ECN".into(),
+        );
+    }
+    None
+}
+
+/// Runs the competing-flow matrix; merges its section into
+/// `out/validate.json` and rewrites `validate.md`. Returns whether every
+/// path that ran met its bounds.
+pub fn run(opts: &Options) -> Result<bool, String> {
+    let paths = match &opts.only {
+        Some(names) => paths_named(names)?,
+        None if opts.quick => {
+            paths_named(&QUICK.iter().map(|s| s.to_string()).collect::<Vec<_>>())?
+        }
+        None => matrix(),
+    };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err("validate --multiflow runs kernel TCP through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root".into());
+    }
+    let reps = opts.reps.unwrap_or(1).max(1);
+    let seconds = opts
+        .seconds
+        .unwrap_or(if opts.quick { QUICK_SECONDS } else { SECONDS })
+        .max(5);
+    // bbrlab_bbr3 is loaded for the paths that need it (and unloaded when
+    // this ends); when it cannot be, those paths are reported skipped.
+    let needs_bbr3 = paths
+        .iter()
+        .any(|p| p.flows.iter().any(|f| f.cc == BBR3_KERNEL));
+    let (_loaded, bbr3) = if needs_bbr3 {
+        match ensure_loaded(BBR3_KERNEL) {
+            Ok(g) => (g, Ok(())),
+            Err(e) => (None, Err(e)),
+        }
+    } else {
+        (None, Ok(()))
+    };
+    std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let total = paths.len() * reps;
+    let mut done = 0usize;
+    let mut results = Vec::new();
+    for p in &paths {
+        if let Some(why) = cannot_run(p, &bbr3) {
+            eprintln!("validate: skipping {}: {why}", p.name);
+            results
+                .push(json!({ "path": p.name, "flows": flows_json(p, seconds), "skipped": why }));
+            done += reps;
+            continue;
+        }
+        let mut kernel = Vec::new();
+        let mut sim = Vec::new();
+        let mut failed = None;
+        for rep in 0..reps {
+            let eta = if done == 0 {
+                "?".to_string()
+            } else {
+                format!(
+                    "{:.0} s",
+                    started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64
+                )
+            };
+            eprintln!(
+                "validate: [{}/{total}] {} rep {} (ETA {eta})",
+                done + 1,
+                p.name,
+                rep + 1
+            );
+            let dir = opts
+                .out
+                .join("multiflow")
+                .join(&p.name)
+                .join(format!("rep-{rep}"));
+            done += 1;
+            // A run that fails is this path's finding (written into
+            // validate.json as a miss), not a reason to lose the others.
+            match run_once(p, &exe, &dir, seconds, 1 + rep as u64) {
+                Ok((k, s)) => {
+                    kernel.push(k);
+                    sim.push(s);
+                }
+                Err(e) => {
+                    eprintln!("validate: {} rep {} failed: {e}", p.name, rep + 1);
+                    failed = Some(format!("rep {}: {e}", rep + 1));
+                    done += reps - rep - 1;
+                    break;
+                }
+            }
+        }
+        if let Some(why) = failed {
+            results.push(json!({
+                "path": p.name,
+                "flows": flows_json(p, seconds),
+                "failed": why,
+                "simulator_vs_kernel": { "within": false },
+            }));
+            continue;
+        }
+        let (k, s) = (mean_json(&kernel), mean_json(&sim));
+        let verdict = judge(&k, &s);
+        results.push(json!({
+            "path": p.name,
+            "rate_mbit": p.rate_mbit,
+            "rtt_ms": p.rtt_ms,
+            "buffer_bdp": p.buffer_bdp,
+            "queue_packets": p.queue_packets(),
+            "aqm": match p.queue { Queue::DropTail => "drop-tail", Queue::CodelEcn => "codel-ecn" },
+            "ecn": p.queue == Queue::CodelEcn,
+            "repetitions": reps,
+            "flows": flows_json(p, seconds),
+            "kernel": k,
+            "simulator": s,
+            "simulator_vs_kernel": verdict,
+        }));
+    }
+    let all_within = results
+        .iter()
+        .all(|r| r["simulator_vs_kernel"]["within"].as_bool() != Some(false));
+    let section = json!({
+        "seconds_per_run": seconds,
+        "repetitions": reps,
+        "bounds": bounds_json(),
+        "statistics": {
+            "share": "a flow's payload bytes delivered (kernel: tcpi_bytes_acked from its `tcp send` log; simulator: delivered_bytes) by the run's end, over all flows' bytes",
+            "total_goodput": "all flows' payload bytes × 8 / the run's length",
+            "queue_delay": "the bottleneck's forward queue, sampled every 10 ms over the run (emulator: the last dequeued packet's wait, from the first sample with a packet queued; simulator: the wait a packet offered at the sample time would have)",
+            "packet_size": "the simulator's flows carry the kernel connection's MSS and headers (tcp send's summary)",
+        },
+        "all_within": all_within,
+        "paths": results,
+    });
+    let doc = super::merge_into_validate_json(&opts.out, json!({ "multiflow": section }))?;
+    let md = super::markdown(&doc)?;
+    std::fs::write(opts.out.join("validate.md"), &md).map_err(|e| {
+        format!(
+            "cannot write {}: {e}",
+            opts.out.join("validate.md").display()
+        )
+    })?;
+    println!("{}", markdown(&doc)?);
+    eprintln!(
+        "validate: wrote {} and {} ({} runs in {:.0} s)",
+        opts.out.join("validate.json").display(),
+        opts.out.join("validate.md").display(),
+        total,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(all_within)
+}
+
+/// The path's flows as `validate.json` lists them.
+fn flows_json(p: &MultiPath, seconds: u64) -> Value {
+    p.flows
+        .iter()
+        .zip(p.starts(seconds))
+        .enumerate()
+        .map(|(k, (f, start))| {
+            json!({
+                "cc": f.cc,
+                "port": PORT + k as u16,
+                "start_s": start,
+                "extra_rtt_ms": f.extra_rtt_ms,
+            })
+        })
+        .collect()
+}
+
+/// One repetition: the kernel flows through the emulator, then the
+/// simulator with their packet size. Returns (kernel, simulator) sides.
+fn run_once(
+    p: &MultiPath,
+    exe: &Path,
+    dir: &Path,
+    seconds: u64,
+    seed: u64,
+) -> Result<(Value, Value), String> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let emu_path = dir.join("emu-path.toml");
+    std::fs::write(&emu_path, p.emu_toml(seconds, seed))
+        .map_err(|e| format!("cannot write {}: {e}", emu_path.display()))?;
+    let (server, client) = p.commands(exe, seconds, &dir);
+    let log = dir.join("emu-log");
+    let mut extra = vec!["--log".to_string(), log.display().to_string()];
+    if p.queue == Queue::CodelEcn {
+        extra.push("--tcp-ecn".into());
+    }
+    let stdout = compare::run_emu_with(
+        exe,
+        &emu_path,
+        (&server, &client),
+        seconds + 60,
+        &dir,
+        &extra,
+    )?;
+    let starts = p.starts(seconds);
+    let kernel_flows = (0..p.flows.len())
+        .map(|k| {
+            let csv = dir.join(format!("kernel-flow-{k}.csv"));
+            flow_figures(&csv, 0, 0.0, (seconds - starts[k]) as f64)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let kernel = side_json(
+        &kernel_flows,
+        seconds,
+        &starts,
+        queue_delay(&log.join("link.csv"), None, seconds as f64)?,
+    );
+    let size = compare::kernel_packet_size(compare::json_line_with(&stdout, "pmtu").as_ref());
+    let sc_path = dir.join("scenario.toml");
+    std::fs::write(&sc_path, p.scenario_toml(seconds, seed, size))
+        .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
+    let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
+    let sim_dir = dir.join("sim");
+    runner::sweep::run_one(&sc.name, &sc.runs[0], &sim_dir)?;
+    let sim_flows = (0..p.flows.len())
+        .map(|k| {
+            flow_figures(
+                &sim_dir.join("flows.csv"),
+                k,
+                starts[k] as f64,
+                (seconds - starts[k]) as f64,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let sim = side_json(
+        &sim_flows,
+        seconds,
+        &starts,
+        queue_delay(&sim_dir.join("link.csv"), Some(0.0), seconds as f64)?,
+    );
+    Ok((kernel, sim))
+}
+
+/// Formats a number with `p` decimals, `–` when missing.
+fn num(v: &Value, p: usize) -> String {
+    v.as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
+}
+
+/// "0.86 / 0.14": the flows' shares.
+fn shares_cell(side: &Value) -> String {
+    side["flows"].as_array().map_or("–".into(), |a| {
+        a.iter()
+            .map(|f| num(&f["share"], 2))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    })
+}
+
+/// "bbr, cubic", "bbr +10ms, bbr +50ms", "bbr @5s".
+fn flows_cell(flows: &Value) -> String {
+    flows.as_array().map_or("?".into(), |a| {
+        a.iter()
+            .map(|f| {
+                let mut s = f["cc"].as_str().unwrap_or("?").to_string();
+                if let Some(x) = f["extra_rtt_ms"].as_f64().filter(|x| *x > 0.0) {
+                    s += &format!(" +{x}ms");
+                }
+                if let Some(x) = f["start_s"].as_u64().filter(|x| *x > 0) {
+                    s += &format!(" @{x}s");
+                }
+                s
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
+fn queue_cell(side: &Value) -> String {
+    let q = &side["queue_delay_ms"];
+    format!(
+        "{} / {} / {}",
+        num(&q["p10"], 1),
+        num(&q["p50"], 1),
+        num(&q["p90"], 1)
+    )
+}
+
+/// The Markdown table of `validate.json`'s `multiflow` section (empty
+/// when it has none).
+pub fn markdown(doc: &Value) -> Result<String, String> {
+    let mf = &doc["multiflow"];
+    if mf.is_null() {
+        return Ok(String::new());
+    }
+    let paths = mf["paths"]
+        .as_array()
+        .ok_or("validate.json's `multiflow` has no `paths` list")?;
+    let mut s = format!(
+        "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}.\n\n",
+        mf["seconds_per_run"],
+        mf["repetitions"],
+        Rule::from(&SHARE),
+        Rule::from(&QUEUE_DELAY_PCT),
+        Rule::from(&QUEUE_DELAY_MS),
+    );
+    s.push_str("| path | flows | kernel shares | simulator shares | Δ share (largest) | total kernel / sim | queue delay kernel | queue delay sim | Δ p50 | verdict |\n");
+    s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for r in paths {
+        let name = r["path"].as_str().unwrap_or("?");
+        let flows = flows_cell(&r["flows"]);
+        if let Some(why) = r["skipped"].as_str() {
+            s.push_str(&format!(
+                "| {name} | {flows} | – | – | – | – | – | – | – | skipped: {why} |\n"
+            ));
+            continue;
+        }
+        if let Some(why) = r["failed"].as_str() {
+            // The first line: the emulator's whole log is in the run's
+            // directory.
+            let why = why.lines().next().unwrap_or("");
+            s.push_str(&format!(
+                "| {name} | {flows} | – | – | – | – | – | – | – | failed ✗: {why} |\n"
+            ));
+            continue;
+        }
+        let v = &r["simulator_vs_kernel"];
+        // The largest difference, the earlier flow's on a tie: on a
+        // two-flow path the first (leading) flow's, its sign saying
+        // whether the simulator gives it more or less than the kernel.
+        let max_diff = v["flows"].as_array().and_then(|a| {
+            a.iter()
+                .filter_map(|f| f["share_diff"].as_f64())
+                .reduce(|m, d| if d.abs() > m.abs() { d } else { m })
+        });
+        let mark = |ok: &Value| {
+            if ok.as_bool() == Some(true) {
+                "✓"
+            } else {
+                "✗"
+            }
+        };
+        s.push_str(&format!(
+            "| {name} | {flows} | {} | {} | {} {} | {} / {} | {} | {} | {} ms {} | {} |\n",
+            shares_cell(&r["kernel"]),
+            shares_cell(&r["simulator"]),
+            max_diff.map_or("–".into(), |d| format!("{d:+.2}")),
+            mark(&v["shares_within"]),
+            num(&r["kernel"]["total_goodput_mbps"], 2),
+            num(&r["simulator"]["total_goodput_mbps"], 2),
+            queue_cell(&r["kernel"]),
+            queue_cell(&r["simulator"]),
+            num(&v["queue_delay_p50_diff_ms"], 1),
+            mark(&v["queue_delay_within"]),
+            if v["within"].as_bool() == Some(true) {
+                "✓"
+            } else {
+                "✗"
+            },
+        ));
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_matrix_covers_what_the_issue_asks_for() {
+        let m = matrix();
+        let names: Vec<&str> = m.iter().map(|p| p.name.as_str()).collect();
+        // Unique names (directories and --only).
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        let two = |p: &MultiPath, a: &str, b: &str| {
+            p.flows.len() == 2 && p.flows[0].cc == a && p.flows[1].cc == b
+        };
+        // bbr and bbrlab_bbr3 against cubic at every buffer of the table,
+        // drop-tail, on 20 Mbit/s / 40 ms.
+        for lead in ["bbr", BBR3_KERNEL] {
+            let bufs: Vec<f64> = m
+                .iter()
+                .filter(|p| two(p, lead, "cubic"))
+                .filter(|p| p.queue == Queue::DropTail)
+                .map(|p| p.buffer_bdp)
+                .collect();
+            assert_eq!(bufs, BUFFERS_BDP, "{lead}");
+        }
+        assert_eq!(BUFFERS_BDP, [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]);
+        assert!(m.iter().all(|p| p.rate_mbit == 20.0 && p.rtt_ms == 40.0));
+        // RTT unfairness: two bbr flows, +10 and +50 ms, shallow and deep.
+        let rtt: Vec<f64> = m
+            .iter()
+            .filter(|p| {
+                p.flows.iter().map(|f| f.extra_rtt_ms).collect::<Vec<_>>() == [10.0, 50.0]
+                    && p.flows.iter().all(|f| f.cc == "bbr")
+            })
+            .map(|p| p.buffer_bdp)
+            .collect();
+        assert_eq!(rtt, [1.0, 8.0]);
+        // Four bbr flows, staggered.
+        assert!(m.iter().any(|p| p.flows.len() == 4
+            && p.flows.iter().all(|f| f.cc == "bbr")
+            && p.starts(30) == [0, 5, 10, 15]));
+        // The control and the ECN path.
+        assert!(m.iter().any(|p| two(p, "cubic", "cubic")));
+        assert!(m
+            .iter()
+            .any(|p| p.queue == Queue::CodelEcn && two(p, BBR3_KERNEL, "cubic")));
+        for q in QUICK {
+            assert!(names.contains(q), "{q}");
+        }
+        assert!(QUICK.len() <= 3);
+    }
+
+    #[test]
+    fn an_unknown_path_lists_the_matrix() {
+        let e = paths_named(&["nope".into()]).unwrap_err();
+        assert!(
+            e.contains("`nope`") && e.contains("bbr-vs-cubic-0.5bdp"),
+            "{e}"
+        );
+        assert!(e.contains("bbr3-vs-cubic-codel-ecn"), "{e}");
+        assert_eq!(
+            paths_named(&["cubic-vs-cubic-2bdp".into()]).unwrap().len(),
+            1
+        );
+    }
+
+    fn size() -> compare::PacketSize {
+        compare::KERNEL_DEFAULT
+    }
+
+    #[test]
+    fn every_paths_scenario_parses_with_its_flows() {
+        let dir = tempfile::tempdir().unwrap();
+        for p in matrix() {
+            let f = dir.path().join(format!("{}.toml", p.name));
+            std::fs::write(&f, p.scenario_toml(30, 1, size())).unwrap();
+            let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert_eq!(sc.runs.len(), 1, "{}", p.name);
+            let c = &sc.runs[0].config;
+            assert_eq!(c.flows.len(), p.flows.len(), "{}", p.name);
+            assert_eq!(c.duration_ns, 30_000_000_000);
+            for (k, (f, start)) in c.flows.iter().zip(p.starts(30)).enumerate() {
+                assert_eq!(f.start_ns, start * 1_000_000_000, "{} flow {k}", p.name);
+                assert_eq!(f.extra_rtt_ns, (p.flows[k].extra_rtt_ms * 1e6) as u64);
+                assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
+                assert_eq!(f.ecn.is_ect(), p.queue == Queue::CodelEcn, "{}", p.name);
+                if p.flows[k].cc == BBR3_KERNEL {
+                    assert_eq!(compare::kernel_counterpart(&f.cc).unwrap(), BBR3_KERNEL);
+                }
+            }
+            // The emulator's path parses too, with a port rule per flow
+            // that has an extra delay, half each way.
+            let e = dir.path().join(format!("{}-emu.toml", p.name));
+            std::fs::write(&e, p.emu_toml(30, 1)).unwrap();
+            let link = scenario::path::load_link(&e).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let extra: Vec<(u16, u64)> = link
+                .ports
+                .iter()
+                .map(|r| (r.port, r.forward.as_ref().unwrap().delay_ns))
+                .collect();
+            let want: Vec<(u16, u64)> = p
+                .flows
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.extra_rtt_ms > 0.0)
+                .map(|(k, f)| (PORT + k as u16, (f.extra_rtt_ms / 2.0 * 1e6) as u64))
+                .collect();
+            assert_eq!(extra, want, "{}", p.name);
+        }
+        // The RTT-unfairness path: ports 5201 (+5 ms each way) and 5202
+        // (+25 ms).
+        let p = &paths_named(&["bbr-rtt-10-50ms-1bdp".into()]).unwrap()[0];
+        assert!(p
+            .emu_toml(30, 1)
+            .contains("port = 5202\nforward = { delay = \"25ms\" }"));
+        // 20 Mbit/s × 40 ms = 66.7 packets of 1500 bytes.
+        assert_eq!(p.queue_packets(), 67);
+    }
+
+    #[test]
+    fn each_flow_gets_its_port_its_start_and_the_runs_end() {
+        let p = &paths_named(&["4bbr-staggered-2bdp".into()]).unwrap()[0];
+        let (server, client) = p.commands(Path::new("/b"), 30, Path::new("/d"));
+        for port in 5201..=5204 {
+            assert!(server.contains(&format!("/b tcp recv --listen {{server}}:{port} &")));
+        }
+        assert!(client.starts_with("/b tcp send --to {server}:5201 --cc bbr --duration 30s"));
+        assert!(client.contains("(sleep 15 && exec /b tcp send --to {server}:5204 --cc bbr --duration 15s --interval 10ms --log /d/kernel-flow-3.csv) & p3=$!"), "{client}");
+        assert!(client.ends_with("wait $p3 || s=1; exit $s"), "{client}");
+    }
+
+    /// A path's sides as a run writes them (two flows).
+    fn side(bytes: [f64; 2], p50: f64) -> Value {
+        let flows = [
+            FlowFig {
+                bytes: bytes[0],
+                srtt_median_ms: Some(50.0),
+            },
+            FlowFig {
+                bytes: bytes[1],
+                srtt_median_ms: None,
+            },
+        ];
+        side_json(&flows, 30, &[0, 0], [Some(1.0), Some(p50), Some(90.0)])
+    }
+
+    #[test]
+    fn shares_and_verdicts_come_from_the_json_and_the_bounds() {
+        // Kernel 0.86 / 0.14; simulator 0.82 / 0.18: within 0.05.
+        let k = side([86e6, 14e6], 40.0);
+        assert!((k["flows"][0]["share"].as_f64().unwrap() - 0.86).abs() < 1e-12);
+        assert!(
+            (k["total_goodput_mbps"].as_f64().unwrap() - 100e6 * 8.0 / 30.0 / 1e6).abs() < 1e-9
+        );
+        let v = judge(&k, &side([82e6, 18e6], 43.9));
+        assert_eq!(v["flows"][0]["share_diff"].as_f64(), Some(-0.04));
+        assert_eq!(
+            (v["shares_within"].as_bool(), v["within"].as_bool()),
+            (Some(true), Some(true))
+        );
+        // 0.80: 0.06 off, outside.
+        let v = judge(&k, &side([80e6, 20e6], 40.0));
+        assert_eq!(
+            (v["shares_within"].as_bool(), v["within"].as_bool()),
+            (Some(false), Some(false))
+        );
+        // Queue delay: 44.1 ms on 40 is 10.25 % and 4.1 ms: outside; on a
+        // short queue 3 ms against 1.5 ms is 100 % but within 2 ms.
+        assert_eq!(
+            judge(&k, &side([86e6, 14e6], 44.1))["queue_delay_within"],
+            false
+        );
+        assert_eq!(
+            judge(&side([1.0, 1.0], 1.5), &side([1.0, 1.0], 3.0))["queue_delay_within"],
+            true
+        );
+        assert_eq!(
+            judge(&side([1.0, 1.0], 1.5), &side([1.0, 1.0], 3.6))["queue_delay_within"],
+            false
+        );
+        // A missing figure never passes.
+        let mut missing = side([86e6, 14e6], 40.0);
+        missing["queue_delay_ms"]["p50"] = Value::Null;
+        assert_eq!(judge(&k, &missing)["within"], false);
+        assert_eq!(judge(&k, &json!({"flows": []}))["shares_within"], false);
+        // The bounds validate.json prints come from the tolerances.
+        let b = bounds_json();
+        assert!(
+            b["share"]["rule"].as_str().unwrap().ends_with("≤ 0.05"),
+            "{b}"
+        );
+        assert!(b["queue_delay_p50_pct"]["rule"]
+            .as_str()
+            .unwrap()
+            .ends_with("≤ 10 %"));
+        assert!(b["queue_delay_p50_ms"]["rule"]
+            .as_str()
+            .unwrap()
+            .ends_with("≤ 2 ms"));
+        assert_eq!(b["share"]["reason"], SHARE.reason);
+    }
+
+    #[test]
+    fn repetitions_average_number_by_number() {
+        let m = mean_json(&[side([86e6, 14e6], 40.0), side([80e6, 20e6], 44.0)]);
+        assert!((m["flows"][0]["share"].as_f64().unwrap() - 0.83).abs() < 1e-12);
+        assert_eq!(m["queue_delay_ms"]["p50"].as_f64(), Some(42.0));
+        assert_eq!(m["flows"][1]["srtt_median_ms"], Value::Null);
+    }
+
+    #[test]
+    fn the_table_is_built_from_the_json() {
+        let k = side([86e6, 14e6], 40.0);
+        let s = side([82e6, 18e6], 43.9);
+        let doc = json!({"multiflow": {
+        "seconds_per_run": 30, "repetitions": 1,
+        "paths": [
+            {"path": "bbr-vs-cubic-1bdp", "flows": [{"cc": "bbr", "start_s": 0, "extra_rtt_ms": 0.0}, {"cc": "cubic", "start_s": 0, "extra_rtt_ms": 0.0}],
+             "kernel": k, "simulator": s, "simulator_vs_kernel": judge(&k, &s)},
+            {"path": "bbr3-vs-cubic-codel-ecn", "flows": [{"cc": "bbrlab_bbr3", "start_s": 0, "extra_rtt_ms": 0.0}, {"cc": "cubic", "start_s": 5, "extra_rtt_ms": 10.0}],
+             "skipped": "no BPF"},
+        ]}});
+        let md = markdown(&doc).unwrap();
+        assert!(
+            md.contains("| bbr-vs-cubic-1bdp | bbr, cubic | 0.86 / 0.14 | 0.82 / 0.18 | -0.04 ✓ | 26.67 / 26.67 | 1.0 / 40.0 / 90.0 | 1.0 / 43.9 / 90.0 | 3.9 ms ✓ | ✓ |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| bbr3-vs-cubic-codel-ecn | bbrlab_bbr3, cubic +10ms @5s | – |"),
+            "{md}"
+        );
+        assert!(md.contains("skipped: no BPF |"), "{md}");
+        let failed = json!({"multiflow": {"seconds_per_run": 30, "repetitions": 1, "paths": [
+            {"path": "p", "flows": [], "failed": "rep 1: the emulator run failed\nmore", "simulator_vs_kernel": {"within": false}}]}});
+        assert!(markdown(&failed)
+            .unwrap()
+            .contains("| failed ✗: rep 1: the emulator run failed |"));
+        assert!(
+            md.contains("by ≤ 0.05 and the median queueing delay by ≤ 10 % or ≤ 2 ms"),
+            "{md}"
+        );
+        assert_eq!(markdown(&json!({})).unwrap(), "");
+        assert!(markdown(&json!({"multiflow": {}})).is_err());
+    }
+}
