@@ -151,9 +151,10 @@ fn short_flows_wait_longer_beside_bulk_bbr() {
     let small_p50 = |r: &Value| {
         let fct = &r["fct"];
         // Flows arrive until 18 s of a 20 s run with heavy-tailed sizes, so
-        // the last large ones may still be running at the end (2 of 403
-        // beside bulk bbr since CUBIC's window follows PRR and its use);
-        // at least 99 % finish.
+        // a few large ones that arrive late may still be running at the end
+        // (beside bulk bbr, since CUBIC's window follows PRR and its use:
+        // 401 of 403, the two unfinished of 207 and 151 kB, started after
+        // 14 s); at least 99 % finish.
         let started = fct["flows_started"].as_u64().unwrap();
         let completed = fct["flows_completed"].as_u64().unwrap();
         assert!(completed * 100 >= started * 99, "{fct}");
