@@ -157,6 +157,11 @@ pub(crate) enum Command {
         /// --multiflow 30, 20 with --quick).
         #[arg(long)]
         seconds: Option<u64>,
+        /// With --multiflow: the simulated receiver's ACK policy, `every`
+        /// (an ACK per packet, the simulator's default) or `linux` (Linux's
+        /// delayed ACKs and SACK compression, as the kernel receiver does).
+        #[arg(long, value_enum, default_value = "every", requires = "multiflow")]
+        sim_ack: SimAck,
         /// Algorithms to validate (kernel names): bbr, cubic, reno, and
         /// bbrlab_bbr3 (the BPF BBRv3, against the simulator's bbr3 with
         /// profile linux-v3 and stock-kernel signals; loaded for the run
@@ -609,4 +614,25 @@ pub(crate) fn duration_arg(flag: &str, v: &str) -> Result<std::time::Duration, S
     link::units::parse_duration_ns(v)
         .map(std::time::Duration::from_nanos)
         .map_err(|e| format!("{flag}: {e}"))
+}
+
+/// The simulated receiver's ACK policy for `validate --multiflow`, as the
+/// scenario key `ack` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimAck {
+    /// An ACK for every packet (the simulator's default).
+    Every,
+    /// Linux's receiver (quick ACKs, every second segment or 40 ms, SACK
+    /// compression).
+    Linux,
+}
+
+impl SimAck {
+    /// The scenario file's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimAck::Every => "every",
+            SimAck::Linux => "linux",
+        }
+    }
 }

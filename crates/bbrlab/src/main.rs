@@ -123,6 +123,7 @@ fn main() -> ExitCode {
             only,
             reps,
             seconds,
+            sim_ack,
             algorithms,
             strict,
             table,
@@ -135,6 +136,7 @@ fn main() -> ExitCode {
                 only,
                 reps,
                 seconds,
+                ack: sim_ack.name(),
             })
             .and_then(|ok| {
                 if strict && !ok {

@@ -251,13 +251,19 @@ impl MultiPath {
     /// The simulator's scenario: the flows with the kernel's packet size
     /// (`size`), their start times and extra delays, kernel-sized bursts
     /// (`pacing = "quantum"`, as Linux's TSO autosizing sends).
-    pub fn scenario_toml(&self, seconds: u64, seed: u64, size: compare::PacketSize) -> String {
+    pub fn scenario_toml(
+        &self,
+        seconds: u64,
+        seed: u64,
+        size: compare::PacketSize,
+        ack: &str,
+    ) -> String {
         let mut s = self.header(seconds, seed) + &self.link_toml();
         let ecn = self.queue == Queue::CodelEcn;
         for (f, start) in self.flows.iter().zip(self.starts(seconds)) {
             let alg = if f.cc == BBR3_KERNEL { "bbr3" } else { f.cc };
             s.push_str(&format!(
-                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start}s\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\necn = {ecn}\n",
+                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start}s\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\nack = \"{ack}\"\necn = {ecn}\n",
                 f.extra_rtt_ms, size.payload, size.header
             ));
             if f.cc == BBR3_KERNEL {
@@ -494,6 +500,9 @@ pub struct Options {
     pub reps: Option<usize>,
     /// Seconds per run (default 30; 20 with `--quick`).
     pub seconds: Option<u64>,
+    /// The simulated receiver's ACK policy (the scenario's `ack`: `every`
+    /// or `linux`).
+    pub ack: &'static str,
 }
 
 /// Why `path` cannot run on this machine, if it cannot: a flow's control
@@ -585,7 +594,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             done += 1;
             // A run that fails is this path's finding (written into
             // validate.json as a miss), not a reason to lose the others.
-            match run_once(p, &exe, &dir, seconds, 1 + rep as u64) {
+            match run_once(p, &exe, &dir, seconds, 1 + rep as u64, opts.ack) {
                 Ok((k, s)) => {
                     kernel.push(k);
                     sim.push(s);
@@ -630,6 +639,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     let section = json!({
         "seconds_per_run": seconds,
         "repetitions": reps,
+        "simulator_ack": opts.ack,
         "bounds": bounds_json(),
         "statistics": {
             "share": "a flow's payload bytes delivered (kernel: tcpi_bytes_acked from its `tcp send` log; simulator: delivered_bytes) by the run's end, over all flows' bytes",
@@ -684,6 +694,7 @@ fn run_once(
     dir: &Path,
     seconds: u64,
     seed: u64,
+    ack: &str,
 ) -> Result<(Value, Value), String> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
@@ -722,7 +733,7 @@ fn run_once(
     );
     let size = compare::kernel_packet_size(compare::json_line_with(&stdout, "pmtu").as_ref());
     let sc_path = dir.join("scenario.toml");
-    std::fs::write(&sc_path, p.scenario_toml(seconds, seed, size))
+    std::fs::write(&sc_path, p.scenario_toml(seconds, seed, size, ack))
         .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
     let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
     let sim_dir = dir.join("sim");
@@ -943,7 +954,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for p in matrix() {
             let f = dir.path().join(format!("{}.toml", p.name));
-            std::fs::write(&f, p.scenario_toml(30, 1, size())).unwrap();
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux")).unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1, "{}", p.name);
             let c = &sc.runs[0].config;
