@@ -722,9 +722,18 @@ impl CongestionControl for Bbr3 {
         self.set_send_quantum();
         self.set_cwnd(ctx);
         // Linux `bbr_main()`: the sample's interval counts (`rs->lost`,
-        // `rs->delivered_ce`), not this ACK's alone.
-        self.loss_in_cycle |= self.sample_lost(ctx) > 0;
-        self.ecn_in_cycle |= rs.delivered_ce_packets > 0;
+        // `rs->delivered_ce`); a stock kernel has this ACK's only
+        // (`bbrlab_bbr3`: `rs->losses`, the increase of `delivered_ce`).
+        match self.cfg.signals {
+            Bbr3Signals::Exact => {
+                self.loss_in_cycle |= self.sample_lost(ctx) > 0;
+                self.ecn_in_cycle |= rs.delivered_ce_packets > 0;
+            }
+            Bbr3Signals::StockKernel => {
+                self.loss_in_cycle |= rs.lost_bytes > 0;
+                self.ecn_in_cycle |= ctx.ce_packets > 0;
+            }
+        }
     }
 
     /// Losses outside an ACK (a timer) still count; without per-packet

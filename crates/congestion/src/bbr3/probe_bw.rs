@@ -4,7 +4,7 @@
 
 use super::{ceil_to_u64, scale, AckPhase, Bbr3, State};
 use crate::algorithm::{AckContext, RecoveryState};
-use crate::config::Bbr3Ecn;
+use crate::config::{Bbr3Ecn, Bbr3Signals};
 use crate::time::Instant;
 
 impl Bbr3 {
@@ -268,7 +268,13 @@ impl Bbr3 {
         let lost = self.sample_lost(ctx);
         let tx_in_flight = self.sample_tx_in_flight(rs);
         let loss_too_high = rs.acked_bytes > 0 && self.is_inflight_too_high(lost, tx_in_flight);
-        let ce_too_high = self.sample_ce_too_high(rs);
+        // v3 judges each sample's own CE count; a stock kernel (the BPF
+        // control `bbrlab_bbr3`) keeps no per-packet CE snapshot and judges
+        // the last round's fraction at round starts.
+        let ce_too_high = match self.cfg.signals {
+            Bbr3Signals::Exact => self.sample_ce_too_high(rs),
+            Bbr3Signals::StockKernel => self.round_start && self.round_ce_too_high(),
+        };
         if loss_too_high || ce_too_high {
             if self.is_bw_probe_sample {
                 self.handle_inflight_too_high(
