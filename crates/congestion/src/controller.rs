@@ -438,10 +438,11 @@ impl Controller {
         // from `TCP_CA_CWR`): an episode for the sender's recovery point,
         // but no second cut for an algorithm that cut for the CE.
         let from_cwr = self.recovery == RecoveryState::Cwr;
-        let new_episode = self.recovery == RecoveryState::Open
-            || from_cwr
-            || (self.recovery_exit == RecoveryExit::FirstAckAfterStart
-                && newest_sent > self.recovery_start);
+        // RFC 9002 §7.3.2: a loss of a packet sent after the episode began
+        // is a new congestion event (once per round trip).
+        let sent_after_start = self.recovery_exit == RecoveryExit::FirstAckAfterStart
+            && newest_sent > self.recovery_start;
+        let new_episode = self.recovery == RecoveryState::Open || from_cwr || sent_after_start;
         if new_episode {
             self.recovery_start = now;
             self.recovery_episodes += 1;
@@ -449,11 +450,8 @@ impl Controller {
                 self.recovery = RecoveryState::Recovery;
             }
         }
-        let algorithm_new_episode = new_episode
-            && !(from_cwr
-                && self.cwr_reduced
-                && !(self.recovery_exit == RecoveryExit::FirstAckAfterStart
-                    && newest_sent > self.recovery_start));
+        let algorithm_new_episode =
+            new_episode && !(from_cwr && self.cwr_reduced && !sent_after_start);
         let loss = LossContext {
             now,
             lost,

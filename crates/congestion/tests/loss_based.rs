@@ -653,3 +653,62 @@ fn loss_based_windows_grow_only_when_used() {
         assert!(cc.cwnd_bytes() > w, "{algorithm}: did not grow when used");
     }
 }
+
+/// A loss during CWR turns it into recovery (Linux `tcp_enter_recovery()`
+/// from `TCP_CA_CWR`) without a second cut: ssthresh was set for the CE
+/// and is not recomputed. Under RFC 9002's rule a loss of a packet sent
+/// after the CE cut is a new congestion event and does cut again.
+#[test]
+fn a_loss_in_cwr_turns_it_into_recovery_and_cuts_again_only_for_newer_data() {
+    use congestion::RecoveryExit;
+    for (exit, cuts_again) in [
+        (RecoveryExit::Transport, false),
+        (RecoveryExit::FirstAckAfterStart, true),
+    ] {
+        let mut cfg = Config::new(Algorithm::Cubic);
+        cfg.cubic.hystart = false;
+        cfg.recovery_exit = exit;
+        cfg.window_reduction = WindowReduction::Immediate;
+        let mut cc = Controller::new(&cfg, at(0));
+        let mut now = 0;
+        while cc.cwnd_bytes() < 40 * MSS {
+            let w = cc.cwnd_bytes();
+            let state = cc.on_packet_sent(at(now), w, 0, false);
+            now += RTT;
+            cc.on_ack(
+                at(now),
+                &[AckedPacket { bytes: w, state }],
+                Some(Duration::from_nanos(RTT)),
+                Duration::ZERO,
+                0,
+            );
+        }
+        let before = cc.cwnd_bytes();
+        // A packet sent before the CE, and one after it.
+        let old = cc.on_packet_sent(at(now), MSS, 0, false);
+        let after_ce = ack_with_ce(&mut cc, now - RTT, now + 1, MSS, 1);
+        assert_eq!(cc.recovery_state(), RecoveryState::Cwr, "{exit:?}");
+        let cut = cc.cwnd_bytes();
+        assert!((after_ce - 0.7 * before as f64 / MSS as f64).abs() < 0.05);
+        let newer = cc.on_packet_sent(at(now + 2), MSS, MSS, false);
+        let lost = if cuts_again { newer } else { old };
+        cc.on_packets_lost(
+            at(now + 3),
+            &[LostPacket {
+                bytes: MSS,
+                state: lost,
+            }],
+            MSS,
+        );
+        assert_eq!(cc.recovery_state(), RecoveryState::Recovery, "{exit:?}");
+        if cuts_again {
+            assert!(
+                cc.cwnd_bytes() < cut,
+                "{exit:?}: {} vs {cut}",
+                cc.cwnd_bytes()
+            );
+        } else {
+            assert_eq!(cc.cwnd_bytes(), cut, "{exit:?}: a second cut");
+        }
+    }
+}
