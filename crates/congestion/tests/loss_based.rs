@@ -517,21 +517,9 @@ fn prr_spreads_the_cut_over_the_round_then_lands_on_ssthresh() {
         let mut cc = Controller::new(&cfg, at(0));
         // Grow to 40 packets, every window full.
         let mut now = 0;
-        let mut delivered = 0;
         while cc.cwnd_bytes() < 40 * MSS {
-            let w = cc.cwnd_bytes();
-            let state = cc.on_packet_sent(at(now), w, 0, false);
-            now += RTT;
-            delivered += w;
-            cc.on_ack(
-                at(now),
-                &[AckedPacket { bytes: w, state }],
-                Some(Duration::from_nanos(RTT)),
-                Duration::ZERO,
-                0,
-            );
+            now = full_window_round(&mut cc, now);
         }
-        let _ = delivered;
         let w = cc.cwnd_bytes();
         let packets = w / MSS;
         // A window of single packets in flight, sent over the next RTT.
@@ -641,15 +629,7 @@ fn loss_based_windows_grow_only_when_used() {
         assert_eq!(cc.cwnd_bytes(), w0, "{algorithm}: grew while app-limited");
         // Now the sender fills the window: it grows.
         let w = cc.cwnd_bytes();
-        let state = cc.on_packet_sent(at(now), w, 0, false);
-        now += RTT;
-        cc.on_ack(
-            at(now),
-            &[AckedPacket { bytes: w, state }],
-            Some(Duration::from_nanos(RTT)),
-            Duration::ZERO,
-            0,
-        );
+        full_window_round(&mut cc, now);
         assert!(cc.cwnd_bytes() > w, "{algorithm}: did not grow when used");
     }
 }
@@ -672,16 +652,7 @@ fn a_loss_in_cwr_turns_it_into_recovery_and_cuts_again_only_for_newer_data() {
         let mut cc = Controller::new(&cfg, at(0));
         let mut now = 0;
         while cc.cwnd_bytes() < 40 * MSS {
-            let w = cc.cwnd_bytes();
-            let state = cc.on_packet_sent(at(now), w, 0, false);
-            now += RTT;
-            cc.on_ack(
-                at(now),
-                &[AckedPacket { bytes: w, state }],
-                Some(Duration::from_nanos(RTT)),
-                Duration::ZERO,
-                0,
-            );
+            now = full_window_round(&mut cc, now);
         }
         let before = cc.cwnd_bytes();
         // A packet sent before the CE, and one after it.
@@ -711,4 +682,20 @@ fn a_loss_in_cwr_turns_it_into_recovery_and_cuts_again_only_for_newer_data() {
             assert_eq!(cc.cwnd_bytes(), cut, "{exit:?}: a second cut");
         }
     }
+}
+
+/// Sends a whole window as one packet at `now_ns` (the window is full)
+/// and acknowledges it one RTT later; returns that time.
+fn full_window_round(cc: &mut Controller, now_ns: u64) -> u64 {
+    let w = cc.cwnd_bytes();
+    let state = cc.on_packet_sent(at(now_ns), w, 0, false);
+    let t = now_ns + RTT;
+    cc.on_ack(
+        at(t),
+        &[AckedPacket { bytes: w, state }],
+        Some(Duration::from_nanos(RTT)),
+        Duration::ZERO,
+        0,
+    );
+    t
 }
