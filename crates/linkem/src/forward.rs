@@ -11,6 +11,7 @@
 
 use crate::netns::{Topology, Tun};
 use crate::rt::RealtimeStatus;
+use crate::stall::StallMeter;
 use link::{Direction, DropReason, Ecn, ResolvedDirection, Verdict};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -382,6 +383,14 @@ pub struct ForwardStats {
     pub wall_ns: u64,
     /// What the forwarding thread got of real-time scheduling.
     pub realtime: RealtimeStatus,
+    /// Times the forwarder could not run while a packet fell due
+    /// ([`crate::stall`]).
+    pub stalls: u64,
+    /// Their total, ns: wall time in which some packet was overdue by
+    /// more than [`crate::stall::STALL_NS`].
+    pub stalled_ns: u64,
+    /// The longest, ns.
+    pub longest_stall_ns: u64,
 }
 
 /// What the forwarding loop needs from the outside: a clock, the two
@@ -599,6 +608,7 @@ pub fn run_io(
     let mut next_sample = 0u64;
     let (wall_start, cpu_start) = (io.now_ns(), io.cpu_ns());
     let mut planner = WaitPlanner::new(SPIN_NS, CPU_WINDOW_NS, MAX_CPU_PER_WINDOW_NS);
+    let mut stalls = StallMeter::new();
     while !stop.load(Ordering::Relaxed) {
         // Read what has arrived on both sides.
         for d in 0..2 {
@@ -758,9 +768,11 @@ pub fn run_io(
         // Release everything that is due, reading the clock before each
         // write: a write never starts before its scheduled time.
         while let Some(&Reverse((at, _, i))) = pending.peek() {
-            if at > io.now_ns() {
+            let now = io.now_ns();
+            if at > now {
                 break;
             }
+            stalls.observe(at, now);
             pending.pop();
             let slot = slots[i].take().expect("pending slots are filled");
             free_slots.push(i);
@@ -816,6 +828,9 @@ pub fn run_io(
         }
     }
     stats.spin_ns = planner.total_spun_ns();
+    stats.stalls = stalls.stalls();
+    stats.stalled_ns = stalls.stalled_ns();
+    stats.longest_stall_ns = stalls.longest_ns();
     stats.cpu_ns = io.cpu_ns().saturating_sub(cpu_start);
     stats.wall_ns = io.now_ns().saturating_sub(wall_start);
     Ok(stats)
@@ -1200,6 +1215,32 @@ mod tests {
             worst_reverse_late <= 4 * 300_000 + 200_000,
             "reverse packets up to {worst_reverse_late} ns late"
         );
+    }
+
+    /// A steady stream on a machine that takes the forwarder away for 5 ms
+    /// twice: two stalls of about 5 ms each are counted, however many
+    /// packets fell due in them.
+    #[test]
+    fn the_forwarders_stalls_are_measured() {
+        let stop = AtomicBool::new(false);
+        let mut sim = Sim::new(&stop, 400, 5_000_000);
+        sim.oversleep_ns = 0;
+        let rate = Some(50e6);
+        // 1000 packets offered at 1.1x the link rate: a standing queue.
+        let spacing = ser_ns(1500, rate) * 10 / 11;
+        for k in 0..1000u64 {
+            sim.offer(0, k * spacing, 1500);
+        }
+        let cfg = config(dir(rate, 2_000_000), dir(None, 2_000_000));
+        let st = run_io(&mut sim, &cfg, &stop, &mut NoLog).unwrap();
+        assert_eq!(st.forwarded[0], 1000);
+        assert_eq!(st.stalls, 2, "one per stall");
+        assert!(
+            st.stalled_ns > 8_000_000 && st.stalled_ns <= 10_500_000,
+            "stalled {} ns in two 5 ms stalls",
+            st.stalled_ns
+        );
+        assert!(st.longest_stall_ns <= 5_250_000, "{}", st.longest_stall_ns);
     }
 
     /// Each packet's logged arrival stamp is no earlier than when it

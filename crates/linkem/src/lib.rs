@@ -105,6 +105,7 @@ pub mod netns;
 pub mod ports;
 pub mod rt;
 pub mod selftest;
+pub mod stall;
 
 pub use forward::{
     run, run_io, CsvLog, ErrorHistogram, ForwardConfig, ForwardStats, LinkSample, Log, NoLog,

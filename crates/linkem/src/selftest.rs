@@ -65,6 +65,11 @@ pub struct ReleaseFigures {
     pub max_us: u64,
     /// Releases written before their scheduled time, both phases (goal 0).
     pub early_releases: u64,
+    /// Times the forwarder could not run while a packet fell due (bulk
+    /// TCP phase, [`crate::stall`]).
+    pub stalls: u64,
+    /// Their total, ms.
+    pub stalled_ms: f64,
     /// UDP datagrams whose one-way delay (the sender's CLOCK_MONOTONIC
     /// stamp to the receiver's) was below the configured one-way delay
     /// plus their own serialisation: the path was shorter than configured
@@ -157,13 +162,15 @@ impl fmt::Display for SelfTest {
             writeln!(
                 f,
                 "release error at 100 Mbit/s, {what}: p50 {} µs, p99 {} µs, max {} µs; {} of {} released early; \
-                 {} of {} datagrams delivered early (closest {:.0} µs above the floor) \
+                 {} stalls ({:.1} ms); {} of {} datagrams delivered early (closest {:.0} µs above the floor) \
                  (goal p99 ≤ {RELEASE_P99_GOAL_US}, none early): {}",
                 r.p50_us,
                 r.p99_us,
                 r.max_us,
                 r.early_releases,
                 r.releases,
+                r.stalls,
+                r.stalled_ms,
                 r.early_deliveries,
                 r.datagrams,
                 r.min_margin_us,
@@ -616,6 +623,8 @@ fn measure_release(topo: &Topology, busy: usize) -> Result<(ReleaseFigures, Forw
         p99_us: e.quantile_us(0.99).unwrap_or(0),
         max_us: e.max_us().unwrap_or(0),
         early_releases: e.early() + st_udp.release_error.early(),
+        stalls: st.stalls,
+        stalled_ms: st.stalled_ns as f64 / 1e6,
         early_deliveries,
         datagrams,
         min_margin_us: if datagrams > 0 {
@@ -650,6 +659,8 @@ mod tests {
             p99_us,
             max_us: 1346,
             early_releases: 0,
+            stalls: 0,
+            stalled_ms: 0.0,
             early_deliveries,
             datagrams: 12_519,
             min_margin_us: 28.281,
@@ -693,9 +704,9 @@ mod tests {
             [
                 "unshaped forwarding: 2.06 Gbit/s (goal ≥ 1): ok",
                 "release error at 100 Mbit/s, idle: p50 8 µs, p99 66 µs, max 1346 µs; 0 of 37773 released early; \
-                 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): ok",
+                 0 stalls (0.0 ms); 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): ok",
                 "release error at 100 Mbit/s, every core busy: p50 8 µs, p99 201 µs, max 1346 µs; 0 of 37773 released early; \
-                 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): MISSED",
+                 0 stalls (0.0 ms); 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): MISSED",
                 "forwarder: SCHED_FIFO 10, memory locked; CPU 73 % of a core idle (64 % spinning), \
                  73 % busy (64 % spinning); load average 2.93 at the start",
                 "light load over 20 ms: median probe RTT 20.319 ms (319 µs above 20 ms, both hosts' stacks included); \
