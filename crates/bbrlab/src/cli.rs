@@ -503,6 +503,12 @@ pub(crate) struct EmuArgs {
     /// Write packets.csv (every packet's fate) and link.csv here.
     #[arg(long)]
     pub(crate) log: Option<PathBuf>,
+    /// Write the emulator's own figures for the run here as JSON when it
+    /// ends: packets forwarded and dropped, release error, and how long
+    /// the forwarder could not run while packets fell due (a run that
+    /// stalled long is a poor copy of the path).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) stats: Option<PathBuf>,
     /// Hold the path up and print how to enter each side; Ctrl-C ends.
     #[arg(long)]
     pub(crate) interactive: bool,

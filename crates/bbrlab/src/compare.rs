@@ -242,6 +242,9 @@ struct Row {
     /// The kernel probe's host-limit figures (busy, rwnd- and
     /// sndbuf-limited seconds, their share, delivery rate).
     host: Option<serde_json::Value>,
+    /// The emulator's own figures for the run (`bbrlab emu --stats`):
+    /// how long its forwarder could not run while packets fell due.
+    emulator: Option<serde_json::Value>,
 }
 
 /// Width of the goodput overlay's averaging window. Kernel TCP's
@@ -339,8 +342,20 @@ pub(crate) fn run_emu(
     run_emu_with(exe, scenario, programs, timeout, log_dir, &[])
 }
 
+/// Where [`run_emu_with`] has the emulator write its own figures
+/// (`--stats`), in the run's log directory.
+pub(crate) const EMU_STATS: &str = "emu.json";
+
+/// The emulator's figures of the run whose log directory is `log_dir`
+/// (see [`EMU_STATS`]); `None` if it wrote none (it did not end normally).
+pub(crate) fn emu_stats(log_dir: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(log_dir.join(EMU_STATS)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// [`run_emu`] with more of the emulator's options (`--tcp-ecn`, `--log
-/// DIR`).
+/// DIR`). The emulator writes its own figures to [`EMU_STATS`] in
+/// `log_dir`.
 pub(crate) fn run_emu_with(
     exe: &Path,
     scenario: &Path,
@@ -349,6 +364,12 @@ pub(crate) fn run_emu_with(
     log_dir: &Path,
     extra_args: &[String],
 ) -> Result<String, String> {
+    let stats = log_dir.join(EMU_STATS);
+    let _ = std::fs::remove_file(&stats);
+    let mut extra_args = extra_args.to_vec();
+    extra_args.push("--stats".into());
+    extra_args.push(stats.display().to_string());
+    let extra_args = &extra_args[..];
     let ended = crate::emu_child::run(
         &crate::emu_child::EmuRun {
             exe,
@@ -537,9 +558,10 @@ pub fn run(
         if summary.is_none() {
             eprintln!("compare: no summary from the {label} sender; its RTO count is missing");
         }
-        real.push((*s, name, label, csv, summary));
+        let emulator = emu_stats(&dir);
+        real.push((*s, name, label, csv, summary, emulator));
     }
-    for (s, name, label, csv, summary) in &real {
+    for (s, name, label, csv, summary, emulator) in &real {
         let size = match s {
             Source::Kernel => kernel_packet_size(summary.as_ref()),
             Source::Udp => udp_packet_size(),
@@ -567,6 +589,7 @@ pub fn run(
             m,
             rtos: Some(rtos),
             host: None,
+            emulator: None,
         });
         let sum = summary.as_ref();
         let host = match s {
@@ -589,6 +612,7 @@ pub fn run(
             m: measure(csv, 0.0, window_s)?,
             rtos: sum.and_then(|v| v["rtos"].as_u64()),
             host,
+            emulator: emulator.clone(),
         });
     }
     if real.is_empty() {
@@ -605,6 +629,7 @@ pub fn run(
             m,
             rtos: Some(rtos),
             host: None,
+            emulator: None,
         });
     }
     print_table(&rows, window_s);
@@ -761,6 +786,7 @@ fn write_json(
                 "bw_estimate_mbps": r.m.bw_mbps,
                 "min_rtt_ms": r.m.min_rtt_ms,
                 "host": r.host,
+                "emulator": r.emulator,
             })
         })
         .collect();

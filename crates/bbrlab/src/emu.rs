@@ -294,6 +294,8 @@ pub struct EmuOptions {
     pub client: Option<String>,
     /// Directory for packets.csv and link.csv.
     pub log: Option<PathBuf>,
+    /// File for the forwarder's figures as JSON ([`stats_json`]).
+    pub stats: Option<PathBuf>,
     /// Hold the path up until Ctrl-C.
     pub interactive: bool,
     /// Longest run, s.
@@ -343,7 +345,7 @@ fn stop_child(child: &mut Child) {
 fn print_stats(s: &ForwardStats) {
     let e = &s.release_error;
     eprintln!(
-        "emu: forwarded {} / {} packets (client→server / server→client), dropped {} / {}, marked CE {} / {}; release error p50 {} µs, p99 {} µs, max {} µs, {} released early; forwarder scheduling: {}",
+        "emu: forwarded {} / {} packets (client→server / server→client), dropped {} / {}, marked CE {} / {}; release error p50 {} µs, p99 {} µs, max {} µs, {} released early; {} stalls of the forwarder ({:.1} ms in all, longest {:.1} ms); forwarder scheduling: {}",
         s.forwarded[0],
         s.forwarded[1],
         s.dropped[0],
@@ -354,6 +356,9 @@ fn print_stats(s: &ForwardStats) {
         e.quantile_us(0.99).unwrap_or(0),
         e.max_us().unwrap_or(0),
         e.early(),
+        s.stalls,
+        s.stalled_ns as f64 / 1e6,
+        s.longest_stall_ns as f64 / 1e6,
         s.realtime.policy
     );
 }
@@ -411,7 +416,43 @@ pub fn run(opts: &EmuOptions) -> Result<i32, String> {
     drop(topo);
     let (code, st) = result?;
     print_stats(&st);
+    if let Some(path) = &opts.stats {
+        let text = serde_json::to_string_pretty(&stats_json(&st)).expect("plain JSON");
+        std::fs::write(path, text + "\n").map_err(|e| {
+            format!(
+                "cannot write the emulator's figures to {}: {e}",
+                path.display()
+            )
+        })?;
+    }
     Ok(code)
+}
+
+/// The forwarder's figures as `--stats` writes them. `stalled_fraction` is
+/// the share of the run in which the forwarder could not run while
+/// packets fell due ([`linkem::stall`]): what a caller checks before it
+/// trusts a run's timing.
+pub fn stats_json(s: &ForwardStats) -> serde_json::Value {
+    let e = &s.release_error;
+    serde_json::json!({
+        "forwarded_packets": s.forwarded,
+        "dropped_packets": s.dropped,
+        "marked_ce_packets": s.marked_ce,
+        "release_error_us": {
+            "p50": e.quantile_us(0.5),
+            "p99": e.quantile_us(0.99),
+            "max": e.max_us(),
+        },
+        "released_early": e.early(),
+        "stalls": s.stalls,
+        "stalled_s": s.stalled_ns as f64 / 1e9,
+        "longest_stall_ms": s.longest_stall_ns as f64 / 1e6,
+        "stalled_fraction": if s.wall_ns > 0 { s.stalled_ns as f64 / s.wall_ns as f64 } else { 0.0 },
+        "wall_s": s.wall_ns as f64 / 1e9,
+        "forwarder_cpu_share": if s.wall_ns > 0 { s.cpu_ns as f64 / s.wall_ns as f64 } else { 0.0 },
+        "spin_share": if s.wall_ns > 0 { s.spin_ns as f64 / s.wall_ns as f64 } else { 0.0 },
+        "scheduling": s.realtime.policy.to_string(),
+    })
 }
 
 /// Runs the commands (or waits, interactively) until done or stopped.
@@ -533,6 +574,7 @@ pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
         server: a.server,
         client: a.client,
         log: a.log,
+        stats: a.stats,
         interactive: a.interactive,
         timeout_s: a.timeout,
         kernel_buffers: a.kernel_buffers,

@@ -12,7 +12,12 @@
 //!   repetitions of 6 s each (about 2 min; validate compares the means),
 //!   against the bounds the simulator meets against kernel `bbr`: goodput
 //!   within 5 %, median srtt within 10 % or 2 ms, retransmissions within
-//!   15 % + 10 segments. Two, not one: a single 6 s run's retransmissions
+//!   15 % + 10 segments. validate runs a repetition again (up to three
+//!   times) when the emulator's forwarder was off the CPU too long (more
+//!   than 0.5 % of the run per 10 ms of RTT: a hypervisor that takes the
+//!   vCPU makes the emulated link deliver in bursts, and BBR then
+//!   overestimates the bandwidth); a path whose runs all stalled is
+//!   printed and not judged. Two, not one: a single 6 s run's retransmissions
 //!   on the 0.25-BDP path spread 87-111 over eight runs (the bound there
 //!   is about 25 segments), and one of them missed.
 //! - ECN: a step-marking queue at 1 ms on a 4 ms path (v3 answers ECN only
@@ -101,8 +106,23 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
     assert_eq!(rows.len(), PATHS.len());
     let mut failures = Vec::new();
     let mut report = Vec::new();
+    let mut stalled = Vec::new();
     for r in rows {
         let path = r["path"].as_str().unwrap();
+        // validate repeats a run whose emulator's forwarder could not run
+        // for too long (the machine did not give it the CPU) and marks a
+        // path whose runs all stalled: its kernel figures are the
+        // machine's as much as the algorithm's; reported, not judged.
+        if r["emulator"]["stalled"].as_bool() == Some(true) {
+            stalled.push(format!(
+                "{path}: emulator stalled {:.1} % of a run; not judged",
+                r["emulator"]["stalled_pct_max"]
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+            ));
+            println!("{}", stalled.last().unwrap());
+            continue;
+        }
         let f = |side: &str, k: &str| r[side][k].as_f64();
         let (gk, gs) = (
             f("kernel", "goodput_mbps").unwrap(),
@@ -135,6 +155,15 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
             ));
         }
     }
+    // The two paths of 100 ms and more tolerate 5 % of stalls; a machine
+    // that cannot emulate even those fails the test rather than passing
+    // it by judging nothing.
+    assert!(
+        PATHS.len() - stalled.len() >= 2,
+        "the emulator stalled on {} of {} paths: {stalled:?}",
+        stalled.len(),
+        PATHS.len()
+    );
     assert!(
         failures.is_empty(),
         "{}\n\n{}\n\n{}",

@@ -40,7 +40,12 @@ pub fn tun_links_of(pid: u32) -> bool {
 }
 
 /// Runs one kernel-TCP transfer through the emulator; returns the
-/// sender's JSON summary.
+/// sender's JSON summary. A run in which the emulator's forwarder was off
+/// the CPU for longer than `linkem::stall::max_stalled_fraction` allows
+/// on this RTT (a busy host's hypervisor took the vCPU; the link then
+/// delivered in bursts) is run again, up to [`TRANSFER_ATTEMPTS`] times;
+/// the least stalled is returned, with a note on stderr if none was
+/// clean.
 pub fn kernel_transfer(
     cc: &str,
     rate: &str,
@@ -49,6 +54,44 @@ pub fn kernel_transfer(
     loss: Option<&str>,
     secs: u32,
 ) -> Value {
+    let rtt_ms: f64 = rtt
+        .strip_suffix("ms")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("kernel_transfer takes the RTT in ms, not {rtt}"));
+    let limit = linkem::stall::max_stalled_fraction(rtt_ms);
+    let mut best: Option<(f64, Value)> = None;
+    for attempt in 1..=TRANSFER_ATTEMPTS {
+        let (summary, stalled) = kernel_transfer_once(cc, rate, rtt, queue, loss, secs);
+        if stalled <= limit {
+            return summary;
+        }
+        eprintln!(
+            "{cc} over {rate}/{rtt}: the emulator stalled {:.1} % of the run (over {:.1} %), attempt {attempt} of {TRANSFER_ATTEMPTS}",
+            stalled * 100.0,
+            limit * 100.0
+        );
+        if best.as_ref().is_none_or(|b| stalled < b.0) {
+            best = Some((stalled, summary));
+        }
+        std::thread::sleep(std::time::Duration::from_secs(5));
+    }
+    best.expect("at least one attempt").1
+}
+
+/// Runs of [`kernel_transfer`] at most.
+pub const TRANSFER_ATTEMPTS: u32 = 3;
+
+/// One [`kernel_transfer`] run: the sender's summary and the share of the
+/// run the emulator stalled (`bbrlab emu --stats`).
+fn kernel_transfer_once(
+    cc: &str,
+    rate: &str,
+    rtt: &str,
+    queue: &str,
+    loss: Option<&str>,
+    secs: u32,
+) -> (Value, f64) {
+    let stats = tempfile::NamedTempFile::new().unwrap();
     let mut args = vec![
         "emu".to_string(),
         "--rate".into(),
@@ -59,6 +102,8 @@ pub fn kernel_transfer(
         queue.into(),
         "--timeout".into(),
         (secs + 30).to_string(),
+        "--stats".into(),
+        stats.path().display().to_string(),
         "--server".into(),
         format!("{BIN} tcp recv --listen {{server}}:5201"),
         "--client".into(),
@@ -88,7 +133,12 @@ pub fn kernel_transfer(
         .lines()
         .find(|l| l.contains("\"cc\""))
         .unwrap_or_else(|| panic!("no sender summary in {stdout}"));
-    serde_json::from_str(line).unwrap()
+    let emu: Value = serde_json::from_str(&std::fs::read_to_string(stats.path()).unwrap())
+        .expect("emu --stats writes JSON");
+    let stalled = emu["stalled_fraction"]
+        .as_f64()
+        .expect("emu --stats has stalled_fraction");
+    (serde_json::from_str(line).unwrap(), stalled)
 }
 
 /// Runs `bbrlab emu` with `path_args` (rate, rtt, queue, loss or
