@@ -59,9 +59,28 @@ pub fn kernel_transfer(
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("kernel_transfer takes the RTT in ms, not {rtt}"));
     let limit = linkem::stall::max_stalled_fraction(rtt_ms);
+    let mut args = vec![
+        "emu".to_string(),
+        "--rate".into(),
+        rate.into(),
+        "--rtt".into(),
+        rtt.into(),
+        "--queue".into(),
+        queue.into(),
+        "--timeout".into(),
+        (secs + 30).to_string(),
+        "--server".into(),
+        format!("{BIN} tcp recv --listen {{server}}:5201"),
+        "--client".into(),
+        format!("{BIN} tcp send --to {{server}}:5201 --cc {cc} --duration {secs}s"),
+    ];
+    if let Some(l) = loss {
+        args.push("--loss".into());
+        args.push(l.into());
+    }
     let mut best: Option<(f64, Value)> = None;
     for attempt in 1..=TRANSFER_ATTEMPTS {
-        let (summary, stalled) = kernel_transfer_once(cc, rate, rtt, queue, loss, secs);
+        let (summary, stalled) = kernel_transfer_once(&args);
         if stalled <= limit {
             return summary;
         }
@@ -81,40 +100,14 @@ pub fn kernel_transfer(
 /// Runs of [`kernel_transfer`] at most.
 pub const TRANSFER_ATTEMPTS: u32 = 3;
 
-/// One [`kernel_transfer`] run: the sender's summary and the share of the
-/// run the emulator stalled (`bbrlab emu --stats`).
-fn kernel_transfer_once(
-    cc: &str,
-    rate: &str,
-    rtt: &str,
-    queue: &str,
-    loss: Option<&str>,
-    secs: u32,
-) -> (Value, f64) {
+/// One [`kernel_transfer`] run of `bbrlab emu` with `args`: the sender's
+/// summary and the share of the run the emulator stalled (`--stats`).
+fn kernel_transfer_once(args: &[String]) -> (Value, f64) {
     let stats = tempfile::NamedTempFile::new().unwrap();
-    let mut args = vec![
-        "emu".to_string(),
-        "--rate".into(),
-        rate.into(),
-        "--rtt".into(),
-        rtt.into(),
-        "--queue".into(),
-        queue.into(),
-        "--timeout".into(),
-        (secs + 30).to_string(),
-        "--stats".into(),
-        stats.path().display().to_string(),
-        "--server".into(),
-        format!("{BIN} tcp recv --listen {{server}}:5201"),
-        "--client".into(),
-        format!("{BIN} tcp send --to {{server}}:5201 --cc {cc} --duration {secs}s"),
-    ];
-    if let Some(l) = loss {
-        args.push("--loss".into());
-        args.push(l.into());
-    }
     let child = Command::new(BIN)
-        .args(&args)
+        .args(args)
+        .arg("--stats")
+        .arg(stats.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
