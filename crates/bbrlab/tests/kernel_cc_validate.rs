@@ -81,6 +81,9 @@ struct Run {
     goodput: f64,
     /// Segments retransmitted.
     retransmits: f64,
+    /// Of those, the ones after STARTUP and DRAIN (from the first sample
+    /// at 1 s or later in another mode): see the retransmission bound.
+    retransmits_after_startup: f64,
     rtt_median: f64,
     /// Start times of PROBE_RTT episodes, s.
     probe_rtt_starts: Vec<f64>,
@@ -117,12 +120,15 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
     let mut r = csv::Reader::from_path(&log).unwrap();
     let h = r.headers().unwrap().clone();
     let col = |k: &str| h.iter().position(|c| c == k).unwrap();
-    let (ti, mi, ci, ri) = (
+    let (ti, mi, ci, ri, xi) = (
         col("time_s"),
         col("mode"),
         col("cwnd_bytes"),
         col("min_rtt_ms"),
+        col("retransmitted_packets"),
     );
+    let mut retx_at_startup_end: Option<f64> = None;
+    let mut retx_last = f64::NAN;
     let mss = s["mss"].as_u64().unwrap();
     let mut starts = Vec::new();
     let mut cwnds = Vec::new();
@@ -137,6 +143,13 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
         // first second.
         let t: f64 = rec[ti].parse().unwrap();
         let in_probe_rtt = &rec[mi] == "probe_rtt" && t >= 1.0;
+        if let Ok(x) = rec[xi].parse::<f64>() {
+            retx_last = x;
+            if retx_at_startup_end.is_none() && t >= 1.0 && !matches!(&rec[mi], "startup" | "drain")
+            {
+                retx_at_startup_end = Some(x);
+            }
+        }
         let min_rtt: Option<f64> = rec[ri].parse().ok();
         if in_probe_rtt {
             if !prev_in {
@@ -157,6 +170,7 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
     Run {
         goodput: s["goodput_bps"].as_f64().unwrap(),
         retransmits: s["retransmits"].as_f64().unwrap_or(f64::NAN),
+        retransmits_after_startup: retx_at_startup_end.map_or(f64::NAN, |x| retx_last - x),
         rtt_median: s["rtt_median_ms"].as_f64().unwrap(),
         probe_rtt_starts: starts,
         probe_rtt_cwnds: cwnds,
@@ -204,10 +218,14 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
             fig("bbr", |r| r.retransmits),
             fig("bbrlab_bbr", |r| r.retransmits),
         );
+        let (sk, sb) = (
+            fig("bbr", |r| r.retransmits_after_startup),
+            fig("bbrlab_bbr", |r| r.retransmits_after_startup),
+        );
         let gd = gb / gk - 1.0;
         let rd = rb / rk - 1.0;
         report.push(format!(
-            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %), retransmissions {:.0} vs {:.0}",
+            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %), retransmissions {:.0} vs {:.0} ({:.0} vs {:.0} after STARTUP)",
             p.name,
             gk / 1e6,
             gb / 1e6,
@@ -216,17 +234,25 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
             rb,
             rd * 100.0,
             xk,
-            xb
+            xb,
+            sk,
+            sb
         ));
         println!("{}", report.last().unwrap());
-        // Retransmissions: STARTUP's overshoot, random loss and the
-        // shallow buffer give both the same counts (seen within 4 %); the
-        // bound catches a control that bursts where the kernel's paces
-        // (it did, 2x: docs/src/kernel.md, "Is bbrlab_bbr the kernel's BBR?"), with
-        // room for 3 repetitions' spread.
-        if (xb - xk).abs() > 0.15 * xk + 10.0 || xb.is_nan() {
+        // Retransmissions after STARTUP: random loss and the probes'
+        // overflows give both the same counts; the bound catches a control
+        // that bursts where the kernel's paces (it did, 2x:
+        // docs/src/kernel.md, "Is bbrlab_bbr the kernel's BBR?"), with
+        // room for 3 repetitions' spread. STARTUP's own overflow is left
+        // out: one event per run whose size varies with where the random
+        // losses fall (on the 1 %-loss path, where every retransmission
+        // is an emulator drop, about 50-190 queue drops a run), so the totals'
+        // means over 3 runs differed by 20 % in a CI run (516 vs 620)
+        // while the runs after STARTUP are a sum of many small events
+        // (the next run: 586 vs 514 in all, 388 vs 389 after STARTUP).
+        if (sb - sk).abs() > 0.15 * sk + 10.0 || sb.is_nan() {
             failures.push(format!(
-                "{}: retransmissions {xb:.0} against the kernel's {xk:.0}",
+                "{}: retransmissions after STARTUP {sb:.0} against the kernel's {sk:.0} (in all {xb:.0} and {xk:.0})",
                 p.name
             ));
         }
