@@ -567,7 +567,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             let stalled_max = runs
                 .iter()
                 .filter_map(|f| f.emulator_stalled)
-                .fold(None, |m: Option<f64>, p| Some(m.map_or(p, |m| m.max(p))));
+                .reduce(f64::max);
             let emulator = json!({
                 "stalled_pct_max": stalled_max.map(|p| p * 100.0),
                 "reruns": reruns,
