@@ -8,27 +8,32 @@
 //!
 //! - Against the simulator: `bbrlab validate --algorithms bbrlab_bbr3` on
 //!   six of its paths (a 1-BDP path at 200 ms, a 0.25-BDP and a 0.5-BDP
-//!   buffer, a 10-BDP buffer, 1 % random loss, and a 2-BDP buffer at 2 Mbit/s), two
-//!   repetitions of 6 s each (about 2 min; validate compares the means),
-//!   against the bounds the simulator meets against kernel `bbr`: goodput
-//!   within 5 %, median srtt within 10 % or 2 ms, retransmissions within
-//!   15 % + 10 segments. validate runs a repetition again (up to three
-//!   times) when the emulator's forwarder was off the CPU too long (more
-//!   than 0.5 % of the run per 10 ms of RTT: a hypervisor that takes the
-//!   vCPU makes the emulated link deliver in bursts, and BBR then
-//!   overestimates the bandwidth); a path whose runs all stalled is
-//!   printed and not judged. Two, not one: a single 6 s run's retransmissions
-//!   on the 0.25-BDP path spread 87-111 over eight runs (the bound there
-//!   is about 25 segments), and one of them missed.
+//!   buffer, a 10-BDP buffer, 1 % random loss, and a 2-BDP buffer at 2
+//!   Mbit/s), three repetitions of 6 s each (about 3 min), against the
+//!   bounds the simulator meets against kernel `bbr`: goodput within 5 %,
+//!   median srtt within 10 % or 2 ms, retransmissions within 15 % + 10
+//!   segments. validate runs a repetition again (up to three times) when
+//!   the emulator's forwarder was off the CPU too long (more than 0.5 % of
+//!   the run per 10 ms of RTT: a hypervisor that takes the vCPU makes the
+//!   emulated link deliver in bursts, and BBR then overestimates the
+//!   bandwidth); a path whose runs all stalled is printed and not judged.
+//!   The test judges the median of the three repetitions, not validate's
+//!   mean: on this VM one run in several is disturbed short of that limit.
+//!   On the 0.5-BDP path the kernel retransmitted 269-300 segments in
+//!   nine runs (the simulator 264), yet the mean of two runs in a CI run
+//!   was 358; a single stall of 15-20 ms at 50 Mbit/s turns some 70
+//!   paced packets into one burst at a 104-packet buffer. A single run is
+//!   not enough either: on the 0.25-BDP path retransmissions spread 87-111
+//!   over eight runs (the bound there is about 25 segments).
 //! - ECN: a step-marking queue at 1 ms on a 4 ms path (v3 answers ECN only
 //!   on paths of min_rtt <= 5 ms), tcp_ecn = 1 in the namespaces.
 //! - Against kernel `bbr`: retransmissions on the shallow buffers, and
 //!   sharing with kernel `cubic` at 1, 2 and 4 BDP.
 //!
 //! BBRLAB_B3_SECONDS and BBRLAB_B3_REPS change the validation's run
-//! length (6 s) and repetitions (2); the full matrix is
+//! length (6 s) and repetitions (3); the full matrix is
 //! `sudo bbrlab validate --algorithms bbrlab_bbr3` (docs/src/kernel-bbr3.md).
-//! The whole file takes about 4 minutes on the project's 2-core VM.
+//! The whole file takes about 5 minutes on the project's 2-core VM.
 //!
 //! Only with the binary's `kernel` feature (`scripts/test.sh` sets it).
 #![cfg(feature = "kernel")]
@@ -67,10 +72,22 @@ fn env_or(key: &str, default: u32) -> u32 {
 /// run; the emulator dropped none of the kernel flow's ~2,500 packets at
 /// this seed, the simulator three, but without the loss the simulator's
 /// srtt is the same 62.5 ms, so the loss is not the cause. The jitter
-/// path: 78.6-87.1 ms against 77.4-78.3 ms (missed once in five). The
-/// 2-BDP path at 2 Mbit/s takes their place: 116.3-116.4 ms against
-/// 106.6 ms in three runs, inside its 11.6 ms bound but not by much
-/// (about 1.6 packets of 6 ms each; same mechanism, smaller).
+/// path: 78.6-87.1 ms against 77.4-78.3 ms (missed once in five).
+///
+/// The 2-BDP path at 2 Mbit/s takes their place. There the kernel read
+/// 116.4-126.6 ms (eight runs) against 106.6 ms while the simulator sent
+/// one packet at a time: the kernel sends TSO pairs above 1.2 Mbit/s
+/// (`bbr_min_tso_segs()`), whose second segment waits a packet time (6
+/// ms) at the bottleneck. validate's simulator now sends kernel-sized
+/// bursts and reads 112.3 ms. Of what is left, 3 ms in CRUISE is Linux's
+/// receiver: it ACKs every second segment, and the kernel's srtt sample
+/// is the oldest segment an ACK covers (`tcp_clean_rtx_queue()`); with
+/// the receiver's route set to `quickack 1` the kernel's CRUISE read
+/// 109.5 ms, the simulator's 109.0-109.4. The rest: after a PROBE_UP the
+/// kernel's bandwidth estimate may read 1.97 Mbit/s on a link that
+/// carries 1.93 of payload, and its queue then grows through CRUISE.
+/// The simulator does the same under Linux's receiver (`ack = "linux"`,
+/// 1.97-1.99) but not with an ACK per packet; issue 31 follows it.
 const PATHS: &[&str] = &[
     "10M-200ms-1bdp",
     "20M-20ms-0.25bdp",
@@ -87,7 +104,7 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
     let _kernel = common::kernel_lock();
     let was_registered = registered(CC);
     let secs = env_or("BBRLAB_B3_SECONDS", 6).to_string();
-    let reps = env_or("BBRLAB_B3_REPS", 2).to_string();
+    let reps = env_or("BBRLAB_B3_REPS", 3).to_string();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("v");
     let o = Command::new(common::BIN)
@@ -123,17 +140,13 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
             println!("{}", stalled.last().unwrap());
             continue;
         }
-        let f = |side: &str, k: &str| r[side][k].as_f64();
-        let (gk, gs) = (
-            f("kernel", "goodput_mbps").unwrap(),
-            f("simulator", "goodput_mbps").unwrap(),
-        );
-        let (rk, rs) = (
-            f("kernel", "srtt_median_ms").unwrap(),
-            f("simulator", "srtt_median_ms").unwrap(),
-        );
-        let xk = r["kernel_retransmitted_packets"].as_f64().unwrap();
-        let xs = r["simulator_retransmitted_packets"].as_f64().unwrap();
+        // The median over the repetitions, from each one's compare.json.
+        let reps = repetitions(&out.join(path).join(CC));
+        assert!(!reps.is_empty(), "{path}: no repetition's compare.json");
+        let m = |f: fn(&Rep) -> f64| median(reps.iter().map(f).collect());
+        let (gk, gs) = (m(|r| r.kernel.0), m(|r| r.simulator.0));
+        let (rk, rs) = (m(|r| r.kernel.1), m(|r| r.simulator.1));
+        let (xk, xs) = (m(|r| r.kernel.2), m(|r| r.simulator.2));
         report.push(format!(
             "{path}: goodput kernel {gk:.2} vs sim {gs:.2} Mbit/s ({:+.1} %), median srtt {rk:.1} vs {rs:.1} ms ({:+.1} ms), retransmitted {xk:.0} vs {xs:.0}",
             (gs / gk - 1.0) * 100.0,
@@ -171,6 +184,63 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
         report.join("\n"),
         std::fs::read_to_string(out.join("validate.md")).unwrap_or_default()
     );
+}
+
+/// One repetition's (goodput Mbit/s, median srtt ms, retransmitted
+/// packets) for kernel TCP and for the simulator matched to it.
+struct Rep {
+    kernel: (f64, f64, f64),
+    simulator: (f64, f64, f64),
+}
+
+/// Every `rep-N/compare.json` under `dir` (validate's layout).
+fn repetitions(dir: &std::path::Path) -> Vec<Rep> {
+    let mut reps = Vec::new();
+    for n in 0.. {
+        let Ok(text) = std::fs::read_to_string(dir.join(format!("rep-{n}/compare.json"))) else {
+            break;
+        };
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let figures = |kind: &str| {
+            let s = doc["sources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| {
+                    s["kind"] == kind
+                        && (kind == "kernel"
+                            || s["matched_to"]
+                                .as_str()
+                                .is_some_and(|m| m.starts_with("kernel")))
+                })
+                .unwrap_or_else(|| panic!("{}: no {kind} source", dir.display()));
+            let f = |k: &str| {
+                s[k].as_f64()
+                    .unwrap_or_else(|| panic!("{}: {kind} {k}", dir.display()))
+            };
+            (
+                f("goodput_mbps"),
+                f("srtt_median_ms"),
+                f("retransmitted_packets"),
+            )
+        };
+        reps.push(Rep {
+            kernel: figures("kernel"),
+            simulator: figures("simulator"),
+        });
+    }
+    reps
+}
+
+/// The median (the mean of the middle two for an even count).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// 50 Mbit/s, 4 ms (v3 answers ECN only when min_rtt <= 5 ms,
