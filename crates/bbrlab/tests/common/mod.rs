@@ -43,9 +43,7 @@ pub fn tun_links_of(pid: u32) -> bool {
 /// sender's JSON summary. A run in which the emulator's forwarder was off
 /// the CPU for longer than `linkem::stall::max_stalled_fraction` allows
 /// on this RTT (a busy host's hypervisor took the vCPU; the link then
-/// delivered in bursts) is run again, up to [`TRANSFER_ATTEMPTS`] times;
-/// the least stalled is returned, with a note on stderr if none was
-/// clean.
+/// delivered in bursts) is run again ([`unstalled`]).
 pub fn kernel_transfer(
     cc: &str,
     rate: &str,
@@ -58,7 +56,6 @@ pub fn kernel_transfer(
         .strip_suffix("ms")
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("kernel_transfer takes the RTT in ms, not {rtt}"));
-    let limit = linkem::stall::max_stalled_fraction(rtt_ms);
     let mut args = vec![
         "emu".to_string(),
         "--rate".into(),
@@ -78,36 +75,61 @@ pub fn kernel_transfer(
         args.push("--loss".into());
         args.push(l.into());
     }
-    let mut best: Option<(f64, Value)> = None;
+    unstalled(&format!("{cc} over {rate}/{rtt}"), rtt_ms, |stats| {
+        kernel_transfer_once(&args, stats)
+    })
+    .0
+}
+
+/// Runs `once` (one run of `bbrlab emu` that writes `--stats` to the path
+/// it is given) again, up to [`TRANSFER_ATTEMPTS`] times, while the
+/// emulator's forwarder was off the CPU for longer than
+/// `linkem::stall::max_stalled_fraction` allows at `rtt_ms` (a busy
+/// host's hypervisor took the vCPU, and the link then delivered in
+/// bursts). Returns the first clean run's result and `true`, else the
+/// least stalled one's and `false`, with a note on stderr per stalled
+/// attempt.
+pub fn unstalled<T>(
+    what: &str,
+    rtt_ms: f64,
+    mut once: impl FnMut(&std::path::Path) -> T,
+) -> (T, bool) {
+    let limit = linkem::stall::max_stalled_fraction(rtt_ms);
+    let mut best: Option<(f64, T)> = None;
     for attempt in 1..=TRANSFER_ATTEMPTS {
-        let (summary, stalled) = kernel_transfer_once(&args);
+        let stats = tempfile::NamedTempFile::new().unwrap();
+        let result = once(stats.path());
+        let emu: Value = serde_json::from_str(&std::fs::read_to_string(stats.path()).unwrap())
+            .expect("emu --stats writes JSON");
+        let stalled = emu["stalled_fraction"]
+            .as_f64()
+            .expect("emu --stats has stalled_fraction");
         if stalled <= limit {
-            return summary;
+            return (result, true);
         }
         eprintln!(
-            "{cc} over {rate}/{rtt}: the emulator stalled {:.1} % of the run (over {:.1} %), attempt {attempt} of {TRANSFER_ATTEMPTS}",
+            "{what}: the emulator stalled {:.1} % of the run (over {:.1} %), attempt {attempt} of {TRANSFER_ATTEMPTS}",
             stalled * 100.0,
             limit * 100.0
         );
         if best.as_ref().is_none_or(|b| stalled < b.0) {
-            best = Some((stalled, summary));
+            best = Some((stalled, result));
         }
         std::thread::sleep(std::time::Duration::from_secs(5));
     }
-    best.expect("at least one attempt").1
+    (best.expect("at least one attempt").1, false)
 }
 
 /// Runs of [`kernel_transfer`] at most.
 pub const TRANSFER_ATTEMPTS: u32 = 3;
 
-/// One [`kernel_transfer`] run of `bbrlab emu` with `args`: the sender's
-/// summary and the share of the run the emulator stalled (`--stats`).
-fn kernel_transfer_once(args: &[String]) -> (Value, f64) {
-    let stats = tempfile::NamedTempFile::new().unwrap();
+/// One [`kernel_transfer`] run of `bbrlab emu` with `args`, writing its
+/// `--stats` to `stats`: the sender's summary.
+fn kernel_transfer_once(args: &[String], stats: &std::path::Path) -> Value {
     let child = Command::new(BIN)
         .args(args)
         .arg("--stats")
-        .arg(stats.path())
+        .arg(stats)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -126,12 +148,7 @@ fn kernel_transfer_once(args: &[String]) -> (Value, f64) {
         .lines()
         .find(|l| l.contains("\"cc\""))
         .unwrap_or_else(|| panic!("no sender summary in {stdout}"));
-    let emu: Value = serde_json::from_str(&std::fs::read_to_string(stats.path()).unwrap())
-        .expect("emu --stats writes JSON");
-    let stalled = emu["stalled_fraction"]
-        .as_f64()
-        .expect("emu --stats has stalled_fraction");
-    (serde_json::from_str(line).unwrap(), stalled)
+    serde_json::from_str(line).unwrap()
 }
 
 /// Runs `bbrlab emu` with `path_args` (rate, rtt, queue, loss or
