@@ -86,8 +86,10 @@ fn env_or(key: &str, default: u32) -> u32 {
 /// 109.5 ms, the simulator's 109.0-109.4. The rest: after a PROBE_UP the
 /// kernel's bandwidth estimate may read 1.97 Mbit/s on a link that
 /// carries 1.93 of payload, and its queue then grows through CRUISE.
-/// The simulator does the same under Linux's receiver (`ack = "linux"`,
-/// 1.97-1.99) but not with an ACK per packet; issue 31 follows it.
+/// The simulator's own reading of 1.97-1.99 under `ack = "linux"` is a
+/// defect of its receiver model (the delayed-ACK timer is not cancelled
+/// when an ACK goes out, as Linux's `tcp_event_ack_sent()` does), not
+/// evidence for the kernel's; issue 31 follows both.
 const PATHS: &[&str] = &[
     "10M-200ms-1bdp",
     "20M-20ms-0.25bdp",
