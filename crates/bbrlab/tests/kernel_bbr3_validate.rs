@@ -145,7 +145,11 @@ fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
         // The median over the repetitions, from each one's compare.json.
         let reps = repetitions(&out.join(path).join(CC));
         assert!(!reps.is_empty(), "{path}: no repetition's compare.json");
-        let m = |f: fn(&Rep) -> f64| median(reps.iter().map(f).collect());
+        // runner's quantile rule, as every reported median.
+        let m = |f: fn(&Rep) -> f64| {
+            let mut v: Vec<f64> = reps.iter().map(f).collect();
+            runner::stats::quantile(&mut v, 0.5).expect("at least one repetition")
+        };
         let (gk, gs) = (m(|r| r.kernel.0), m(|r| r.simulator.0));
         let (rk, rs) = (m(|r| r.kernel.1), m(|r| r.simulator.1));
         let (xk, xs) = (m(|r| r.kernel.2), m(|r| r.simulator.2));
@@ -232,17 +236,6 @@ fn repetitions(dir: &std::path::Path) -> Vec<Rep> {
         });
     }
     reps
-}
-
-/// The median (the mean of the middle two for an even count).
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// 50 Mbit/s, 4 ms (v3 answers ECN only when min_rtt <= 5 ms,
