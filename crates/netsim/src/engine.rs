@@ -1148,6 +1148,11 @@ impl<'a> Sim<'a> {
     /// ACKs are not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168
     /// §6.1.4); a marking queue drops them as before.
     fn send_ack(&mut self, f: usize, ack: Ack) {
+        // An ACK sent cancels the delayed-ACK timer, as Linux's
+        // `tcp_event_ack_sent()` clears ICSK_TIME_DACK: a timer armed for
+        // an earlier lone segment must not fire for the next one and ACK
+        // it early, out of the every-second-segment rhythm.
+        self.flows[f].delack_at = None;
         let gen = self.flows[f].gen;
         self.enter(
             ACK_BYTES,

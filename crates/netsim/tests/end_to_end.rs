@@ -169,3 +169,42 @@ fn decimated_receiver_acks_every_ten_packets_or_quarter_min_rtt() {
         "decimated: {decimated} packets per ACK"
     );
 }
+
+/// Linux's receiver ACKs every second segment; an ACK sent cancels the
+/// delayed-ACK timer (`tcp_event_ack_sent()`). When the simulator kept a
+/// timer armed for an earlier lone segment, it fired for a later one
+/// every 40 ms and ACKed it early, out of rhythm. BBR's delivery-rate
+/// samples then spanned ACK intervals shorter than the link time of what
+/// they counted (20 packets in 116 ms on a 6 ms-per-packet link), its
+/// bandwidth estimate read 3 % above the link, and its queue grew: on
+/// 2 Mbit/s / 100 ms / 2 BDP, `bbr` with Linux's receiver then queued
+/// more than with an ACK per packet, though fewer ACKs can only make the
+/// delivery rate look lower, not higher.
+#[test]
+fn linux_delayed_acks_do_not_inflate_bbrs_queue() {
+    let (forward, reverse) = (
+        direction("rate = \"2mbit\"\ndelay = \"50ms\"\nqueue = { limit = \"33pkt\" }"),
+        direction("rate = \"2mbit\"\ndelay = \"50ms\""),
+    );
+    let run = |ack: AckPolicy| {
+        let mut f = FlowConfig::bulk("f", Config::new(Algorithm::Bbr));
+        f.ack = ack;
+        f.pacing = netsim::Pacing::Quantum;
+        let cfg = SimConfig {
+            duration_ns: 6 * SEC,
+            seed: 1,
+            forward: forward.clone(),
+            reverse: reverse.clone(),
+            flows: vec![f],
+            sample_interval_ns: 100 * MS,
+            topology: Default::default(),
+        };
+        let s = netsim::run(&cfg, &mut netsim::NoRecorder).unwrap();
+        s.flows[0].rtt_median_ms.unwrap()
+    };
+    let (every, linux) = (run(AckPolicy::EveryPacket), run(AckPolicy::LINUX));
+    assert!(
+        linux <= every,
+        "median RTT with Linux's receiver {linux} ms, with an ACK per packet {every} ms"
+    );
+}
