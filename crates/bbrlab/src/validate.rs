@@ -271,6 +271,27 @@ pub(crate) fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
         .collect()
 }
 
+/// The simulator's counterpart of the kernel's `kernel_cc`, for every
+/// scenario validate writes (single-flow and competing): its `algorithm`
+/// and the sub-table that makes it run as the kernel's does.
+/// - `bbrlab_bbr3`: `bbr3` as Linux v3 with the stock kernel's signals
+///   (compare maps it back to bbrlab_bbr3);
+/// - `cubic`: with Linux's HyStart (`tcp_cubic.c`), not RFC 9406's
+///   HyStart++, which left slow start later and with a conservative
+///   phase: beside a BBRv3 flow in a 2-BDP buffer it grew to 184 packets
+///   where the kernel's stopped at about 70, and the overflow cut BBRv3's
+///   `inflight_longterm` for the rest of the run.
+pub(crate) fn sim_counterpart(kernel_cc: &str) -> (&str, &'static str) {
+    match kernel_cc {
+        BBR3_KERNEL => (
+            "bbr3",
+            "\n[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"stock-kernel\"\n",
+        ),
+        "cubic" => ("cubic", "\n[flow.cubic]\nhystart_variant = \"linux\"\n"),
+        other => (other, ""),
+    }
+}
+
 /// The one-flow scenario `compare` runs for `p`.
 pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
     let half = p.rtt_ms / 2.0;
@@ -299,13 +320,8 @@ pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u
     // against the kernel's 116-127, with bursts 112.3 (multi-flow
     // validate always used bursts).
     let pacing = "pacing = \"quantum\"\n";
-    // bbrlab_bbr3's simulated counterpart: bbr3 as Linux v3 with the
-    // stock kernel's signals (compare maps it back to bbrlab_bbr3).
-    let flow = if algorithm == BBR3_KERNEL {
-        format!("algorithm = \"bbr3\"\n{pacing}\n[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"stock-kernel\"\n")
-    } else {
-        format!("algorithm = \"{algorithm}\"\n{pacing}")
-    };
+    let (sim_algorithm, tables) = sim_counterpart(algorithm);
+    let flow = format!("algorithm = \"{sim_algorithm}\"\n{pacing}{tables}");
     format!(
         "# Written by `bbrlab validate` for path {name}.\nname = \"validate-{name}\"\nduration = \"{seconds}s\"\nsample_interval = \"10ms\"\nseed = {seed}\n\n[link.forward]\n{fwd}\n[link.reverse]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\n\n[[flow]]\n{flow}",
         name = p.name,

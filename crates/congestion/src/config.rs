@@ -404,8 +404,41 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 §4.3).
     pub reno_friendly: bool,
-    /// HyStart++ slow start (RFC 9406); Linux enables HyStart by default.
+    /// A delay-based slow-start exit; Linux enables HyStart by default.
     pub hystart: bool,
+    /// Which one: RFC 9406's HyStart++ (the default, what QUIC stacks
+    /// implement) or the HyStart of Linux's `tcp_cubic.c`, to compare with
+    /// kernel TCP (see [`HyStartVariant`]).
+    pub hystart_variant: HyStartVariant,
+}
+
+/// The delay-based slow-start exit CUBIC runs when
+/// [`CubicConfig::hystart`] is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HyStartVariant {
+    /// HyStart++ (RFC 9406): a round's RTT against the previous round's,
+    /// then five rounds of conservative slow start.
+    #[default]
+    Rfc9406,
+    /// Linux's HyStart (`hystart_update()` in `tcp_cubic.c`): a round's RTT
+    /// against the connection's minimum, or an ACK train longer than half
+    /// of it, and straight to congestion avoidance. Kernel CUBIC leaves
+    /// slow start this way, often well before HyStart++ would.
+    Linux,
+}
+
+impl HyStartVariant {
+    /// The names scenarios use.
+    pub const NAMES: [&'static str; 2] = ["rfc9406", "linux"];
+
+    /// The variant called `name` (one of [`HyStartVariant::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "rfc9406" => Some(HyStartVariant::Rfc9406),
+            "linux" => Some(HyStartVariant::Linux),
+            _ => None,
+        }
+    }
 }
 
 impl Default for CubicConfig {
@@ -416,6 +449,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             hystart: true,
+            hystart_variant: HyStartVariant::Rfc9406,
         }
     }
 }

@@ -1,4 +1,5 @@
-//! CUBIC (RFC 9438) with HyStart++ slow start (RFC 9406).
+//! CUBIC (RFC 9438) with HyStart++ slow start (RFC 9406), or Linux's
+//! HyStart ([`crate::HyStartVariant::Linux`]).
 //!
 //! After a loss, CUBIC grows the window along a cubic curve centred on the
 //! window where the loss happened (W_max): fast while far below it, flat
@@ -16,8 +17,9 @@
 //! RFC; the controller's window is in bytes.
 
 use crate::algorithm::{AckContext, CongestionControl};
-use crate::config::{Config, CubicConfig};
+use crate::config::{Config, CubicConfig, HyStartVariant};
 use crate::delivery_rate::DeliveryRateSampler;
+use crate::linux_hystart::LinuxHyStart;
 use crate::loss_based::Window;
 use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
@@ -48,6 +50,11 @@ pub struct Cubic {
     cfg: CubicConfig,
     w: Window,
     hystart: HyStart,
+    /// Used instead of `hystart` with [`HyStartVariant::Linux`].
+    linux_hystart: LinuxHyStart,
+    /// No congestion event since the start or the last timeout (Linux:
+    /// `last_max_cwnd == 0`).
+    no_event_yet: bool,
     /// Window at the last congestion event, segments (W_max).
     w_max: f64,
     /// Window before the last reduction, segments (cwnd_prior, §4.3).
@@ -72,6 +79,8 @@ impl Cubic {
                 config.window_reduction,
             ),
             hystart: HyStart::default(),
+            linux_hystart: LinuxHyStart::default(),
+            no_event_yet: true,
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
@@ -178,6 +187,15 @@ impl Cubic {
             let target = self.w_cubic(t + rtt, k).clamp(cwnd_seg, 1.5 * cwnd_seg);
             cwnd_seg + (target - cwnd_seg) / cwnd_seg.max(1.0) * acked_seg
         };
+        // Linux, after a HyStart exit and before any loss, grows at least
+        // 5 % per round trip (`bictcp_update()` caps cnt at 20 while
+        // last_max_cwnd is 0): the cubic curve alone, starting flat at the
+        // exit window, would take tens of seconds to fill a deep buffer.
+        let new_seg = if self.cfg.hystart_variant == HyStartVariant::Linux && self.no_event_yet {
+            new_seg.max(cwnd_seg + acked_seg / 20.0)
+        } else {
+            new_seg
+        };
         let growth = (new_seg - cwnd_seg) * self.w.mss as f64 + self.pending_growth;
         if growth.is_finite() && growth >= 1.0 {
             let whole = growth.floor();
@@ -190,6 +208,7 @@ impl Cubic {
 
     /// A congestion event: remember W_max and cut by β (RFC 9438 §4.6–4.7).
     fn reduce(&mut self) {
+        self.no_event_yet = false;
         let cwnd_seg = self.segments(self.w.cwnd);
         self.w_max = if self.cfg.fast_convergence && cwnd_seg < self.w_max {
             // §4.7: release bandwidth to newer flows.
@@ -224,7 +243,24 @@ impl CongestionControl for Cubic {
         // `cubictcp_cong_avoid()`: none unless cwnd-limited.
         if acked > 0 && self.w.may_grow(ctx.recovery) {
             if self.w.in_slow_start() {
-                if self.cfg.hystart {
+                if self.cfg.hystart && self.cfg.hystart_variant == HyStartVariant::Linux {
+                    // Linux judges the ACK first (`hystart_update()` from
+                    // pkts_acked) and grows after (`cong_avoid`): an ACK
+                    // that ends slow start already grows as avoidance.
+                    let cwnd_packets = self.w.cwnd / self.w.mss.max(1);
+                    if self.linux_hystart.on_ack(
+                        ctx.now,
+                        ctx.rtt_sample,
+                        ctx.rate.prior_delivered_bytes,
+                        ctx.delivered_bytes,
+                        cwnd_packets,
+                    ) {
+                        self.w.ssthresh = self.w.cwnd;
+                        self.avoidance(ctx.now, acked);
+                    } else {
+                        self.w.cwnd = self.w.cwnd.saturating_add(acked);
+                    }
+                } else if self.cfg.hystart {
                     self.slow_start(ctx, acked);
                 } else {
                     self.w.cwnd = self.w.cwnd.saturating_add(acked);
@@ -270,10 +306,14 @@ impl CongestionControl for Cubic {
         self.w.on_packet_sent(now, bytes, in_flight_before);
     }
 
-    /// §4.8: ssthresh as for a loss (β), cwnd to one packet.
+    /// §4.8: ssthresh as for a loss (β), cwnd to one packet. Linux's
+    /// HyStart starts over (`cubictcp_state()` on `TCP_CA_Loss`).
     fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {
+        self.linux_hystart.reset();
         self.w.save_for_undo();
         self.reduce();
+        // Linux's `bictcp_reset()` on `TCP_CA_Loss` forgets last_max_cwnd.
+        self.no_event_yet = true;
         let ssthresh = self.w.ssthresh;
         self.w.on_timeout(ssthresh);
         self.w.update_pacing(self.srtt_ns);

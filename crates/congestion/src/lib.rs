@@ -68,6 +68,7 @@ pub mod cubic;
 mod cwnd_usage;
 pub mod delivery_rate;
 pub mod ecn;
+mod linux_hystart;
 mod loss_based;
 pub mod observe;
 pub mod pacing;
@@ -81,8 +82,8 @@ pub mod windowed_filter;
 
 pub use config::{
     AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals,
-    BbrConfig, BbrFlavour, BbrRecovery, Config, CubicConfig, JitterCadence, JitterConfig,
-    JitterStats, MinRttSamples, RecoveryExit, StartupLossCount, UnknownAlgorithm,
+    BbrConfig, BbrFlavour, BbrRecovery, Config, CubicConfig, HyStartVariant, JitterCadence,
+    JitterConfig, JitterStats, MinRttSamples, RecoveryExit, StartupLossCount, UnknownAlgorithm,
     UnknownBbr3Profile, UnknownBbr3Signals, WindowReduction,
 };
 pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};

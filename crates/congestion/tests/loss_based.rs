@@ -699,3 +699,44 @@ fn full_window_round(cc: &mut Controller, now_ns: u64) -> u64 {
     );
     t
 }
+
+/// Linux's HyStart (`HyStartVariant::Linux`, `hystart_update()` in
+/// `tcp_cubic.c`): the round whose RTT passes the connection's minimum by
+/// an eighth (clamped to 4-16 ms) ends slow start outright, with no
+/// conservative phase; until the first loss the window then grows at
+/// least 5 % per round trip (`bictcp_update()`: cnt at most 20 while
+/// last_max_cwnd is 0), where RFC 9406's CUBIC, starting its curve flat at
+/// the exit window, grows well under 1 %.
+#[test]
+fn linux_hystart_ends_slow_start_at_once_then_grows_five_percent_a_round() {
+    let run = |variant: congestion::HyStartVariant| {
+        let mut cfg = Config::new(Algorithm::Cubic);
+        cfg.initial_cwnd_packets = 16;
+        cfg.cubic.hystart_variant = variant;
+        let mut d = Rounds::new(&cfg);
+        for _ in 0..3 {
+            let w = d.cc.cwnd_bytes();
+            d.round(w, 10, RTT);
+            assert_eq!(d.cc.snapshot().mode, Mode::SlowStart);
+        }
+        // RTT 100 -> 120 ms: past 100 + 12.5 ms after eight samples.
+        let w = d.cc.cwnd_bytes();
+        d.round(w, 10, 120 * MS);
+        let mode = d.cc.snapshot().mode;
+        // Five rounds more at the raised RTT, no loss.
+        let at_exit = d.cc.cwnd_bytes();
+        for _ in 0..5 {
+            let w = d.cc.cwnd_bytes();
+            d.round(w, 10, 120 * MS);
+        }
+        (mode, at_exit, d.cc.cwnd_bytes())
+    };
+    let (mode, at_exit, after) = run(congestion::HyStartVariant::Linux);
+    assert_eq!(mode, Mode::CongestionAvoidance);
+    assert!(
+        after as f64 >= at_exit as f64 * 1.05f64.powi(5) * 0.99,
+        "Linux: {at_exit} -> {after} bytes in five rounds"
+    );
+    let (mode, _, _) = run(congestion::HyStartVariant::Rfc9406);
+    assert_eq!(mode, Mode::ConservativeSlowStart);
+}

@@ -353,8 +353,29 @@ impl TryFrom<toml::Value> for EcnSetting {
 #[serde(deny_unknown_fields)]
 pub struct CubicSwitches {
     hystart: Option<bool>,
+    hystart_variant: Option<HyStartVariantName>,
     fast_convergence: Option<bool>,
     reno_friendly: Option<bool>,
+}
+
+/// `[flow.cubic] hystart_variant`: `"rfc9406"` (HyStart++, the default) or
+/// `"linux"` (kernel CUBIC's HyStart), checked (the error lists them).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct HyStartVariantName(pub congestion::HyStartVariant);
+
+impl TryFrom<String> for HyStartVariantName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        congestion::HyStartVariant::from_name(&s)
+            .map(HyStartVariantName)
+            .ok_or_else(|| {
+                format!(
+                    "unknown HyStart variant `{s}`; known: {}",
+                    congestion::HyStartVariant::NAMES.join(", ")
+                )
+            })
+    }
 }
 
 /// One `[[flow]]` table.
@@ -1054,6 +1075,9 @@ fn build(
         }
         if let Some(c) = &f.cubic {
             cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
+            if let Some(v) = c.hystart_variant {
+                cc.cubic.hystart_variant = v.0;
+            }
             cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
             cc.cubic.reno_friendly = c.reno_friendly.unwrap_or(cc.cubic.reno_friendly);
         }
@@ -1463,6 +1487,24 @@ mod tests {
         assert!(m.contains("`v2`") && m.contains("draft, linux-v3"), "{m}");
         let e = parse_alg("bbr3", "[flow.bbr3]\nflavour = \"draft\"").unwrap_err();
         assert!(e.to_string().contains("flavour"), "{e}");
+    }
+
+    #[test]
+    fn cubic_hystart_variant_key_picks_linuxs_hystart_or_rejects_with_the_list() {
+        use congestion::HyStartVariant::{Linux, Rfc9406};
+        let s = parse_alg("cubic", "").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].cc.cubic.hystart_variant, Rfc9406);
+        let s = parse_alg("cubic", "[flow.cubic]\nhystart_variant = \"linux\"").unwrap();
+        let cubic = s.runs[0].config.flows[0].cc.cubic;
+        assert_eq!(cubic.hystart_variant, Linux);
+        assert!(cubic.hystart);
+        let e = parse_alg("cubic", "[flow.cubic]\nhystart_variant = \"kernel\"").unwrap_err();
+        assert!(e.location.starts_with("t.toml:7:"), "{e}");
+        let m = e.to_string();
+        assert!(
+            m.contains("`kernel`") && m.contains("rfc9406, linux"),
+            "{m}"
+        );
     }
 
     #[test]

@@ -261,14 +261,11 @@ impl MultiPath {
         let mut s = self.header(seconds, seed) + &self.link_toml();
         let ecn = self.queue == Queue::CodelEcn;
         for (f, start) in self.flows.iter().zip(self.starts(seconds)) {
-            let alg = if f.cc == BBR3_KERNEL { "bbr3" } else { f.cc };
+            let (alg, tables) = super::sim_counterpart(f.cc);
             s.push_str(&format!(
-                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start}s\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\nack = \"{ack}\"\necn = {ecn}\n",
+                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start}s\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\nack = \"{ack}\"\necn = {ecn}\n{tables}",
                 f.extra_rtt_ms, size.payload, size.header
             ));
-            if f.cc == BBR3_KERNEL {
-                s.push_str("[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"stock-kernel\"\n");
-            }
         }
         s
     }

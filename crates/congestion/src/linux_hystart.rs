@@ -1,0 +1,208 @@
+//! Linux's HyStart, the slow-start exit that kernel CUBIC runs
+//! (`hystart_update()` and `cubictcp_acked()` in `net/ipv4/tcp_cubic.c`,
+//! after Ha and Rhee, "Taming the elephants", 2011).
+//!
+//! It differs from HyStart++ (RFC 9406), which [`crate::cubic`] runs by
+//! default, in three ways that decide how full a buffer a CUBIC flow
+//! leaves behind when it meets another flow:
+//! - the delay test compares a round's RTT with the connection's minimum
+//!   (`delay_min`), not with the previous round's, so a queue that builds
+//!   over several rounds is caught in the round it passes the threshold;
+//! - a train of ACKs spaced at most 2 ms apart that lasts longer than half
+//!   the minimum RTT also ends slow start (the bottleneck has been busy
+//!   for half a round trip, so the window already holds half a BDP);
+//! - either test ends slow start at once (ssthresh := cwnd), with no
+//!   conservative phase.
+//!
+//! Without this, the simulator's CUBIC sharing a 2-BDP buffer with a BBRv3
+//! flow stayed in slow start to 184 packets where the kernel's left it at
+//! about 70 (20 Mbit/s, 40 ms), and the overflow it caused set BBRv3's
+//! `inflight_longterm` for the rest of the run.
+
+use crate::time::Instant;
+use core::time::Duration;
+
+/// Slow start is judged only from this window up (`hystart_low_window`).
+const LOW_WINDOW_PACKETS: u64 = 16;
+/// ACKs at most this far apart continue a train (`hystart_ack_delta_us`).
+const ACK_TRAIN_GAP_NS: u64 = 2_000_000;
+/// RTT samples per round the delay test waits for (`HYSTART_MIN_SAMPLES`).
+const DELAY_SAMPLES: u32 = 8;
+/// The delay threshold is `delay_min / 8`, clamped to 4–16 ms
+/// (`HYSTART_DELAY_THRESH`).
+const DELAY_THRESH_MIN_NS: u64 = 4_000_000;
+const DELAY_THRESH_MAX_NS: u64 = 16_000_000;
+
+/// One connection's HyStart state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LinuxHyStart {
+    /// The smallest RTT seen since the connection (or its last timeout)
+    /// began, ns; 0 while none.
+    delay_min_ns: u64,
+    /// The round ends when a packet sent after this much had been
+    /// delivered is acknowledged (Linux: `snd_una` passing `end_seq`).
+    round_end_delivered: u64,
+    /// Whether a round has begun since the last reset.
+    in_round: bool,
+    round_start: Instant,
+    last_ack: Instant,
+    /// The least of this round's first [`DELAY_SAMPLES`] RTTs, ns.
+    round_min_rtt_ns: u64,
+    samples: u32,
+    /// Slow start has been left; nothing more to judge until a reset.
+    found: bool,
+}
+
+impl LinuxHyStart {
+    /// Judges one ACK taken in slow start. Returns whether slow start ends
+    /// now (the caller sets ssthresh to cwnd). `rtt` is the ACK's RTT
+    /// sample, `prior_delivered` what had been delivered when the newest
+    /// packet it acknowledges was sent, `delivered` what has been
+    /// delivered with it.
+    pub(crate) fn on_ack(
+        &mut self,
+        now: Instant,
+        rtt: Option<Duration>,
+        prior_delivered: u64,
+        delivered: u64,
+        cwnd_packets: u64,
+    ) -> bool {
+        let Some(rtt) = rtt else {
+            // Linux's hook runs only for ACKs with an RTT sample.
+            return false;
+        };
+        let rtt_ns = crate::time::duration_to_nanos(rtt).max(1);
+        if self.delay_min_ns == 0 || rtt_ns < self.delay_min_ns {
+            self.delay_min_ns = rtt_ns;
+        }
+        if self.found || cwnd_packets < LOW_WINDOW_PACKETS {
+            return false;
+        }
+        if !self.in_round || prior_delivered >= self.round_end_delivered {
+            self.in_round = true;
+            self.round_end_delivered = delivered;
+            self.round_start = now;
+            self.last_ack = now;
+            self.round_min_rtt_ns = u64::MAX;
+            self.samples = 0;
+        }
+        // The ACK train: only an unbroken train counts, so a gap stops
+        // `last_ack` from moving for the rest of the round. The threshold
+        // is half of delay_min, as for a flow no fq qdisc paces (the
+        // controller is not told whether one does).
+        if now.nanos_since(self.last_ack) <= ACK_TRAIN_GAP_NS {
+            self.last_ack = now;
+            if now.nanos_since(self.round_start) > self.delay_min_ns / 2 {
+                self.found = true;
+                return true;
+            }
+        }
+        // The delay test on the least of the round's first samples.
+        self.round_min_rtt_ns = self.round_min_rtt_ns.min(rtt_ns);
+        if self.samples < DELAY_SAMPLES {
+            self.samples += 1;
+        } else {
+            let thresh = (self.delay_min_ns / 8).clamp(DELAY_THRESH_MIN_NS, DELAY_THRESH_MAX_NS);
+            if self.round_min_rtt_ns > self.delay_min_ns + thresh {
+                self.found = true;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A timeout starts everything over, `delay_min` included (Linux's
+    /// `bictcp_reset()` and `bictcp_hystart_reset()` on `TCP_CA_Loss`).
+    pub(crate) fn reset(&mut self) {
+        *self = LinuxHyStart::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn at(ms: f64) -> Instant {
+        Instant::from_nanos((ms * MS as f64) as u64)
+    }
+
+    fn rtt(ms: f64) -> Option<Duration> {
+        Some(Duration::from_nanos((ms * MS as f64) as u64))
+    }
+
+    /// ACKs 3 ms apart never form a train, so only the delay test can
+    /// fire: the round's least RTT must pass delay_min + 5 ms (a 40 ms
+    /// path: 40/8 = 5 ms, inside the 4-16 ms clamp), after 8 samples.
+    #[test]
+    fn the_delay_test_fires_when_a_rounds_rtt_passes_delay_min_plus_an_eighth() {
+        let mut h = LinuxHyStart::default();
+        // Round 1: RTT 40 ms sets delay_min; 44.9 ms stays under 45.
+        let mut t = 0.0;
+        let mut delivered = 0;
+        for i in 0..20 {
+            t += 3.0;
+            delivered += 1448;
+            let r = if i == 0 { 40.0 } else { 44.9 };
+            assert!(!h.on_ack(at(t), rtt(r), 0, delivered, 20));
+        }
+        // Round 2 (its first ACK acknowledges a packet sent after round 1
+        // began): the first 8 samples are 45.5 ms, so the 9th ends it.
+        let start = delivered;
+        let mut fired_at = None;
+        for i in 0..20 {
+            t += 3.0;
+            delivered += 1448;
+            if h.on_ack(at(t), rtt(45.5), start, delivered, 30) {
+                fired_at = Some(i);
+                break;
+            }
+        }
+        assert_eq!(fired_at, Some(8));
+    }
+
+    /// Below 16 packets nothing is judged, and a found exit is not
+    /// reported twice until a reset.
+    #[test]
+    fn small_windows_are_not_judged_and_an_exit_is_reported_once() {
+        let mut h = LinuxHyStart::default();
+        assert!(!h.on_ack(at(0.0), rtt(40.0), 0, 1448, 10));
+        for i in 1..=20u64 {
+            assert!(!h.on_ack(at(i as f64 * 3.0), rtt(80.0), 0, 1448 * i, 15));
+        }
+        let mut fired = 0;
+        for i in 21..=60u64 {
+            fired += u32::from(h.on_ack(at(i as f64 * 3.0), rtt(80.0), 0, 1448 * i, 16));
+        }
+        assert_eq!(fired, 1);
+        h.reset();
+        assert_eq!(h.delay_min_ns, 0);
+    }
+
+    /// ACKs 1 ms apart on a 40 ms path: the train passes 20 ms (half of
+    /// delay_min) at its 21st ACK after the round began, though the RTT
+    /// never rises.
+    #[test]
+    fn an_unbroken_ack_train_longer_than_half_the_min_rtt_ends_slow_start() {
+        let mut h = LinuxHyStart::default();
+        let mut fired_at = None;
+        for i in 0..40u64 {
+            if h.on_ack(at(100.0 + i as f64), rtt(40.0), 0, 1448 * (i + 1), 32) {
+                fired_at = Some(i);
+                break;
+            }
+        }
+        assert_eq!(fired_at, Some(21));
+        // A gap of 2.5 ms breaks the train for the rest of the round.
+        let mut h = LinuxHyStart::default();
+        let mut t = 100.0;
+        for i in 0..40u64 {
+            t += if i == 5 { 2.5 } else { 1.0 };
+            assert!(
+                !h.on_ack(at(t), rtt(40.0), 0, 1448 * (i + 1), 32),
+                "ack {i}"
+            );
+        }
+    }
+}
