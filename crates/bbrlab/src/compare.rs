@@ -170,6 +170,24 @@ pub(crate) fn kernel_counterpart(cc: &congestion::Config) -> Result<String, Stri
     }
 }
 
+/// What differs, on purpose, between the simulated flow `cc` and its
+/// kernel counterpart although it has one, for the user to hear before
+/// reading the comparison: kernel `cubic` leaves slow start by Linux's
+/// HyStart, and a scenario's `cubic` by RFC 9406's HyStart++ unless it
+/// says otherwise (`bbrlab validate` always says so).
+pub(crate) fn counterpart_note(cc: &congestion::Config) -> Option<String> {
+    use congestion::{Algorithm, HyStartVariant};
+    (cc.algorithm == Algorithm::Cubic
+        && cc.cubic.hystart
+        && cc.cubic.hystart_variant == HyStartVariant::Rfc9406)
+        .then(|| {
+            "the simulated cubic leaves slow start by HyStart++ (RFC 9406), kernel cubic by \
+             Linux's HyStart; add [flow.cubic] hystart_variant = \"linux\" to compare like \
+             with like"
+                .to_string()
+        })
+}
+
 /// The congestion controls the kernel offers now (empty when it cannot
 /// be read).
 fn kernel_available() -> Vec<String> {
@@ -477,6 +495,9 @@ pub fn run(
     let kernel_alg = kernel_counterpart(&run.config.flows[0].cc);
     if let (Ok(k), true) = (&kernel_alg, with.contains(&Source::Kernel)) {
         check_kernel_offers(k, &kernel_available())?;
+        if let Some(note) = counterpart_note(&run.config.flows[0].cc) {
+            eprintln!("compare: note: {note}");
+        }
     }
     let exe_path = std::env::current_exe().map_err(|e| e.to_string())?;
     let exe = exe_path.display();
@@ -1030,5 +1051,22 @@ mod tests {
         let v = json_line_with(out, "pmtu").unwrap();
         assert_eq!(v["mss"].as_u64(), Some(1448));
         assert!(json_line_with(out, "datagrams_per_syscall").is_none());
+    }
+
+    /// A scenario's cubic (HyStart++ by default) is told apart from
+    /// kernel cubic; with Linux's HyStart, or without HyStart, or another
+    /// algorithm, nothing is said.
+    #[test]
+    fn a_cubic_flow_on_hystart_plus_plus_gets_a_note_against_kernel_cubic() {
+        use congestion::{Algorithm, Config, HyStartVariant};
+        let mut c = Config::new(Algorithm::Cubic);
+        let note = counterpart_note(&c).expect("a note");
+        assert!(note.contains("hystart_variant = \"linux\""), "{note}");
+        c.cubic.hystart_variant = HyStartVariant::Linux;
+        assert_eq!(counterpart_note(&c), None);
+        c.cubic.hystart_variant = HyStartVariant::Rfc9406;
+        c.cubic.hystart = false;
+        assert_eq!(counterpart_note(&c), None);
+        assert_eq!(counterpart_note(&Config::new(Algorithm::Bbr)), None);
     }
 }
