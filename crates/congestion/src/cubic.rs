@@ -19,16 +19,13 @@
 use crate::algorithm::{AckContext, CongestionControl};
 use crate::config::{Config, CubicConfig, HyStartVariant};
 use crate::delivery_rate::DeliveryRateSampler;
-use crate::linux_hystart::LinuxHyStart;
+use crate::linux_hystart::{delay_threshold_ns, LinuxHyStart, DELAY_SAMPLES};
 use crate::loss_based::Window;
 use crate::snapshot::{Mode, Snapshot};
 use crate::time::Instant;
 
-/// RFC 9406 §4.3 constants.
-const MIN_RTT_THRESH_NS: u64 = 4_000_000;
-const MAX_RTT_THRESH_NS: u64 = 16_000_000;
-const MIN_RTT_DIVISOR: u64 = 8;
-const N_RTT_SAMPLE: u32 = 8;
+/// RFC 9406 §4.3 constants (the RTT threshold and sample count are
+/// Linux's too: [`delay_threshold_ns`], [`DELAY_SAMPLES`]).
 const CSS_GROWTH_DIVISOR: u64 = 4;
 const CSS_ROUNDS: u32 = 5;
 
@@ -134,11 +131,10 @@ impl Cubic {
                 Some(h.current_round_min_rtt_ns.map_or(rtt, |m| m.min(rtt)));
             h.rtt_samples = h.rtt_samples.saturating_add(1);
         }
-        let enough = h.rtt_samples >= N_RTT_SAMPLE;
+        let enough = h.rtt_samples >= DELAY_SAMPLES;
         match (h.css, h.current_round_min_rtt_ns, h.last_round_min_rtt_ns) {
             (None, Some(cur), Some(last)) if enough => {
-                let thresh = (last / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH_NS, MAX_RTT_THRESH_NS);
-                if cur >= last.saturating_add(thresh) {
+                if cur >= last.saturating_add(delay_threshold_ns(last)) {
                     h.css = Some((cur, 0));
                 }
             }

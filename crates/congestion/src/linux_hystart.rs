@@ -26,12 +26,17 @@ use core::time::Duration;
 const LOW_WINDOW_PACKETS: u64 = 16;
 /// ACKs at most this far apart continue a train (`hystart_ack_delta_us`).
 const ACK_TRAIN_GAP_NS: u64 = 2_000_000;
-/// RTT samples per round the delay test waits for (`HYSTART_MIN_SAMPLES`).
-const DELAY_SAMPLES: u32 = 8;
-/// The delay threshold is `delay_min / 8`, clamped to 4–16 ms
-/// (`HYSTART_DELAY_THRESH`).
-const DELAY_THRESH_MIN_NS: u64 = 4_000_000;
-const DELAY_THRESH_MAX_NS: u64 = 16_000_000;
+/// RTT samples per round the delay test waits for (Linux's
+/// `HYSTART_MIN_SAMPLES`; RFC 9406 §4.3's N_RTT_SAMPLE is the same 8, and
+/// HyStart++ in [`crate::cubic`] uses this one).
+pub(crate) const DELAY_SAMPLES: u32 = 8;
+
+/// How far a round's RTT may rise above `base_ns` before slow start ends:
+/// an eighth of it, clamped to 4-16 ms. Linux's `HYSTART_DELAY_THRESH`
+/// and RFC 9406 §4.3's RttThresh agree, so HyStart++ uses this too.
+pub(crate) fn delay_threshold_ns(base_ns: u64) -> u64 {
+    (base_ns / 8).clamp(4_000_000, 16_000_000)
+}
 
 /// One connection's HyStart state.
 #[derive(Clone, Debug, Default)]
@@ -102,8 +107,7 @@ impl LinuxHyStart {
         if self.samples < DELAY_SAMPLES {
             self.samples += 1;
         } else {
-            let thresh = (self.delay_min_ns / 8).clamp(DELAY_THRESH_MIN_NS, DELAY_THRESH_MAX_NS);
-            if self.round_min_rtt_ns > self.delay_min_ns + thresh {
+            if self.round_min_rtt_ns > self.delay_min_ns + delay_threshold_ns(self.delay_min_ns) {
                 self.found = true;
                 return true;
             }
