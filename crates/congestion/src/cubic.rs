@@ -133,10 +133,10 @@ impl Cubic {
         }
         let enough = h.rtt_samples >= DELAY_SAMPLES;
         match (h.css, h.current_round_min_rtt_ns, h.last_round_min_rtt_ns) {
-            (None, Some(cur), Some(last)) if enough => {
-                if cur >= last.saturating_add(delay_threshold_ns(last)) {
-                    h.css = Some((cur, 0));
-                }
+            (None, Some(cur), Some(last))
+                if enough && cur >= last.saturating_add(delay_threshold_ns(last)) =>
+            {
+                h.css = Some((cur, 0));
             }
             (Some((baseline, _)), Some(cur), _) if enough && cur < baseline => {
                 // The RTT rise was spurious: resume slow start.
