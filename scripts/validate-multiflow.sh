@@ -4,7 +4,9 @@
 # BDP, RTT unfairness in a shallow and a deep buffer, four staggered bbr
 # flows, cubic against cubic, bbrlab_bbr3 and cubic with ECN on CoDel), all
 # on 20 Mbit/s / 40 ms, one repetition of 30 s each: 17 runs, about 10
-# minutes. CI runs `--multiflow --quick` instead
+# minutes; then `bbrlab validate --multiflow --resimulate --out OUT_DIR` judges
+# a changed simulator against the same kernel runs in seconds. CI runs
+# `--multiflow --quick` instead
 # (crates/bbrlab/tests/validate_multiflow.rs, 3 paths of 20 s).
 #
 # Usage: sudo scripts/validate-multiflow.sh [OUT_DIR] [MORE VALIDATE OPTIONS]

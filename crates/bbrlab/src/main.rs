@@ -124,6 +124,8 @@ fn main() -> ExitCode {
             reps,
             seconds,
             sim_ack,
+            sim_phases,
+            resimulate,
             algorithms,
             strict,
             table,
@@ -137,6 +139,8 @@ fn main() -> ExitCode {
                 reps,
                 seconds,
                 ack: sim_ack.name(),
+                phases: sim_phases as usize,
+                resimulate,
             })
             .and_then(|ok| {
                 if strict && !ok {

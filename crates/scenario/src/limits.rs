@@ -525,6 +525,7 @@ mod tests {
             root.join("claims"),
             root.join("bbr3"),
             root.join("studies"),
+            root.join("validate"),
         ] {
             for e in std::fs::read_dir(&dir).unwrap() {
                 let p = e.unwrap().path();

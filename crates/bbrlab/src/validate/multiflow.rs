@@ -109,6 +109,23 @@ const QUICK_SECONDS: u64 = 20;
 /// The first flow's receiver port; flow k listens on `PORT + k`.
 const PORT: u16 = 5201;
 
+/// The simulator's start phases per repetition (`--sim-phases`): the
+/// path is simulated this many times, every flow after the first started
+/// a further 1/`PHASES` of the base round trip later each time.
+///
+/// Why: who wins a competing-flow run is decided in its first seconds,
+/// often by whether one round's bandwidth sample crosses a threshold
+/// (STARTUP's 1.25×, a loss round's 2 %), and that turns on how the flows'
+/// round trips interleave. The kernel's flows start a few ms apart and its
+/// timers jitter, so each kernel run is one draw from that spread; the
+/// simulator is deterministic, so one run is one draw that never varies.
+/// Moving the later flows through one round trip covers every
+/// interleaving, and the median over the phases is the simulator's
+/// typical outcome. On `bbr-rtt-10-50ms-1bdp`, 55 such runs give the
+/// short flow 0.52–0.85 (`scenarios/validate/rtt-unfairness-sensitivity.toml`).
+/// Nine phases cost nine simulations of a second or less each.
+pub const PHASES: usize = 9;
+
 /// The paths `--quick` runs (CI): BBR against CUBIC where the share is
 /// most sensitive to the model (2 BDP), RTT unfairness in a shallow
 /// buffer, and the CUBIC control; 20 s each, about 90 s in all.
@@ -217,6 +234,12 @@ impl MultiPath {
         super::buffer_packets(self.rate_mbit, self.rtt_ms, self.buffer_bdp)
     }
 
+    /// How much later phase `j` of `n` starts every flow after the
+    /// first, ms: j/n of the base round trip ([`PHASES`]).
+    pub fn phase_offset_ms(&self, j: usize, n: usize) -> f64 {
+        self.rtt_ms * j as f64 / n.max(1) as f64
+    }
+
     /// Each flow's start, whole seconds into a run of `seconds`.
     fn starts(&self, seconds: u64) -> Vec<u64> {
         self.flows
@@ -250,20 +273,23 @@ impl MultiPath {
 
     /// The simulator's scenario: the flows with the kernel's packet size
     /// (`size`), their start times and extra delays, kernel-sized bursts
-    /// (`pacing = "quantum"`, as Linux's TSO autosizing sends).
+    /// (`pacing = "quantum"`, as Linux's TSO autosizing sends); every
+    /// flow after the first starts `offset_ms` later ([`PHASES`]).
     pub fn scenario_toml(
         &self,
         seconds: u64,
         seed: u64,
         size: compare::PacketSize,
         ack: &str,
+        offset_ms: f64,
     ) -> String {
         let mut s = self.header(seconds, seed) + &self.link_toml();
         let ecn = self.queue == Queue::CodelEcn;
-        for (f, start) in self.flows.iter().zip(self.starts(seconds)) {
+        for (k, (f, start)) in self.flows.iter().zip(self.starts(seconds)).enumerate() {
             let (alg, tables) = super::sim_counterpart(f.cc);
+            let start_ms = start as f64 * 1000.0 + if k > 0 { offset_ms } else { 0.0 };
             s.push_str(&format!(
-                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start}s\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\nack = \"{ack}\"\necn = {ecn}\n{tables}",
+                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start_ms:.3}ms\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\nack = \"{ack}\"\necn = {ecn}\n{tables}",
                 f.extra_rtt_ms, size.payload, size.header
             ));
         }
@@ -396,32 +422,65 @@ fn side_json(flows: &[FlowFig], seconds: u64, starts: &[u64], qd: [Option<f64>; 
     })
 }
 
-/// The mean over repetitions of each number in sides of the same shape
-/// (a missing or non-numeric value leaves the mean of the others).
-fn mean_json(sides: &[Value]) -> Value {
-    fn go(vs: &[&Value]) -> Value {
+/// Each number of sides of the same shape reduced by `f` over the sides
+/// (a missing or non-numeric value leaves the others'; none, `null`).
+fn combine_json(sides: &[Value], f: fn(&mut Vec<f64>) -> f64) -> Value {
+    fn go(vs: &[&Value], f: fn(&mut Vec<f64>) -> f64) -> Value {
         match vs.first() {
             Some(Value::Object(m)) => Value::Object(
                 m.keys()
-                    .map(|k| (k.clone(), go(&vs.iter().map(|v| &v[k]).collect::<Vec<_>>())))
+                    .map(|k| {
+                        let v = go(&vs.iter().map(|v| &v[k]).collect::<Vec<_>>(), f);
+                        (k.clone(), v)
+                    })
                     .collect(),
             ),
             Some(Value::Array(a)) => Value::Array(
                 (0..a.len())
-                    .map(|i| go(&vs.iter().map(|v| &v[i]).collect::<Vec<_>>()))
+                    .map(|i| go(&vs.iter().map(|v| &v[i]).collect::<Vec<_>>(), f))
                     .collect(),
             ),
             _ => {
-                let xs: Vec<f64> = vs.iter().filter_map(|v| v.as_f64()).collect();
+                let mut xs: Vec<f64> = vs.iter().filter_map(|v| v.as_f64()).collect();
                 if xs.is_empty() {
                     Value::Null
                 } else {
-                    json!(xs.iter().sum::<f64>() / xs.len() as f64)
+                    json!(f(&mut xs))
                 }
             }
         }
     }
-    go(&sides.iter().collect::<Vec<_>>())
+    go(&sides.iter().collect::<Vec<_>>(), f)
+}
+
+/// The mean over repetitions, number by number.
+fn mean_json(sides: &[Value]) -> Value {
+    combine_json(sides, |xs| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// The simulator's side over its start phases: the median of each number
+/// ([`PHASES`]), and per flow the least and greatest share and every
+/// phase's share, so the table can show the spread the median hides.
+fn phases_json(sides: &[Value]) -> Value {
+    let mut m = combine_json(sides, |xs| quantile(xs, 0.5).unwrap_or(f64::NAN));
+    if let Some(flows) = m["flows"].as_array_mut() {
+        for (k, f) in flows.iter_mut().enumerate() {
+            let shares: Vec<f64> = sides
+                .iter()
+                .filter_map(|s| s["flows"][k]["share"].as_f64())
+                .collect();
+            let (lo, hi) = shares
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                    (lo.min(x), hi.max(x))
+                });
+            f["share_min"] = json!(round3(lo));
+            f["share_max"] = json!(round3(hi));
+            f["share_by_phase"] = json!(shares.iter().map(|&x| round3(x)).collect::<Vec<_>>());
+        }
+    }
+    m["phases"] = json!(sides.len());
+    m
 }
 
 fn round3(x: f64) -> Option<f64> {
@@ -500,6 +559,64 @@ pub struct Options {
     /// The simulated receiver's ACK policy (the scenario's `ack`: `every`
     /// or `linux`).
     pub ack: &'static str,
+    /// The simulator's start phases per repetition ([`PHASES`]).
+    pub phases: usize,
+    /// Run no kernel flows: judge the simulator, run afresh, against the
+    /// kernel runs an earlier `--multiflow` left in `out` (its paths, run
+    /// length and repetitions). Needs no root.
+    pub resimulate: bool,
+}
+
+/// What an earlier `--multiflow` run in `out` ran, for `--resimulate`:
+/// the paths it has kernel runs of (only `only`'s, when given), the
+/// entries of those it skipped or failed (kept as they were), its run
+/// length and repetitions.
+fn earlier_run(opts: &Options) -> Result<(Vec<MultiPath>, Vec<Value>, u64, usize), String> {
+    let json = opts.out.join("validate.json");
+    let text = std::fs::read_to_string(&json).map_err(|e| {
+        format!(
+            "--resimulate judges the simulator against the kernel runs an earlier `validate --multiflow --out {}` left there, but {} cannot be read: {e}",
+            opts.out.display(),
+            json.display()
+        )
+    })?;
+    let doc: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", json.display()))?;
+    let mf = &doc["multiflow"];
+    let (Some(seconds), Some(reps), Some(entries)) = (
+        mf["seconds_per_run"].as_u64(),
+        mf["repetitions"].as_u64(),
+        mf["paths"].as_array(),
+    ) else {
+        return Err(format!(
+            "{} has no competing-flow run (a `multiflow` section with seconds_per_run, repetitions and paths); run `validate --multiflow --out {}` first",
+            json.display(),
+            opts.out.display()
+        ));
+    };
+    let name = |e: &Value| e["path"].as_str().unwrap_or("").to_string();
+    let wanted = |e: &Value| opts.only.as_ref().is_none_or(|o| o.contains(&name(e)));
+    if let Some(only) = &opts.only {
+        let have: Vec<String> = entries.iter().map(name).collect();
+        if let Some(n) = only.iter().find(|n| !have.contains(n)) {
+            return Err(format!(
+                "--only: the run in {} has no path `{n}`; it has: {}",
+                opts.out.display(),
+                have.join(", ")
+            ));
+        }
+    }
+    let ran: Vec<String> = entries
+        .iter()
+        .filter(|e| wanted(e) && e.get("kernel").is_some())
+        .map(name)
+        .collect();
+    let kept = entries
+        .iter()
+        .filter(|e| wanted(e) && e.get("kernel").is_none())
+        .cloned()
+        .collect();
+    Ok((paths_named(&ran)?, kept, seconds, reps.max(1) as usize))
 }
 
 /// Why `path` cannot run on this machine, if it cannot: a flow's control
@@ -522,27 +639,33 @@ fn cannot_run(p: &MultiPath, bbr3: &Result<(), String>) -> Option<String> {
 /// `out/validate.json` and rewrites `validate.md`. Returns whether every
 /// path that ran met its bounds.
 pub fn run(opts: &Options) -> Result<bool, String> {
-    let paths = match &opts.only {
-        Some(names) => paths_named(names)?,
-        None if opts.quick => {
-            paths_named(&QUICK.iter().map(|s| s.to_string()).collect::<Vec<_>>())?
-        }
-        None => matrix(),
+    let phases = opts.phases.max(1);
+    let (paths, mut results, seconds, reps) = if opts.resimulate {
+        earlier_run(opts)?
+    } else {
+        let paths = match &opts.only {
+            Some(names) => paths_named(names)?,
+            None if opts.quick => {
+                paths_named(&QUICK.iter().map(|s| s.to_string()).collect::<Vec<_>>())?
+            }
+            None => matrix(),
+        };
+        let seconds = opts
+            .seconds
+            .unwrap_or(if opts.quick { QUICK_SECONDS } else { SECONDS })
+            .max(5);
+        (paths, Vec::new(), seconds, opts.reps.unwrap_or(1).max(1))
     };
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Err("validate --multiflow runs kernel TCP through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root".into());
+    if !opts.resimulate && unsafe { libc::geteuid() } != 0 {
+        return Err("validate --multiflow runs kernel TCP through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root (or add --resimulate to judge the simulator against an earlier run's kernel flows)".into());
     }
-    let reps = opts.reps.unwrap_or(1).max(1);
-    let seconds = opts
-        .seconds
-        .unwrap_or(if opts.quick { QUICK_SECONDS } else { SECONDS })
-        .max(5);
     // bbrlab_bbr3 is loaded for the paths that need it (and unloaded when
     // this ends); when it cannot be, those paths are reported skipped.
-    let needs_bbr3 = paths
-        .iter()
-        .any(|p| p.flows.iter().any(|f| f.cc == BBR3_KERNEL));
+    let needs_bbr3 = !opts.resimulate
+        && paths
+            .iter()
+            .any(|p| p.flows.iter().any(|f| f.cc == BBR3_KERNEL));
     let (_loaded, bbr3) = if needs_bbr3 {
         match ensure_loaded(BBR3_KERNEL) {
             Ok(g) => (g, Ok(())),
@@ -556,7 +679,6 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     let started = Instant::now();
     let total = paths.len() * reps;
     let mut done = 0usize;
-    let mut results = Vec::new();
     for p in &paths {
         if let Some(why) = cannot_run(p, &bbr3) {
             eprintln!("validate: skipping {}: {why}", p.name);
@@ -589,9 +711,18 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 .join(&p.name)
                 .join(format!("rep-{rep}"));
             done += 1;
+            let seed = 1 + rep as u64;
+            let one = || -> Result<(Value, Value), String> {
+                if !opts.resimulate {
+                    kernel_run(p, &exe, &dir, seconds, seed)?;
+                }
+                let (k, size) = kernel_side(p, &dir, seconds)?;
+                let s = sim_side(p, &dir, seconds, seed, size, opts.ack, phases)?;
+                Ok((k, s))
+            };
             // A run that fails is this path's finding (written into
             // validate.json as a miss), not a reason to lose the others.
-            match run_once(p, &exe, &dir, seconds, 1 + rep as u64, opts.ack) {
+            match one() {
                 Ok((k, s)) => {
                     kernel.push(k);
                     sim.push(s);
@@ -630,6 +761,18 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             "simulator_vs_kernel": verdict,
         }));
     }
+    if opts.resimulate {
+        // The earlier run's skipped and failed entries were put first; the
+        // matrix's order again.
+        let order = matrix();
+        let at = |r: &Value| {
+            order
+                .iter()
+                .position(|p| r["path"].as_str() == Some(p.name.as_str()))
+                .unwrap_or(usize::MAX)
+        };
+        results.sort_by_key(at);
+    }
     let all_within = results
         .iter()
         .all(|r| r["simulator_vs_kernel"]["within"].as_bool() != Some(false));
@@ -637,12 +780,14 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "seconds_per_run": seconds,
         "repetitions": reps,
         "simulator_ack": opts.ack,
+        "simulator_phases": phases,
         "bounds": bounds_json(),
         "statistics": {
             "share": "a flow's payload bytes delivered (kernel: tcpi_bytes_acked from its `tcp send` log; simulator: delivered_bytes) by the run's end, over all flows' bytes",
             "total_goodput": "all flows' payload bytes × 8 / the run's length",
             "queue_delay": "the bottleneck's forward queue, sampled every 10 ms over the run (emulator: the last dequeued packet's wait, from the first sample with a packet queued; simulator: the wait a packet offered at the sample time would have)",
             "packet_size": "the simulator's flows carry the kernel connection's MSS and headers (tcp send's summary)",
+            "simulator_phases": "the simulator runs each repetition at `simulator_phases` start phases, every flow after the first started a further 1/phases of the base round trip later each time; its figures are the median over the phases (share_min, share_max and share_by_phase give the spread), since a deterministic run is one draw of an outcome that the kernel's timing jitter samples afresh every run",
         },
         "all_within": all_within,
         "paths": results,
@@ -683,16 +828,15 @@ fn flows_json(p: &MultiPath, seconds: u64) -> Value {
         .collect()
 }
 
-/// One repetition: the kernel flows through the emulator, then the
-/// simulator with their packet size. Returns (kernel, simulator) sides.
-fn run_once(
+/// One repetition on the kernel: the flows through the emulator, their
+/// logs and the emulator's in `dir` (cleared first).
+fn kernel_run(
     p: &MultiPath,
     exe: &Path,
     dir: &Path,
     seconds: u64,
     seed: u64,
-    ack: &str,
-) -> Result<(Value, Value), String> {
+) -> Result<(), String> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
     }
@@ -702,56 +846,122 @@ fn run_once(
     std::fs::write(&emu_path, p.emu_toml(seconds, seed))
         .map_err(|e| format!("cannot write {}: {e}", emu_path.display()))?;
     let (server, client) = p.commands(exe, seconds, &dir);
-    let log = dir.join("emu-log");
-    let mut extra = vec!["--log".to_string(), log.display().to_string()];
+    let mut extra = vec![
+        "--log".to_string(),
+        dir.join("emu-log").display().to_string(),
+    ];
     if p.queue == Queue::CodelEcn {
         extra.push("--tcp-ecn".into());
     }
-    let stdout = compare::run_emu_with(
+    compare::run_emu_with(
         exe,
         &emu_path,
         (&server, &client),
         seconds + 60,
         &dir,
         &extra,
-    )?;
+    )
+    .map(|_| ())
+}
+
+/// The kernel's side of a repetition, from what its run left in `dir`
+/// (each flow's `tcp send` log, the emulator's queue log and its output),
+/// and the connection's packet size. Read back rather than kept in memory,
+/// so `--resimulate` judges a new simulator against the same kernel run.
+fn kernel_side(
+    p: &MultiPath,
+    dir: &Path,
+    seconds: u64,
+) -> Result<(Value, compare::PacketSize), String> {
+    let need = |name: &str| {
+        let f = dir.join(name);
+        if f.exists() {
+            Ok(f)
+        } else {
+            Err(format!(
+                "{} is missing: {} does not hold a kernel run of path {} (`validate --multiflow` writes it)",
+                f.display(),
+                dir.display(),
+                p.name
+            ))
+        }
+    };
     let starts = p.starts(seconds);
-    let kernel_flows = (0..p.flows.len())
+    let flows = (0..p.flows.len())
         .map(|k| {
-            let csv = dir.join(format!("kernel-flow-{k}.csv"));
+            let csv = need(&format!("kernel-flow-{k}.csv"))?;
             flow_figures(&csv, 0, 0.0, (seconds - starts[k]) as f64)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let kernel = side_json(
-        &kernel_flows,
-        seconds,
-        &starts,
-        queue_delay(&log.join("link.csv"), None, seconds as f64)?,
-    );
+    let qd = queue_delay(&need("emu-log/link.csv")?, None, seconds as f64)?;
+    let out = need("emu.out")?;
+    let stdout =
+        std::fs::read_to_string(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
     let size = compare::kernel_packet_size(compare::json_line_with(&stdout, "pmtu").as_ref());
-    let sc_path = dir.join("scenario.toml");
-    std::fs::write(&sc_path, p.scenario_toml(seconds, seed, size, ack))
-        .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
-    let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
-    let sim_dir = dir.join("sim");
-    runner::sweep::run_one(&sc.name, &sc.runs[0], &sim_dir)?;
-    let sim_flows = (0..p.flows.len())
-        .map(|k| {
-            flow_figures(
-                &sim_dir.join("flows.csv"),
-                k,
-                starts[k] as f64,
-                (seconds - starts[k]) as f64,
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let sim = side_json(
-        &sim_flows,
-        seconds,
-        &starts,
-        queue_delay(&sim_dir.join("link.csv"), Some(0.0), seconds as f64)?,
-    );
-    Ok((kernel, sim))
+    Ok((side_json(&flows, seconds, &starts, qd), size))
+}
+
+/// The simulator's side of a repetition: the path with the kernel's
+/// packet size at `phases` start phases ([`PHASES`]), phase 0 in
+/// `dir/sim` (scenario `dir/scenario.toml`), phase j in `dir/sim-phase-j`
+/// (`dir/scenario-phase-j.toml`); what an earlier simulation left there is
+/// removed first.
+fn sim_side(
+    p: &MultiPath,
+    dir: &Path,
+    seconds: u64,
+    seed: u64,
+    size: compare::PacketSize,
+    ack: &str,
+    phases: usize,
+) -> Result<Value, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = e.path();
+        if name == "sim" || name.starts_with("sim-phase-") {
+            std::fs::remove_dir_all(&path)
+        } else if name == "scenario.toml" || name.starts_with("scenario-phase-") {
+            std::fs::remove_file(&path)
+        } else {
+            continue;
+        }
+        .map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
+    }
+    let starts = p.starts(seconds);
+    let mut sides = Vec::with_capacity(phases);
+    for j in 0..phases.max(1) {
+        let offset = p.phase_offset_ms(j, phases);
+        let (toml, out) = if j == 0 {
+            ("scenario.toml".to_string(), "sim".to_string())
+        } else {
+            (format!("scenario-phase-{j}.toml"), format!("sim-phase-{j}"))
+        };
+        let sc_path = dir.join(toml);
+        std::fs::write(&sc_path, p.scenario_toml(seconds, seed, size, ack, offset))
+            .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
+        let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
+        let sim_dir = dir.join(out);
+        runner::sweep::run_one(&sc.name, &sc.runs[0], &sim_dir)?;
+        let flows = (0..p.flows.len())
+            .map(|k| {
+                let origin = starts[k] as f64 + if k > 0 { offset / 1000.0 } else { 0.0 };
+                flow_figures(
+                    &sim_dir.join("flows.csv"),
+                    k,
+                    origin,
+                    seconds as f64 - origin,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        sides.push(side_json(
+            &flows,
+            seconds,
+            &starts,
+            queue_delay(&sim_dir.join("link.csv"), Some(0.0), seconds as f64)?,
+        ));
+    }
+    Ok(phases_json(&sides))
 }
 
 /// Formats a number with `p` decimals, `–` when missing.
@@ -759,11 +969,19 @@ fn num(v: &Value, p: usize) -> String {
     v.as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
 }
 
-/// "0.86 / 0.14": the flows' shares.
+/// "0.86 / 0.14": the flows' shares; with the simulator's spread over its
+/// start phases, when it has one, "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
 fn shares_cell(side: &Value) -> String {
     side["flows"].as_array().map_or("–".into(), |a| {
         a.iter()
-            .map(|f| num(&f["share"], 2))
+            .map(
+                |f| match (f["share_min"].as_f64(), f["share_max"].as_f64()) {
+                    (Some(lo), Some(hi)) if side["phases"].as_f64().unwrap_or(1.0) > 1.0 => {
+                        format!("{} [{lo:.2}–{hi:.2}]", num(&f["share"], 2))
+                    }
+                    _ => num(&f["share"], 2),
+                },
+            )
             .collect::<Vec<_>>()
             .join(" / ")
     })
@@ -808,8 +1026,15 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     let paths = mf["paths"]
         .as_array()
         .ok_or("validate.json's `multiflow` has no `paths` list")?;
+    // Sections written before the simulator ran start phases have none.
+    let phases = mf["simulator_phases"].as_u64().unwrap_or(1);
+    let sim_figures = if phases > 1 {
+        format!("; the simulator's figures are the median over {phases} start phases of the later flows, one round trip apart in all, with each share's least and greatest in brackets")
+    } else {
+        String::new()
+    };
     let mut s = format!(
-        "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}.\n\n",
+        "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms{sim_figures}; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}.\n\n",
         mf["seconds_per_run"],
         mf["repetitions"],
         Rule::from(&SHARE),
@@ -951,7 +1176,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for p in matrix() {
             let f = dir.path().join(format!("{}.toml", p.name));
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux")).unwrap();
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", 0.0)).unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1, "{}", p.name);
             let c = &sc.runs[0].config;
@@ -1119,5 +1344,189 @@ mod tests {
         );
         assert_eq!(markdown(&json!({})).unwrap(), "");
         assert!(markdown(&json!({"multiflow": {}})).is_err());
+    }
+
+    #[test]
+    fn phases_shift_only_the_later_flows_through_one_round_trip() {
+        let p = &paths_named(&["4bbr-staggered-2bdp".into()]).unwrap()[0];
+        assert_eq!(p.phase_offset_ms(0, 9), 0.0);
+        assert!((p.phase_offset_ms(8, 9) - 40.0 * 8.0 / 9.0).abs() < 1e-12);
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.toml");
+        std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", 12.5)).unwrap();
+        let sc = scenario::load(&f).unwrap();
+        let starts: Vec<u64> = sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect();
+        assert_eq!(
+            starts,
+            [0, 5_012_500_000, 10_012_500_000, 15_012_500_000],
+            "the first flow stays at 0, the others move by 12.5 ms"
+        );
+    }
+
+    #[test]
+    fn the_simulators_figures_are_the_median_over_its_phases_with_the_spread() {
+        let sides = [
+            side([80.0, 20.0], 40.0),
+            side([50.0, 50.0], 44.0),
+            side([60.0, 40.0], 30.0),
+        ];
+        let m = phases_json(&sides);
+        assert_eq!(m["phases"], 3);
+        assert_eq!(m["flows"][0]["share"].as_f64(), Some(0.6));
+        assert_eq!(m["flows"][1]["share"].as_f64(), Some(0.4));
+        assert_eq!(m["queue_delay_ms"]["p50"].as_f64(), Some(40.0));
+        assert_eq!(
+            (
+                m["flows"][0]["share_min"].as_f64(),
+                m["flows"][0]["share_max"].as_f64()
+            ),
+            (Some(0.5), Some(0.8))
+        );
+        assert_eq!(m["flows"][1]["share_by_phase"], json!([0.2, 0.5, 0.4]));
+        // The table shows the spread beside the median; a side without
+        // phases (the kernel's, or an older validate.json) shows none.
+        assert_eq!(shares_cell(&m), "0.60 [0.50–0.80] / 0.40 [0.20–0.50]");
+        assert_eq!(shares_cell(&side([80.0, 20.0], 40.0)), "0.80 / 0.20");
+        // Repetitions average the phases' medians; the spread survives.
+        assert_eq!(
+            shares_cell(&mean_json(&[m.clone(), m])),
+            "0.60 [0.50–0.80] / 0.40 [0.20–0.50]"
+        );
+    }
+
+    /// An earlier `--multiflow` run's directory for `cubic-vs-cubic-2bdp`
+    /// (5 s, one repetition), as its kernel side left it: the flows'
+    /// logs (3 MB and 1 MB delivered), the emulator's queue log and its
+    /// output with the connection's MSS and PMTU.
+    fn earlier_run_dir(out: &Path) {
+        let rep = out.join("multiflow/cubic-vs-cubic-2bdp/rep-0");
+        std::fs::create_dir_all(rep.join("emu-log")).unwrap();
+        for (k, bytes) in [(0, 3_000_000), (1, 1_000_000)] {
+            std::fs::write(
+                rep.join(format!("kernel-flow-{k}.csv")),
+                format!(
+                    "time_s,flow,delivered_bytes,srtt_ms\n1.0,0,1000,50.0\n4.99,0,{bytes},60.0\n"
+                ),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            rep.join("emu-log/link.csv"),
+            "time_s,direction,queue_packets,queue_delay_ms\n0.5,forward,3,10.0\n1.0,forward,5,20.0\n2.0,forward,5,30.0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            rep.join("emu.out"),
+            "{\"cc\":\"cubic\",\"mss\":1448,\"pmtu\":1500}\n",
+        )
+        .unwrap();
+        // What a run with more phases left behind.
+        std::fs::create_dir_all(rep.join("sim-phase-7")).unwrap();
+        std::fs::write(rep.join("scenario-phase-7.toml"), "").unwrap();
+        std::fs::write(
+            out.join("validate.json"),
+            json!({"multiflow": {"seconds_per_run": 5, "repetitions": 1, "paths": [
+                {"path": "cubic-vs-cubic-2bdp", "kernel": {}, "simulator": {}},
+                {"path": "bbr3-vs-cubic-codel-ecn", "skipped": "no BPF"},
+            ]}})
+            .to_string(),
+        )
+        .unwrap();
+    }
+
+    fn resimulate(out: &Path, only: Option<Vec<String>>) -> Result<bool, String> {
+        run(&Options {
+            out: out.to_path_buf(),
+            quick: false,
+            only,
+            reps: None,
+            seconds: None,
+            ack: "linux",
+            phases: 3,
+            resimulate: true,
+        })
+    }
+
+    #[test]
+    fn resimulate_judges_a_new_simulation_against_the_kept_kernel_run() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run_dir(dir.path());
+        resimulate(dir.path(), None).unwrap();
+        let doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
+        )
+        .unwrap();
+        let mf = &doc["multiflow"];
+        assert_eq!(
+            (
+                mf["simulator_phases"].as_u64(),
+                mf["simulator_ack"].as_str()
+            ),
+            (Some(3), Some("linux"))
+        );
+        assert_eq!(mf["seconds_per_run"], 5);
+        let paths = mf["paths"].as_array().unwrap();
+        // The earlier run's order and its skipped path, kept as it was.
+        assert_eq!(paths.len(), 2);
+        assert_eq!(paths[1]["skipped"], "no BPF");
+        let p = &paths[0];
+        assert_eq!(p["path"], "cubic-vs-cubic-2bdp");
+        // The kernel side is read back from the logs.
+        assert_eq!(p["kernel"]["flows"][0]["share"].as_f64(), Some(0.75));
+        assert_eq!(p["kernel"]["queue_delay_ms"]["p50"].as_f64(), Some(20.0));
+        // The simulator ran three phases, and its figures are their median.
+        let s = &p["simulator"];
+        assert_eq!(s["phases"].as_f64(), Some(3.0));
+        let f0 = &s["flows"][0];
+        assert_eq!(f0["share_by_phase"].as_array().unwrap().len(), 3);
+        let (lo, mid, hi) = (
+            f0["share_min"].as_f64().unwrap(),
+            f0["share"].as_f64().unwrap(),
+            f0["share_max"].as_f64().unwrap(),
+        );
+        assert!(lo - 1e-3 <= mid && mid <= hi + 1e-3 && lo > 0.0, "{f0}");
+        assert!(p["simulator_vs_kernel"]["within"].is_boolean());
+        let rep = dir.path().join("multiflow/cubic-vs-cubic-2bdp/rep-0");
+        for d in ["sim", "sim-phase-1", "sim-phase-2"] {
+            assert!(rep.join(d).join("flows.csv").exists(), "{d}");
+        }
+        // Phase 2 of 3 starts the second flow 26.667 ms later, with the
+        // kernel's packet size; the earlier run's phase 7 is gone.
+        let sc = std::fs::read_to_string(rep.join("scenario-phase-2.toml")).unwrap();
+        assert!(sc.contains("start = \"26.667ms\""), "{sc}");
+        assert!(sc.contains("mss = 1448\nheader_bytes = 52"), "{sc}");
+        assert!(!rep.join("sim-phase-7").exists() && !rep.join("scenario-phase-7.toml").exists());
+        let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
+        assert!(md.contains("median over 3 start phases"), "{md}");
+    }
+
+    #[test]
+    fn resimulate_says_what_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = resimulate(dir.path(), None).unwrap_err();
+        assert!(
+            e.contains("--resimulate") && e.contains("validate.json"),
+            "{e}"
+        );
+        earlier_run_dir(dir.path());
+        let e = resimulate(dir.path(), Some(vec!["bbr-vs-cubic-1bdp".into()])).unwrap_err();
+        assert!(
+            e.contains("`bbr-vs-cubic-1bdp`") && e.contains("cubic-vs-cubic-2bdp"),
+            "{e}"
+        );
+        // A kernel run without the emulator's output is that path's miss,
+        // with the file named.
+        std::fs::remove_file(
+            dir.path()
+                .join("multiflow/cubic-vs-cubic-2bdp/rep-0/emu.out"),
+        )
+        .unwrap();
+        assert!(!resimulate(dir.path(), None).unwrap());
+        let doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
+        )
+        .unwrap();
+        let failed = doc["multiflow"]["paths"][0]["failed"].as_str().unwrap();
+        assert!(failed.contains("emu.out is missing"), "{failed}");
     }
 }

@@ -12,6 +12,23 @@ pub static SERIAL: Mutex<()> = Mutex::new(());
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_bbrlab");
 
+/// Runs `bbrlab` with `args` and returns what it printed; a failure fails
+/// the test with the command's standard error.
+pub fn bbrlab<I, S>(args: I) -> std::process::Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().into()).collect();
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "bbrlab {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 pub fn require_root() {
     // SAFETY: geteuid has no preconditions.
     let uid = unsafe { libc::geteuid() };
