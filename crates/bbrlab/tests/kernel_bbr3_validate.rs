@@ -7,9 +7,10 @@
 //! children by process group.
 //!
 //! - Against the simulator: `bbrlab validate --algorithms bbrlab_bbr3` on
-//!   six of its paths (a 1-BDP path at 200 ms, a 0.25-BDP and a 0.5-BDP
-//!   buffer, a 10-BDP buffer, 1 % random loss, and a 2-BDP buffer at 2
-//!   Mbit/s), three repetitions of 6 s each (about 3 min), against the
+//!   seven of its paths (a 1-BDP path at 200 ms, a 0.25-BDP and a 0.5-BDP
+//!   buffer, a 10-BDP buffer, 1 % and 0.1 % random loss, and a 2-BDP
+//!   buffer at 2 Mbit/s), three repetitions of 6 s each (about 3.5 min),
+//!   against the
 //!   bounds the simulator meets against kernel `bbr`: goodput within 5 %,
 //!   median srtt within 10 % or 2 ms, retransmissions within 15 % + 10
 //!   segments. validate runs a repetition again (up to three times) when
@@ -54,7 +55,7 @@ fn env_or(key: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-/// The six paths of `bbrlab validate`'s matrix this file runs. Left out,
+/// The seven paths of `bbrlab validate`'s matrix this file runs. Left out,
 /// and reported in docs/src/kernel-bbr3.md with the full matrix rather
 /// than hidden by a looser bound: 100M-5ms-1bdp, where the kernel
 /// retransmits 217-247 segments in 6 s against the simulator's 28 (every
@@ -63,16 +64,21 @@ fn env_or(key: &str, default: u32) -> u32 {
 /// kernel's 35-48 retransmissions (five runs) against the simulator's 30
 /// sit on the bound (15-17 segments) and missed it in 3 of 5 runs.
 ///
-/// Also left out, as load-sensitive: 5M-60ms-4bdp-0.1%loss and
-/// 10M-40ms-2bdp-jitter. On both the kernel flow holds a standing queue
-/// in PROBE_BW_CRUISE that the simulator's does not, and how much depends
-/// on the host. On the 0.1 % path the kernel's median srtt was 65.6-71.0
-/// ms in six runs on a quiet machine against the simulator's 62.5 ms (the
-/// bound is about 6.5 ms; missed once) and 91.3 ms in a fresh-clone CI
-/// run; the emulator dropped none of the kernel flow's ~2,500 packets at
-/// this seed, the simulator three, but without the loss the simulator's
-/// srtt is the same 62.5 ms, so the loss is not the cause. The jitter
-/// path: 78.6-87.1 ms against 77.4-78.3 ms (missed once in five).
+/// Also left out, as load-sensitive: 10M-40ms-2bdp-jitter, where the
+/// kernel's median srtt read 78.6-87.1 ms against the simulator's
+/// 77.4-78.3 ms (missed once in five).
+///
+/// 5M-60ms-4bdp-0.1%loss is back (issue 31's cause 7). It was left out
+/// after a fresh-clone CI run read 91.3 ms of kernel srtt against the
+/// simulator's 62.5, before validate reran repetitions whose emulator
+/// stalled; six quiet runs then read 65.6-71.0 ms. Its standing queue
+/// in PROBE_BW_CRUISE (a packet or two) is explained in
+/// docs/src/kernel-bbr3.md: the kernel's bandwidth estimate reads about
+/// 1 % above the link (a windowed maximum of samples the host's timing
+/// noise can only push up) and Linux's receiver holds every other
+/// segment. On 2026-11-29 two runs of this test's configuration read
+/// 65.0 ms against the simulator's 63.8 (bound 6.5 ms), goodput within
+/// 0.6 %.
 ///
 /// The 2-BDP path at 2 Mbit/s takes their place. There the kernel read
 /// 116.4-126.6 ms (eight runs) against 106.6 ms while the simulator sent
@@ -97,10 +103,11 @@ const PATHS: &[&str] = &[
     "20M-40ms-1bdp-1%loss",
     "2M-100ms-2bdp",
     "50M-50ms-0.5bdp",
+    "5M-60ms-4bdp-0.1%loss",
 ];
 
 #[test]
-fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_six_paths() {
+fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_seven_paths() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _kernel = common::kernel_lock();

@@ -478,6 +478,30 @@ pub struct Config {
     pub cubic: CubicConfig,
     /// BBRv3 switches and constants (used by `bbr3`).
     pub bbr3: Bbr3Config,
+    /// Which acknowledged packet's RTT the smoothed RTT follows; see
+    /// [`SrttSample`].
+    pub srtt_sample: SrttSample,
+}
+
+/// Which packet of an ACK the smoothed RTT (and so the retransmission
+/// timer) is sampled from. The RTT the algorithms see, and min_rtt, are
+/// always the newest packet's: the least delayed by the receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SrttSample {
+    /// The largest (newest) packet the ACK newly acknowledges, less the
+    /// peer's reported ACK delay where that stays above min_rtt (RFC 9002
+    /// §5.1 and §5.3). The default: QUIC.
+    #[default]
+    Newest,
+    /// The oldest packet the ACK newly acknowledges, with no ACK delay
+    /// taken off (TCP carries none): what Linux's `tcp_clean_rtx_queue()`
+    /// hands `tcp_rtt_estimator()` (`seq_rtt_us`, from the first
+    /// cumulatively acknowledged segment, else the first newly SACKed
+    /// one), while `tcp_update_rtt_min()` and the congestion control get
+    /// the newest (`ca_rtt_us`). Under a receiver that acknowledges every
+    /// second segment the smoothed RTT then includes the first segment's
+    /// wait for the second, as the kernel's srtt (`tcpi_rtt`) does.
+    Oldest,
 }
 
 impl Default for Config {
@@ -493,6 +517,7 @@ impl Default for Config {
             window_reduction: WindowReduction::default(),
             cubic: CubicConfig::default(),
             bbr3: Bbr3Config::default(),
+            srtt_sample: SrttSample::default(),
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::bbr::Bbr;
 use crate::bbr3::Bbr3;
-use crate::config::{Algorithm, Config, RecoveryExit};
+use crate::config::{Algorithm, Config, RecoveryExit, SrttSample};
 use crate::cubic::Cubic;
 use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, SentPacketState};
 use crate::reno::Reno;
@@ -88,6 +88,8 @@ pub struct Controller {
     /// acknowledged (RFC 9002 §7.3.2 "recovery start time").
     recovery_start: Instant,
     recovery_exit: RecoveryExit,
+    /// Which packet of an ACK srtt follows.
+    srtt_sample: SrttSample,
     /// Number of recovery episodes begun (RTOs included).
     recovery_episodes: u64,
     mss: u64,
@@ -140,6 +142,7 @@ impl Controller {
             recovery: RecoveryState::Open,
             recovery_start: Instant::ZERO,
             recovery_exit: config.recovery_exit,
+            srtt_sample: config.srtt_sample,
             recovery_episodes: 0,
             mss,
             next_departure: None,
@@ -307,7 +310,15 @@ impl Controller {
             Inner::Custom(c) => c.on_packets_acked(now, acked),
         }
         if let Some(rtt) = rtt_sample {
-            self.rtt.update(rtt, ack_delay);
+            let smoothed = match self.srtt_sample {
+                SrttSample::Newest => rtt,
+                SrttSample::Oldest => acked
+                    .iter()
+                    .map(|p| now.saturating_since(p.state.sent_time))
+                    .max()
+                    .map_or(rtt, |oldest| oldest.max(rtt)),
+            };
+            self.rtt.update_split(rtt, smoothed, ack_delay);
         }
         let acked_bytes: u64 = acked.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
         let prior_in_flight = self

@@ -33,17 +33,26 @@ impl RttEstimator {
     /// bound), while the smoothed RTT subtracts the ACK delay when doing so
     /// does not take the sample below min_rtt.
     pub fn update(&mut self, rtt: Duration, ack_delay: Duration) {
-        let rtt = duration_to_nanos(rtt);
+        self.update_split(rtt, rtt, ack_delay);
+    }
+
+    /// [`RttEstimator::update`] with the latest RTT and min_rtt taken from
+    /// one sample and the smoothed RTT and its variation from another: TCP
+    /// smooths the oldest segment an ACK covers and keeps the newest's for
+    /// min_rtt ([`crate::SrttSample::Oldest`]).
+    pub fn update_split(&mut self, latest: Duration, smoothed: Duration, ack_delay: Duration) {
+        let latest = duration_to_nanos(latest);
+        let rtt = duration_to_nanos(smoothed);
         let ack_delay = duration_to_nanos(ack_delay);
-        self.latest_ns = rtt;
+        self.latest_ns = latest;
         if !self.has_sample {
             self.has_sample = true;
-            self.min_ns = rtt;
+            self.min_ns = latest;
             self.smoothed_ns = rtt;
             self.var_ns = rtt / 2;
             return;
         }
-        self.min_ns = self.min_ns.min(rtt);
+        self.min_ns = self.min_ns.min(latest);
         let adjusted = if rtt >= self.min_ns.saturating_add(ack_delay) {
             rtt - ack_delay
         } else {
@@ -136,5 +145,18 @@ mod tests {
         let before = e.smoothed().unwrap();
         e.update(ms(100), ms(20));
         assert_eq!(e.smoothed().unwrap(), before - before / 8 + ms(80) / 8);
+    }
+
+    #[test]
+    fn a_split_sample_smooths_one_rtt_and_keeps_min_and_latest_from_the_other() {
+        let mut e = RttEstimator::new();
+        // An ACK for two segments: the newer took 100 ms, the older waited
+        // 6 ms more for it.
+        e.update_split(ms(100), ms(106), ms(0));
+        assert_eq!((e.latest(), e.min()), (Some(ms(100)), Some(ms(100))));
+        assert_eq!((e.smoothed(), e.var()), (Some(ms(106)), ms(53)));
+        e.update_split(ms(100), ms(106), ms(0));
+        assert_eq!(e.smoothed(), Some(ms(106)));
+        assert_eq!(e.min(), Some(ms(100)));
     }
 }

@@ -141,3 +141,55 @@ fn losses_carry_send_time_state_and_ranges_and_acks_carry_ce() {
     assert_eq!((bytes, ranges, total, delivered), (2000, 2, 3000, 2000));
     assert_eq!(per, &vec![(3000, 0), (4000, 1000)]);
 }
+
+/// `SrttSample::Oldest` (TCP, Linux's `seq_rtt_us`): an ACK for two packets
+/// sent 6 ms apart smooths the older one's RTT, while the latest RTT and
+/// min_rtt are the newer one's (`ca_rtt_us`); the default smooths the
+/// newest, as RFC 9002 §5.1 does.
+#[test]
+fn tcp_smooths_the_oldest_packet_an_ack_covers_and_quic_the_newest() {
+    let srtt = |sample: congestion::SrttSample| {
+        let t0 = Instant::from_nanos(0);
+        let cfg = Config {
+            algorithm: congestion::Algorithm::Cubic,
+            srtt_sample: sample,
+            ..Config::default()
+        };
+        let mut c = Controller::new(&cfg, t0);
+        let a = c.on_packet_sent(t0, 1500, 0, false);
+        let b = c.on_packet_sent(Instant::from_nanos(6_000_000), 1500, 1500, false);
+        let now = Instant::from_nanos(106_000_000);
+        let acked = [
+            AckedPacket {
+                bytes: 1500,
+                state: a,
+            },
+            AckedPacket {
+                bytes: 1500,
+                state: b,
+            },
+        ];
+        c.on_ack(
+            now,
+            &acked,
+            Some(Duration::from_millis(100)),
+            Duration::ZERO,
+            0,
+        );
+        let r = c.rtt();
+        (r.smoothed().unwrap(), r.latest().unwrap(), r.min().unwrap())
+    };
+    let ms = Duration::from_millis;
+    assert_eq!(
+        srtt(congestion::SrttSample::Oldest),
+        (ms(106), ms(100), ms(100))
+    );
+    assert_eq!(
+        srtt(congestion::SrttSample::Newest),
+        (ms(100), ms(100), ms(100))
+    );
+    assert_eq!(
+        congestion::SrttSample::default(),
+        congestion::SrttSample::Newest
+    );
+}

@@ -377,6 +377,13 @@ impl Sender {
             LossDetection::Linux => RecoveryExit::Transport,
             LossDetection::Quic2018 => RecoveryExit::FirstAckAfterStart,
         };
+        // TCP's receiver (`ack = "linux"`, ECE feedback) reports no ACK
+        // delay and TCP smooths the RTT of the oldest segment an ACK covers
+        // (Linux's `seq_rtt_us`); QUIC smooths the largest acknowledged,
+        // less the ACK delay its peer reports (RFC 9002 §5).
+        if flow.ecn_feedback == EcnFeedback::Ece {
+            cc_cfg.srtt_sample = congestion::SrttSample::Oldest;
+        }
         // A flow that sends ECN-capable packets has ECN negotiated: BBRv3's
         // ECN logic is eligible from the start (Linux v3 `bbr_can_use_ecn()`
         // reads the negotiated `TCP_ECN_OK`), not from the first mark.
@@ -1240,7 +1247,12 @@ impl Sender {
                     self.cc.on_ecn_ce(ce);
                 }
             }
-            let delay = Duration::from_nanos(ack.ack_delay_ns);
+            // A TCP ACK carries no ACK delay (the receiver's figure is the
+            // model's bookkeeping, not on the wire).
+            let delay = match self.ecn_feedback {
+                EcnFeedback::Ece => Duration::ZERO,
+                EcnFeedback::Counts => Duration::from_nanos(ack.ack_delay_ns),
+            };
             self.cc.on_ack(
                 t,
                 &self.acked_buf,
