@@ -170,6 +170,25 @@ fn decimated_receiver_acks_every_ten_packets_or_quarter_min_rtt() {
     );
 }
 
+/// One bulk flow of `alg` with receiver `ack` for 6 s on 2 Mbit/s, 100 ms,
+/// a 2-BDP buffer (6 ms a packet), in kernel-sized bursts, sampled every
+/// 10 ms into `rec`.
+fn two_mbit_100ms(alg: Algorithm, ack: AckPolicy, rec: &mut MemoryRecorder) -> netsim::Summary {
+    let mut f = FlowConfig::bulk("f", Config::new(alg));
+    f.ack = ack;
+    f.pacing = netsim::Pacing::Quantum;
+    let cfg = SimConfig {
+        duration_ns: 6 * SEC,
+        seed: 1,
+        forward: direction("rate = \"2mbit\"\ndelay = \"50ms\"\nqueue = { limit = \"33pkt\" }"),
+        reverse: direction("rate = \"2mbit\"\ndelay = \"50ms\""),
+        flows: vec![f],
+        sample_interval_ns: 10 * MS,
+        topology: Default::default(),
+    };
+    netsim::run(&cfg, rec).unwrap()
+}
+
 /// Linux's receiver ACKs every second segment; an ACK sent cancels the
 /// delayed-ACK timer (`tcp_event_ack_sent()`). When the simulator kept a
 /// timer armed for an earlier lone segment, it fired for a later one
@@ -182,24 +201,8 @@ fn decimated_receiver_acks_every_ten_packets_or_quarter_min_rtt() {
 /// delivery rate look lower, not higher.
 #[test]
 fn linux_delayed_acks_do_not_inflate_bbrs_queue() {
-    let (forward, reverse) = (
-        direction("rate = \"2mbit\"\ndelay = \"50ms\"\nqueue = { limit = \"33pkt\" }"),
-        direction("rate = \"2mbit\"\ndelay = \"50ms\""),
-    );
     let run = |ack: AckPolicy| {
-        let mut f = FlowConfig::bulk("f", Config::new(Algorithm::Bbr));
-        f.ack = ack;
-        f.pacing = netsim::Pacing::Quantum;
-        let cfg = SimConfig {
-            duration_ns: 6 * SEC,
-            seed: 1,
-            forward: forward.clone(),
-            reverse: reverse.clone(),
-            flows: vec![f],
-            sample_interval_ns: 100 * MS,
-            topology: Default::default(),
-        };
-        let s = netsim::run(&cfg, &mut netsim::NoRecorder).unwrap();
+        let s = two_mbit_100ms(Algorithm::Bbr, ack, &mut MemoryRecorder::default());
         s.flows[0].rtt_median_ms.unwrap()
     };
     let (every, linux) = (run(AckPolicy::EveryPacket), run(AckPolicy::LINUX));
@@ -222,25 +225,9 @@ fn linux_delayed_acks_do_not_inflate_bbrs_queue() {
 /// The RTT the controller sees and min_rtt stay the newest segment's.
 #[test]
 fn tcp_srtt_behind_linuxs_receiver_includes_the_wait_for_the_second_segment() {
-    let (forward, reverse) = (
-        direction("rate = \"2mbit\"\ndelay = \"50ms\"\nqueue = { limit = \"33pkt\" }"),
-        direction("rate = \"2mbit\"\ndelay = \"50ms\""),
-    );
     let run = |ack: AckPolicy| {
-        let mut f = FlowConfig::bulk("f", Config::new(Algorithm::Bbr3));
-        f.ack = ack;
-        f.pacing = netsim::Pacing::Quantum;
-        let cfg = SimConfig {
-            duration_ns: 6 * SEC,
-            seed: 1,
-            forward: forward.clone(),
-            reverse: reverse.clone(),
-            flows: vec![f],
-            sample_interval_ns: 10 * MS,
-            topology: Default::default(),
-        };
         let mut rec = MemoryRecorder::default();
-        let s = netsim::run(&cfg, &mut rec).unwrap();
+        let s = two_mbit_100ms(Algorithm::Bbr3, ack, &mut rec);
         let mut srtt: Vec<f64> = rec
             .flows
             .iter()
@@ -249,11 +236,8 @@ fn tcp_srtt_behind_linuxs_receiver_includes_the_wait_for_the_second_segment() {
             .collect();
         srtt.sort_by(f64::total_cmp);
         let min_rtt = rec.flows.iter().filter_map(|x| x.min_rtt_ns).min().unwrap() as f64 / 1e6;
-        (
-            srtt[srtt.len() / 2],
-            min_rtt,
-            s.flows[0].rtt_median_ms.unwrap(),
-        )
+        let rtt = s.flows[0].rtt_median_ms.unwrap();
+        (srtt[srtt.len() / 2], min_rtt, rtt)
     };
     let (every, every_min, every_rtt) = run(AckPolicy::EveryPacket);
     let (linux, linux_min, linux_rtt) = run(AckPolicy::LINUX);
