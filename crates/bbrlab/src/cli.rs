@@ -157,10 +157,12 @@ pub(crate) enum Command {
         /// --multiflow 30, 20 with --quick).
         #[arg(long)]
         seconds: Option<u64>,
-        /// With --multiflow: the simulated receiver's ACK policy, `every`
+        /// The receiver of the simulation matched to kernel TCP: `every`
         /// (an ACK per packet, the simulator's default) or `linux` (Linux's
-        /// delayed ACKs and SACK compression, as the kernel receiver does).
-        #[arg(long, value_enum, default_value = "every", requires = "multiflow")]
+        /// delayed ACKs and SACK compression, as the kernel's receiver
+        /// does). The UDP transport's and s2n-quic's matched simulations
+        /// keep an ACK per packet.
+        #[arg(long, value_enum, default_value = "every")]
         sim_ack: SimAck,
         /// With --multiflow: how many times the simulator runs each
         /// repetition, every flow after the first started a further

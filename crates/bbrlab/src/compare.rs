@@ -439,6 +439,20 @@ pub fn run(
     out: Option<PathBuf>,
     quic_bulk: Option<&Path>,
 ) -> Result<(), String> {
+    run_with(scenario, with, out, quic_bulk, None)
+}
+
+/// [`run`], the simulation matched to kernel TCP run with `kernel_ack`
+/// for its receiver when given (validate's `--sim-ack`): the kernel's
+/// receiver is Linux's, the UDP transport's and s2n-quic's are not, so
+/// the scenario's own `ack` stays for theirs.
+pub(crate) fn run_with(
+    scenario: &Path,
+    with: &[Source],
+    out: Option<PathBuf>,
+    quic_bulk: Option<&Path>,
+    kernel_ack: Option<netsim::AckPolicy>,
+) -> Result<(), String> {
     let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
     let flows = sc.runs.first().map_or(0, |r| r.config.flows.len());
     if sc.runs.len() != 1 || flows != 1 {
@@ -595,9 +609,13 @@ pub fn run(
             _ => &alg,
         };
         let real_label = format!("{label} ({real_alg})");
+        let mut matched = run.clone();
+        if let (Source::Kernel, Some(ack)) = (s, kernel_ack) {
+            matched.config.flows[0].ack = ack;
+        }
         let (m, rtos) = simulate(
             &sc.name,
-            &run,
+            &matched,
             Some(size),
             &out.join(format!("sim-{name}")),
             window_s,

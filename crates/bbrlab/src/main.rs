@@ -160,6 +160,7 @@ fn main() -> ExitCode {
                 seconds,
                 algorithms,
                 quic_bulk,
+                ack: sim_ack.name(),
             })
             .and_then(|ok| {
                 if strict && !ok {

@@ -216,6 +216,17 @@ pub struct Options {
     pub algorithms: Vec<String>,
     /// quic-bulk for the s2n-quic rows (default: next to this binary).
     pub quic_bulk: Option<PathBuf>,
+    /// The receiver of the simulation matched to kernel TCP: `every` (an
+    /// ACK per packet, the simulator's default) or `linux` (Linux's).
+    pub ack: &'static str,
+}
+
+impl Options {
+    /// The ACK policy `ack` names for the kernel-matched simulation;
+    /// `None` keeps the scenario's (an ACK per packet).
+    fn kernel_ack(&self) -> Option<netsim::AckPolicy> {
+        (self.ack == "linux").then_some(netsim::AckPolicy::LINUX)
+    }
 }
 
 /// Queue limit in packets for `p`: its buffer in BDPs of 1500-byte
@@ -554,8 +565,14 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                     }
                 }
                 for attempt in 1..=MAX_ATTEMPTS {
-                    compare::run(&toml, &with, Some(dir.clone()), quic_bulk.as_deref())
-                        .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
+                    compare::run_with(
+                        &toml,
+                        &with,
+                        Some(dir.clone()),
+                        quic_bulk.as_deref(),
+                        opts.kernel_ack(),
+                    )
+                    .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
                     let text = std::fs::read_to_string(dir.join("compare.json"))
                         .map_err(|e| format!("{}: {e}", dir.join("compare.json").display()))?;
                     let doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -662,6 +679,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     let single = json!({
         "seconds_per_run": seconds,
         "repetitions": reps,
+        "simulator_ack": opts.ack,
         "bounds": {
             "bbr": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0 },
             "bbrlab_bbr3": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0, "retransmissions_pct": 15.0, "retransmissions_segments": 10.0 },
@@ -781,8 +799,15 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         };
     };
     let mut s = String::new();
+    // Runs before `--sim-ack` had an ACK per packet.
+    let receiver = match doc["simulator_ack"].as_str() {
+        Some("linux") => {
+            "; the simulation matched to kernel TCP has Linux's receiver (`--sim-ack linux`)"
+        }
+        _ => "",
+    };
     s.push_str(&format!(
-        "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
+        "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms{receiver}; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
         doc["seconds_per_run"], doc["repetitions"]
     ));
     s.push_str("| path | alg | kernel | simulator | sim − kernel | UDP | UDP − kernel | s2n-quic | s2n − kernel |\n");
@@ -1046,6 +1071,14 @@ mod tests {
             "{md}"
         );
         assert!(markdown(&json!({})).is_err());
+        // Which receiver the kernel-matched simulation had: said only
+        // when it was Linux's.
+        assert!(!md.contains("receiver"), "{md}");
+        let mut linux = v.clone();
+        linux["simulator_ack"] = json!("linux");
+        assert!(markdown(&linux).unwrap().contains(
+            "the simulation matched to kernel TCP has Linux's receiver (`--sim-ack linux`)"
+        ));
         // No emulator figures: nothing said under the table.
         assert_eq!(f.emulator_stalled, None);
         assert!(!md.contains("forwarder"), "{md}");
@@ -1094,5 +1127,21 @@ mod tests {
             "{notes}"
         );
         assert_eq!(emulator_notes(&[row("clean", Value::Null)]), "");
+    }
+
+    #[test]
+    fn sim_ack_linux_gives_the_kernel_matched_simulation_linuxs_receiver() {
+        let o = |ack| Options {
+            out: PathBuf::new(),
+            quick: true,
+            only: None,
+            reps: None,
+            seconds: None,
+            algorithms: vec![],
+            quic_bulk: None,
+            ack,
+        };
+        assert_eq!(o("linux").kernel_ack(), Some(netsim::AckPolicy::LINUX));
+        assert_eq!(o("every").kernel_ack(), None);
     }
 }
