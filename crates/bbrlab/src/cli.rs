@@ -190,6 +190,13 @@ pub(crate) enum Command {
         /// Print the Markdown table of an existing validate.json and exit.
         #[arg(long, value_name = "VALIDATE_JSON")]
         table: Option<PathBuf>,
+        /// Print which simulated receiver matches kernel TCP better and
+        /// exit: EVERY is a single-flow validate.json with an ACK per
+        /// packet, LINUX one run with --sim-ack linux; both receivers are
+        /// judged against LINUX's kernel runs (the simulator is
+        /// deterministic).
+        #[arg(long, num_args = 2, value_names = ["EVERY", "LINUX"], conflicts_with = "table")]
+        receivers: Option<Vec<PathBuf>>,
         /// quic-bulk for the s2n-quic rows of bbr (default: next to this
         /// binary; without it those rows are skipped, with a note).
         #[arg(long)]

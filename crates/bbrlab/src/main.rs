@@ -129,10 +129,14 @@ fn main() -> ExitCode {
             algorithms,
             strict,
             table,
+            receivers,
             quic_bulk,
-        } => match table {
-            Some(json) => validate::table_from(&json).map(|t| println!("{t}")),
-            None if multiflow => validate::multiflow::run(&validate::multiflow::Options {
+        } => match (table, receivers) {
+            (_, Some(files)) => {
+                validate::receivers::table_from(&files[0], &files[1]).map(|t| println!("{t}"))
+            }
+            (Some(json), None) => validate::table_from(&json).map(|t| println!("{t}")),
+            (None, None) if multiflow => validate::multiflow::run(&validate::multiflow::Options {
                 out,
                 quick,
                 only,
@@ -152,7 +156,7 @@ fn main() -> ExitCode {
                     Ok(())
                 }
             }),
-            None => validate::run(&validate::Options {
+            (None, None) => validate::run(&validate::Options {
                 out,
                 quick,
                 only,

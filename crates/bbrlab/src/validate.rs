@@ -17,6 +17,7 @@
 //! against the simulator, its section of `validate.json` and its table.
 
 pub mod multiflow;
+pub mod receivers;
 
 use crate::compare;
 use serde_json::{json, Value};
