@@ -105,16 +105,27 @@ fn run(p: &PathCase, cc: &str, secs: u32, seed: u32, dir: &std::path::Path) -> R
     if let Some(l) = p.loss {
         args.extend(["--loss", l]);
     }
-    let (ok, out, err) = common::emu(
-        &args,
-        &format!("{} tcp recv --listen {{server}}:5201", common::BIN),
-        &format!(
-            "{} tcp send --to {{server}}:5201 --cc {cc} --bytes {bytes} --log {}",
-            common::BIN,
-            log.display()
-        ),
-        2 * secs + 60,
-    );
+    // A run whose emulator's forwarder was off the CPU too long (a busy
+    // host's hypervisor took the vCPU, and the link delivered in bursts)
+    // is run again, as validate does: on 50M-10ms-0.5bdp such a run lost
+    // 38 % more packets after STARTUP than its pair, two kernel controls
+    // that agree on a quiet host.
+    let rtt_ms: f64 = p.rtt.trim_end_matches("ms").parse().unwrap();
+    let ((ok, out, err), _) = common::unstalled(&format!("{} {cc}", p.name), rtt_ms, |stats| {
+        let stats = stats.display().to_string();
+        let mut a = args.clone();
+        a.extend(["--stats", stats.as_str()]);
+        common::emu(
+            &a,
+            &format!("{} tcp recv --listen {{server}}:5201", common::BIN),
+            &format!(
+                "{} tcp send --to {{server}}:5201 --cc {cc} --bytes {bytes} --log {}",
+                common::BIN,
+                log.display()
+            ),
+            2 * secs + 60,
+        )
+    });
     assert!(ok, "{} {cc}: emu failed: {err}\n{out}", p.name);
     let s = common::json_with(&out, "\"cc\"");
     let mut r = csv::Reader::from_path(&log).unwrap();
