@@ -304,6 +304,21 @@ pub(crate) fn sim_counterpart(kernel_cc: &str) -> (&str, &'static str) {
     }
 }
 
+/// The simulated sender's pacer for a kernel control: Linux paces only a
+/// control that asks it to (BBR and bbrlab's controls set
+/// `sk_pacing_status`; `tcp_needs_internal_pacing()`), and the emulator's
+/// machine has no fq qdisc to pace the rest, so CUBIC and Reno send each
+/// window's worth at once. Their own bursts then queue at the bottleneck
+/// and reach their RTT samples, which decides when HyStart ends slow
+/// start beside another flow.
+pub(crate) fn sim_pacing(kernel_cc: &str) -> &'static str {
+    if matches!(kernel_cc, "cubic" | "reno") {
+        "off"
+    } else {
+        "quantum"
+    }
+}
+
 /// The one-flow scenario `compare` runs for `p`.
 pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
     let half = p.rtt_ms / 2.0;
@@ -330,8 +345,9 @@ pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u
     // bottleneck, which at 2 Mbit/s is 6 ms of every other RTT sample:
     // with one packet at a time the simulated `bbr3` read 106.6 ms there
     // against the kernel's 116-127, with bursts 112.3 (multi-flow
-    // validate always used bursts).
-    let pacing = "pacing = \"quantum\"\n";
+    // validate always used bursts). CUBIC and Reno are not paced at all
+    // ([`sim_pacing`]).
+    let pacing = format!("pacing = \"{}\"\n", sim_pacing(algorithm));
     let (sim_algorithm, tables) = sim_counterpart(algorithm);
     let flow = format!("algorithm = \"{sim_algorithm}\"\n{pacing}{tables}");
     format!(
@@ -929,7 +945,12 @@ mod tests {
             assert_eq!(sc.runs.len(), 1);
             assert_eq!(sc.runs[0].config.flows.len(), 1);
             assert_eq!(sc.runs[0].config.duration_ns, 5_000_000_000);
-            // Kernel-sized bursts, as Linux's TSO and the UDP transport's GSO.
+            // No pacer: Linux paces CUBIC only under an fq qdisc.
+            assert_eq!(sc.runs[0].config.flows[0].pacing, sender::Pacing::Off);
+            // Kernel-sized bursts for BBR, as Linux's TSO and the UDP
+            // transport's GSO.
+            std::fs::write(&f, scenario_toml(p, "bbr", 5, 1)).unwrap();
+            let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs[0].config.flows[0].pacing, sender::Pacing::Quantum);
         }
         // 10 Mbit/s × 40 ms = 33.3 packets of 1500 bytes.

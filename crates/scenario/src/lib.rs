@@ -165,7 +165,7 @@ pub enum AckName {
     Quic2018,
 }
 
-/// The sender's pacer (`pacing = "exact" | "quantum"`).
+/// The sender's pacer (`pacing = "exact" | "quantum" | "off"`).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum PacingName {
@@ -173,6 +173,9 @@ pub enum PacingName {
     Exact,
     /// Bursts of one send quantum, as Linux fq and the UDP transport send.
     Quantum,
+    /// None: what the window allows leaves at once, as Linux TCP sends
+    /// CUBIC or Reno without an fq qdisc.
+    Off,
 }
 
 /// `[flow.bbr]`: switches for BBR's mechanisms. `flavour` picks a whole
@@ -1195,6 +1198,7 @@ fn build(
                 },
                 pacing: match f.pacing {
                     Some(PacingName::Quantum) => netsim::Pacing::Quantum,
+                    Some(PacingName::Off) => netsim::Pacing::Off,
                     Some(PacingName::Exact) | None => netsim::Pacing::Exact,
                 },
                 header_bytes,

@@ -258,4 +258,11 @@ pub enum Pacing {
     /// Linux's fq releases TSO super-packets. A real sender needs this so
     /// one timer wake and one GSO system call carry a whole quantum.
     Quantum,
+    /// No pacer: every packet the window allows leaves at once. Linux TCP
+    /// sends a loss-based control this way when no fq qdisc is installed,
+    /// since it paces internally only for a control that asks
+    /// (`tcp_needs_internal_pacing()`, set by BBR), so each ACK of slow
+    /// start releases a burst at the host's speed. A competing flow's
+    /// RTT samples, and so HyStart's exit, see those bursts queue.
+    Off,
 }

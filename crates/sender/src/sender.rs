@@ -807,14 +807,17 @@ impl Sender {
         // delay (`fq_dequeue()`). More credit means bigger catch-up bursts,
         // which shorten send intervals and inflate delivery-rate samples.
         let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
-        let floor = match self.pacing {
-            Pacing::Exact => now,
-            Pacing::Quantum => now.saturating_sub(self.quantum_ns() / 2),
+        let (floor, gap_ns) = match self.pacing {
+            Pacing::Exact => (now, (bytes as f64 * 1e9 / rate).ceil() as u64),
+            Pacing::Quantum => (
+                now.saturating_sub(self.quantum_ns() / 2),
+                (bytes as f64 * 1e9 / rate).ceil() as u64,
+            ),
+            Pacing::Off => (now, 0),
         };
-        self.next_send_ns =
-            self.next_send_ns.max(floor) + (bytes as f64 * 1e9 / rate).ceil() as u64;
+        self.next_send_ns = self.next_send_ns.max(floor) + gap_ns;
         let burst = match self.pacing {
-            Pacing::Exact => bytes as u64,
+            Pacing::Exact | Pacing::Off => bytes as u64,
             Pacing::Quantum => self.cc.send_quantum_bytes(),
         };
         self.cc

@@ -44,6 +44,30 @@ fn quantum_pacing_bursts_a_quantum_then_waits_its_length() {
     );
 }
 
+/// With no pacer, the whole window leaves at one instant and the sender
+/// then waits for ACKs, not for a pacing slot: Linux TCP's CUBIC without
+/// an fq qdisc. The paced senders release one packet or one quantum.
+#[test]
+fn without_a_pacer_the_whole_window_leaves_at_once() {
+    for alg in [Algorithm::Cubic, Algorithm::Reno, Algorithm::Bbr] {
+        let mut cc = Config::new(alg);
+        cc.initial_cwnd_packets = 100;
+        let mut f = SenderConfig::bulk(cc);
+        f.start_ns = 5 * MS;
+        f.pacing = sender::Pacing::Off;
+        let mut s = sender::Sender::new(&f, 1);
+        let sent = send_all(&mut s, f.start_ns);
+        assert_eq!(sent.len(), 100, "{alg:?}: the initial window at once");
+        assert!(
+            matches!(s.poll(f.start_ns), sender::SendDecision::CwndLimited),
+            "{alg:?}: then limited by the window, not paced"
+        );
+        f.pacing = sender::Pacing::Exact;
+        let mut s = sender::Sender::new(&f, 1);
+        assert_eq!(send_all(&mut s, f.start_ns).len(), 1, "{alg:?} paced");
+    }
+}
+
 /// An ACK of the ranges given (inclusive, highest first).
 fn ack_of(ranges: &[(u64, u64)]) -> sender::Ack {
     let mut a = sender::Ack {
@@ -296,6 +320,7 @@ fn quantum_pacing_makes_up_a_late_wake_up() {
                 assert_eq!(first, 43);
                 assert!((52..=54).contains(&second), "second burst {second}");
             }
+            sender::Pacing::Off => unreachable!("not in this test"),
         }
     }
 }

@@ -272,9 +272,9 @@ impl MultiPath {
     }
 
     /// The simulator's scenario: the flows with the kernel's packet size
-    /// (`size`), their start times and extra delays, kernel-sized bursts
-    /// (`pacing = "quantum"`, as Linux's TSO autosizing sends); every
-    /// flow after the first starts `offset_ms` later ([`PHASES`]).
+    /// (`size`), their start times and extra delays, the kernel's pacing
+    /// (BBR in TSO-sized bursts, CUBIC not paced: [`super::sim_pacing`]);
+    /// every flow after the first starts `offset_ms` later ([`PHASES`]).
     pub fn scenario_toml(
         &self,
         seconds: u64,
@@ -289,8 +289,8 @@ impl MultiPath {
             let (alg, tables) = super::sim_counterpart(f.cc);
             let start_ms = start as f64 * 1000.0 + if k > 0 { offset_ms } else { 0.0 };
             s.push_str(&format!(
-                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start_ms:.3}ms\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"quantum\"\nack = \"{ack}\"\necn = {ecn}\n{tables}",
-                f.extra_rtt_ms, size.payload, size.header
+                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start_ms:.3}ms\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"{}\"\nack = \"{ack}\"\necn = {ecn}\n{tables}",
+                f.extra_rtt_ms, size.payload, size.header, super::sim_pacing(f.cc)
             ));
         }
         s
@@ -1187,6 +1187,13 @@ mod tests {
                 assert_eq!(f.extra_rtt_ns, (p.flows[k].extra_rtt_ms * 1e6) as u64);
                 assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
                 assert_eq!(f.ecn.is_ect(), p.queue == Queue::CodelEcn, "{}", p.name);
+                // The kernel's pacing: BBR's TSO bursts, CUBIC unpaced.
+                let paced = if p.flows[k].cc == "cubic" {
+                    sender::Pacing::Off
+                } else {
+                    sender::Pacing::Quantum
+                };
+                assert_eq!(f.pacing, paced, "{} flow {k}", p.name);
                 if p.flows[k].cc == BBR3_KERNEL {
                     assert_eq!(compare::kernel_counterpart(&f.cc).unwrap(), BBR3_KERNEL);
                 }
