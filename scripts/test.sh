@@ -4,17 +4,25 @@
 # compiling). This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+. scripts/phase.sh
+# .ci/run passes its log on; run alone, this script keeps its own.
+if [ -z "${PHASE_LOG:-}" ]; then
+  export PHASE_LOG="$(mktemp)"
+  trap phase_summary EXIT
+fi
+phase setup bash scripts/setup.sh
 # The crates' layering (Python's and the default build's dependencies).
-bash scripts/check-layers.sh
+phase check-layers bash scripts/check-layers.sh
 # With the binary's `kernel` feature (bbrlab's BPF controls; setup.sh
 # installs what it needs), so the kernel tests run too.
 # quic-bulk next to the bbrlab binary the tests run (tests/quic*.rs):
 # `cargo test` builds only a package's own binaries for its integration
 # tests. The test profile shares its dependencies' build with the tests.
-cargo build -p quic-bulk --profile test
-cargo test --workspace --all-targets --features bbrlab/kernel
-cargo test --workspace --doc --features bbrlab/kernel
-bash scripts/test-docs.sh  # the book and README: build, links, every shell block (Python blocks: test-python.sh)
+phase build-quic-bulk cargo build -p quic-bulk --profile test
+phase tests cargo test --workspace --all-targets --features bbrlab/kernel
+phase doctests cargo test --workspace --doc --features bbrlab/kernel
+# The book and README: build, links, every shell block (Python blocks:
+# test-python.sh).
+phase docs bash scripts/test-docs.sh
 # The Python package: pytest (API, Dask sweeps) and the example notebook.
-bash scripts/test-python.sh
+phase python bash scripts/test-python.sh
