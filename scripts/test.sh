@@ -20,6 +20,15 @@ phase check-layers bash scripts/check-layers.sh
 # tests. The test profile shares its dependencies' build with the tests.
 phase build-quic-bulk cargo build -p quic-bulk --profile test
 phase tests cargo test --workspace --all-targets --features bbrlab/kernel
+# The tests that need root (network namespaces, the emulator, kernel
+# congestion controls) are #[ignore]d so `cargo test` passes for anyone;
+# as root they run here, from the same build (`--tests`: criterion's
+# bench harness takes no `--ignored`).
+if [ "$(id -u)" = 0 ]; then
+  phase root-tests cargo test --workspace --tests --features bbrlab/kernel -- --ignored
+else
+  echo "test.sh: not root, so the tests that need root were skipped" >&2
+fi
 phase doctests cargo test --workspace --doc --features bbrlab/kernel
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).

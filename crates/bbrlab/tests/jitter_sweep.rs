@@ -337,6 +337,7 @@ fn sweep(out: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 #[cfg(feature = "kernel")]
 fn root_a_sweep_measures_each_point_and_writes_its_provenance() {
     common::require_root();
@@ -390,6 +391,7 @@ fn root_a_sweep_measures_each_point_and_writes_its_provenance() {
 }
 
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 #[cfg(feature = "kernel")]
 fn root_a_run_that_fails_is_a_row_with_its_error_and_the_command_exits_1() {
     common::require_root();

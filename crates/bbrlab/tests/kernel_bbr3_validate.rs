@@ -107,6 +107,7 @@ const PATHS: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn bbrlab_bbr3_matches_the_simulators_stock_kernel_bbr3_on_seven_paths() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -346,6 +347,7 @@ fn ecn_run(cc: &str, secs: u32) -> EcnRun {
 /// most 0.1 % of the segments sent (a non-ECT retransmission or SYN is
 /// dropped above the threshold, so a very few are possible).
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn bbrlab_bbr3_keeps_a_marking_queue_near_its_threshold_with_ecn() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -462,6 +464,7 @@ fn share_with_cubic(queue: &str, cc: &str, secs: u32) -> (f64, f64, f64) {
 /// in one 10 s run (issue 24 asks for it to be reported whatever it
 /// shows; docs/src/kernel-bbr3.md does).
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn bbrlab_bbr3_retransmits_less_than_bbr_on_shallow_buffers_and_shares_with_cubic() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -42,6 +42,7 @@ fn set_cc(s: &TcpStream, cc: &str) {
 }
 
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn load_twice_unload_in_use_and_unload_leave_nothing_registered() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -198,6 +199,7 @@ fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, Str
 }
 
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn tcp_send_runs_bbrlab_jitter_and_samples_its_state() {
     common::require_root();
     let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());

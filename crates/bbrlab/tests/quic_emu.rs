@@ -65,6 +65,7 @@ fn commands(dir: &Path, send_args: &str, timeout_s: u32) -> (String, String) {
 /// receiver checks the pattern; both ends must agree on the count) or
 /// fails with a `quic-bulk:` line, within the emulator's bound.
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn thirty_percent_loss_with_reordering_delivers_intact_or_fails_clearly() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
@@ -102,6 +103,7 @@ fn thirty_percent_loss_with_reordering_delivers_intact_or_fails_clearly() {
 /// dead peer (exit 1, a `quic-bulk:` line) within its 5 s idle timeout
 /// rather than at the emulator's bound, and nothing is left.
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn a_receiver_killed_mid_run_is_reported_and_nothing_is_left() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
@@ -123,6 +125,7 @@ fn a_receiver_killed_mid_run_is_reported_and_nothing_is_left() {
 /// `compare --with s2n` on a 3 s path: an s2n-quic row with bytes
 /// delivered, and a simulator run matched to it with QUIC's header bytes.
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn compare_with_s2n_adds_a_quic_row_and_its_matched_simulation() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
@@ -153,6 +156,7 @@ fn compare_with_s2n_adds_a_quic_row_and_its_matched_simulation() {
 /// `quic --scenario`: the QUIC runs and kernel TCP's bbr and cubic on the
 /// same emulated path, each with bytes and a time series.
 #[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
 fn quic_through_the_emulator_has_kernel_reference_rows() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();

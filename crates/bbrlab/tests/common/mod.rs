@@ -34,7 +34,9 @@ pub fn require_root() {
     let uid = unsafe { libc::geteuid() };
     assert_eq!(
         uid, 0,
-        "the emulator tests need root (CI runs them as root)"
+        "this test needs root: it is #[ignore]d for other users, and \
+         scripts/test.sh runs it as root (`cargo test -p bbrlab --features \
+         kernel -- --ignored`)"
     );
 }
 
