@@ -149,10 +149,10 @@ pub(crate) enum Command {
         /// the matrix's).
         #[arg(long, value_delimiter = ',')]
         only: Option<Vec<String>>,
-        /// Repetitions per path and algorithm (default 3, 1 with --quick;
-        /// 1 with --multiflow).
-        #[arg(long)]
-        reps: Option<usize>,
+        /// Repetitions per path and algorithm (default 3, 1 with --quick,
+        /// with --multiflow too)
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
+        reps: Option<u64>,
         /// Seconds per transfer (default 10, 6 with --quick; with
         /// --multiflow 30, 20 with --quick).
         #[arg(long)]
@@ -184,6 +184,13 @@ pub(crate) enum Command {
         /// if it is not, retransmissions judged too).
         #[arg(long, value_delimiter = ',', default_value = "bbr,cubic")]
         algorithms: Vec<String>,
+        /// Keep the rows an earlier single-flow run left in --out's
+        /// validate.json for other algorithms or paths, and replace only
+        /// the rows this run makes (e.g. `--algorithms cubic --update`
+        /// after a change to CUBIC). The earlier run must have the same
+        /// run length, repetitions and --sim-ack.
+        #[arg(long, conflicts_with_all = ["multiflow", "table", "receivers"])]
+        update: bool,
         /// Exit with status 1 when any path misses its bounds (for CI).
         #[arg(long)]
         strict: bool,

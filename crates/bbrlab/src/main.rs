@@ -127,6 +127,7 @@ fn main() -> ExitCode {
             sim_phases,
             resimulate,
             algorithms,
+            update,
             strict,
             table,
             receivers,
@@ -140,7 +141,7 @@ fn main() -> ExitCode {
                 out,
                 quick,
                 only,
-                reps,
+                reps: reps.map(|r| r as usize),
                 seconds,
                 ack: sim_ack.name(),
                 phases: sim_phases as usize,
@@ -160,11 +161,12 @@ fn main() -> ExitCode {
                 out,
                 quick,
                 only,
-                reps,
+                reps: reps.map(|r| r as usize),
                 seconds,
                 algorithms,
                 quic_bulk,
                 ack: sim_ack.name(),
+                update,
             })
             .and_then(|ok| {
                 if strict && !ok {

@@ -220,6 +220,9 @@ pub struct Options {
     /// The receiver of the simulation matched to kernel TCP: `every` (an
     /// ACK per packet, the simulator's default) or `linux` (Linux's).
     pub ack: &'static str,
+    /// Keep an earlier run's rows that this run does not make
+    /// ([`merge_rows`]).
+    pub update: bool,
 }
 
 impl Options {
@@ -688,6 +691,24 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             }));
         }
     }
+    if opts.update {
+        let earlier = std::fs::read_to_string(opts.out.join("validate.json"))
+            .map_err(|e| {
+                format!(
+                    "--update: {}: {e} (nothing to update; run without --update first)",
+                    opts.out.join("validate.json").display()
+                )
+            })
+            .and_then(|t| {
+                serde_json::from_str::<Value>(&t).map_err(|e| {
+                    format!(
+                        "--update: {}: {e}",
+                        opts.out.join("validate.json").display()
+                    )
+                })
+            })?;
+        results = merge_rows(&earlier, results, seconds, reps, opts.ack)?;
+    }
     let all_within = results.iter().all(|r| {
         r["simulator_vs_kernel"]["within"].as_bool() != Some(false)
             && r["udp_vs_kernel"]["within"].as_bool() != Some(false)
@@ -724,6 +745,48 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         started.elapsed().as_secs_f64()
     );
     Ok(all_within)
+}
+
+/// `--update`: the rows of an earlier single-flow run (`earlier`, its
+/// validate.json) with those this run made (`fresh`) in their place, in
+/// the earlier order, then the fresh rows it did not have. The runs must
+/// agree in run length, repetitions and simulated receiver, or the table
+/// would mix figures that mean different things.
+fn merge_rows(
+    earlier: &Value,
+    fresh: Vec<Value>,
+    seconds: u64,
+    reps: usize,
+    ack: &str,
+) -> Result<Vec<Value>, String> {
+    let Some(rows) = earlier["paths"].as_array() else {
+        return Err("--update: the earlier validate.json has no single-flow rows (`paths`); run without --update first".into());
+    };
+    let had = (
+        earlier["seconds_per_run"].as_u64(),
+        earlier["repetitions"].as_u64(),
+        earlier["simulator_ack"].as_str().unwrap_or("every"),
+    );
+    if had != (Some(seconds), Some(reps as u64), ack) {
+        return Err(format!(
+            "--update: the earlier run had {} s per run, {} repetition(s) and --sim-ack {}; this one {seconds} s, {reps} and {ack}: run with the same --seconds, --reps and --sim-ack, or without --update",
+            had.0.map_or("?".into(), |x| x.to_string()),
+            had.1.map_or("?".into(), |x| x.to_string()),
+            had.2
+        ));
+    }
+    let key = |r: &Value| (r["path"].clone(), r["algorithm"].clone());
+    let mut fresh: Vec<Option<Value>> = fresh.into_iter().map(Some).collect();
+    let mut merged = Vec::new();
+    for r in rows {
+        let replaced = fresh
+            .iter_mut()
+            .find(|f| f.as_ref().is_some_and(|f| key(f) == key(r)))
+            .and_then(Option::take);
+        merged.push(replaced.unwrap_or_else(|| r.clone()));
+    }
+    merged.extend(fresh.into_iter().flatten());
+    Ok(merged)
 }
 
 /// Unloads, when dropped, a control [`ensure_loaded`] loaded.
@@ -958,6 +1021,60 @@ mod tests {
         assert_eq!(queue_packets(&MATRIX[2]), 8);
     }
 
+    /// `--update` keeps an earlier run's rows and puts this run's in their
+    /// place; a run of another length, repetitions or receiver is refused
+    /// rather than mixed in.
+    #[test]
+    fn update_replaces_only_the_rows_it_ran() {
+        let row = |path: &str, alg: &str, g: f64| json!({"path": path, "algorithm": alg, "kernel": {"goodput_mbps": g}});
+        let earlier = json!({
+            "seconds_per_run": 10, "repetitions": 3, "simulator_ack": "every",
+            "paths": [row("a", "bbr", 1.0), row("a", "cubic", 2.0), row("b", "bbr", 3.0), row("b", "cubic", 4.0)],
+        });
+        let fresh = vec![
+            row("b", "cubic", 40.0),
+            row("a", "cubic", 20.0),
+            row("c", "cubic", 50.0),
+        ];
+        let merged = merge_rows(&earlier, fresh.clone(), 10, 3, "every").unwrap();
+        let got: Vec<(String, String, f64)> = merged
+            .iter()
+            .map(|r| {
+                (
+                    r["path"].as_str().unwrap().into(),
+                    r["algorithm"].as_str().unwrap().into(),
+                    r["kernel"]["goodput_mbps"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        let want = [
+            ("a", "bbr", 1.0),
+            ("a", "cubic", 20.0),
+            ("b", "bbr", 3.0),
+            ("b", "cubic", 40.0),
+            ("c", "cubic", 50.0),
+        ];
+        assert_eq!(got, want.map(|(p, a, g)| (p.to_string(), a.to_string(), g)));
+        // An older validate.json without simulator_ack had an ACK per packet.
+        let mut old = earlier.clone();
+        old.as_object_mut().unwrap().remove("simulator_ack");
+        assert_eq!(
+            merge_rows(&old, fresh.clone(), 10, 3, "every")
+                .unwrap()
+                .len(),
+            5
+        );
+        for (secs, reps, ack) in [(6, 3, "every"), (10, 1, "every"), (10, 3, "linux")] {
+            let e = merge_rows(&earlier, fresh.clone(), secs, reps, ack).unwrap_err();
+            assert!(
+                e.contains("10 s per run, 3 repetition(s) and --sim-ack every"),
+                "{e}"
+            );
+        }
+        let e = merge_rows(&json!({"multiflow": {}}), fresh, 10, 3, "every").unwrap_err();
+        assert!(e.contains("no single-flow rows"), "{e}");
+    }
+
     #[test]
     fn differences_are_judged_against_the_bounds() {
         let b = bounds_for("bbr");
@@ -1162,6 +1279,7 @@ mod tests {
             algorithms: vec![],
             quic_bulk: None,
             ack,
+            update: false,
         };
         assert_eq!(o("linux").kernel_ack(), Some(netsim::AckPolicy::LINUX));
         assert_eq!(o("every").kernel_ack(), None);

@@ -106,6 +106,11 @@ pub const BUFFERS_BDP: &[f64] = &[0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 /// Default run length (issue 31's table), and `--quick`'s.
 const SECONDS: u64 = 30;
 const QUICK_SECONDS: u64 = 20;
+/// Default repetitions (`--quick`: one). Two kernel runs of one path
+/// differ by up to about 0.1 in a flow's share (bbrlab_bbr3 against cubic
+/// at 0.5 and 2 BDP, runs on two days), twice the share bound, so the
+/// kernel's side is the mean of three and the table shows their spread.
+const REPS: usize = 3;
 /// The first flow's receiver port; flow k listens on `PORT + k`.
 const PORT: u16 = 5201;
 
@@ -463,6 +468,27 @@ fn mean_json(sides: &[Value]) -> Value {
 /// phase's share, so the table can show the spread the median hides.
 fn phases_json(sides: &[Value]) -> Value {
     let mut m = combine_json(sides, |xs| quantile(xs, 0.5).unwrap_or(f64::NAN));
+    with_share_spread(&mut m, sides, "share_by_phase");
+    m["phases"] = json!(sides.len());
+    m
+}
+
+/// The kernel's side over its repetitions: the mean of each number and,
+/// with more than one, each flow's least and greatest share and every
+/// repetition's (`share_by_rep`): two kernel runs of a path can differ by
+/// more than the share bound, and the table shows by how much.
+fn repetitions_json(sides: &[Value]) -> Value {
+    let mut m = mean_json(sides);
+    if sides.len() > 1 {
+        with_share_spread(&mut m, sides, "share_by_rep");
+        m["repetitions"] = json!(sides.len());
+    }
+    m
+}
+
+/// Adds to each flow of `m` the least and greatest of its share over
+/// `sides`, and every side's share under `key`.
+fn with_share_spread(m: &mut Value, sides: &[Value], key: &str) {
     if let Some(flows) = m["flows"].as_array_mut() {
         for (k, f) in flows.iter_mut().enumerate() {
             let shares: Vec<f64> = sides
@@ -476,11 +502,9 @@ fn phases_json(sides: &[Value]) -> Value {
                 });
             f["share_min"] = json!(round3(lo));
             f["share_max"] = json!(round3(hi));
-            f["share_by_phase"] = json!(shares.iter().map(|&x| round3(x)).collect::<Vec<_>>());
+            f[key] = json!(shares.iter().map(|&x| round3(x)).collect::<Vec<_>>());
         }
     }
-    m["phases"] = json!(sides.len());
-    m
 }
 
 fn round3(x: f64) -> Option<f64> {
@@ -654,7 +678,8 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             .seconds
             .unwrap_or(if opts.quick { QUICK_SECONDS } else { SECONDS })
             .max(5);
-        (paths, Vec::new(), seconds, opts.reps.unwrap_or(1).max(1))
+        let reps = opts.reps.unwrap_or(if opts.quick { 1 } else { REPS });
+        (paths, Vec::new(), seconds, reps)
     };
     // SAFETY: geteuid has no preconditions.
     if !opts.resimulate && unsafe { libc::geteuid() } != 0 {
@@ -744,7 +769,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             }));
             continue;
         }
-        let (k, s) = (mean_json(&kernel), mean_json(&sim));
+        let (k, s) = (repetitions_json(&kernel), mean_json(&sim));
         let verdict = judge(&k, &s);
         results.push(json!({
             "path": p.name,
@@ -969,14 +994,17 @@ fn num(v: &Value, p: usize) -> String {
     v.as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
 }
 
-/// "0.86 / 0.14": the flows' shares; with the simulator's spread over its
-/// start phases, when it has one, "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
+/// "0.86 / 0.14": the flows' shares; with their spread over the
+/// simulator's start phases or the kernel's repetitions, when there is
+/// more than one, "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
 fn shares_cell(side: &Value) -> String {
+    let draws = |key: &str| side[key].as_f64().unwrap_or(1.0);
+    let spread = draws("phases") > 1.0 || draws("repetitions") > 1.0;
     side["flows"].as_array().map_or("–".into(), |a| {
         a.iter()
             .map(
                 |f| match (f["share_min"].as_f64(), f["share_max"].as_f64()) {
-                    (Some(lo), Some(hi)) if side["phases"].as_f64().unwrap_or(1.0) > 1.0 => {
+                    (Some(lo), Some(hi)) if spread => {
                         format!("{} [{lo:.2}–{hi:.2}]", num(&f["share"], 2))
                     }
                     _ => num(&f["share"], 2),
@@ -1028,11 +1056,14 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         .ok_or("validate.json's `multiflow` has no `paths` list")?;
     // Sections written before the simulator ran start phases have none.
     let phases = mf["simulator_phases"].as_u64().unwrap_or(1);
-    let sim_figures = if phases > 1 {
+    let mut sim_figures = if phases > 1 {
         format!("; the simulator's figures are the median over {phases} start phases of the later flows, one round trip apart in all, with each share's least and greatest in brackets")
     } else {
         String::new()
     };
+    if mf["repetitions"].as_u64().unwrap_or(1) > 1 {
+        sim_figures.push_str("; the kernel's are the mean over the repetitions, with each share's least and greatest in brackets");
+    }
     let mut s = format!(
         "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms{sim_figures}; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}.\n\n",
         mf["seconds_per_run"],
@@ -1316,6 +1347,25 @@ mod tests {
         assert!((m["flows"][0]["share"].as_f64().unwrap() - 0.83).abs() < 1e-12);
         assert_eq!(m["queue_delay_ms"]["p50"].as_f64(), Some(42.0));
         assert_eq!(m["flows"][1]["srtt_median_ms"], Value::Null);
+    }
+
+    /// The kernel's side is the mean over repetitions and, with more than
+    /// one, keeps each flow's spread for the table; one repetition shows
+    /// a bare share, as before.
+    #[test]
+    fn the_kernels_repetitions_keep_their_spread() {
+        let m = repetitions_json(&[
+            side([86.0, 14.0], 40.0),
+            side([80.0, 20.0], 44.0),
+            side([74.0, 26.0], 42.0),
+        ]);
+        assert_eq!(m["repetitions"], 3);
+        assert!((m["flows"][0]["share"].as_f64().unwrap() - 0.80).abs() < 1e-12);
+        assert_eq!(m["flows"][1]["share_by_rep"], json!([0.14, 0.2, 0.26]));
+        assert_eq!(shares_cell(&m), "0.80 [0.74–0.86] / 0.20 [0.14–0.26]");
+        let one = repetitions_json(&[side([86.0, 14.0], 40.0)]);
+        assert_eq!(one["repetitions"], Value::Null);
+        assert_eq!(shares_cell(&one), "0.86 / 0.14");
     }
 
     #[test]
