@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The layering DESIGN.md promises, checked from cargo's own dependency
-# graph (issue 21):
+# The layering docs/src/parts.md promises, checked from cargo's own
+# dependency graph (issues 21 and 32):
 # - the Python package stands on scenario + runner + claims only: its normal
-#   dependencies name none of the kernel, emulator, transport or CLI crates;
+#   dependencies name none of the kernel, emulator, transport, testbed or CLI
+#   crates;
 # - the binary's default build (what a fresh machine compiles) has no BPF
 #   toolchain dependency: libbpf-sys comes only with `--features kernel`;
 # - congestion has no dependencies at all;
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 fail=0
 deps() { cargo tree -q -e normal --prefix none "$@" | sed 's/ .*//' | sort -u; }
 
-bad=$(deps -p bbrlab-py | grep -xE 'kernel-cc|libbpf-sys|libbpf-rs|linkem|transport|tcp-probe|clap|indicatif|bbrlab' || true)
+bad=$(deps -p bbrlab-py | grep -xE 'kernel-cc|libbpf-sys|libbpf-rs|linkem|transport|tcp-probe|testbed|clap|indicatif|bbrlab' || true)
 if [ -n "$bad" ]; then
   echo "check-layers: bbrlab-py depends on: $(echo $bad)" >&2; fail=1
 fi

@@ -8,9 +8,9 @@
 //! on a machine whose speed drifts. BBRv3 (`bbr3`) runs the same path, and
 //! is reported as its own ratio against the same CUBIC run.
 
-use crate::child::{finish, free_tcp_port, free_udp_port};
 use std::path::Path;
 use std::time::Instant;
+use testbed::child::{finish, free_tcp_port, free_udp_port, spawn, Output};
 
 /// C2's path: 10 Gbit/s, 100 ms RTT, 1 % random loss, a 1.2-BDP buffer.
 fn large_path(algorithm: &str) -> String {
@@ -121,16 +121,6 @@ pub fn run(seconds: u64, large: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Where `bbrlab bench --transport` looks for `quic-bulk` (which runs
-/// quinn's controllers for the baseline) when `--quic-bulk` is not given:
-/// next to the running `bbrlab` (both are built into the same
-/// `target/<profile>/`).
-fn default_quic_bulk() -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.join("quic-bulk");
-    p.exists().then_some(p)
-}
-
 /// One transfer's figures.
 struct Transfer {
     label: String,
@@ -170,38 +160,34 @@ fn json_field(v: &serde_json::Value, key: &str) -> Result<f64, String> {
 /// `bbrlab send` → `bbrlab recv` on loopback as two processes (this
 /// binary), BBR, a pattern for `secs`.
 fn bbrlab_transfer(secs: std::time::Duration, gso: bool) -> Result<Transfer, String> {
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let port = free_udp_port()?;
     let addr = format!("127.0.0.1:{port}");
     let deadline = std::time::Instant::now() + secs + std::time::Duration::from_secs(60);
-    let recv = Command::new(&exe)
-        .args([
-            "recv",
-            "--listen",
-            &addr,
-            "--window",
-            &(64u64 << 20).to_string(),
-        ])
-        .args(["--idle-timeout", "5s", "--accept-timeout", "20s"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("spawning bbrlab recv: {e}"))?;
+    let recv = spawn(
+        Command::new(&exe)
+            .args([
+                "recv",
+                "--listen",
+                &addr,
+                "--window",
+                &(64u64 << 20).to_string(),
+            ])
+            .args(["--idle-timeout", "5s", "--accept-timeout", "20s"]),
+        "bbrlab recv",
+        Output::Temporary,
+    )?;
     std::thread::sleep(std::time::Duration::from_millis(100));
     let mut send = Command::new(&exe);
     send.args(["send", "--to", &addr, "--cc", "bbr", "--quiet"])
-        .args(["--duration", &format!("{}ms", secs.as_millis())])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .args(["--duration", &format!("{}ms", secs.as_millis())]);
     if !gso {
         send.arg("--no-gso");
     }
-    let send = send
-        .spawn()
-        .map_err(|e| format!("spawning bbrlab send: {e}"))?;
-    let s = finish(send, "bbrlab send", deadline);
-    let r = finish(recv, "bbrlab recv", deadline)?;
+    let send = spawn(&mut send, "bbrlab send", Output::Temporary)?;
+    let s = finish(send, deadline);
+    let r = finish(recv, deadline)?;
     let s = s?;
     let v: serde_json::Value =
         serde_json::from_str(s.stdout.trim()).map_err(|e| format!("bbrlab send's output: {e}"))?;
@@ -251,7 +237,7 @@ fn quinn_transfer(
     secs: std::time::Duration,
     cc: &str,
 ) -> Result<Transfer, String> {
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let port = free_udp_port()?;
     let addr = format!("127.0.0.1:{port}");
     let dir =
@@ -261,13 +247,13 @@ fn quinn_transfer(
     let _ = std::fs::remove_file(&cert);
     let cert_s = cert.to_string_lossy().into_owned();
     let deadline = std::time::Instant::now() + secs + std::time::Duration::from_secs(60);
-    let server = Command::new(bin)
-        .args(["recv", "--stack", "quinn", "--listen", &addr])
-        .args(["--cert", &cert_s, "--timeout", "30"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("spawning {}: {e}", bin.display()));
+    let server = spawn(
+        Command::new(bin)
+            .args(["recv", "--stack", "quinn", "--listen", &addr])
+            .args(["--cert", &cert_s, "--timeout", "30"]),
+        "quic-bulk recv",
+        Output::Temporary,
+    );
     let server = match server {
         Ok(s) => s,
         Err(e) => {
@@ -275,24 +261,24 @@ fn quinn_transfer(
             return Err(e);
         }
     };
-    let client = Command::new(bin)
-        .args(["send", "--stack", "quinn", "--to", &addr, "--cert", &cert_s])
-        .args(["--cc", &format!("quinn:{cc}"), "--timeout", "30"])
-        .args(["--duration", &format!("{}ms", secs.as_millis())])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("spawning {}: {e}", bin.display()));
+    let client = spawn(
+        Command::new(bin)
+            .args(["send", "--stack", "quinn", "--to", &addr, "--cert", &cert_s])
+            .args(["--cc", &format!("quinn:{cc}"), "--timeout", "30"])
+            .args(["--duration", &format!("{}ms", secs.as_millis())]),
+        "quic-bulk send",
+        Output::Temporary,
+    );
     let client = match client {
         Ok(c) => c,
         Err(e) => {
-            let _ = finish(server, "quic-bulk recv", std::time::Instant::now());
+            let _ = finish(server, std::time::Instant::now());
             let _ = std::fs::remove_dir_all(&dir);
             return Err(e);
         }
     };
-    let c = finish(client, "quic-bulk send", deadline);
-    let s = finish(server, "quic-bulk recv", deadline);
+    let c = finish(client, deadline);
+    let s = finish(server, deadline);
     let _ = std::fs::remove_dir_all(&dir);
     let (c, s) = (c?, s?);
     let (bytes, goodput_bps, note) = quic_bulk_figures(&c.stdout)?;
@@ -335,11 +321,8 @@ pub fn transport(
     if runs == 0 || runs > 20 {
         return Err(format!("--runs {runs}: allowed 1 to 20"));
     }
-    let quinn = quic_bulk.or_else(default_quic_bulk).ok_or_else(|| {
-        "quic-bulk (which runs the quinn baseline) was not found next to bbrlab: build it \
-         with `cargo build --release -p quic-bulk`, or pass --quic-bulk PATH"
-            .to_string()
-    })?;
+    // quic-bulk runs quinn's controllers for the baseline.
+    let quinn = testbed::quic_bulk::locate(quic_bulk.as_deref())?;
     let secs = std::time::Duration::from_secs(seconds);
     println!(
         "loopback, {seconds} s per transfer, {runs} round(s); CPU = user + system of sender and receiver processes"

@@ -188,33 +188,6 @@ pub(crate) fn counterpart_note(cc: &congestion::Config) -> Option<String> {
         })
 }
 
-/// The congestion controls the kernel offers now (empty when it cannot
-/// be read).
-fn kernel_available() -> Vec<String> {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
-}
-
-/// A BPF control of ours (`bbrlab_*`) must be registered before kernel TCP
-/// can choose it; the kernel's own load on demand (`tcp_bbr` is a module
-/// the kernel loads when a socket asks for it), so only ours are checked.
-pub(crate) fn check_kernel_offers(cc: &str, available: &[String]) -> Result<(), String> {
-    if !cc.starts_with("bbrlab_") || available.iter().any(|a| a == cc) {
-        return Ok(());
-    }
-    Err(format!(
-        "kernel TCP cannot run {cc}: it is not registered (the kernel offers {}); load it with `sudo bbrlab kernel load {cc}` (and `sudo bbrlab kernel unload {cc}` after)",
-        if available.is_empty() {
-            "nothing readable".to_string()
-        } else {
-            available.join(" ")
-        }
-    ))
-}
-
 /// The first line of `stdout` that is a JSON object with `key`: the
 /// emulator passes on the server's and the client's summaries.
 pub(crate) fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
@@ -346,7 +319,7 @@ pub(crate) fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measur
     })
 }
 
-/// Runs the emulator (through [`crate::emu_child`], so one that does not
+/// Runs the emulator (through [`testbed::emu`], so one that does not
 /// come back is stopped at a deadline); returns its standard output, which
 /// carries the client's and server's JSON summaries. Its output files stay
 /// in `log_dir`.
@@ -388,8 +361,8 @@ pub(crate) fn run_emu_with(
     extra_args.push("--stats".into());
     extra_args.push(stats.display().to_string());
     let extra_args = &extra_args[..];
-    let ended = crate::emu_child::run(
-        &crate::emu_child::EmuRun {
+    let ended = testbed::emu::run(
+        &testbed::emu::EmuRun {
             exe,
             scenario,
             server,
@@ -500,7 +473,7 @@ pub(crate) fn run_with(
         / 1e9;
     let window_s = sim_span.min(secs as f64);
     let quic_bulk = if with.contains(&Source::S2n) {
-        Some(crate::quic::locate(quic_bulk)?)
+        Some(testbed::quic_bulk::locate(quic_bulk)?)
     } else {
         None
     };
@@ -508,7 +481,7 @@ pub(crate) fn run_with(
     // ours must be registered before the run (`bbrlab kernel load`).
     let kernel_alg = kernel_counterpart(&run.config.flows[0].cc);
     if let (Ok(k), true) = (&kernel_alg, with.contains(&Source::Kernel)) {
-        check_kernel_offers(k, &kernel_available())?;
+        testbed::host::check_offered(&[k], &testbed::host::available_congestion_controls())?;
         if let Some(note) = counterpart_note(&run.config.flows[0].cc) {
             eprintln!("compare: note: {note}");
         }
@@ -1038,17 +1011,6 @@ mod tests {
         assert!(kernel_counterpart(&with(Algorithm::BbrJitter))
             .unwrap_err()
             .contains("no `bbr-jitter`"));
-    }
-
-    #[test]
-    fn a_control_of_ours_that_is_not_registered_is_refused_with_the_load_command() {
-        let avail = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
-        let e = check_kernel_offers("bbrlab_bbr3", &avail("reno cubic bbr")).unwrap_err();
-        assert!(e.contains("sudo bbrlab kernel load bbrlab_bbr3"), "{e}");
-        assert!(e.contains("reno cubic bbr"), "{e}");
-        assert!(check_kernel_offers("bbrlab_bbr3", &avail("cubic bbrlab_bbr3")).is_ok());
-        // The kernel's own are loaded on demand.
-        assert!(check_kernel_offers("bbr", &avail("reno cubic")).is_ok());
     }
 
     #[test]

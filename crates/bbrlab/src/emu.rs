@@ -369,7 +369,7 @@ pub fn run(opts: &EmuOptions) -> Result<i32, String> {
         return Err("give --client (and usually --server), or --interactive".into());
     }
     let cfg = forward_config(&opts.path, if opts.log.is_some() { 10_000_000 } else { 0 })?;
-    let stop = crate::signals::stop_flag()?;
+    let stop = testbed::signals::stop_flag()?;
     let topo = Topology::create()?;
     let buffers = topo.setup_tcp_buffers(opts.kernel_buffers)?;
     eprintln!(

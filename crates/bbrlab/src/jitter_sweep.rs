@@ -154,30 +154,6 @@ const QUIC_PORT: u16 = 4433;
 /// cwnd and srtt on a ~60 ms path.
 const QUIC_LOG_INTERVAL: &str = "50ms";
 
-/// `quic-bulk` next to this binary, as `cargo build -p quic-bulk` puts it.
-fn default_quic_bulk() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    Some(exe.parent()?.join("quic-bulk"))
-}
-
-/// The `quic-bulk` a sweep on s2n-quic runs: `--quic-bulk`, else the one
-/// next to this binary; it must be a file.
-fn find_quic_bulk(given: Option<&Path>) -> Result<PathBuf, String> {
-    let p = match given {
-        Some(p) => p.to_path_buf(),
-        None => default_quic_bulk().ok_or("cannot find bbrlab itself to look for quic-bulk")?,
-    };
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "no quic-bulk at {}: build it beside bbrlab with `cargo build --release -p bbrlab -p quic-bulk` \
-             (or give --quic-bulk PATH)",
-            p.display()
-        ))
-    }
-}
-
 /// The version of s2n-quic in the checkout's Cargo.lock (the one
 /// quic-bulk was built with when built from the same checkout), for the
 /// provenance; `s2n-quic` alone when it cannot be read.
@@ -196,54 +172,6 @@ pub fn s2n_quic_version(lock: &Path) -> String {
         }
     }
     "s2n-quic".to_string()
-}
-
-/// Whether this process runs as root (the emulator makes namespaces).
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-#[cfg(feature = "kernel")]
-/// Every control in `ccs` must be one the kernel offers now; ours are
-/// offered once `bbrlab kernel load` has registered them.
-pub fn check_available(ccs: &[String], available: &[String]) -> Result<(), String> {
-    let missing: Vec<&String> = ccs.iter().filter(|c| !available.contains(c)).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let offered = if available.is_empty() {
-        "nothing (no /proc/sys/net/ipv4/tcp_available_congestion_control)".to_string()
-    } else {
-        available.join(" ")
-    };
-    let mut hints = Vec::new();
-    let ours: Vec<&str> = missing
-        .iter()
-        .filter(|c| kernel_cc::is_ours(c))
-        .map(|c| c.as_str())
-        .collect();
-    if !ours.is_empty() {
-        hints.push(format!(
-            "{} not loaded: run `sudo bbrlab kernel load` first (and `bbrlab kernel unload` after)",
-            ours.join(" and ")
-        ));
-    }
-    for c in missing.iter().filter(|c| !kernel_cc::is_ours(c)) {
-        hints.push(format!(
-            "`{c}` is not one of bbrlab's ({}); if it is the kernel's, `modprobe tcp_{c}` loads it",
-            kernel_cc::NAMES.join(", ")
-        ));
-    }
-    Err(format!(
-        "congestion control {} not available; the kernel offers {offered}. {}",
-        missing
-            .iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        hints.join("; ")
-    ))
 }
 
 /// `'…'` for `sh -c`.
@@ -455,8 +383,8 @@ fn run_one(
     fs::write(&link, link_toml(spec.sd_ms, spec.seed))
         .map_err(|e| format!("cannot write {}: {e}", link.display()))?;
     let (server, client, log) = programs(spec, opts)?;
-    let ended = crate::emu_child::run(
-        &crate::emu_child::EmuRun {
+    let ended = testbed::emu::run(
+        &testbed::emu::EmuRun {
             exe: spec.exe,
             scenario: &link,
             server: &server,
@@ -589,7 +517,7 @@ fn wait_for_sockets(ccs: &[String], limit: Duration) {
 /// load`), which needs the `kernel` feature.
 #[cfg(feature = "kernel")]
 fn linux_tcp_ready(ccs: &[String]) -> Result<(), String> {
-    check_available(ccs, &kernel_cc::available())
+    testbed::host::check_offered(ccs, &testbed::host::available_congestion_controls())
 }
 
 #[cfg(not(feature = "kernel"))]
@@ -607,7 +535,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     if opts.source == Source::LinuxTcp && !cfg!(feature = "kernel") {
         return linux_tcp_ready(&opts.ccs);
     }
-    if !is_root() {
+    if !testbed::host::is_root() {
         return Err(format!(
             "{} needs root: every run goes through `bbrlab emu`, which makes network namespaces (run it with sudo)",
             opts.source.command().trim_start_matches("bbrlab ")
@@ -618,7 +546,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
             linux_tcp_ready(&opts.ccs)?;
             None
         }
-        Source::S2nQuic => Some(find_quic_bulk(opts.quic_bulk.as_deref())?),
+        Source::S2nQuic => Some(testbed::quic_bulk::locate(opts.quic_bulk.as_deref())?),
     };
     let stack = match opts.source {
         Source::LinuxTcp => String::new(),
@@ -629,7 +557,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find bbrlab itself: {e}"))?;
     fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
-    let stop = crate::signals::stop_flag()?;
+    let stop = testbed::signals::stop_flag()?;
     let kernel = kernel_release();
     let started = utc_now();
     let load = loadavg();
@@ -867,19 +795,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(feature = "kernel")]
-    fn missing_controls_name_the_remedy() {
-        let avail: Vec<String> = ["reno", "bbr", "cubic"].map(String::from).to_vec();
-        assert!(check_available(&["bbr".into()], &avail).is_ok());
-        let e = check_available(&["bbr".into(), "bbrlab_jitter".into()], &avail).unwrap_err();
-        assert!(e.contains("bbrlab_jitter not available"), "{e}");
-        assert!(e.contains("bbrlab kernel load"), "{e}");
-        assert!(e.contains("reno bbr cubic"), "{e}");
-        let e = check_available(&["vegas".into()], &avail).unwrap_err();
-        assert!(e.contains("modprobe tcp_vegas"), "{e}");
-    }
-
-    #[test]
     fn options_are_checked_before_anything_runs() {
         let ok = Options {
             source: Source::LinuxTcp,
@@ -1114,20 +1029,6 @@ mod tests {
             e.contains("lacks a figure") && e.contains("goodput_bps"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn quic_bulk_is_looked_for_where_cargo_builds_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = find_quic_bulk(Some(&dir.path().join("quic-bulk"))).unwrap_err();
-        assert!(e.contains("no quic-bulk at"), "{e}");
-        assert!(
-            e.contains("cargo build --release -p bbrlab -p quic-bulk"),
-            "{e}"
-        );
-        let p = dir.path().join("qb");
-        fs::write(&p, "").unwrap();
-        assert_eq!(find_quic_bulk(Some(&p)).unwrap(), p);
     }
 
     #[test]

@@ -34,16 +34,13 @@ use cli::{Cli, Command, KernelAction};
 
 mod bbr3_signals;
 mod bench;
-mod child;
 mod cli;
 mod compare;
 mod emu;
-mod emu_child;
 mod jitter_sweep;
 mod kernel;
 mod plot;
 mod quic;
-mod signals;
 mod sim;
 mod tcp;
 mod udp;

@@ -18,11 +18,11 @@
 //!   from each run's `flows.csv` with `compare`'s one reader, so they are
 //!   the same statistics `compare` and `validate` print.
 
-use crate::child::{free_udp_port, wait_measured, Exited};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+use testbed::child::{self, free_udp_port, Exited, Output, Supervise};
 
 /// bbrlab's controllers that every stack's adapter offers.
 pub(crate) const ADAPTER_CCS: &[&str] = &["bbr", "bbr-jitter", "bbr3", "cubic", "reno"];
@@ -33,30 +33,6 @@ pub(crate) const ADAPTER_CCS: &[&str] = &["bbr", "bbr-jitter", "bbr3", "cubic", 
 const SLACK_S: u64 = 60;
 /// `quic-bulk --timeout`: how long either end waits for a silent peer.
 const PEER_TIMEOUT_S: u64 = 30;
-
-/// Where `quic-bulk` is: `--quic-bulk PATH` if given (it must exist),
-/// else next to the running `bbrlab`, where `cargo build` puts it.
-pub(crate) fn locate(given: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(p) = given {
-        return if p.is_file() {
-            Ok(p.to_path_buf())
-        } else {
-            Err(format!("--quic-bulk {}: no such file", p.display()))
-        };
-    }
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let p = exe.with_file_name("quic-bulk");
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "quic-bulk (the QUIC bulk-transfer program) was not found next to bbrlab ({}): \
-             build it with `cargo build --release -p quic-bulk` (the same profile as this \
-             bbrlab), or pass --quic-bulk PATH",
-            p.display()
-        ))
-    }
-}
 
 /// Who controls congestion in a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -398,25 +374,19 @@ fn loopback_run(
         interval_ms,
         log: &log,
     };
-    let spawn = |args: Vec<String>| {
-        Command::new(qb)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", qb.display()))
+    let spawn = |args: Vec<String>, what: &str| {
+        child::spawn(Command::new(qb).args(args), what, Output::Temporary)
     };
-    let recv = spawn(cmds.recv_args())?;
-    let send = match spawn(cmds.send_args()) {
+    let recv = spawn(cmds.recv_args(), "quic-bulk recv")?;
+    let send = match spawn(cmds.send_args(), "quic-bulk send") {
         Ok(s) => s,
         Err(e) => {
-            let _ = wait_measured(recv, "quic-bulk recv", Instant::now());
+            let _ = recv.wait(&Supervise::until(Instant::now()));
             return Err(e);
         }
     };
     let deadline = Instant::now() + Duration::from_secs(seconds + SLACK_S);
-    let s = wait_measured(send, "quic-bulk send", deadline)?;
+    let s = send.wait(&Supervise::until(deadline))?;
     // A sender that failed leaves the receiver waiting for it: a few
     // seconds to notice, then it is stopped by its PID.
     let recv_deadline = if s.code == Some(0) {
@@ -424,7 +394,7 @@ fn loopback_run(
     } else {
         Instant::now() + Duration::from_secs(3)
     };
-    let r = wait_measured(recv, "quic-bulk recv", recv_deadline)?;
+    let r = recv.wait(&Supervise::until(recv_deadline))?;
     let label = p.label();
     if s.code != Some(0) || s.overran {
         return Err(format!("{label}: {}", failure("quic-bulk send", &s)));
@@ -551,7 +521,7 @@ pub(crate) fn run(o: &Options) -> Result<(), String> {
     if o.rounds == 0 || o.rounds > 20 {
         return Err(format!("--rounds {}: allowed 1 to 20", o.rounds));
     }
-    let qb = locate(o.quic_bulk.as_deref())?;
+    let qb = testbed::quic_bulk::locate(o.quic_bulk.as_deref())?;
     let (seconds, out, mode) = match &o.scenario {
         None => (
             o.seconds.unwrap_or(5),
@@ -559,8 +529,7 @@ pub(crate) fn run(o: &Options) -> Result<(), String> {
             "loopback".to_string(),
         ),
         Some(sc) => {
-            // SAFETY: geteuid has no preconditions.
-            if unsafe { libc::geteuid() } != 0 {
+            if !testbed::host::is_root() {
                 return Err(format!(
                     "--scenario {}: the runs go through `bbrlab emu`, which needs root (network \
                      namespaces and TUN devices); run as root, or drop --scenario for loopback",
@@ -849,19 +818,6 @@ mod tests {
         }];
         cpu_ratios(&mut e);
         assert_eq!((e[0].cpu_s_per_gbit(), e[0].cpu_ratio), (None, None));
-    }
-
-    #[test]
-    fn a_missing_quic_bulk_says_how_to_build_it() {
-        let e = locate(Some(Path::new("/nonexistent/quic-bulk"))).unwrap_err();
-        assert!(e.contains("/nonexistent/quic-bulk"), "{e}");
-        // The unit-test binary lives in target/<profile>/deps, where no
-        // quic-bulk is built.
-        let e = locate(None).unwrap_err();
-        assert!(
-            e.contains("cargo build --release -p quic-bulk") && e.contains("--quic-bulk PATH"),
-            "{e}"
-        );
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub(crate) fn recv(
         window_chunks: (window / transport::wire::CHUNK as u64).max(16),
         idle_timeout: duration_arg("--idle-timeout", idle_timeout)?,
         accept_timeout: duration_arg("--accept-timeout", accept_timeout)?,
-        stop: Some(crate::signals::stop_flag()?),
+        stop: Some(testbed::signals::stop_flag()?),
     })?;
     println!("{}", serde_json::to_string(&s).map_err(|e| e.to_string())?);
     Ok(())

@@ -500,8 +500,7 @@ fn pair(x: Option<(f64, Option<f64>)>) -> Value {
 
 /// Runs the matrix. Returns whether every path met its bounds.
 pub fn run(opts: &Options) -> Result<bool, String> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !testbed::host::is_root() {
         return Err(
             "validate runs kernel TCP and the UDP transport through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root".into(),
         );
@@ -524,7 +523,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     };
     // s2n-quic with bbrlab's bbr joins bbr's rows when quic-bulk is built;
     // without it the column stays empty and this says why.
-    let quic_bulk = match crate::quic::locate(opts.quic_bulk.as_deref()) {
+    let quic_bulk = match testbed::quic_bulk::locate(opts.quic_bulk.as_deref()) {
         Ok(p) => Some(p),
         Err(e) if opts.quic_bulk.is_some() => return Err(e),
         Err(e) => {
@@ -810,9 +809,10 @@ impl Drop for LoadedHere {
 /// already was (someone else's, left alone), a guard that unloads it
 /// when this loaded it, or an error saying how to load it.
 fn ensure_loaded(name: &'static str) -> Result<Option<LoadedHere>, String> {
-    let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap_or_default();
-    if available.split_whitespace().any(|a| a == name) {
+    if testbed::host::available_congestion_controls()
+        .iter()
+        .any(|a| a == name)
+    {
         return Ok(None);
     }
     #[cfg(feature = "kernel")]

@@ -681,8 +681,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         let reps = opts.reps.unwrap_or(if opts.quick { 1 } else { REPS });
         (paths, Vec::new(), seconds, reps)
     };
-    // SAFETY: geteuid has no preconditions.
-    if !opts.resimulate && unsafe { libc::geteuid() } != 0 {
+    if !opts.resimulate && !testbed::host::is_root() {
         return Err("validate --multiflow runs kernel TCP through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root (or add --resimulate to judge the simulator against an earlier run's kernel flows)".into());
     }
     // bbrlab_bbr3 is loaded for the paths that need it (and unloaded when

@@ -1,0 +1,65 @@
+//! Where `quic-bulk` (the QUIC bulk-transfer program over s2n-quic, noq
+//! and quinn) is: one rule for every command that runs it (`quic`,
+//! `compare`'s s2n-quic source, `validate`, the s2n-quic jitter sweep,
+//! `bench --transport`), with one message when it is missing.
+
+use std::path::{Path, PathBuf};
+
+/// `given` (`--quic-bulk PATH`) if there is one, which must be a file;
+/// else `quic-bulk` next to the running program, where `cargo build`
+/// puts both into the same `target/<profile>/`.
+pub fn locate(given: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("--quic-bulk {}: no such file", p.display()))
+        };
+    }
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find this program itself: {e}"))?;
+    beside(&exe)
+}
+
+/// `quic-bulk` in `exe`'s directory, or how to build it there.
+fn beside(exe: &Path) -> Result<PathBuf, String> {
+    let p = exe.with_file_name("quic-bulk");
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "quic-bulk (the QUIC bulk-transfer program) was not found next to bbrlab ({}): \
+             build it with `cargo build --release -p quic-bulk` (the same profile as this \
+             bbrlab), or pass --quic-bulk PATH",
+            p.display()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_given_path_must_be_a_file() {
+        let d = tempfile::tempdir().unwrap();
+        let e = locate(Some(&d.path().join("quic-bulk"))).unwrap_err();
+        assert!(e.contains("quic-bulk: no such file"), "{e}");
+        let p = d.path().join("qb");
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(locate(Some(&p)).unwrap(), p);
+    }
+
+    #[test]
+    fn otherwise_it_is_looked_for_beside_the_program_with_how_to_build_it() {
+        let d = tempfile::tempdir().unwrap();
+        let exe = d.path().join("bbrlab");
+        let e = beside(&exe).unwrap_err();
+        assert!(
+            e.contains("cargo build --release -p quic-bulk") && e.contains("--quic-bulk PATH"),
+            "{e}"
+        );
+        std::fs::write(d.path().join("quic-bulk"), "").unwrap();
+        assert_eq!(beside(&exe).unwrap(), d.path().join("quic-bulk"));
+    }
+}
