@@ -111,10 +111,11 @@ impl Options {
             }
         }
         if self.source == Source::S2nQuic {
-            if let Some(cc) = self.ccs.iter().find(|c| !QUIC_CCS.contains(&c.as_str())) {
+            let allowed = quic_ccs();
+            if let Some(cc) = self.ccs.iter().find(|c| !allowed.contains(&c.as_str())) {
                 return Err(format!(
                     "--cc: `{cc}` is not a control quic-bulk runs in s2n-quic; give one of {}",
-                    QUIC_CCS.join(", ")
+                    allowed.join(", ")
                 ));
             }
         } else if self.quic_bulk.is_some() {
@@ -138,15 +139,14 @@ impl Options {
 /// `bbrlab-s2n` adapter, and s2n-quic's own under `s2n:`. Checked before
 /// a sweep starts so a misspelt name does not cost a whole sweep of
 /// failed runs; quic-bulk checks them again.
-pub const QUIC_CCS: [&str; 7] = [
-    "bbr",
-    "bbr-jitter",
-    "bbr3",
-    "cubic",
-    "reno",
-    "s2n:bbr2",
-    "s2n:cubic",
-];
+pub fn quic_ccs() -> Vec<&'static str> {
+    let mut ccs = congestion::Algorithm::ALL.map(|a| a.name()).to_vec();
+    ccs.extend(S2N_OWN_CCS);
+    ccs
+}
+
+/// s2n-quic's own controllers, as quic-bulk names them.
+const S2N_OWN_CCS: [&str; 2] = ["s2n:bbr2", "s2n:cubic"];
 
 /// The UDP port quic-bulk's receiver listens on in the server namespace.
 const QUIC_PORT: u16 = 4433;
@@ -925,7 +925,7 @@ mod tests {
         assert_eq!(d.sds_ms.last(), Some(&60.0));
         assert!(d.seeds.len() >= 5);
         assert_eq!(d.ccs, ["bbr", "bbr-jitter", "s2n:bbr2"]);
-        assert!(d.ccs.iter().all(|c| QUIC_CCS.contains(c)));
+        assert!(d.ccs.iter().all(|c| quic_ccs().contains(c)));
         // Linux TCP's stay those of `kernel jitter-sweep` before.
         let k = defaults(Source::LinuxTcp);
         assert_eq!(k.bytes, Some(3_000_000));

@@ -24,8 +24,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use testbed::child::{self, free_udp_port, Exited, Output, Supervise};
 
-/// bbrlab's controllers that every stack's adapter offers.
-pub(crate) const ADAPTER_CCS: &[&str] = &["bbr", "bbr-jitter", "bbr3", "cubic", "reno"];
+/// bbrlab's controllers, which every stack's adapter offers: all of
+/// `congestion`'s algorithms.
+fn adapter_ccs() -> Vec<&'static str> {
+    congestion::Algorithm::ALL.map(|a| a.name()).to_vec()
+}
 
 /// How long a transfer may run past its `--seconds` before it is stopped:
 /// the handshake, the drain of the last bytes and a slow start under a
@@ -154,7 +157,7 @@ pub(crate) fn plan(stacks: &[String], ccs: &[String]) -> Result<Vec<Plan>, Strin
                 if !word(cc) {
                     return Err(format!(
                         "--cc `{cc}`: expected one of {} or a stack's own STACK:NAME",
-                        ADAPTER_CCS.join(", ")
+                        adapter_ccs().join(", ")
                     ));
                 }
                 for s in stacks {
