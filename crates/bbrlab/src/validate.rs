@@ -547,6 +547,18 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         .seconds
         .unwrap_or(if opts.quick { 6 } else { 10 })
         .max(2);
+    // `--update` checks the earlier run before any of this one's: a
+    // mismatch found after the runs would waste them.
+    let earlier = if opts.update {
+        Some(earlier_rows(
+            &opts.out.join("validate.json"),
+            seconds,
+            reps,
+            opts.ack,
+        )?)
+    } else {
+        None
+    };
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
     let total = paths.len() * opts.algorithms.len() * reps;
     let started = Instant::now();
@@ -690,23 +702,8 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             }));
         }
     }
-    if opts.update {
-        let earlier = std::fs::read_to_string(opts.out.join("validate.json"))
-            .map_err(|e| {
-                format!(
-                    "--update: {}: {e} (nothing to update; run without --update first)",
-                    opts.out.join("validate.json").display()
-                )
-            })
-            .and_then(|t| {
-                serde_json::from_str::<Value>(&t).map_err(|e| {
-                    format!(
-                        "--update: {}: {e}",
-                        opts.out.join("validate.json").display()
-                    )
-                })
-            })?;
-        results = merge_rows(&earlier, results, seconds, reps, opts.ack)?;
+    if let Some(earlier) = &earlier {
+        results = merge_rows(earlier, results);
     }
     let all_within = results.iter().all(|r| {
         r["simulator_vs_kernel"]["within"].as_bool() != Some(false)
@@ -746,21 +743,28 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     Ok(all_within)
 }
 
-/// `--update`: the rows of an earlier single-flow run (`earlier`, its
-/// validate.json) with those this run made (`fresh`) in their place, in
-/// the earlier order, then the fresh rows it did not have. The runs must
-/// agree in run length, repetitions and simulated receiver, or the table
-/// would mix figures that mean different things.
-fn merge_rows(
-    earlier: &Value,
-    fresh: Vec<Value>,
-    seconds: u64,
-    reps: usize,
-    ack: &str,
-) -> Result<Vec<Value>, String> {
-    let Some(rows) = earlier["paths"].as_array() else {
+/// `--update`: the single-flow rows of the earlier run in `path`. The runs
+/// must agree in run length, repetitions and simulated receiver, or the
+/// table would mix figures that mean different things.
+fn earlier_rows(path: &Path, seconds: u64, reps: usize, ack: &str) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "--update: {}: {e} (nothing to update; run without --update first)",
+            path.display()
+        )
+    })?;
+    let earlier: Value =
+        serde_json::from_str(&text).map_err(|e| format!("--update: {}: {e}", path.display()))?;
+    check_earlier(&earlier, seconds, reps, ack)?;
+    Ok(earlier["paths"].as_array().cloned().unwrap_or_default())
+}
+
+/// Whether `earlier` (a validate.json) has single-flow rows of the same
+/// run length, repetitions and simulated receiver.
+fn check_earlier(earlier: &Value, seconds: u64, reps: usize, ack: &str) -> Result<(), String> {
+    if earlier["paths"].as_array().is_none() {
         return Err("--update: the earlier validate.json has no single-flow rows (`paths`); run without --update first".into());
-    };
+    }
     let had = (
         earlier["seconds_per_run"].as_u64(),
         earlier["repetitions"].as_u64(),
@@ -774,10 +778,16 @@ fn merge_rows(
             had.2
         ));
     }
+    Ok(())
+}
+
+/// The earlier run's rows with those this run made (`fresh`) in their
+/// place, in the earlier order, then the fresh rows it did not have.
+fn merge_rows(earlier: &[Value], fresh: Vec<Value>) -> Vec<Value> {
     let key = |r: &Value| (r["path"].clone(), r["algorithm"].clone());
     let mut fresh: Vec<Option<Value>> = fresh.into_iter().map(Some).collect();
     let mut merged = Vec::new();
-    for r in rows {
+    for r in earlier {
         let replaced = fresh
             .iter_mut()
             .find(|f| f.as_ref().is_some_and(|f| key(f) == key(r)))
@@ -785,7 +795,7 @@ fn merge_rows(
         merged.push(replaced.unwrap_or_else(|| r.clone()));
     }
     merged.extend(fresh.into_iter().flatten());
-    Ok(merged)
+    merged
 }
 
 /// Unloads, when dropped, a control [`ensure_loaded`] loaded.
@@ -1036,7 +1046,8 @@ mod tests {
             row("a", "cubic", 20.0),
             row("c", "cubic", 50.0),
         ];
-        let merged = merge_rows(&earlier, fresh.clone(), 10, 3, "every").unwrap();
+        let rows = earlier["paths"].as_array().unwrap();
+        let merged = merge_rows(rows, fresh);
         let got: Vec<(String, String, f64)> = merged
             .iter()
             .map(|r| {
@@ -1055,24 +1066,22 @@ mod tests {
             ("c", "cubic", 50.0),
         ];
         assert_eq!(got, want.map(|(p, a, g)| (p.to_string(), a.to_string(), g)));
+        assert!(check_earlier(&earlier, 10, 3, "every").is_ok());
         // An older validate.json without simulator_ack had an ACK per packet.
         let mut old = earlier.clone();
         old.as_object_mut().unwrap().remove("simulator_ack");
-        assert_eq!(
-            merge_rows(&old, fresh.clone(), 10, 3, "every")
-                .unwrap()
-                .len(),
-            5
-        );
+        assert!(check_earlier(&old, 10, 3, "every").is_ok());
         for (secs, reps, ack) in [(6, 3, "every"), (10, 1, "every"), (10, 3, "linux")] {
-            let e = merge_rows(&earlier, fresh.clone(), secs, reps, ack).unwrap_err();
+            let e = check_earlier(&earlier, secs, reps, ack).unwrap_err();
             assert!(
                 e.contains("10 s per run, 3 repetition(s) and --sim-ack every"),
                 "{e}"
             );
         }
-        let e = merge_rows(&json!({"multiflow": {}}), fresh, 10, 3, "every").unwrap_err();
+        let e = check_earlier(&json!({"multiflow": {}}), 10, 3, "every").unwrap_err();
         assert!(e.contains("no single-flow rows"), "{e}");
+        let e = earlier_rows(Path::new("/nonexistent/validate.json"), 10, 3, "every").unwrap_err();
+        assert!(e.contains("nothing to update"), "{e}");
     }
 
     #[test]
