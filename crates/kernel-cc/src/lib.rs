@@ -619,8 +619,8 @@ fn value_size(cc: &str) -> usize {
 }
 
 /// `sizeof(struct bbrlab_b3_state)` in `src/bpf/bbrlab_bbr3.bpf.c`: the
-/// published block (136 bytes) and the controller's private state.
-const BBR3_VALUE_SIZE: usize = 344;
+/// published block (144 bytes) and the controller's private state.
+const BBR3_VALUE_SIZE: usize = 352;
 
 /// `bbrlab_bbr3`'s published state for one socket: the first block of
 /// `struct bbrlab_b3_state` in `src/bpf/bbrlab_bbr3.bpf.c`. Volumes are
@@ -646,6 +646,11 @@ pub struct RawState3 {
     pub last_up_us: u64,
     /// Cuts of inflight_longterm (`bbr_handle_inflight_too_high()`).
     pub cuts: u64,
+    /// Probes started one round after an UP that stopped as a precaution
+    /// at a risky inflight_longterm and saw no loss or ECN since
+    /// (`stopped_risky_probe` in `bbr_adapt_upper_bounds()`): the one way
+    /// besides the wall clock, the Reno bound and ECN to leave DOWN early.
+    pub risky_reprobes: u64,
     /// MSS the control computes with.
     pub mss: u32,
     /// min_rtt, µs (`u32::MAX` before a sample).
@@ -829,7 +834,7 @@ probe_rtt_entries,probe_rtt_min_cwnd";
 /// bytes (packets × MSS), empty where the model has no bound.
 pub const SAMPLER3_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,pacing_gain,\
 cwnd_gain,cwnd_packets,inflight_longterm_bytes,inflight_shortterm_bytes,bw_shortterm_bps,\
-cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,\
+cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,risky_reprobes,\
 last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,last_cut_mode,ecn_alpha";
 
 /// One reading of one of our controls.
@@ -1020,6 +1025,7 @@ fn sampler3_row(cc: &str, t: f64, s: &RawState3) -> Vec<String> {
         },
         s.up_entries.to_string(),
         s.cuts.to_string(),
+        s.risky_reprobes.to_string(),
         cut(s.last_cut_tx_in_flight),
         cut(s.last_cut_target),
         cut(s.last_cut_longterm),
@@ -1080,8 +1086,8 @@ mod tests {
 
     #[test]
     fn raw_state3_matches_the_bpf_layout() {
-        // struct bbrlab_b3_state's published block: 9 u64 then 16 u32.
-        assert_eq!(std::mem::size_of::<RawState3>(), 9 * 8 + 16 * 4);
+        // struct bbrlab_b3_state's published block: 10 u64 then 16 u32.
+        assert_eq!(std::mem::size_of::<RawState3>(), 10 * 8 + 16 * 4);
         assert!(BBR3_VALUE_SIZE > std::mem::size_of::<RawState3>());
     }
 

@@ -158,6 +158,7 @@ struct bbrlab_b3_state {
 	u64 up_entries;        /* PROBE_BW_UP entries */
 	u64 last_up_us;        /* tcp_mstamp at the last UP entry */
 	u64 cuts;              /* bbr_handle_inflight_too_high() calls */
+	u64 risky_reprobes;    /* REFILLs one round after a precautionary UP stop */
 	u32 mss;
 	u32 min_rtt_us; /* ~0U before a sample */
 	u32 mode;       /* S_* */
@@ -973,6 +974,7 @@ static __always_inline bool adapt_long_term_model(const struct sock *sk, b3_t *b
 		}
 		if (is_probe_bw(b->mode) && b->prev_probe_precautionary &&
 		    !b->prev_probe_too_high) {
+			b->risky_reprobes++;
 			start_probe_bw_refill(tp, b, 0);
 			return true;
 		}
