@@ -141,8 +141,20 @@ enum Payload {
         /// Which link of the flow's ACK path it is on.
         pos: u8,
     },
+
     /// An unresponsive cross-traffic packet of source `src`.
     Cross { src: usize, bytes: u32 },
+}
+
+/// The RTT a flow's receiver model needs, which the sender's estimator
+/// stands in for (the receiver measures its own in reality).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReceiverRtt {
+    None,
+    /// Chromium's ACK decimation: min_rtt.
+    Min,
+    /// Linux's receive window: the smoothed RTT.
+    Smoothed,
 }
 
 struct Flow {
@@ -155,8 +167,8 @@ struct Flow {
     wake_at: Option<u64>,
     timer_at: Option<u64>,
     delack_at: Option<u64>,
-    /// The receiver decimates ACKs and needs a min_rtt.
-    decimated_acks: bool,
+    /// Which RTT the receiver's ACK policy needs from the sender.
+    receiver_rtt: ReceiverRtt,
     drops: u64,
     last_sample_delivered: u64,
     /// The slot's generation (see [`Gen`]).
@@ -193,7 +205,11 @@ impl Flow {
             wake_at: None,
             timer_at: None,
             delack_at: None,
-            decimated_acks: matches!(ack, sender::AckPolicy::Decimated { .. }),
+            receiver_rtt: match ack {
+                sender::AckPolicy::Decimated { .. } => ReceiverRtt::Min,
+                sender::AckPolicy::Linux { .. } => ReceiverRtt::Smoothed,
+                _ => ReceiverRtt::None,
+            },
             drops: 0,
             last_sample_delivered: 0,
             gen: 0,
@@ -1122,11 +1138,21 @@ impl<'a> Sim<'a> {
     }
 
     fn on_data(&mut self, f: usize, pn: u64, chunk: u64, bytes: u32, ecn: Ecn, cwr: bool) {
-        if self.flows[f].decimated_acks {
+        match self.flows[f].receiver_rtt {
+            ReceiverRtt::None => {}
             // Chromium's receiver scales its decimation timer by its own
             // min_rtt, measured on the same path: the sender's stands in.
-            let min_rtt = self.flows[f].sender.cc.rtt().min_ns();
-            self.flows[f].receiver.set_min_rtt_ns(min_rtt);
+            ReceiverRtt::Min => {
+                let min_rtt = self.flows[f].sender.cc.rtt().min_ns();
+                self.flows[f].receiver.set_min_rtt_ns(min_rtt);
+            }
+            // Linux's receive window grows once per receiver RTT, which it
+            // measures from echoed timestamps: the sender's smoothed RTT
+            // stands in.
+            ReceiverRtt::Smoothed => {
+                let srtt = self.flows[f].sender.cc.rtt().smoothed_ns();
+                self.flows[f].receiver.set_rtt_ns(srtt);
+            }
         }
         match self.flows[f]
             .receiver

@@ -79,9 +79,12 @@ pub enum AckPolicy {
         max_delay_ns: u64,
     },
     /// Linux's receiver, to compare with kernel TCP: quick ACKs for the
-    /// first packets, then an ACK for every second full segment or after
-    /// the delayed-ACK timer (`__tcp_ack_snd_check()`,
-    /// `tcp_send_delayed_ack()`); an immediate ACK when a hole is filled;
+    /// first packets and for every in-order segment that raises the
+    /// receive window (`tcp_grow_window()`; the window follows what the
+    /// application reads, see `rcv_window.rs`), then an ACK for every
+    /// second full segment or after the delayed-ACK timer
+    /// (`__tcp_ack_snd_check()`, `tcp_send_delayed_ack()`); an immediate
+    /// ACK when a hole is filled;
     /// for out-of-order data, three immediate duplicate ACKs per in-order
     /// point and then SACK compression, holding further ACKs for up to
     /// `comp_sack_delay_ns` or `comp_sack_max` packets (`tcp_sack_compress`).
@@ -94,6 +97,13 @@ pub enum AckPolicy {
         comp_sack_delay_ns: u64,
         /// SACKs compressed into one at most (`net.ipv4.tcp_comp_sack_nr`, 44).
         comp_sack_max: u32,
+        /// The receive window's first clamp, bytes: `net.ipv4.tcp_rmem[1]`
+        /// (131,072) at the window share of a segment's buffer memory
+        /// (0.625 on the kernel traced: `scaling_ratio` 160/256), 81,920.
+        rcv_window_init: u64,
+        /// The most the window may grow to, bytes: `tcp_rmem[2]` (32 MiB
+        /// since Linux 6.16) at the same share, 20,971,520.
+        rcv_window_max: u64,
     },
     /// Chromium QUIC's ACK decimation, the `ACKD` connection option of
     /// its 2018 stack (`QuicConnection::SetFromConfig()` sets
@@ -137,6 +147,8 @@ impl AckPolicy {
         max_delay_ns: 40_000_000,
         comp_sack_delay_ns: 1_000_000,
         comp_sack_max: 44,
+        rcv_window_init: 81_920,
+        rcv_window_max: 20_971_520,
     };
 
     /// Chromium QUIC's ACK decimation with its 2018 constants

@@ -7,6 +7,7 @@
 
 use crate::config::AckPolicy;
 use crate::ecn::{Ecn, EcnCounts};
+use crate::rcv_window::RcvWindow;
 use std::collections::VecDeque;
 
 /// How many packet-number ranges one ACK carries (most recent first). Each
@@ -90,6 +91,8 @@ pub struct Receiver {
     pub completed_ns: Option<u64>,
     /// Linux policy: quick ACKs still owed.
     quickacks_left: u32,
+    /// Linux policy: the receive window, whose growth is ACKed at once.
+    rcv_window: Option<RcvWindow>,
     /// Linux policy: the in-order point the duplicate ACKs were counted
     /// for, and how many went out at once for it.
     dupack_point: u64,
@@ -129,6 +132,14 @@ impl Receiver {
                 AckPolicy::Linux { quickacks, .. } => quickacks,
                 _ => 0,
             },
+            rcv_window: match policy {
+                AckPolicy::Linux {
+                    rcv_window_init,
+                    rcv_window_max,
+                    ..
+                } => Some(RcvWindow::new(rcv_window_init, rcv_window_max)),
+                _ => None,
+            },
             dupack_point: 0,
             dupacks_sent: 0,
             compressed: 0,
@@ -146,6 +157,16 @@ impl Receiver {
     /// sender's, measured on the same path.
     pub fn set_min_rtt_ns(&mut self, min_rtt_ns: Option<u64>) {
         self.min_rtt_ns = min_rtt_ns.unwrap_or(0);
+    }
+
+    /// The receiver's smoothed RTT, by which [`AckPolicy::Linux`]'s
+    /// receive window paces its growth (Linux measures it from echoed
+    /// timestamps; the simulator passes the sender's, measured on the
+    /// same path). Other policies ignore it.
+    pub fn set_rtt_ns(&mut self, rtt_ns: Option<u64>) {
+        if let Some(w) = self.rcv_window.as_mut() {
+            w.set_rtt_ns(rtt_ns.unwrap_or(0));
+        }
     }
 
     /// Chunks received in order so far.
@@ -192,8 +213,14 @@ impl Receiver {
         }
         let in_order = self.ranges.last().is_none_or(|r| pn == r.1 + 1);
         let had_hole = !self.ahead.is_empty();
+        let in_order_before = self.next_chunk;
         self.insert_pn(pn);
         self.record_chunk(now, chunk, bytes);
+        let advanced = self.next_chunk > in_order_before;
+        let window_grew = match self.rcv_window.as_mut() {
+            Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes),
+            _ => false,
+        };
         if self.unacked == 0 {
             self.first_unacked_ns = now;
         }
@@ -246,7 +273,7 @@ impl Receiver {
                 ..
             } => match self.linux_ack(
                 now,
-                had_hole,
+                had_hole || window_grew,
                 max_delay_ns,
                 comp_sack_delay_ns,
                 comp_sack_max,
@@ -260,11 +287,12 @@ impl Receiver {
         }
     }
 
-    /// [`AckPolicy::Linux`]'s decision after a packet arrived.
+    /// [`AckPolicy::Linux`]'s decision after a packet arrived; `at_once`:
+    /// it filled a hole or raised the receive window.
     fn linux_ack(
         &mut self,
         now: u64,
-        had_hole: bool,
+        at_once: bool,
         max_delay_ns: u64,
         comp_sack_delay_ns: u64,
         comp_sack_max: u32,
@@ -291,9 +319,9 @@ impl Receiver {
         }
         self.compressed = 0;
         // A filled hole is acknowledged at once (RFC 5681 §4.2), as are
-        // the first packets of a connection (quick-ACK mode) and every
-        // second full segment.
-        if had_hole || self.quickacks_left > 0 || self.unacked >= 2 {
+        // a segment that raised the window and the first packets of a
+        // connection (quick-ACK mode), and every second full segment.
+        if at_once || self.quickacks_left > 0 || self.unacked >= 2 {
             self.quickacks_left = self.quickacks_left.saturating_sub(1);
             return AckAction::Send(self.make_ack(now));
         }
@@ -450,6 +478,45 @@ mod tests {
         match r.on_packet(t + 2_000_000, 1000, 18, 1448) {
             AckAction::Send(a) => assert_eq!(a.cum_chunk, pn + 1),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// Linux's receiver acknowledges every in-order segment that raises
+    /// its receive window: while a sender doubles each round trip nearly
+    /// every segment gets its own ACK, and once the rate levels off, every
+    /// second one. Without an RTT (the receive window cannot follow the
+    /// reads) only the first 16 are quick.
+    #[test]
+    fn linux_policy_acks_each_segment_while_the_window_grows() {
+        const RTT: u64 = 40_000_000;
+        // ACKs sent for the segments of each round trip: `rounds` of
+        // doubling from 10 segments, then `steady` of 200 each.
+        let acks_per_round = |rtt: Option<u64>, steady: u64| {
+            let mut r = Receiver::new(AckPolicy::LINUX, None);
+            r.set_rtt_ns(rtt);
+            let sizes = (0..5u64).map(|k| 10 << k).chain((0..steady).map(|_| 200));
+            let (mut t, mut pn) = (0, 0);
+            let mut out = Vec::new();
+            for n in sizes {
+                let mut acks = 0;
+                for i in 0..n {
+                    acks += u64::from(sends(r.on_packet(t + RTT * i / n, pn, pn, 1448)));
+                    pn += 1;
+                }
+                out.push((n, acks));
+                t += RTT;
+            }
+            out
+        };
+        let growing = acks_per_round(Some(RTT), 4);
+        for &(n, acks) in &growing[2..5] {
+            assert!(acks * 4 >= n * 3, "{growing:?}");
+        }
+        let &(n, acks) = growing.last().unwrap();
+        assert_eq!(acks, n / 2, "{growing:?}");
+        let fixed = acks_per_round(None, 0);
+        for &(n, acks) in &fixed[2..] {
+            assert_eq!(acks, n / 2, "{fixed:?}");
         }
     }
 
