@@ -91,8 +91,9 @@ pub struct Receiver {
     pub completed_ns: Option<u64>,
     /// Linux policy: quick ACKs still owed.
     quickacks_left: u32,
-    /// Linux policy: the receive window, whose growth is ACKed at once.
-    rcv_window: Option<RcvWindow>,
+    /// Linux policy: the receive window, whose growth is ACKed at once
+    /// (boxed: the other policies' per-packet path keeps a small struct).
+    rcv_window: Option<Box<RcvWindow>>,
     /// Linux policy: the in-order point the duplicate ACKs were counted
     /// for, and how many went out at once for it.
     dupack_point: u64,
@@ -137,7 +138,7 @@ impl Receiver {
                     rcv_window_init,
                     rcv_window_max,
                     ..
-                } => Some(RcvWindow::new(rcv_window_init, rcv_window_max)),
+                } => Some(Box::new(RcvWindow::new(rcv_window_init, rcv_window_max))),
                 _ => None,
             },
             dupack_point: 0,
@@ -217,10 +218,6 @@ impl Receiver {
         self.insert_pn(pn);
         self.record_chunk(now, chunk, bytes);
         let advanced = self.next_chunk > in_order_before;
-        let window_grew = match self.rcv_window.as_mut() {
-            Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes),
-            _ => false,
-        };
         if self.unacked == 0 {
             self.first_unacked_ns = now;
         }
@@ -271,19 +268,31 @@ impl Receiver {
                 comp_sack_delay_ns,
                 comp_sack_max,
                 ..
-            } => match self.linux_ack(
-                now,
-                had_hole || window_grew,
-                max_delay_ns,
-                comp_sack_delay_ns,
-                comp_sack_max,
-            ) {
-                AckAction::Delay(_) if quick => {
-                    self.compressed = 0;
-                    AckAction::Send(self.make_ack(now))
+            } => {
+                let grew = self.window_grew(now, advanced, bytes);
+                match self.linux_ack(
+                    now,
+                    had_hole || grew,
+                    max_delay_ns,
+                    comp_sack_delay_ns,
+                    comp_sack_max,
+                ) {
+                    AckAction::Delay(_) if quick => {
+                        self.compressed = 0;
+                        AckAction::Send(self.make_ack(now))
+                    }
+                    a => a,
                 }
-                a => a,
-            },
+            }
+        }
+    }
+
+    /// Whether a packet that `advanced` the in-order point raised Linux's
+    /// receive window (so it is acknowledged at once).
+    fn window_grew(&mut self, now: u64, advanced: bool, bytes: u64) -> bool {
+        match self.rcv_window.as_mut() {
+            Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes),
+            _ => false,
         }
     }
 
