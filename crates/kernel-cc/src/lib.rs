@@ -47,7 +47,7 @@ pub const NAMES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter", "bbrlab_bbr3"];
 pub const PIN_ROOT: &str = "/sys/fs/bpf/bbrlab";
 
 const BPFFS: &str = "/sys/fs/bpf";
-const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+use hostfacts::AVAILABLE;
 const BTF: &str = "/sys/kernel/btf/vmlinux";
 
 #[cfg(not(kernel_cc_missing))]
@@ -105,13 +105,10 @@ pub fn pin_dir(name: &str) -> PathBuf {
     Path::new(PIN_ROOT).join(name)
 }
 
-/// The congestion controls the kernel offers now.
+/// The congestion controls the kernel offers now (`hostfacts`'s
+/// reader, which every command shares).
 pub fn available() -> Vec<String> {
-    fs::read_to_string(AVAILABLE)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
+    hostfacts::available_congestion_controls()
 }
 
 /// Whether the kernel lists `name` as available.
@@ -120,8 +117,7 @@ pub fn registered(name: &str) -> bool {
 }
 
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    hostfacts::is_root()
 }
 
 /// The checks before any BPF call, each with the error a user can act on:

@@ -327,12 +327,11 @@ fn set_congestion(fd: i32, cc: &str) -> Result<(), String> {
     if r == 0 {
         return Ok(());
     }
-    let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap_or_default();
+    // The error first: reading the list must not overwrite errno.
+    let err = io::Error::last_os_error();
     Err(format!(
-        "the kernel refused TCP_CONGESTION={cc}: {} (available: {})",
-        io::Error::last_os_error(),
-        avail.trim()
+        "the kernel refused TCP_CONGESTION={cc}: {err} (available: {})",
+        hostfacts::available_congestion_controls().join(" ")
     ))
 }
 

@@ -21,9 +21,8 @@ pub fn stderr(o: &Output) -> String {
 
 /// Whether the kernel offers `name` to sockets now.
 pub fn registered(name: &str) -> bool {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
-        .unwrap()
-        .split_whitespace()
+    testbed::host::available_congestion_controls()
+        .iter()
         .any(|n| n == name)
 }
 
