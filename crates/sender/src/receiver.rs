@@ -288,7 +288,10 @@ impl Receiver {
     }
 
     /// Whether a packet that `advanced` the in-order point raised Linux's
-    /// receive window (so it is acknowledged at once).
+    /// receive window (so it is acknowledged at once). What the
+    /// application has read is taken as every unique byte received: it
+    /// counts data above a hole a little early, until the hole fills,
+    /// which moves DRS's measurement by at most that data.
     fn window_grew(&mut self, now: u64, advanced: bool, bytes: u64) -> bool {
         match self.rcv_window.as_mut() {
             Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes),
