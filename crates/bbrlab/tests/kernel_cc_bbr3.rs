@@ -393,7 +393,7 @@ fn bandwidth_probes_keep_the_2_to_3_s_wall_clock() {
             .map(|row| num(row, "risky_reprobes"))
             .fold(0.0, f64::max)
     };
-    let mut wall_clock = 0;
+    let (mut wall_clock, mut reprobes) = (0, 0);
     for &(s, w) in &waits {
         if w > 1.9 && w < 3.2 {
             wall_clock += 1;
@@ -402,6 +402,7 @@ fn bandwidth_probes_keep_the_2_to_3_s_wall_clock() {
         // Two rounds of 100 ms and a 10 ms sample: the round DOWN began in
         // and the one whose start ends the STOPPING phase.
         if w <= 0.35 && reprobes_by(s + w + 0.02) > reprobes_by(s - 0.02) {
+            reprobes += 1;
             continue;
         }
         let reno_rounds = (w / 0.1).floor() + 1.0;
@@ -413,10 +414,11 @@ fn bandwidth_probes_keep_the_2_to_3_s_wall_clock() {
              after a precautionary stop; waits {waits:?}: {tr:?}"
         );
     }
-    // The wall clock, not the Reno bound, sets the pace of a clean run.
+    // The wall clock, not the Reno bound, sets the pace of a clean run
+    // (a re-probe continues the probe before it and is not a wait).
     assert!(
-        wall_clock * 2 > waits.len(),
-        "only {wall_clock} of {} waits were the 2-3 s wall clock: {waits:?}: {tr:?}",
+        wall_clock * 2 > waits.len() - reprobes,
+        "only {wall_clock} of {} waits were the 2-3 s wall clock ({reprobes} re-probes): {waits:?}: {tr:?}",
         waits.len()
     );
 }
