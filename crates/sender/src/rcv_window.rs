@@ -136,6 +136,18 @@ mod tests {
     const MSS: u64 = 1448;
     const MS: u64 = 1_000_000;
 
+    /// Feeds `n` segments spread evenly over one round trip of `rtt` from
+    /// `*t`, advancing `*t` and `*bytes`; returns how many raised the window.
+    fn round(w: &mut RcvWindow, t: &mut u64, bytes: &mut u64, rtt: u64, n: u64) -> u64 {
+        let mut raised = 0;
+        for i in 0..n {
+            *bytes += MSS;
+            raised += u64::from(w.on_in_order(*t + rtt * i / n, MSS, *bytes));
+        }
+        *t += rtt;
+        raised
+    }
+
     /// Before DRS has measured a round trip, the window grows two
     /// segments per segment from 45 segments to the initial clamp, then
     /// stops: the first six segments raise it (45 + 2 × 6 = 57 segments,
@@ -169,32 +181,20 @@ mod tests {
         let (mut t, mut bytes) = (0, 0);
         // Slow start: 10, 20, 40, 80, 160 segments in successive round
         // trips, spread evenly over each.
-        for round in 0..5u64 {
-            let n = 10u64 << round;
-            let mut raised = 0;
-            for i in 0..n {
-                bytes += MSS;
-                raised += u64::from(w.on_in_order(t + rtt * i / n, MSS, bytes));
+        for k in 0..5u64 {
+            let n = 10u64 << k;
+            let raised = round(&mut w, &mut t, &mut bytes, rtt, n);
+            if k >= 2 {
+                assert!(raised * 4 >= n * 3, "round {k}: {raised} of {n} raised it");
             }
-            if round >= 2 {
-                assert!(
-                    raised * 4 >= n * 3,
-                    "round {round}: {raised} of {n} raised it"
-                );
-            }
-            t += rtt;
         }
         // Then 100 segments every round trip for ten round trips.
         let mut raised_late = 0;
-        for round in 0..10u64 {
-            for i in 0..100u64 {
-                bytes += MSS;
-                let raised = w.on_in_order(t + rtt * i / 100, MSS, bytes);
-                if round >= 8 {
-                    raised_late += u64::from(raised);
-                }
+        for k in 0..10u64 {
+            let raised = round(&mut w, &mut t, &mut bytes, rtt, 100);
+            if k >= 8 {
+                raised_late += raised;
             }
-            t += rtt;
         }
         assert_eq!(raised_late, 0, "window {}", w.window());
     }
@@ -206,13 +206,8 @@ mod tests {
         let mut w = RcvWindow::new(81_920, 300_000);
         w.set_rtt_ns(rtt);
         let (mut t, mut bytes) = (0, 0);
-        for round in 0..8u64 {
-            let n = 10u64 << round;
-            for i in 0..n {
-                bytes += MSS;
-                w.on_in_order(t + rtt * i / n, MSS, bytes);
-            }
-            t += rtt;
+        for k in 0..8u64 {
+            round(&mut w, &mut t, &mut bytes, rtt, 10 << k);
         }
         assert_eq!(w.window(), 300_000);
     }
