@@ -7,6 +7,9 @@
 # - the binary's default build (what a fresh machine compiles) has no BPF
 #   toolchain dependency: libbpf-sys comes only with `--features kernel`;
 # - congestion has no dependencies at all;
+# - the binary only parses, dispatches and prints: crates/bbrlab/src holds
+#   at most 3,500 lines, and no command module (src/cmd/*.rs) uses another
+#   (shared code goes down into a library crate);
 # - no TLS or crypto library enters the binary or the Python package: the
 #   QUIC stacks' controllers come from s2n-quic-core without its default
 #   features and quinn-proto without rustls/ring (quic-controllers).
@@ -34,5 +37,15 @@ others=$(deps -p congestion | grep -vx congestion || true)
 if [ -n "$others" ]; then
   echo "check-layers: congestion must have no dependencies, has: $(echo $others)" >&2; fail=1
 fi
+lines=$(cat $(find crates/bbrlab/src -name '*.rs') | wc -l)
+if [ "$lines" -gt 3500 ]; then
+  echo "check-layers: crates/bbrlab/src has $lines lines, more than 3,500: move library code into a crate below the binary (testbed, claims, runner...)" >&2; fail=1
+fi
+for f in crates/bbrlab/src/cmd/*.rs; do
+  [ "$(basename "$f")" = mod.rs ] && continue
+  if grep -nE '(crate::cmd::|super::[a-z_]+::|use super::\{?[a-z_]+)' "$f" | grep -v 'use super::\*' >&2; then
+    echo "check-layers: $f uses another command's module (above); move what they share into a library" >&2; fail=1
+  fi
+done
 [ "$fail" = 0 ] && echo "check-layers: ok"
 exit "$fail"

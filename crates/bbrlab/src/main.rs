@@ -32,19 +32,11 @@ use std::process::ExitCode;
 use claims::reproduce;
 use cli::{Cli, Command, KernelAction};
 
-mod bbr3_signals;
-mod bench;
 mod cli;
-mod compare;
-mod emu;
-mod jitter_sweep;
-mod kernel;
-mod plot;
-mod quic;
-mod sim;
-mod tcp;
-mod udp;
-mod validate;
+mod cmd;
+
+use cmd::{bench, emu, jitter_sweep, kernel, sim, tcp, udp};
+use testbed::{bbr3_signals, compare, quic, validate};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -62,8 +54,8 @@ fn main() -> ExitCode {
             jain_window,
             jain_step,
             jain_threshold,
-        } => plot::jain_params(jain_window, jain_step, jain_threshold)
-            .and_then(|j| plot::command(&run_dir, j))
+        } => runner::draw::jain_params(jain_window, jain_step, jain_threshold)
+            .and_then(|j| runner::draw::draw_dir(&run_dir, j))
             .map(|made| {
                 for m in made {
                     println!("wrote {}", run_dir.join(format!("{m}.svg")).display());

@@ -19,7 +19,7 @@
 //! (through the `csv` crate, one schema for both sources), its provenance,
 //! the book's Markdown table and the report's section — so the committed
 //! data, the book and the report cannot drift apart. Running a sweep needs
-//! root and the emulator, so it lives in the binary.
+//! root and the emulator, so it lives in `testbed`.
 
 use crate::claim::c12_jitter_sweep;
 use crate::html::esc;

@@ -6,7 +6,8 @@
 //! is shown. So a run goes through [`run::simulate`] with a [`run::Sink`]
 //! (CSV files, Arrow columns, or nothing), a sweep through
 //! [`sweep::run_parallel`] with a [`sweep::View`] of its progress, and the
-//! results are written by [`output`] with the [`provenance`] of the build.
+//! results are written by [`output`] with the [`provenance`] of the build;
+//! [`draw`] draws a run directory's or a sweep's figures from those files.
 //!
 //! ```
 //! use std::path::Path;
@@ -33,6 +34,7 @@
 //! assert!(summary.flows[0].goodput_bps > 5e6);
 //! ```
 
+pub mod draw;
 pub mod metrics;
 pub mod output;
 pub mod plots;

@@ -1,20 +1,36 @@
 //! Real runs for bbrlab: real programs over real or emulated paths, and
 //! what they need from the machine.
 //!
+//! The pieces every run uses:
 //! - [`child`]: supervised child processes (deadline, stop flag, output
 //!   to files, CPU time from `wait4`, why one failed);
 //! - [`emu`]: `bbrlab emu` as such a child;
 //! - [`host`]: the machine's facts (root, the kernel's congestion
 //!   controls), one reader each;
+//! - [`kernel`]: what to say when the BPF controls were not built in;
 //! - [`quic_bulk`]: where the QUIC bulk-transfer program is;
 //! - [`signals`]: Ctrl-C and SIGTERM as a flag long runs poll.
 //!
-//! The commands that use these (`compare`, `validate`, `quic`, the jitter
-//! sweeps, `bench --transport`) stay in the binary for now; moving their
-//! run loops here is the rest of the testbed's job.
+//! The run loops of the binary's multi-run commands, each taking plain
+//! options (the binary parses its command line into them):
+//! - [`compare`]: one scenario on the simulator and on real senders;
+//! - [`validate`]: the simulator held to kernel TCP, single-flow and
+//!   competing flows;
+//! - [`quic`]: the QUIC stacks' controllers through the emulator;
+//! - [`jitter_sweep`]: seed 001's jitter sweep on kernel TCP or s2n-quic;
+//! - [`bbr3_signals`]: BBRv3's congestion signals, exact against stock.
+//!
+//! These run `bbrlab emu` through [`std::env::current_exe`], so they are
+//! meant to be called from the `bbrlab` binary.
 
+pub mod bbr3_signals;
 pub mod child;
+pub mod compare;
 pub mod emu;
 pub mod host;
+pub mod jitter_sweep;
+pub mod kernel;
+pub mod quic;
 pub mod quic_bulk;
 pub mod signals;
+pub mod validate;

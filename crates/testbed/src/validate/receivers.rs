@@ -8,7 +8,7 @@
 //! simulator column of a run with an ACK per packet (EVERY) is what that
 //! receiver gives against the kernel runs of a `--sim-ack linux` run
 //! (LINUX) too: both receivers are judged against one set of kernel runs,
-//! with validate's own bounds ([`super::bounds_for`], [`super::judge`]).
+//! with validate's own bounds (`bounds_for`, `judge`).
 
 use super::{bounds_for, judge};
 use serde_json::Value;

@@ -18,11 +18,11 @@
 //!   from each run's `flows.csv` with `compare`'s one reader, so they are
 //!   the same statistics `compare` and `validate` print.
 
+use crate::child::{self, free_udp_port, Exited, Output, Supervise};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use testbed::child::{self, free_udp_port, Exited, Output, Supervise};
 
 /// bbrlab's controllers, which every stack's adapter offers: all of
 /// `congestion`'s algorithms.
@@ -39,7 +39,7 @@ const PEER_TIMEOUT_S: u64 = 30;
 
 /// Who controls congestion in a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Controller {
+pub enum Controller {
     /// bbrlab's, through the stack's adapter crate.
     Adapter(String),
     /// The stack's own, named `STACK:NAME` as quic-bulk takes it.
@@ -50,22 +50,22 @@ pub(crate) enum Controller {
 
 /// One transfer to make.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct Plan {
     /// `s2n`, `noq`, `quinn`; `kernel` for kernel TCP.
-    pub(crate) stack: String,
-    pub(crate) cc: Controller,
+    pub stack: String,
+    pub cc: Controller,
 }
 
 impl Plan {
     /// The `--cc` quic-bulk takes (or `bbrlab tcp send` for the kernel).
-    pub(crate) fn cc_arg(&self) -> &str {
+    pub fn cc_arg(&self) -> &str {
         match &self.cc {
             Controller::Adapter(n) | Controller::Own(n) | Controller::Kernel(n) => n,
         }
     }
 
     /// The table's label.
-    pub(crate) fn label(&self) -> String {
+    pub fn label(&self) -> String {
         match &self.cc {
             Controller::Adapter(n) => format!("{} + bbrlab {n}", stack_name(&self.stack)),
             Controller::Own(n) => {
@@ -77,7 +77,7 @@ impl Plan {
     }
 
     /// A directory name for the run's files.
-    pub(crate) fn dir_name(&self) -> String {
+    pub fn dir_name(&self) -> String {
         match &self.cc {
             Controller::Adapter(n) => format!("{}-bbrlab-{n}", self.stack),
             Controller::Own(n) => format!("{}-own-{}", self.stack, n.replace(':', "-")),
@@ -107,7 +107,7 @@ fn own_bbr(stack: &str) -> String {
 /// (`bbr`) runs on every stack through its adapter, a `STACK:NAME` only on
 /// that stack, as the stack's own controller. Names quic-bulk does not
 /// know are left to it (it exits 2 with the list it allows).
-pub(crate) fn plan(stacks: &[String], ccs: &[String]) -> Result<Vec<Plan>, String> {
+pub fn plan(stacks: &[String], ccs: &[String]) -> Result<Vec<Plan>, String> {
     let word = |s: &str| {
         !s.is_empty()
             && s.chars()
@@ -178,22 +178,22 @@ pub(crate) fn plan(stacks: &[String], ccs: &[String]) -> Result<Vec<Plan>, Strin
 /// (`{server}` stands for the receiver's address, as in `bbrlab emu`'s
 /// commands; loopback passes the address itself). `extra` goes after the
 /// sender's `--cc` (`--bbr3-profile`, `--ecn`).
-pub(crate) struct QuicCommands<'a> {
-    pub(crate) quic_bulk: &'a Path,
-    pub(crate) stack: &'a str,
-    pub(crate) cc: &'a str,
-    pub(crate) extra: &'a str,
+pub struct QuicCommands<'a> {
+    pub quic_bulk: &'a Path,
+    pub stack: &'a str,
+    pub cc: &'a str,
+    pub extra: &'a str,
     /// Host (or `{server}`) and port.
-    pub(crate) server: &'a str,
-    pub(crate) cert: &'a Path,
-    pub(crate) seconds: u64,
-    pub(crate) interval_ms: u64,
-    pub(crate) log: &'a Path,
+    pub server: &'a str,
+    pub cert: &'a Path,
+    pub seconds: u64,
+    pub interval_ms: u64,
+    pub log: &'a Path,
 }
 
 impl QuicCommands<'_> {
     /// `quic-bulk recv …`, as arguments.
-    pub(crate) fn recv_args(&self) -> Vec<String> {
+    pub fn recv_args(&self) -> Vec<String> {
         vec![
             "recv".into(),
             "--stack".into(),
@@ -208,7 +208,7 @@ impl QuicCommands<'_> {
     }
 
     /// `quic-bulk send …`, as arguments.
-    pub(crate) fn send_args(&self) -> Vec<String> {
+    pub fn send_args(&self) -> Vec<String> {
         let mut v: Vec<String> = vec![
             "send".into(),
             "--stack".into(),
@@ -235,7 +235,7 @@ impl QuicCommands<'_> {
     }
 
     /// Both as shell command lines for `bbrlab emu --server/--client`.
-    pub(crate) fn shell(&self) -> (String, String) {
+    pub fn shell(&self) -> (String, String) {
         let line = |args: Vec<String>| {
             std::iter::once(self.quic_bulk.display().to_string())
                 .chain(args)
@@ -247,42 +247,42 @@ impl QuicCommands<'_> {
 }
 
 /// What `bbrlab quic` was asked to do.
-pub(crate) struct Options {
-    pub(crate) stacks: Vec<String>,
-    pub(crate) ccs: Vec<String>,
-    pub(crate) seconds: Option<u64>,
-    pub(crate) scenario: Option<PathBuf>,
-    pub(crate) out: Option<PathBuf>,
-    pub(crate) quic_bulk: Option<PathBuf>,
-    pub(crate) interval: String,
-    pub(crate) no_kernel: bool,
-    pub(crate) rounds: u32,
+pub struct Options {
+    pub stacks: Vec<String>,
+    pub ccs: Vec<String>,
+    pub seconds: Option<u64>,
+    pub scenario: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub quic_bulk: Option<PathBuf>,
+    pub interval: String,
+    pub no_kernel: bool,
+    pub rounds: u32,
 }
 
 /// One finished run's figures.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Outcome {
-    pub(crate) label: String,
-    pub(crate) stack: String,
-    pub(crate) cc: String,
-    pub(crate) controller: &'static str,
-    pub(crate) round: u32,
-    pub(crate) bytes: u64,
-    pub(crate) goodput_bps: f64,
-    pub(crate) srtt_median_ms: Option<f64>,
-    pub(crate) retransmit_fraction: Option<f64>,
+pub struct Outcome {
+    pub label: String,
+    pub stack: String,
+    pub cc: String,
+    pub controller: &'static str,
+    pub round: u32,
+    pub bytes: u64,
+    pub goodput_bps: f64,
+    pub srtt_median_ms: Option<f64>,
+    pub retransmit_fraction: Option<f64>,
     /// Sender and receiver CPU seconds (loopback only).
-    pub(crate) cpu_send_s: Option<f64>,
-    pub(crate) cpu_recv_s: Option<f64>,
+    pub cpu_send_s: Option<f64>,
+    pub cpu_recv_s: Option<f64>,
     /// This run's CPU per gigabit over the stack's own BBR's in the same
     /// round.
-    pub(crate) cpu_ratio: Option<f64>,
-    pub(crate) dir: PathBuf,
+    pub cpu_ratio: Option<f64>,
+    pub dir: PathBuf,
 }
 
 impl Outcome {
     /// Sender + receiver CPU seconds per gigabit delivered.
-    pub(crate) fn cpu_s_per_gbit(&self) -> Option<f64> {
+    pub fn cpu_s_per_gbit(&self) -> Option<f64> {
         let gbit = self.bytes as f64 * 8.0 / 1e9;
         match (self.cpu_send_s, self.cpu_recv_s) {
             (Some(s), Some(r)) if gbit > 0.0 => Some((s + r) / gbit),
@@ -292,7 +292,7 @@ impl Outcome {
 }
 
 /// Fills in each run's CPU ratio against the stack's own BBR in its round.
-pub(crate) fn cpu_ratios(rows: &mut [Outcome]) {
+pub fn cpu_ratios(rows: &mut [Outcome]) {
     let refs: Vec<(u32, String, f64)> = rows
         .iter()
         .filter(|r| r.controller == "own" && r.cc == own_bbr(&r.stack))
@@ -313,7 +313,7 @@ fn num(v: &Value, key: &str) -> Option<f64> {
 
 /// Checks the receiver's verdict against the sender's count: every byte
 /// intact, and as many as the sender says the peer acknowledged.
-pub(crate) fn check_delivery(send: &Value, recv: &Value) -> Result<u64, String> {
+pub fn check_delivery(send: &Value, recv: &Value) -> Result<u64, String> {
     let sent = send["bytes"]
         .as_u64()
         .ok_or_else(|| format!("the sender's summary has no `bytes`: {send}"))?;
@@ -512,9 +512,11 @@ fn emu_run(
 }
 
 /// The `quic` command.
-pub(crate) fn run(o: &Options) -> Result<(), String> {
+pub fn run(o: &Options) -> Result<(), String> {
     let mut plans = plan(&o.stacks, &o.ccs)?;
-    let interval_ms = crate::cli::duration_arg("--interval", &o.interval)?.as_millis() as u64;
+    let interval_ms = link::units::parse_duration_ns(&o.interval)
+        .map_err(|e| format!("--interval: {e}"))?
+        / 1_000_000;
     if interval_ms == 0 {
         return Err(format!(
             "--interval {}: at least 1ms (the time series' step)",
@@ -524,7 +526,7 @@ pub(crate) fn run(o: &Options) -> Result<(), String> {
     if o.rounds == 0 || o.rounds > 20 {
         return Err(format!("--rounds {}: allowed 1 to 20", o.rounds));
     }
-    let qb = testbed::quic_bulk::locate(o.quic_bulk.as_deref())?;
+    let qb = crate::quic_bulk::locate(o.quic_bulk.as_deref())?;
     let (seconds, out, mode) = match &o.scenario {
         None => (
             o.seconds.unwrap_or(5),
@@ -532,7 +534,7 @@ pub(crate) fn run(o: &Options) -> Result<(), String> {
             "loopback".to_string(),
         ),
         Some(sc) => {
-            if !testbed::host::is_root() {
+            if !crate::host::is_root() {
                 return Err(format!(
                     "--scenario {}: the runs go through `bbrlab emu`, which needs root (network \
                      namespaces and TUN devices); run as root, or drop --scenario for loopback",
@@ -624,7 +626,7 @@ const STATISTICS: &[(&str, &str)] = &[
 ];
 
 /// The table, one row per run.
-pub(crate) fn table(rows: &[Outcome], mode: &str, seconds: u64) -> String {
+pub fn table(rows: &[Outcome], mode: &str, seconds: u64) -> String {
     let mut s = format!("{mode}, {seconds} s per run\n");
     for (k, v) in STATISTICS {
         s += &format!("{k}: {v}\n");

@@ -64,16 +64,16 @@ const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the 
 /// The kernel's IPv4 + TCP header with the timestamp option, and its
 /// payload per segment on the emulator's 1500-byte MTU: what `compare`
 /// assumes if the probe's summary does not say.
-pub(crate) const KERNEL_DEFAULT: PacketSize = PacketSize {
+pub const KERNEL_DEFAULT: PacketSize = PacketSize {
     payload: 1448,
     header: 52,
 };
 
 /// Bytes per data packet: payload (what goodput counts) and headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub(crate) struct PacketSize {
-    pub(crate) payload: u64,
-    pub(crate) header: u32,
+pub struct PacketSize {
+    pub payload: u64,
+    pub header: u32,
 }
 
 /// The UDP transport's full data packet: its chunk, and IPv4 (20) and UDP
@@ -133,7 +133,7 @@ fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
 /// The kernel connection's packet size from `tcp send`'s summary: its MSS
 /// as payload and the rest of the path MTU as headers (52 bytes with TCP
 /// timestamps, 40 without).
-pub(crate) fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
+pub fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
     let get = |k: &str| summary.and_then(|s| s[k].as_u64()).filter(|&v| v > 0);
     match (get("mss"), get("pmtu")) {
         (Some(mss), Some(pmtu)) if pmtu > mss && pmtu - mss <= 1000 => PacketSize {
@@ -151,7 +151,7 @@ pub(crate) fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketS
 /// (`[flow.bbr3] profile = "linux-v3"`, `signals = "stock-kernel"`), so
 /// only a flow set up that way has it as its counterpart. `Err` says why
 /// there is none.
-pub(crate) fn kernel_counterpart(cc: &congestion::Config) -> Result<String, String> {
+pub fn kernel_counterpart(cc: &congestion::Config) -> Result<String, String> {
     use congestion::{Algorithm, Bbr3Profile, Bbr3Signals};
     let alg = cc.algorithm.name();
     match cc.algorithm {
@@ -175,7 +175,7 @@ pub(crate) fn kernel_counterpart(cc: &congestion::Config) -> Result<String, Stri
 /// reading the comparison: kernel `cubic` leaves slow start by Linux's
 /// HyStart, and a scenario's `cubic` by RFC 9406's HyStart++ unless it
 /// says otherwise (`bbrlab validate` always says so).
-pub(crate) fn counterpart_note(cc: &congestion::Config) -> Option<String> {
+pub fn counterpart_note(cc: &congestion::Config) -> Option<String> {
     use congestion::{Algorithm, HyStartVariant};
     (cc.algorithm == Algorithm::Cubic
         && cc.cubic.hystart
@@ -190,7 +190,7 @@ pub(crate) fn counterpart_note(cc: &congestion::Config) -> Option<String> {
 
 /// The first line of `stdout` that is a JSON object with `key`: the
 /// emulator passes on the server's and the client's summaries.
-pub(crate) fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
+pub fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
     stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
@@ -199,12 +199,12 @@ pub(crate) fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Valu
 
 /// A source's figures over the common window, times from its origin.
 #[derive(Debug)]
-pub(crate) struct Measured {
-    pub(crate) goodput_mbps: f64,
-    pub(crate) rtt_median_ms: Option<f64>,
+pub struct Measured {
+    pub goodput_mbps: f64,
+    pub rtt_median_ms: Option<f64>,
     rtt_p95_ms: Option<f64>,
     data_packets: Option<u64>,
-    pub(crate) retransmitted: Option<u64>,
+    pub retransmitted: Option<u64>,
     bw_mbps: Option<f64>,
     min_rtt_ms: Option<f64>,
     goodput: Vec<(f64, f64)>,
@@ -214,7 +214,7 @@ pub(crate) struct Measured {
 }
 
 impl Measured {
-    pub(crate) fn retransmitted_fraction(&self) -> Option<f64> {
+    pub fn retransmitted_fraction(&self) -> Option<f64> {
         match (self.retransmitted, self.data_packets) {
             (Some(r), Some(n)) if n > 0 => Some(r as f64 / n as f64),
             _ => None,
@@ -273,7 +273,7 @@ fn align(points: Vec<(f64, f64)>, origin_s: f64, window_s: f64) -> Vec<(f64, f64
 /// Reads a flows.csv written by any source: `origin_s` is when its first
 /// data packet left (in the file's own times), `window_s` the common span
 /// measured from there.
-pub(crate) fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String> {
+pub fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String> {
     let t = Table::read(csv)?;
     let col = |y: schema::Column| -> Result<Vec<(f64, f64)>, String> {
         Ok(align(
@@ -319,11 +319,11 @@ pub(crate) fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measur
     })
 }
 
-/// Runs the emulator (through [`testbed::emu`], so one that does not
+/// Runs the emulator (through [`crate::emu`], so one that does not
 /// come back is stopped at a deadline); returns its standard output, which
 /// carries the client's and server's JSON summaries. Its output files stay
 /// in `log_dir`.
-pub(crate) fn run_emu(
+pub fn run_emu(
     exe: &Path,
     scenario: &Path,
     programs: (&str, &str),
@@ -335,11 +335,11 @@ pub(crate) fn run_emu(
 
 /// Where [`run_emu_with`] has the emulator write its own figures
 /// (`--stats`), in the run's log directory.
-pub(crate) const EMU_STATS: &str = "emu.json";
+pub const EMU_STATS: &str = "emu.json";
 
 /// The emulator's figures of the run whose log directory is `log_dir`
 /// (see [`EMU_STATS`]); `None` if it wrote none (it did not end normally).
-pub(crate) fn emu_stats(log_dir: &Path) -> Option<serde_json::Value> {
+pub fn emu_stats(log_dir: &Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(log_dir.join(EMU_STATS)).ok()?;
     serde_json::from_str(&text).ok()
 }
@@ -347,7 +347,7 @@ pub(crate) fn emu_stats(log_dir: &Path) -> Option<serde_json::Value> {
 /// [`run_emu`] with more of the emulator's options (`--tcp-ecn`, `--log
 /// DIR`). The emulator writes its own figures to [`EMU_STATS`] in
 /// `log_dir`.
-pub(crate) fn run_emu_with(
+pub fn run_emu_with(
     exe: &Path,
     scenario: &Path,
     (server, client): (&str, &str),
@@ -361,8 +361,8 @@ pub(crate) fn run_emu_with(
     extra_args.push("--stats".into());
     extra_args.push(stats.display().to_string());
     let extra_args = &extra_args[..];
-    let ended = testbed::emu::run(
-        &testbed::emu::EmuRun {
+    let ended = crate::emu::run(
+        &crate::emu::EmuRun {
             exe,
             scenario,
             server,
@@ -419,7 +419,7 @@ pub fn run(
 /// for its receiver when given (validate's `--sim-ack`): the kernel's
 /// receiver is Linux's, the UDP transport's and s2n-quic's are not, so
 /// the scenario's own `ack` stays for theirs.
-pub(crate) fn run_with(
+pub fn run_with(
     scenario: &Path,
     with: &[Source],
     out: Option<PathBuf>,
@@ -473,7 +473,7 @@ pub(crate) fn run_with(
         / 1e9;
     let window_s = sim_span.min(secs as f64);
     let quic_bulk = if with.contains(&Source::S2n) {
-        Some(testbed::quic_bulk::locate(quic_bulk)?)
+        Some(crate::quic_bulk::locate(quic_bulk)?)
     } else {
         None
     };
@@ -481,7 +481,7 @@ pub(crate) fn run_with(
     // ours must be registered before the run (`bbrlab kernel load`).
     let kernel_alg = kernel_counterpart(&run.config.flows[0].cc);
     if let (Ok(k), true) = (&kernel_alg, with.contains(&Source::Kernel)) {
-        testbed::host::check_offered(&[k], &testbed::host::available_congestion_controls())?;
+        crate::host::check_offered(&[k], &crate::host::available_congestion_controls())?;
         if let Some(note) = counterpart_note(&run.config.flows[0].cc) {
             eprintln!("compare: note: {note}");
         }

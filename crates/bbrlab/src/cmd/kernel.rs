@@ -104,22 +104,8 @@ pub fn list() -> Result<(), String> {
     Ok(())
 }
 
-/// The exact command that builds the `kernel` feature in, for a binary
-/// built without it.
-#[cfg_attr(feature = "kernel", allow(dead_code))]
-pub const BUILD_WITH_KERNEL: &str =
-    "bash scripts/setup.sh && cargo run --release -p bbrlab --features kernel -- kernel ...";
-
-/// What to tell a user who asks this binary for `what` when it was built
-/// without the `kernel` feature: what is missing and how to get it.
-#[cfg_attr(feature = "kernel", allow(dead_code))]
-pub fn missing(what: &str) -> String {
-    format!(
-        "`bbrlab {what}` needs bbrlab's BPF congestion controls, and this bbrlab was built without them \
-         (cargo feature `kernel`, off by default because it needs clang, bpftool, libbpf, libelf and zlib). \
-         Build it in with: {BUILD_WITH_KERNEL}"
-    )
-}
+#[cfg(not(feature = "kernel"))]
+use testbed::kernel::missing;
 
 /// Without the `kernel` feature, `load`, `unload` and `list` say what is
 /// missing and how to build it in.
@@ -140,20 +126,8 @@ pub fn list() -> Result<(), String> {
     Err(missing("kernel list"))
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "kernel")))]
 mod missing_tests {
-    /// A binary without the feature must say what is missing and give the
-    /// command that builds it in, not a bare "unknown command".
-    #[test]
-    fn the_message_names_the_feature_and_the_command_that_builds_it() {
-        let m = super::missing("kernel load");
-        assert!(m.contains("`bbrlab kernel load`"), "{m}");
-        assert!(m.contains("feature `kernel`"), "{m}");
-        assert!(m.contains("--features kernel"), "{m}");
-        assert!(m.contains("scripts/setup.sh"), "{m}");
-    }
-
-    #[cfg(not(feature = "kernel"))]
     #[test]
     fn without_the_feature_every_kernel_action_is_refused_with_it() {
         for r in [super::load(&[]), super::unload(&[], true), super::list()] {

@@ -1,6 +1,6 @@
-//! `bbrlab plot`: the figures of a run directory or of a sweep's output
-//! directory, drawn from the files `bbrlab sim` wrote there (nothing is
-//! simulated again).
+//! The figures of a run directory or of a sweep's output directory, drawn
+//! from the files a run wrote there (nothing is simulated again): what
+//! `bbrlab plot` draws, and `bbrlab sim` after each run.
 //!
 //! - A run directory (`flows.csv`): the standard time-series figures
 //!   ([`figures::plot_run`]), Jain's index over sliding windows
@@ -12,9 +12,9 @@
 //!   (`pantheon`), one point per run and algorithm, the delay axis
 //!   reversed so that better lies up and to the right.
 
+use crate::metrics::{read_flows, read_link, sliding_jain, JainParams};
+use crate::plots::{cdf, pantheon_points, read_fct, PantheonPoint};
 use figures::{figure, scatter, Figure, Series, Spread};
-use runner::metrics::{read_flows, read_link, sliding_jain, JainParams};
-use runner::plots::{cdf, pantheon_points, read_fct, PantheonPoint};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -45,7 +45,7 @@ const CDF_POINTS: usize = 2000;
 /// Draws what `dir` holds figures for; returns the stems written (each as
 /// `.svg` and `.png`). A directory with neither a `flows.csv` nor a
 /// `summary.json` is an error that says what `plot` reads.
-pub fn command(dir: &Path, jain: JainParams) -> Result<Vec<String>, String> {
+pub fn draw_dir(dir: &Path, jain: JainParams) -> Result<Vec<String>, String> {
     jain.check()?;
     if !dir.is_dir() {
         return Err(format!("{}: not a directory", dir.display()));

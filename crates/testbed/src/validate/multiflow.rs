@@ -681,7 +681,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         let reps = opts.reps.unwrap_or(if opts.quick { 1 } else { REPS });
         (paths, Vec::new(), seconds, reps)
     };
-    if !opts.resimulate && !testbed::host::is_root() {
+    if !opts.resimulate && !crate::host::is_root() {
         return Err("validate --multiflow runs kernel TCP through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root (or add --resimulate to judge the simulator against an earlier run's kernel flows)".into());
     }
     // bbrlab_bbr3 is loaded for the paths that need it (and unloaded when

@@ -146,7 +146,7 @@ pub fn run(
         |&i, clock| {
             let s = run_one_with(&sc.name, &sc.runs[i], &dir_of(i), clock)?;
             if plots && sc.runs[i].config.sample_interval_ns > 0 {
-                crate::plot::run_figures(&dir_of(i), Default::default())?;
+                runner::draw::run_figures(&dir_of(i), Default::default())?;
             }
             Ok::<_, String>(s)
         },
@@ -163,7 +163,7 @@ pub fn run(
     write_summaries(&out, &sc.name, &refs)
         .map_err(|e| format!("writing summaries in {}: {e}", out.display()))?;
     if plots && n > 1 {
-        crate::plot::sweep_figures(&out)?;
+        runner::draw::sweep_figures(&out)?;
     }
     print_table(&summaries);
     println!("wrote {}", out.display());

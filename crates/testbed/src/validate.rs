@@ -221,7 +221,7 @@ pub struct Options {
     /// ACK per packet, the simulator's default) or `linux` (Linux's).
     pub ack: &'static str,
     /// Keep an earlier run's rows that this run does not make
-    /// ([`merge_rows`]).
+    /// (`merge_rows`).
     pub update: bool,
 }
 
@@ -268,7 +268,7 @@ fn merge_into_validate_json(out: &Path, fields: Value) -> Result<Value, String> 
 
 /// The matrix's paths with these names (`--only`), in the order given;
 /// an unknown name is an error that lists the matrix.
-pub(crate) fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
+pub fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
     names
         .iter()
         .map(|n| {
@@ -296,7 +296,7 @@ pub(crate) fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
 ///   phase: beside a BBRv3 flow in a 2-BDP buffer it grew to 184 packets
 ///   where the kernel's stopped at about 70, and the overflow cut BBRv3's
 ///   `inflight_longterm` for the rest of the run.
-pub(crate) fn sim_counterpart(kernel_cc: &str) -> (&str, &'static str) {
+pub fn sim_counterpart(kernel_cc: &str) -> (&str, &'static str) {
     match kernel_cc {
         BBR3_KERNEL => (
             "bbr3",
@@ -314,7 +314,7 @@ pub(crate) fn sim_counterpart(kernel_cc: &str) -> (&str, &'static str) {
 /// window's worth at once. Their own bursts then queue at the bottleneck
 /// and reach their RTT samples, which decides when HyStart ends slow
 /// start beside another flow.
-pub(crate) fn sim_pacing(kernel_cc: &str) -> &'static str {
+pub fn sim_pacing(kernel_cc: &str) -> &'static str {
     if matches!(kernel_cc, "cubic" | "reno") {
         "off"
     } else {
@@ -323,7 +323,7 @@ pub(crate) fn sim_pacing(kernel_cc: &str) -> &'static str {
 }
 
 /// The one-flow scenario `compare` runs for `p`.
-pub(crate) fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
+pub fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
     let half = p.rtt_ms / 2.0;
     let mut fwd = format!(
         "rate = \"{}kbit\"\ndelay = \"{half}ms\"\nqueue = {{ limit = \"{}pkt\" }}\n",
@@ -500,7 +500,7 @@ fn pair(x: Option<(f64, Option<f64>)>) -> Value {
 
 /// Runs the matrix. Returns whether every path met its bounds.
 pub fn run(opts: &Options) -> Result<bool, String> {
-    if !testbed::host::is_root() {
+    if !crate::host::is_root() {
         return Err(
             "validate runs kernel TCP and the UDP transport through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root".into(),
         );
@@ -523,7 +523,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     };
     // s2n-quic with bbrlab's bbr joins bbr's rows when quic-bulk is built;
     // without it the column stays empty and this says why.
-    let quic_bulk = match testbed::quic_bulk::locate(opts.quic_bulk.as_deref()) {
+    let quic_bulk = match crate::quic_bulk::locate(opts.quic_bulk.as_deref()) {
         Ok(p) => Some(p),
         Err(e) if opts.quic_bulk.is_some() => return Err(e),
         Err(e) => {
@@ -798,7 +798,7 @@ fn merge_rows(earlier: &[Value], fresh: Vec<Value>) -> Vec<Value> {
     merged
 }
 
-/// Unloads, when dropped, a control [`ensure_loaded`] loaded.
+/// Unloads, when dropped, a control `ensure_loaded` loaded.
 pub struct LoadedHere(#[cfg_attr(not(feature = "kernel"), allow(dead_code))] &'static str);
 
 impl Drop for LoadedHere {
@@ -819,7 +819,7 @@ impl Drop for LoadedHere {
 /// already was (someone else's, left alone), a guard that unloads it
 /// when this loaded it, or an error saying how to load it.
 fn ensure_loaded(name: &'static str) -> Result<Option<LoadedHere>, String> {
-    if testbed::host::available_congestion_controls()
+    if crate::host::available_congestion_controls()
         .iter()
         .any(|a| a == name)
     {

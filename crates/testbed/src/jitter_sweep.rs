@@ -383,8 +383,8 @@ fn run_one(
     fs::write(&link, link_toml(spec.sd_ms, spec.seed))
         .map_err(|e| format!("cannot write {}: {e}", link.display()))?;
     let (server, client, log) = programs(spec, opts)?;
-    let ended = testbed::emu::run(
-        &testbed::emu::EmuRun {
+    let ended = crate::emu::run(
+        &crate::emu::EmuRun {
             exe: spec.exe,
             scenario: &link,
             server: &server,
@@ -517,7 +517,7 @@ fn wait_for_sockets(ccs: &[String], limit: Duration) {
 /// load`), which needs the `kernel` feature.
 #[cfg(feature = "kernel")]
 fn linux_tcp_ready(ccs: &[String]) -> Result<(), String> {
-    testbed::host::check_offered(ccs, &testbed::host::available_congestion_controls())
+    crate::host::check_offered(ccs, &crate::host::available_congestion_controls())
 }
 
 #[cfg(not(feature = "kernel"))]
@@ -535,7 +535,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     if opts.source == Source::LinuxTcp && !cfg!(feature = "kernel") {
         return linux_tcp_ready(&opts.ccs);
     }
-    if !testbed::host::is_root() {
+    if !crate::host::is_root() {
         return Err(format!(
             "{} needs root: every run goes through `bbrlab emu`, which makes network namespaces (run it with sudo)",
             opts.source.command().trim_start_matches("bbrlab ")
@@ -546,7 +546,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
             linux_tcp_ready(&opts.ccs)?;
             None
         }
-        Source::S2nQuic => Some(testbed::quic_bulk::locate(opts.quic_bulk.as_deref())?),
+        Source::S2nQuic => Some(crate::quic_bulk::locate(opts.quic_bulk.as_deref())?),
     };
     let stack = match opts.source {
         Source::LinuxTcp => String::new(),
@@ -557,7 +557,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find bbrlab itself: {e}"))?;
     fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
-    let stop = testbed::signals::stop_flag()?;
+    let stop = crate::signals::stop_flag()?;
     let kernel = kernel_release();
     let started = utc_now();
     let load = loadavg();
@@ -738,42 +738,6 @@ pub fn defaults(source: Source) -> Defaults {
             duration_s: None,
         },
     }
-}
-
-/// Runs a jitter sweep on `source` (or prints its `--table`).
-pub(crate) fn command(
-    source: Source,
-    quic_bulk: Option<PathBuf>,
-    a: crate::cli::JitterSweepArgs,
-) -> Result<(), String> {
-    if let Some(csv) = a.table {
-        return claims::jitter_sweep::table_from(source, &csv).map(|t| print!("{t}"));
-    }
-    let d = defaults(source);
-    let duration_s = match &a.duration {
-        Some(d) => Some(crate::cli::duration_arg("--duration", d)?.as_secs_f64()),
-        None => None,
-    };
-    let (bytes, duration_s) = match (a.bytes, duration_s) {
-        (None, None) => (d.bytes, d.duration_s),
-        given => given,
-    };
-    run(&Options {
-        source,
-        quic_bulk,
-        out: a.out.unwrap_or_else(|| d.out.into()),
-        sds_ms: a.sds.unwrap_or_else(|| d.sds_ms.to_vec()),
-        seeds: a.seeds.unwrap_or_else(|| d.seeds.to_vec()),
-        ccs: a
-            .cc
-            .unwrap_or_else(|| d.ccs.iter().map(|c| c.to_string()).collect()),
-        bytes,
-        duration_s,
-        timeout_s: a
-            .timeout
-            .unwrap_or_else(|| Options::default_timeout_s(bytes, duration_s)),
-        quiet: a.quiet,
-    })
 }
 
 #[cfg(test)]
