@@ -127,30 +127,46 @@ fn a_receiver_that_counts_other_bytes_fails_the_run() {
     );
 }
 
+/// A run that fails does not end the comparison: the runs after it still
+/// run, the table and quic.json keep the failed one as a row with its
+/// reason, and the exit status says that something failed.
 #[test]
-fn quic_bulks_rejection_of_a_controller_is_passed_on() {
+fn a_rejected_controller_is_a_failed_row_and_the_next_run_still_runs() {
     let d = tempfile::tempdir().unwrap();
     let qb = fake(d.path());
+    let out = d.path().join("o");
     let o = bbrlab(
         &[
             "quic",
             "--quic-bulk",
             qb.to_str().unwrap(),
             "--cc",
-            "bogus",
+            "bogus,bbr",
             "--seconds",
             "1",
             "--out",
-            d.path().join("o").to_str().unwrap(),
+            out.to_str().unwrap(),
         ],
         &[],
     );
-    let e = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(1));
+    let (e, t) = (text(&o.stderr), text(&o.stdout));
+    assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(
-        e.contains("rejected its arguments: quic-bulk: --cc bogus: unknown controller; allowed:"),
-        "{e}"
+        t.contains("FAILED: quic-bulk send rejected its arguments: quic-bulk: --cc bogus: unknown controller; allowed:"),
+        "{t}"
     );
+    assert!(e.contains("1 of 2 runs failed"), "{e}");
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("quic.json")).unwrap()).unwrap();
+    let runs = j["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{j}");
+    assert!(
+        runs[0]["error"].as_str().unwrap().contains("--cc bogus"),
+        "{j}"
+    );
+    assert_eq!(runs[1]["cc"], "bbr", "{j}");
+    assert!(runs[1]["error"].is_null(), "{j}");
+    assert_eq!(runs[1]["bytes"], 1000, "{j}");
 }
 
 #[test]

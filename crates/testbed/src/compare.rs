@@ -405,27 +405,40 @@ fn simulate(
 }
 
 /// The `compare` command. `quic_bulk`: the program for [`Source::S2n`]
-/// (default: next to this binary).
+/// (default: next to this binary). A real run that fails does not stop
+/// the others; the command then ends with an error that names each
+/// failure, after writing the table and compare.json.
 pub fn run(
     scenario: &Path,
     with: &[Source],
     out: Option<PathBuf>,
     quic_bulk: Option<&Path>,
 ) -> Result<(), String> {
-    run_with(scenario, with, out, quic_bulk, None)
+    let failed = run_with(scenario, with, out, quic_bulk, None)?;
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} real runs failed (compare.json's `failed` keeps why): {}",
+            failed.len(),
+            with.len(),
+            failed.join("; ")
+        ))
+    }
 }
 
 /// [`run`], the simulation matched to kernel TCP run with `kernel_ack`
 /// for its receiver when given (validate's `--sim-ack`): the kernel's
 /// receiver is Linux's, the UDP transport's and s2n-quic's are not, so
-/// the scenario's own `ack` stays for theirs.
+/// the scenario's own `ack` stays for theirs. Returns each failed real
+/// run as "source: why" (compare.json's `failed` has them too).
 pub fn run_with(
     scenario: &Path,
     with: &[Source],
     out: Option<PathBuf>,
     quic_bulk: Option<&Path>,
     kernel_ack: Option<netsim::AckPolicy>,
-) -> Result<(), String> {
+) -> Result<Vec<String>, String> {
     let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
     let flows = sc.runs.first().map_or(0, |r| r.config.flows.len());
     if sc.runs.len() != 1 || flows != 1 {
@@ -552,15 +565,16 @@ pub fn run_with(
         eprintln!("compare: {label} ({run_alg}) through the emulator for {secs} s …");
         let stdout = match run_emu(&exe_path, scenario, (&server, &client), secs + 60, &dir) {
             Ok(o) => o,
-            // A QUIC run that fails is a finding about that stack (written
-            // into compare.json, so validate reports it), not a reason to
-            // lose the kernel and UDP rows.
-            Err(e) if *s == Source::S2n => {
-                eprintln!("compare: the {label} run failed; its row is left out: {e}");
-                failed.push(serde_json::json!({ "kind": name, "source": format!("{label} ({alg})"), "error": e }));
+            // A run that fails is a finding about that source (written
+            // into compare.json's `failed`, so validate reports it), not a
+            // reason to lose the other sources' rows.
+            Err(e) => {
+                eprintln!(
+                    "compare: FAILED: the {label} ({run_alg}) run: {e}; going on without its row"
+                );
+                failed.push(serde_json::json!({ "kind": name, "source": format!("{label} ({run_alg})"), "error": e }));
                 continue;
             }
-            Err(e) => return Err(e),
         };
         let summary = json_line_with(&stdout, key);
         if summary.is_none() {
@@ -695,7 +709,16 @@ pub fn run_with(
         "wrote {} (compare.json; goodput, rtt, bw_estimate and min_rtt figures; each source's flows.csv)",
         out.display()
     );
-    Ok(())
+    Ok(failed
+        .iter()
+        .map(|f| {
+            format!(
+                "{}: {}",
+                f["source"].as_str().unwrap_or("?"),
+                f["error"].as_str().unwrap_or("?")
+            )
+        })
+        .collect())
 }
 
 fn opt(v: Option<f64>, p: usize) -> String {
@@ -822,12 +845,14 @@ fn write_json(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Writes a flows.csv of the full schema from (time, delivered bytes,
     /// srtt ms, data packets sent, retransmitted) rows.
-    fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
+    /// A flows.csv of flow 0 with rows (time s, delivered bytes, srtt ms,
+    /// data packets sent, retransmitted packets); other tests use it too.
+    pub(crate) fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
         let p = dir.join("flows.csv");
         let mut w = csv::Writer::from_path(&p).unwrap();
         w.write_record(schema::FLOW_CSV_HEADER.split(',')).unwrap();

@@ -278,6 +278,9 @@ pub struct Outcome {
     /// round.
     pub cpu_ratio: Option<f64>,
     pub dir: PathBuf,
+    /// Why the run failed or was stopped; its figures are then whatever
+    /// its files still held (flows.csv through the emulator), else zero.
+    pub error: Option<String>,
 }
 
 impl Outcome {
@@ -295,10 +298,10 @@ impl Outcome {
 pub fn cpu_ratios(rows: &mut [Outcome]) {
     let refs: Vec<(u32, String, f64)> = rows
         .iter()
-        .filter(|r| r.controller == "own" && r.cc == own_bbr(&r.stack))
+        .filter(|r| r.error.is_none() && r.controller == "own" && r.cc == own_bbr(&r.stack))
         .filter_map(|r| Some((r.round, r.stack.clone(), r.cpu_s_per_gbit()?)))
         .collect();
-    for r in rows.iter_mut() {
+    for r in rows.iter_mut().filter(|r| r.error.is_none()) {
         r.cpu_ratio = refs
             .iter()
             .find(|(round, stack, _)| *round == r.round && *stack == r.stack)
@@ -586,18 +589,25 @@ pub fn run(o: &Options) -> Result<(), String> {
                 "quic: [{n}/{total}] {} over the {mode} for {seconds} s …",
                 p.label()
             );
-            let mut r = match &o.scenario {
-                None => loopback_run(&qb, p, seconds, interval_ms, &dir)?,
-                Some(sc) => emu_run(Some(&qb), sc, p, seconds, interval_ms, &dir)?,
+            let result = match &o.scenario {
+                None => loopback_run(&qb, p, seconds, interval_ms, &dir),
+                Some(sc) => emu_run(Some(&qb), sc, p, seconds, interval_ms, &dir),
             };
+            let mut r = result.unwrap_or_else(|e| failed_run(p, &dir, seconds, e));
             r.round = round + 1;
-            eprintln!(
-                "quic: [{n}/{total}] {}: {:.1} Mbit/s, {} bytes intact ({:.0} s elapsed)",
-                r.label,
-                r.goodput_bps / 1e6,
-                r.bytes,
-                started.elapsed().as_secs_f64()
-            );
+            match &r.error {
+                None => eprintln!(
+                    "quic: [{n}/{total}] {}: {:.1} Mbit/s, {} bytes intact ({:.0} s elapsed)",
+                    r.label,
+                    r.goodput_bps / 1e6,
+                    r.bytes,
+                    started.elapsed().as_secs_f64()
+                ),
+                Some(e) => eprintln!(
+                    "quic: [{n}/{total}] FAILED, going on with the next run: {e} ({:.0} s elapsed)",
+                    started.elapsed().as_secs_f64()
+                ),
+            }
             rows.push(r);
         }
     }
@@ -608,7 +618,48 @@ pub fn run(o: &Options) -> Result<(), String> {
         "wrote {} (quic.json; each run's flows.csv in its directory)",
         out.display()
     );
-    Ok(())
+    let failed: Vec<&Outcome> = rows.iter().filter(|r| r.error.is_some()).collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} runs failed (each is a row above and in quic.json, with its error): {}",
+            failed.len(),
+            rows.len(),
+            failed
+                .iter()
+                .map(|r| format!("{} (round {})", r.label, r.round))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+}
+
+/// A run that failed or was stopped, as a row: its error, and what its
+/// `flows.csv` holds over `seconds` if it wrote one (a run stopped at its
+/// deadline through the emulator still measured its first seconds).
+fn failed_run(p: &Plan, dir: &Path, seconds: u64, error: String) -> Outcome {
+    let label = p.label();
+    // The run's errors name the run; the row already does.
+    let error = match error.strip_prefix(&format!("{label}: ")) {
+        Some(rest) => rest.to_string(),
+        None => error,
+    };
+    let mut r = Outcome {
+        label,
+        stack: p.stack.clone(),
+        cc: p.cc_arg().into(),
+        controller: controller_kind(&p.cc),
+        dir: dir.to_path_buf(),
+        error: Some(error),
+        ..Outcome::default()
+    };
+    if let Ok(m) = crate::compare::measure(&dir.join("flows.csv"), 0.0, seconds as f64) {
+        r.goodput_bps = m.goodput_mbps * 1e6;
+        r.srtt_median_ms = m.rtt_median_ms;
+        r.retransmit_fraction = m.retransmitted_fraction();
+    }
+    r
 }
 
 fn opt(v: Option<f64>, p: usize) -> String {
@@ -659,6 +710,11 @@ pub fn table(rows: &[Outcome], mode: &str, seconds: u64) -> String {
             opt(r.cpu_ratio, 2),
         );
     }
+    for r in rows {
+        if let Some(e) = &r.error {
+            s += &format!("round {} {}: FAILED: {e}\n", r.round, r.label);
+        }
+    }
     s
 }
 
@@ -681,6 +737,7 @@ fn write_json(out: &Path, mode: &str, seconds: u64, rows: &[Outcome]) -> Result<
                 "cpu_s_per_gbit": r.cpu_s_per_gbit(),
                 "cpu_ratio_to_own_bbr": r.cpu_ratio,
                 "dir": r.dir,
+                "error": r.error,
             })
         })
         .collect();
@@ -849,5 +906,60 @@ mod tests {
             "{t}"
         );
         assert!(lines[1].trim_end().ends_with("1.05"), "{t}");
+    }
+
+    /// A run that fails is a row with its reason and what its flows.csv
+    /// measured; it gets no CPU ratio, serves as no reference, and the
+    /// table says why it failed under the rows.
+    #[test]
+    fn a_failed_run_is_a_row_with_its_error_and_what_it_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::compare::tests::csv(
+            dir.path(),
+            &[(1.0, 250_000, 40.0, 200, 0), (2.0, 500_000, 42.0, 400, 4)],
+        );
+        let p = Plan {
+            stack: "s2n".into(),
+            cc: Controller::Own("s2n:bbr2".into()),
+        };
+        let failed = failed_run(
+            &p,
+            dir.path(),
+            2,
+            "quic-bulk send did not finish in time".into(),
+        );
+        assert_eq!(failed.label, "s2n-quic bbr2 (own)");
+        assert!(
+            (failed.goodput_bps - 2e6).abs() < 1.0,
+            "{}",
+            failed.goodput_bps
+        );
+        assert_eq!(failed.retransmit_fraction, Some(0.01));
+        let nothing = failed_run(&p, &dir.path().join("absent"), 2, "no handshake".into());
+        assert_eq!((nothing.goodput_bps, nothing.srtt_median_ms), (0.0, None));
+
+        let mut rows = vec![
+            Outcome {
+                cpu_send_s: Some(1.0),
+                cpu_recv_s: Some(1.0),
+                bytes: 1_000_000_000,
+                round: 1,
+                ..failed
+            },
+            Outcome {
+                label: "s2n-quic + bbrlab bbr".into(),
+                ..row("s2n", "bbr", "adapter", 1, 2.0)
+            },
+        ];
+        cpu_ratios(&mut rows);
+        assert_eq!((rows[0].cpu_ratio, rows[1].cpu_ratio), (None, None));
+        let t = table(&rows, "loopback", 2);
+        assert!(
+            t.contains(
+                "round 1 s2n-quic bbr2 (own): FAILED: quic-bulk send did not finish in time"
+            ),
+            "{t}"
+        );
+        assert_eq!(t.lines().filter(|l| l.starts_with("1 ")).count(), 2, "{t}");
     }
 }

@@ -376,6 +376,10 @@ struct Figures {
     sim_s2n: Option<Fig>,
     /// The s2n-quic run failed (compare.json's `failed_sources`).
     s2n_failed: bool,
+    /// Why the kernel TCP run failed, and the UDP transport's
+    /// (compare.json's `failed_sources`).
+    kernel_failed: Option<String>,
+    udp_failed: Option<String>,
     /// Retransmitted packets of the kernel run and of the simulator run
     /// matched to it.
     kernel_retx: Option<f64>,
@@ -422,9 +426,16 @@ fn read_figures(doc: &Value) -> Result<Figures, String> {
             _ => {}
         }
     }
-    f.s2n_failed = doc["failed_sources"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|s| s["kind"] == "s2n"));
+    let failed = |kind: &str| {
+        doc["failed_sources"].as_array().and_then(|a| {
+            a.iter()
+                .find(|s| s["kind"] == kind)
+                .map(|s| s["error"].as_str().unwrap_or("no reason given").to_string())
+        })
+    };
+    f.s2n_failed = failed("s2n").is_some();
+    f.kernel_failed = failed("kernel");
+    f.udp_failed = failed("udp");
     Ok(f)
 }
 
@@ -610,9 +621,23 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                     statistics = doc["statistics"].clone();
                     let figures = read_figures(&doc)?;
                     let stalled = figures.emulator_stalled.unwrap_or(0.0);
-                    let clean = stalled <= max_stalled;
+                    // Without its kernel run a repetition has nothing to
+                    // compare with: it is run again, as a stalled one is.
+                    if let Some(why) = &figures.kernel_failed {
+                        eprintln!(
+                            "validate: {} {alg} rep {}: FAILED: the kernel TCP run: {why}{}",
+                            p.name,
+                            rep + 1,
+                            if attempt < MAX_ATTEMPTS {
+                                "; running it again"
+                            } else {
+                                "; kept as a failed run"
+                            }
+                        );
+                    }
+                    let clean = stalled <= max_stalled && figures.kernel_failed.is_none();
                     if clean || attempt == MAX_ATTEMPTS {
-                        if !clean {
+                        if stalled > max_stalled {
                             eprintln!(
                                 "validate: {} {alg} rep {}: the emulator's forwarder still could not run {:.1} % of the run after {MAX_ATTEMPTS} runs; kept, and marked in the results",
                                 p.name,
@@ -658,12 +683,24 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             };
             let (kernel_retx, sim_retx) = (retx(|f| f.kernel_retx), retx(|f| f.sim_kernel_retx));
             let b = bounds_for(alg);
+            // Failed real runs: the averages are over the repetitions that
+            // ran; with none, the comparison misses its bounds and says why.
+            let failures = |f: fn(&Figures) -> &Option<String>| -> (usize, Option<String>) {
+                let why: Vec<&String> = runs.iter().filter_map(|r| f(r).as_ref()).collect();
+                (why.len(), why.last().map(|w| w.to_string()))
+            };
+            let (kernel_failures, kernel_why) = failures(|f| &f.kernel_failed);
+            let (udp_failures, udp_why) = failures(|f| &f.udp_failed);
+            let missed = |n: usize, why: Option<String>| json!({ "within": false, "failed_runs": n, "error": why });
             let sim_vs = match (sim, kernel) {
                 (Some(s), Some(k)) => judge_retx(s, k, sim_retx, kernel_retx, b),
+                (_, None) if kernel_failures > 0 => missed(kernel_failures, kernel_why.clone()),
                 _ => Value::Null,
             };
             let udp_vs = match (udp, kernel) {
                 (Some(u), Some(k)) => judge(u, k, b),
+                (None, _) if udp_failures > 0 => missed(udp_failures, udp_why.clone()),
+                (_, None) if kernel_failures > 0 => missed(kernel_failures, kernel_why.clone()),
                 _ => Value::Null,
             };
             let s2n = avg(|f| f.s2n);
@@ -699,6 +736,8 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 "simulator_s2n": pair(avg(|f| f.sim_s2n)),
                 "s2n_vs_kernel": s2n_vs,
                 "emulator": emulator,
+                "kernel_failed_runs": kernel_failures,
+                "udp_failed_runs": udp_failures,
             }));
         }
     }
@@ -935,24 +974,38 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     Ok(s)
 }
 
-/// The lines under the table that say where the emulator could not hold
-/// the path: runs repeated because its forwarder stalled too long, and rows
-/// whose kept runs still did ([`linkem::stall::max_stalled_fraction`]). Empty when there
+/// The lines under the table that say which real runs failed, and where
+/// the emulator could not hold the path: runs repeated because its
+/// forwarder stalled too long, and rows whose kept runs still did ([`linkem::stall::max_stalled_fraction`]). Empty when there
 /// is nothing to say.
 fn emulator_notes(paths: &[Value]) -> String {
     let mut notes = String::new();
     for r in paths {
+        let what = format!(
+            "{} {}",
+            r["path"].as_str().unwrap_or("?"),
+            r["algorithm"].as_str().unwrap_or("?")
+        );
+        for (source, key, vs) in [
+            ("kernel TCP", "kernel_failed_runs", "simulator_vs_kernel"),
+            ("UDP transport", "udp_failed_runs", "udp_vs_kernel"),
+        ] {
+            let n = r[key].as_u64().unwrap_or(0);
+            if n > 0 {
+                notes.push_str(&format!(
+                    "- {what}: {n} {source} run(s) failed{}; the figures are over the repetitions that ran.\n",
+                    r[vs]["error"]
+                        .as_str()
+                        .map_or(String::new(), |e| format!(" (the last: {e})"))
+                ));
+            }
+        }
         let e = &r["emulator"];
         let reruns = e["reruns"].as_u64().unwrap_or(0);
         let stalled = e["stalled"].as_bool() == Some(true);
         if reruns == 0 && !stalled {
             continue;
         }
-        let what = format!(
-            "{} {}",
-            r["path"].as_str().unwrap_or("?"),
-            r["algorithm"].as_str().unwrap_or("?")
-        );
         if stalled {
             notes.push_str(&format!(
                 "- {what}: the emulator's forwarder could not run up to {:.1} % of a run (the machine did not give it the CPU; the limit is {:.1} %), so this row says as much about the machine as about the algorithm{}.\n",
@@ -1184,6 +1237,30 @@ mod tests {
         assert!(!read_figures(&json!({"sources": []})).unwrap().s2n_failed);
         let cell = diff_cell(&json!({"within": false, "failed_runs": 1}));
         assert_eq!(cell, "1 run(s) failed ✗");
+    }
+
+    /// A failed kernel or UDP run is read with its reason, and a row whose
+    /// repetitions had failures says so under the table.
+    #[test]
+    fn failed_kernel_and_udp_runs_are_read_and_noted() {
+        let doc = json!({"sources": [], "failed_sources": [
+            {"kind": "kernel", "source": "kernel TCP (bbr)", "error": "the emulator timed out"},
+            {"kind": "udp", "source": "UDP transport (bbr)", "error": "no summary"},
+        ]});
+        let f = read_figures(&doc).unwrap();
+        assert_eq!(f.kernel_failed.as_deref(), Some("the emulator timed out"));
+        assert_eq!(f.udp_failed.as_deref(), Some("no summary"));
+        assert!(f.kernel.is_none() && !f.s2n_failed);
+        let row = json!({"path": "p", "algorithm": "bbr", "kernel_failed_runs": 2,
+            "simulator_vs_kernel": {"within": false, "failed_runs": 2, "error": "the emulator timed out"},
+            "udp_failed_runs": 0, "emulator": {}});
+        let notes = emulator_notes(&[row]);
+        assert!(
+            notes
+                .contains("- p bbr: 2 kernel TCP run(s) failed (the last: the emulator timed out)"),
+            "{notes}"
+        );
+        assert!(!notes.contains("UDP"), "{notes}");
     }
 
     #[test]
