@@ -13,12 +13,11 @@ pub use crate::jitter_sweep::{
 use std::path::{Path, PathBuf};
 
 /// Whether a congestion control is one of bbrlab's BPF controls rather
-/// than one of the kernel's own: every control crate `kernel-cc`
-/// registers is named `bbrlab_…` (a test of the binary, built with the
-/// `kernel` feature, holds `kernel_cc::NAMES` to this). The data and the
-/// report need only the name, not the BPF loader.
+/// than one of the kernel's own ([`congestion::kernel_names`], the list
+/// `kernel-cc` registers too). The data and the report need only the
+/// name, not the BPF loader.
 pub fn is_ours(cc: &str) -> bool {
-    cc.starts_with("bbrlab_")
+    congestion::kernel_names::is_bpf_control(cc)
 }
 
 /// The Linux-TCP table ([`crate::jitter_sweep::markdown`]).

@@ -68,6 +68,7 @@ pub mod cubic;
 mod cwnd_usage;
 pub mod delivery_rate;
 pub mod ecn;
+pub mod kernel_names;
 mod linux_hystart;
 mod loss_based;
 pub mod observe;

@@ -30,7 +30,8 @@ fn read_list(path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `Ok` unless a control of bbrlab's (`bbrlab_…`, a BPF control) in
+/// `Ok` unless a control of bbrlab's (a BPF control,
+/// [`congestion::kernel_names::is_bpf_control`]) in
 /// `wanted` is missing from `available`: those must be registered with
 /// `bbrlab kernel load` first. The kernel's own controls pass even when not
 /// listed, since Linux loads `tcp_NAME` when a root socket asks for it
@@ -40,7 +41,9 @@ pub fn check_offered<S: AsRef<str>>(wanted: &[S], available: &[String]) -> Resul
     let missing: Vec<&str> = wanted
         .iter()
         .map(AsRef::as_ref)
-        .filter(|w| w.starts_with("bbrlab_") && !available.iter().any(|a| a == w))
+        .filter(|w| {
+            congestion::kernel_names::is_bpf_control(w) && !available.iter().any(|a| a == w)
+        })
         .collect();
     if missing.is_empty() {
         return Ok(());

@@ -34,14 +34,16 @@
 //! assert_eq!(kernel_cc::sampler_path(Path::new("out/flows.csv")), Path::new("out/flows.cc.csv"));
 //! ```
 
+use congestion::kernel_names::{BPF_BBR, BPF_BBR3};
 use libbpf_rs::MapCore;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// The congestion controls this crate provides, by their kernel names.
-pub const NAMES: &[&str] = &["bbrlab_bbr", "bbrlab_jitter", "bbrlab_bbr3"];
+/// The congestion controls this crate provides, by their kernel names
+/// ([`congestion::kernel_names`] owns them).
+pub const NAMES: &[&str] = &congestion::kernel_names::BPF_CONTROLS;
 
 /// Where [`load`] pins each control's link and maps (a bpffs directory).
 pub const PIN_ROOT: &str = "/sys/fs/bpf/bbrlab";
@@ -84,9 +86,10 @@ pub fn built() -> Result<(), String> {
     }
 }
 
-/// Whether `name` is one of ours.
+/// Whether `name` is one of ours (the one rule,
+/// [`congestion::kernel_names::is_bpf_control`]).
 pub fn is_ours(name: &str) -> bool {
-    NAMES.contains(&name)
+    congestion::kernel_names::is_bpf_control(name)
 }
 
 fn check_name(name: &str) -> Result<(), String> {
@@ -353,13 +356,13 @@ fn load_pinned(name: &str) -> Result<(), String> {
         }};
     }
     let r = match name {
-        "bbrlab_bbr" => go!(
+        BPF_BBR => go!(
             skel::bbr::BbrlabBbrSkelBuilder::default(),
             bbrlab_bbr,
             bbrlab_bbr_st,
             bbrlab_bbr_live
         ),
-        "bbrlab_bbr3" => go!(
+        BPF_BBR3 => go!(
             skel::bbr3::BbrlabBbr3SkelBuilder::default(),
             bbrlab_bbr3,
             bbrlab_b3_st,
@@ -534,8 +537,8 @@ pub fn unload(name: &str, force: bool) -> Result<Unloaded, String> {
 /// 15 characters).
 fn state_map_name(cc: &str) -> &'static str {
     match cc {
-        "bbrlab_bbr" => "bbrlab_bbr_st",
-        "bbrlab_bbr3" => "bbrlab_b3_st",
+        BPF_BBR => "bbrlab_bbr_st",
+        BPF_BBR3 => "bbrlab_b3_st",
         _ => "bbrlab_jit_st",
     }
 }
@@ -607,7 +610,7 @@ impl RawState {
 /// for the v1 controls, the whole `struct bbrlab_b3_state` (its published
 /// block, [`RawState3`], first) for `bbrlab_bbr3`.
 fn value_size(cc: &str) -> usize {
-    if cc == "bbrlab_bbr3" {
+    if cc == BPF_BBR3 {
         BBR3_VALUE_SIZE
     } else {
         std::mem::size_of::<RawState>()
@@ -906,7 +909,7 @@ impl Sampler {
         let csv = log.and_then(|l| {
             let p = sampler_path(l);
             let mut w = csv::Writer::from_path(&p).ok()?;
-            let cols = if cc == "bbrlab_bbr3" {
+            let cols = if cc == BPF_BBR3 {
                 SAMPLER3_COLUMNS
             } else {
                 SAMPLER_COLUMNS
@@ -921,7 +924,7 @@ impl Sampler {
     /// write error is said once on stderr and ends the sidecar (the probe's
     /// own log goes on).
     pub fn sample(&mut self, fd: i32, t: f64) -> Option<Reading> {
-        let s = if self.cc == "bbrlab_bbr3" {
+        let s = if self.cc == BPF_BBR3 {
             Reading::V3(self.reader.read3(fd)?)
         } else {
             Reading::V1(self.reader.read(fd)?)

@@ -155,16 +155,16 @@ pub fn kernel_counterpart(cc: &congestion::Config) -> Result<String, String> {
     use congestion::{Algorithm, Bbr3Profile, Bbr3Signals};
     let alg = cc.algorithm.name();
     match cc.algorithm {
-        Algorithm::Bbr | Algorithm::Cubic | Algorithm::Reno => Ok(alg.to_string()),
+        Algorithm::Bbr | Algorithm::Cubic | Algorithm::Reno => Ok(cc.algorithm.kernel_name().into()),
         Algorithm::Bbr3
             if cc.bbr3.profile == Bbr3Profile::LinuxV3
                 && cc.bbr3.signals == Bbr3Signals::StockKernel =>
         {
-            Ok("bbrlab_bbr3".into())
+            Ok(Algorithm::Bbr3.kernel_name().into())
         }
         Algorithm::Bbr3 => Err(format!(
-            "the kernel's counterpart of bbr3, bbrlab_bbr3, runs [flow.bbr3] profile = \"linux-v3\" with signals = \"stock-kernel\"; this flow has profile = \"{}\", signals = \"{}\"",
-            cc.bbr3.profile, cc.bbr3.signals
+            "the kernel's counterpart of bbr3, {}, runs [flow.bbr3] profile = \"linux-v3\" with signals = \"stock-kernel\"; this flow has profile = \"{}\", signals = \"{}\"",
+            Algorithm::Bbr3.kernel_name(), cc.bbr3.profile, cc.bbr3.signals
         )),
         _ => Err(format!("the kernel has no `{alg}`")),
     }

@@ -725,7 +725,7 @@ pub fn defaults(source: Source) -> Defaults {
             out: "out/kernel-jitter-sweep",
             sds_ms: &[0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0],
             seeds: &[1, 2, 3],
-            ccs: &["bbr", "bbrlab_jitter"],
+            ccs: &["bbr", congestion::kernel_names::BPF_JITTER],
             bytes: Some(3_000_000),
             duration_s: None,
         },

@@ -194,7 +194,7 @@ pub fn bounds_for(algorithm: &str) -> Bounds {
 /// simulator's `bbr3` with `profile = "linux-v3"` and `signals =
 /// "stock-kernel"` (the same substitutes for the signals a stock kernel
 /// lacks), not against a kernel `bbr3`, which stock Linux does not have.
-pub const BBR3_KERNEL: &str = "bbrlab_bbr3";
+pub const BBR3_KERNEL: &str = congestion::kernel_names::BPF_BBR3;
 
 /// The algorithms `--algorithms` takes: the simulator's name is the
 /// kernel's, except `bbrlab_bbr3`'s (see [`BBR3_KERNEL`]).

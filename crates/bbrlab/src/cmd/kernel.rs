@@ -135,23 +135,3 @@ mod missing_tests {
         }
     }
 }
-
-#[cfg(all(test, feature = "kernel"))]
-mod tests {
-    /// The report tells ours from the kernel's by name alone
-    /// (`claims::linux_tcp::is_ours`, no BPF loader needed); every control
-    /// kernel-cc provides must be recognised by it, and the kernel's own not.
-    #[test]
-    fn the_reports_rule_recognises_every_control_we_provide() {
-        for n in kernel_cc::NAMES {
-            assert!(claims::linux_tcp::is_ours(n), "{n}");
-            assert!(kernel_cc::is_ours(n), "{n}");
-        }
-        for n in ["bbr", "cubic", "reno"] {
-            assert!(
-                !claims::linux_tcp::is_ours(n) && !kernel_cc::is_ours(n),
-                "{n}"
-            );
-        }
-    }
-}
