@@ -9,7 +9,8 @@ bash scripts/setup-python.sh
 VENV=${BBRLAB_VENV:-target/venv}
 export VIRTUAL_ENV="$PWD/$VENV"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
-# The dev profile: it compiles fastest, and the tests' runs are small.
+# The dev profile, which `cargo test` shares: the dependencies are already
+# built by the test phase, and the tests' runs are small.
 maturin develop -q -m crates/bbrlab-py/Cargo.toml
 # The CLI the tests compare simulate() against.
 cargo build -q -p bbrlab --bin bbrlab
