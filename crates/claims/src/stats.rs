@@ -25,16 +25,10 @@ pub(crate) fn quantile(v: &mut [f64], q: f64) -> f64 {
     stats::quantile(v, q).unwrap_or(f64::NAN)
 }
 
-/// Jain's fairness index of `xs`: 1 for equal shares, 1/n when one takes
-/// all; 0 when all are zero.
+/// Jain's fairness index of `xs` ([`runner::stats::jain`]); 0 when all are
+/// zero, which a claim reads as no fairness rather than as no figure.
 pub(crate) fn jain(xs: &[f64]) -> f64 {
-    let s: f64 = xs.iter().sum();
-    let q: f64 = xs.iter().map(|x| x * x).sum();
-    if q == 0.0 {
-        0.0
-    } else {
-        s * s / (xs.len() as f64 * q)
-    }
+    stats::jain(xs).unwrap_or(0.0)
 }
 
 #[cfg(test)]

@@ -5,22 +5,5 @@
 
 pub use sender::LogHistogram;
 
-/// Jain's fairness index of `xs`: 1 when all are equal, 1/n when one takes all.
-pub fn jain_index(xs: &[f64]) -> Option<f64> {
-    let n = xs.len() as f64;
-    let sum: f64 = xs.iter().sum();
-    let sq: f64 = xs.iter().map(|x| x * x).sum();
-    (n > 0.0 && sq > 0.0).then(|| sum * sum / (n * sq))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jain_index_bounds() {
-        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), Some(1.0));
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
-        assert_eq!(jain_index(&[]), None);
-    }
-}
+/// Jain's fairness index (the `stats` crate's one rule).
+pub use stats::jain as jain_index;

@@ -40,7 +40,8 @@ pub mod output;
 pub mod plots;
 pub mod progress;
 pub mod run;
-pub mod stats;
+/// The statistics crate, where these figures' rules live.
+pub use stats;
 pub mod sweep;
 
 pub use output::provenance;

@@ -102,15 +102,7 @@ impl JainParams {
     }
 }
 
-/// Jain's index of `rates`; `None` for no rates or when all are zero.
-pub fn jain(rates: &[f64]) -> Option<f64> {
-    let sum: f64 = rates.iter().sum();
-    let sq: f64 = rates.iter().map(|x| x * x).sum();
-    if rates.is_empty() || sq <= 0.0 {
-        return None;
-    }
-    Some(sum * sum / (rates.len() as f64 * sq))
-}
+pub use stats::jain;
 
 /// One sliding window's index.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -35,9 +35,9 @@
 //! assert!(sent.goodput_bps > 0.0);
 //! ```
 
-use runner::stats::quantile;
 use sender::schema::FLOW_CSV_HEADER;
 use sha2::{Digest, Sha256};
+use stats::quantile;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

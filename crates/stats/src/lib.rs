@@ -1,7 +1,9 @@
-//! The statistics bbrlab reports, written once: one quantile rule and one
-//! summary over repeated runs, so that two numbers that should agree (the
-//! simulator's median RTT and the kernel probe's, say) are never computed
-//! by two different rules.
+//! The statistics bbrlab reports, written once: one quantile rule, one
+//! summary over repeated runs and one fairness index, so that two numbers
+//! that should agree (the simulator's median RTT and the kernel probe's,
+//! the simulator's Jain index and a claim's) are never computed by two
+//! different rules. A leaf crate, so the simulator, the kernel probe, the
+//! runner and the claims all stand on it.
 
 /// The `q` quantile (0–1) of `v` by linear interpolation between order
 /// statistics (the "type 7" rule of R and numpy's default); `None` for no
@@ -77,6 +79,18 @@ impl Stats {
     }
 }
 
+/// Jain's fairness index of `xs`: 1 when all are equal, 1/n when one
+/// takes all. `None` for no values or when all are zero (no share to
+/// judge).
+pub fn jain(xs: &[f64]) -> Option<f64> {
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || sq <= 0.0 {
+        return None;
+    }
+    Some(sum * sum / (xs.len() as f64 * sq))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +112,13 @@ mod tests {
         assert_eq!((s.n, s.mean, s.min, s.max), (2, 2.0, 1.0, 3.0));
         assert!((s.sd - 2f64.sqrt()).abs() < 1e-12);
         assert_eq!(Stats::of(&[f64::NAN]).n, 0);
+    }
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_one_taker() {
+        assert_eq!(jain(&[3.0, 3.0, 3.0]), Some(1.0));
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(jain(&[0.0, 0.0]), None);
+        assert_eq!(jain(&[]), None);
     }
 }
