@@ -19,7 +19,8 @@
 # rustup toolchains, mounted read-only; cargo's registry and build
 # directory are the copy's own. Needs root (debootstrap, mounts, chroot),
 # a Debian or Ubuntu host for apt (to install debootstrap if missing), the
-# network, and 10-20 minutes for the cold release build.
+# network, and a few minutes (4 on the project's 2-core VM, the Debian root
+# built included).
 #
 # Not part of scripts/test.sh (root, the download, the time). Run it before
 # changing dependencies, features, build scripts or the README's quick
