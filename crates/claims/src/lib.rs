@@ -1,5 +1,5 @@
 //! The published claims bbrlab reproduces (C1–C14, listed in
-//! `CLAIMS.md`): each claim's scenario, its evaluation against the
+//! the book's Claims chapter): each claim's scenario, its evaluation against the
 //! published result with a stated tolerance, the figures, and the HTML
 //! report that shows them side by side.
 //!

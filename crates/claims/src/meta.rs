@@ -25,7 +25,7 @@ pub struct Meta {
     /// Seed file and figure ("seed 000 fig. 8; seed 003"); every "seed
     /// NNN" it names is cited in full from `references.toml`.
     pub source: String,
-    /// The published result, as CLAIMS.md states it.
+    /// The published result, as the claim states it.
     pub published: String,
     /// Duration for `--quick`, s (None: the full duration, already short).
     pub quick_seconds: Option<u64>,

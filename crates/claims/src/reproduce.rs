@@ -1,5 +1,5 @@
-//! `bbrlab reproduce`: run one scenario per published claim (C1–C14 in
-//! CLAIMS.md), judge each against its published figure with a stated
+//! `bbrlab reproduce`: run one scenario per published claim (C1–C14 in the
+//! book's Claims chapter), judge each against its published figure with a stated
 //! tolerance, and write a static HTML report with the figures. The BBRv3
 //! results (V1 …) run after the claims, in the same job list, and get a
 //! section of their own in the same report.

@@ -2,7 +2,7 @@
 //! end.
 //!
 //! The time series use bbrlab's one shared schema ([`sender::schema`],
-//! DESIGN.md), so the simulator, the UDP transport and the kernel-TCP
+//! docs/src/outputs.md), so the simulator, the UDP transport and the kernel-TCP
 //! probe can be plotted and compared by the same code.
 //! [`FlowSample::fields`] and [`LinkSample::fields`] give a row's cells in
 //! that schema's order.

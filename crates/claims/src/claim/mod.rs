@@ -1,11 +1,11 @@
-//! One module per published claim (C1–C14 in CLAIMS.md): how the claim is
+//! One module per published claim (C1–C14, the book's Claims chapter): how the claim is
 //! measured from its runs, and the tolerance of each check with the
 //! reason for it, written once as a [`Tolerance`](crate::tolerance::Tolerance)
 //! that both judges the value and states the rule in the report.
 //!
 //! Where a published figure came from a real network, the checks are about
 //! the shape (who wins, by roughly how much, where the curve bends), as
-//! CLAIMS.md asks. A claim the model does not reproduce keeps its checks,
+//! the claims ask for. A claim the model does not reproduce keeps its checks,
 //! and its metadata carries an analysis of why.
 //!
 //! What the report says about a claim that is not computed (title, source,
