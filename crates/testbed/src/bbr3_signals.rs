@@ -9,7 +9,6 @@
 //! scale as the validation bounds. Writes `approximation.csv` (per path),
 //! `approximation-runs.csv` (per run) and `approximation.md`.
 
-use crate::compare;
 use crate::validate::{self, PathSpec};
 use congestion::Bbr3Signals;
 use std::path::{Path, PathBuf};
@@ -99,7 +98,7 @@ fn run_one(
         .ok_or_else(|| format!("{}: the scenario has no run", toml.display()))?;
     // Kernel TCP's packet sizes, as `validate` matches the simulator to
     // them: the comparison `bbrlab_bbr3` is validated by.
-    let size = compare::KERNEL_DEFAULT;
+    let size = crate::packet_size::KERNEL_DEFAULT;
     run.config.flows[0].cc.mss_bytes = size.payload;
     run.config.flows[0].header_bytes = size.header;
     runner::sweep::run_one(p.name, &run, dir)?;
@@ -109,7 +108,7 @@ fn run_one(
         .duration_ns
         .saturating_sub(run.config.flows[0].start_ns) as f64
         / 1e9;
-    let m = compare::measure(&dir.join("flows.csv"), origin_s, window_s)?;
+    let m = crate::measure::measure(&dir.join("flows.csv"), origin_s, window_s)?;
     Ok(Run {
         goodput_mbps: m.goodput_mbps,
         srtt_median_ms: m.rtt_median_ms,

@@ -276,6 +276,16 @@ pub fn free_tcp_port() -> Result<u16, String> {
     Ok(s.local_addr().map_err(|e| e.to_string())?.port())
 }
 
+/// The first line of a child's `stdout` that is a JSON object with `key`:
+/// the programs print their summaries as JSON lines (and the emulator
+/// passes on its server's and client's).
+pub fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
+        .find(|v| v.get(key).is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,5 +409,13 @@ mod tests {
         assert_eq!(x.stdout, "hello\n");
         assert_eq!(std::fs::read_to_string(&e).unwrap(), "oops\n");
         assert_eq!(x.stderr_path, e);
+    }
+
+    #[test]
+    fn the_senders_summary_is_found_among_the_emulators_output() {
+        let out = "emu: path up\n{\"bytes\":5,\"goodput_bps\":1.0}\n{\"cc\":\"bbr\",\"pmtu\":1500,\"mss\":1448}\nnot json\n";
+        let v = json_line_with(out, "pmtu").unwrap();
+        assert_eq!(v["mss"].as_u64(), Some(1448));
+        assert!(json_line_with(out, "datagrams_per_syscall").is_none());
     }
 }

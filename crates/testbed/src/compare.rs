@@ -18,9 +18,11 @@
 //!   source's payload and header bytes per packet, so the simulated link
 //!   carries the same bytes per byte of goodput.
 
-use figures::{self as plots, Figure, Series, Table};
-use netsim::sender::schema;
-use runner::stats::quantile;
+use crate::child::json_line_with;
+use crate::emu::{emu_stats, run_emu};
+use crate::measure::{measure, Measured};
+use crate::packet_size::{kernel_packet_size, s2n_packet_size, udp_packet_size, PacketSize};
+use figures::{self as plots, Figure, Series};
 use std::path::{Path, PathBuf};
 
 /// Which real sources to add to the simulator.
@@ -60,89 +62,6 @@ const GOODPUT_IS: &str =
 const RTT_IS: &str = "smoothed RTT (srtt, RFC 6298 gain 1/8) sampled every interval: the kernel's tcpi_rtt, the simulator's and UDP transport's controller estimator and s2n-quic's (which, per RFC 9002, subtract the ACK delay the receiver reports; Linux's does not)";
 const RETX_IS: &str = "retransmitted data packets / data packets sent (kernel: tcpi_total_retrans / tcpi_data_segs_out)";
 const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the end of the UDP transport's or QUIC handshake, the kernel probe's first write after connect()";
-
-/// The kernel's IPv4 + TCP header with the timestamp option, and its
-/// payload per segment on the emulator's 1500-byte MTU: what `compare`
-/// assumes if the probe's summary does not say.
-pub const KERNEL_DEFAULT: PacketSize = PacketSize {
-    payload: 1448,
-    header: 52,
-};
-
-/// Bytes per data packet: payload (what goodput counts) and headers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct PacketSize {
-    pub payload: u64,
-    pub header: u32,
-}
-
-/// The UDP transport's full data packet: its chunk, and IPv4 (20) and UDP
-/// (8) headers plus its own datagram overhead, measured by encoding one.
-fn udp_packet_size() -> PacketSize {
-    use transport::wire::{encode, Frame, Packet, CHUNK};
-    let payload = [0u8; CHUNK];
-    let mut out = Vec::new();
-    encode(
-        &Packet {
-            conn_id: 0,
-            pn: 0,
-            frame: Frame::Data {
-                chunk: 0,
-                payload: &payload,
-            },
-        },
-        &mut out,
-    );
-    PacketSize {
-        payload: CHUNK as u64,
-        header: (20 + 8 + out.len() - CHUNK) as u32,
-    }
-}
-
-/// Bytes around each STREAM frame's payload in an s2n-quic 1-RTT packet:
-/// IPv4 (20) and UDP (8); the short header's first byte, s2n-quic's 16-byte
-/// destination connection ID and a packet number of up to 4 bytes (RFC
-/// 9000 17.3.1); the AEAD tag (16, AES-GCM); the STREAM frame's type,
-/// stream ID and 4-byte offset (RFC 9000 19.8; s2n-quic leaves out the
-/// length of a packet's last frame).
-const S2N_HEADER: u32 = 20 + 8 + 1 + 16 + 4 + 16 + 1 + 1 + 4;
-
-/// s2n-quic's packet size: [`S2N_HEADER`] bytes of headers around the
-/// payload the sender's summary shows per packet (bytes acknowledged over
-/// packets sent and not lost). Without a summary, a full 1500-byte packet
-/// (s2n-quic probes its MTU up to the emulator's 1500 bytes).
-fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
-    let per_packet = summary.and_then(|s| {
-        let bytes = s["bytes"].as_f64()?;
-        let sent = s["packets_sent"].as_f64()?;
-        let lost = s["packets_lost"].as_f64().unwrap_or(0.0);
-        (sent - lost > 100.0).then(|| (bytes / (sent - lost)).round() as u64)
-    });
-    match per_packet {
-        Some(p) if (500..=1500 - S2N_HEADER as u64).contains(&p) => PacketSize {
-            payload: p,
-            header: S2N_HEADER,
-        },
-        _ => PacketSize {
-            payload: 1500 - S2N_HEADER as u64,
-            header: S2N_HEADER,
-        },
-    }
-}
-
-/// The kernel connection's packet size from `tcp send`'s summary: its MSS
-/// as payload and the rest of the path MTU as headers (52 bytes with TCP
-/// timestamps, 40 without).
-pub fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
-    let get = |k: &str| summary.and_then(|s| s[k].as_u64()).filter(|&v| v > 0);
-    match (get("mss"), get("pmtu")) {
-        (Some(mss), Some(pmtu)) if pmtu > mss && pmtu - mss <= 1000 => PacketSize {
-            payload: mss,
-            header: (pmtu - mss) as u32,
-        },
-        _ => KERNEL_DEFAULT,
-    }
-}
 
 /// The kernel congestion control that runs what the simulator runs for
 /// a flow with `cc`: the kernel's own `bbr`, `cubic` and `reno`, and for
@@ -188,40 +107,6 @@ pub fn counterpart_note(cc: &congestion::Config) -> Option<String> {
         })
 }
 
-/// The first line of `stdout` that is a JSON object with `key`: the
-/// emulator passes on the server's and the client's summaries.
-pub fn json_line_with(stdout: &str, key: &str) -> Option<serde_json::Value> {
-    stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
-        .find(|v| v.get(key).is_some())
-}
-
-/// A source's figures over the common window, times from its origin.
-#[derive(Debug)]
-pub struct Measured {
-    pub goodput_mbps: f64,
-    pub rtt_median_ms: Option<f64>,
-    rtt_p95_ms: Option<f64>,
-    data_packets: Option<u64>,
-    pub retransmitted: Option<u64>,
-    bw_mbps: Option<f64>,
-    min_rtt_ms: Option<f64>,
-    goodput: Vec<(f64, f64)>,
-    rtt: Vec<(f64, f64)>,
-    bw: Vec<(f64, f64)>,
-    min_rtt: Vec<(f64, f64)>,
-}
-
-impl Measured {
-    pub fn retransmitted_fraction(&self) -> Option<f64> {
-        match (self.retransmitted, self.data_packets) {
-            (Some(r), Some(n)) if n > 0 => Some(r as f64 / n as f64),
-            _ => None,
-        }
-    }
-}
-
 /// One row of the table.
 struct Row {
     label: String,
@@ -236,153 +121,6 @@ struct Row {
     /// The emulator's own figures for the run (`bbrlab emu --stats`):
     /// how long its forwarder could not run while packets fell due.
     emulator: Option<serde_json::Value>,
-}
-
-/// Width of the goodput overlay's averaging window. Kernel TCP's
-/// `bytes_acked` jumps when a SACK hole fills, so 10 ms goodput spikes to
-/// many times the link rate; 100 ms (2.5 RTTs on the default path) shows
-/// the rate the eye wants while keeping PROBE_RTT dips visible.
-const GOODPUT_WINDOW_S: f64 = 0.1;
-
-/// Goodput in Mbit/s over consecutive windows of `window` seconds, from a
-/// cumulative delivered-bytes series.
-fn windowed_goodput(delivered: &[(f64, f64)], window: f64) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    let Some(&(mut t0, mut b0)) = delivered.first() else {
-        return out;
-    };
-    for &(t, b) in delivered {
-        if t - t0 >= window {
-            out.push((t, (b - b0) * 8.0 / (t - t0) / 1e6));
-            (t0, b0) = (t, b);
-        }
-    }
-    out
-}
-
-/// Moves a series to the common origin (subtracting `origin_s`) and keeps
-/// the points inside `[0, window_s]`.
-fn align(points: Vec<(f64, f64)>, origin_s: f64, window_s: f64) -> Vec<(f64, f64)> {
-    points
-        .into_iter()
-        .map(|(t, v)| (t - origin_s, v))
-        .filter(|&(t, _)| (-1e-9..=window_s + 1e-9).contains(&t))
-        .collect()
-}
-
-/// Reads a flows.csv written by any source: `origin_s` is when its first
-/// data packet left (in the file's own times), `window_s` the common span
-/// measured from there.
-pub fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, String> {
-    let t = Table::read(csv)?;
-    let col = |y: schema::Column| -> Result<Vec<(f64, f64)>, String> {
-        Ok(align(
-            t.points(
-                csv,
-                schema::TIME_S.name,
-                y.name,
-                Some((schema::FLOW.name, "0")),
-            )?,
-            origin_s,
-            window_s,
-        ))
-    };
-    let delivered = col(schema::DELIVERED_BYTES)?;
-    let srtt = col(schema::SRTT_MS)?;
-    let sent = col(schema::DATA_PACKETS_SENT)?;
-    let retx = col(schema::RETRANSMITTED_PACKETS)?;
-    let bw = col(schema::BW_ESTIMATE_BPS)?;
-    let min_rtt = col(schema::MIN_RTT_MS)?;
-    let goodput_mbps = match delivered.last() {
-        Some(&(t, b)) if t > 0.0 => b * 8.0 / t / 1e6,
-        _ => 0.0,
-    };
-    let mut r: Vec<f64> = srtt.iter().map(|p| p.1).collect();
-    let half = window_s / 2.0;
-    let mut bws: Vec<f64> = bw
-        .iter()
-        .filter(|p| p.0 >= half)
-        .map(|p| p.1 / 1e6)
-        .collect();
-    Ok(Measured {
-        goodput_mbps,
-        rtt_median_ms: quantile(&mut r, 0.5),
-        rtt_p95_ms: quantile(&mut r, 0.95),
-        data_packets: sent.last().map(|p| p.1 as u64),
-        retransmitted: retx.last().map(|p| p.1 as u64),
-        bw_mbps: quantile(&mut bws, 0.5),
-        min_rtt_ms: min_rtt.last().map(|p| p.1),
-        goodput: windowed_goodput(&delivered, GOODPUT_WINDOW_S),
-        rtt: srtt,
-        bw: bw.iter().map(|&(t, b)| (t, b / 1e6)).collect(),
-        min_rtt,
-    })
-}
-
-/// Runs the emulator (through [`crate::emu`], so one that does not
-/// come back is stopped at a deadline); returns its standard output, which
-/// carries the client's and server's JSON summaries. Its output files stay
-/// in `log_dir`.
-pub fn run_emu(
-    exe: &Path,
-    scenario: &Path,
-    programs: (&str, &str),
-    timeout: u64,
-    log_dir: &Path,
-) -> Result<String, String> {
-    run_emu_with(exe, scenario, programs, timeout, log_dir, &[])
-}
-
-/// Where [`run_emu_with`] has the emulator write its own figures
-/// (`--stats`), in the run's log directory.
-pub const EMU_STATS: &str = "emu.json";
-
-/// The emulator's figures of the run whose log directory is `log_dir`
-/// (see [`EMU_STATS`]); `None` if it wrote none (it did not end normally).
-pub fn emu_stats(log_dir: &Path) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(log_dir.join(EMU_STATS)).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-/// [`run_emu`] with more of the emulator's options (`--tcp-ecn`, `--log
-/// DIR`). The emulator writes its own figures to [`EMU_STATS`] in
-/// `log_dir`.
-pub fn run_emu_with(
-    exe: &Path,
-    scenario: &Path,
-    (server, client): (&str, &str),
-    timeout: u64,
-    log_dir: &Path,
-    extra_args: &[String],
-) -> Result<String, String> {
-    let stats = log_dir.join(EMU_STATS);
-    let _ = std::fs::remove_file(&stats);
-    let mut extra_args = extra_args.to_vec();
-    extra_args.push("--stats".into());
-    extra_args.push(stats.display().to_string());
-    let extra_args = &extra_args[..];
-    let ended = crate::emu::run(
-        &crate::emu::EmuRun {
-            exe,
-            scenario,
-            server,
-            client,
-            timeout_s: timeout,
-            log_dir,
-            extra_args,
-        },
-        None,
-        &|_| {},
-    )?;
-    match ended.status {
-        Some(st) if st.success() => Ok(ended.stdout),
-        Some(_) => Err(format!("the emulator run failed: {}", ended.stderr.trim())),
-        None => Err(format!(
-            "the emulator did not exit within {} s; stopped it (log: {})",
-            ended.deadline.as_secs(),
-            ended.err_path.display()
-        )),
-    }
 }
 
 /// Runs the scenario in the simulator with `size` (when given) in `dir`.
@@ -543,7 +281,7 @@ pub fn run_with(
             Source::S2n => {
                 let cert = dir.join("cert.pem");
                 let _ = std::fs::remove_file(&cert);
-                let (r, s) = crate::quic::QuicCommands {
+                let (r, s) = crate::quic_bulk::QuicCommands {
                     quic_bulk: quic_bulk.as_deref().expect("located above"),
                     stack: "s2n",
                     cc: &alg,
@@ -847,167 +585,6 @@ fn write_json(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    /// Writes a flows.csv of the full schema from (time, delivered bytes,
-    /// srtt ms, data packets sent, retransmitted) rows.
-    /// A flows.csv of flow 0 with rows (time s, delivered bytes, srtt ms,
-    /// data packets sent, retransmitted packets); other tests use it too.
-    pub(crate) fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
-        let p = dir.join("flows.csv");
-        let mut w = csv::Writer::from_path(&p).unwrap();
-        w.write_record(schema::FLOW_CSV_HEADER.split(',')).unwrap();
-        for &(t, d, s, n, r) in rows {
-            // drops (link drops in the simulator) deliberately disagrees
-            // with the retransmission count, which is what must be used.
-            let (t, d, s, n, r3) = (
-                format!("{t:.6}"),
-                d.to_string(),
-                format!("{s:.3}"),
-                n.to_string(),
-                (r * 3).to_string(),
-            );
-            let r = r.to_string();
-            // By column name, so a column the schema gains later is just
-            // left empty here.
-            let cell = |c: &schema::Column| -> &str {
-                match c.name {
-                    "time_s" => &t,
-                    "delivered_bytes" => &d,
-                    "rtt_ms" => "99.000",
-                    "mode" => "probe_bw",
-                    "bw_estimate_bps" => "1000000",
-                    "min_rtt_ms" => "40.000",
-                    "queue_delay_ms" => "0.000",
-                    "drops" => &r3,
-                    "srtt_ms" => &s,
-                    "data_packets_sent" => &n,
-                    "retransmitted_packets" => &r,
-                    "flow" | "goodput_bps" | "cwnd_bytes" | "pacing_rate_bps"
-                    | "inflight_bytes" => "0",
-                    _ => "",
-                }
-            };
-            w.write_record(schema::FLOW_COLUMNS.iter().map(cell))
-                .unwrap();
-        }
-        w.flush().unwrap();
-        p
-    }
-
-    #[test]
-    fn retransmissions_are_a_share_of_data_packets_at_the_window_end() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = csv(
-            dir.path(),
-            &[
-                (0.0, 0, 40.0, 0, 0),
-                (1.0, 1_000_000, 50.0, 700, 7),
-                (2.0, 2_000_000, 60.0, 1400, 10),
-                // After the 2 s window: ignored.
-                (3.0, 2_100_000, 500.0, 1500, 200),
-            ],
-        );
-        let m = measure(&p, 0.0, 2.0).unwrap();
-        assert_eq!((m.retransmitted, m.data_packets), (Some(10), Some(1400)));
-        assert!((m.retransmitted_fraction().unwrap() - 10.0 / 1400.0).abs() < 1e-12);
-        // 2 MB in 2 s; the srtt median of 40, 50, 60 (not the rtt_ms
-        // column's 99, nor the post-window 500).
-        assert!((m.goodput_mbps - 8.0).abs() < 1e-9);
-        assert_eq!(m.rtt_median_ms, Some(50.0));
-        // runner::stats::quantile interpolates (the one rule every report
-        // uses): 0.95 of the way from 40 to 60 over two steps is 59.
-        assert_eq!(m.rtt_p95_ms, Some(59.0));
-    }
-
-    #[test]
-    fn no_packets_sent_gives_no_fraction() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = csv(dir.path(), &[(0.0, 0, 40.0, 0, 0)]);
-        let m = measure(&p, 0.0, 1.0).unwrap();
-        assert_eq!(m.retransmitted_fraction(), None);
-        assert_eq!(m.goodput_mbps, 0.0);
-    }
-
-    #[test]
-    fn a_late_flow_start_is_moved_to_the_origin() {
-        // A simulated flow starting at 1.5 s: its samples before then do
-        // not exist, and times count from its start.
-        let dir = tempfile::tempdir().unwrap();
-        let p = csv(
-            dir.path(),
-            &[
-                (1.5, 0, 40.0, 0, 0),
-                (2.5, 1_250_000, 45.0, 900, 0),
-                (3.5, 2_500_000, 45.0, 1800, 0),
-            ],
-        );
-        let m = measure(&p, 1.5, 2.0).unwrap();
-        // 2.5 MB in the 2 s since the start: 10 Mbit/s, not 2.5 MB over
-        // 3.5 s of file time.
-        assert!((m.goodput_mbps - 10.0).abs() < 1e-9);
-        assert_eq!(m.rtt.first().map(|p| p.0), Some(0.0));
-        assert!((m.rtt.last().unwrap().0 - 2.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn udp_packets_carry_ip_udp_and_datagram_headers() {
-        // IPv4 20 + UDP 8 + the transport's header 18 (version, type,
-        // connection id, packet number) + the data frame's chunk index 8
-        // and length 2, around a 1400-byte chunk.
-        assert_eq!(
-            udp_packet_size(),
-            PacketSize {
-                payload: 1400,
-                header: 56
-            }
-        );
-    }
-
-    #[test]
-    fn kernel_packet_size_comes_from_the_probe() {
-        let with_ts = serde_json::json!({"mss": 1448, "pmtu": 1500});
-        assert_eq!(
-            kernel_packet_size(Some(&with_ts)),
-            PacketSize {
-                payload: 1448,
-                header: 52
-            }
-        );
-        let no_ts = serde_json::json!({"mss": 1460, "pmtu": 1500});
-        assert_eq!(kernel_packet_size(Some(&no_ts)).header, 40);
-        // Missing or nonsensical figures fall back to 1448 + 52.
-        let bad = serde_json::json!({"mss": 1500, "pmtu": 1500});
-        assert_eq!(kernel_packet_size(Some(&bad)), KERNEL_DEFAULT);
-        assert_eq!(kernel_packet_size(None), KERNEL_DEFAULT);
-    }
-
-    #[test]
-    fn s2n_packets_carry_quic_headers_around_the_measured_payload() {
-        // 12 MB over 8500 packets of which 100 were lost: 1429 bytes each.
-        let s =
-            serde_json::json!({"bytes": 12_003_600u64, "packets_sent": 8500, "packets_lost": 100});
-        assert_eq!(
-            s2n_packet_size(Some(&s)),
-            PacketSize {
-                payload: 1429,
-                header: 71
-            }
-        );
-        // Too few packets to tell, or a figure no 1500-byte packet holds:
-        // a full packet.
-        let few = serde_json::json!({"bytes": 1000, "packets_sent": 10});
-        let big = serde_json::json!({"bytes": 15_000_000u64, "packets_sent": 10_000});
-        for s in [Some(&few), Some(&big), None] {
-            assert_eq!(
-                s2n_packet_size(s),
-                PacketSize {
-                    payload: 1429,
-                    header: 71
-                }
-            );
-        }
-    }
-
     #[test]
     fn each_algorithm_has_its_kernel_counterpart_or_a_reason() {
         use congestion::{Algorithm, Bbr3Profile, Bbr3Signals, Config as CcConfig};
@@ -1048,14 +625,6 @@ pub(crate) mod tests {
         assert_eq!(parse_sources(&v(&["none"])).unwrap(), []);
         let e = parse_sources(&v(&["quinn"])).unwrap_err();
         assert!(e.contains("quinn") && e.contains("`s2n`"), "{e}");
-    }
-
-    #[test]
-    fn the_senders_summary_is_found_among_the_emulators_output() {
-        let out = "emu: path up\n{\"bytes\":5,\"goodput_bps\":1.0}\n{\"cc\":\"bbr\",\"pmtu\":1500,\"mss\":1448}\nnot json\n";
-        let v = json_line_with(out, "pmtu").unwrap();
-        assert_eq!(v["mss"].as_u64(), Some(1448));
-        assert!(json_line_with(out, "datagrams_per_syscall").is_none());
     }
 
     /// A scenario's cubic (HyStart++ by default) is told apart from

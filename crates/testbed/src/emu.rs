@@ -111,6 +111,72 @@ pub fn run(
     })
 }
 
+/// Runs the emulator (through [`run`], so one that does not
+/// come back is stopped at a deadline); returns its standard output, which
+/// carries the client's and server's JSON summaries. Its output files stay
+/// in `log_dir`.
+pub fn run_emu(
+    exe: &Path,
+    scenario: &Path,
+    programs: (&str, &str),
+    timeout: u64,
+    log_dir: &Path,
+) -> Result<String, String> {
+    run_emu_with(exe, scenario, programs, timeout, log_dir, &[])
+}
+
+/// Where [`run_emu_with`] has the emulator write its own figures
+/// (`--stats`), in the run's log directory.
+pub const EMU_STATS: &str = "emu.json";
+
+/// The emulator's figures of the run whose log directory is `log_dir`
+/// (see [`EMU_STATS`]); `None` if it wrote none (it did not end normally).
+pub fn emu_stats(log_dir: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(log_dir.join(EMU_STATS)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// [`run_emu`] with more of the emulator's options (`--tcp-ecn`, `--log
+/// DIR`). The emulator writes its own figures to [`EMU_STATS`] in
+/// `log_dir`.
+pub fn run_emu_with(
+    exe: &Path,
+    scenario: &Path,
+    (server, client): (&str, &str),
+    timeout: u64,
+    log_dir: &Path,
+    extra_args: &[String],
+) -> Result<String, String> {
+    let stats = log_dir.join(EMU_STATS);
+    let _ = std::fs::remove_file(&stats);
+    let mut extra_args = extra_args.to_vec();
+    extra_args.push("--stats".into());
+    extra_args.push(stats.display().to_string());
+    let extra_args = &extra_args[..];
+    let ended = crate::emu::run(
+        &crate::emu::EmuRun {
+            exe,
+            scenario,
+            server,
+            client,
+            timeout_s: timeout,
+            log_dir,
+            extra_args,
+        },
+        None,
+        &|_| {},
+    )?;
+    match ended.status {
+        Some(st) if st.success() => Ok(ended.stdout),
+        Some(_) => Err(format!("the emulator run failed: {}", ended.stderr.trim())),
+        None => Err(format!(
+            "the emulator did not exit within {} s; stopped it (log: {})",
+            ended.deadline.as_secs(),
+            ended.err_path.display()
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -330,7 +330,7 @@ fn measured(source: Source, stdout: &str, log: &Path, where_: &str) -> Result<Me
         Source::LinuxTcp => "cc",
         Source::S2nQuic => "quic_stack",
     };
-    let sender = crate::compare::json_line_with(stdout, key)
+    let sender = crate::child::json_line_with(stdout, key)
         .ok_or_else(|| format!("no sender summary (a JSON line with `{key}`) {where_}"))?;
     let lacks = |e: serde_json::Error| format!("the sender's summary lacks a figure: {e} {where_}");
     match source {
@@ -415,7 +415,7 @@ fn run_one(
         Source::LinuxTcp => "cc",
         Source::S2nQuic => "quic_stack",
     };
-    let has_summary = crate::compare::json_line_with(&stdout, key).is_some();
+    let has_summary = crate::child::json_line_with(&stdout, key).is_some();
     if !status.success() || !has_summary {
         return Err(format!(
             "the emulator exited with {status}{}: {} {where_}",

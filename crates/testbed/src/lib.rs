@@ -8,7 +8,10 @@
 //! - [`host`]: the machine's facts (root, the kernel's congestion
 //!   controls), one reader each;
 //! - [`kernel`]: what to say when the BPF controls were not built in;
-//! - [`quic_bulk`]: where the QUIC bulk-transfer program is;
+//! - [`measure`]: one reader of a flows.csv from any source;
+//! - [`packet_size`]: each source's bytes per data packet;
+//! - [`quic_bulk`]: where the QUIC bulk-transfer program is, and its
+//!   command lines;
 //! - [`signals`]: Ctrl-C and SIGTERM as a flag long runs poll.
 //!
 //! The run loops of the binary's multi-run commands, each taking plain
@@ -30,6 +33,8 @@ pub mod emu;
 pub mod host;
 pub mod jitter_sweep;
 pub mod kernel;
+pub mod measure;
+pub mod packet_size;
 pub mod quic;
 pub mod quic_bulk;
 pub mod signals;

@@ -34,8 +34,7 @@ fn adapter_ccs() -> Vec<&'static str> {
 /// the handshake, the drain of the last bytes and a slow start under a
 /// loaded machine.
 const SLACK_S: u64 = 60;
-/// `quic-bulk --timeout`: how long either end waits for a silent peer.
-const PEER_TIMEOUT_S: u64 = 30;
+use crate::quic_bulk::{QuicCommands, PEER_TIMEOUT_S};
 
 /// Who controls congestion in a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,78 +173,6 @@ pub fn plan(stacks: &[String], ccs: &[String]) -> Result<Vec<Plan>, String> {
     Ok(out)
 }
 
-/// The receiver's and the sender's command lines for one QUIC transfer
-/// (`{server}` stands for the receiver's address, as in `bbrlab emu`'s
-/// commands; loopback passes the address itself). `extra` goes after the
-/// sender's `--cc` (`--bbr3-profile`, `--ecn`).
-pub struct QuicCommands<'a> {
-    pub quic_bulk: &'a Path,
-    pub stack: &'a str,
-    pub cc: &'a str,
-    pub extra: &'a str,
-    /// Host (or `{server}`) and port.
-    pub server: &'a str,
-    pub cert: &'a Path,
-    pub seconds: u64,
-    pub interval_ms: u64,
-    pub log: &'a Path,
-}
-
-impl QuicCommands<'_> {
-    /// `quic-bulk recv …`, as arguments.
-    pub fn recv_args(&self) -> Vec<String> {
-        vec![
-            "recv".into(),
-            "--stack".into(),
-            self.stack.into(),
-            "--listen".into(),
-            self.server.into(),
-            "--cert".into(),
-            self.cert.display().to_string(),
-            "--timeout".into(),
-            PEER_TIMEOUT_S.to_string(),
-        ]
-    }
-
-    /// `quic-bulk send …`, as arguments.
-    pub fn send_args(&self) -> Vec<String> {
-        let mut v: Vec<String> = vec![
-            "send".into(),
-            "--stack".into(),
-            self.stack.into(),
-            "--to".into(),
-            self.server.into(),
-            "--cert".into(),
-            self.cert.display().to_string(),
-            "--cc".into(),
-            self.cc.into(),
-        ];
-        v.extend(self.extra.split_whitespace().map(String::from));
-        v.extend([
-            "--duration".into(),
-            format!("{}s", self.seconds),
-            "--interval".into(),
-            format!("{}ms", self.interval_ms),
-            "--log".into(),
-            self.log.display().to_string(),
-            "--timeout".into(),
-            PEER_TIMEOUT_S.to_string(),
-        ]);
-        v
-    }
-
-    /// Both as shell command lines for `bbrlab emu --server/--client`.
-    pub fn shell(&self) -> (String, String) {
-        let line = |args: Vec<String>| {
-            std::iter::once(self.quic_bulk.display().to_string())
-                .chain(args)
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        (line(self.recv_args()), line(self.send_args()))
-    }
-}
-
 /// What `bbrlab quic` was asked to do.
 pub struct Options {
     pub stacks: Vec<String>,
@@ -339,7 +266,7 @@ pub fn check_delivery(send: &Value, recv: &Value) -> Result<u64, String> {
 
 /// The first JSON line of `text` that has `key`.
 fn json_with(text: &str, key: &str) -> Option<Value> {
-    crate::compare::json_line_with(text, key)
+    crate::child::json_line_with(text, key)
 }
 
 /// Why a quic-bulk process failed, in one line: its own message (exit 2:
@@ -480,9 +407,8 @@ fn emu_run(
         }
     };
     let label = p.label();
-    let stdout =
-        crate::compare::run_emu(&exe, scenario, (&server, &client), seconds + SLACK_S, dir)
-            .map_err(|e| format!("{label}: {e}"))?;
+    let stdout = crate::emu::run_emu(&exe, scenario, (&server, &client), seconds + SLACK_S, dir)
+        .map_err(|e| format!("{label}: {e}"))?;
     let summary = json_with(&stdout, key);
     let mut bytes = summary
         .as_ref()
@@ -497,7 +423,7 @@ fn emu_run(
         };
         bytes = check_delivery(sv, &rv).map_err(|e| format!("{label}: {e}"))?;
     }
-    let m = crate::compare::measure(&csv, 0.0, seconds as f64)?;
+    let m = crate::measure::measure(&csv, 0.0, seconds as f64)?;
     Ok(Outcome {
         label,
         stack: p.stack.clone(),
@@ -654,7 +580,7 @@ fn failed_run(p: &Plan, dir: &Path, seconds: u64, error: String) -> Outcome {
         error: Some(error),
         ..Outcome::default()
     };
-    if let Ok(m) = crate::compare::measure(&dir.join("flows.csv"), 0.0, seconds as f64) {
+    if let Ok(m) = crate::measure::measure(&dir.join("flows.csv"), 0.0, seconds as f64) {
         r.goodput_bps = m.goodput_mbps * 1e6;
         r.srtt_median_ms = m.rtt_median_ms;
         r.retransmit_fraction = m.retransmitted_fraction();
@@ -914,7 +840,7 @@ mod tests {
     #[test]
     fn a_failed_run_is_a_row_with_its_error_and_what_it_measured() {
         let dir = tempfile::tempdir().unwrap();
-        crate::compare::tests::csv(
+        crate::measure::tests::csv(
             dir.path(),
             &[(1.0, 250_000, 40.0, 200, 0), (2.0, 500_000, 42.0, 400, 4)],
         );

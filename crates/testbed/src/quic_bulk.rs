@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// `quic-bulk --timeout`: how long either end waits for a silent peer.
+pub const PEER_TIMEOUT_S: u64 = 30;
+
 /// `given` (`--quic-bulk PATH`) if there is one, which must be a file;
 /// else `quic-bulk` next to the running program, where `cargo build`
 /// puts both into the same `target/<profile>/`.
@@ -33,6 +36,78 @@ fn beside(exe: &Path) -> Result<PathBuf, String> {
              bbrlab), or pass --quic-bulk PATH",
             p.display()
         ))
+    }
+}
+
+/// The receiver's and the sender's command lines for one QUIC transfer
+/// (`{server}` stands for the receiver's address, as in `bbrlab emu`'s
+/// commands; loopback passes the address itself). `extra` goes after the
+/// sender's `--cc` (`--bbr3-profile`, `--ecn`).
+pub struct QuicCommands<'a> {
+    pub quic_bulk: &'a Path,
+    pub stack: &'a str,
+    pub cc: &'a str,
+    pub extra: &'a str,
+    /// Host (or `{server}`) and port.
+    pub server: &'a str,
+    pub cert: &'a Path,
+    pub seconds: u64,
+    pub interval_ms: u64,
+    pub log: &'a Path,
+}
+
+impl QuicCommands<'_> {
+    /// `quic-bulk recv …`, as arguments.
+    pub fn recv_args(&self) -> Vec<String> {
+        vec![
+            "recv".into(),
+            "--stack".into(),
+            self.stack.into(),
+            "--listen".into(),
+            self.server.into(),
+            "--cert".into(),
+            self.cert.display().to_string(),
+            "--timeout".into(),
+            PEER_TIMEOUT_S.to_string(),
+        ]
+    }
+
+    /// `quic-bulk send …`, as arguments.
+    pub fn send_args(&self) -> Vec<String> {
+        let mut v: Vec<String> = vec![
+            "send".into(),
+            "--stack".into(),
+            self.stack.into(),
+            "--to".into(),
+            self.server.into(),
+            "--cert".into(),
+            self.cert.display().to_string(),
+            "--cc".into(),
+            self.cc.into(),
+        ];
+        v.extend(self.extra.split_whitespace().map(String::from));
+        v.extend([
+            "--duration".into(),
+            format!("{}s", self.seconds),
+            "--interval".into(),
+            format!("{}ms", self.interval_ms),
+            "--log".into(),
+            self.log.display().to_string(),
+            "--timeout".into(),
+            PEER_TIMEOUT_S.to_string(),
+        ]);
+        v
+    }
+
+    /// Both as shell command lines for `bbrlab emu --server/--client`.
+    pub fn shell(&self) -> (String, String) {
+        let line = |args: Vec<String>| {
+            std::iter::once(self.quic_bulk.display().to_string())
+                .chain(args)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        (line(self.recv_args()), line(self.send_args()))
     }
 }
 

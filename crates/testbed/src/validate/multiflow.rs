@@ -20,7 +20,6 @@
 //! table rebuilt from `validate.json` says what the run said.
 
 use super::{ensure_loaded, BBR3_KERNEL};
-use crate::compare;
 use claims::tolerance::{Range, Rule, Tolerance};
 use runner::stats::quantile;
 use serde_json::{json, Value};
@@ -284,7 +283,7 @@ impl MultiPath {
         &self,
         seconds: u64,
         seed: u64,
-        size: compare::PacketSize,
+        size: crate::packet_size::PacketSize,
         ack: &str,
         offset_ms: f64,
     ) -> String {
@@ -877,7 +876,7 @@ fn kernel_run(
     if p.queue == Queue::CodelEcn {
         extra.push("--tcp-ecn".into());
     }
-    compare::run_emu_with(
+    crate::emu::run_emu_with(
         exe,
         &emu_path,
         (&server, &client),
@@ -896,7 +895,7 @@ fn kernel_side(
     p: &MultiPath,
     dir: &Path,
     seconds: u64,
-) -> Result<(Value, compare::PacketSize), String> {
+) -> Result<(Value, crate::packet_size::PacketSize), String> {
     let need = |name: &str| {
         let f = dir.join(name);
         if f.exists() {
@@ -921,7 +920,9 @@ fn kernel_side(
     let out = need("emu.out")?;
     let stdout =
         std::fs::read_to_string(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
-    let size = compare::kernel_packet_size(compare::json_line_with(&stdout, "pmtu").as_ref());
+    let size = crate::packet_size::kernel_packet_size(
+        crate::child::json_line_with(&stdout, "pmtu").as_ref(),
+    );
     Ok((side_json(&flows, seconds, &starts, qd), size))
 }
 
@@ -935,7 +936,7 @@ fn sim_side(
     dir: &Path,
     seconds: u64,
     seed: u64,
-    size: compare::PacketSize,
+    size: crate::packet_size::PacketSize,
     ack: &str,
     phases: usize,
 ) -> Result<Value, String> {
@@ -1197,8 +1198,8 @@ mod tests {
         );
     }
 
-    fn size() -> compare::PacketSize {
-        compare::KERNEL_DEFAULT
+    fn size() -> crate::packet_size::PacketSize {
+        crate::packet_size::KERNEL_DEFAULT
     }
 
     #[test]
@@ -1225,7 +1226,10 @@ mod tests {
                 };
                 assert_eq!(f.pacing, paced, "{} flow {k}", p.name);
                 if p.flows[k].cc == BBR3_KERNEL {
-                    assert_eq!(compare::kernel_counterpart(&f.cc).unwrap(), BBR3_KERNEL);
+                    assert_eq!(
+                        crate::compare::kernel_counterpart(&f.cc).unwrap(),
+                        BBR3_KERNEL
+                    );
                 }
             }
             // The emulator's path parses too, with a port rule per flow

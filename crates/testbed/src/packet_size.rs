@@ -1,0 +1,149 @@
+//! Bytes per data packet of each real source (payload, which goodput
+//! counts, and headers), so that the simulator run matched to a source
+//! carries the same bytes on its link per byte of goodput.
+
+/// The kernel's IPv4 + TCP header with the timestamp option, and its
+/// payload per segment on the emulator's 1500-byte MTU: what `compare`
+/// assumes if the probe's summary does not say.
+pub const KERNEL_DEFAULT: PacketSize = PacketSize {
+    payload: 1448,
+    header: 52,
+};
+
+/// Bytes per data packet: payload (what goodput counts) and headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PacketSize {
+    pub payload: u64,
+    pub header: u32,
+}
+
+/// The UDP transport's full data packet: its chunk, and IPv4 (20) and UDP
+/// (8) headers plus its own datagram overhead, measured by encoding one.
+pub fn udp_packet_size() -> PacketSize {
+    use transport::wire::{encode, Frame, Packet, CHUNK};
+    let payload = [0u8; CHUNK];
+    let mut out = Vec::new();
+    encode(
+        &Packet {
+            conn_id: 0,
+            pn: 0,
+            frame: Frame::Data {
+                chunk: 0,
+                payload: &payload,
+            },
+        },
+        &mut out,
+    );
+    PacketSize {
+        payload: CHUNK as u64,
+        header: (20 + 8 + out.len() - CHUNK) as u32,
+    }
+}
+
+/// Bytes around each STREAM frame's payload in an s2n-quic 1-RTT packet:
+/// IPv4 (20) and UDP (8); the short header's first byte, s2n-quic's 16-byte
+/// destination connection ID and a packet number of up to 4 bytes (RFC
+/// 9000 17.3.1); the AEAD tag (16, AES-GCM); the STREAM frame's type,
+/// stream ID and 4-byte offset (RFC 9000 19.8; s2n-quic leaves out the
+/// length of a packet's last frame).
+pub const S2N_HEADER: u32 = 20 + 8 + 1 + 16 + 4 + 16 + 1 + 1 + 4;
+
+/// s2n-quic's packet size: [`S2N_HEADER`] bytes of headers around the
+/// payload the sender's summary shows per packet (bytes acknowledged over
+/// packets sent and not lost). Without a summary, a full 1500-byte packet
+/// (s2n-quic probes its MTU up to the emulator's 1500 bytes).
+pub fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
+    let per_packet = summary.and_then(|s| {
+        let bytes = s["bytes"].as_f64()?;
+        let sent = s["packets_sent"].as_f64()?;
+        let lost = s["packets_lost"].as_f64().unwrap_or(0.0);
+        (sent - lost > 100.0).then(|| (bytes / (sent - lost)).round() as u64)
+    });
+    match per_packet {
+        Some(p) if (500..=1500 - S2N_HEADER as u64).contains(&p) => PacketSize {
+            payload: p,
+            header: S2N_HEADER,
+        },
+        _ => PacketSize {
+            payload: 1500 - S2N_HEADER as u64,
+            header: S2N_HEADER,
+        },
+    }
+}
+
+/// The kernel connection's packet size from `tcp send`'s summary: its MSS
+/// as payload and the rest of the path MTU as headers (52 bytes with TCP
+/// timestamps, 40 without).
+pub fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
+    let get = |k: &str| summary.and_then(|s| s[k].as_u64()).filter(|&v| v > 0);
+    match (get("mss"), get("pmtu")) {
+        (Some(mss), Some(pmtu)) if pmtu > mss && pmtu - mss <= 1000 => PacketSize {
+            payload: mss,
+            header: (pmtu - mss) as u32,
+        },
+        _ => KERNEL_DEFAULT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn udp_packets_carry_ip_udp_and_datagram_headers() {
+        // IPv4 20 + UDP 8 + the transport's header 18 (version, type,
+        // connection id, packet number) + the data frame's chunk index 8
+        // and length 2, around a 1400-byte chunk.
+        assert_eq!(
+            udp_packet_size(),
+            PacketSize {
+                payload: 1400,
+                header: 56
+            }
+        );
+    }
+
+    #[test]
+    fn kernel_packet_size_comes_from_the_probe() {
+        let with_ts = serde_json::json!({"mss": 1448, "pmtu": 1500});
+        assert_eq!(
+            kernel_packet_size(Some(&with_ts)),
+            PacketSize {
+                payload: 1448,
+                header: 52
+            }
+        );
+        let no_ts = serde_json::json!({"mss": 1460, "pmtu": 1500});
+        assert_eq!(kernel_packet_size(Some(&no_ts)).header, 40);
+        // Missing or nonsensical figures fall back to 1448 + 52.
+        let bad = serde_json::json!({"mss": 1500, "pmtu": 1500});
+        assert_eq!(kernel_packet_size(Some(&bad)), KERNEL_DEFAULT);
+        assert_eq!(kernel_packet_size(None), KERNEL_DEFAULT);
+    }
+
+    #[test]
+    fn s2n_packets_carry_quic_headers_around_the_measured_payload() {
+        // 12 MB over 8500 packets of which 100 were lost: 1429 bytes each.
+        let s =
+            serde_json::json!({"bytes": 12_003_600u64, "packets_sent": 8500, "packets_lost": 100});
+        assert_eq!(
+            s2n_packet_size(Some(&s)),
+            PacketSize {
+                payload: 1429,
+                header: 71
+            }
+        );
+        // Too few packets to tell, or a figure no 1500-byte packet holds:
+        // a full packet.
+        let few = serde_json::json!({"bytes": 1000, "packets_sent": 10});
+        let big = serde_json::json!({"bytes": 15_000_000u64, "packets_sent": 10_000});
+        for s in [Some(&few), Some(&big), None] {
+            assert_eq!(
+                s2n_packet_size(s),
+                PacketSize {
+                    payload: 1429,
+                    header: 71
+                }
+            );
+        }
+    }
+}
