@@ -67,7 +67,7 @@ macro_rules! quinn_family {
         use crate::quinn_family::{PathNow, SOCKET_BUFFER, WINDOW, WRITE};
         use crate::series::{spawn_sampler, Sample, Series};
         use crate::stack::{
-            idle_timeout, next_write, runtime, Cc, RecvOpts, RecvReport, SendOpts, SendReport,
+            Amount, Cc, DEADLINE_CODE, RecvOpts, RecvReport, SendOpts, SendReport, idle_timeout, next_write, runtime, write_wait,
         };
         use std::net::SocketAddr;
         use std::sync::atomic::{AtomicBool, Ordering};
@@ -170,6 +170,23 @@ macro_rules! quinn_family {
             }
         }
 
+        /// Whether the sender closed the connection at its `--duration`
+        /// deadline ([`DEADLINE_CODE`]): the transfer's end, not a failure.
+        fn closed_at_deadline(e: &$q::ReadError) -> bool {
+            let code = $q::VarInt::from_u32(DEADLINE_CODE);
+            match e {
+                $q::ReadError::Reset(c) => *c == code,
+                $q::ReadError::ConnectionLost($q::ConnectionError::ApplicationClosed(c)) => {
+                    c.error_code == code
+                }
+                _ => false,
+            }
+        }
+
+        /// Longest a `--duration` sender waits after the deadline for the
+        /// receiver to close the connection in answer to the stream's reset.
+        const DEADLINE_CLOSE_WAIT: Duration = Duration::from_secs(3);
+
         async fn recv(o: RecvOpts) -> Result<RecvReport, String> {
             let cert = crate::stack::self_signed_der()?;
             let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_der));
@@ -205,23 +222,44 @@ macro_rules! quinn_family {
                 .map_err(|_| format!("no stream within {} s", o.timeout.as_secs_f64()))?
                 .map_err(|e| conn_error(&e, o.timeout))?;
             let mut bytes = 0u64;
+            let mut stopped_at_deadline = false;
             // Bounded by the idle timeout: a silent peer ends the read in error.
-            while let Some(chunk) = next_chunk(&mut rx)
-                .await
-                .map_err(|e| read_error(e, o.timeout))?
-            {
-                pattern::verify(bytes, &chunk)?;
-                bytes += chunk.len() as u64;
+            loop {
+                match next_chunk(&mut rx).await {
+                    Ok(Some(chunk)) => {
+                        pattern::verify(bytes, &chunk)?;
+                        bytes += chunk.len() as u64;
+                    }
+                    Ok(None) => break,
+                    Err(e) if closed_at_deadline(&e) => {
+                        // Tells a sender that reset the stream that it
+                        // arrived (see DEADLINE_CLOSE_WAIT).
+                        conn.close($q::VarInt::from_u32(DEADLINE_CODE), b"deadline");
+                        stopped_at_deadline = true;
+                        break;
+                    }
+                    Err(e) => return Err(read_error(e, o.timeout)),
+                }
             }
             let seconds = t0.elapsed().as_secs_f64();
-            let report = RecvReport { bytes, seconds };
+            let report = RecvReport {
+                bytes,
+                stopped_at_deadline,
+                seconds,
+            };
             if let Some(tx) = &o.done {
                 let _ = tx.send(report.clone());
             }
             // Stay until the sender closes the connection (it does once
             // the end of the stream is acknowledged), so the acknowledgement
             // of the last bytes is not lost with this process.
-            let _ = tokio::time::timeout(o.timeout, conn.closed()).await;
+            if stopped_at_deadline {
+                // Long enough for the close to leave before the endpoint
+                // goes with this function.
+                let _ = tokio::time::timeout(Duration::from_secs(1), ep.wait_idle()).await;
+            } else {
+                let _ = tokio::time::timeout(o.timeout, conn.closed()).await;
+            }
             Ok(report)
         }
 
@@ -328,18 +366,60 @@ macro_rules! quinn_family {
             };
             let mut buf = vec![0u8; WRITE];
             let mut sent = 0u64;
+            // With --duration the sender stops at this instant: it stops
+            // writing (a write waiting for flow-control credit gives up)
+            // and does not wait for what is buffered to be acknowledged.
+            let deadline = match o.amount {
+                Amount::Duration(d) => Some(t0 + d),
+                Amount::Bytes(_) => None,
+            };
             loop {
                 let n = next_write(o.amount, sent, t0, WRITE);
                 if n == 0 {
                     break;
                 }
                 pattern::fill(sent, &mut buf[..n]);
-                tokio::time::timeout(o.timeout, tx.write_all(&buf[..n]))
+                match tokio::time::timeout(write_wait(deadline, o.timeout), tx.write_all(&buf[..n]))
                     .await
-                    .map_err(|_| stall("sending"))?
-                    .map_err(|e| write_error(e, o.timeout))?;
+                {
+                    Ok(r) => r.map_err(|e| write_error(e, o.timeout))?,
+                    Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => break,
+                    Err(_) => return Err(stall("sending")),
+                }
                 sent += n as u64;
                 written.store(sent, Ordering::Relaxed);
+            }
+            if deadline.is_some() {
+                let seconds = t0.elapsed().as_secs_f64();
+                done.store(true, Ordering::Relaxed);
+                let mut series = sampler
+                    .await
+                    .map_err(|e| format!("the sampler failed: {e}"))??;
+                // The last row: what the peer acknowledged by the deadline
+                // (bbrlab's controllers count it exactly; the stack's own
+                // are read as sent less lost, in flight included).
+                let last = sample(&conn, observer.as_ref(), sent, seconds);
+                let acked = last.delivered_bytes;
+                series.record(&last)?;
+                let srtt_median_ms = series.finish()?;
+                let p = path_now(&conn);
+                // RESET_STREAM is retransmitted until acknowledged, where a
+                // lone CONNECTION_CLOSE can be lost in a flooded receive
+                // buffer (seen on loopback): the receiver closes the
+                // connection when the reset arrives, and the sender waits
+                // a bounded time for that before closing anyway.
+                let _ = tx.reset($q::VarInt::from_u32(DEADLINE_CODE));
+                let _ = tokio::time::timeout(DEADLINE_CLOSE_WAIT, conn.closed()).await;
+                conn.close($q::VarInt::from_u32(DEADLINE_CODE), b"deadline");
+                let _ = tokio::time::timeout(Duration::from_secs(2), ep.wait_idle()).await;
+                return Ok(SendReport {
+                    bytes: acked,
+                    seconds,
+                    packets_sent: p.packets_sent,
+                    packets_lost: p.packets_lost,
+                    srtt_median_ms,
+                    stopped_at_deadline: true,
+                });
             }
             tx.finish()
                 .map_err(|e| format!("finishing the stream: {e}"))?;
@@ -367,6 +447,7 @@ macro_rules! quinn_family {
                 packets_sent: p.packets_sent,
                 packets_lost: p.packets_lost,
                 srtt_median_ms,
+                stopped_at_deadline: false,
             })
         }
     };

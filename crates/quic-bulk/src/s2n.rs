@@ -31,7 +31,8 @@ use crate::pattern;
 use crate::series::spawn_sampler;
 use crate::series::{Sample, Series};
 use crate::stack::{
-    idle_timeout, next_write, runtime, Cc, RecvOpts, RecvReport, SendOpts, SendReport, Stack,
+    idle_timeout, next_write, runtime, write_wait, Amount, Cc, RecvOpts, RecvReport, SendOpts,
+    SendReport, Stack, DEADLINE_CODE,
 };
 use bytes::{Bytes, BytesMut};
 use s2n_quic::client::Connect;
@@ -139,6 +140,18 @@ fn stream_error(e: s2n_quic::stream::Error, timeout: Duration) -> String {
     }
 }
 
+/// Whether the sender closed the connection at its `--duration` deadline
+/// ([`DEADLINE_CODE`]): the end of the transfer, not a failure.
+fn closed_at_deadline(e: &s2n_quic::stream::Error) -> bool {
+    matches!(
+        e,
+        s2n_quic::stream::Error::ConnectionError {
+            error: s2n_quic::connection::Error::Application { error, .. },
+            ..
+        } if u64::from(*error) == u64::from(DEADLINE_CODE)
+    )
+}
+
 async fn recv(o: RecvOpts) -> Result<RecvReport, String> {
     let (cert, key) = crate::stack::self_signed()?;
     let mut server = Server::builder()
@@ -175,24 +188,37 @@ async fn recv(o: RecvOpts) -> Result<RecvReport, String> {
         .map_err(|e| conn_error(e, o.timeout))?
         .ok_or("the peer closed the connection before opening a stream")?;
     let mut bytes = 0u64;
+    let mut stopped_at_deadline = false;
     // Bounded by the idle timeout: a silent peer ends `receive` in error.
-    while let Some(chunk) = stream
-        .receive()
-        .await
-        .map_err(|e| stream_error(e, o.timeout))?
-    {
-        pattern::verify(bytes, &chunk)?;
-        bytes += chunk.len() as u64;
+    loop {
+        match stream.receive().await {
+            Ok(Some(chunk)) => {
+                pattern::verify(bytes, &chunk)?;
+                bytes += chunk.len() as u64;
+            }
+            Ok(None) => break,
+            Err(e) if closed_at_deadline(&e) => {
+                stopped_at_deadline = true;
+                break;
+            }
+            Err(e) => return Err(stream_error(e, o.timeout)),
+        }
     }
     let seconds = t0.elapsed().as_secs_f64();
-    let report = RecvReport { bytes, seconds };
+    let report = RecvReport {
+        bytes,
+        stopped_at_deadline,
+        seconds,
+    };
     if let Some(tx) = &o.done {
         let _ = tx.send(report.clone());
     }
     // Stay until the sender closes the connection (it does once the end
     // of the stream is acknowledged), so the acknowledgement of the last
     // bytes is not lost with this process.
-    let _ = tokio::time::timeout(o.timeout, conn.accept_receive_stream()).await;
+    if !stopped_at_deadline {
+        let _ = tokio::time::timeout(o.timeout, conn.accept_receive_stream()).await;
+    }
     Ok(report)
 }
 
@@ -399,7 +425,9 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         "[::]:0".parse().expect("literal")
     };
     let probe = Probe(Arc::new(Mutex::new(State {
-        track: o.log.is_some(),
+        // Acknowledged bytes are tracked for the time series, and for a
+        // --duration run's report (what was acknowledged by the deadline).
+        track: o.log.is_some() || matches!(o.amount, Amount::Duration(_)),
         ..State::default()
     })));
     let tls = o.cert_pem.as_str();
@@ -477,6 +505,13 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
             o.timeout.as_secs_f64()
         )
     };
+    // With --duration the sender stops at this instant: it stops writing
+    // (a write waiting for room in the send buffer gives up) and does not
+    // wait for what the buffer still holds to be acknowledged.
+    let deadline = match o.amount {
+        Amount::Duration(d) => Some(t0 + d),
+        Amount::Bytes(_) => None,
+    };
     loop {
         let n = next_write(o.amount, sent, t0, WRITE);
         if n == 0 {
@@ -485,11 +520,39 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         let mut buf = BytesMut::zeroed(n);
         pattern::fill(sent, &mut buf);
         let chunk: Bytes = buf.freeze();
-        tokio::time::timeout(o.timeout, stream.send(chunk))
-            .await
-            .map_err(|_| stall("sending"))?
-            .map_err(|e| stream_error(e, o.timeout))?;
+        match tokio::time::timeout(write_wait(deadline, o.timeout), stream.send(chunk)).await {
+            Ok(r) => r.map_err(|e| stream_error(e, o.timeout))?,
+            Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => break,
+            Err(_) => return Err(stall("sending")),
+        }
         sent += n as u64;
+    }
+    if deadline.is_some() {
+        let seconds = t0.elapsed().as_secs_f64();
+        done.store(true, Ordering::Relaxed);
+        let mut series = sampler
+            .await
+            .map_err(|e| format!("the sampler failed: {e}"))??;
+        // The last row: what the peer acknowledged by the deadline.
+        let last = sample(&probe, observer.as_ref(), seconds);
+        let acked = last.delivered_bytes;
+        series.record(&last)?;
+        let srtt_median_ms = series.finish()?;
+        conn.close(DEADLINE_CODE.into());
+        let (packets_sent, packets_lost) = {
+            let s = probe.state();
+            (s.packets_sent, s.packets_lost)
+        };
+        let mut client = client;
+        let _ = tokio::time::timeout(Duration::from_secs(2), client.wait_idle()).await;
+        return Ok(SendReport {
+            bytes: acked,
+            seconds,
+            packets_sent,
+            packets_lost,
+            srtt_median_ms,
+            stopped_at_deadline: true,
+        });
     }
     // Resolves once the peer has acknowledged every byte and the end. The
     // send buffer may hold many seconds of data on a slow path, so the
@@ -540,5 +603,6 @@ async fn send(o: &SendOpts) -> Result<SendReport, String> {
         packets_sent,
         packets_lost,
         srtt_median_ms,
+        stopped_at_deadline: false,
     })
 }

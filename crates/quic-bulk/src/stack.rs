@@ -23,6 +23,20 @@ pub enum Cc {
     Own(&'static str),
 }
 
+/// The application error code a `--duration` sender closes its connection
+/// with at the deadline: it stops sending and stops waiting there, and
+/// the receiver takes this close as the transfer's end (what it verified
+/// by then is what arrived), not as a failure.
+pub const DEADLINE_CODE: u32 = 0x0b1;
+
+/// Seconds left until `deadline` (none in `--bytes` mode), at most
+/// `timeout`: how long one write may wait for room in the send buffer.
+pub fn write_wait(deadline: Option<Instant>, timeout: Duration) -> Duration {
+    deadline.map_or(timeout, |d| {
+        d.saturating_duration_since(Instant::now()).min(timeout)
+    })
+}
+
 /// How much a sender sends.
 #[derive(Clone, Copy, Debug)]
 pub enum Amount {
@@ -81,11 +95,16 @@ pub struct RecvOpts {
 /// A finished send.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SendReport {
-    /// Bytes the peer acknowledged (all that were written: the send ends
-    /// when the peer has acknowledged the stream's end).
+    /// Bytes the peer acknowledged: all that were written with `--bytes`
+    /// (the send ends when the peer has acknowledged the stream's end);
+    /// with `--duration`, those acknowledged by the deadline.
     pub bytes: u64,
-    /// Seconds from the end of the handshake to the last byte acknowledged.
+    /// Seconds from the end of the handshake to the last byte acknowledged
+    /// (`--bytes`) or to the deadline (`--duration`).
     pub seconds: f64,
+    /// The sender stopped at its `--duration` deadline and closed the
+    /// connection with [`DEADLINE_CODE`], leaving what it had buffered.
+    pub stopped_at_deadline: bool,
     /// Packets sent.
     pub packets_sent: u64,
     /// Packets declared lost.
@@ -99,6 +118,9 @@ pub struct SendReport {
 pub struct RecvReport {
     /// Bytes received, each checked against the pattern.
     pub bytes: u64,
+    /// The sender ended the transfer at its deadline ([`DEADLINE_CODE`])
+    /// rather than with the stream's end.
+    pub stopped_at_deadline: bool,
     /// Seconds from the end of the handshake to the stream's end.
     pub seconds: f64,
 }
