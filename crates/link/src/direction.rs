@@ -197,65 +197,36 @@ impl DirectionStats {
     }
 }
 
-/// CoDel state (RFC 8289 §5).
+/// CoDel on the FIFO path: RFC 8289's state ([`crate::codel::Codel`])
+/// with this queue's target and interval, decided for each packet when it
+/// arrives, for the moment it will reach the head.
 #[derive(Clone, Debug, Default)]
 struct Codel {
     target_ns: u64,
     interval_ns: u64,
-    first_above_ns: u64,
-    drop_next_ns: u64,
-    count: u32,
-    last_count: u32,
-    dropping: bool,
+    state: crate::codel::Codel,
 }
 
 impl Codel {
-    /// RFC 8289 §5.5 control law: the next drop comes interval/√count later.
-    fn control_law(&self, t: u64) -> u64 {
-        t + (self.interval_ns as f64 / (self.count.max(1) as f64).sqrt()) as u64
-    }
-
-    /// RFC 8289 §5.4 `dodequeue`: is this sojourn persistently above target?
-    fn ok_to_drop(&mut self, now: u64, sojourn: u64, queue_bytes: u64) -> bool {
-        // Below target, or less than one MTU queued: the queue is fine.
-        if sojourn < self.target_ns || queue_bytes <= 1500 {
-            self.first_above_ns = 0;
-            return false;
-        }
-        if self.first_above_ns == 0 {
-            self.first_above_ns = now + self.interval_ns;
-            return false;
-        }
-        now >= self.first_above_ns
-    }
-
-    /// RFC 8289 §5.5 `dequeue`: should the packet at the head at `now` be dropped?
-    fn should_drop(&mut self, now: u64, sojourn: u64, queue_bytes: u64) -> bool {
-        let ok = self.ok_to_drop(now, sojourn, queue_bytes);
-        if self.dropping {
+    /// RFC 8289 §5.5 `dequeue`: should the packet of `packet_bytes` at the
+    /// head at `now`, with `queue_bytes` standing, be dropped (or marked)?
+    fn should_drop(&mut self, now: u64, sojourn: u64, packet_bytes: u64, queue_bytes: u64) -> bool {
+        let (target, interval) = (self.target_ns, self.interval_ns);
+        let c = &mut self.state;
+        let ok = c.sojourn_persists(now, sojourn, packet_bytes, queue_bytes, target, interval);
+        if c.dropping {
             if !ok {
-                self.dropping = false;
+                c.dropping = false;
                 return false;
             }
-            if now >= self.drop_next_ns {
-                self.count += 1;
-                self.drop_next_ns = self.control_law(self.drop_next_ns);
+            if now >= c.drop_next_ns {
+                c.next_drop(interval);
                 return true;
             }
             return false;
         }
         if ok {
-            self.dropping = true;
-            // Resume near the previous drop rate if the last episode was recent.
-            let delta = self.count.saturating_sub(self.last_count);
-            self.count =
-                if delta > 1 && now.saturating_sub(self.drop_next_ns) < 16 * self.interval_ns {
-                    delta
-                } else {
-                    1
-                };
-            self.drop_next_ns = self.control_law(now);
-            self.last_count = self.count;
+            c.start_dropping(now, interval);
             return true;
         }
         false
@@ -816,7 +787,7 @@ impl Direction {
             let aqm = if let Some(c) = self.codel.as_mut() {
                 // The bytes ahead of it (and its own) stand in for the
                 // queue at that moment.
-                c.should_drop(head_ns, sojourn, q.bytes + bytes)
+                c.should_drop(head_ns, sojourn, bytes, q.bytes + bytes)
                     .then_some(DropReason::Codel)
             } else if let Some(threshold) = self.cfg.queue.step_ns {
                 (sojourn > threshold).then_some(DropReason::Step)

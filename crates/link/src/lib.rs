@@ -68,6 +68,7 @@
 
 #![warn(missing_docs)]
 
+mod codel;
 pub mod config;
 pub mod delay_schedule;
 pub mod direction;

@@ -13,6 +13,7 @@
 //! first, in order, on the queue as it stood then (nothing changed between
 //! events). An update and a dequeue at the same instant: the update first.
 
+use crate::codel::Codel;
 use crate::config::Discipline;
 use crate::direction::DropReason;
 use crate::units::Size;
@@ -47,26 +48,15 @@ pub fn fq_codel_bucket(flow: u64, flows: u32) -> u32 {
     (z % u64::from(flows.max(1))) as u32
 }
 
-/// Largest packet CoDel lets stand in the queue without acting
-/// (RFC 8289 §4.4's maxpacket; an Ethernet frame as in RFC 8290).
-const MAX_PACKET: u64 = 1514;
-
-/// RFC 8289 CoDel state for one queue, run at dequeue.
+/// CoDel for one of FQ-CoDel's queues, run at dequeue: RFC 8289's state
+/// ([`crate::codel::Codel`]) and its `dequeue`, which drops (or marks)
+/// heads until one may go.
 #[derive(Clone, Debug, Default)]
 struct CodelQ {
-    first_above_ns: u64,
-    drop_next_ns: u64,
-    count: u32,
-    last_count: u32,
-    dropping: bool,
+    state: Codel,
 }
 
 impl CodelQ {
-    /// RFC 8289 §5.5 control_law: interval / sqrt(count) after `t`.
-    fn control_law(t: u64, interval: u64, count: u32) -> u64 {
-        t + (interval as f64 / f64::from(count.max(1)).sqrt()) as u64
-    }
-
     /// RFC 8289 §5.4 dodequeue: the head packet, and whether the sojourn
     /// has stayed above target for an interval.
     fn dodequeue(
@@ -78,20 +68,15 @@ impl CodelQ {
         interval: u64,
     ) -> Option<(Pkt, bool)> {
         let Some(p) = q.pop_front() else {
-            self.first_above_ns = 0;
+            // An empty queue is below target.
+            self.state.sojourn_persists(now, 0, 0, 0, target, interval);
             return None;
         };
         *bytes -= u64::from(p.bytes);
         let sojourn = now - p.enq_ns;
-        let ok = if sojourn < target || *bytes <= MAX_PACKET {
-            self.first_above_ns = 0;
-            false
-        } else if self.first_above_ns == 0 {
-            self.first_above_ns = now + interval;
-            false
-        } else {
-            now >= self.first_above_ns
-        };
+        let ok =
+            self.state
+                .sojourn_persists(now, sojourn, u64::from(p.bytes), *bytes, target, interval);
         Some((p, ok))
     }
 
@@ -111,33 +96,37 @@ impl CodelQ {
         drops: &mut Vec<(Pkt, DropReason)>,
     ) -> Option<Pkt> {
         let Some((mut p, ok)) = self.dodequeue(q, bytes, now, target, interval) else {
-            self.dropping = false;
+            self.state.dropping = false;
             return None;
         };
-        if self.dropping {
+        if self.state.dropping {
             if !ok {
-                self.dropping = false;
+                self.state.dropping = false;
             }
-            while self.dropping && now >= self.drop_next_ns {
-                self.count += 1;
+            while self.state.dropping && now >= self.state.drop_next_ns {
+                self.state.count += 1;
                 if ecn && p.ecn.is_ect() {
                     p.mark = true;
-                    self.drop_next_ns = Self::control_law(self.drop_next_ns, interval, self.count);
+                    self.state.drop_next_ns =
+                        Codel::control_law(self.state.drop_next_ns, interval, self.state.count);
                     return Some(p);
                 }
                 drops.push((p, reason));
                 match self.dodequeue(q, bytes, now, target, interval) {
                     None => {
-                        self.dropping = false;
+                        self.state.dropping = false;
                         return None;
                     }
                     Some((next, ok)) => {
                         p = next;
                         if !ok {
-                            self.dropping = false;
+                            self.state.dropping = false;
                         } else {
-                            self.drop_next_ns =
-                                Self::control_law(self.drop_next_ns, interval, self.count);
+                            self.state.drop_next_ns = Codel::control_law(
+                                self.state.drop_next_ns,
+                                interval,
+                                self.state.count,
+                            );
                         }
                     }
                 }
@@ -151,16 +140,7 @@ impl CodelQ {
                 drops.push((p, reason));
                 next = Some(self.dodequeue(q, bytes, now, target, interval));
             }
-            self.dropping = true;
-            // Resume near the last drop rate if the last episode was recent.
-            let delta = self.count.saturating_sub(self.last_count);
-            self.count = if delta > 1 && now.saturating_sub(self.drop_next_ns) < 16 * interval {
-                delta
-            } else {
-                1
-            };
-            self.drop_next_ns = Self::control_law(now, interval, self.count);
-            self.last_count = self.count;
+            self.state.start_dropping(now, interval);
             if let Some(next) = next {
                 return next.map(|(n, _)| n);
             }
