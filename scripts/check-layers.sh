@@ -10,6 +10,8 @@
 # - the binary only parses, dispatches and prints: crates/bbrlab/src holds
 #   at most 3,500 lines, and no command module (src/cmd/*.rs) uses another
 #   (shared code goes down into a library crate);
+# - no import cycle between the top-level modules of any crate
+#   (scripts/module_cycles.py);
 # - no TLS or crypto library enters the binary or the Python package: the
 #   QUIC stacks' controllers come from s2n-quic-core without its default
 #   features and quinn-proto without rustls/ring (quic-controllers).
@@ -47,5 +49,6 @@ for f in crates/bbrlab/src/cmd/*.rs; do
     echo "check-layers: $f uses another command's module (above); move what they share into a library" >&2; fail=1
   fi
 done
+python3 scripts/module_cycles.py || fail=1
 [ "$fail" = 0 ] && echo "check-layers: ok"
 exit "$fail"

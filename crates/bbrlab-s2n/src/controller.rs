@@ -2,7 +2,7 @@
 //! events out. The crate docs hold the mapping table; the comments here say
 //! why each step happens where it does.
 
-use crate::endpoint::Shared;
+use crate::shared::Shared;
 use congestion::delivery_rate::{AckedPacket, LostPacket, SentPacketState};
 use congestion::observe::Observed;
 use congestion::time::Instant;

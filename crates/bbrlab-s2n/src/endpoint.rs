@@ -1,33 +1,12 @@
 //! The s2n-quic congestion-controller provider.
 
 use crate::controller::CongestionController;
+use crate::shared::{Factory, Shared};
 use congestion::observe::Observer;
-use congestion::time::Instant;
-use congestion::{Config, CongestionControl, Controller};
+use congestion::{Config, CongestionControl};
 use s2n_quic_core::recovery::congestion_controller::{self as s2n, PathInfo};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// Builds a user's algorithm for each new connection.
-type Factory = dyn Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync;
-
-/// What every controller of one [`Endpoint`] shares.
-pub(crate) struct Shared {
-    pub(crate) config: Config,
-    factory: Option<Box<Factory>>,
-    pub(crate) observer: Observer,
-    next_id: AtomicU64,
-}
-
-impl Shared {
-    /// A controller for `config` (its MSS set to the path's datagram size).
-    pub(crate) fn build(&self, config: &Config, now: Instant) -> Controller {
-        match &self.factory {
-            Some(f) => Controller::custom(config, f(config)),
-            None => Controller::new(config, now),
-        }
-    }
-}
 
 /// bbrlab's controllers as an s2n-quic congestion-controller provider:
 /// pass it to `s2n_quic::Server::builder().with_congestion_controller(..)`

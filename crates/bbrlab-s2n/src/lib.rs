@@ -169,6 +169,7 @@
 
 mod controller;
 mod endpoint;
+mod shared;
 
 /// The controller's state for a time series, shared by every bbrlab
 /// adapter (see [`congestion::observe`]). Here each connection's

@@ -137,7 +137,7 @@ impl Source {
     /// the book give it.
     pub fn regenerate(self) -> &'static str {
         match self {
-            Source::LinuxTcp => crate::linux_tcp::REGENERATE,
+            Source::LinuxTcp => LINUX_TCP_REGENERATE,
             Source::S2nQuic => QUIC_REGENERATE,
         }
     }
@@ -242,11 +242,15 @@ impl Source {
     }
 }
 
-/// Whether a Linux-TCP control is one of bbrlab's BPF controls (named
-/// `bbrlab_…`) rather than one of the kernel's own.
+/// Whether a Linux-TCP control is one of bbrlab's BPF controls rather
+/// than one of the kernel's own.
 fn is_bpf(cc: &str) -> bool {
-    crate::linux_tcp::is_ours(cc)
+    congestion::kernel_names::is_bpf_control(cc)
 }
+
+/// The command that measures the committed sweep (3 MB per run), as the
+/// report and the book give it.
+pub const LINUX_TCP_REGENERATE: &str = "sudo flock /tmp/bbrlab-kernel-cc.lock sh -c 'bbrlab kernel load && bbrlab kernel jitter-sweep --out docs/kernel-tcp/seed001-3mb --bytes 3000000; bbrlab kernel unload --force'";
 
 /// The command that measures the committed s2n-quic sweep.
 ///

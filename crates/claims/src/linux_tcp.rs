@@ -36,9 +36,8 @@ pub fn data_dir() -> PathBuf {
     Source::LinuxTcp.data_dir()
 }
 
-/// The command that measures the committed sweep (3 MB per run), as the
-/// report and the book give it.
-pub const REGENERATE: &str = "sudo flock /tmp/bbrlab-kernel-cc.lock sh -c 'bbrlab kernel load && bbrlab kernel jitter-sweep --out docs/kernel-tcp/seed001-3mb --bytes 3000000; bbrlab kernel unload --force'";
+/// The command that measures the committed sweep (3 MB per run).
+pub const REGENERATE: &str = crate::jitter_sweep::LINUX_TCP_REGENERATE;
 
 /// The report's "Linux TCP (kernel, measured)" block for C11/C12
 /// ([`crate::jitter_sweep::report_section`]).

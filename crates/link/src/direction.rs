@@ -37,6 +37,7 @@ use crate::config::{
     AggregationConfig, JitterDist, LossConfig, RateSchedule, ResolvedDirection,
     TRACE_OPPORTUNITY_BYTES,
 };
+pub use crate::drop_reason::DropReason;
 use crate::sched::{Pkt, Sched};
 use crate::units::Size;
 use congestion::Ecn;
@@ -44,30 +45,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
 use std::collections::VecDeque;
-
-/// Why a packet was dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DropReason {
-    /// Random loss.
-    RandomLoss,
-    /// The token bucket was empty.
-    Policer,
-    /// The queue was full.
-    QueueFull,
-    /// CoDel dropped it at the head of the queue.
-    Codel,
-    /// The step marker dropped it: its sojourn was above the threshold and
-    /// it was not ECN-capable (or the queue does not mark ECN).
-    Step,
-    /// FQ-CoDel's per-queue CoDel dropped it at dequeue (overflow drops
-    /// from the fattest queue count as [`DropReason::QueueFull`]).
-    FqCodel,
-    /// PIE's early drop at enqueue.
-    Pie,
-    /// DualPI2 dropped a Classic packet that was not ECN-capable (or the
-    /// queue does not mark ECN) with probability p'^2.
-    DualPi2,
-}
 
 /// What happens to a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -72,6 +72,7 @@ mod codel;
 pub mod config;
 pub mod delay_schedule;
 pub mod direction;
+mod drop_reason;
 pub mod sched;
 pub mod units;
 

@@ -15,7 +15,7 @@
 
 use crate::codel::Codel;
 use crate::config::Discipline;
-use crate::direction::DropReason;
+use crate::drop_reason::DropReason;
 use crate::units::Size;
 use congestion::Ecn;
 use rand::Rng;

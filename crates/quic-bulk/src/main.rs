@@ -29,6 +29,7 @@ mod quinn_family;
 mod s2n;
 mod series;
 mod stack;
+mod stacks;
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use stack::{Amount, RecvOpts, SendOpts, SendReport, Stack};
@@ -253,7 +254,7 @@ fn recv_line(stack: &str, r: &stack::RecvReport) -> String {
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.cmd {
         Cmd::Recv(a) => {
-            let stack = stack::by_name(&a.stack).map_err(Failure::Usage)?;
+            let stack = stacks::by_name(&a.stack).map_err(Failure::Usage)?;
             let timeout = timeout_arg(&a.timeout)?;
             // The line is printed as soon as the stream is verified, not
             // after the receiver's wait for the sender's close (see
@@ -282,7 +283,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::Send(a) => {
-            let stack = stack::by_name(&a.stack).map_err(Failure::Usage)?;
+            let stack = stacks::by_name(&a.stack).map_err(Failure::Usage)?;
             let (cc, mut o) = send_opts(stack, a.to, &a.common)?;
             o.cert_pem = stack::wait_for_cert(&a.cert, o.timeout).map_err(Failure::Run)?;
             let r = stack.send(&o).map_err(Failure::Run)?;
@@ -290,7 +291,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::Both(a) => {
-            let stack = stack::by_name(&a.stack).map_err(Failure::Usage)?;
+            let stack = stacks::by_name(&a.stack).map_err(Failure::Usage)?;
             let (cc, o) = send_opts(stack, "127.0.0.1:0".parse().expect("literal"), &a.common)?;
             let r = both(stack, o).map_err(Failure::Run)?;
             println!("{}", summary(stack.name(), &cc, &r));

@@ -1,7 +1,7 @@
 //! The boundary between the command line and a QUIC stack.
 //!
 //! A stack is one module (`s2n.rs`, `noq.rs`, `quinn.rs`) with one
-//! unit type implementing [`Stack`], listed in [`by_name`]. Everything a
+//! unit type implementing [`Stack`], listed in [`crate::stacks::by_name`]. Everything a
 //! stack does not need to know stays out of it: argument parsing, the
 //! summary line, `both` (two threads running [`Stack::recv`] and
 //! [`Stack::send`]), the byte pattern ([`crate::pattern`]), the time
@@ -139,18 +139,6 @@ pub trait Stack: Sync {
     /// Accepts one connection and reads one stream to its end, checking
     /// every byte with [`crate::pattern::check`].
     fn recv(&self, o: RecvOpts) -> Result<RecvReport, String>;
-}
-
-/// Every stack, by `--stack` name.
-pub fn by_name(name: &str) -> Result<&'static dyn Stack, String> {
-    match name {
-        "s2n" => Ok(&crate::s2n::S2n),
-        "noq" => Ok(&crate::noq::Noq),
-        "quinn" => Ok(&crate::quinn::Quinn),
-        other => Err(format!(
-            "--stack {other}: unknown QUIC stack; known stacks: s2n, noq, quinn"
-        )),
-    }
 }
 
 /// Parses `--cc` for `stack`: bbrlab's controller names, or
