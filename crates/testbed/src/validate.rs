@@ -20,6 +20,7 @@ pub mod multiflow;
 pub mod receivers;
 
 use crate::compare;
+use claims::tolerance::{Range, Rule, Tolerance};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -145,49 +146,108 @@ const QUICK: &[&str] = &[
     "10M-40ms-2bdp-jitter",
 ];
 
+/// `bbr`'s goodput: within 5 % of kernel TCP's.
+pub const BBR_GOODPUT: Tolerance = Tolerance::new(
+    Range::at_most(5.0).unit(" %"),
+    "issue 11's goal for a model-based flow: its goodput is the bottleneck's rate less PROBE_RTT's dips, which the simulator and the kernel share",
+);
+
+/// `bbr`'s median srtt: within 10 % of kernel TCP's…
+pub const BBR_SRTT_PCT: Tolerance = Tolerance::new(
+    Range::at_most(10.0).unit(" %"),
+    "issue 11's goal: the standing queue BBR keeps is a few packets, so its srtt is the path's RTT within this",
+);
+
+/// A loss-based flow's goodput: within 10 % of kernel TCP's.
+pub const LOSS_BASED_GOODPUT: Tolerance = Tolerance::new(
+    Range::at_most(10.0).unit(" %"),
+    "a loss-based flow's sawtooth makes its short-run averages noisier than BBR's",
+);
+
+/// A loss-based flow's median srtt: within 15 % of kernel TCP's…
+pub const LOSS_BASED_SRTT_PCT: Tolerance = Tolerance::new(
+    Range::at_most(15.0).unit(" %"),
+    "a loss-based flow fills the buffer and drains it by half on each loss, so where in the sawtooth a short run ends moves its median",
+);
+
+/// …or within 2 ms, whichever is larger (every algorithm).
+pub const SRTT_MS: Tolerance = Tolerance::new(
+    Range::at_most(2.0).unit(" ms"),
+    "a floor for short paths: srtt is sampled every 10 ms and the emulator releases packets within a fraction of a ms of their time, so 2 ms is sampling, not behaviour",
+);
+
+/// Retransmitted segments, where judged (`bbrlab_bbr3`): within this
+/// fraction of kernel TCP's count…
+pub const RETX_FRACTION: f64 = 0.15;
+
+/// …plus this many segments.
+pub const RETX_SEGMENTS: Tolerance = Tolerance::new(
+    Range::at_most(10.0).unit(" segments"),
+    "issue 24: 15 % of the kernel's count plus 10 segments, the bound kernel_cc_validate holds bbrlab_bbr to; the probes' overflows vary from run to run by about that much",
+);
+
 /// The agreement the simulator must reach with kernel TCP, per algorithm:
-/// goodput within `goodput_pct`, median srtt within `rtt_pct` or 2 ms,
-/// whichever is larger (issue 11's goal). UDP and s2n-quic `bbr` are held
-/// to `bbr`'s.
+/// goodput within [`Bounds::goodput`], median srtt within
+/// [`Bounds::srtt_pct`] or [`SRTT_MS`], whichever is larger (issue 11's
+/// goal), and, for `bbrlab_bbr3`, retransmissions within
+/// [`RETX_FRACTION`] of the kernel's count plus [`RETX_SEGMENTS`]. UDP
+/// and s2n-quic `bbr` are held to `bbr`'s. Each is a [`Tolerance`] with
+/// its reason, written once.
 #[derive(Clone, Copy, Debug)]
 pub struct Bounds {
-    /// Largest goodput difference, percent of kernel TCP's.
-    pub goodput_pct: f64,
-    /// Largest median-srtt difference, percent of kernel TCP's…
-    pub rtt_pct: f64,
-    /// …or this many ms, whichever is larger.
-    pub rtt_ms: f64,
-    /// Retransmitted segments, when they are judged: within this percent
-    /// of kernel TCP's count plus this many segments (`bbrlab_bbr3`, issue
-    /// 24; the same bound `kernel_cc_validate` holds `bbrlab_bbr` to).
-    pub retx: Option<(f64, f64)>,
+    /// The goodput difference, percent of kernel TCP's.
+    pub goodput: &'static Tolerance,
+    /// The median-srtt difference, percent of kernel TCP's…
+    pub srtt_pct: &'static Tolerance,
+    /// …or in ms ([`SRTT_MS`]), whichever is larger.
+    pub srtt_ms: &'static Tolerance,
+    /// Retransmitted segments, when they are judged.
+    pub retx: Option<&'static Tolerance>,
 }
 
-/// The bounds for `algorithm` (`bbr` 5 % / 10 %, loss-based 10 % / 15 %:
-/// a loss-based flow's sawtooth makes its short-run averages noisier;
-/// `bbrlab_bbr3` bbr's, and its retransmissions within 15 % + 10
-/// segments).
+/// The bounds for `algorithm` (`bbr` 5 % / 10 %, loss-based 10 % / 15 %,
+/// `bbrlab_bbr3` bbr's and its retransmissions).
 pub fn bounds_for(algorithm: &str) -> Bounds {
-    match algorithm {
-        "bbr" | "bbr-jitter" => Bounds {
-            goodput_pct: 5.0,
-            rtt_pct: 10.0,
-            rtt_ms: 2.0,
-            retx: None,
-        },
-        BBR3_KERNEL => Bounds {
-            goodput_pct: 5.0,
-            rtt_pct: 10.0,
-            rtt_ms: 2.0,
-            retx: Some((15.0, 10.0)),
-        },
-        _ => Bounds {
-            goodput_pct: 10.0,
-            rtt_pct: 15.0,
-            rtt_ms: 2.0,
-            retx: None,
-        },
+    let (goodput, srtt_pct, retx) = match algorithm {
+        "bbr" | "bbr-jitter" => (&BBR_GOODPUT, &BBR_SRTT_PCT, None),
+        BBR3_KERNEL => (&BBR_GOODPUT, &BBR_SRTT_PCT, Some(&RETX_SEGMENTS)),
+        _ => (&LOSS_BASED_GOODPUT, &LOSS_BASED_SRTT_PCT, None),
+    };
+    Bounds {
+        goodput,
+        srtt_pct,
+        srtt_ms: &SRTT_MS,
+        retx,
     }
+}
+
+/// The bounds as `validate.json` states them: per class of algorithm,
+/// each tolerance's rule in words and its reason, from the tolerances.
+fn bounds_json() -> Value {
+    let t = |t: &Tolerance, what: &str| json!({ "rule": format!("{what} {}", Rule::from(t)), "reason": t.reason });
+    let class = |b: Bounds| {
+        let mut v = json!({
+            "goodput": t(b.goodput, "|simulator − kernel| goodput, relative to the kernel's:"),
+            "srtt_pct": t(b.srtt_pct, "|simulator − kernel| median srtt, relative to the kernel's:"),
+            "srtt_ms": t(b.srtt_ms, "…or absolute, whichever is larger:"),
+        });
+        if let Some(r) = b.retx {
+            v["retransmissions"] = t(
+                r,
+                &format!(
+                    "|simulator − kernel| retransmitted segments, beyond {} % of the kernel's:",
+                    RETX_FRACTION * 100.0
+                ),
+            );
+        }
+        v
+    };
+    json!({
+        "bbr": class(bounds_for("bbr")),
+        BBR3_KERNEL: class(bounds_for(BBR3_KERNEL)),
+        "loss_based": class(bounds_for("cubic")),
+        "rule": "UDP bbr and s2n-quic bbr (bbrlab's through the adapter) are held to bbr's bounds; bbrlab_bbr3 (kernel) is held against the simulator's bbr3 (linux-v3, stock-kernel signals)",
+    })
 }
 
 /// bbrlab's BPF BBRv3 (crate `kernel-cc`): validated against the
@@ -460,11 +520,13 @@ fn judge_retx(
     b: Bounds,
 ) -> Value {
     let mut v = judge(got, want, b);
-    let Some((pct, segs)) = b.retx else {
+    let Some(segments) = b.retx else {
         return v;
     };
     let ok = match (got_retx, want_retx) {
-        (Some(g), Some(w)) => (g - w).abs() <= pct / 100.0 * w + segs,
+        (Some(g), Some(w)) => segments
+            .plus(RETX_FRACTION * w, "15 % of the kernel's count")
+            .check((g - w).abs()),
         _ => false,
     };
     v["retx_kernel"] = json!(want_retx);
@@ -486,8 +548,8 @@ fn judge(got: (f64, Option<f64>), want: (f64, Option<f64>), b: Bounds) -> Value 
         (Some(g), Some(w)) if w > 0.0 => (g - w, (g - w) / w * 100.0),
         _ => (f64::NAN, f64::NAN),
     };
-    let gp_ok = gp_pct.abs() <= b.goodput_pct;
-    let rtt_ok = rtt_ms.abs() <= b.rtt_ms || rtt_pct.abs() <= b.rtt_pct;
+    let gp_ok = b.goodput.check(gp_pct.abs());
+    let rtt_ok = b.srtt_ms.check(rtt_ms.abs()) || b.srtt_pct.check(rtt_pct.abs());
     json!({
         "goodput_diff_pct": finite(gp_pct),
         "srtt_diff_ms": finite(rtt_ms),
@@ -753,12 +815,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "seconds_per_run": seconds,
         "repetitions": reps,
         "simulator_ack": opts.ack,
-        "bounds": {
-            "bbr": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0 },
-            "bbrlab_bbr3": { "goodput_pct": 5.0, "srtt_pct": 10.0, "srtt_ms": 2.0, "retransmissions_pct": 15.0, "retransmissions_segments": 10.0 },
-            "loss_based": { "goodput_pct": 10.0, "srtt_pct": 15.0, "srtt_ms": 2.0 },
-            "rule": "goodput within goodput_pct of kernel TCP's; median srtt within srtt_pct or srtt_ms of it, whichever is larger; UDP bbr and s2n-quic bbr (bbrlab's through the adapter) are held to bbr's bounds; bbrlab_bbr3 (kernel) against the simulator's bbr3 (linux-v3, stock-kernel signals) also in retransmitted packets, within retransmissions_pct of the kernel's count plus retransmissions_segments",
-        },
+        "bounds": bounds_json(),
         "statistics": statistics,
         "all_within": all_within,
         "paths": results,
@@ -1178,9 +1235,25 @@ mod tests {
         // compare runs kernel TCP with the BPF control for it.
         assert_eq!(crate::compare::kernel_counterpart(cc).unwrap(), BBR3_KERNEL);
         let b = bounds_for(BBR3_KERNEL);
-        assert_eq!((b.goodput_pct, b.rtt_pct, b.rtt_ms), (5.0, 10.0, 2.0));
-        assert_eq!(b.retx, Some((15.0, 10.0)));
+        assert_eq!(
+            (b.goodput, b.srtt_pct, b.srtt_ms),
+            (&BBR_GOODPUT, &BBR_SRTT_PCT, &SRTT_MS)
+        );
+        assert_eq!(b.retx, Some(&RETX_SEGMENTS));
         assert_eq!(bounds_for("bbr").retx, None);
+    }
+
+    /// validate.json states every bound as its tolerance's rule and
+    /// reason, read from the tolerances themselves.
+    #[test]
+    fn the_bounds_are_written_from_the_tolerances() {
+        let b = bounds_json();
+        assert_eq!(b["bbr"]["goodput"]["reason"], BBR_GOODPUT.reason);
+        assert_eq!(b["loss_based"]["srtt_pct"]["reason"], LOSS_BASED_SRTT_PCT.reason);
+        assert_eq!(b[BBR3_KERNEL]["retransmissions"]["reason"], RETX_SEGMENTS.reason);
+        assert!(b["bbr"].get("retransmissions").is_none(), "{b}");
+        let rule = b["bbr"]["srtt_ms"]["rule"].as_str().unwrap();
+        assert!(rule.contains("whichever is larger") && rule.contains("2 ms"), "{rule}");
     }
 
     #[test]
