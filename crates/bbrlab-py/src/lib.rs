@@ -695,6 +695,24 @@ fn sliding_jain(
 }
 
 /// bbrlab's version and the git commit it was built from.
+/// Draws the figures of a run directory or of a sweep's output directory
+/// (what `bbrlab plot` draws, through the same code) and returns the stems
+/// written, each as `.svg` and `.png` in `path`.
+#[pyfunction]
+#[pyo3(signature = (path, jain_window_s=1.0, jain_step_s=0.1, jain_threshold=0.9))]
+fn plot_dir(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    jain_window_s: f64,
+    jain_step_s: f64,
+    jain_threshold: f64,
+) -> PyResult<Vec<String>> {
+    let jain = runner::draw::jain_params(jain_window_s, jain_step_s, jain_threshold)
+        .map_err(PyValueError::new_err)?;
+    py.detach(|| runner::draw::draw_dir(&path, jain))
+        .map_err(PyValueError::new_err)
+}
+
 #[pyfunction]
 fn provenance() -> (&'static str, &'static str) {
     runner::provenance()
@@ -710,6 +728,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(provenance, m)?)?;
+    m.add_function(wrap_pyfunction!(plot_dir, m)?)?;
     m.add_function(wrap_pyfunction!(sliding_jain, m)?)?;
     Ok(())
 }

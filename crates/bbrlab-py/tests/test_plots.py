@@ -4,6 +4,7 @@ throughput against delay, from summary.json and from sweep()'s frame."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pandas as pd
 import pytest
@@ -131,3 +132,31 @@ def test_fairness_over_time_is_the_summarys_rule_with_other_windows(small):
         bbrlab.fairness_over_time(run, threshold=2)
     with pytest.raises(ValueError, match="seconds above 0"):
         bbrlab.fairness_over_time(run, window=0)
+
+
+def test_plot_dir_draws_a_run_directorys_figures_as_the_cli_does(small_file, cli, tmp_path):
+    """plot_dir() is `bbrlab plot`'s code: a run directory written by the
+    CLI gets the same figures, as SVG and PNG, and the stems are returned;
+    a directory with nothing to draw is refused with what plot reads."""
+    out = tmp_path / "out"
+    subprocess.run(
+        [str(cli), "sim", str(small_file), "--out", str(out), "--quiet", "--no-plots"],
+        check=True,
+        capture_output=True,
+    )
+    run_dir = out / "run-0000"
+    made = bbrlab.plot_dir(run_dir)
+    assert "queue_cdf" in made, made
+    for stem in made:
+        assert (run_dir / f"{stem}.svg").stat().st_size > 0
+        assert (run_dir / f"{stem}.png").stat().st_size > 0
+    cli_made = subprocess.run(
+        [str(cli), "plot", str(run_dir)], check=True, capture_output=True, text=True
+    ).stdout
+    assert sorted(made) == sorted(
+        line.rsplit("/", 1)[-1].removesuffix(".svg") for line in cli_made.split() if line.endswith(".svg")
+    )
+    with pytest.raises(ValueError, match="neither a run directory"):
+        bbrlab.plot_dir(tmp_path)
+    with pytest.raises(ValueError, match="--jain-window"):
+        bbrlab.plot_dir(run_dir, jain_window_s=0.0)

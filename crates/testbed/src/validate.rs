@@ -1249,11 +1249,20 @@ mod tests {
     fn the_bounds_are_written_from_the_tolerances() {
         let b = bounds_json();
         assert_eq!(b["bbr"]["goodput"]["reason"], BBR_GOODPUT.reason);
-        assert_eq!(b["loss_based"]["srtt_pct"]["reason"], LOSS_BASED_SRTT_PCT.reason);
-        assert_eq!(b[BBR3_KERNEL]["retransmissions"]["reason"], RETX_SEGMENTS.reason);
+        assert_eq!(
+            b["loss_based"]["srtt_pct"]["reason"],
+            LOSS_BASED_SRTT_PCT.reason
+        );
+        assert_eq!(
+            b[BBR3_KERNEL]["retransmissions"]["reason"],
+            RETX_SEGMENTS.reason
+        );
         assert!(b["bbr"].get("retransmissions").is_none(), "{b}");
         let rule = b["bbr"]["srtt_ms"]["rule"].as_str().unwrap();
-        assert!(rule.contains("whichever is larger") && rule.contains("2 ms"), "{rule}");
+        assert!(
+            rule.contains("whichever is larger") && rule.contains("2 ms"),
+            "{rule}"
+        );
     }
 
     #[test]

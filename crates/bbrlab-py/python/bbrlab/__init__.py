@@ -11,12 +11,15 @@ simulator.
   throughput against 95th-percentile RTT, one row per run and algorithm.
 - ``fairness_over_time(run, window=1.0, step=0.1)``: Jain's index over
   sliding windows and the time to converge to a fair share.
+- ``plot_dir(path)``: the figures ``bbrlab plot`` draws for a run directory
+  (time series, fairness, queue CDF, FCT) or a sweep's output directory.
 
 Scenarios are TOML files (docs/scenarios.md), TOML text, or dicts of the
 same schema; they run through the same Rust code as the ``bbrlab`` CLI.
 """
 
 from ._native import ScenarioError
+from ._native import plot_dir
 from ._native import provenance as _provenance
 from ._plots import fairness_over_time, pantheon_points, plot_pantheon
 from ._run import UNITS, Claim, Run, reproduce, simulate
@@ -31,6 +34,7 @@ __all__ = [
     "UNITS",
     "fairness_over_time",
     "pantheon_points",
+    "plot_dir",
     "plot_pantheon",
     "reproduce",
     "simulate",
