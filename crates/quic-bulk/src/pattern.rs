@@ -1,59 +1,25 @@
-//! The deterministic byte pattern the sender writes and the receiver checks.
-//!
-//! Byte `i` of the stream is a function of `i` alone (the 8-byte word
-//! `i / 8` hashed, little-endian), so the receiver checks each chunk where
-//! it lands without any state but the offset, and a chunk delivered at the
-//! wrong offset, twice, or corrupted fails the check: the pattern has no
-//! period a transport could hide a reordering behind (a counter byte would
-//! repeat every 256 bytes).
+//! The byte pattern the sender writes and the receiver checks: every real
+//! transfer's ([`sender::pattern`]), with quic-bulk's own seed. Byte `i`
+//! of the stream is a function of `i` alone, so the receiver checks each
+//! chunk where it lands, and a chunk delivered at the wrong offset, twice,
+//! or corrupted fails the check.
 
-/// The word at index `k`: SplitMix64's finaliser (Steele, Lea and Flood,
-/// "Fast splittable pseudorandom number generators", 2014), a bijection,
-/// so no two words of a stream are alike.
-#[inline]
-fn word(k: u64) -> u64 {
-    let mut z = k.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// The seed of every quic-bulk stream (both ends know it; a transfer has
+/// one stream).
+const SEED: u64 = 0x5155_4943_2d62_756c;
 
 /// Fills `buf` with the stream's bytes from `offset` on.
 pub fn fill(offset: u64, buf: &mut [u8]) {
-    let mut at = 0;
-    let mut pos = offset;
-    // A leading partial word, then whole words, then a trailing part.
-    while at < buf.len() {
-        let k = pos / 8;
-        let skip = (pos % 8) as usize;
-        let bytes = word(k).to_le_bytes();
-        let n = (8 - skip).min(buf.len() - at);
-        buf[at..at + n].copy_from_slice(&bytes[skip..skip + n]);
-        at += n;
-        pos += n as u64;
-    }
+    sender::pattern::fill(SEED, offset, buf);
 }
 
 /// Checks that `data` is the stream's bytes from `offset` on; on a
 /// mismatch, the stream offset of the first wrong byte.
 pub fn check(offset: u64, data: &[u8]) -> Result<(), u64> {
-    let mut at = 0;
-    let mut pos = offset;
-    while at < data.len() {
-        let k = pos / 8;
-        let skip = (pos % 8) as usize;
-        let bytes = word(k).to_le_bytes();
-        let n = (8 - skip).min(data.len() - at);
-        if data[at..at + n] != bytes[skip..skip + n] {
-            let i = (0..n)
-                .find(|&j| data[at + j] != bytes[skip + j])
-                .unwrap_or(0);
-            return Err(pos + i as u64);
-        }
-        at += n;
-        pos += n as u64;
+    match sender::pattern::mismatch(SEED, offset, data) {
+        None => Ok(()),
+        Some(at) => Err(at),
     }
-    Ok(())
 }
 
 /// [`check`] with the receiver's error line.

@@ -90,6 +90,7 @@ pub mod config;
 pub mod ecn;
 pub mod histogram;
 pub mod mode_times;
+pub mod pattern;
 mod rcv_window;
 pub mod receiver;
 pub mod schema;

@@ -370,37 +370,6 @@ fn bbr_mode(b: &BbrInfo) -> &'static str {
     }
 }
 
-/// A seeded byte pattern (xorshift64*), so the receiver can check every
-/// byte without the sender shipping a copy.
-struct Pattern {
-    state: u64,
-    word: [u8; 8],
-    pos: usize,
-}
-
-impl Pattern {
-    fn new(seed: u64) -> Self {
-        Pattern {
-            state: seed | 1,
-            word: [0; 8],
-            pos: 8,
-        }
-    }
-    fn fill(&mut self, buf: &mut [u8]) {
-        for b in buf {
-            if self.pos == 8 {
-                self.state ^= self.state >> 12;
-                self.state ^= self.state << 25;
-                self.state ^= self.state >> 27;
-                self.word = self.state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
-                self.pos = 0;
-            }
-            *b = self.word[self.pos];
-            self.pos += 1;
-        }
-    }
-}
-
 /// Options of `tcp send`.
 pub struct SendOptions {
     /// Receiver address.
@@ -690,7 +659,6 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
             stream
                 .write_all(&seed.to_le_bytes())
                 .map_err(|e| format!("send: {e}"))?;
-            let mut pat = Pattern::new(seed);
             let mut hash = Sha256::new();
             let mut buf = vec![0u8; FRAME];
             let mut sent = 0u64;
@@ -703,7 +671,9 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
                 if n == 0 {
                     break;
                 }
-                pat.fill(&mut buf[..n]);
+                // Every real transfer's byte pattern, so the receiver can
+                // check every byte without the sender shipping a copy.
+                sender::pattern::fill(seed, sent, &mut buf[..n]);
                 hash.update(&buf[..n]);
                 stream
                     .write_all(&(n as u32).to_le_bytes())
@@ -904,10 +874,8 @@ fn verify(c: &mut TcpStream) -> Result<u64, String> {
         return Err("not a bbrlab tcp stream (bad magic)".into());
     }
     let seed = u64::from_le_bytes(head[4..12].try_into().expect("8 bytes"));
-    let mut pat = Pattern::new(seed);
     let mut hash = Sha256::new();
     let mut buf = vec![0u8; FRAME];
-    let mut want = vec![0u8; FRAME];
     let mut total = 0u64;
     loop {
         let mut len = [0u8; 4];
@@ -920,17 +888,8 @@ fn verify(c: &mut TcpStream) -> Result<u64, String> {
             return Err(format!("frame of {n} bytes exceeds {FRAME}"));
         }
         read_exact(c, &mut buf[..n], "frame data")?;
-        pat.fill(&mut want[..n]);
-        if buf[..n] != want[..n] {
-            let at = buf[..n]
-                .iter()
-                .zip(&want[..n])
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
-            return Err(format!(
-                "byte {} differs from the pattern",
-                total + at as u64
-            ));
+        if let Some(at) = sender::pattern::mismatch(seed, total, &buf[..n]) {
+            return Err(format!("byte {at} differs from the pattern"));
         }
         hash.update(&buf[..n]);
         total += n as u64;

@@ -4,12 +4,12 @@
 //! of order, or after 25 ms), checks every byte, and answers the sender's
 //! FIN with the verdict.
 
-use crate::data::pattern_mismatch;
 use crate::integrity::StreamHash;
 use crate::reassembly::{Insert, Reassembly};
 use crate::udp_batch::BatchReceiver;
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
+use sender::pattern::mismatch as pattern_mismatch;
 use sender::{AckAction, Receiver};
 use sender::{AckPolicy, Ecn, EcnCounts};
 use std::fs::File;
