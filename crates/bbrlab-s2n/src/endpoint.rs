@@ -36,7 +36,7 @@ impl Endpoint {
     }
 
     /// Every connection runs the algorithm `factory` builds, inside a
-    /// [`Controller`] (rate sampling, RTT estimation, recovery episodes
+    /// [`Controller`](congestion::Controller) (rate sampling, RTT estimation, recovery episodes
     /// and pacing hints, as for the built-in ones). `config` supplies the
     /// MSS default and the recovery-exit rule; `factory` gets it with the
     /// path's MSS set.

@@ -19,6 +19,7 @@
 //!   carries the same bytes per byte of goodput.
 
 use crate::child::json_line_with;
+use crate::compare_report::{CompareReport, FailedSource, SourceRow, Statistics};
 use crate::emu::{emu_stats, run_emu};
 use crate::measure::{measure, Measured};
 use crate::packet_size::{kernel_packet_size, s2n_packet_size, udp_packet_size, PacketSize};
@@ -310,7 +311,11 @@ pub fn run_with(
                 eprintln!(
                     "compare: FAILED: the {label} ({run_alg}) run: {e}; going on without its row"
                 );
-                failed.push(serde_json::json!({ "kind": name, "source": format!("{label} ({run_alg})"), "error": e }));
+                failed.push(FailedSource {
+                    kind: name.into(),
+                    source: format!("{label} ({run_alg})"),
+                    error: e,
+                });
                 continue;
             }
         };
@@ -449,13 +454,7 @@ pub fn run_with(
     );
     Ok(failed
         .iter()
-        .map(|f| {
-            format!(
-                "{}: {}",
-                f["source"].as_str().unwrap_or("?"),
-                f["error"].as_str().unwrap_or("?")
-            )
-        })
+        .map(|f| format!("{}: {}", f.source, f.error))
         .collect())
 }
 
@@ -538,48 +537,44 @@ fn write_json(
     name: &str,
     window_s: f64,
     rows: &[Row],
-    failed: &[serde_json::Value],
+    failed: &[FailedSource],
 ) -> Result<(), String> {
-    let sources: Vec<serde_json::Value> = rows
+    let sources = rows
         .iter()
-        .map(|r| {
-            serde_json::json!({
-                "source": r.label,
-                "kind": r.kind,
-                "matched_to": r.matched_to,
-                "payload_bytes_per_packet": r.size.map(|s| s.payload),
-                "header_bytes_per_packet": r.size.map(|s| s.header),
-                "goodput_mbps": r.m.goodput_mbps,
-                "srtt_median_ms": r.m.rtt_median_ms,
-                "srtt_p95_ms": r.m.rtt_p95_ms,
-                "data_packets_sent": r.m.data_packets,
-                "retransmitted_packets": r.m.retransmitted,
-                "retransmitted_fraction": r.m.retransmitted_fraction(),
-                "rtos": r.rtos,
-                "bw_estimate_mbps": r.m.bw_mbps,
-                "min_rtt_ms": r.m.min_rtt_ms,
-                "host": r.host,
-                "emulator": r.emulator,
-            })
+        .map(|r| SourceRow {
+            source: r.label.clone(),
+            kind: r.kind.into(),
+            matched_to: r.matched_to.clone(),
+            payload_bytes_per_packet: r.size.map(|s| s.payload),
+            header_bytes_per_packet: r.size.map(|s| s.header),
+            goodput_mbps: Some(r.m.goodput_mbps),
+            srtt_median_ms: r.m.rtt_median_ms,
+            srtt_p95_ms: r.m.rtt_p95_ms,
+            data_packets_sent: r.m.data_packets,
+            retransmitted_packets: r.m.retransmitted,
+            retransmitted_fraction: r.m.retransmitted_fraction(),
+            rtos: r.rtos,
+            bw_estimate_mbps: r.m.bw_mbps,
+            min_rtt_ms: r.m.min_rtt_ms,
+            host: r.host.clone(),
+            emulator: r.emulator.clone(),
         })
         .collect();
-    let doc = serde_json::json!({
-        "scenario": name,
-        "window_s": window_s,
-        "statistics": {
-            "time_origin": ORIGIN_IS,
-            "goodput": GOODPUT_IS,
-            "rtt": RTT_IS,
-            "retransmissions": RETX_IS,
-            "bw_estimate": "median over the second half of the window",
-            "min_rtt": "the controller's (kernel: TCP_CC_INFO for BBR, else tcpi_min_rtt) at the end of the window",
+    CompareReport {
+        scenario: name.into(),
+        window_s,
+        statistics: Statistics {
+            time_origin: ORIGIN_IS.into(),
+            goodput: GOODPUT_IS.into(),
+            rtt: RTT_IS.into(),
+            retransmissions: RETX_IS.into(),
+            bw_estimate: "median over the second half of the window".into(),
+            min_rtt: "the controller's (kernel: TCP_CC_INFO for BBR, else tcpi_min_rtt) at the end of the window".into(),
         },
-        "sources": sources,
-        "failed_sources": failed,
-    });
-    let json = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
-    let path = out.join("compare.json");
-    std::fs::write(&path, json + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+        sources,
+        failed_sources: failed.to_vec(),
+    }
+    .write(out)
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@
 //!
 //! The run loops of the binary's multi-run commands, each taking plain
 //! options (the binary parses its command line into them):
-//! - [`compare`]: one scenario on the simulator and on real senders;
+//! - [`compare`]: one scenario on the simulator and on real senders
+//!   ([`compare_report`]: its `compare.json`, typed);
 //! - [`validate`]: the simulator held to kernel TCP, single-flow and
 //!   competing flows;
 //! - [`quic`]: the QUIC stacks' controllers through the emulator;
@@ -29,6 +30,7 @@
 pub mod bbr3_signals;
 pub mod child;
 pub mod compare;
+pub mod compare_report;
 pub mod emu;
 pub mod host;
 pub mod jitter_sweep;

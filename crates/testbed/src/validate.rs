@@ -20,6 +20,7 @@ pub mod multiflow;
 pub mod receivers;
 
 use crate::compare;
+use crate::compare_report::CompareReport;
 use claims::tolerance::{Range, Rule, Tolerance};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -458,23 +459,19 @@ pub const MAX_ATTEMPTS: usize = 3;
 /// Wait before running a stalled repetition again.
 const RERUN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Reads `compare.json` as `bbrlab compare` writes it.
-fn read_figures(doc: &Value) -> Result<Figures, String> {
-    let sources = doc["sources"]
-        .as_array()
-        .ok_or("compare.json has no `sources` list")?;
+/// A compare run's figures ([`CompareReport`], what `bbrlab compare`
+/// writes), per source.
+fn figures_of(report: &CompareReport) -> Figures {
     let mut f = Figures::default();
-    for s in sources {
-        let g = s["goodput_mbps"].as_f64();
-        let r = s["srtt_median_ms"].as_f64();
-        let Some(g) = g else { continue };
-        let kind = s["kind"].as_str().unwrap_or("");
-        let matched = s["matched_to"].as_str().unwrap_or("");
-        let retx = s["retransmitted_packets"].as_f64();
-        if let Some(p) = s["emulator"]["stalled_fraction"].as_f64() {
+    for s in &report.sources {
+        let Some(g) = s.goodput_mbps else { continue };
+        let r = s.srtt_median_ms;
+        let matched = s.matched_to.as_deref().unwrap_or("");
+        let retx = s.retransmitted_packets.map(|n| n as f64);
+        if let Some(p) = s.emulator_stalled() {
             f.emulator_stalled = Some(f.emulator_stalled.map_or(p, |q: f64| q.max(p)));
         }
-        match (kind, matched) {
+        match (s.kind.as_str(), matched) {
             ("kernel", _) => (f.kernel, f.kernel_retx) = (Some((g, r)), retx),
             ("simulator", m) if m.starts_with("kernel") => {
                 (f.sim_kernel, f.sim_kernel_retx) = (Some((g, r)), retx)
@@ -486,17 +483,19 @@ fn read_figures(doc: &Value) -> Result<Figures, String> {
             _ => {}
         }
     }
-    let failed = |kind: &str| {
-        doc["failed_sources"].as_array().and_then(|a| {
-            a.iter()
-                .find(|s| s["kind"] == kind)
-                .map(|s| s["error"].as_str().unwrap_or("no reason given").to_string())
-        })
-    };
+    let failed = |kind: &str| report.failure(kind).map(|s| s.error.clone());
     f.s2n_failed = failed("s2n").is_some();
     f.kernel_failed = failed("kernel");
     f.udp_failed = failed("udp");
-    Ok(f)
+    f
+}
+
+/// [`figures_of`] a `compare.json` document already parsed as JSON.
+#[cfg(test)]
+fn read_figures(doc: &Value) -> Result<Figures, String> {
+    let report: CompareReport =
+        serde_json::from_value(doc.clone()).map_err(|e| format!("compare.json: {e}"))?;
+    Ok(figures_of(&report))
 }
 
 fn mean(xs: &[f64]) -> Option<f64> {
@@ -677,11 +676,10 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                         opts.kernel_ack(),
                     )
                     .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
-                    let text = std::fs::read_to_string(dir.join("compare.json"))
-                        .map_err(|e| format!("{}: {e}", dir.join("compare.json").display()))?;
-                    let doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-                    statistics = doc["statistics"].clone();
-                    let figures = read_figures(&doc)?;
+                    let report = CompareReport::read(&dir)?;
+                    statistics =
+                        serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
+                    let figures = figures_of(&report);
                     let stalled = figures.emulator_stalled.unwrap_or(0.0);
                     // Without its kernel run a repetition has nothing to
                     // compare with: it is run again, as a stalled one is.
