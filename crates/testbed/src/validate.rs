@@ -222,10 +222,16 @@ pub fn bounds_for(algorithm: &str) -> Bounds {
     }
 }
 
+/// One tolerance as `validate.json` states it: `what` and the rule in
+/// words, and the reason (single-flow and competing-flow bounds alike).
+pub(crate) fn tolerance_json(t: &Tolerance, what: &str) -> Value {
+    json!({ "rule": format!("{what} {}", Rule::from(t)), "reason": t.reason })
+}
+
 /// The bounds as `validate.json` states them: per class of algorithm,
 /// each tolerance's rule in words and its reason, from the tolerances.
 fn bounds_json() -> Value {
-    let t = |t: &Tolerance, what: &str| json!({ "rule": format!("{what} {}", Rule::from(t)), "reason": t.reason });
+    let t = tolerance_json;
     let class = |b: Bounds| {
         let mut v = json!({
             "goodput": t(b.goodput, "|simulator − kernel| goodput, relative to the kernel's:"),

@@ -557,7 +557,7 @@ pub fn judge(kernel: &Value, sim: &Value) -> Value {
 /// The bounds as `validate.json` states them: each tolerance's rule in
 /// words and its reason, from the tolerances themselves.
 pub fn bounds_json() -> Value {
-    let t = |t: &Tolerance, what: &str| json!({ "rule": format!("{what} {}", Rule::from(t)), "reason": t.reason });
+    let t = super::tolerance_json;
     json!({
         "share": t(&SHARE, "|simulator − kernel| share of the total goodput, per flow:"),
         "queue_delay_p50_pct": t(&QUEUE_DELAY_PCT, "|simulator − kernel| median queueing delay, relative to the kernel's:"),
