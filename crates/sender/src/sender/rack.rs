@@ -1,0 +1,179 @@
+//! Loss detection: RACK (RFC 8985) as Linux runs it, with its reordering
+//! window, or QUIC 2018's thresholds; and whether losses add up to
+//! persistent congestion (RFC 9002 §7.6).
+
+use super::*;
+
+impl Sender {
+    pub(super) fn loss_delay_ns(&self) -> u64 {
+        let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        if self.reord_seen {
+            // Linux RACK (`tcp_rack_reo_wnd()`): the latest RTT plus a
+            // reordering window of min_rtt/4 per step, at most srtt.
+            let min_rtt = self.cc.rtt().min_ns().unwrap_or(srtt);
+            let reo_wnd = (min_rtt / 4).saturating_mul(self.reo_wnd_steps).min(srtt);
+            let rtt = self.latest_rtt_ns.unwrap_or(srtt);
+            return (rtt + reo_wnd).max(GRANULARITY_NS);
+        }
+        // RFC 9002 §6.1.2: 9/8 × max(srtt, latest RTT), at least kGranularity.
+        let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
+        (rtt + rtt / 8).max(GRANULARITY_NS)
+    }
+
+    /// QUIC 2018's rule for the hole `pn` (see [`LossDetection::Quic2018`]):
+    /// whether it is lost now; when only time is missing, the time to
+    /// check again is folded into `timer`.
+    pub(super) fn quic_2018_lost(
+        &self,
+        pn: u64,
+        sent_ns: u64,
+        now: u64,
+        timer: &mut Option<u64>,
+    ) -> bool {
+        // `GeneralLossAlgorithm::DetectLosses()`, loss type kNack. The
+        // reference is the largest packet this ACK newly acknowledged, or
+        // for the timer the largest acknowledged.
+        let (ref_pn, ref_sent) = self
+            .newly_largest
+            .unwrap_or((self.largest_acked.unwrap_or(0), self.largest_acked_sent_ns));
+        if pn > ref_pn {
+            return false;
+        }
+        if ref_pn - pn >= PACKET_THRESHOLD {
+            return true;
+        }
+        let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        if self.next_pn.saturating_sub(1) <= ref_pn {
+            // Early retransmit: the last packet sent was acknowledged.
+            let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
+            let delay = (rtt + rtt / 4).max(QUIC_2018_MIN_LOSS_DELAY_NS);
+            if now < sent_ns + delay {
+                *timer = Some(timer.map_or(sent_ns + delay, |t: u64| t.min(sent_ns + delay)));
+                return false;
+            }
+            return true;
+        }
+        // A reordering window of one srtt.
+        sent_ns + srtt < ref_sent
+    }
+
+    /// Declares lost every hole that meets the packet or time threshold,
+    /// and arms the loss timer for the rest.
+    pub(super) fn detect_losses(&mut self, now: u64) {
+        self.loss_time = None;
+        let Some(largest) = self.largest_acked else {
+            return;
+        };
+        let quic = self.loss_detection == LossDetection::Quic2018;
+        let delay = self.loss_delay_ns();
+        let reord_seen = self.reord_seen;
+        // First and last packet newly declared lost that was sent after
+        // the first RTT sample: (pn, sent_ns).
+        let mut span: Option<((u64, u64), (u64, u64))> = None;
+        let rtt_at = self.first_rtt_at.unwrap_or(u64::MAX);
+        let mut new_episode_seen = false;
+        let mut i = 0;
+        while i < self.holes.len() {
+            let pn = self.holes[i];
+            let Some(&p) = self.pkt(pn).filter(|p| p.status == Status::Outstanding) else {
+                self.holes.remove(i);
+                continue;
+            };
+            // Once reordering has been seen, Linux's RACK no longer counts
+            // packets (the dupthresh rule), only time.
+            if quic {
+                let mut timer = self.loss_time;
+                let lost = self.quic_2018_lost(pn, p.sent_ns, now, &mut timer);
+                self.loss_time = timer;
+                if !lost {
+                    i += 1;
+                    continue;
+                }
+            }
+            let by_count = !reord_seen && largest - pn >= PACKET_THRESHOLD;
+            if !quic && !by_count && p.sent_ns + delay > now {
+                let t = p.sent_ns + delay;
+                self.loss_time = Some(self.loss_time.map_or(t, |l: u64| l.min(t)));
+                i += 1;
+                continue;
+            }
+            self.holes.remove(i);
+            // TCP judges loss per byte of the stream, not per copy: data
+            // the cumulative ACK has passed is acknowledged, and a repeat
+            // copy (repair or probe) of data another copy delivered is
+            // simply retired. Neither is a loss.
+            if p.chunk < self.cum_chunk {
+                self.ack_pn(pn);
+                continue;
+            }
+            self.inflight -= p.bytes as u64;
+            self.retrans_out -= p.retx as u64;
+            if p.retx && !self.unrepaired.contains(&p.chunk) {
+                self.set_status(pn, Status::Acked);
+                continue;
+            }
+            // The first loss seen from the open (or CWR) state begins an
+            // episode that may later be undone (Linux `tcp_enter_recovery()`
+            // calls `tcp_init_undo()` before it marks anything).
+            if !new_episode_seen && self.cc.recovery_state() <= RecoveryState::Cwr {
+                new_episode_seen = true;
+                self.init_undo();
+            }
+            self.mark_lost(pn);
+            if p.sent_ns >= rtt_at {
+                let here = (pn, p.sent_ns);
+                span = Some(span.map_or((here, here), |(first, _)| (first, here)));
+            }
+        }
+        if let (Some(span), Timeout::Pto { max_ack_delay_ns }) = (span, self.timeout) {
+            self.persistent_congestion |= self.is_persistent(span, max_ack_delay_ns);
+        }
+    }
+
+    /// RFC 9002 §7.6: lost packets (sent after the first RTT sample) span
+    /// more than three PTOs without backoff, with none acknowledged in
+    /// between. Judged per batch of newly lost packets, as the RFC's
+    /// Appendix B.8 does; `first`/`last` are the batch's (pn, sent time).
+    pub(super) fn is_persistent(
+        &self,
+        (first, last): ((u64, u64), (u64, u64)),
+        max_ack_delay_ns: u64,
+    ) -> bool {
+        let (Some(srtt), var) = (self.cc.rtt().smoothed(), self.cc.rtt().var()) else {
+            return false;
+        };
+        let pto = srtt.as_nanos() as u64
+            + (4 * var.as_nanos() as u64).max(GRANULARITY_NS)
+            + max_ack_delay_ns;
+        if last.1 - first.1 < 3 * pto {
+            return false;
+        }
+        (first.0..=last.0).all(|pn| {
+            pn < self.base_pn
+                || self
+                    .pkts
+                    .get((pn - self.base_pn) as usize)
+                    .is_some_and(|p| p.status == Status::Lost)
+        })
+    }
+
+    /// RFC 8985 §6.2 step 4 as Linux has it (`tcp_rack_update_reo_wnd()`):
+    /// a DSACK widens the reordering window by one step (min_rtt/4), at
+    /// most once per round trip (a DSACK for data sent before the last
+    /// widening belongs to the same round); the width then persists for
+    /// 16 recoveries, after which it falls back to one step.
+    pub(super) fn update_reo_wnd(&mut self) {
+        let prior_delivered = self.acked_buf.iter().map(|p| p.state.delivered_bytes).max();
+        if self.dsack_pending && prior_delivered.is_some_and(|d| d >= self.reo_wnd_last_delivered) {
+            self.dsack_pending = false;
+            self.reo_wnd_steps = (self.reo_wnd_steps + 1).min(255);
+            self.reo_wnd_last_delivered = self.cc.sampler().delivered_bytes();
+            self.reo_wnd_persist = REO_WND_PERSIST;
+        } else if prior_delivered.is_some() {
+            self.dsack_pending = false;
+            if self.reo_wnd_persist == 0 {
+                self.reo_wnd_steps = 1;
+            }
+        }
+    }
+}

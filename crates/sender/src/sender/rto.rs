@@ -1,0 +1,96 @@
+//! The retransmission timer (RFC 6298: srtt + 4·rttvar, at least 200 ms
+//! as Linux, doubled on each expiry) and what its expiry does.
+
+use super::*;
+
+impl Sender {
+    pub(super) fn rto_ns(&self) -> u64 {
+        let var4 = 4 * self.cc.rtt().var().as_nanos() as u64;
+        let base = match (self.cc.rtt().smoothed(), self.timeout) {
+            (None, _) => INITIAL_RTO_NS,
+            // RFC 6298 §2.3 with Linux's floor.
+            (Some(s), Timeout::Rto) => (s.as_nanos() as u64 + var4).max(MIN_RTO_NS),
+            // RFC 9002 §6.2.1.
+            (Some(s), Timeout::Pto { max_ack_delay_ns }) => {
+                s.as_nanos() as u64 + var4.max(GRANULARITY_NS) + max_ack_delay_ns
+            }
+        };
+        base.saturating_mul(1u64 << self.rto_backoff.min(16))
+            .min(MAX_RTO_NS)
+    }
+
+    /// When the sender's timer (loss detection or RTO) next needs attention.
+    pub fn timer_deadline(&self) -> Option<u64> {
+        let rto = (self.inflight > 0).then(|| self.rto_base_ns + self.rto_ns());
+        [self.loss_time, rto, self.tlp_deadline]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The timer fired at `now`.
+    pub fn on_timer(&mut self, now: u64) {
+        if self.tlp_deadline.is_some_and(|t| t <= now)
+            && self.loss_time.is_none_or(|t| t > now)
+            && self.rto_base_ns + self.rto_ns() > now
+        {
+            // RFC 8985 §7.3: send one probe; the RTO stays armed.
+            self.tlp_deadline = None;
+            self.tlp_owed = self.inflight > 0;
+            return;
+        }
+        if self.loss_time.is_some_and(|t| t <= now) {
+            self.clear_losses();
+            self.newly_largest = None;
+            self.detect_losses(now);
+            self.trim();
+            self.report_losses(Instant::from_nanos(now));
+            self.note_recovery_point();
+            return;
+        }
+        if self.inflight == 0 || self.rto_base_ns + self.rto_ns() > now {
+            return;
+        }
+        if let Timeout::Pto { .. } = self.timeout {
+            // PTO: probe, declare nothing lost, back off.
+            self.probes_owed = 2;
+            self.rtos += 1;
+            self.rto_backoff += 1;
+            self.rto_base_ns = now;
+            return;
+        }
+        // RTO: everything outstanding is lost; back off. The first timeout
+        // of a run opens an undo episode (`tcp_enter_loss()` calls
+        // `tcp_init_undo()`); backed-off repeats keep it.
+        if self.rto_backoff == 0 {
+            self.init_undo();
+        }
+        self.tlp_deadline = None;
+        self.tlp_owed = false;
+        self.tlp_in_flight = false;
+        self.retrans_out = 0;
+        self.clear_losses();
+        for pn in self.base_pn..self.next_pn {
+            if self
+                .pkt(pn)
+                .is_some_and(|p| p.status == Status::Outstanding)
+            {
+                self.mark_lost(pn);
+            }
+        }
+        self.holes.clear();
+        self.cursor = self.next_pn;
+        self.inflight = 0;
+        self.loss_time = None;
+        let t = Instant::from_nanos(now);
+        self.cc
+            .on_packets_lost_in_ranges(t, &self.lost_buf, self.lost_ranges, 0);
+        self.cc.on_retransmission_timeout(t, 0);
+        self.note_recovery_point();
+        self.rtos += 1;
+        self.rto_backoff += 1;
+        self.rto_base_ns = now;
+        self.trim();
+        self.account_mode(now);
+    }
+}

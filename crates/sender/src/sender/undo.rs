@@ -1,0 +1,141 @@
+//! Undoing a recovery that was not needed: a late ACK or a DSACK shows
+//! that a packet declared lost was not (Linux `tcp_try_undo_*`, RFC 8985
+//! §6.2's reordering window widening).
+
+use super::*;
+
+impl Sender {
+    /// An ACK covers `pn`, which had been declared lost: it was reordered
+    /// or delayed, not lost. As Linux does when a SACK covers a packet
+    /// marked lost (`tcp_sacktag_one()`), its data counts as delivered,
+    /// feeding this ACK's rate sample, unless a retransmission delivered
+    /// it first; a repair still queued for it is cancelled (dropped from
+    /// the queue when it reaches the front); and reordering is noted.
+    ///
+    /// Returns whether this proves the current reduction spurious.
+    pub(super) fn on_late_ack(&mut self, pn: u64) -> bool {
+        let Some(p) = self.lost.remove(pn) else {
+            return false;
+        };
+        self.late_acks += 1;
+        self.reord_seen = true;
+        if let Some(q) = self.pkt_mut(pn) {
+            q.status = Status::Acked;
+        }
+        match p.ecn {
+            Ecn::Ect0 => self.newly_ect[0] += 1,
+            Ecn::Ect1 => self.newly_ect[1] += 1,
+            _ => {}
+        }
+        let (bytes, state, chunk, lost_in) = (p.bytes, p.state, p.chunk, p.lost_in);
+        let mut all_spurious = false;
+        if self.undo_marker && lost_in == self.undo_episode && lost_in != 0 {
+            self.undo_lost = self.undo_lost.saturating_sub(1);
+            // F-RTO (RFC 5682 §3, Linux `tcp_process_loss()`): after a
+            // timeout, one original acknowledged after it proves the
+            // timeout spurious. After fast recovery, undo needs every
+            // loss of the episode proved spurious, as Linux needs every
+            // retransmission DSACKed or the in-order point moved by an
+            // original (`tcp_packet_delayed()`).
+            all_spurious = self.undo_lost == 0 || self.cc.recovery_state() == RecoveryState::Loss;
+        }
+        if self.unrepaired.remove(&chunk) {
+            self.acked_buf.push(AckedPacket {
+                bytes: bytes as u64,
+                state,
+            });
+        }
+        all_spurious
+    }
+
+    /// A DSACK reported a needless retransmission. Returns whether every
+    /// retransmission of the episode has now been reported needless, so
+    /// the reduction was spurious (Linux `tcp_check_dsack()` and
+    /// `tcp_try_undo_dsack()`, RFC 2883). The reordering window widens at
+    /// the next [`Sender::update_reo_wnd`].
+    pub(super) fn on_dsack(&mut self) -> bool {
+        self.reord_seen = true;
+        self.dsack_pending = true;
+        if self.undo_marker && self.undo_retrans > 0 {
+            self.undo_retrans -= 1;
+            if self.undo_retrans == 0 {
+                self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(REO_WND_PERSIST);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A reduction begins: it may later be undone (Linux `tcp_init_undo()`).
+    pub(super) fn init_undo(&mut self) {
+        self.undo_marker = true;
+        self.undo_episode = self.undo_episode.wrapping_add(1).max(1);
+        self.undo_lost = 0;
+        self.undo_retrans = if self.retrans_out > 0 {
+            self.retrans_out as i64
+        } else {
+            -1
+        };
+    }
+
+    /// The current reduction was spurious: tell the controller, which
+    /// restores its window and leaves recovery. After a timeout (F-RTO,
+    /// RFC 5682 §3; Linux `tcp_try_undo_loss()`), packets declared lost
+    /// whose repair has not been sent are taken back as in flight, since
+    /// the timeout, not the network, declared them lost. After a fast
+    /// recovery, Linux keeps its loss marks (`tcp_undo_cwnd_reduction()`
+    /// with `unmark_loss` false), and so do we.
+    pub(super) fn undo(&mut self, now: u64) {
+        let after_timeout = self.cc.recovery_state() == RecoveryState::Loss;
+        self.undo_marker = false;
+        self.undo_retrans = -1;
+        self.undos += 1;
+        self.recovery_point = None;
+        self.cc.on_spurious_loss(Instant::from_nanos(now));
+        if after_timeout {
+            self.rto_undos += 1;
+            self.rto_backoff = 0;
+            self.unmark_losses();
+        }
+    }
+
+    /// Takes back as in flight every packet declared lost whose repair is
+    /// still queued, and drops those repairs.
+    pub(super) fn unmark_losses(&mut self) {
+        let queued: BTreeSet<u64> = self
+            .retx
+            .iter()
+            .map(|&(c, _)| c)
+            .filter(|c| self.unrepaired.contains(c))
+            .collect();
+        let back: Vec<(u64, SentPkt)> = self
+            .lost
+            .0
+            .iter()
+            .filter(|(_, p)| queued.contains(&p.chunk))
+            .copied()
+            .collect();
+        for &(pn, mut p) in &back {
+            self.lost.remove(pn);
+            p.status = Status::Outstanding;
+            // A packet already trimmed from the window's front comes back,
+            // with resolved placeholders for any gap.
+            while pn < self.base_pn {
+                let mut gap = p;
+                gap.status = Status::Acked;
+                self.pkts.push_front(gap);
+                self.base_pn -= 1;
+            }
+            if let Some(q) = self.pkt_mut(pn) {
+                *q = p;
+            }
+            self.inflight += p.bytes as u64;
+            self.retrans_out += p.retx as u64;
+            self.unrepaired.remove(&p.chunk);
+            self.holes.push(pn);
+        }
+        self.retx.retain(|(c, _)| !queued.contains(c));
+        self.holes.sort_unstable();
+        self.holes.dedup();
+    }
+}
