@@ -1096,11 +1096,59 @@ impl Config {
             ..Config::default()
         }
     }
+
+    /// The configuration a command line names: `algorithm` by its name and,
+    /// for `bbr3` only, a profile by its name (`draft`, `linux-v3`), whose
+    /// every constant is set (not just its label). Errors name the option
+    /// (`--cc`, `--bbr3-profile`) and what it allows.
+    pub fn from_names(algorithm: &str, bbr3_profile: Option<&str>) -> Result<Self, String> {
+        let a: Algorithm = algorithm.parse().map_err(|e| format!("--cc: {e}"))?;
+        let mut cfg = Config::new(a);
+        if let Some(p) = bbr3_profile {
+            if a != Algorithm::Bbr3 {
+                return Err(format!(
+                    "--bbr3-profile {p}: only for --cc bbr3 (this run is --cc {})",
+                    a.name()
+                ));
+            }
+            let profile: Bbr3Profile = p.parse().map_err(|e| format!("--bbr3-profile: {e}"))?;
+            cfg.bbr3 = Bbr3Config::for_profile(profile);
+        }
+        Ok(cfg)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A named profile sets the profile's constants, and a profile for any
+    /// algorithm but bbr3, or an unknown name, is refused by option.
+    #[test]
+    fn a_command_lines_names_make_the_whole_configuration() {
+        let c = Config::from_names("bbr3", Some("linux-v3")).unwrap();
+        assert_eq!(c.algorithm, Algorithm::Bbr3);
+        assert_eq!(c.bbr3, Bbr3Config::linux_v3());
+        assert_eq!(
+            Config::from_names("bbr3", None).unwrap().bbr3,
+            Bbr3Config::default()
+        );
+        assert_eq!(
+            Config::from_names("cubic", None).unwrap().algorithm,
+            Algorithm::Cubic
+        );
+        let e = Config::from_names("cubic", Some("draft")).unwrap_err();
+        assert!(
+            e.contains("only for --cc bbr3") && e.contains("--cc cubic"),
+            "{e}"
+        );
+        assert!(Config::from_names("vegas", None)
+            .unwrap_err()
+            .starts_with("--cc:"));
+        assert!(Config::from_names("bbr3", Some("v9"))
+            .unwrap_err()
+            .starts_with("--bbr3-profile:"));
+    }
 
     #[test]
     fn names_round_trip_and_unknown_lists_known() {

@@ -180,18 +180,7 @@ pub fn parse_cc(
             allowed()
         ));
     };
-    let mut cfg = congestion::Config::new(algorithm);
-    if let Some(p) = bbr3_profile {
-        if algorithm != congestion::Algorithm::Bbr3 {
-            return Err(format!(
-                "--bbr3-profile {p}: only for --cc bbr3 (this run is --cc {})",
-                algorithm.name()
-            ));
-        }
-        let profile: congestion::Bbr3Profile =
-            p.parse().map_err(|e| format!("--bbr3-profile: {e}"))?;
-        cfg.bbr3 = congestion::Bbr3Config::for_profile(profile);
-    }
+    let cfg = congestion::Config::from_names(algorithm.name(), bbr3_profile)?;
     stack
         .bbrlab_controllers()
         .map_err(|why| format!("--cc {name}: {why}"))?;

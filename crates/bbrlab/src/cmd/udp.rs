@@ -21,19 +21,7 @@ pub(crate) fn send(a: SendArgs) -> Result<(), String> {
         ecn,
         bbr3_profile,
     } = a;
-    let algorithm: congestion::Algorithm = cc.parse().map_err(|e| format!("--cc: {e}"))?;
-    let mut cc = congestion::Config::new(algorithm);
-    if let Some(p) = bbr3_profile {
-        if algorithm != congestion::Algorithm::Bbr3 {
-            return Err(format!(
-                "--bbr3-profile {p}: only for --cc bbr3 (this run is --cc {})",
-                algorithm.name()
-            ));
-        }
-        let profile: congestion::Bbr3Profile =
-            p.parse().map_err(|e| format!("--bbr3-profile: {e}"))?;
-        cc.bbr3 = congestion::Bbr3Config::for_profile(profile);
-    }
+    let cc = congestion::Config::from_names(&cc, bbr3_profile.as_deref())?;
     let source = match (file, bytes) {
         (Some(f), _) => transport::data::Source::file(&f)?,
         (None, Some(0)) => return Err("--bytes 0: nothing to send".into()),
