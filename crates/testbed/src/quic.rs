@@ -18,7 +18,7 @@
 //!   from each run's `flows.csv` with `compare`'s one reader, so they are
 //!   the same statistics `compare` and `validate` print.
 
-use crate::child::{self, free_udp_port, Exited, Output, Supervise};
+use crate::child::{self, free_udp_port, json_line_with, Exited, Output, Supervise};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -275,11 +275,6 @@ pub fn check_delivery(send: &Value, recv: &Value) -> Result<u64, String> {
     Ok(sent)
 }
 
-/// The first JSON line of `text` that has `key`.
-fn json_with(text: &str, key: &str) -> Option<Value> {
-    crate::child::json_line_with(text, key)
-}
-
 /// Why a quic-bulk process failed, in one line: its own message (exit 2:
 /// the arguments it rejected, with what it allows) or how it ended.
 fn failure(what: &str, e: &Exited) -> String {
@@ -346,9 +341,9 @@ fn loopback_run(
     if r.code != Some(0) || r.overran {
         return Err(format!("{label}: {}", failure("quic-bulk recv", &r)));
     }
-    let sv = json_with(&s.stdout, "quic_stack")
+    let sv = json_line_with(&s.stdout, "quic_stack")
         .ok_or_else(|| format!("{label}: no summary from quic-bulk send in {:?}", s.stdout))?;
-    let rv = json_with(&r.stdout, "intact")
+    let rv = json_line_with(&r.stdout, "intact")
         .ok_or_else(|| format!("{label}: no summary from quic-bulk recv in {:?}", r.stdout))?;
     let bytes = check_delivery(&sv, &rv).map_err(|e| format!("{label}: {e}"))?;
     Ok(Outcome {
@@ -420,13 +415,13 @@ fn emu_run(
     let label = p.label();
     let stdout = crate::emu::run_emu(&exe, scenario, (&server, &client), seconds + SLACK_S, dir)
         .map_err(|e| format!("{label}: {e}"))?;
-    let summary = json_with(&stdout, key);
+    let summary = json_line_with(&stdout, key);
     let mut bytes = summary
         .as_ref()
         .and_then(|v| v["bytes"].as_u64())
         .unwrap_or(0);
     if key == "quic_stack" {
-        let (Some(sv), Some(rv)) = (summary.as_ref(), json_with(&stdout, "intact")) else {
+        let (Some(sv), Some(rv)) = (summary.as_ref(), json_line_with(&stdout, "intact")) else {
             return Err(format!(
                 "{label}: the emulator's output lacks quic-bulk's summaries (see {})",
                 dir.join("emu.out").display()
