@@ -1,37 +1,83 @@
 #!/usr/bin/env bash
-# Runs every test in the workspace: unit, integration, property and doc
-# tests, and each criterion bench once in test mode (so benches keep
-# compiling). This is the README's test command and what CI runs.
+# Runs every test in the workspace: formatting and clippy, unit,
+# integration, property and doc tests, each criterion bench once in test
+# mode (so benches keep compiling), the API docs, the book's blocks and the
+# Python package; as root, also the tests that need root. This is the
+# README's test command and what CI runs.
+#
+# As root, the root tests (scripts/test-root.sh) start as soon as the test
+# build is done and run in the background while everything else runs:
+# they are bound by the wall clock (emulated transfers), the rest by the
+# CPU, which runs at a lower priority (nice 10) so that it does not
+# disturb them. Their output is printed when they end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/phase.sh
-# .ci/run passes its log on; run alone, this script keeps its own.
-if [ -z "${PHASE_LOG:-}" ]; then
-  export PHASE_LOG="$(mktemp)"
-  trap phase_summary EXIT
-fi
+owns_log=0
+phase_log_start && owns_log=1
+root_pid=
+root_log=
+on_exit() {
+  local rc=$?
+  if [ -n "$root_pid" ] && kill -0 "$root_pid" 2>/dev/null; then
+    echo "test.sh: stopping the root tests (process group $root_pid)" >&2
+    kill -TERM -- "-$root_pid" 2>/dev/null || true
+    wait "$root_pid" 2>/dev/null || true
+    [ -n "$root_log" ] && tail -n 50 "$root_log" >&2
+  fi
+  [ "$owns_log" = 1 ] && phase_summary
+  return $rc
+}
+trap on_exit EXIT
+
 phase setup bash scripts/setup.sh
 # The crates' layering (Python's and the default build's dependencies).
 phase check-layers bash scripts/check-layers.sh
-# With the binary's `kernel` feature (bbrlab's BPF controls; setup.sh
-# installs what it needs), so the kernel tests run too.
-# quic-bulk next to the bbrlab binary the tests run (tests/quic*.rs):
-# `cargo test` builds only a package's own binaries for its integration
-# tests. The test profile shares its dependencies' build with the tests.
-phase build-quic-bulk cargo build -p quic-bulk --profile test
-phase tests cargo test --workspace --all-targets --features bbrlab/kernel
-# The tests that need root (network namespaces, the emulator, kernel
-# congestion controls) are #[ignore]d so `cargo test` passes for anyone;
-# as root they run here, from the same build (`--tests`: criterion's
-# bench harness takes no `--ignored`).
+phase fmt cargo fmt --all -- --check
+# One build of every test target, with the binary's `kernel` feature
+# (bbrlab's BPF controls; setup.sh installs what it needs) so the kernel
+# tests run too. The test profile is the dev profile, which the Python
+# package and the book's `cargo build` share. It also puts quic-bulk next
+# to the bbrlab binary, for tests/quic*.rs: quic-bulk's own integration
+# tests need it, so it is built with the workspace's features (a
+# separate `cargo build -p quic-bulk` would build the QUIC stacks again
+# with other features, 80-100 s).
+phase build-tests cargo test --workspace --all-targets --features bbrlab/kernel --no-run
+
+low=()
 if [ "$(id -u)" = 0 ]; then
-  phase root-tests cargo test --workspace --tests --features bbrlab/kernel -- --ignored
+  root_log=$(mktemp)
+  echo "test.sh: the root tests run in the background (log: $root_log)" >&2
+  # Its own process group, so that on_exit can stop all of it.
+  setsid bash -c '. scripts/phase.sh; phase root-tests bash scripts/test-root.sh' \
+    >"$root_log" 2>&1 </dev/null &
+  root_pid=$!
+  low=(nice -n 10)
 else
-  echo "test.sh: not root, so the tests that need root were skipped" >&2
+  echo "test.sh: not root, so the tests that need root are skipped" >&2
 fi
-phase doctests cargo test --workspace --doc --features bbrlab/kernel
+
+phase tests "${low[@]}" cargo test --workspace --all-targets --features bbrlab/kernel
+phase doctests "${low[@]}" cargo test --workspace --doc --features bbrlab/kernel
+phase clippy "${low[@]}" cargo clippy --workspace --all-targets --features bbrlab/kernel -- -D warnings
+# The default build (no `kernel` feature), what a fresh machine builds.
+phase clippy-default "${low[@]}" cargo clippy -p bbrlab --all-targets -- -D warnings
+# The API documentation builds without a warning (broken or private links).
+RUSTDOCFLAGS="-D warnings" phase doc "${low[@]}" cargo doc --workspace --no-deps --features bbrlab/kernel
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).
-phase docs bash scripts/test-docs.sh
+phase docs "${low[@]}" bash scripts/test-docs.sh
 # The Python package: pytest (API, Dask sweeps) and the example notebook.
-phase python bash scripts/test-python.sh
+phase python "${low[@]}" bash scripts/test-python.sh
+
+if [ -n "$root_pid" ]; then
+  echo "test.sh: waiting for the root tests" >&2
+  rc=0
+  wait "$root_pid" || rc=$?
+  root_pid=
+  cat "$root_log" >&2
+  if [ "$rc" != 0 ]; then
+    echo "test.sh: the root tests failed" >&2
+    exit "$rc"
+  fi
+fi
