@@ -191,6 +191,14 @@ pub(crate) enum Command {
         /// run length, repetitions and --sim-ack.
         #[arg(long, conflicts_with_all = ["multiflow", "table", "receivers"])]
         update: bool,
+        /// Single flow: how many paths (or algorithms) run at once, each
+        /// through its own emulator. Two transfers at once measured the
+        /// same as one after another on a 2-core machine (the emulators'
+        /// forwarders run at real-time priority); more than the machine
+        /// has cores is refused.
+        #[arg(long, short = 'j', default_value_t = 1,
+              value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "multiflow")]
+        jobs: u32,
         /// Exit with status 1 when any path misses its bounds (for CI).
         #[arg(long)]
         strict: bool,

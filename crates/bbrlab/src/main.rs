@@ -117,6 +117,7 @@ fn main() -> ExitCode {
             resimulate,
             algorithms,
             update,
+            jobs,
             strict,
             table,
             receivers,
@@ -156,6 +157,7 @@ fn main() -> ExitCode {
                 quic_bulk,
                 ack: sim_ack.name(),
                 update,
+                jobs: jobs as usize,
             })
             .and_then(|ok| {
                 if strict && !ok {

@@ -24,6 +24,8 @@ use crate::compare_report::CompareReport;
 use claims::tolerance::{Range, Rule, Tolerance};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// One emulated path of the matrix.
@@ -290,6 +292,9 @@ pub struct Options {
     /// Keep an earlier run's rows that this run does not make
     /// (`merge_rows`).
     pub update: bool,
+    /// Rows (path and algorithm) run at once, each on its own emulated
+    /// path (1: one after another).
+    pub jobs: usize,
 }
 
 impl Options {
@@ -576,6 +581,218 @@ fn pair(x: Option<(f64, Option<f64>)>) -> Value {
     )
 }
 
+/// `--jobs` within what the machine can emulate at once: every job's
+/// emulator has a forwarding thread at real-time priority, and one more
+/// of those than there are cores stalls them all.
+fn check_jobs(jobs: usize) -> Result<(), String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    check_jobs_on(jobs, cores)
+}
+
+fn check_jobs_on(jobs: usize, cores: usize) -> Result<(), String> {
+    if jobs == 0 || jobs > cores {
+        return Err(format!(
+            "--jobs {jobs}: between 1 and this machine's {cores} cores (each job's emulator forwards on a core of its own at real-time priority)"
+        ));
+    }
+    Ok(())
+}
+
+/// A row of validate.json and the simulator's statistics of its last run.
+type RowResult = Result<(Value, Value), String>;
+
+/// What every row of a single-flow run shares.
+struct RowContext<'a> {
+    opts: &'a Options,
+    reps: usize,
+    seconds: u64,
+    quic_bulk: Option<&'a Path>,
+    progress: &'a Progress,
+}
+
+/// Repetitions done of all, for the progress lines (rows may run at once).
+struct Progress {
+    total: usize,
+    started: Instant,
+    done: AtomicUsize,
+}
+
+impl Progress {
+    /// "ETA …" from the wall clock per repetition done so far.
+    fn eta(&self) -> String {
+        let done = self.done.load(Ordering::SeqCst);
+        if done == 0 {
+            return String::from("?");
+        }
+        let per = self.started.elapsed().as_secs_f64() / done as f64;
+        format!("{:.0} s", per * self.total.saturating_sub(done) as f64)
+    }
+}
+
+/// One path and algorithm: its repetitions through `compare` (each run
+/// again while the emulator stalled or the kernel run failed, up to
+/// [`MAX_ATTEMPTS`]), averaged and judged. Returns the row and the
+/// simulator's statistics of its last run.
+fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
+    let (opts, reps, seconds, quic_bulk) = (ctx.opts, ctx.reps, ctx.seconds, ctx.quic_bulk);
+    let mut statistics = Value::Null;
+    let mut runs: Vec<Figures> = Vec::new();
+    let mut reruns = 0usize;
+    let max_stalled = linkem::stall::max_stalled_fraction(p.rtt_ms);
+    for rep in 0..reps {
+        let dir = opts.out.join(p.name).join(alg).join(format!("rep-{rep}"));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let toml = dir.join("scenario.toml");
+        std::fs::write(&toml, scenario_toml(p, alg, seconds, 1 + rep as u64))
+            .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+        eprintln!(
+            "validate: [{}/{}] {} {alg} rep {} (ETA {})",
+            ctx.progress.done.load(Ordering::SeqCst) + 1,
+            ctx.progress.total,
+            p.name,
+            rep + 1,
+            ctx.progress.eta()
+        );
+        let mut with = vec![compare::Source::Kernel];
+        if alg == "bbr" {
+            with.push(compare::Source::Udp);
+            if quic_bulk.is_some() {
+                with.push(compare::Source::S2n);
+            }
+        }
+        for attempt in 1..=MAX_ATTEMPTS {
+            compare::run_with(
+                &toml,
+                &with,
+                Some(dir.clone()),
+                quic_bulk,
+                opts.kernel_ack(),
+            )
+            .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
+            let report = CompareReport::read(&dir)?;
+            statistics = serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
+            let figures = figures_of(&report);
+            let stalled = figures.emulator_stalled.unwrap_or(0.0);
+            // Without its kernel run a repetition has nothing to
+            // compare with: it is run again, as a stalled one is.
+            if let Some(why) = &figures.kernel_failed {
+                eprintln!(
+                    "validate: {} {alg} rep {}: FAILED: the kernel TCP run: {why}{}",
+                    p.name,
+                    rep + 1,
+                    if attempt < MAX_ATTEMPTS {
+                        "; running it again"
+                    } else {
+                        "; kept as a failed run"
+                    }
+                );
+            }
+            let clean = stalled <= max_stalled && figures.kernel_failed.is_none();
+            if clean || attempt == MAX_ATTEMPTS {
+                if stalled > max_stalled {
+                    eprintln!(
+                        "validate: {} {alg} rep {}: the emulator's forwarder still could not run {:.1} % of the run after {MAX_ATTEMPTS} runs; kept, and marked in the results",
+                        p.name,
+                        rep + 1,
+                        stalled * 100.0
+                    );
+                }
+                runs.push(figures);
+                break;
+            }
+            reruns += 1;
+            eprintln!(
+                "validate: {} {alg} rep {}: the emulator's forwarder could not run {:.1} % of the run (the machine did not give it the CPU; over {:.1} %), running it again ({}/{MAX_ATTEMPTS})",
+                p.name,
+                rep + 1,
+                stalled * 100.0,
+                max_stalled * 100.0,
+                attempt + 1
+            );
+            // A neighbour's burst often passes in seconds.
+            std::thread::sleep(RERUN_WAIT);
+        }
+        ctx.progress.done.fetch_add(1, Ordering::SeqCst);
+    }
+    let stalled_max = runs
+        .iter()
+        .filter_map(|f| f.emulator_stalled)
+        .reduce(f64::max);
+    let emulator = json!({
+        "stalled_pct_max": stalled_max.map(|p| p * 100.0),
+        "reruns": reruns,
+        "stalled_pct_limit": max_stalled * 100.0,
+        "stalled": stalled_max.is_some_and(|p| p > max_stalled),
+    });
+    let avg =
+        |f: fn(&Figures) -> Option<Fig>| average(&runs.iter().filter_map(f).collect::<Vec<_>>());
+    let kernel = avg(|f| f.kernel);
+    let sim = avg(|f| f.sim_kernel);
+    let udp = avg(|f| f.udp);
+    let retx =
+        |f: fn(&Figures) -> Option<f64>| mean(&runs.iter().filter_map(f).collect::<Vec<_>>());
+    let (kernel_retx, sim_retx) = (retx(|f| f.kernel_retx), retx(|f| f.sim_kernel_retx));
+    let b = bounds_for(alg);
+    // Failed real runs: the averages are over the repetitions that
+    // ran; with none, the comparison misses its bounds and says why.
+    let failures = |f: fn(&Figures) -> &Option<String>| -> (usize, Option<String>) {
+        let why: Vec<&String> = runs.iter().filter_map(|r| f(r).as_ref()).collect();
+        (why.len(), why.last().map(|w| w.to_string()))
+    };
+    let (kernel_failures, kernel_why) = failures(|f| &f.kernel_failed);
+    let (udp_failures, udp_why) = failures(|f| &f.udp_failed);
+    let missed =
+        |n: usize, why: Option<String>| json!({ "within": false, "failed_runs": n, "error": why });
+    let sim_vs = match (sim, kernel) {
+        (Some(s), Some(k)) => judge_retx(s, k, sim_retx, kernel_retx, b),
+        (_, None) if kernel_failures > 0 => missed(kernel_failures, kernel_why.clone()),
+        _ => Value::Null,
+    };
+    let udp_vs = match (udp, kernel) {
+        (Some(u), Some(k)) => judge(u, k, b),
+        (None, _) if udp_failures > 0 => missed(udp_failures, udp_why.clone()),
+        (_, None) if kernel_failures > 0 => missed(kernel_failures, kernel_why.clone()),
+        _ => Value::Null,
+    };
+    let s2n = avg(|f| f.s2n);
+    let s2n_failures = runs.iter().filter(|f| f.s2n_failed).count();
+    let s2n_vs = match (s2n, kernel) {
+        // A failed run misses the goal whatever the others show.
+        _ if s2n_failures > 0 => json!({
+            "within": false,
+            "failed_runs": s2n_failures,
+        }),
+        (Some(u), Some(k)) => judge(u, k, b),
+        _ => Value::Null,
+    };
+    let row = json!({
+        "path": p.name,
+        "rate_mbit": p.rate_mbit,
+        "rtt_ms": p.rtt_ms,
+        "buffer_bdp": p.buffer_bdp,
+        "queue_packets": queue_packets(p),
+        "loss": p.loss,
+        "jitter_sd_ms": p.jitter_sd_ms,
+        "algorithm": alg,
+        "repetitions": reps,
+        "kernel": pair(kernel),
+        "simulator": pair(sim),
+        "kernel_retransmitted_packets": kernel_retx,
+        "simulator_retransmitted_packets": sim_retx,
+        "udp": pair(udp),
+        "simulator_udp": pair(avg(|f| f.sim_udp)),
+        "simulator_vs_kernel": sim_vs,
+        "udp_vs_kernel": udp_vs,
+        "s2n": pair(s2n),
+        "simulator_s2n": pair(avg(|f| f.sim_s2n)),
+        "s2n_vs_kernel": s2n_vs,
+        "emulator": emulator,
+        "kernel_failed_runs": kernel_failures,
+        "udp_failed_runs": udp_failures,
+    });
+    Ok((row, statistics))
+}
+
 /// Runs the matrix. Returns whether every path met its bounds.
 pub fn run(opts: &Options) -> Result<bool, String> {
     if !crate::host::is_root() {
@@ -583,6 +800,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             "validate runs kernel TCP and the UDP transport through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root".into(),
         );
     }
+    check_jobs(opts.jobs)?;
     for a in &opts.algorithms {
         if !ALGORITHMS.contains(&a.as_str()) {
             return Err(format!(
@@ -638,175 +856,59 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         None
     };
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
-    let total = paths.len() * opts.algorithms.len() * reps;
-    let started = Instant::now();
-    let mut done = 0usize;
+    let work: Vec<(&PathSpec, &str)> = paths
+        .iter()
+        .flat_map(|p| opts.algorithms.iter().map(move |a| (p, a.as_str())))
+        .collect();
+    let progress = Progress {
+        total: work.len() * reps,
+        started: Instant::now(),
+        done: AtomicUsize::new(0),
+    };
+    let ctx = RowContext {
+        opts,
+        reps,
+        seconds,
+        quic_bulk: quic_bulk.as_deref(),
+        progress: &progress,
+    };
+    // `--jobs`: that many rows at once, each on its own emulated path;
+    // the rows keep the matrix's order whichever ends first.
+    let jobs = opts.jobs.clamp(1, work.len().max(1));
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Vec<Mutex<Option<RowResult>>> = work.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                // After a failure no new row starts; the others finish.
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= work.len() || failed.load(Ordering::SeqCst) {
+                    break;
+                }
+                let (p, alg) = work[i];
+                let row = validate_row(&ctx, p, alg);
+                if row.is_err() {
+                    failed.store(true, Ordering::SeqCst);
+                }
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(row);
+            });
+        }
+    });
     let mut results = Vec::new();
     let mut statistics = Value::Null;
-    for p in &paths {
-        for alg in &opts.algorithms {
-            let mut runs: Vec<Figures> = Vec::new();
-            let mut reruns = 0usize;
-            let max_stalled = linkem::stall::max_stalled_fraction(p.rtt_ms);
-            for rep in 0..reps {
-                let dir = opts.out.join(p.name).join(alg).join(format!("rep-{rep}"));
-                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                let toml = dir.join("scenario.toml");
-                std::fs::write(&toml, scenario_toml(p, alg, seconds, 1 + rep as u64))
-                    .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
-                let eta = if done == 0 {
-                    String::from("?")
-                } else {
-                    let per = started.elapsed().as_secs_f64() / done as f64;
-                    format!("{:.0} s", per * (total - done) as f64)
-                };
-                eprintln!(
-                    "validate: [{}/{total}] {} {alg} rep {} (ETA {eta})",
-                    done + 1,
-                    p.name,
-                    rep + 1
-                );
-                let mut with = vec![compare::Source::Kernel];
-                if alg == "bbr" {
-                    with.push(compare::Source::Udp);
-                    if quic_bulk.is_some() {
-                        with.push(compare::Source::S2n);
-                    }
-                }
-                for attempt in 1..=MAX_ATTEMPTS {
-                    compare::run_with(
-                        &toml,
-                        &with,
-                        Some(dir.clone()),
-                        quic_bulk.as_deref(),
-                        opts.kernel_ack(),
-                    )
-                    .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
-                    let report = CompareReport::read(&dir)?;
-                    statistics =
-                        serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
-                    let figures = figures_of(&report);
-                    let stalled = figures.emulator_stalled.unwrap_or(0.0);
-                    // Without its kernel run a repetition has nothing to
-                    // compare with: it is run again, as a stalled one is.
-                    if let Some(why) = &figures.kernel_failed {
-                        eprintln!(
-                            "validate: {} {alg} rep {}: FAILED: the kernel TCP run: {why}{}",
-                            p.name,
-                            rep + 1,
-                            if attempt < MAX_ATTEMPTS {
-                                "; running it again"
-                            } else {
-                                "; kept as a failed run"
-                            }
-                        );
-                    }
-                    let clean = stalled <= max_stalled && figures.kernel_failed.is_none();
-                    if clean || attempt == MAX_ATTEMPTS {
-                        if stalled > max_stalled {
-                            eprintln!(
-                                "validate: {} {alg} rep {}: the emulator's forwarder still could not run {:.1} % of the run after {MAX_ATTEMPTS} runs; kept, and marked in the results",
-                                p.name,
-                                rep + 1,
-                                stalled * 100.0
-                            );
-                        }
-                        runs.push(figures);
-                        break;
-                    }
-                    reruns += 1;
-                    eprintln!(
-                        "validate: {} {alg} rep {}: the emulator's forwarder could not run {:.1} % of the run (the machine did not give it the CPU; over {:.1} %), running it again ({}/{MAX_ATTEMPTS})",
-                        p.name,
-                        rep + 1,
-                        stalled * 100.0,
-                        max_stalled * 100.0,
-                        attempt + 1
-                    );
-                    // A neighbour's burst often passes in seconds.
-                    std::thread::sleep(RERUN_WAIT);
-                }
-                done += 1;
+    for slot in slots {
+        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(Ok((row, stats))) => {
+                results.push(row);
+                statistics = stats;
             }
-            let stalled_max = runs
-                .iter()
-                .filter_map(|f| f.emulator_stalled)
-                .reduce(f64::max);
-            let emulator = json!({
-                "stalled_pct_max": stalled_max.map(|p| p * 100.0),
-                "reruns": reruns,
-                "stalled_pct_limit": max_stalled * 100.0,
-                "stalled": stalled_max.is_some_and(|p| p > max_stalled),
-            });
-            let avg = |f: fn(&Figures) -> Option<Fig>| {
-                average(&runs.iter().filter_map(f).collect::<Vec<_>>())
-            };
-            let kernel = avg(|f| f.kernel);
-            let sim = avg(|f| f.sim_kernel);
-            let udp = avg(|f| f.udp);
-            let retx = |f: fn(&Figures) -> Option<f64>| {
-                mean(&runs.iter().filter_map(f).collect::<Vec<_>>())
-            };
-            let (kernel_retx, sim_retx) = (retx(|f| f.kernel_retx), retx(|f| f.sim_kernel_retx));
-            let b = bounds_for(alg);
-            // Failed real runs: the averages are over the repetitions that
-            // ran; with none, the comparison misses its bounds and says why.
-            let failures = |f: fn(&Figures) -> &Option<String>| -> (usize, Option<String>) {
-                let why: Vec<&String> = runs.iter().filter_map(|r| f(r).as_ref()).collect();
-                (why.len(), why.last().map(|w| w.to_string()))
-            };
-            let (kernel_failures, kernel_why) = failures(|f| &f.kernel_failed);
-            let (udp_failures, udp_why) = failures(|f| &f.udp_failed);
-            let missed = |n: usize, why: Option<String>| json!({ "within": false, "failed_runs": n, "error": why });
-            let sim_vs = match (sim, kernel) {
-                (Some(s), Some(k)) => judge_retx(s, k, sim_retx, kernel_retx, b),
-                (_, None) if kernel_failures > 0 => missed(kernel_failures, kernel_why.clone()),
-                _ => Value::Null,
-            };
-            let udp_vs = match (udp, kernel) {
-                (Some(u), Some(k)) => judge(u, k, b),
-                (None, _) if udp_failures > 0 => missed(udp_failures, udp_why.clone()),
-                (_, None) if kernel_failures > 0 => missed(kernel_failures, kernel_why.clone()),
-                _ => Value::Null,
-            };
-            let s2n = avg(|f| f.s2n);
-            let s2n_failures = runs.iter().filter(|f| f.s2n_failed).count();
-            let s2n_vs = match (s2n, kernel) {
-                // A failed run misses the goal whatever the others show.
-                _ if s2n_failures > 0 => json!({
-                    "within": false,
-                    "failed_runs": s2n_failures,
-                }),
-                (Some(u), Some(k)) => judge(u, k, b),
-                _ => Value::Null,
-            };
-            results.push(json!({
-                "path": p.name,
-                "rate_mbit": p.rate_mbit,
-                "rtt_ms": p.rtt_ms,
-                "buffer_bdp": p.buffer_bdp,
-                "queue_packets": queue_packets(p),
-                "loss": p.loss,
-                "jitter_sd_ms": p.jitter_sd_ms,
-                "algorithm": alg,
-                "repetitions": reps,
-                "kernel": pair(kernel),
-                "simulator": pair(sim),
-                "kernel_retransmitted_packets": kernel_retx,
-                "simulator_retransmitted_packets": sim_retx,
-                "udp": pair(udp),
-                "simulator_udp": pair(avg(|f| f.sim_udp)),
-                "simulator_vs_kernel": sim_vs,
-                "udp_vs_kernel": udp_vs,
-                "s2n": pair(s2n),
-                "simulator_s2n": pair(avg(|f| f.sim_s2n)),
-                "s2n_vs_kernel": s2n_vs,
-                "emulator": emulator,
-                "kernel_failed_runs": kernel_failures,
-                "udp_failed_runs": udp_failures,
-            }));
+            Some(Err(e)) => return Err(e),
+            None => {}
         }
     }
+    let total = progress.total;
+    let started = progress.started;
     if let Some(earlier) = &earlier {
         results = merge_rows(earlier, results);
     }
@@ -1100,6 +1202,15 @@ pub fn table_from(path: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_are_refused_beyond_the_cores() {
+        assert!(check_jobs_on(2, 2).is_ok());
+        assert!(check_jobs_on(1, 1).is_ok());
+        let e = check_jobs_on(3, 2).unwrap_err();
+        assert!(e.contains("--jobs 3") && e.contains("2 cores"), "{e}");
+        assert!(check_jobs_on(0, 2).is_err());
+    }
 
     #[test]
     fn the_matrix_covers_the_ranges_it_promises() {
@@ -1452,6 +1563,7 @@ mod tests {
             quic_bulk: None,
             ack,
             update: false,
+            jobs: 1,
         };
         assert_eq!(o("linux").kernel_ack(), Some(netsim::AckPolicy::LINUX));
         assert_eq!(o("every").kernel_ack(), None);
