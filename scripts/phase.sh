@@ -16,16 +16,15 @@ phase() {
   fi
 }
 
-# Starts a log for phase_summary, unless one is already being kept (by the
-# script that called this one): sets PHASE_LOG and PHASE_START.
+# Starts the log for phase_summary, unless a script that called this one
+# keeps it (PHASE_START set): sets PHASE_LOG (a temporary file unless given,
+# e.g. `PHASE_LOG=phases.tsv bash .ci/run`) and PHASE_START. Returns 1 when
+# the log is the caller's.
 phase_log_start() {
-  if [ -z "${PHASE_LOG:-}" ]; then
-    PHASE_LOG="$(mktemp)"
-    PHASE_START=$(date +%s)
-    export PHASE_LOG PHASE_START
-    return 0
-  fi
-  return 1
+  [ -z "${PHASE_START:-}" ] || return 1
+  PHASE_LOG="${PHASE_LOG:-$(mktemp)}"
+  PHASE_START=$(date +%s)
+  export PHASE_LOG PHASE_START
 }
 
 # Prints the phases recorded in $PHASE_LOG, slowest first, and the wall

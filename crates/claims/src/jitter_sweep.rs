@@ -26,10 +26,12 @@ use crate::html::esc;
 use crate::seeds::{band, Spread};
 use figures::{self as plots, Figure};
 use runner::stats::Stats;
+use scenario::builder::{millis, Direction, Jitter, Queue, ScenarioBuilder};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Where a sweep was measured. Everything that differs between the two
 /// stacks (names, where the data lives, how to measure it again, how a
@@ -534,12 +536,21 @@ pub fn label(sd: f64, seed: u64, cc: &str) -> String {
 /// The emulator's `[link]` file for one (sd, seed): the same path as
 /// C11/C12's scenarios.
 pub fn link_toml(sd_ms: f64, seed: u64) -> String {
-    format!(
-        "seed = {seed}\n[link.forward]\nrate = \"{RATE}\"\ndelay = \"0ms\"\n\
-         queue = {{ limit = \"{QUEUE_PACKETS}pkt\" }}\n\
-         jitter = {{ normal = {{ mean = \"{MEAN_DELAY_MS}ms\", sd = \"{sd_ms}ms\", floor = \"{FLOOR_MS}ms\" }}, reorder = true }}\n\
-         [link.reverse]\ndelay = \"0ms\"\n"
+    ScenarioBuilder::new(
+        Direction::new()
+            .set("rate", RATE)
+            .delay(Duration::ZERO)
+            .queue(Queue::packets(QUEUE_PACKETS))
+            .jitter(&Jitter {
+                mean: millis(MEAN_DELAY_MS),
+                sd: millis(sd_ms),
+                floor: millis(FLOOR_MS),
+                reorder: true,
+            }),
     )
+    .seed(seed)
+    .reverse(Direction::new().delay(Duration::ZERO))
+    .to_toml()
 }
 
 // ----- tables, figures and the report ---------------------------------------

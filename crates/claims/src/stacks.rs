@@ -16,8 +16,10 @@
 //!   each controller takes BBR's place).
 
 use runner::sweep::{run_one, run_parallel, Quiet};
+use scenario::builder::{millis, Flow, Queue, ScenarioBuilder};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
 
 /// The controllers compared, bbrlab's first.
 pub const CONTROLLERS: [&str; 6] = [
@@ -83,44 +85,40 @@ struct PathDef {
 }
 
 fn paths(d: Durations) -> Vec<PathDef> {
-    let sweep = CONTROLLERS
-        .iter()
-        .map(|c| format!("\"{c}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
+    // One path of a claim: `rate` bit/s, `rtt_ms` split evenly, a
+    // `queue`-packet buffer, `flows` (the first swept over the stacks'
+    // controllers) for `seconds`.
+    let path = |name: &str, rate: f64, rtt_ms: f64, queue: u64, loss: Option<f64>| {
+        ScenarioBuilder::bottleneck(rate, millis(rtt_ms / 2.0), Queue::packets(queue), loss)
+            .name(name)
+            .sample_interval(Duration::ZERO)
+            .flow(Flow::new("bbr"))
+    };
     vec![
         PathDef {
             id: "C1",
             rtt_ms: 100.0,
-            text: format!(
-                "name = \"stacks-c1\"\nduration = \"{}s\"\nsample_interval = \"0s\"\n\
-                 [link.forward]\nrate = \"100mbit\"\ndelay = \"50ms\"\nqueue = {{ limit = \"833pkt\" }}\nloss = 0.01\n\
-                 [link.reverse]\ndelay = \"50ms\"\n[[flow]]\nalgorithm = \"bbr\"\n\
-                 [sweep]\n\"flow.algorithm\" = [{sweep}]\n",
-                d.c1_s
-            ),
+            text: path("stacks-c1", 100e6, 100.0, 833, Some(0.01))
+                .duration(Duration::from_secs(d.c1_s))
+                .sweep("flow.algorithm", CONTROLLERS.iter().copied())
+                .to_toml(),
         },
         PathDef {
             id: "C3",
             rtt_ms: 40.0,
-            text: format!(
-                "name = \"stacks-c3\"\nduration = \"{}s\"\nsample_interval = \"0s\"\n\
-                 [link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\nqueue = {{ limit = \"1000pkt\" }}\n\
-                 [link.reverse]\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\n\
-                 [sweep]\n\"flow.algorithm\" = [{sweep}]\n",
-                d.c3_s
-            ),
+            text: path("stacks-c3", 10e6, 40.0, 1000, None)
+                .duration(Duration::from_secs(d.c3_s))
+                .sweep("flow.algorithm", CONTROLLERS.iter().copied())
+                .to_toml(),
         },
         PathDef {
             id: "C10",
             rtt_ms: 40.0,
-            text: format!(
-                "name = \"stacks-c10\"\nduration = \"{}s\"\nsample_interval = \"0s\"\n\
-                 [link.forward]\nrate = \"50mbit\"\ndelay = \"20ms\"\nqueue = {{ limit = \"167pkt\" }}\n\
-                 [link.reverse]\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\n[[flow]]\nalgorithm = \"cubic\"\nname = \"competing-cubic\"\n\
-                 [sweep]\n\"flow.0.algorithm\" = [{sweep}]\n",
-                d.c10_s
-            ),
+            text: path("stacks-c10", 50e6, 40.0, 167, None)
+                .duration(Duration::from_secs(d.c10_s))
+                .flow(Flow::new("cubic").name("competing-cubic"))
+                .sweep("flow.0.algorithm", CONTROLLERS.iter().copied())
+                .to_toml(),
         },
     ]
 }

@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 
 use crate::locate::{KeyPath, Located, Seg};
 
+pub mod builder;
 pub mod limits;
 pub mod locate;
 pub mod path;

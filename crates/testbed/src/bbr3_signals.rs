@@ -83,10 +83,11 @@ fn run_one(
     dir: &Path,
 ) -> Result<Run, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let text = format!(
-        "{}\n[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"{signals}\"\n",
-        validate::scenario_toml(p, "bbr3", seconds, seed)
-    );
+    let flow = scenario::builder::Flow::new("bbr3")
+        .pacing(validate::sim_pacing("bbr3"))
+        .tune("bbr3", "profile", "linux-v3")
+        .tune("bbr3", "signals", signals.to_string());
+    let text = validate::path_scenario(p, flow, seconds, seed).to_toml();
     let toml = dir.join("scenario.toml");
     std::fs::write(&toml, &text).map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
     let sc = scenario::parse(&text, &toml.display().to_string(), dir, &toml)

@@ -22,11 +22,12 @@ pub mod receivers;
 use crate::compare;
 use crate::compare_report::CompareReport;
 use claims::tolerance::{Range, Rule, Tolerance};
+use scenario::builder::{millis, Direction, Flow, Jitter, Queue, ScenarioBuilder};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One emulated path of the matrix.
 #[derive(Clone, Copy, Debug)]
@@ -368,14 +369,26 @@ pub fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
 ///   phase: beside a BBRv3 flow in a 2-BDP buffer it grew to 184 packets
 ///   where the kernel's stopped at about 70, and the overflow cut BBRv3's
 ///   `inflight_longterm` for the rest of the run.
-pub fn sim_counterpart(kernel_cc: &str) -> (&str, &'static str) {
+pub fn sim_counterpart(kernel_cc: &str) -> &str {
     match kernel_cc {
-        BBR3_KERNEL => (
-            "bbr3",
-            "\n[flow.bbr3]\nprofile = \"linux-v3\"\nsignals = \"stock-kernel\"\n",
-        ),
-        "cubic" => ("cubic", "\n[flow.cubic]\nhystart_variant = \"linux\"\n"),
-        other => (other, ""),
+        BBR3_KERNEL => "bbr3",
+        other => other,
+    }
+}
+
+/// The simulated flow matched to a kernel control: its algorithm
+/// ([`sim_counterpart`]) with the kernel's settings, BBRv3 as the BPF
+/// control runs it (the linux-v3 profile, stock-kernel signals) and
+/// CUBIC with Linux's HyStart.
+pub fn sim_flow(kernel_cc: &str) -> Flow {
+    let flow = Flow::new(sim_counterpart(kernel_cc));
+    match kernel_cc {
+        BBR3_KERNEL => {
+            flow.tune("bbr3", "profile", "linux-v3")
+                .tune("bbr3", "signals", "stock-kernel")
+        }
+        "cubic" => flow.tune("cubic", "hystart_variant", "linux"),
+        _ => flow,
     }
 }
 
@@ -396,22 +409,6 @@ pub fn sim_pacing(kernel_cc: &str) -> &'static str {
 
 /// The one-flow scenario `compare` runs for `p`.
 pub fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
-    let half = p.rtt_ms / 2.0;
-    let mut fwd = format!(
-        "rate = \"{}kbit\"\ndelay = \"{half}ms\"\nqueue = {{ limit = \"{}pkt\" }}\n",
-        (p.rate_mbit * 1000.0).round(),
-        queue_packets(p)
-    );
-    if p.loss > 0.0 {
-        fwd.push_str(&format!("loss = {{ bernoulli = {} }}\n", p.loss));
-    }
-    if p.jitter_sd_ms > 0.0 {
-        fwd.push_str(&format!(
-            "jitter = {{ normal = {{ mean = \"{}ms\", sd = \"{}ms\", floor = \"0ms\" }}, reorder = false }}\n",
-            2.0 * p.jitter_sd_ms,
-            p.jitter_sd_ms
-        ));
-    }
     // Kernel-sized bursts: Linux hands the pacer TSO super-packets of at
     // least two segments once BBR paces above 1.2 Mbit/s
     // (`bbr_min_tso_segs()`, `tcp_tso_autosize()`), and fq or TCP's own
@@ -422,14 +419,41 @@ pub fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> 
     // against the kernel's 116-127, with bursts 112.3 (multi-flow
     // validate always used bursts). CUBIC and Reno are not paced at all
     // ([`sim_pacing`]).
-    let pacing = format!("pacing = \"{}\"\n", sim_pacing(algorithm));
-    let (sim_algorithm, tables) = sim_counterpart(algorithm);
-    let flow = format!("algorithm = \"{sim_algorithm}\"\n{pacing}{tables}");
-    format!(
-        "# Written by `bbrlab validate` for path {name}.\nname = \"validate-{name}\"\nduration = \"{seconds}s\"\nsample_interval = \"10ms\"\nseed = {seed}\n\n[link.forward]\n{fwd}\n[link.reverse]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\n\n[[flow]]\n{flow}",
-        name = p.name,
-        rate = (p.rate_mbit * 1000.0).round(),
-    )
+    let flow = sim_flow(algorithm).pacing(sim_pacing(algorithm));
+    path_scenario(p, flow, seconds, seed).to_toml()
+}
+
+/// The simulator's scenario of path `p` with one flow, `flow`, as
+/// validate writes it ([`scenario_toml`]).
+pub fn path_scenario(p: &PathSpec, flow: Flow, seconds: u64, seed: u64) -> ScenarioBuilder {
+    let half = millis(p.rtt_ms / 2.0);
+    let rate_bps = (p.rate_mbit * 1000.0).round() * 1e3;
+    let mut fwd = Direction::new()
+        .rate_bps(rate_bps)
+        .delay(half)
+        .queue(Queue::packets(queue_packets(p)));
+    if p.loss > 0.0 {
+        fwd = fwd.loss(p.loss);
+    }
+    if p.jitter_sd_ms > 0.0 {
+        fwd = fwd.jitter(&Jitter {
+            mean: millis(2.0 * p.jitter_sd_ms),
+            sd: millis(p.jitter_sd_ms),
+            floor: Duration::ZERO,
+            reorder: false,
+        });
+    }
+    ScenarioBuilder::new(fwd)
+        .comment(&format!(
+            "Written by `bbrlab validate` for path {}.",
+            p.name
+        ))
+        .name(&format!("validate-{}", p.name))
+        .duration(Duration::from_secs(seconds))
+        .sample_interval(Duration::from_millis(10))
+        .seed(seed)
+        .reverse(Direction::new().rate_bps(rate_bps).delay(half))
+        .flow(flow)
 }
 
 /// Goodput (Mbit/s) and median srtt (ms) of one source.

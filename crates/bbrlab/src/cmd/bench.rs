@@ -8,27 +8,32 @@
 //! on a machine whose speed drifts. BBRv3 (`bbr3`) runs the same path, and
 //! is reported as its own ratio against the same CUBIC run.
 
+use scenario::builder::{Flow, Queue, ScenarioBuilder};
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use testbed::child::{finish, free_tcp_port, free_udp_port, spawn, Output};
 
 /// C2's path: 10 Gbit/s, 100 ms RTT, 1 % random loss, a 1.2-BDP buffer.
 fn large_path(algorithm: &str) -> String {
-    format!(
-        r#"
-duration = "30s"
-sample_interval = "0s"
-[link.forward]
-rate = "10gbit"
-delay = "50ms"
-queue = {{ limit = "100000pkt" }}
-loss = 0.01
-[link.reverse]
-delay = "50ms"
-[[flow]]
-algorithm = "{algorithm}"
-"#
-    )
+    one_flow(algorithm, 10e9, 100, 100_000, Some(0.01))
+        .duration(Duration::from_secs(30))
+        .to_toml()
+}
+
+/// One flow of `algorithm` over `rate` bit/s, an RTT of `rtt_ms` split
+/// evenly and a `queue`-packet buffer, without time series (what the
+/// benchmark times is the simulation).
+fn one_flow(
+    algorithm: &str,
+    rate: f64,
+    rtt_ms: u64,
+    queue: u64,
+    loss: Option<f64>,
+) -> ScenarioBuilder {
+    let half = Duration::from_millis(rtt_ms / 2);
+    ScenarioBuilder::bottleneck(rate, half, Queue::packets(queue), loss)
+        .sample_interval(Duration::ZERO)
+        .flow(Flow::new(algorithm))
 }
 
 /// Peak resident memory of this process in KiB (`VmHWM` in
@@ -39,21 +44,11 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// The standard dumbbell: 100 Mbit/s, 40 ms, a 2-BDP (667-packet) buffer.
 fn dumbbell(algorithm: &str, seconds: u64) -> String {
-    format!(
-        r#"
-duration = "{seconds}s"
-sample_interval = "0s"
-[link.forward]
-rate = "100mbit"
-delay = "20ms"
-queue = {{ limit = "667pkt" }}
-[link.reverse]
-delay = "20ms"
-[[flow]]
-algorithm = "{algorithm}"
-"#
-    )
+    one_flow(algorithm, 100e6, 40, 667, None)
+        .duration(Duration::from_secs(seconds))
+        .to_toml()
 }
 
 /// Runs the benchmark and prints its figures.

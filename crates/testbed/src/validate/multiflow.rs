@@ -22,9 +22,10 @@
 use super::{ensure_loaded, BBR3_KERNEL};
 use claims::tolerance::{Range, Rule, Tolerance};
 use runner::stats::quantile;
+use scenario::builder::{self, millis, Direction, ScenarioBuilder};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A flow's share of the total goodput may differ from kernel TCP's by at
 /// most this (absolute, shares being fractions of 1).
@@ -252,27 +253,25 @@ impl MultiPath {
             .collect()
     }
 
-    /// The `[link]` tables the simulator and the emulator share.
-    fn link_toml(&self) -> String {
-        let half = self.rtt_ms / 2.0;
-        let rate = (self.rate_mbit * 1000.0).round();
+    /// What the simulator's and the emulator's files share: the header
+    /// and the `[link]` tables.
+    fn base(&self, seconds: u64, seed: u64) -> ScenarioBuilder {
+        let half = millis(self.rtt_ms / 2.0);
+        let rate_bps = (self.rate_mbit * 1000.0).round() * 1e3;
         let queue = match self.queue {
-            Queue::DropTail => format!("{{ limit = \"{}pkt\" }}", self.queue_packets()),
-            Queue::CodelEcn => format!(
-                "{{ limit = \"{}pkt\", aqm = \"codel\", ecn = true }}",
-                self.queue_packets()
-            ),
+            Queue::DropTail => builder::Queue::packets(self.queue_packets()),
+            Queue::CodelEcn => builder::Queue::packets(self.queue_packets()).codel().ecn(),
         };
-        format!(
-            "[link.forward]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\nqueue = {queue}\n\n[link.reverse]\nrate = \"{rate}kbit\"\ndelay = \"{half}ms\"\n"
-        )
-    }
-
-    fn header(&self, seconds: u64, seed: u64) -> String {
-        format!(
-            "# Written by `bbrlab validate --multiflow` for path {name}.\nname = \"validate-mf-{name}\"\nduration = \"{seconds}s\"\nsample_interval = \"10ms\"\nseed = {seed}\n\n",
-            name = self.name
-        )
+        ScenarioBuilder::new(Direction::new().rate_bps(rate_bps).delay(half).queue(queue))
+            .comment(&format!(
+                "Written by `bbrlab validate --multiflow` for path {}.",
+                self.name
+            ))
+            .name(&format!("validate-mf-{}", self.name))
+            .duration(Duration::from_secs(seconds))
+            .sample_interval(Duration::from_millis(10))
+            .seed(seed)
+            .reverse(Direction::new().rate_bps(rate_bps).delay(half))
     }
 
     /// The simulator's scenario: the flows with the kernel's packet size
@@ -287,34 +286,37 @@ impl MultiPath {
         ack: &str,
         offset_ms: f64,
     ) -> String {
-        let mut s = self.header(seconds, seed) + &self.link_toml();
+        let mut b = self.base(seconds, seed);
         let ecn = self.queue == Queue::CodelEcn;
         for (k, (f, start)) in self.flows.iter().zip(self.starts(seconds)).enumerate() {
-            let (alg, tables) = super::sim_counterpart(f.cc);
             let start_ms = start as f64 * 1000.0 + if k > 0 { offset_ms } else { 0.0 };
-            s.push_str(&format!(
-                "\n[[flow]]\nalgorithm = \"{alg}\"\nstart = \"{start_ms:.3}ms\"\nextra_rtt = \"{}ms\"\nmss = {}\nheader_bytes = {}\npacing = \"{}\"\nack = \"{ack}\"\necn = {ecn}\n{tables}",
-                f.extra_rtt_ms, size.payload, size.header, super::sim_pacing(f.cc)
-            ));
+            // To the microsecond, as the phases' offsets are written.
+            let start_us = (start_ms * 1e3).round() as u64;
+            b = b.flow(
+                super::sim_flow(f.cc)
+                    .start(Duration::from_micros(start_us))
+                    .extra_rtt(millis(f.extra_rtt_ms))
+                    .packet(size.payload, u64::from(size.header))
+                    .pacing(super::sim_pacing(f.cc))
+                    .ack(ack)
+                    .ecn(ecn),
+            );
         }
-        s
+        b.to_toml()
     }
 
     /// The emulator's path: the same `[link]` and, for each flow with an
     /// extra delay, a `[[link.ports]]` rule on its receiver's port adding
     /// half of it each way.
     pub fn emu_toml(&self, seconds: u64, seed: u64) -> String {
-        let mut s = self.header(seconds, seed) + &self.link_toml();
+        let mut b = self.base(seconds, seed);
         for (k, f) in self.flows.iter().enumerate() {
             if f.extra_rtt_ms > 0.0 {
-                let half = f.extra_rtt_ms / 2.0;
-                s.push_str(&format!(
-                    "\n[[link.ports]]\nport = {}\nforward = {{ delay = \"{half}ms\" }}\nreverse = {{ delay = \"{half}ms\" }}\n",
-                    PORT + k as u16
-                ));
+                let half = Direction::new().delay(millis(f.extra_rtt_ms / 2.0));
+                b = b.port(PORT + k as u16, half.clone(), half);
             }
         }
-        s
+        b.to_toml()
     }
 
     /// The receivers' and senders' shell commands for the emulator: one
@@ -1254,9 +1256,21 @@ mod tests {
         // The RTT-unfairness path: ports 5201 (+5 ms each way) and 5202
         // (+25 ms).
         let p = &paths_named(&["bbr-rtt-10-50ms-1bdp".into()]).unwrap()[0];
-        assert!(p
-            .emu_toml(30, 1)
-            .contains("port = 5202\nforward = { delay = \"25ms\" }"));
+        let e = dir.path().join("rtt-emu.toml");
+        std::fs::write(&e, p.emu_toml(30, 1)).unwrap();
+        let link = scenario::path::load_link(&e).unwrap();
+        let ports: Vec<(u16, u64, u64)> = link
+            .ports
+            .iter()
+            .map(|r| {
+                let d = |x: &Option<link::ResolvedDirection>| x.as_ref().unwrap().delay_ns;
+                (r.port, d(&r.forward), d(&r.reverse))
+            })
+            .collect();
+        assert_eq!(
+            ports,
+            [(5201, 5_000_000, 5_000_000), (5202, 25_000_000, 25_000_000)]
+        );
         // 20 Mbit/s × 40 ms = 66.7 packets of 1500 bytes.
         assert_eq!(p.queue_packets(), 67);
     }
@@ -1552,9 +1566,10 @@ mod tests {
         }
         // Phase 2 of 3 starts the second flow 26.667 ms later, with the
         // kernel's packet size; the earlier run's phase 7 is gone.
-        let sc = std::fs::read_to_string(rep.join("scenario-phase-2.toml")).unwrap();
-        assert!(sc.contains("start = \"26.667ms\""), "{sc}");
-        assert!(sc.contains("mss = 1448\nheader_bytes = 52"), "{sc}");
+        let sc = scenario::load(&rep.join("scenario-phase-2.toml")).unwrap();
+        let flows = &sc.runs[0].config.flows;
+        assert_eq!(flows[1].start_ns, 26_667_000, "{flows:?}");
+        assert_eq!((flows[1].cc.mss_bytes, flows[1].header_bytes), (1448, 52));
         assert!(!rep.join("sim-phase-7").exists() && !rep.join("scenario-phase-7.toml").exists());
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
         assert!(md.contains("median over 3 start phases"), "{md}");
