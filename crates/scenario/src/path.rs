@@ -14,6 +14,40 @@ use crate::locate::{KeyPath, Located, Seg};
 use crate::{position, toml_error, ScenarioError};
 use std::path::Path;
 
+/// One direction given by the emulator's path flags (`--rate`, `--rtt`,
+/// `--queue`, `--loss` and their `--up-*`/`--down-*` forms), already
+/// parsed: `rate_bps` (none: unlimited), a one-way delay, a drop-tail
+/// queue of `limit` and random loss with probability `loss` (0: none).
+/// The same `link::DirectionConfig` a `[link.forward]` table gives, built
+/// directly, so the flags and a file mean the same and go through the same
+/// checks ([`link::DirectionConfig::resolve`]).
+pub fn flag_direction(
+    rate_bps: Option<f64>,
+    delay_ns: u64,
+    limit: link::units::Size,
+    loss: f64,
+) -> Result<link::ResolvedDirection, String> {
+    // What a file's values are held to when they are read.
+    if !(0.0..=1.0).contains(&loss) {
+        return Err(format!("loss {loss}: a probability from 0 to 1"));
+    }
+    if let Some(r) = rate_bps {
+        if !(link::units::MIN_RATE_BPS..=link::units::MAX_RATE_BPS).contains(&r) {
+            return Err(format!(
+                "rate {r} bit/s: outside the supported range, 1 bit/s to 1 Tbit/s"
+            ));
+        }
+    }
+    let cfg = link::DirectionConfig {
+        rate: rate_bps.map(link::RateConfig::Constant),
+        delay: Some(link::units::serde_units::Dur(delay_ns)),
+        queue: Some(link::QueueConfig::drop_tail(limit)),
+        loss: (loss > 0.0).then_some(link::LossConfig::Bernoulli(loss)),
+        ..Default::default()
+    };
+    cfg.resolve(Path::new(".")).map_err(|e| e.to_string())
+}
+
 /// A scenario's path as the emulator reads it.
 #[derive(Debug)]
 pub struct LinkPath {
@@ -167,6 +201,24 @@ mod tests {
 
     fn parse(src: &str) -> Result<LinkPath, ScenarioError> {
         parse_link(src, "p.toml", Path::new("."))
+    }
+
+    #[test]
+    fn flags_make_the_direction_a_file_would() {
+        let d =
+            flag_direction(Some(1e7), 20_000_000, link::units::Size::Packets(100), 0.01).unwrap();
+        assert_eq!(d.rate, link::RateSchedule::Constant(1e7));
+        assert_eq!(d.delay_ns, 20_000_000);
+        assert_eq!(d.queue.limit, link::units::Size::Packets(100));
+        assert_eq!(d.loss, Some(link::LossConfig::Bernoulli(0.01)));
+        let d = flag_direction(None, 0, link::units::Size::Bytes(150_000), 0.0).unwrap();
+        assert_eq!(d.rate, link::RateSchedule::Unlimited);
+        assert_eq!(d.loss, None);
+        // What a file may not hold, the flags may not either.
+        let e = flag_direction(None, 0, link::units::Size::Packets(10), 1.5).unwrap_err();
+        assert!(e.contains("loss 1.5"), "{e}");
+        let e = flag_direction(Some(0.0), 0, link::units::Size::Packets(10), 0.0).unwrap_err();
+        assert!(e.contains("rate 0"), "{e}");
     }
 
     #[test]

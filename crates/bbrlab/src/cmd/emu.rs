@@ -11,7 +11,7 @@ use linkem::selftest::{Progress, SelfTest};
 use linkem::{
     CsvLog, ForwardConfig, ForwardStats, NoLog, TcpBuffers, Topology, CLIENT_ADDR, SERVER_ADDR,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -71,13 +71,6 @@ const DEFAULT_RTT: &str = "40ms";
 /// Queue when `--queue` is not given.
 const DEFAULT_QUEUE: &str = "100";
 
-fn direction(text: &str, what: &str) -> Result<link::ResolvedDirection, String> {
-    let cfg: link::DirectionConfig =
-        toml::from_str(text).map_err(|e| format!("{what}: {}", e.message()))?;
-    cfg.resolve(Path::new("."))
-        .map_err(|e| format!("{what}: {e}"))
-}
-
 /// The one-way delays (up, down) in ns: each direction half of the RTT,
 /// unless `--up-delay` / `--down-delay` say otherwise; one of them given
 /// takes its share out of `--rtt` (so the round trip stays `--rtt`), both
@@ -121,32 +114,31 @@ fn one_way_delays(p: &PathSpec) -> Result<(u64, u64), String> {
     })
 }
 
-/// One direction's `[link.*]` table, every value checked against its flag
+/// One direction of the flags' path, every value checked against its flag
 /// first so an error names the flag the user typed.
-fn direction_toml(
+fn flag_direction(
     p: &PathSpec,
     o: &DirectionFlags,
     side: &str,
     delay_ns: u64,
-) -> Result<String, String> {
+) -> Result<link::ResolvedDirection, String> {
     let pick = |own: &Option<String>, both: &Option<String>, name: &str| match (own, both) {
         (Some(v), _) => Some((format!("--{side}-{name}"), v.clone())),
         (None, Some(v)) => Some((format!("--{name}"), v.clone())),
         (None, None) => None,
     };
-    let mut t = format!("delay = \"{delay_ns}ns\"\n");
     let (qflag, queue) = pick(&o.queue, &p.queue, "queue")
         .unwrap_or_else(|| ("--queue".into(), DEFAULT_QUEUE.into()));
-    let limit = match link::units::parse_size(&queue).map_err(|e| format!("{qflag}: {e}"))? {
-        link::units::Size::Packets(0) | link::units::Size::Bytes(0) => {
-            return Err(format!(
-                "{qflag}: `{queue}`: the queue must hold at least one packet"
-            ))
-        }
-        link::units::Size::Packets(n) => format!("{n}pkt"),
-        link::units::Size::Bytes(b) => format!("{b}B"),
-    };
-    t.push_str(&format!("queue = {{ limit = \"{limit}\" }}\n"));
+    let limit = link::units::parse_size(&queue).map_err(|e| format!("{qflag}: {e}"))?;
+    if matches!(
+        limit,
+        link::units::Size::Packets(0) | link::units::Size::Bytes(0)
+    ) {
+        return Err(format!(
+            "{qflag}: `{queue}`: the queue must hold at least one packet"
+        ));
+    }
+    let mut rate_bps = None;
     if let Some((flag, r)) = pick(&o.rate, &p.rate, "rate") {
         if r != "unlimited" {
             let bps = link::units::parse_rate_bps(&r).map_err(|e| format!("{flag}: {e}"))?;
@@ -155,16 +147,20 @@ fn direction_toml(
                     "{flag}: `{r}`: the rate must be positive (or `unlimited`)"
                 ));
             }
-            t.push_str(&format!("rate = \"{bps}bit\"\n"));
+            rate_bps = Some(bps);
         }
     }
+    let mut loss = 0.0;
     if let Some((flag, l)) = pick(&o.loss, &p.loss, "loss") {
-        let prob = link::units::parse_probability(&l).map_err(|e| format!("{flag}: {e}"))?;
-        if prob > 0.0 {
-            t.push_str(&format!("loss = {prob}\n"));
-        }
+        loss = link::units::parse_probability(&l).map_err(|e| format!("{flag}: {e}"))?;
     }
-    Ok(t)
+    let what = if side == "up" {
+        "the client → server (up) direction"
+    } else {
+        "the server → client (down) direction"
+    };
+    scenario::path::flag_direction(rate_bps, delay_ns, limit, loss)
+        .map_err(|e| format!("{what}: {e}"))
 }
 
 /// Builds the forwarder's configuration.
@@ -211,11 +207,9 @@ pub fn forward_config(p: &PathSpec, sample_ns: u64) -> Result<ForwardConfig, Str
         });
     }
     let (up_delay, down_delay) = one_way_delays(p)?;
-    let up = direction_toml(p, &p.up, "up", up_delay)?;
-    let down = direction_toml(p, &p.down, "down", down_delay)?;
     Ok(ForwardConfig {
-        forward: direction(&up, "the client → server (up) direction")?,
-        reverse: direction(&down, "the server → client (down) direction")?,
+        forward: flag_direction(p, &p.up, "up", up_delay)?,
+        reverse: flag_direction(p, &p.down, "down", down_delay)?,
         seed: p.seed.unwrap_or(1),
         sample_interval_ns: sample_ns,
         realtime: true,
