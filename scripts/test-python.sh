@@ -12,8 +12,13 @@ export PATH="$VIRTUAL_ENV/bin:$PATH"
 # The dev profile, which `cargo test` shares: the dependencies are already
 # built by the test phase, and the tests' runs are small.
 maturin develop -q -m crates/bbrlab-py/Cargo.toml
-# The CLI the tests compare simulate() against.
-cargo build -q -p bbrlab --bin bbrlab
+# The CLI the tests compare simulate() against: BBRLAB_CLI when given
+# (scripts/test.sh passes its test build's, which the root tests are
+# running beside this: a build here, with other features, would replace
+# that binary under them), else the dev build, brought up to date.
+if [ -z "${BBRLAB_CLI:-}" ]; then
+  cargo build -q -p bbrlab --bin bbrlab
+fi
 python -m pytest -q crates/bbrlab-py/tests
 # The example notebook, top to bottom, with short runs (a few seconds).
 BBRLAB_NOTEBOOK_DURATION=3s python crates/bbrlab-py/tests/run_notebook.py examples/loss_sweep.ipynb

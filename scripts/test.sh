@@ -30,6 +30,14 @@ on_exit() {
 }
 trap on_exit EXIT
 
+# A full disk turns every later step's failure into "No space left on
+# device" somewhere else: say so up front. A cold run writes about 8 GB
+# under target/ (the test build 5.3 GB, the release build, clippy's and
+# the docs' outputs).
+avail_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+if [ -n "$avail_kb" ] && [ "$avail_kb" -lt $((10 * 1024 * 1024)) ]; then
+  echo "test.sh: warning: only $((avail_kb / 1024 / 1024)) GB free here; a run from a clean target/ writes about 8 GB" >&2
+fi
 phase setup bash scripts/setup.sh
 # The crates' layering (Python's and the default build's dependencies).
 phase check-layers bash scripts/check-layers.sh
@@ -67,8 +75,10 @@ RUSTDOCFLAGS="-D warnings" phase doc "${low[@]}" cargo doc --workspace --no-deps
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).
 phase docs "${low[@]}" bash scripts/test-docs.sh
-# The Python package: pytest (API, Dask sweeps) and the example notebook.
-phase python "${low[@]}" bash scripts/test-python.sh
+# The Python package: pytest (API, Dask sweeps) and the example notebook,
+# against the bbrlab binary of the test build (the root tests' binary).
+BBRLAB_CLI="${CARGO_TARGET_DIR:-$PWD/target}/debug/bbrlab" \
+  phase python "${low[@]}" bash scripts/test-python.sh
 
 if [ -n "$root_pid" ]; then
   echo "test.sh: waiting for the root tests" >&2
