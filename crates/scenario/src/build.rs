@@ -1,0 +1,489 @@
+//! From the file's tables to a simulation: each table checked for what
+//! serde cannot check and turned into the simulator's configuration, one
+//! function per table ([`build`] runs them in the file's order).
+
+use super::*;
+
+/// A flow's `hops = [first, ..., last]`: consecutive hop indices, hop 0
+/// being `[link.forward]` and hop k the k-th `[[link.hops]]` table.
+fn flow_hops(list: &[i64], n_hops: usize) -> Result<(usize, usize), String> {
+    let allowed = if n_hops == 1 {
+        "the path has one hop, 0 ([link.forward]); add `[[link.hops]]` tables for more".to_string()
+    } else {
+        format!(
+            "allowed: consecutive indices from 0 ([link.forward]) to {} (the last `[[link.hops]]`), e.g. `hops = [0, 1]`",
+            n_hops - 1
+        )
+    };
+    let Some(&first) = list.first() else {
+        return Err(format!("empty; {allowed}"));
+    };
+    for (j, &h) in list.iter().enumerate() {
+        if h < 0 || h as usize >= n_hops {
+            return Err(format!("hop {h} does not exist; {allowed}"));
+        }
+        if h != first + j as i64 {
+            return Err(format!(
+                "{list:?} is not consecutive and ascending; a flow crosses a run of hops in order ({allowed})"
+            ));
+        }
+    }
+    Ok((first as usize, first as usize + list.len() - 1))
+}
+
+/// Most header bytes a flow may declare: IPv6 (40) with a full TCP header
+/// (60) and room for tunnels, far below any packet it would ride on.
+const MAX_HEADER_BYTES: u64 = 1000;
+
+/// QUIC's maximum ACK delay (25 ms), for the `quic-2018` stack.
+const QUIC_MAX_ACK_DELAY_NS: u64 = 25_000_000;
+
+/// Turns a typed scenario into a simulation, checking what serde cannot.
+/// `err(field, message)` makes an error located at `field` (a path such
+/// as `flow[0].mss`) in the file.
+pub(crate) fn build(
+    sf: &ScenarioFile,
+    base_dir: &Path,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<(SimConfig, netsim::Workload), ScenarioError> {
+    if sf.duration.0 == 0 {
+        return Err(err("duration", "must be positive, e.g. `60s`".into()));
+    }
+    if sf.flow.is_empty() && sf.arrivals.is_empty() {
+        return Err(err(
+            "[[flow]]",
+            "the scenario has no flows; add at least one `[[flow]]` or `[[arrivals]]` table".into(),
+        ));
+    }
+    for (i, a) in sf.arrivals.iter().enumerate() {
+        workload::check_template(i, a, err)?;
+    }
+    let (forward, reverse, topology) = link_tables(sf, base_dir, err)?;
+    let n_hops = topology.hops.len() + 1;
+    let mut flows = Vec::new();
+    // Arrival templates go through the same checks as flows, after them.
+    let listed = sf.flow.len();
+    let templates = sf.arrivals.iter().map(|a| &a.flow);
+    for (i, f) in sf.flow.iter().chain(templates).enumerate() {
+        let field = |name: &str| match i.checked_sub(listed) {
+            None => format!("flow[{i}].{name}"),
+            Some(j) => format!("arrivals[{j}].{name}"),
+        };
+        if i >= listed && f.access.is_some() {
+            return Err(err(
+                &field("access"),
+                "a generated flow crosses the shared path; per-flow access links are for listed `[[flow]]`s (give the arrivals `extra_rtt` for a longer path)".into(),
+            ));
+        }
+        flows.extend(flow_table(f, &field, n_hops, base_dir, err)?);
+    }
+    // Each template made exactly one flow (count and stagger are refused).
+    let templates = flows.split_off(flows.len() - sf.arrivals.len());
+    let work = netsim::Workload {
+        arrivals: workload::arrivals(&sf.arrivals, templates, sf.duration.0, base_dir, err)?,
+        cross: workload::cross(&sf.cross, err)?,
+    };
+    let cfg = SimConfig {
+        duration_ns: sf.duration.0,
+        seed: sf.seed.unwrap_or(1),
+        forward,
+        reverse,
+        flows,
+        sample_interval_ns: sf.sample_interval.map_or(10_000_000, |d| d.0),
+        topology,
+    };
+    // What a run may cost in time, memory and disk.
+    crate::limits::check_run(&cfg, sf.link.forward.rate.is_some())
+        .map_err(|(field, message)| err(&field, message))?;
+    Ok((cfg, work))
+}
+
+/// `[link]`: the forward and reverse directions and the hops after the
+/// forward one.
+fn link_tables(
+    sf: &ScenarioFile,
+    base_dir: &Path,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<
+    (
+        link::ResolvedDirection,
+        link::ResolvedDirection,
+        netsim::Topology,
+    ),
+    ScenarioError,
+> {
+    let forward = sf
+        .link
+        .forward
+        .resolve(base_dir)
+        .map_err(|e| err(&format!("link.forward.{}", e.field), e.message))?;
+    let reverse_cfg = sf.link.reverse.clone().unwrap_or_default();
+    let reverse = reverse_cfg
+        .resolve(base_dir)
+        .map_err(|e| err(&format!("link.reverse.{}", e.field), e.message))?;
+    let mut topology = netsim::Topology {
+        hops: Vec::new(),
+        forward_delay_schedule: sf.link.forward.delay_schedule.clone(),
+        reverse_delay_schedule: reverse_cfg.delay_schedule.clone(),
+    };
+    if sf.link.ports.is_some() {
+        return Err(err(
+            "link.ports",
+            "`[[link.ports]]` is the emulator's per-port path (`bbrlab emu --scenario`); in the simulator give the flow its own access link, `[flow.access.forward]` / `[flow.access.reverse]`".into(),
+        ));
+    }
+    let hop_tables = sf.link.hops.as_deref().unwrap_or(&[]);
+    if hop_tables.len() + 1 > netsim::MAX_HOPS {
+        return Err(err(
+            "link.hops",
+            format!(
+                "{} hops after [link.forward]; allowed up to {} (so {} hops in all)",
+                hop_tables.len(),
+                netsim::MAX_HOPS - 1,
+                netsim::MAX_HOPS
+            ),
+        ));
+    }
+    for (k, h) in hop_tables.iter().enumerate() {
+        let d = h
+            .resolve(base_dir)
+            .map_err(|e| err(&format!("link.hops[{k}].{}", e.field), e.message))?;
+        topology.hops.push(netsim::Segment {
+            direction: d,
+            delay_schedule: h.delay_schedule.clone(),
+        });
+    }
+    Ok((forward, reverse, topology))
+}
+
+/// One `[[flow]]` (or an arrival's template): its flows, `count` of them
+/// (`stagger` apart), named, timed and configured. `field(name)` is the
+/// path errors point at.
+fn flow_table(
+    f: &FlowTable,
+    field: &dyn Fn(&str) -> String,
+    n_hops: usize,
+    base_dir: &Path,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<Vec<FlowConfig>, ScenarioError> {
+    let segment = |d: &Option<link::DirectionConfig>, side: &str| {
+        d.as_ref()
+            .map(|d| {
+                d.resolve(base_dir)
+                    .map(|direction| netsim::Segment {
+                        direction,
+                        delay_schedule: d.delay_schedule.clone(),
+                    })
+                    .map_err(|e| err(&field(&format!("access.{side}.{}", e.field)), e.message))
+            })
+            .transpose()
+    };
+    let (access_forward, access_reverse) = match &f.access {
+        None => (None, None),
+        Some(a) => (
+            segment(&a.forward, "forward")?,
+            segment(&a.reverse, "reverse")?,
+        ),
+    };
+    let hops = match &f.hops {
+        None => None,
+        Some(list) => Some(flow_hops(list, n_hops).map_err(|m| err(&field("hops"), m))?),
+    };
+    let header_bytes = match f.header_bytes {
+        None => 0,
+        Some(h) if h <= MAX_HEADER_BYTES => h as u32,
+        Some(h) => {
+            return Err(err(
+                &field("header_bytes"),
+                format!(
+                    "{h} bytes; allowed 0 to {MAX_HEADER_BYTES} (52 is IPv4 + TCP with timestamps)"
+                ),
+            ))
+        }
+    };
+    let quic = f.stack == Some(FlavourName::Quic2018);
+    let cc = cc_tables(f, quic, field, err)?;
+    let app = app_of(f, field, err)?;
+    for (name, v) in [
+        ("start", f.start),
+        ("stop", f.stop),
+        ("stagger", f.stagger),
+        ("extra_rtt", f.extra_rtt),
+    ] {
+        if let Some(d) = v.filter(|d| d.0 > crate::limits::MAX_TIME_NS) {
+            return Err(err(
+                &field(name),
+                format!(
+                    "{:.0} s; the limit is {} s (one day, the longest run)",
+                    d.0 as f64 / 1e9,
+                    crate::limits::MAX_TIME_NS / 1_000_000_000
+                ),
+            ));
+        }
+    }
+    let start = f.start.map_or(0, |d| d.0);
+    if let Some(stop) = f.stop {
+        if stop.0 <= start {
+            return Err(err(&field("stop"), "must be after `start`".into()));
+        }
+    }
+    let count = f.count.unwrap_or(1);
+    if count == 0 || count > 1000 {
+        return Err(err(&field("count"), format!("{count}; allowed 1 to 1000")));
+    }
+    let ack = ack_policy(f.ack, quic);
+    let mut flows = Vec::new();
+    for k in 0..count {
+        let label = f
+            .name
+            .clone()
+            .unwrap_or_else(|| f.algorithm.name().to_string());
+        let name = if count > 1 {
+            format!("{label}-{k}")
+        } else {
+            label
+        };
+        let offset = f.stagger.map_or(0, |s| s.0.saturating_mul(k as u64));
+        flows.push(FlowConfig {
+            name,
+            cc,
+            start_ns: start + offset,
+            stop_ns: f.stop.map(|s| s.0 + offset),
+            size_bytes: f.size.map(|s| s.0),
+            extra_rtt_ns: f.extra_rtt.map_or(0, |d| d.0),
+            app: app.clone(),
+            ack,
+            // QUIC's probe timeout, which never collapses cwnd by itself.
+            timeout: if quic {
+                netsim::Timeout::Pto {
+                    max_ack_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+                }
+            } else {
+                netsim::Timeout::Rto
+            },
+            loss_detection: if quic {
+                netsim::LossDetection::Quic2018
+            } else {
+                netsim::LossDetection::Linux
+            },
+            custom_cc: match f.algorithm {
+                AlgName::Builtin(_) => None,
+                AlgName::Stack(q) => Some(netsim::CustomCc::new(q.name(), move |cc, now| {
+                    q.build(cc, now)
+                })),
+            },
+            pacing: match f.pacing {
+                Some(PacingName::Quantum) => netsim::Pacing::Quantum,
+                Some(PacingName::Off) => netsim::Pacing::Off,
+                Some(PacingName::Exact) | None => netsim::Pacing::Exact,
+            },
+            header_bytes,
+            ecn: f.ecn.map_or(netsim::Ecn::NotEct, |e| e.0),
+            access_forward: access_forward.clone(),
+            access_reverse: access_reverse.clone(),
+            hops,
+        });
+    }
+    Ok(flows)
+}
+
+/// The controller's configuration from `algorithm`, `mss`, `stack` and the
+/// tuning tables (`[flow.bbr]`, `[flow.jitter]`, `[flow.bbr3]`,
+/// `[flow.cubic]`), each refused where it does not apply.
+fn cc_tables(
+    f: &FlowTable,
+    quic: bool,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<CcConfig, ScenarioError> {
+    // A stack's controller ignores `cc.algorithm` (it runs through
+    // `Controller::custom`); CUBIC's defaults fill the rest.
+    let mut cc = CcConfig::new(f.algorithm.builtin().unwrap_or(Algorithm::Cubic));
+    if let Some(mss) = f.mss {
+        if !(500..=9000).contains(&mss) {
+            return Err(err(
+                &field("mss"),
+                format!("{mss} bytes; allowed 500 to 9000"),
+            ));
+        }
+        cc.mss_bytes = mss;
+    }
+    if quic {
+        // The whole stack of seed 001's authors: QUIC's BBR, RTT
+        // statistics and loss detection of 2018.
+        cc.bbr = congestion::BbrConfig::quic_2018();
+        cc.jitter.stats = congestion::JitterStats::Quic2018;
+    }
+    if let Some(b) = &f.bbr {
+        let c = &mut cc.bbr;
+        match b.flavour {
+            Some(FlavourName::Linux) => *c = congestion::BbrConfig::default(),
+            Some(FlavourName::Quic2018) => *c = congestion::BbrConfig::quic_2018(),
+            None => {}
+        }
+        c.quantization_budget = b.quantization_budget.unwrap_or(c.quantization_budget);
+        if let Some(m) = b.min_cwnd {
+            c.min_cwnd_bytes = Some(m.0);
+        }
+        c.ack_aggregation = match b.ack_aggregation {
+            Some(FlavourName::Linux) => congestion::AckAggregation::Linux,
+            Some(FlavourName::Quic2018) => congestion::AckAggregation::Quic2018,
+            None => c.ack_aggregation,
+        };
+        c.min_rtt_samples = match b.min_rtt_samples {
+            Some(MinRttName::Latest) => congestion::MinRttSamples::Latest,
+            Some(MinRttName::AllAcked) => congestion::MinRttSamples::AllAcked,
+            None => c.min_rtt_samples,
+        };
+        c.bw_window_follows_cycle = b
+            .bw_window_follows_cycle
+            .unwrap_or(c.bw_window_follows_cycle);
+        c.recovery = match b.recovery {
+            Some(RecoveryName::Auto) => congestion::BbrRecovery::Auto,
+            Some(RecoveryName::Linux) => congestion::BbrRecovery::Linux,
+            Some(RecoveryName::Quic2018) => congestion::BbrRecovery::Quic2018,
+            None => c.recovery,
+        };
+        c.lt_bw = b.lt_bw.unwrap_or(c.lt_bw);
+        c.extra_acked = b.extra_acked.unwrap_or(c.extra_acked);
+        c.probe_rtt = b.probe_rtt.unwrap_or(c.probe_rtt);
+        c.idle_restart = b.idle_restart.unwrap_or(c.idle_restart);
+        c.packet_conservation = b.packet_conservation.unwrap_or(c.packet_conservation);
+    }
+    if let Some(j) = &f.jitter {
+        for (name, v) in [("alpha", j.alpha), ("beta", j.beta)] {
+            if let Some(v) = v {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(err(
+                        &field(&format!("jitter.{name}")),
+                        format!("{v}; allowed (0, 1]"),
+                    ));
+                }
+            }
+        }
+        if let Some(g) = j.gamma {
+            if !(g > 0.0 && g.is_finite()) {
+                return Err(err(
+                    &field("jitter.gamma"),
+                    format!("{g}; must be a positive number"),
+                ));
+            }
+        }
+        cc.jitter.alpha = j.alpha.unwrap_or(cc.jitter.alpha);
+        cc.jitter.beta = j.beta.unwrap_or(cc.jitter.beta);
+        cc.jitter.gamma = j.gamma.unwrap_or(cc.jitter.gamma);
+        cc.jitter.stats = match j.stats {
+            Some(JitterStatsName::Quic2018) => congestion::JitterStats::Quic2018,
+            Some(JitterStatsName::SrttFirst) => congestion::JitterStats::SrttFirst,
+            None => cc.jitter.stats,
+        };
+        if let Some(c) = j.cadence {
+            cc.jitter.cadence = c.0;
+        }
+    }
+    if let AlgName::Stack(q) = f.algorithm {
+        for (table, set) in [
+            ("bbr", f.bbr.is_some()),
+            ("bbr3", f.bbr3.is_some()),
+            ("jitter", f.jitter.is_some()),
+            ("cubic", f.cubic.is_some()),
+        ] {
+            if set {
+                return Err(err(
+                    &field(table),
+                    format!(
+                        "`[flow.{table}]` tunes bbrlab's own algorithms; `{q}` is the QUIC stack's controller and runs with that stack's defaults"
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(b) = &f.bbr3 {
+        if f.algorithm != AlgName::Builtin(Algorithm::Bbr3) {
+            return Err(err(
+                &field("bbr3"),
+                format!(
+                    "`[flow.bbr3]` applies only to `algorithm = \"bbr3\"`; this flow's algorithm is `{}`",
+                    f.algorithm.name()
+                ),
+            ));
+        }
+        if let Some(p) = b.profile {
+            cc.bbr3 = congestion::Bbr3Config::for_profile(p.0);
+        }
+        // After the profile, which resets every field to its own.
+        if let Some(s) = b.signals {
+            cc.bbr3.signals = s.0;
+        }
+    }
+    if let Some(c) = &f.cubic {
+        cc.cubic.hystart = c.hystart.unwrap_or(cc.cubic.hystart);
+        if let Some(v) = c.hystart_variant {
+            cc.cubic.hystart_variant = v.0;
+        }
+        cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
+        cc.cubic.reno_friendly = c.reno_friendly.unwrap_or(cc.cubic.reno_friendly);
+    }
+    Ok(cc)
+}
+
+/// What the application offers: bulk, a rate, or chunks.
+fn app_of(
+    f: &FlowTable,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<App, ScenarioError> {
+    Ok(match (f.app_rate, f.chunk_size, f.chunk_every) {
+        (None, None, None) => App::Bulk,
+        (Some(r), None, None) if r.0 > 0.0 => App::Rate {
+            bytes_per_sec: r.0 / 8.0,
+        },
+        (Some(_), None, None) => {
+            return Err(err(
+                &field("app_rate"),
+                "must be positive, e.g. `2mbit`".into(),
+            ))
+        }
+        (None, Some(size), Some(every)) if every.0 > 0 => App::Chunks {
+            bytes: size.0,
+            every_ns: every.0,
+        },
+        (None, Some(_), Some(_)) => {
+            return Err(err(
+                &field("chunk_every"),
+                "must be positive, e.g. `4s`".into(),
+            ))
+        }
+        _ => {
+            return Err(err(
+                &field("app_rate"),
+                "give either `app_rate`, or both `chunk_size` and `chunk_every`, or neither (bulk)"
+                    .into(),
+            ))
+        }
+    })
+}
+
+/// The receiver's ACK policy: `ack`, or for the `quic-2018` stack QUIC's
+/// own.
+fn ack_policy(ack: Option<AckName>, quic: bool) -> AckPolicy {
+    match ack {
+        // QUIC 2018's receiver: an ACK every second packet or after
+        // 25 ms (`kMaxDelayedAckTimeMs`), at once on reordering.
+        None if quic => AckPolicy::Delayed {
+            max_packets: 2,
+            max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+        },
+        Some(AckName::Quic2018) => AckPolicy::Delayed {
+            max_packets: 2,
+            max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
+        },
+        None | Some(AckName::Every) => AckPolicy::EveryPacket,
+        Some(AckName::Delayed) => AckPolicy::Delayed {
+            max_packets: 2,
+            max_delay_ns: 40_000_000,
+        },
+        Some(AckName::Linux) => AckPolicy::LINUX,
+        Some(AckName::Decimated) => AckPolicy::CHROMIUM_ACK_DECIMATION,
+    }
+}
