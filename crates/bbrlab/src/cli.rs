@@ -132,7 +132,7 @@ pub(crate) enum Command {
     /// goodput and the queueing delay, judged per flow and per path.
     /// validate.json gains a `multiflow` section, validate.md its table.
     #[command(
-        after_help = "Examples (as root):\n  bbrlab validate --quick --out out/validate                 # single flow, 4 paths, ~3 min\n  bbrlab validate --multiflow --quick --out out/validate     # competing flows, 3 paths of 20 s, ~2 min\n  bbrlab validate --multiflow --only bbr-vs-cubic-0.5bdp,bbr-vs-cubic-16bdp\n  bbrlab validate --multiflow --resimulate --sim-ack linux --out out/validate   # the simulator again, the same kernel runs (no root)\n  scripts/validate-multiflow.sh                              # the whole competing-flow matrix\n  bbrlab validate --table out/validate/validate.json"
+        after_help = "Examples (as root):\n  bbrlab validate --quick --out out/validate                 # single flow, 4 paths, ~3 min\n  bbrlab validate --multiflow --quick --out out/validate     # competing flows, 3 paths of 20 s, ~2 min\n  bbrlab validate --multiflow --only bbr-vs-cubic-0.5bdp,bbr-vs-cubic-16bdp\n  bbrlab validate --multiflow --resimulate --sim-ack linux --out out/validate   # the simulator again, the same kernel runs (no root)\n  bbrlab validate --resimulate --sim-ack linux --out out/validate               # the same, single flow\n  scripts/validate-multiflow.sh                              # the whole competing-flow matrix\n  bbrlab validate --table out/validate/validate.json"
     )]
     Validate {
         /// Output directory.
@@ -172,11 +172,13 @@ pub(crate) enum Command {
         #[arg(long, value_name = "N", default_value_t = crate::validate::multiflow::PHASES as u32,
               value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
         sim_phases: u32,
-        /// With --multiflow: run no kernel flows; judge the simulator, run
-        /// afresh (with --sim-ack and --sim-phases), against the kernel runs
-        /// an earlier --multiflow left in --out: its paths (or --only's),
-        /// run length and repetitions. Needs no root.
-        #[arg(long, requires = "multiflow", conflicts_with_all = ["quick", "reps", "seconds"])]
+        /// Run no real transfers; judge the simulator, run afresh (with
+        /// --sim-ack, and --sim-phases with --multiflow), against the real
+        /// runs an earlier validate (or validate --multiflow) left in
+        /// --out: its paths (or --only's), algorithms, run length and
+        /// repetitions. Rewrites --out's validate.json, validate.md and
+        /// each repetition's compare.json. Needs no root; takes seconds.
+        #[arg(long, conflicts_with_all = ["quick", "reps", "seconds", "jobs", "algorithms", "update", "quic_bulk", "table", "receivers"])]
         resimulate: bool,
         /// Algorithms to validate (kernel names): bbr, cubic, reno, and
         /// bbrlab_bbr3 (the BPF BBRv3, against the simulator's bbr3 with

@@ -158,6 +158,7 @@ fn main() -> ExitCode {
                 ack: sim_ack.name(),
                 update,
                 jobs: jobs as usize,
+                resimulate,
             })
             .and_then(|ok| {
                 if strict && !ok {

@@ -124,6 +124,59 @@ struct Row {
     emulator: Option<serde_json::Value>,
 }
 
+impl Row {
+    /// A simulator row: `matched_to` the real source's label, if any.
+    fn simulated(
+        label: String,
+        matched_to: Option<String>,
+        size: Option<PacketSize>,
+        m: Measured,
+        rtos: u64,
+    ) -> Row {
+        Row {
+            label,
+            kind: "simulator",
+            matched_to,
+            size,
+            m,
+            rtos: Some(rtos),
+            host: None,
+            emulator: None,
+        }
+    }
+
+    /// The row as compare.json writes it.
+    fn source_row(&self) -> SourceRow {
+        SourceRow {
+            source: self.label.clone(),
+            kind: self.kind.into(),
+            matched_to: self.matched_to.clone(),
+            payload_bytes_per_packet: self.size.map(|s| s.payload),
+            header_bytes_per_packet: self.size.map(|s| s.header),
+            goodput_mbps: Some(self.m.goodput_mbps),
+            srtt_median_ms: self.m.rtt_median_ms,
+            srtt_p95_ms: self.m.rtt_p95_ms,
+            data_packets_sent: self.m.data_packets,
+            retransmitted_packets: self.m.retransmitted,
+            retransmitted_fraction: self.m.retransmitted_fraction(),
+            rtos: self.rtos,
+            bw_estimate_mbps: self.m.bw_mbps,
+            min_rtt_ms: self.m.min_rtt_ms,
+            host: self.host.clone(),
+            emulator: self.emulator.clone(),
+        }
+    }
+}
+
+/// The packet the scenario's flow sends when no real source sets one.
+fn own_size(run: &scenario::Run) -> PacketSize {
+    let f = &run.config.flows[0];
+    PacketSize {
+        payload: f.cc.mss_bytes,
+        header: f.header_bytes,
+    }
+}
+
 /// Runs the scenario in the simulator with `size` (when given) in `dir`.
 fn simulate(
     name: &str,
@@ -350,16 +403,13 @@ pub fn run_with(
             &out.join(format!("sim-{name}")),
             window_s,
         )?;
-        rows.push(Row {
-            label: format!("simulator as {name} ({alg})"),
-            kind: "simulator",
-            matched_to: Some(real_label.clone()),
-            size: Some(size),
+        rows.push(Row::simulated(
+            format!("simulator as {name} ({alg})"),
+            Some(real_label.clone()),
+            Some(size),
             m,
-            rtos: Some(rtos),
-            host: None,
-            emulator: None,
-        });
+            rtos,
+        ));
         let sum = summary.as_ref();
         let host = match s {
             Source::Kernel => sum.map(|v| {
@@ -386,20 +436,14 @@ pub fn run_with(
     }
     if real.is_empty() {
         let (m, rtos) = simulate(&sc.name, &run, None, &out.join("sim"), window_s)?;
-        let f = &run.config.flows[0];
-        rows.push(Row {
-            label: format!("simulator ({alg})"),
-            kind: "simulator",
-            matched_to: None,
-            size: Some(PacketSize {
-                payload: f.cc.mss_bytes,
-                header: f.header_bytes,
-            }),
+        let size = own_size(&run);
+        rows.push(Row::simulated(
+            format!("simulator ({alg})"),
+            None,
+            Some(size),
             m,
-            rtos: Some(rtos),
-            host: None,
-            emulator: None,
-        });
+            rtos,
+        ));
     }
     print_table(&rows, window_s);
     write_json(&out, &sc.name, window_s, &rows, &failed)?;
@@ -532,6 +576,79 @@ fn print_table(rows: &[Row], window_s: f64) {
     }
 }
 
+/// Runs again, with the current simulator, the simulations an earlier
+/// compare run in `dir` matched to its real sources (each with that
+/// source's packet and header bytes, from `dir/compare.json`), on the
+/// scenario `scenario`, and rewrites `dir/compare.json` with their
+/// figures; the real rows stay as they were measured. `kernel_ack`
+/// as in [`run_with`]. Needs no root. The figures' SVGs are not drawn
+/// again. Returns the new report.
+pub fn resimulate(
+    scenario: &Path,
+    dir: &Path,
+    kernel_ack: Option<netsim::AckPolicy>,
+) -> Result<CompareReport, String> {
+    let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
+    if sc.runs.len() != 1 || sc.runs[0].config.flows.len() != 1 {
+        return Err(format!(
+            "{}: compare needs a scenario with one flow and no sweep",
+            scenario.display()
+        ));
+    }
+    let mut run = sc.runs[0].clone();
+    if run.config.sample_interval_ns == 0 {
+        run.config.sample_interval_ns = 10_000_000;
+    }
+    let mut report = CompareReport::read(dir)?;
+    let window_s = report.window_s;
+    let real: Vec<(String, String)> = report
+        .sources
+        .iter()
+        .filter(|s| s.kind != "simulator")
+        .map(|s| (s.source.clone(), s.kind.clone()))
+        .collect();
+    for row in report.sources.iter_mut().filter(|s| s.kind == "simulator") {
+        let kind = row.matched_to.as_ref().and_then(|m| {
+            real.iter()
+                .find(|(label, _)| label == m)
+                .map(|(_, kind)| kind.clone())
+        });
+        let (Some(kind), Some(payload), Some(header)) = (
+            kind,
+            row.payload_bytes_per_packet,
+            row.header_bytes_per_packet,
+        ) else {
+            // The simulator alone (`--with none`): its own packet sizes.
+            let (m, rtos) = simulate(&sc.name, &run, None, &dir.join("sim"), window_s)?;
+            let size = own_size(&run);
+            *row = Row::simulated(row.source.clone(), None, Some(size), m, rtos).source_row();
+            continue;
+        };
+        let mut matched = run.clone();
+        if let (Some(ack), true) = (kernel_ack, kind == "kernel") {
+            matched.config.flows[0].ack = ack;
+        }
+        let size = PacketSize { payload, header };
+        let (m, rtos) = simulate(
+            &sc.name,
+            &matched,
+            Some(size),
+            &dir.join(format!("sim-{kind}")),
+            window_s,
+        )?;
+        *row = Row::simulated(
+            row.source.clone(),
+            row.matched_to.clone(),
+            Some(size),
+            m,
+            rtos,
+        )
+        .source_row();
+    }
+    report.write(dir)?;
+    Ok(report)
+}
+
 fn write_json(
     out: &Path,
     name: &str,
@@ -539,27 +656,7 @@ fn write_json(
     rows: &[Row],
     failed: &[FailedSource],
 ) -> Result<(), String> {
-    let sources = rows
-        .iter()
-        .map(|r| SourceRow {
-            source: r.label.clone(),
-            kind: r.kind.into(),
-            matched_to: r.matched_to.clone(),
-            payload_bytes_per_packet: r.size.map(|s| s.payload),
-            header_bytes_per_packet: r.size.map(|s| s.header),
-            goodput_mbps: Some(r.m.goodput_mbps),
-            srtt_median_ms: r.m.rtt_median_ms,
-            srtt_p95_ms: r.m.rtt_p95_ms,
-            data_packets_sent: r.m.data_packets,
-            retransmitted_packets: r.m.retransmitted,
-            retransmitted_fraction: r.m.retransmitted_fraction(),
-            rtos: r.rtos,
-            bw_estimate_mbps: r.m.bw_mbps,
-            min_rtt_ms: r.m.min_rtt_ms,
-            host: r.host.clone(),
-            emulator: r.emulator.clone(),
-        })
-        .collect();
+    let sources = rows.iter().map(Row::source_row).collect();
     CompareReport {
         scenario: name.into(),
         window_s,

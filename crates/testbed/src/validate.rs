@@ -296,6 +296,10 @@ pub struct Options {
     /// Rows (path and algorithm) run at once, each on its own emulated
     /// path (1: one after another).
     pub jobs: usize,
+    /// Run no real transfers: judge the simulator, run afresh, against
+    /// the kernel (and UDP and s2n-quic) runs an earlier single-flow run
+    /// left in `out` ([`resimulate`]). Needs no root.
+    pub resimulate: bool,
 }
 
 impl Options {
@@ -738,6 +742,16 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
         }
         ctx.progress.done.fetch_add(1, Ordering::SeqCst);
     }
+    Ok((row_of(p, alg, &runs, reruns), statistics))
+}
+
+/// A path and algorithm's row of validate.json from its repetitions'
+/// figures (`runs`): the sources' means, judged against the kernel's
+/// with [`bounds_for`] `alg`; `reruns`: repetitions run again while the
+/// emulator stalled.
+fn row_of(p: &PathSpec, alg: &str, runs: &[Figures], reruns: usize) -> Value {
+    let reps = runs.len();
+    let max_stalled = linkem::stall::max_stalled_fraction(p.rtt_ms);
     let stalled_max = runs
         .iter()
         .filter_map(|f| f.emulator_stalled)
@@ -789,7 +803,7 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
         (Some(u), Some(k)) => judge(u, k, b),
         _ => Value::Null,
     };
-    let row = json!({
+    json!({
         "path": p.name,
         "rate_mbit": p.rate_mbit,
         "rtt_ms": p.rtt_ms,
@@ -813,12 +827,14 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
         "emulator": emulator,
         "kernel_failed_runs": kernel_failures,
         "udp_failed_runs": udp_failures,
-    });
-    Ok((row, statistics))
+    })
 }
 
 /// Runs the matrix. Returns whether every path met its bounds.
 pub fn run(opts: &Options) -> Result<bool, String> {
+    if opts.resimulate {
+        return resimulate(opts);
+    }
     if !crate::host::is_root() {
         return Err(
             "validate runs kernel TCP and the UDP transport through `bbrlab emu`, which needs root (network namespaces and TUN devices); run it as root".into(),
@@ -936,6 +952,25 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     if let Some(earlier) = &earlier {
         results = merge_rows(earlier, results);
     }
+    let written = write_results(opts, seconds, reps, statistics, results)?;
+    eprintln!(
+        "validate: {} runs in {:.0} s",
+        total,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(written)
+}
+
+/// Writes the single-flow rows into `out/validate.json` (keeping a
+/// competing-flow section) and `out/validate.md`, and prints the table.
+/// Returns whether every row met its bounds.
+fn write_results(
+    opts: &Options,
+    seconds: u64,
+    reps: usize,
+    statistics: Value,
+    results: Vec<Value>,
+) -> Result<bool, String> {
     let all_within = results.iter().all(|r| {
         r["simulator_vs_kernel"]["within"].as_bool() != Some(false)
             && r["udp_vs_kernel"]["within"].as_bool() != Some(false)
@@ -960,13 +995,111 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         .map_err(|e| format!("cannot write {}: {e}", md_path.display()))?;
     println!("{md}");
     eprintln!(
-        "validate: wrote {} and {} ({} runs in {:.0} s)",
+        "validate: wrote {} and {}",
         json_path.display(),
         md_path.display(),
-        total,
-        started.elapsed().as_secs_f64()
     );
     Ok(all_within)
+}
+
+/// `validate --resimulate`: the simulator, run afresh with `opts.ack`,
+/// judged against the real runs an earlier single-flow run left in
+/// `opts.out` (its rows, or `--only`'s paths; its run length and
+/// repetitions). Each repetition's directory keeps its real sources'
+/// logs and figures in `compare.json`; [`compare::resimulate`] replaces
+/// the simulator rows there. The simulator is deterministic, so this is
+/// what a full run would give on the simulator's side, in seconds and
+/// without root. With `--only`, the other rows are kept as they were.
+fn resimulate(opts: &Options) -> Result<bool, String> {
+    let json_path = opts.out.join("validate.json");
+    let text = std::fs::read_to_string(&json_path).map_err(|e| {
+        format!(
+            "--resimulate judges the simulator against the real runs an earlier `validate --out {}` left there, but {} cannot be read: {e}",
+            opts.out.display(),
+            json_path.display()
+        )
+    })?;
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not JSON: {e}", json_path.display()))?;
+    let (Some(seconds), Some(reps), Some(rows)) = (
+        doc["seconds_per_run"].as_u64(),
+        doc["repetitions"].as_u64(),
+        doc["paths"].as_array(),
+    ) else {
+        return Err(format!(
+            "{} has no single-flow run (seconds_per_run, repetitions and paths); run `validate --out {}` first",
+            json_path.display(),
+            opts.out.display()
+        ));
+    };
+    let reps = reps.max(1) as usize;
+    let name = |r: &Value| r["path"].as_str().unwrap_or("").to_string();
+    if let Some(only) = &opts.only {
+        let have: Vec<String> = rows.iter().map(name).collect();
+        if let Some(n) = only.iter().find(|n| !have.contains(n)) {
+            return Err(format!(
+                "--only: the run in {} has no path `{n}`; it has: {}",
+                opts.out.display(),
+                have.join(", ")
+            ));
+        }
+        let had = doc["simulator_ack"].as_str().unwrap_or("every");
+        if had != opts.ack {
+            return Err(format!(
+                "--resimulate --only keeps the other rows, whose simulator had --sim-ack {had}; this run's has {}: one table would mix two receivers (drop --only, or use --sim-ack {had})",
+                opts.ack
+            ));
+        }
+    }
+    let wanted = |r: &Value| opts.only.as_ref().is_none_or(|o| o.contains(&name(r)));
+    let total = rows.iter().filter(|r| wanted(r)).count();
+    let mut statistics = Value::Null;
+    let mut results = Vec::new();
+    for (i, r) in rows.iter().filter(|r| wanted(r)).enumerate() {
+        let path = paths_named(&[name(r)])?[0];
+        let alg = r["algorithm"].as_str().unwrap_or("");
+        if !ALGORITHMS.contains(&alg) {
+            return Err(format!(
+                "{}: row {} has algorithm `{alg}`, which validate does not know",
+                json_path.display(),
+                path.name
+            ));
+        }
+        eprintln!(
+            "validate: [{}/{total}] {} {alg}: simulating again",
+            i + 1,
+            path.name
+        );
+        let mut runs = Vec::new();
+        for rep in 0..reps {
+            let dir = opts
+                .out
+                .join(path.name)
+                .join(alg)
+                .join(format!("rep-{rep}"));
+            let toml = dir.join("scenario.toml");
+            if !dir.join(crate::compare_report::FILE).is_file() {
+                return Err(format!(
+                    "--resimulate: {} has no {} (the earlier run's repetition {} of {} {alg}); run it again without --resimulate",
+                    dir.display(),
+                    crate::compare_report::FILE,
+                    rep + 1,
+                    path.name
+                ));
+            }
+            std::fs::write(&toml, scenario_toml(&path, alg, seconds, 1 + rep as u64))
+                .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+            let report = compare::resimulate(&toml, &dir, opts.kernel_ack())?;
+            statistics = serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
+            runs.push(figures_of(&report));
+        }
+        let reruns = r["emulator"]["reruns"].as_u64().unwrap_or(0) as usize;
+        results.push(row_of(&path, alg, &runs, reruns));
+    }
+    if opts.only.is_some() {
+        results = merge_rows(rows, results);
+    }
+    write_results(opts, seconds, reps, statistics, results)
 }
 
 /// `--update`: the single-flow rows of the earlier run in `path`. The runs
@@ -1226,6 +1359,7 @@ pub fn table_from(path: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare_report::SourceRow;
 
     #[test]
     fn jobs_are_refused_beyond_the_cores() {
@@ -1588,8 +1722,139 @@ mod tests {
             ack,
             update: false,
             jobs: 1,
+            resimulate: false,
         };
         assert_eq!(o("linux").kernel_ack(), Some(netsim::AckPolicy::LINUX));
         assert_eq!(o("every").kernel_ack(), None);
+    }
+
+    /// An earlier single-flow run's directory (4 s, one repetition, one
+    /// row: `bbr` on 10M-40ms-1bdp) as its real side left it: the kernel
+    /// row's figures and packet size in compare.json, beside a stale
+    /// simulator row matched to it (1 Mbit/s, which no run gives).
+    fn earlier_single_flow_run(out: &Path) {
+        let rep = out.join("10M-40ms-1bdp/bbr/rep-0");
+        std::fs::create_dir_all(&rep).unwrap();
+        let row = |kind: &str, label: &str, matched: Option<&str>, goodput: f64| SourceRow {
+            source: label.into(),
+            kind: kind.into(),
+            matched_to: matched.map(String::from),
+            payload_bytes_per_packet: Some(1448),
+            header_bytes_per_packet: Some(52),
+            goodput_mbps: Some(goodput),
+            srtt_median_ms: Some(47.0),
+            retransmitted_packets: Some(3),
+            ..SourceRow::default()
+        };
+        CompareReport {
+            scenario: "validate-10M-40ms-1bdp".into(),
+            window_s: 4.0,
+            sources: vec![
+                row(
+                    "simulator",
+                    "simulator as kernel (bbr)",
+                    Some("kernel TCP (bbr)"),
+                    1.0,
+                ),
+                row("kernel", "kernel TCP (bbr)", None, 9.5),
+            ],
+            ..CompareReport::default()
+        }
+        .write(&rep)
+        .unwrap();
+        std::fs::write(
+            out.join("validate.json"),
+            json!({"seconds_per_run": 4, "repetitions": 1, "simulator_ack": "every",
+                   "paths": [{"path": "10M-40ms-1bdp", "algorithm": "bbr",
+                              "emulator": {"reruns": 2}}]})
+            .to_string(),
+        )
+        .unwrap();
+    }
+
+    fn resimulate_in(out: &Path, ack: &'static str, only: Option<&str>) -> Result<Value, String> {
+        run(&Options {
+            out: out.to_path_buf(),
+            quick: false,
+            only: only.map(|o| vec![o.to_string()]),
+            reps: None,
+            seconds: None,
+            algorithms: vec![],
+            quic_bulk: None,
+            ack,
+            update: false,
+            jobs: 1,
+            resimulate: true,
+        })?;
+        let text = std::fs::read_to_string(out.join("validate.json")).unwrap();
+        Ok(serde_json::from_str(&text).unwrap())
+    }
+
+    #[test]
+    fn resimulate_judges_a_new_single_flow_simulation_against_the_kept_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_single_flow_run(dir.path());
+        let doc = resimulate_in(dir.path(), "linux", None).unwrap();
+        assert_eq!(doc["simulator_ack"], "linux");
+        assert_eq!(
+            (doc["seconds_per_run"].as_u64(), doc["repetitions"].as_u64()),
+            (Some(4), Some(1))
+        );
+        let row = &doc["paths"][0];
+        assert_eq!(row["path"], "10M-40ms-1bdp");
+        // The kernel's figures are the kept ones; the simulator's are new
+        // (a 10 Mbit/s path delivers well above the stale 1 Mbit/s).
+        assert_eq!(row["kernel"]["goodput_mbps"].as_f64(), Some(9.5));
+        assert_eq!(row["kernel_retransmitted_packets"].as_f64(), Some(3.0));
+        let linux = row["simulator"]["goodput_mbps"].as_f64().unwrap();
+        assert!((8.0..10.0).contains(&linux), "{row}");
+        assert!(row["simulator_vs_kernel"]["within"].is_boolean());
+        assert_eq!(row["emulator"]["reruns"], 2);
+        let rep = dir.path().join("10M-40ms-1bdp/bbr/rep-0");
+        assert!(rep.join("sim-kernel/flows.csv").exists());
+        let report = CompareReport::read(&rep).unwrap();
+        assert_eq!(report.sources[1].goodput_mbps, Some(9.5));
+        assert_eq!(report.sources[0].payload_bytes_per_packet, Some(1448));
+        assert!(std::fs::read_to_string(dir.path().join("validate.md"))
+            .unwrap()
+            .contains("10M-40ms-1bdp"));
+        // The receiver is the one asked for: an ACK per packet gives
+        // another srtt on the same kept run.
+        let srtt = |d: &Value| {
+            d["paths"][0]["simulator"]["srtt_median_ms"]
+                .as_f64()
+                .unwrap()
+        };
+        let every = resimulate_in(dir.path(), "every", None).unwrap();
+        assert_eq!(every["simulator_ack"], "every");
+        assert_ne!(srtt(&every), srtt(&doc));
+        // And it is deterministic: the same receiver again, the same figure.
+        let again = resimulate_in(dir.path(), "linux", None).unwrap();
+        assert_eq!(srtt(&again), srtt(&doc));
+    }
+
+    #[test]
+    fn resimulate_says_what_is_missing_or_would_mix() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = resimulate_in(dir.path(), "every", None).unwrap_err();
+        assert!(
+            e.contains("--resimulate") && e.contains("validate.json"),
+            "{e}"
+        );
+        earlier_single_flow_run(dir.path());
+        let e = resimulate_in(dir.path(), "every", Some("2M-100ms-2bdp")).unwrap_err();
+        assert!(
+            e.contains("`2M-100ms-2bdp`") && e.contains("10M-40ms-1bdp"),
+            "{e}"
+        );
+        // --only keeps the other rows, so it must not change the receiver.
+        let e = resimulate_in(dir.path(), "linux", Some("10M-40ms-1bdp")).unwrap_err();
+        assert!(e.contains("--sim-ack every"), "{e}");
+        std::fs::remove_file(dir.path().join("10M-40ms-1bdp/bbr/rep-0/compare.json")).unwrap();
+        let e = resimulate_in(dir.path(), "every", None).unwrap_err();
+        assert!(
+            e.contains("compare.json") && e.contains("repetition 1"),
+            "{e}"
+        );
     }
 }
