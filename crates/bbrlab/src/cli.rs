@@ -165,10 +165,12 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value = "every")]
         sim_ack: SimAck,
         /// With --multiflow: how many times the simulator runs each
-        /// repetition, every flow after the first started a further
-        /// 1/N of the base round trip later each time; its figures are the
-        /// median over these start phases, the shares' least and greatest
-        /// shown beside them (1: one run, no spread).
+        /// repetition, the flows after the first started 1/N of the base
+        /// round trip apart each time, from half a round trip ahead of the
+        /// first flow to half behind (an even N never starts two flows at
+        /// once); its figures are the median over these start phases, the
+        /// shares' least and greatest shown beside them (1: one run, no
+        /// spread).
         #[arg(long, value_name = "N", default_value_t = crate::validate::multiflow::PHASES as u32,
               value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
         sim_phases: u32,

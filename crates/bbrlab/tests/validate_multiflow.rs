@@ -86,7 +86,7 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
         );
         // The simulator's figure is the median over its start phases, its
         // spread beside it.
-        assert_eq!(p["simulator"]["phases"].as_f64(), Some(9.0), "{name}");
+        assert_eq!(p["simulator"]["phases"].as_f64(), Some(10.0), "{name}");
         for f in p["simulator"]["flows"].as_array().unwrap() {
             let (lo, mid, hi) = (
                 f["share_min"].as_f64().unwrap(),
@@ -94,7 +94,7 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
                 f["share_max"].as_f64().unwrap(),
             );
             assert!(lo - 1e-3 <= mid && mid <= hi + 1e-3, "{name}: {f}");
-            assert_eq!(f["share_by_phase"].as_array().unwrap().len(), 9);
+            assert_eq!(f["share_by_phase"].as_array().unwrap().len(), 10);
         }
         // The RTT-unfairness flows really had their extra delay: the
         // +50 ms flow's srtt is about 40 ms above the +10 ms flow's.

@@ -115,21 +115,38 @@ const REPS: usize = 3;
 const PORT: u16 = 5201;
 
 /// The simulator's start phases per repetition (`--sim-phases`): the
-/// path is simulated this many times, every flow after the first started
-/// a further 1/`PHASES` of the base round trip later each time.
+/// path is simulated this many times, the flows after the first started
+/// a step of 1/`PHASES` of the base round trip apart each time, from
+/// half a round trip ahead of the first flow to half behind
+/// ([`MultiPath::phase_offset_ms`]).
 ///
-/// Why: who wins a competing-flow run is decided in its first seconds,
-/// often by whether one round's bandwidth sample crosses a threshold
-/// (STARTUP's 1.25×, a loss round's 2 %), and that turns on how the flows'
-/// round trips interleave. The kernel's flows start a few ms apart and its
-/// timers jitter, so each kernel run is one draw from that spread; the
-/// simulator is deterministic, so one run is one draw that never varies.
-/// Moving the later flows through one round trip covers every
-/// interleaving, and the median over the phases is the simulator's
-/// typical outcome. On `bbr-rtt-10-50ms-1bdp`, 55 such runs give the
-/// short flow 0.52–0.85 (`scenarios/validate/rtt-unfairness-sensitivity.toml`).
-/// Nine phases cost nine simulations of a second or less each.
-pub const PHASES: usize = 9;
+/// Why phases: who wins a competing-flow run is decided in its first
+/// seconds, often by whether one round's bandwidth sample crosses a
+/// threshold (STARTUP's 1.25×, a loss round's 2 %), and that turns on how
+/// the flows' round trips interleave. The kernel's timers jitter, so each
+/// kernel run is one draw from that spread; the simulator is
+/// deterministic, so one run is one draw that never varies. Moving the
+/// later flows through one round trip covers every interleaving, and the
+/// median over the phases is the simulator's typical outcome. On
+/// `bbr-rtt-10-50ms-1bdp`, 55 such runs give the short flow 0.52–0.85
+/// (`scenarios/validate/rtt-unfairness-sensitivity.toml`).
+///
+/// Why centred on the first flow, and an even count: the kernel's flows
+/// send their SYNs within 0.1 ms of each other (the emulator's packet
+/// log, every repetition of the 2-BDP paths), so none has a head start;
+/// phases that only ever start the later flows late gave the first flow
+/// one (the first of two identical `cubic` flows got a median 0.56 of the
+/// link against the kernel's 0.47–0.49). With an even count no phase
+/// starts two flows at the same instant, a tie the simulator breaks by
+/// flow index every time and the kernel by chance.
+/// Ten phases cost ten simulations of a second or less each.
+pub const PHASES: usize = 10;
+
+/// How the simulator starts the flows, as `validate.json` says
+/// (`simulator_starts`): each flow's first data one round trip of its own
+/// path after its start, as the kernel's follows its handshake
+/// ([`MultiPath::sim_starts_ms`]), the phases centred on the first flow.
+const STARTS: &str = "after the handshake, phases centred";
 
 /// The paths `--quick` runs (CI): BBR against CUBIC where the share is
 /// most sensitive to the model (2 BDP), RTT unfairness in a shallow
@@ -240,9 +257,33 @@ impl MultiPath {
     }
 
     /// How much later phase `j` of `n` starts every flow after the
-    /// first, ms: j/n of the base round trip ([`PHASES`]).
+    /// first, ms ([`PHASES`]): steps of 1/n of the base round trip,
+    /// centred on 0, so the phases span one round trip and as many put
+    /// the later flows ahead as behind (phase 0 the furthest ahead).
     pub fn phase_offset_ms(&self, j: usize, n: usize) -> f64 {
-        self.rtt_ms * j as f64 / n.max(1) as f64
+        let n = n.max(1);
+        self.rtt_ms * (j as f64 - (n - 1) as f64 / 2.0) / n as f64
+    }
+
+    /// When each flow sends its first data in the simulator at a phase's
+    /// `offset_ms`, ms from the run's start: its start, plus the
+    /// handshake the kernel's flow makes first (one round trip of its own
+    /// path: SYN, SYN-ACK, then data with the ACK; the simulator has
+    /// none), plus `offset_ms` for every flow after the first. All are
+    /// moved later together if that would put one before 0.
+    fn sim_starts_ms(&self, seconds: u64, offset_ms: f64) -> Vec<f64> {
+        let raw: Vec<f64> = self
+            .flows
+            .iter()
+            .zip(self.starts(seconds))
+            .enumerate()
+            .map(|(k, (f, start))| {
+                let phase = if k > 0 { offset_ms } else { 0.0 };
+                start as f64 * 1000.0 + self.rtt_ms + f.extra_rtt_ms + phase
+            })
+            .collect();
+        let lead = raw.iter().copied().fold(0.0_f64, f64::min);
+        raw.iter().map(|t| t - lead).collect()
     }
 
     /// Each flow's start, whole seconds into a run of `seconds`.
@@ -288,8 +329,11 @@ impl MultiPath {
     ) -> String {
         let mut b = self.base(seconds, seed);
         let ecn = self.queue == Queue::CodelEcn;
-        for (k, (f, start)) in self.flows.iter().zip(self.starts(seconds)).enumerate() {
-            let start_ms = start as f64 * 1000.0 + if k > 0 { offset_ms } else { 0.0 };
+        for (f, start_ms) in self
+            .flows
+            .iter()
+            .zip(self.sim_starts_ms(seconds, offset_ms))
+        {
             // To the microsecond, as the phases' offsets are written.
             let start_us = (start_ms * 1e3).round() as u64;
             b = b.flow(
@@ -806,13 +850,14 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "repetitions": reps,
         "simulator_ack": opts.ack,
         "simulator_phases": phases,
+        "simulator_starts": STARTS,
         "bounds": bounds_json(),
         "statistics": {
             "share": "a flow's payload bytes delivered (kernel: tcpi_bytes_acked from its `tcp send` log; simulator: delivered_bytes) by the run's end, over all flows' bytes",
             "total_goodput": "all flows' payload bytes × 8 / the run's length",
             "queue_delay": "the bottleneck's forward queue, sampled every 10 ms over the run (emulator: the last dequeued packet's wait, from the first sample with a packet queued; simulator: the wait a packet offered at the sample time would have)",
             "packet_size": "the simulator's flows carry the kernel connection's MSS and headers (tcp send's summary)",
-            "simulator_phases": "the simulator runs each repetition at `simulator_phases` start phases, every flow after the first started a further 1/phases of the base round trip later each time; its figures are the median over the phases (share_min, share_max and share_by_phase give the spread), since a deterministic run is one draw of an outcome that the kernel's timing jitter samples afresh every run",
+            "simulator_phases": "the simulator runs each repetition at `simulator_phases` start phases, the flows after the first started a step of 1/phases of the base round trip apart each time, from half a round trip ahead of the first flow to half behind (`simulator_starts`); its figures are the median over the phases (share_min, share_max and share_by_phase give the spread), since a deterministic run is one draw of an outcome that the kernel's timing jitter samples afresh every run",
         },
         "all_within": all_within,
         "paths": results,
@@ -959,6 +1004,7 @@ fn sim_side(
     let mut sides = Vec::with_capacity(phases);
     for j in 0..phases.max(1) {
         let offset = p.phase_offset_ms(j, phases);
+        let origins = p.sim_starts_ms(seconds, offset);
         let (toml, out) = if j == 0 {
             ("scenario.toml".to_string(), "sim".to_string())
         } else {
@@ -972,7 +1018,7 @@ fn sim_side(
         runner::sweep::run_one(&sc.name, &sc.runs[0], &sim_dir)?;
         let flows = (0..p.flows.len())
             .map(|k| {
-                let origin = starts[k] as f64 + if k > 0 { offset / 1000.0 } else { 0.0 };
+                let origin = origins[k] / 1000.0;
                 flow_figures(
                     &sim_dir.join("flows.csv"),
                     k,
@@ -1058,8 +1104,16 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         .ok_or("validate.json's `multiflow` has no `paths` list")?;
     // Sections written before the simulator ran start phases have none.
     let phases = mf["simulator_phases"].as_u64().unwrap_or(1);
+    // Sections written before the phases were centred and followed the
+    // handshake have no `simulator_starts`: their later flows started
+    // 0 to 1 round trip late.
+    let span = if mf["simulator_starts"] == STARTS {
+        "from half a round trip ahead of the first flow to half behind, each flow's data after its handshake"
+    } else {
+        "one round trip apart in all"
+    };
     let mut sim_figures = if phases > 1 {
-        format!("; the simulator's figures are the median over {phases} start phases of the later flows, one round trip apart in all, with each share's least and greatest in brackets")
+        format!("; the simulator's figures are the median over {phases} start phases of the later flows, {span}, with each share's least and greatest in brackets")
     } else {
         String::new()
     };
@@ -1216,7 +1270,15 @@ mod tests {
             assert_eq!(c.flows.len(), p.flows.len(), "{}", p.name);
             assert_eq!(c.duration_ns, 30_000_000_000);
             for (k, (f, start)) in c.flows.iter().zip(p.starts(30)).enumerate() {
-                assert_eq!(f.start_ns, start * 1_000_000_000, "{} flow {k}", p.name);
+                // At phase offset 0, each flow's data follows its
+                // handshake: one round trip of its own path.
+                let handshake_ms = p.rtt_ms + p.flows[k].extra_rtt_ms;
+                assert_eq!(
+                    f.start_ns,
+                    start * 1_000_000_000 + (handshake_ms * 1e6) as u64,
+                    "{} flow {k}",
+                    p.name
+                );
                 assert_eq!(f.extra_rtt_ns, (p.flows[k].extra_rtt_ms * 1e6) as u64);
                 assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
                 assert_eq!(f.ecn.is_ect(), p.queue == Queue::CodelEcn, "{}", p.name);
@@ -1423,18 +1485,39 @@ mod tests {
     #[test]
     fn phases_shift_only_the_later_flows_through_one_round_trip() {
         let p = &paths_named(&["4bbr-staggered-2bdp".into()]).unwrap()[0];
-        assert_eq!(p.phase_offset_ms(0, 9), 0.0);
-        assert!((p.phase_offset_ms(8, 9) - 40.0 * 8.0 / 9.0).abs() < 1e-12);
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("s.toml");
-        std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", 12.5)).unwrap();
-        let sc = scenario::load(&f).unwrap();
-        let starts: Vec<u64> = sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect();
+        // Ten phases: 4 ms apart, from 18 ms ahead to 18 ms behind, as
+        // many ahead as behind and none at 0.
+        let offsets: Vec<f64> = (0..10).map(|j| p.phase_offset_ms(j, 10)).collect();
         assert_eq!(
-            starts,
-            [0, 5_012_500_000, 10_012_500_000, 15_012_500_000],
-            "the first flow stays at 0, the others move by 12.5 ms"
+            offsets,
+            [-18.0, -14.0, -10.0, -6.0, -2.0, 2.0, 6.0, 10.0, 14.0, 18.0]
         );
+        assert_eq!(p.phase_offset_ms(0, 1), 0.0);
+        assert_eq!(p.phase_offset_ms(1, 3), 0.0);
+        let starts = |p: &MultiPath, offset: f64| -> Vec<u64> {
+            let dir = tempfile::tempdir().unwrap();
+            let f = dir.path().join("s.toml");
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", offset)).unwrap();
+            let sc = scenario::load(&f).unwrap();
+            sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect()
+        };
+        // Each flow's data follows its handshake (one 40 ms round trip);
+        // the later flows move by the phase's offset, ahead or behind.
+        assert_eq!(
+            starts(p, 12.5),
+            [40_000_000, 5_052_500_000, 10_052_500_000, 15_052_500_000]
+        );
+        assert_eq!(
+            starts(p, -12.5),
+            [40_000_000, 5_027_500_000, 10_027_500_000, 15_027_500_000]
+        );
+        // Two flows at once, the second ahead: the first starts that much
+        // after the second's handshake. A flow with 50 ms more round trip
+        // finishes its handshake 40 ms after one with 10 ms more.
+        let c = &paths_named(&["cubic-vs-cubic-2bdp".into()]).unwrap()[0];
+        assert_eq!(starts(c, -18.0), [40_000_000, 22_000_000]);
+        let r = &paths_named(&["bbr-rtt-10-50ms-1bdp".into()]).unwrap()[0];
+        assert_eq!(starts(r, 0.0), [50_000_000, 90_000_000]);
     }
 
     #[test]
@@ -1564,11 +1647,16 @@ mod tests {
         for d in ["sim", "sim-phase-1", "sim-phase-2"] {
             assert!(rep.join(d).join("flows.csv").exists(), "{d}");
         }
-        // Phase 2 of 3 starts the second flow 26.667 ms later, with the
-        // kernel's packet size; the earlier run's phase 7 is gone.
+        // Phase 2 of 3 starts the second flow 13.333 ms after the first
+        // (both after a 40 ms handshake), with the kernel's packet size;
+        // the earlier run's phase 7 is gone.
         let sc = scenario::load(&rep.join("scenario-phase-2.toml")).unwrap();
         let flows = &sc.runs[0].config.flows;
-        assert_eq!(flows[1].start_ns, 26_667_000, "{flows:?}");
+        assert_eq!(
+            (flows[0].start_ns, flows[1].start_ns),
+            (40_000_000, 53_333_000),
+            "{flows:?}"
+        );
         assert_eq!((flows[1].cc.mss_bytes, flows[1].header_bytes), (1448, 52));
         assert!(!rep.join("sim-phase-7").exists() && !rep.join("scenario-phase-7.toml").exists());
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
