@@ -132,8 +132,9 @@ const PORT: u16 = 5201;
 /// (`scenarios/validate/rtt-unfairness-sensitivity.toml`).
 ///
 /// Why centred on the first flow, and an even count: the kernel's flows
-/// send their SYNs within 0.1 ms of each other (the emulator's packet
-/// log, every repetition of the 2-BDP paths), so none has a head start;
+/// send their SYNs within 0.35 ms of each other, most within 0.01 ms
+/// (the emulator's packet log, all 48 repetitions of the paths whose
+/// flows start together), so none has a head start;
 /// phases that only ever start the later flows late gave the first flow
 /// one (the first of two identical `cubic` flows got a median 0.56 of the
 /// link against the kernel's 0.47–0.49). With an even count no phase
