@@ -1225,6 +1225,13 @@ impl<'a> Sim<'a> {
                 retransmissions: f.sender.retransmissions,
                 delivered_ce: f.sender.delivered_ce,
             })?;
+            if crate::ModelSample::applies(&s) {
+                rec.model_sample(&crate::ModelSample {
+                    t_ns: t,
+                    flow: i,
+                    snapshot: s,
+                })?;
+            }
         }
         // Hops after the first follow as `hop1`, `hop2`, ...; access links
         // are a flow's own and have no rows.

@@ -72,6 +72,7 @@
 pub mod config;
 pub mod engine;
 pub mod event_queue;
+pub mod model;
 pub mod record;
 pub mod stats;
 pub mod workload;
@@ -81,6 +82,7 @@ pub use config::{
     SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
 };
 pub use engine::{run, run_workload};
+pub use model::{ModelSample, MODEL_COLUMNS};
 pub use record::{
     FlowSample, FlowSummary, HopSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
 };

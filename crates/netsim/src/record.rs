@@ -153,6 +153,12 @@ pub trait Recorder {
     fn flow_completed(&mut self, _r: &FctRecord) -> io::Result<()> {
         Ok(())
     }
+    /// A BBR-family flow's model at a sample time (`model.csv`,
+    /// [`crate::model`]), after that flow's [`Self::flow_sample`].
+    /// Ignored unless a recorder wants it.
+    fn model_sample(&mut self, _s: &crate::ModelSample) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Discards everything (for benchmarks and summary-only runs).
@@ -176,6 +182,8 @@ pub struct MemoryRecorder {
     pub links: Vec<LinkSample>,
     /// Finished finite flows in completion order.
     pub fct: Vec<FctRecord>,
+    /// BBR-family flows' model samples in time order.
+    pub models: Vec<crate::ModelSample>,
 }
 
 impl Recorder for MemoryRecorder {
@@ -189,6 +197,10 @@ impl Recorder for MemoryRecorder {
     }
     fn flow_completed(&mut self, r: &FctRecord) -> io::Result<()> {
         self.fct.push(r.clone());
+        Ok(())
+    }
+    fn model_sample(&mut self, s: &crate::ModelSample) -> io::Result<()> {
+        self.models.push(*s);
         Ok(())
     }
 }

@@ -419,6 +419,9 @@ impl<R: netsim::Recorder> netsim::Recorder for MetricsRecorder<R> {
     fn flow_completed(&mut self, r: &netsim::FctRecord) -> io::Result<()> {
         self.inner.flow_completed(r)
     }
+    fn model_sample(&mut self, s: &netsim::ModelSample) -> io::Result<()> {
+        self.inner.model_sample(s)
+    }
 }
 
 /// Seconds in a CSV cell to ns.

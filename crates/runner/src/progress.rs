@@ -59,6 +59,9 @@ impl<R: Recorder> Recorder for ClockRecorder<'_, R> {
     fn flow_completed(&mut self, r: &netsim::FctRecord) -> io::Result<()> {
         self.inner.flow_completed(r)
     }
+    fn model_sample(&mut self, s: &netsim::ModelSample) -> io::Result<()> {
+        self.inner.model_sample(s)
+    }
 }
 
 /// One running run as of a moment.

@@ -67,9 +67,10 @@ fn ours(name: &str, is_dir: bool) -> bool {
             && name.starts_with("run-")
             && name[4..].bytes().all(|c| c.is_ascii_digit());
     }
-    const FILES: [&str; 7] = [
+    const FILES: [&str; 8] = [
         "flows.csv",
         "fct.csv",
+        "model.csv",
         "link.csv",
         "summary.json",
         "summary.csv",
