@@ -197,9 +197,10 @@ pub(crate) enum Command {
         update: bool,
         /// Single flow: how many paths (or algorithms) run at once, each
         /// through its own emulator. Two transfers at once measured the
-        /// same as one after another on a 2-core machine (the emulators'
-        /// forwarders run at real-time priority); more than the machine
-        /// has cores is refused.
+        /// same as one after another on a 2-core machine up to 20 Mbit/s
+        /// (the emulators' forwarders run at real-time priority); faster
+        /// rows were host-limited, and validate names them. More than the
+        /// machine has cores is refused.
         #[arg(long, short = 'j', default_value_t = 1,
               value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "multiflow")]
         jobs: u32,

@@ -617,6 +617,31 @@ fn check_jobs(jobs: usize) -> Result<(), String> {
     check_jobs_on(jobs, cores)
 }
 
+/// Above this rate two transfers at once were host-limited on a 2-core
+/// machine (validate's whole matrix with `--jobs 2`, 2026-11-29: kernel
+/// `cubic` 70.5 against 96.4 Mbit/s alone at 100 Mbit/s, the UDP
+/// transport and s2n-quic 15–32 % short at 50 and 100 Mbit/s), while at
+/// 20 Mbit/s and below the two ways agreed.
+pub const JOBS_RATE_LIMIT_MBIT: f64 = 20.0;
+
+/// What to tell a user who runs `jobs` rows at once over `paths`: the
+/// paths faster than [`JOBS_RATE_LIMIT_MBIT`], whose rows are better run
+/// one at a time.
+fn jobs_note(jobs: usize, paths: &[PathSpec]) -> Option<String> {
+    let fast: Vec<&str> = paths
+        .iter()
+        .filter(|p| p.rate_mbit > JOBS_RATE_LIMIT_MBIT)
+        .map(|p| p.name)
+        .collect();
+    (jobs > 1 && !fast.is_empty()).then(|| {
+        format!(
+            "validate: note: with --jobs {jobs}, rows above {JOBS_RATE_LIMIT_MBIT} Mbit/s ({}) were host-limited on a 2-core machine; if they miss, run them again one at a time: --update --jobs 1 --only {}",
+            fast.join(", "),
+            fast.join(",")
+        )
+    })
+}
+
 fn check_jobs_on(jobs: usize, cores: usize) -> Result<(), String> {
     if jobs == 0 || jobs > cores {
         return Err(format!(
@@ -878,6 +903,9 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             .collect(),
         None => MATRIX.to_vec(),
     };
+    if let Some(note) = jobs_note(opts.jobs, &paths) {
+        eprintln!("{note}");
+    }
     let reps = opts.reps.unwrap_or(if opts.quick { 1 } else { 3 }).max(1);
     let seconds = opts
         .seconds
@@ -1360,6 +1388,18 @@ pub fn table_from(path: &Path) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::compare_report::SourceRow;
+
+    #[test]
+    fn two_jobs_on_a_fast_path_get_a_note_naming_it() {
+        let paths = paths_named(&["10M-40ms-1bdp".into(), "100M-5ms-1bdp".into()]).unwrap();
+        let note = jobs_note(2, &paths).unwrap();
+        assert!(
+            note.contains("(100M-5ms-1bdp)") && note.contains("--only 100M-5ms-1bdp"),
+            "{note}"
+        );
+        assert_eq!(jobs_note(1, &paths), None);
+        assert_eq!(jobs_note(2, &paths[..1]), None);
+    }
 
     #[test]
     fn jobs_are_refused_beyond_the_cores() {
