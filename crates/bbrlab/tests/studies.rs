@@ -288,10 +288,13 @@ fn dualpi2_keeps_the_ect1_bbr3_flow_in_the_shallow_queue() {
         // serialisation and Classic packets served between.
         let l4s = field(run, "bbr3", "rtt_p95_ms");
         assert!(l4s < 10.0, "{profile}: ECT(1) bbr3 RTT p95 {l4s} ms");
-        // The classic flow's median (17.2 and 55.7 ms): above base + 8 ms
-        // is the Classic queue, well clear of the L4S one.
-        let classic = field(run, "cubic", "rtt_median_ms");
-        assert!(classic > 12.0, "{profile}: cubic RTT p50 {classic} ms");
+        // The classic flow's packets wait in the Classic queue when it
+        // has some queued: its p95 (23.3 ms with draft, 50.5 ms with
+        // linux-v3) above base + 8 ms, well clear of the L4S one. Not its
+        // median: beside linux-v3 CUBIC gets 2.8 of 50 Mbit/s and its
+        // median packet finds the Classic queue empty (6.2 ms).
+        let classic = field(run, "cubic", "rtt_p95_ms");
+        assert!(classic > 12.0, "{profile}: cubic RTT p95 {classic} ms");
         assert!(
             field(run, "bbr3", "ce_packets") > 0.0,
             "{profile}: no CE marks"

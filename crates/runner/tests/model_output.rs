@@ -72,3 +72,75 @@ fn runs_without_a_bbr_flow_write_no_model() {
     assert!(dir.path().join("flows.csv").exists());
     assert!(!dir.path().join("model.csv").exists());
 }
+
+/// BBRv3 raises `inflight_longterm` in PROBE_UP while its cwnd, capped at
+/// that bound, is full (`bbr_probe_inflight_hi_upward()`; draft-06
+/// `BBRProbeInflightLongtermUpward()`). A loss sets the bound in bytes,
+/// seldom a whole number of packets, and a sender sends a packet only
+/// when all of it fits under cwnd, so "the cwnd is full" has to mean "no
+/// room for another packet", as Linux counts it in packets
+/// (`tcp_cwnd_validate()`). The path is validate's `bbr3` against `cubic`
+/// in a 16-BDP buffer: CUBIC's queue overflows at about 16 s and sets
+/// `bbr3`'s bound to 140,301 bytes (96.9 packets of 1,448); before the
+/// fix its cwnd held 96 packets, never counted as full, and the bound
+/// stayed there for the rest of the run through every PROBE_UP.
+#[test]
+fn bbr3_raises_inflight_longterm_in_probe_up_when_its_cwnd_is_full() {
+    let text = r#"
+name = "up"
+duration = "30s"
+sample_interval = "10ms"
+[link.forward]
+rate = "20Mbit"
+delay = "20ms"
+queue = { limit = "1067pkt" }
+[link.reverse]
+rate = "20Mbit"
+delay = "20ms"
+[[flow]]
+algorithm = "bbr3"
+ack = "linux"
+mss = 1448
+header_bytes = 52
+pacing = "quantum"
+start = "40ms"
+[flow.bbr3]
+profile = "linux-v3"
+signals = "stock-kernel"
+[[flow]]
+algorithm = "cubic"
+ack = "linux"
+mss = 1448
+header_bytes = 52
+pacing = "off"
+start = "22ms"
+[flow.cubic]
+hystart_variant = "linux"
+"#;
+    let dir = run(text);
+    let mut r = csv::Reader::from_path(dir.path().join("model.csv")).unwrap();
+    let head: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let hi = |row: &csv::StringRecord| row[col("inflight_longterm_bytes")].parse::<u64>().ok();
+    let first = rows
+        .iter()
+        .position(|r| hi(r).is_some())
+        .expect("CUBIC's queue overflows and sets the bound");
+    let set = hi(&rows[first]).unwrap();
+    assert_ne!(
+        set % 1448,
+        0,
+        "the bound is not a whole number of packets: {set}"
+    );
+    let ups = rows[first..]
+        .iter()
+        .filter(|r| &r[col("mode")] == "probe_bw_up")
+        .count();
+    assert!(ups > 0, "PROBE_UP follows");
+    let most = rows[first..].iter().filter_map(hi).max().unwrap();
+    assert!(
+        most > set + 1448,
+        "inflight_longterm never rose in PROBE_UP: set to {set}, at most {most}"
+    );
+}

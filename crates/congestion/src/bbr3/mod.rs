@@ -658,9 +658,18 @@ impl Bbr3 {
 pub(crate) const BBR_UNIT: u32 = 256;
 
 impl CongestionControl for Bbr3 {
-    /// Counts whether the sender is using its whole cwnd (`C.is_cwnd_limited`).
+    /// Counts whether the sender is using its whole cwnd (`C.is_cwnd_limited`):
+    /// after this send there is no room under cwnd for another full
+    /// packet. Linux counts in packets (`tcp_packets_in_flight()` ≥ cwnd,
+    /// `tcp_cwnd_validate()`); in bytes, a cwnd that is not a whole number
+    /// of packets (`inflight_longterm` set from a loss is seldom one) is
+    /// full once the next packet no longer fits, since a sender sends a
+    /// packet only when all of it fits. Counting only an exactly filled
+    /// cwnd left such a flow never cwnd-limited, so PROBE_UP never raised
+    /// `inflight_longterm` again.
     fn on_packet_sent(&mut self, _now: Instant, bytes: u64, in_flight_before: u64) {
-        if in_flight_before.saturating_add(bytes) >= self.cwnd {
+        let after = in_flight_before.saturating_add(bytes);
+        if after.saturating_add(self.mss) > self.cwnd {
             self.cwnd_limited_this_round = true;
         }
     }
