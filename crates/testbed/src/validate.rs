@@ -1749,11 +1749,11 @@ mod tests {
         assert_eq!(emulator_notes(&[row("clean", Value::Null)]), "");
     }
 
-    #[test]
-    fn sim_ack_linux_gives_the_kernel_matched_simulation_linuxs_receiver() {
-        let o = |ack| Options {
-            out: PathBuf::new(),
-            quick: true,
+    /// validate's options with `out` and `ack`, everything else default.
+    fn options(out: &Path, ack: &'static str) -> Options {
+        Options {
+            out: out.to_path_buf(),
+            quick: false,
             only: None,
             reps: None,
             seconds: None,
@@ -1763,7 +1763,12 @@ mod tests {
             update: false,
             jobs: 1,
             resimulate: false,
-        };
+        }
+    }
+
+    #[test]
+    fn sim_ack_linux_gives_the_kernel_matched_simulation_linuxs_receiver() {
+        let o = |ack| options(Path::new(""), ack);
         assert_eq!(o("linux").kernel_ack(), Some(netsim::AckPolicy::LINUX));
         assert_eq!(o("every").kernel_ack(), None);
     }
@@ -1814,17 +1819,9 @@ mod tests {
 
     fn resimulate_in(out: &Path, ack: &'static str, only: Option<&str>) -> Result<Value, String> {
         run(&Options {
-            out: out.to_path_buf(),
-            quick: false,
             only: only.map(|o| vec![o.to_string()]),
-            reps: None,
-            seconds: None,
-            algorithms: vec![],
-            quic_bulk: None,
-            ack,
-            update: false,
-            jobs: 1,
             resimulate: true,
+            ..options(out, ack)
         })?;
         let text = std::fs::read_to_string(out.join("validate.json")).unwrap();
         Ok(serde_json::from_str(&text).unwrap())
