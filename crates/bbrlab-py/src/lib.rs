@@ -24,7 +24,8 @@ use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use runner::output::SummaryJson;
 use runner::progress::SimClock;
 use runner::run::{
-    Column, FlowSample, Kind, LinkSample, Recorder, Sink, Value, FLOW_COLUMNS, LINK_COLUMNS,
+    Column, FlowSample, Kind, LinkSample, ModelSample, Recorder, Sink, Value, FLOW_COLUMNS,
+    LINK_COLUMNS, MODEL_COLUMNS,
 };
 use scenario::{Scenario, ScenarioError as Refusal};
 use std::io;
@@ -158,9 +159,10 @@ impl Builder {
     }
 }
 
-/// A time series as Arrow columns: the columns of `flows.csv` or
-/// `link.csv` ([`runner::run::FLOW_COLUMNS`], [`runner::run::LINK_COLUMNS`])
-/// with their typed, unrounded values.
+/// A time series as Arrow columns: the columns of `flows.csv`,
+/// `link.csv` or `model.csv` ([`runner::run::FLOW_COLUMNS`],
+/// [`runner::run::LINK_COLUMNS`], [`runner::run::MODEL_COLUMNS`]) with
+/// their typed, unrounded values.
 struct Columns<S: 'static> {
     table: &'static [Column<S>],
     builders: Vec<Builder>,
@@ -195,6 +197,8 @@ impl<S> Columns<S> {
 struct ArrowSink {
     flows: Columns<FlowSample>,
     link: Columns<LinkSample>,
+    /// BBR flows' models (`model.csv`'s rows): empty without a BBR flow.
+    model: Columns<ModelSample>,
     /// Finished finite flows (`fct.csv`'s rows), kept with or without
     /// time series: one row per flow, not per sample.
     fct: FctColumns,
@@ -207,6 +211,7 @@ impl Default for ArrowSink {
         ArrowSink {
             flows: Columns::new(&FLOW_COLUMNS),
             link: Columns::new(&LINK_COLUMNS),
+            model: Columns::new(&MODEL_COLUMNS),
             fct: FctColumns::default(),
             samples: true,
         }
@@ -228,6 +233,12 @@ impl Recorder for ArrowSink {
     }
     fn flow_completed(&mut self, r: &netsim::FctRecord) -> io::Result<()> {
         self.fct.push(r);
+        Ok(())
+    }
+    fn model_sample(&mut self, s: &ModelSample) -> io::Result<()> {
+        if self.samples {
+            self.model.push(s);
+        }
         Ok(())
     }
 }
@@ -498,6 +509,7 @@ fn simulate<'py>(
     d.set_item("summary", ArrowBatch(summary_batch(&json)?))?;
     d.set_item("flows", ArrowBatch(sink.flows.batch()?))?;
     d.set_item("link", ArrowBatch(sink.link.batch()?))?;
+    d.set_item("model", ArrowBatch(sink.model.batch()?))?;
     d.set_item("fct", ArrowBatch(sink.fct.batch()?))?;
     Ok(d)
 }

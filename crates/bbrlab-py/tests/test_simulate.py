@@ -404,3 +404,56 @@ def test_fct_frame_has_fct_csvs_columns_and_the_ideal(tmp_path, cli):
     csv = pd.read_csv(out / "run-0000" / "fct.csv")
     assert list(csv["flow"]) == list(fct["flow"])
     np.testing.assert_allclose(csv["fct_s"], fct["fct_s"], atol=0.5e-9)
+
+
+MODEL_TOML = """
+name = "model"
+duration = "6s"
+sample_interval = "50ms"
+[link.forward]
+rate = "20mbit"
+delay = "20ms"
+queue = { limit = "33pkt" }
+[link.reverse]
+delay = "20ms"
+[[flow]]
+algorithm = "bbr3"
+[[flow]]
+algorithm = "cubic"
+"""
+
+
+def test_model_frame_is_model_csv_for_the_bbr_flows(tmp_path, cli):
+    """Run.model is model.csv unrounded: one row per sample of the BBR
+    flow only (not CUBIC), BBRv3's bounds missing until a loss sets them
+    and then present, the same rows as the CLI's file; a run without a BBR
+    flow has an empty model."""
+    p = tmp_path / "model.toml"
+    p.write_text(MODEL_TOML)
+    run = bbrlab.simulate(p)
+    m = run.model
+    assert list(m.columns) == list(bbrlab.UNITS["model"])
+    assert m.attrs["units"]["inflight_longterm_bytes"] == "bytes"
+    assert set(m["flow"]) == {0}
+    assert len(m) == 120, "6 s every 50 ms"
+    assert m["cwnd_bytes"].dtype == np.int64
+    assert m["inflight_longterm_bytes"].dtype == np.float64
+    hi = m["inflight_longterm_bytes"]
+    assert hi.isna().iloc[0], "unset at the start"
+    assert hi.notna().any(), "a 33-packet buffer overflows and sets the bound"
+    assert set(m["mode"]) <= {"startup", "drain", "probe_bw_down", "probe_bw_cruise",
+                              "probe_bw_refill", "probe_bw_up", "probe_rtt"}
+    out = tmp_path / "out"
+    subprocess.run(
+        [str(cli), "sim", str(p), "--out", str(out), "--quiet", "--no-plots"],
+        check=True,
+        capture_output=True,
+    )
+    csv = pd.read_csv(out / "run-0000" / "model.csv")
+    assert list(csv.columns) == list(m.columns)
+    np.testing.assert_allclose(csv["time_s"], m["time_s"], atol=0.5e-6)
+    np.testing.assert_allclose(
+        csv["inflight_longterm_bytes"], m["inflight_longterm_bytes"], atol=0.5
+    )
+    cubic = bbrlab.simulate(MODEL_TOML.replace('"bbr3"', '"cubic"'))
+    assert cubic.model.empty

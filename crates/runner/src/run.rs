@@ -19,7 +19,7 @@ use crate::output::{CsvRecorder, SummaryJson};
 use crate::progress::{ClockRecorder, SimClock};
 /// What a [`Sink`] receives and implements: the simulator's samples and
 /// its recorder trait, re-exported so a front end needs only this crate.
-pub use netsim::{FlowSample, LinkSample, NoRecorder, Recorder};
+pub use netsim::{FlowSample, LinkSample, ModelSample, NoRecorder, Recorder};
 use scenario::Run;
 use sender::schema;
 use std::io;
@@ -167,6 +167,103 @@ pub static LINK_COLUMNS: [Column<LinkSample>; schema::LINK_COLUMNS.len()] = {
     ]
 };
 
+/// A model column: its name in `model.csv` ([`netsim::MODEL_COLUMNS`]),
+/// its kind and its cell.
+const fn model_col(
+    name: &'static str,
+    kind: Kind,
+    get: fn(&ModelSample) -> Value,
+) -> Column<ModelSample> {
+    Column { name, kind, get }
+}
+
+/// A BBRv3 volume or rate that may be unset, as a float cell (missing
+/// while unset): an integer cell cannot be missing.
+fn opt_f(v: Option<f64>) -> Value {
+    Value::Float(v)
+}
+
+/// The columns of `model.csv` ([`netsim::MODEL_COLUMNS`]), in order, typed:
+/// rates in bit/s, volumes in bytes; a volume, flag or rate the
+/// controller does not have (v1's inflight bounds) or has not set is a
+/// missing float.
+pub static MODEL_COLUMNS: [Column<ModelSample>; netsim::MODEL_COLUMNS.len()] = {
+    use Kind::{Float, Int, Text};
+    [
+        model_col("time_s", Float, |s| secs(s.t_ns)),
+        model_col("flow", Int, |s| int(s.flow as u64)),
+        model_col("mode", Text, |s| Value::Text(s.snapshot.mode.name())),
+        model_col("bw_estimate_bps", Float, |s| {
+            opt_f(s.snapshot.bw_estimate_bytes_per_sec.map(|b| b * 8.0))
+        }),
+        model_col("bw_bps", Float, |s| {
+            opt_f(s.snapshot.bbr3.map(|b| b.bw_bytes_per_sec * 8.0))
+        }),
+        model_col("min_rtt_ms", Float, |s| {
+            opt_f(s.snapshot.min_rtt.map(|d| d.as_secs_f64() * 1e3))
+        }),
+        model_col("pacing_gain", Float, |s| {
+            Value::Float(Some(s.snapshot.pacing_gain))
+        }),
+        model_col("cwnd_gain", Float, |s| {
+            Value::Float(Some(s.snapshot.cwnd_gain))
+        }),
+        model_col("cwnd_bytes", Int, |s| int(s.snapshot.cwnd_bytes)),
+        model_col("round_count", Int, |s| int(s.snapshot.round_count)),
+        model_col("full_bw_reached", Int, |s| {
+            int(u64::from(s.snapshot.full_bw_reached))
+        }),
+        model_col("extra_acked_bytes", Int, |s| {
+            int(s.snapshot.extra_acked_bytes)
+        }),
+        model_col("lt_bw_bps", Float, |s| {
+            opt_f(
+                s.snapshot
+                    .lt_bw
+                    .filter(|l| l.in_use)
+                    .map(|l| l.bw_bytes_per_sec * 8.0),
+            )
+        }),
+        model_col("inflight_longterm_bytes", Float, |s| {
+            opt_f(
+                s.snapshot
+                    .bbr3
+                    .and_then(|b| b.inflight_longterm_bytes)
+                    .map(|v| v as f64),
+            )
+        }),
+        model_col("inflight_shortterm_bytes", Float, |s| {
+            opt_f(
+                s.snapshot
+                    .bbr3
+                    .and_then(|b| b.inflight_shortterm_bytes)
+                    .map(|v| v as f64),
+            )
+        }),
+        model_col("bw_shortterm_bps", Float, |s| {
+            opt_f(
+                s.snapshot
+                    .bbr3
+                    .and_then(|b| b.bw_shortterm_bytes_per_sec)
+                    .map(|b| b * 8.0),
+            )
+        }),
+        model_col("loss_in_round", Float, |s| {
+            opt_f(
+                s.snapshot
+                    .bbr3
+                    .map(|b| f64::from(u8::from(b.loss_in_round))),
+            )
+        }),
+        model_col("ecn_in_round", Float, |s| {
+            opt_f(s.snapshot.bbr3.map(|b| f64::from(u8::from(b.ecn_in_round))))
+        }),
+        model_col("ecn_alpha", Float, |s| {
+            opt_f(s.snapshot.bbr3.and_then(|b| b.ecn_alpha))
+        }),
+    ]
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +278,9 @@ mod tests {
         }
         fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
             self.0.link_sample(s)
+        }
+        fn model_sample(&mut self, s: &ModelSample) -> io::Result<()> {
+            self.0.model_sample(s)
         }
     }
     impl Sink for Keep {
@@ -250,9 +350,10 @@ algorithm = "bbr"
         );
     }
 
-    /// The typed columns are the CSV files' columns: `flows.csv` and
-    /// `link.csv` as [`CsvRecorder`] writes them have the same names in the
-    /// same order, and every cell is the typed value, rounded.
+    /// The typed columns are the CSV files' columns: `flows.csv`,
+    /// `link.csv` and `model.csv` as [`CsvRecorder`] writes them have the
+    /// same names in the same order, and every cell is the typed value,
+    /// rounded.
     #[test]
     fn typed_columns_are_the_csv_columns() {
         let (_, mem, _, _) = lossy_run();
@@ -263,6 +364,9 @@ algorithm = "bbr"
         }
         for s in &mem.links {
             files.link_sample(s).unwrap();
+        }
+        for s in &mem.models {
+            files.model_sample(s).unwrap();
         }
         files.finish().unwrap();
         let read = |name: &str| {
@@ -276,8 +380,12 @@ algorithm = "bbr"
         fn names<S>(cols: &[Column<S>]) -> Vec<&'static str> {
             cols.iter().map(|c| c.name).collect()
         }
+        let (model_head, model_rows) = read("model.csv");
         assert_eq!(flow_head, names(&FLOW_COLUMNS));
         assert_eq!(link_head, names(&LINK_COLUMNS));
+        assert_eq!(model_head, names(&MODEL_COLUMNS));
+        assert_eq!(model_rows.len(), mem.models.len());
+        assert_eq!(mem.models.len(), 40, "the bbr flow's model at every sample");
         assert_eq!(flow_rows.len(), mem.flows.len());
         assert_eq!(link_rows.len(), mem.links.len());
 
@@ -304,6 +412,12 @@ algorithm = "bbr"
         for (s, row) in mem.links.iter().zip(&link_rows) {
             assert_eq!(row.len(), LINK_COLUMNS.len(), "{row:?}");
             for (c, text) in LINK_COLUMNS.iter().zip(row) {
+                check(c.kind, (c.get)(s), text, c.name);
+            }
+        }
+        for (s, row) in mem.models.iter().zip(&model_rows) {
+            assert_eq!(row.len(), MODEL_COLUMNS.len(), "{row:?}");
+            for (c, text) in MODEL_COLUMNS.iter().zip(row) {
                 check(c.kind, (c.get)(s), text, c.name);
             }
         }

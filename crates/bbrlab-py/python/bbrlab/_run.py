@@ -55,6 +55,27 @@ UNITS: Dict[str, Dict[str, str]] = {
         "drops": "packets",
         "ce_marked": "packets",
     },
+    "model": {
+        "time_s": "s",
+        "flow": "index",
+        "mode": "name",
+        "bw_estimate_bps": "bit/s",
+        "bw_bps": "bit/s",
+        "min_rtt_ms": "ms",
+        "pacing_gain": "ratio",
+        "cwnd_gain": "ratio",
+        "cwnd_bytes": "bytes",
+        "round_count": "rounds",
+        "full_bw_reached": "flag",
+        "extra_acked_bytes": "bytes",
+        "lt_bw_bps": "bit/s",
+        "inflight_longterm_bytes": "bytes",
+        "inflight_shortterm_bytes": "bytes",
+        "bw_shortterm_bps": "bit/s",
+        "loss_in_round": "flag",
+        "ecn_in_round": "flag",
+        "ecn_alpha": "fraction",
+    },
     "summary": {
         "flow": "index",
         "name": "name",
@@ -218,7 +239,11 @@ class Run:
     ``[[arrivals]]`` table), the columns of ``fct.csv``, unrounded; empty
     without finite flows. ``fct_buckets()`` gives ``summary.json``'s
     ``fct`` buckets (FCT and slowdown percentiles by flow size) as a
-    DataFrame.
+    DataFrame. ``model`` has the columns of ``model.csv``: what each BBR
+    flow's controller believes at every sample (gains, round count,
+    BBRv3's ``inflight_longterm_bytes`` and ``inflight_shortterm_bytes``,
+    ...; missing where the controller has no such state); empty without a
+    BBR flow or with ``timeseries=False``.
     """
 
     name: str
@@ -231,6 +256,7 @@ class Run:
     summary: pd.DataFrame
     summary_json: Dict[str, Any] = field(repr=False)
     fct: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    model: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     def fct_buckets(self) -> pd.DataFrame:
         """``summary.json``'s ``fct.buckets``: one row per size bucket
@@ -266,7 +292,7 @@ def simulate(
     The GIL is released while simulating, so threads run simulations in
     parallel. ``progress`` (default: in Jupyter or on a terminal) shows a
     tqdm bar of simulated time. ``timeseries=False`` keeps only the summary
-    (``flows`` and ``link`` are then empty).
+    (``flows``, ``link`` and ``model`` are then empty).
     """
     src = _source(scenario)
     if seed is not None:
@@ -298,6 +324,7 @@ def simulate(
         summary=_frame(r["summary"], UNITS["summary"]),
         summary_json=json.loads(r["summary_json"]),
         fct=_frame(r["fct"], UNITS["fct"]),
+        model=_frame(r["model"], UNITS["model"]),
     )
 
 
