@@ -57,6 +57,11 @@ while IFS=$'\t' read -r dir exe; do
     echo "== root tests: $name $status in ${took} s" >&2
   fi
 done <<<"$list"
+# After the last emulator: remove what an emulator could not (one killed
+# outright, or stopped while the disk was full), by the emulator's own
+# rule, which keeps a namespace whose emulator still runs.
+bbrlab="${CARGO_TARGET_DIR:-target}/debug/bbrlab"
+[ -x "$bbrlab" ] && "$bbrlab" emu --reap
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "test-root.sh: failed: ${failed[*]}" >&2
   exit 1

@@ -24,6 +24,10 @@ on_exit() {
     kill -TERM -- "-$root_pid" 2>/dev/null || true
     wait "$root_pid" 2>/dev/null || true
     [ -n "$root_log" ] && tail -n 50 "$root_log" >&2
+    # Namespaces of emulators the stop cut short (test-root.sh's own
+    # sweep at its end did not run).
+    local b="${CARGO_TARGET_DIR:-target}/debug/bbrlab"
+    [ -x "$b" ] && "$b" emu --reap
   fi
   [ "$owns_log" = 1 ] && phase_summary
   return $rc

@@ -562,6 +562,13 @@ pub(crate) struct EmuArgs {
     /// With --selftest: also print the figures as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Remove the namespaces (and their TUN devices) that emulators which
+    /// no longer run left behind, say how many, and exit. Every emulator
+    /// does this as it starts; this is for after the last one, e.g. when
+    /// a run was killed outright. A namespace whose emulator still runs is
+    /// kept.
+    #[arg(long, conflicts_with_all = ["selftest", "client", "server", "interactive"])]
+    pub(crate) reap: bool,
     /// Longest run in seconds before everything is stopped.
     #[arg(long, default_value_t = 3600)]
     pub(crate) timeout: u64,

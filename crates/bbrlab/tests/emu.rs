@@ -458,3 +458,41 @@ fn a_second_hop_is_the_bottleneck_when_it_is_slower() {
     assert!((0.9 * 5e6..=5e6).contains(&g), "goodput {g}\n{s}");
     assert!(rtt >= 25.0, "median RTT {rtt} ms\n{s}");
 }
+
+/// `bbrlab emu --reap` removes a namespace whose emulator is gone and
+/// keeps one whose emulator still runs (here: this test's own PID), by
+/// the rule every emulator applies as it starts.
+#[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
+fn reap_removes_only_the_namespaces_of_emulators_that_are_gone() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    // A PID that no longer runs: a child that has exited and been reaped.
+    let mut done = Command::new("true").spawn().unwrap();
+    let gone = done.id();
+    done.wait().unwrap();
+    let dead = TestNs(format!("bbrlab-{gone}-reaptest"));
+    let live = TestNs(format!("bbrlab-{}-reaptest", std::process::id()));
+    for ns in [&dead, &live] {
+        let add = Command::new("ip").args(["netns", "add", &ns.0]).status();
+        assert!(add.unwrap().success(), "{}", ns.0);
+    }
+    let o = Command::new(common::BIN)
+        .args(["emu", "--reap"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("removed"), "{err}");
+    let list = String::from_utf8_lossy(
+        &Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .to_string();
+    let has = |n: &str| list.lines().any(|l| l.split_whitespace().next() == Some(n));
+    assert!(!has(&dead.0), "{} left:\n{list}", dead.0);
+    assert!(has(&live.0), "{} removed:\n{list}", live.0);
+}

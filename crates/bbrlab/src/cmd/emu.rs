@@ -535,6 +535,12 @@ pub fn selftest(json: bool, kernel_buffers: bool) -> Result<SelfTest, String> {
 /// Runs `bbrlab emu` (or its `--selftest`); the client's exit status.
 pub(crate) fn command(a: Box<crate::cli::EmuArgs>) -> Result<i32, String> {
     let a = *a;
+    if a.reap {
+        linkem::check_environment()?;
+        let n = linkem::reap_stale();
+        eprintln!("emu: removed {n} namespace(s) left by emulators that no longer run");
+        return Ok(0);
+    }
     if a.selftest {
         if a.tcp_ecn {
             return Err(
