@@ -298,7 +298,7 @@ pub struct Options {
     pub jobs: usize,
     /// Run no real transfers: judge the simulator, run afresh, against
     /// the kernel (and UDP and s2n-quic) runs an earlier single-flow run
-    /// left in `out` ([`resimulate`]). Needs no root.
+    /// left in `out` (`validate --resimulate`). Needs no root.
     pub resimulate: bool,
 }
 
