@@ -6,8 +6,12 @@
 //!
 //! Every test creates its own namespaces (named after its emulator's PID)
 //! and the emulator removes them; the tests check that it did. They run
-//! one at a time (a shared lock), because two kernel TCP transfers on this
-//! 2-core machine would steal each other's CPU.
+//! one at a time (a shared lock): several measure the emulator itself
+//! (its release error idle and with every core busy, its light-load RTT),
+//! which a second emulator beside it would disturb. Two kernel TCP
+//! transfers side by side measured what they measure one after the other
+//! (`kernel_cc_validate.rs` runs its pairs so), so it is these
+//! self-measurements, not the transfers, that keep the lock.
 
 use serde_json::Value;
 use std::path::Path;

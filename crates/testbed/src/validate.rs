@@ -667,6 +667,9 @@ struct RowContext<'a> {
 struct Progress {
     total: usize,
     started: Instant,
+    /// Repetitions started: each progress line's own index, so two rows
+    /// run at once (`--jobs`) never print the same one.
+    begun: AtomicUsize,
     done: AtomicUsize,
 }
 
@@ -700,7 +703,7 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
             .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
         eprintln!(
             "validate: [{}/{}] {} {alg} rep {} (ETA {})",
-            ctx.progress.done.load(Ordering::SeqCst) + 1,
+            ctx.progress.begun.fetch_add(1, Ordering::SeqCst) + 1,
             ctx.progress.total,
             p.name,
             rep + 1,
@@ -931,6 +934,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     let progress = Progress {
         total: work.len() * reps,
         started: Instant::now(),
+        begun: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
     };
     let ctx = RowContext {
