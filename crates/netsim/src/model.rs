@@ -70,47 +70,94 @@ impl ModelSample {
     /// The row's cells in [`MODEL_COLUMNS`]' order, with fixed precision
     /// so the same run gives the same bytes.
     pub fn fields(&self) -> [String; MODEL_COLUMNS.len()] {
-        let s = &self.snapshot;
-        let bps = |b: f64| format!("{:.0}", b * 8.0);
-        let opt = |v: Option<String>| v.unwrap_or_default();
-        let flag = |b: bool| u8::from(b).to_string();
-        let v3 = s.bbr3.as_ref();
-        let lt_bw = s
-            .lt_bw
-            .filter(|l| l.in_use)
-            .map(|l| bps(l.bw_bytes_per_sec));
-        [
-            format!("{:.6}", self.t_ns as f64 / 1e9),
-            self.flow.to_string(),
-            s.mode.name().to_string(),
-            opt(s.bw_estimate_bytes_per_sec.map(bps)),
-            opt(v3.map(|b| bps(b.bw_bytes_per_sec))),
-            opt(s.min_rtt.map(|d| format!("{:.3}", d.as_secs_f64() * 1e3))),
-            format!("{:.4}", s.pacing_gain),
-            format!("{:.4}", s.cwnd_gain),
-            s.cwnd_bytes.to_string(),
-            s.round_count.to_string(),
-            flag(s.full_bw_reached),
-            s.extra_acked_bytes.to_string(),
-            opt(lt_bw),
-            opt(v3
-                .and_then(|b| b.inflight_longterm_bytes)
-                .map(|v| v.to_string())),
-            opt(v3
-                .and_then(|b| b.inflight_shortterm_bytes)
-                .map(|v| v.to_string())),
-            opt(v3.and_then(|b| b.bw_shortterm_bytes_per_sec).map(bps)),
-            opt(v3.map(|b| flag(b.loss_in_round))),
-            opt(v3.map(|b| flag(b.ecn_in_round))),
-            opt(v3.and_then(|b| b.ecn_alpha).map(|a| format!("{a:.4}"))),
-        ]
+        let mut cells = Vec::with_capacity(MODEL_COLUMNS.len());
+        let mut buf = String::new();
+        self.for_each_cell(&mut buf, |c| {
+            cells.push(c.to_string());
+            Ok(())
+        })
+        .expect("collecting cannot fail");
+        cells.try_into().expect("one cell per column")
     }
 
-    /// Writes [`Self::fields`] as one CSV record.
-    pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
-        let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
-        c.write_record(self.fields()).map_err(io::Error::other)?;
-        c.flush()
+    /// Hands each cell of the row, in [`MODEL_COLUMNS`]' order, to `cell`,
+    /// formatted into `buf` (reused from cell to cell and row to row): the
+    /// writer of `model.csv` formats a row without allocating, since the
+    /// simulator writes one per BBR flow every sample interval.
+    pub fn for_each_cell(
+        &self,
+        buf: &mut String,
+        mut cell: impl FnMut(&str) -> io::Result<()>,
+    ) -> io::Result<()> {
+        use std::fmt::Write as _;
+        let s = &self.snapshot;
+        let v3 = s.bbr3.as_ref();
+        let mut put = |buf: &mut String, f: &dyn Fn(&mut String) -> std::fmt::Result| {
+            buf.clear();
+            f(buf).map_err(io::Error::other)?;
+            cell(buf)
+        };
+        let bps = |b: f64| move |o: &mut String| write!(o, "{:.0}", b * 8.0);
+        let none = |_: &mut String| Ok(());
+        let flag = |b: bool| move |o: &mut String| write!(o, "{}", u8::from(b));
+        put(buf, &|o| write!(o, "{:.6}", self.t_ns as f64 / 1e9))?;
+        put(buf, &|o| write!(o, "{}", self.flow))?;
+        put(buf, &|o| o.write_str(s.mode.name()))?;
+        match s.bw_estimate_bytes_per_sec {
+            Some(b) => put(buf, &bps(b))?,
+            None => put(buf, &none)?,
+        }
+        match v3 {
+            Some(b) => put(buf, &bps(b.bw_bytes_per_sec))?,
+            None => put(buf, &none)?,
+        }
+        match s.min_rtt {
+            Some(d) => put(buf, &|o| write!(o, "{:.3}", d.as_secs_f64() * 1e3))?,
+            None => put(buf, &none)?,
+        }
+        put(buf, &|o| write!(o, "{:.4}", s.pacing_gain))?;
+        put(buf, &|o| write!(o, "{:.4}", s.cwnd_gain))?;
+        put(buf, &|o| write!(o, "{}", s.cwnd_bytes))?;
+        put(buf, &|o| write!(o, "{}", s.round_count))?;
+        put(buf, &flag(s.full_bw_reached))?;
+        put(buf, &|o| write!(o, "{}", s.extra_acked_bytes))?;
+        match s.lt_bw.filter(|l| l.in_use) {
+            Some(l) => put(buf, &bps(l.bw_bytes_per_sec))?,
+            None => put(buf, &none)?,
+        }
+        match v3.and_then(|b| b.inflight_longterm_bytes) {
+            Some(v) => put(buf, &|o| write!(o, "{v}"))?,
+            None => put(buf, &none)?,
+        }
+        match v3.and_then(|b| b.inflight_shortterm_bytes) {
+            Some(v) => put(buf, &|o| write!(o, "{v}"))?,
+            None => put(buf, &none)?,
+        }
+        match v3.and_then(|b| b.bw_shortterm_bytes_per_sec) {
+            Some(b) => put(buf, &bps(b))?,
+            None => put(buf, &none)?,
+        }
+        match v3 {
+            Some(b) => {
+                put(buf, &flag(b.loss_in_round))?;
+                put(buf, &flag(b.ecn_in_round))?;
+            }
+            None => {
+                put(buf, &none)?;
+                put(buf, &none)?;
+            }
+        }
+        match v3.and_then(|b| b.ecn_alpha) {
+            Some(a) => put(buf, &|o| write!(o, "{a:.4}")),
+            None => put(buf, &none),
+        }
+    }
+
+    /// Writes the row as one CSV record (its cells never need quoting:
+    /// numbers and mode names).
+    pub fn write_csv<W: Write>(&self, w: &mut csv::Writer<W>, buf: &mut String) -> io::Result<()> {
+        self.for_each_cell(buf, |c| w.write_field(c).map_err(io::Error::other))?;
+        w.write_record(None::<&[u8]>).map_err(io::Error::other)
     }
 }
 

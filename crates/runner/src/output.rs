@@ -41,6 +41,9 @@ pub struct CsvRecorder {
     /// `model.csv`, created at the first BBR-family sample, for the same
     /// reason.
     model: Option<csv::Writer<BufWriter<File>>>,
+    /// A cell's text, reused from cell to cell (`model.csv`'s rows are
+    /// formatted without allocating).
+    cell: String,
     dir: std::path::PathBuf,
 }
 
@@ -65,6 +68,7 @@ impl CsvRecorder {
             links,
             fct: None,
             model: None,
+            cell: String::new(),
             dir: dir.to_path_buf(),
         })
     }
@@ -104,7 +108,7 @@ impl Recorder for CsvRecorder {
             "model.csv",
             &netsim::MODEL_COLUMNS,
         )?;
-        w.write_record(s.fields()).map_err(io::Error::other)
+        s.write_csv(w, &mut self.cell)
     }
 }
 
