@@ -69,6 +69,7 @@
 //! assert!(bbr_rtt < 70.0, "BBR's median RTT {bbr_rtt} ms");
 //! ```
 
+pub mod cells;
 pub mod config;
 pub mod engine;
 pub mod event_queue;

@@ -19,8 +19,9 @@
 //! bandwidth estimate) at every sample; runs without one write no file,
 //! so their outputs are unchanged.
 
+use crate::cells::{self, Cells, Row};
 use congestion::Snapshot;
-use std::io::{self, Write};
+use std::io;
 
 /// The columns of `model.csv`, in order. Volumes in bytes, rates in
 /// bit/s, times in ms; a cell is empty where the controller has no such
@@ -67,97 +68,62 @@ impl ModelSample {
         matches!(s.algorithm, Some(Bbr | BbrJitter | Bbr3)) || s.bw_estimate_bytes_per_sec.is_some()
     }
 
-    /// The row's cells in [`MODEL_COLUMNS`]' order, with fixed precision
-    /// so the same run gives the same bytes.
+    /// The row's cells in [`MODEL_COLUMNS`]' order ([`Row::cells`]).
     pub fn fields(&self) -> [String; MODEL_COLUMNS.len()] {
-        let mut cells = Vec::with_capacity(MODEL_COLUMNS.len());
-        let mut buf = String::new();
-        self.for_each_cell(&mut buf, |c| {
-            cells.push(c.to_string());
-            Ok(())
-        })
-        .expect("collecting cannot fail");
-        cells.try_into().expect("one cell per column")
+        cells::collect(self)
     }
+}
 
-    /// Hands each cell of the row, in [`MODEL_COLUMNS`]' order, to `cell`,
-    /// formatted into `buf` (reused from cell to cell and row to row): the
-    /// writer of `model.csv` formats a row without allocating, since the
-    /// simulator writes one per BBR flow every sample interval.
-    pub fn for_each_cell(
-        &self,
-        buf: &mut String,
-        mut cell: impl FnMut(&str) -> io::Result<()>,
-    ) -> io::Result<()> {
-        use std::fmt::Write as _;
+impl Row for ModelSample {
+    /// [`MODEL_COLUMNS`]' order, with fixed precision so the same run
+    /// gives the same bytes.
+    fn cells(&self, c: &mut Cells<'_>) -> io::Result<()> {
         let s = &self.snapshot;
         let v3 = s.bbr3.as_ref();
-        let mut put = |buf: &mut String, f: &dyn Fn(&mut String) -> std::fmt::Result| {
-            buf.clear();
-            f(buf).map_err(io::Error::other)?;
-            cell(buf)
+        // Rates to the bit/s and gains to 4 decimals through integers,
+        // which format several times faster than floats with a precision
+        // (this file has a row per BBR flow every sample interval).
+        let bps = |c: &mut Cells<'_>, b: Option<f64>| match b {
+            Some(b) => c.put(format_args!("{}", (b * 8.0).round() as i64)),
+            None => c.empty(),
         };
-        let bps = |b: f64| move |o: &mut String| write!(o, "{:.0}", b * 8.0);
-        let none = |_: &mut String| Ok(());
-        let flag = |b: bool| move |o: &mut String| write!(o, "{}", u8::from(b));
-        put(buf, &|o| write!(o, "{:.6}", self.t_ns as f64 / 1e9))?;
-        put(buf, &|o| write!(o, "{}", self.flow))?;
-        put(buf, &|o| o.write_str(s.mode.name()))?;
-        match s.bw_estimate_bytes_per_sec {
-            Some(b) => put(buf, &bps(b))?,
-            None => put(buf, &none)?,
-        }
-        match v3 {
-            Some(b) => put(buf, &bps(b.bw_bytes_per_sec))?,
-            None => put(buf, &none)?,
-        }
+        let gain = |c: &mut Cells<'_>, g: f64| {
+            let x = (g * 1e4).round() as i64;
+            c.put(format_args!("{}.{:04}", x / 10_000, x % 10_000))
+        };
+        let int = |c: &mut Cells<'_>, v: Option<u64>| match v {
+            Some(v) => c.put(format_args!("{v}")),
+            None => c.empty(),
+        };
+        let flag = |c: &mut Cells<'_>, b: Option<bool>| int(c, b.map(u64::from));
+        c.put(format_args!("{:.6}", self.t_ns as f64 / 1e9))?;
+        c.put(format_args!("{}", self.flow))?;
+        c.text(s.mode.name())?;
+        bps(c, s.bw_estimate_bytes_per_sec)?;
+        bps(c, v3.map(|b| b.bw_bytes_per_sec))?;
         match s.min_rtt {
-            Some(d) => put(buf, &|o| write!(o, "{:.3}", d.as_secs_f64() * 1e3))?,
-            None => put(buf, &none)?,
-        }
-        put(buf, &|o| write!(o, "{:.4}", s.pacing_gain))?;
-        put(buf, &|o| write!(o, "{:.4}", s.cwnd_gain))?;
-        put(buf, &|o| write!(o, "{}", s.cwnd_bytes))?;
-        put(buf, &|o| write!(o, "{}", s.round_count))?;
-        put(buf, &flag(s.full_bw_reached))?;
-        put(buf, &|o| write!(o, "{}", s.extra_acked_bytes))?;
-        match s.lt_bw.filter(|l| l.in_use) {
-            Some(l) => put(buf, &bps(l.bw_bytes_per_sec))?,
-            None => put(buf, &none)?,
-        }
-        match v3.and_then(|b| b.inflight_longterm_bytes) {
-            Some(v) => put(buf, &|o| write!(o, "{v}"))?,
-            None => put(buf, &none)?,
-        }
-        match v3.and_then(|b| b.inflight_shortterm_bytes) {
-            Some(v) => put(buf, &|o| write!(o, "{v}"))?,
-            None => put(buf, &none)?,
-        }
-        match v3.and_then(|b| b.bw_shortterm_bytes_per_sec) {
-            Some(b) => put(buf, &bps(b))?,
-            None => put(buf, &none)?,
-        }
-        match v3 {
-            Some(b) => {
-                put(buf, &flag(b.loss_in_round))?;
-                put(buf, &flag(b.ecn_in_round))?;
+            Some(d) => {
+                let us = (d.as_nanos() + 500) / 1000;
+                c.put(format_args!("{}.{:03}", us / 1000, us % 1000))?
             }
-            None => {
-                put(buf, &none)?;
-                put(buf, &none)?;
-            }
+            None => c.empty()?,
         }
+        gain(c, s.pacing_gain)?;
+        gain(c, s.cwnd_gain)?;
+        int(c, Some(s.cwnd_bytes))?;
+        int(c, Some(s.round_count))?;
+        flag(c, Some(s.full_bw_reached))?;
+        int(c, Some(s.extra_acked_bytes))?;
+        bps(c, s.lt_bw.filter(|l| l.in_use).map(|l| l.bw_bytes_per_sec))?;
+        int(c, v3.and_then(|b| b.inflight_longterm_bytes))?;
+        int(c, v3.and_then(|b| b.inflight_shortterm_bytes))?;
+        bps(c, v3.and_then(|b| b.bw_shortterm_bytes_per_sec))?;
+        flag(c, v3.map(|b| b.loss_in_round))?;
+        flag(c, v3.map(|b| b.ecn_in_round))?;
         match v3.and_then(|b| b.ecn_alpha) {
-            Some(a) => put(buf, &|o| write!(o, "{a:.4}")),
-            None => put(buf, &none),
+            Some(a) => c.put(format_args!("{a:.4}")),
+            None => c.empty(),
         }
-    }
-
-    /// Writes the row as one CSV record (its cells never need quoting:
-    /// numbers and mode names).
-    pub fn write_csv<W: Write>(&self, w: &mut csv::Writer<W>, buf: &mut String) -> io::Result<()> {
-        self.for_each_cell(buf, |c| w.write_field(c).map_err(io::Error::other))?;
-        w.write_record(None::<&[u8]>).map_err(io::Error::other)
     }
 }
 

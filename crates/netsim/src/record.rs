@@ -7,6 +7,7 @@
 //! [`FlowSample::fields`] and [`LinkSample::fields`] give a row's cells in
 //! that schema's order.
 
+use crate::cells::{self, Cells, Row};
 use crate::workload::{CrossSummary, FctRecord, FctSummary};
 use congestion::Mode;
 use sender::schema::{FLOW_COLUMNS, LINK_COLUMNS};
@@ -56,48 +57,52 @@ pub struct FlowSample {
     pub delivered_ce: u64,
 }
 
-fn ms(ns: Option<u64>) -> String {
-    ns.map_or(String::new(), |v| format!("{:.3}", v as f64 / 1e6))
+/// A time in ms to 3 decimals; empty when there is none.
+fn ms(c: &mut Cells<'_>, ns: Option<u64>) -> io::Result<()> {
+    match ns {
+        Some(v) => c.put(format_args!("{:.3}", v as f64 / 1e6)),
+        None => c.empty(),
+    }
+}
+
+impl Row for FlowSample {
+    /// [`FLOW_COLUMNS`]' order. Fixed precision keeps output
+    /// byte-identical across runs.
+    fn cells(&self, c: &mut Cells<'_>) -> io::Result<()> {
+        c.put(format_args!("{:.6}", self.t_ns as f64 / 1e9))?;
+        c.put(format_args!("{}", self.flow))?;
+        c.put(format_args!("{}", self.delivered_bytes))?;
+        c.put(format_args!("{:.0}", self.goodput_bps))?;
+        ms(c, self.rtt_ns)?;
+        c.put(format_args!("{}", self.cwnd_bytes))?;
+        c.put(format_args!("{:.0}", self.pacing_rate_bps))?;
+        c.put(format_args!("{}", self.inflight_bytes))?;
+        c.text(self.mode.name())?;
+        match self.bw_estimate_bps {
+            Some(b) => c.put(format_args!("{b:.0}"))?,
+            None => c.empty()?,
+        }
+        ms(c, self.min_rtt_ns)?;
+        c.put(format_args!("{:.3}", self.queue_delay_ns as f64 / 1e6))?;
+        c.put(format_args!("{}", self.drops))?;
+        ms(c, self.srtt_ns)?;
+        c.put(format_args!("{}", self.packets_sent))?;
+        c.put(format_args!("{}", self.retransmissions))?;
+        c.put(format_args!("{}", self.delivered_ce))
+    }
 }
 
 impl FlowSample {
-    /// The row's cells in [`FLOW_COLUMNS`]' order. Fixed precision keeps
-    /// output byte-identical across runs; a CSV writer quotes them.
+    /// The row's cells in [`FLOW_COLUMNS`]' order ([`Row::cells`]).
     pub fn fields(&self) -> [String; FLOW_COLUMNS.len()] {
-        [
-            format!("{:.6}", self.t_ns as f64 / 1e9),
-            self.flow.to_string(),
-            self.delivered_bytes.to_string(),
-            format!("{:.0}", self.goodput_bps),
-            ms(self.rtt_ns),
-            self.cwnd_bytes.to_string(),
-            format!("{:.0}", self.pacing_rate_bps),
-            self.inflight_bytes.to_string(),
-            self.mode.name().to_string(),
-            self.bw_estimate_bps
-                .map_or(String::new(), |b| format!("{b:.0}")),
-            ms(self.min_rtt_ns),
-            format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
-            self.drops.to_string(),
-            ms(self.srtt_ns),
-            self.packets_sent.to_string(),
-            self.retransmissions.to_string(),
-            self.delivered_ce.to_string(),
-        ]
+        cells::collect(self)
     }
 
-    /// Writes [`Self::fields`] as one CSV record (through the `csv`
-    /// crate, so any cell is quoted as CSV requires).
+    /// Writes the row as one CSV record (through the `csv` crate, so any
+    /// cell is quoted as CSV requires).
     pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
-        write_record(w, &self.fields())
+        cells::write_one(self, w)
     }
-}
-
-/// Writes one CSV record with the `csv` crate's quoting rules.
-fn write_record(w: &mut dyn Write, cells: &[String]) -> io::Result<()> {
-    let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
-    c.write_record(cells).map_err(io::Error::other)?;
-    c.flush()
 }
 
 /// One row of a link direction's time series.
@@ -120,23 +125,28 @@ pub struct LinkSample {
     pub ce_marked: u64,
 }
 
+impl Row for LinkSample {
+    /// [`LINK_COLUMNS`]' order.
+    fn cells(&self, c: &mut Cells<'_>) -> io::Result<()> {
+        c.put(format_args!("{:.6}", self.t_ns as f64 / 1e9))?;
+        c.text(self.direction)?;
+        c.put(format_args!("{}", self.queue_packets))?;
+        c.put(format_args!("{}", self.queue_bytes))?;
+        c.put(format_args!("{:.3}", self.queue_delay_ns as f64 / 1e6))?;
+        c.put(format_args!("{}", self.drops))?;
+        c.put(format_args!("{}", self.ce_marked))
+    }
+}
+
 impl LinkSample {
-    /// The row's cells in [`LINK_COLUMNS`]' order.
+    /// The row's cells in [`LINK_COLUMNS`]' order ([`Row::cells`]).
     pub fn fields(&self) -> [String; LINK_COLUMNS.len()] {
-        [
-            format!("{:.6}", self.t_ns as f64 / 1e9),
-            self.direction.to_string(),
-            self.queue_packets.to_string(),
-            self.queue_bytes.to_string(),
-            format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
-            self.drops.to_string(),
-            self.ce_marked.to_string(),
-        ]
+        cells::collect(self)
     }
 
-    /// Writes [`Self::fields`] as one CSV record.
+    /// Writes the row as one CSV record.
     pub fn write_csv(&self, w: &mut dyn Write) -> io::Result<()> {
-        write_record(w, &self.fields())
+        cells::write_one(self, w)
     }
 }
 

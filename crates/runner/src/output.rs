@@ -41,8 +41,8 @@ pub struct CsvRecorder {
     /// `model.csv`, created at the first BBR-family sample, for the same
     /// reason.
     model: Option<csv::Writer<BufWriter<File>>>,
-    /// A cell's text, reused from cell to cell (`model.csv`'s rows are
-    /// formatted without allocating).
+    /// A cell's text, reused from cell to cell and row to row (the rows
+    /// are formatted without allocating, `netsim::cells`).
     cell: String,
     dir: std::path::PathBuf,
 }
@@ -88,14 +88,10 @@ impl CsvRecorder {
 
 impl Recorder for CsvRecorder {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
-        self.flows
-            .write_record(s.fields())
-            .map_err(io::Error::other)
+        netsim::cells::write_row(s, &mut self.flows, &mut self.cell)
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
-        self.links
-            .write_record(s.fields())
-            .map_err(io::Error::other)
+        netsim::cells::write_row(s, &mut self.links, &mut self.cell)
     }
     fn flow_completed(&mut self, r: &netsim::FctRecord) -> io::Result<()> {
         let w = created(&mut self.fct, &self.dir, "fct.csv", &netsim::FCT_COLUMNS)?;
@@ -108,7 +104,7 @@ impl Recorder for CsvRecorder {
             "model.csv",
             &netsim::MODEL_COLUMNS,
         )?;
-        s.write_csv(w, &mut self.cell)
+        netsim::cells::write_row(s, w, &mut self.cell)
     }
 }
 
