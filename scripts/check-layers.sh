@@ -49,6 +49,7 @@ for f in crates/bbrlab/src/cmd/*.rs; do
     echo "check-layers: $f uses another command's module (above); move what they share into a library" >&2; fail=1
   fi
 done
+python3 scripts/module_cycles.py --selftest || fail=1
 python3 scripts/module_cycles.py || fail=1
 [ "$fail" = 0 ] && echo "check-layers: ok"
 exit "$fail"
