@@ -219,18 +219,10 @@ pub fn run(
     }
 }
 
-/// [`run`], the simulation matched to kernel TCP run with `kernel_ack`
-/// for its receiver when given (validate's `--sim-ack`): the kernel's
-/// receiver is Linux's, the UDP transport's and s2n-quic's are not, so
-/// the scenario's own `ack` stays for theirs. Returns each failed real
-/// run as "source: why" (compare.json's `failed` has them too).
-pub fn run_with(
-    scenario: &Path,
-    with: &[Source],
-    out: Option<PathBuf>,
-    quic_bulk: Option<&Path>,
-    kernel_ack: Option<netsim::AckPolicy>,
-) -> Result<Vec<String>, String> {
+/// The scenario's one run, which compare needs to have one flow of
+/// bbrlab's own algorithms and no sweep, with a 10 ms sample interval
+/// unless it sets one; and the scenario's name.
+fn single_flow_run(scenario: &Path) -> Result<(String, scenario::Run), String> {
     let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
     let flows = sc.runs.first().map_or(0, |r| r.config.flows.len());
     if sc.runs.len() != 1 || flows != 1 {
@@ -249,11 +241,27 @@ pub fn run_with(
             custom.name
         ));
     }
-    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("compare-{}", sc.name)));
     let mut run = sc.runs[0].clone();
     if run.config.sample_interval_ns == 0 {
         run.config.sample_interval_ns = 10_000_000;
     }
+    Ok((sc.name, run))
+}
+
+/// [`run`], the simulation matched to kernel TCP run with `kernel_ack`
+/// for its receiver when given (validate's `--sim-ack`): the kernel's
+/// receiver is Linux's, the UDP transport's and s2n-quic's are not, so
+/// the scenario's own `ack` stays for theirs. Returns each failed real
+/// run as "source: why" (compare.json's `failed` has them too).
+pub fn run_with(
+    scenario: &Path,
+    with: &[Source],
+    out: Option<PathBuf>,
+    quic_bulk: Option<&Path>,
+    kernel_ack: Option<netsim::AckPolicy>,
+) -> Result<Vec<String>, String> {
+    let (sc_name, run) = single_flow_run(scenario)?;
+    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("compare-{sc_name}")));
     let interval_ms = (run.config.sample_interval_ns / 1_000_000).max(1);
     let alg = run.config.flows[0].cc.algorithm.name().to_string();
     // The UDP sender runs the flow as the simulator does: bbr3 with the
@@ -397,7 +405,7 @@ pub fn run_with(
             matched.config.flows[0].ack = ack;
         }
         let (m, rtos) = simulate(
-            &sc.name,
+            &sc_name,
             &matched,
             Some(size),
             &out.join(format!("sim-{name}")),
@@ -435,7 +443,7 @@ pub fn run_with(
         });
     }
     if real.is_empty() {
-        let (m, rtos) = simulate(&sc.name, &run, None, &out.join("sim"), window_s)?;
+        let (m, rtos) = simulate(&sc_name, &run, None, &out.join("sim"), window_s)?;
         let size = own_size(&run);
         rows.push(Row::simulated(
             format!("simulator ({alg})"),
@@ -446,7 +454,7 @@ pub fn run_with(
         ));
     }
     print_table(&rows, window_s);
-    write_json(&out, &sc.name, window_s, &rows, &failed)?;
+    write_json(&out, &sc_name, window_s, &rows, &failed)?;
     let series = |f: &dyn Fn(&Measured) -> Vec<(f64, f64)>| -> Vec<Series> {
         rows.iter()
             .map(|r| Series {
@@ -588,17 +596,7 @@ pub fn resimulate(
     dir: &Path,
     kernel_ack: Option<netsim::AckPolicy>,
 ) -> Result<CompareReport, String> {
-    let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
-    if sc.runs.len() != 1 || sc.runs[0].config.flows.len() != 1 {
-        return Err(format!(
-            "{}: compare needs a scenario with one flow and no sweep",
-            scenario.display()
-        ));
-    }
-    let mut run = sc.runs[0].clone();
-    if run.config.sample_interval_ns == 0 {
-        run.config.sample_interval_ns = 10_000_000;
-    }
+    let (sc_name, run) = single_flow_run(scenario)?;
     let mut report = CompareReport::read(dir)?;
     let window_s = report.window_s;
     let real: Vec<(String, String)> = report
@@ -619,7 +617,7 @@ pub fn resimulate(
             row.header_bytes_per_packet,
         ) else {
             // The simulator alone (`--with none`): its own packet sizes.
-            let (m, rtos) = simulate(&sc.name, &run, None, &dir.join("sim"), window_s)?;
+            let (m, rtos) = simulate(&sc_name, &run, None, &dir.join("sim"), window_s)?;
             let size = own_size(&run);
             *row = Row::simulated(row.source.clone(), None, Some(size), m, rtos).source_row();
             continue;
@@ -630,7 +628,7 @@ pub fn resimulate(
         }
         let size = PacketSize { payload, header };
         let (m, rtos) = simulate(
-            &sc.name,
+            &sc_name,
             &matched,
             Some(size),
             &dir.join(format!("sim-{kind}")),
