@@ -338,7 +338,7 @@ fn stop_child(child: &mut Child) {
 
 fn print_stats(s: &ForwardStats) {
     let e = &s.release_error;
-    eprintln!(
+    note(format_args!(
         "emu: forwarded {} / {} packets (client→server / server→client), dropped {} / {}, marked CE {} / {}; release error p50 {} µs, p99 {} µs, max {} µs, {} released early; {} stalls of the forwarder ({:.1} ms in all, longest {:.1} ms); forwarder scheduling: {}",
         s.forwarded[0],
         s.forwarded[1],
@@ -354,7 +354,25 @@ fn print_stats(s: &ForwardStats) {
         s.stalled_ns as f64 / 1e6,
         s.longest_stall_ns as f64 / 1e6,
         s.realtime.policy
-    );
+    ));
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A line on stderr that cannot panic: `eprintln!` panics when stderr is
+/// gone (the process that read it was killed: EPIPE) or full (ENOSPC), and
+/// an emulator being stopped must still stop its forwarder and remove its
+/// namespaces.
+fn note(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{args}");
 }
 
 /// The `emu` command; returns the client's exit code.
@@ -400,8 +418,14 @@ pub fn run(opts: &EmuOptions) -> Result<i32, String> {
                     .map_err(|e| format!("forwarding: {e}")),
             }
         });
-        let code = drive(&topo, opts, &stop);
-        fwd_stop.store(true, Ordering::Relaxed);
+        // However `drive` ends (an error, or a panic), the forwarder is
+        // told to stop, so the scope can end and the topology be removed:
+        // a forwarder left running kept the process (and its namespaces)
+        // alive for good when a print of `drive`'s panicked.
+        let code = {
+            let _stop_forwarder = SetOnDrop(&fwd_stop);
+            drive(&topo, opts, &stop)
+        };
         let st = forwarder
             .join()
             .map_err(|_| "the forwarding thread panicked".to_string())??;
@@ -510,7 +534,7 @@ fn drive(topo: &Topology, opts: &EmuOptions, stop: &AtomicBool) -> Result<i32, S
     match (status, why) {
         (Some(st), _) => Ok(st.code().unwrap_or(1)),
         (None, Some(w)) => {
-            eprintln!("emu: {w}; stopped the client and server");
+            note(format_args!("emu: {w}; stopped the client and server"));
             Ok(130)
         }
         (None, None) => Ok(1),
