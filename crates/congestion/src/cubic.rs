@@ -17,7 +17,7 @@
 //! RFC; the controller's window is in bytes.
 
 use crate::algorithm::{AckContext, CongestionControl};
-use crate::config::{Config, CubicConfig, HyStartVariant};
+use crate::config::{Config, CubicAvoidance, CubicConfig, HyStartVariant};
 use crate::delivery_rate::DeliveryRateSampler;
 use crate::linux_hystart::{delay_threshold_ns, LinuxHyStart, DELAY_SAMPLES};
 use crate::loss_based::Window;
@@ -63,6 +63,7 @@ pub struct Cubic {
     /// Fractional growth not yet added to cwnd, bytes.
     pending_growth: f64,
     srtt_ns: Option<u64>,
+    min_rtt_ns: Option<u64>,
 }
 
 impl Cubic {
@@ -84,6 +85,7 @@ impl Cubic {
             w_est: 0.0,
             pending_growth: 0.0,
             srtt_ns: None,
+            min_rtt_ns: None,
         }
     }
 
@@ -98,13 +100,35 @@ impl Cubic {
     }
 
     /// α_cubic (RFC 9438 §4.3): 3(1−β)/(1+β) until W_est passes the window
-    /// before the last reduction, then 1 (plain Reno).
+    /// before the last reduction, then 1 (plain Reno). Linux keeps its
+    /// integer form of the first for good: one segment per
+    /// `cwnd · beta_scale / 8` acked, `beta_scale` = ⌊8(1+β)/(3(1−β))⌋
+    /// (`cubictcp_register()`, `bictcp_update()`).
     fn alpha(&self) -> f64 {
-        if self.w_est >= self.cwnd_prior {
-            1.0
-        } else {
-            3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta)
+        let beta = self.cfg.beta;
+        match self.cfg.avoidance {
+            CubicAvoidance::Linux => {
+                let beta_scale = (8.0 * (1.0 + beta) / (3.0 * (1.0 - beta))).floor();
+                if beta_scale >= 1.0 {
+                    8.0 / beta_scale
+                } else {
+                    3.0 * (1.0 - beta) / (1.0 + beta)
+                }
+            }
+            CubicAvoidance::Rfc9438 if self.w_est >= self.cwnd_prior => 1.0,
+            CubicAvoidance::Rfc9438 => 3.0 * (1.0 - beta) / (1.0 + beta),
         }
+    }
+
+    /// How far ahead the curve is aimed, seconds: one smoothed RTT (RFC
+    /// 9438 §4.4), or Linux's minimum RTT (`delay_min` in
+    /// `bictcp_update()`), which in a deep queue is far shorter.
+    fn lookahead_secs(&self) -> f64 {
+        let ns = match self.cfg.avoidance {
+            CubicAvoidance::Rfc9438 => self.srtt_ns,
+            CubicAvoidance::Linux => self.min_rtt_ns.or(self.srtt_ns),
+        };
+        ns.unwrap_or(0) as f64 / 1e9
     }
 
     /// HyStart++ bookkeeping and slow-start growth (RFC 9406 §4.2).
@@ -171,14 +195,14 @@ impl Cubic {
         }
         let (start, k) = self.epoch.unwrap_or((now, 0.0));
         let t = now.saturating_since(start).as_secs_f64();
-        let rtt = self.srtt_ns.unwrap_or(0) as f64 / 1e9;
+        let rtt = self.lookahead_secs();
         let acked_seg = self.segments(acked);
         // §4.3: the Reno-friendly estimate grows α_cubic per window acked.
         self.w_est += self.alpha() * acked_seg / cwnd_seg.max(1.0);
         let new_seg = if self.cfg.reno_friendly && self.w_cubic(t, k) < self.w_est {
             self.w_est
         } else {
-            // §4.4: aim for W_cubic one RTT ahead, clamped to [cwnd, 1.5 cwnd],
+            // §4.4: aim for W_cubic one RTT ahead (see `lookahead_secs`), clamped to [cwnd, 1.5 cwnd],
             // closing (target − cwnd)/cwnd per segment acked.
             let target = self.w_cubic(t + rtt, k).clamp(cwnd_seg, 1.5 * cwnd_seg);
             cwnd_seg + (target - cwnd_seg) / cwnd_seg.max(1.0) * acked_seg
@@ -234,6 +258,7 @@ impl CongestionControl for Cubic {
     fn on_ack(&mut self, ctx: &AckContext<'_>, _sampler: &mut DeliveryRateSampler) {
         self.w.on_ack(ctx);
         self.srtt_ns = ctx.rtt.smoothed_ns();
+        self.min_rtt_ns = ctx.rtt.min_ns();
         let acked = ctx.rate.acked_bytes;
         // RFC 9438 §4.6 / RFC 6582: no growth during recovery; Linux
         // `cubictcp_cong_avoid()`: none unless cwnd-limited.

@@ -4,8 +4,8 @@
 mod support;
 
 use congestion::{
-    AckedPacket, Algorithm, Config, Controller, LostPacket, Mode, RecoveryState, SentPacketState,
-    WindowReduction,
+    AckedPacket, Algorithm, Config, Controller, CubicAvoidance, LostPacket, Mode, RecoveryState,
+    SentPacketState, WindowReduction,
 };
 use std::time::Duration;
 use support::*;
@@ -297,6 +297,93 @@ fn cubic_reno_friendly_region_tracks_reno_on_short_rtts() {
         10.0 * alpha
     );
     assert!(pure < 0.5, "pure cubic growth {pure} in 10 ms");
+}
+
+/// Linux keeps the Reno-friendly estimate's growth at 8/15 segments per
+/// round trip for good (`beta_scale` in `bictcp_update()`); RFC 9438 §4.3
+/// raises it to 1 once the estimate passes the window before the cut.
+/// Without the switch both runs below grow alike.
+#[test]
+fn linux_cubic_keeps_the_reno_friendly_alpha_where_rfc9438_raises_it_to_one() {
+    let run = |avoidance: CubicAvoidance| {
+        let mut cfg = cubic(true, true);
+        cfg.cubic.avoidance = avoidance;
+        let mut d = Rounds::new(&cfg);
+        while d.seg() < 20.0 {
+            let want = ((20.0 - d.seg()) * MSS as f64) as u64;
+            let w = d.cc.cwnd_bytes().min(want.max(MSS));
+            d.round(w, 1, MS);
+        }
+        d.loss();
+        for _ in 0..2 {
+            let w = d.cc.cwnd_bytes();
+            d.round(w, 1, MS);
+        }
+        let start = d.seg();
+        for _ in 0..40 {
+            let w = d.cc.cwnd_bytes();
+            d.round(w, 1, MS);
+        }
+        d.seg() - start
+    };
+    let linux = run(CubicAvoidance::Linux);
+    let rfc = run(CubicAvoidance::Rfc9438);
+    // 40 round trips at 8/15 each; one segment of slack, as above (the
+    // estimate's per-ACK increments use the growing cwnd).
+    assert!(
+        (linux - 40.0 * 8.0 / 15.0).abs() < 1.0,
+        "Linux's Reno-friendly growth {linux:.2} segments in 40 RTTs, expected ≈ {:.2}",
+        40.0 * 8.0 / 15.0
+    );
+    // RFC 9438: from 14 segments, α ≈ 0.53 until W_est passes 20 (about
+    // 11 RTTs), then 1 per RTT: about 35 segments in 40 RTTs.
+    assert!(
+        rfc > linux + 8.0,
+        "RFC 9438 growth {rfc:.2} should pass Linux's {linux:.2} by the switch to α = 1"
+    );
+}
+
+/// Linux aims the cubic curve one *minimum* RTT ahead (`delay_min`), RFC
+/// 9438 §4.4 one smoothed RTT ahead. The path below has a 1 ms minimum and
+/// 100 ms round trips after the loss (a standing queue).
+#[test]
+fn linux_cubic_aims_the_curve_one_min_rtt_ahead() {
+    let run = |avoidance: CubicAvoidance| {
+        let mut cfg = cubic(false, true);
+        cfg.cubic.avoidance = avoidance;
+        let mut d = Rounds::new(&cfg);
+        while d.seg() < 100.0 {
+            let want = ((100.0 - d.seg()) * MSS as f64) as u64;
+            let w = d.cc.cwnd_bytes().min(want.max(MSS));
+            d.round(w, 1, MS);
+        }
+        let w_max = d.seg();
+        d.loss();
+        leave_recovery(&mut d);
+        let k = (w_max * 0.3 / 0.4).cbrt();
+        let w = |t: f64| 0.4 * (t - k).powi(3) + w_max;
+        let mut worst: f64 = 0.0;
+        // Well past K, where the curve is steep enough for the look-ahead
+        // to matter (W′ ≈ 45 segments a second at 2.5 K).
+        let rounds = (2.5 * k / 0.1) as u64;
+        for i in 0..rounds {
+            d.window_round();
+            // Each whole-window ACK moves cwnd to its target, as in
+            // `cubic_window_follows_w_of_t_after_a_loss`.
+            worst = worst.max((d.seg() - w(i as f64 * 0.1 + 0.001)).abs());
+        }
+        (d.seg(), worst)
+    };
+    let (linux, linux_err) = run(CubicAvoidance::Linux);
+    let (rfc, _) = run(CubicAvoidance::Rfc9438);
+    assert!(
+        linux_err < 1e-3,
+        "Linux's cwnd strays {linux_err:.2e} segments from W(t + min_rtt)"
+    );
+    assert!(
+        rfc > linux + 2.0,
+        "aimed one srtt ahead, RFC 9438's window {rfc:.2} should lead Linux's {linux:.2}"
+    );
 }
 
 #[test]

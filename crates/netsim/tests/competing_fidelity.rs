@@ -3,7 +3,7 @@
 //! with two kernel TCP flows (iperf3) through `bbrlab emu` on the same
 //! path: 20 Mbit/s, 40 ms, drop-tail, MSS 1448, 30 s.
 
-use congestion::{Algorithm, Bbr3Profile, Config, HyStartVariant, Mode};
+use congestion::{Algorithm, Bbr3Profile, Config, CubicAvoidance, HyStartVariant, Mode};
 use netsim::{
     AckPolicy, App, Ecn, FlowConfig, MemoryRecorder, NoRecorder, Pacing, SimConfig, Summary,
 };
@@ -19,12 +19,13 @@ fn direction(text: &str) -> link::ResolvedDirection {
 }
 
 /// A TCP-like flow: Linux's receiver, MSS 1448, and for CUBIC the
-/// kernel's HyStart. BBR is paced in quanta (TSO bursts); CUBIC is not
+/// kernel's HyStart and avoidance rules. BBR is paced in quanta (TSO bursts); CUBIC is not
 /// paced at all, as Linux sends it without an fq qdisc.
 fn tcp_flow(cc: Config) -> FlowConfig {
     let mut cc = cc;
     cc.mss_bytes = MSS;
     cc.cubic.hystart_variant = HyStartVariant::Linux;
+    cc.cubic.avoidance = CubicAvoidance::Linux;
     let mut f = FlowConfig::bulk(cc.algorithm.name(), cc);
     f.ack = AckPolicy::LINUX;
     f.pacing = if cc.algorithm == Algorithm::Cubic {

@@ -421,6 +421,9 @@ fn cc_tables(
         if let Some(v) = c.hystart_variant {
             cc.cubic.hystart_variant = v.0;
         }
+        if let Some(a) = c.avoidance {
+            cc.cubic.avoidance = a.0;
+        }
         cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
         cc.cubic.reno_friendly = c.reno_friendly.unwrap_or(cc.cubic.reno_friendly);
     }

@@ -45,6 +45,7 @@ use crate::locate::{KeyPath, Located, Seg};
 
 mod build;
 pub mod builder;
+pub mod edit;
 pub mod limits;
 pub mod locate;
 pub mod path;
@@ -359,8 +360,30 @@ impl TryFrom<toml::Value> for EcnSetting {
 pub struct CubicSwitches {
     hystart: Option<bool>,
     hystart_variant: Option<HyStartVariantName>,
+    avoidance: Option<CubicAvoidanceName>,
     fast_convergence: Option<bool>,
     reno_friendly: Option<bool>,
+}
+
+/// `[flow.cubic] avoidance`: `"rfc9438"` (the default) or `"linux"`
+/// (kernel CUBIC's congestion-avoidance rules), checked (the error lists
+/// them).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct CubicAvoidanceName(pub congestion::CubicAvoidance);
+
+impl TryFrom<String> for CubicAvoidanceName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        congestion::CubicAvoidance::from_name(&s)
+            .map(CubicAvoidanceName)
+            .ok_or_else(|| {
+                format!(
+                    "unknown CUBIC avoidance rules `{s}`; known: {}",
+                    congestion::CubicAvoidance::NAMES.join(", ")
+                )
+            })
+    }
 }
 
 /// `[flow.cubic] hystart_variant`: `"rfc9406"` (HyStart++, the default) or
@@ -1072,6 +1095,22 @@ mod tests {
         assert!(m.contains("`v2`") && m.contains("draft, linux-v3"), "{m}");
         let e = parse_alg("bbr3", "[flow.bbr3]\nflavour = \"draft\"").unwrap_err();
         assert!(e.to_string().contains("flavour"), "{e}");
+    }
+
+    #[test]
+    fn cubic_avoidance_key_picks_linuxs_rules_or_rejects_with_the_list() {
+        use congestion::CubicAvoidance::{Linux, Rfc9438};
+        let s = parse_alg("cubic", "").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].cc.cubic.avoidance, Rfc9438);
+        let s = parse_alg("cubic", "[flow.cubic]\navoidance = \"linux\"").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].cc.cubic.avoidance, Linux);
+        let e = parse_alg("cubic", "[flow.cubic]\navoidance = \"kernel\"").unwrap_err();
+        assert!(e.location.starts_with("t.toml:7:"), "{e}");
+        let m = e.to_string();
+        assert!(
+            m.contains("`kernel`") && m.contains("rfc9438, linux"),
+            "{m}"
+        );
     }
 
     #[test]
