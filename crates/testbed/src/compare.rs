@@ -93,19 +93,37 @@ pub fn kernel_counterpart(cc: &congestion::Config) -> Result<String, String> {
 /// What differs, on purpose, between the simulated flow `cc` and its
 /// kernel counterpart although it has one, for the user to hear before
 /// reading the comparison: kernel `cubic` leaves slow start by Linux's
-/// HyStart, and a scenario's `cubic` by RFC 9406's HyStart++ unless it
-/// says otherwise (`bbrlab validate` always says so).
+/// HyStart and grows by Linux's congestion-avoidance rules, a scenario's
+/// `cubic` by RFC 9406's HyStart++ and RFC 9438's rules unless it says
+/// otherwise (`bbrlab validate` always says so).
 pub fn counterpart_note(cc: &congestion::Config) -> Option<String> {
-    use congestion::{Algorithm, HyStartVariant};
-    (cc.algorithm == Algorithm::Cubic
-        && cc.cubic.hystart
-        && cc.cubic.hystart_variant == HyStartVariant::Rfc9406)
-        .then(|| {
-            "the simulated cubic leaves slow start by HyStart++ (RFC 9406), kernel cubic by \
-             Linux's HyStart; add [flow.cubic] hystart_variant = \"linux\" to compare like \
-             with like"
-                .to_string()
-        })
+    use congestion::{Algorithm, CubicAvoidance, HyStartVariant};
+    if cc.algorithm != Algorithm::Cubic {
+        return None;
+    }
+    let mut differ = Vec::new();
+    if cc.cubic.hystart && cc.cubic.hystart_variant == HyStartVariant::Rfc9406 {
+        differ.push((
+            "leaves slow start by HyStart++ (RFC 9406), kernel cubic by Linux's HyStart",
+            "hystart_variant = \"linux\"",
+        ));
+    }
+    if cc.cubic.avoidance == CubicAvoidance::Rfc9438 {
+        differ.push((
+            "grows by RFC 9438's rules (α = 1 past the last window, the curve one srtt ahead), \
+             kernel cubic by Linux's",
+            "avoidance = \"linux\"",
+        ));
+    }
+    (!differ.is_empty()).then(|| {
+        let what: Vec<&str> = differ.iter().map(|d| d.0).collect();
+        let keys: Vec<&str> = differ.iter().map(|d| d.1).collect();
+        format!(
+            "the simulated cubic {}; add [flow.cubic] {} to compare like with like",
+            what.join("; it "),
+            keys.join(" and ")
+        )
+    })
 }
 
 /// One row of the table.
@@ -177,20 +195,64 @@ fn own_size(run: &scenario::Run) -> PacketSize {
     }
 }
 
-/// Runs the scenario in the simulator with `size` (when given) in `dir`.
+/// The scenario's run with the simulated flow given `size` (when given)
+/// and the receiver `ack` (a scenario's `ack` name, when given), made by
+/// editing the scenario's text and parsing it again: the `scenario.toml`
+/// written beside the results is then the scenario that ran, and `bbrlab
+/// sim` on it gives the same bytes.
+fn matched_run(
+    scenario: &Path,
+    run: &scenario::Run,
+    size: Option<PacketSize>,
+    ack: Option<&str>,
+) -> Result<scenario::Run, String> {
+    use scenario::edit::{set_keys, Table};
+    let mut keys = Vec::new();
+    if let Some(s) = size {
+        keys.push((
+            Table::Flow(0),
+            "mss",
+            scenario::edit::Value::Integer(s.payload as i64),
+        ));
+        keys.push((
+            Table::Flow(0),
+            "header_bytes",
+            scenario::edit::Value::Integer(s.header as i64),
+        ));
+    }
+    if let Some(a) = ack {
+        keys.push((
+            Table::Flow(0),
+            "ack",
+            scenario::edit::Value::String(a.into()),
+        ));
+    }
+    if keys.is_empty() {
+        return Ok(run.clone());
+    }
+    reparse(scenario, &set_keys(&run.text, &keys)?)
+}
+
+/// The one run of `text`, the scenario `scenario` after an edit (its
+/// relative paths resolve as the file's did).
+fn reparse(scenario: &Path, text: &str) -> Result<scenario::Run, String> {
+    let file = scenario.display().to_string();
+    let base = scenario.parent().unwrap_or(Path::new("."));
+    let sc = scenario::parse(text, &file, base, scenario).map_err(|e| e.to_string())?;
+    sc.runs
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{file}: the edited scenario has no run"))
+}
+
+/// Runs `run` in the simulator in `dir`.
 fn simulate(
     name: &str,
     run: &scenario::Run,
-    size: Option<PacketSize>,
     dir: &Path,
     window_s: f64,
 ) -> Result<(Measured, u64), String> {
-    let mut run = run.clone();
-    if let Some(s) = size {
-        run.config.flows[0].cc.mss_bytes = s.payload;
-        run.config.flows[0].header_bytes = s.header;
-    }
-    let summary = runner::sweep::run_one(name, &run, dir)?;
+    let summary = runner::sweep::run_one(name, run, dir)?;
     let origin_s = run.config.flows[0].start_ns as f64 / 1e9;
     let m = measure(&dir.join("flows.csv"), origin_s, window_s)?;
     Ok((m, summary.flows.first().map_or(0, |f| f.rtos)))
@@ -241,11 +303,19 @@ fn single_flow_run(scenario: &Path) -> Result<(String, scenario::Run), String> {
             custom.name
         ));
     }
-    let mut run = sc.runs[0].clone();
-    if run.config.sample_interval_ns == 0 {
-        run.config.sample_interval_ns = 10_000_000;
+    let run = sc.runs[0].clone();
+    if run.config.sample_interval_ns != 0 {
+        return Ok((sc.name, run));
     }
-    Ok((sc.name, run))
+    let text = scenario::edit::set_keys(
+        &run.text,
+        &[(
+            scenario::edit::Table::Top,
+            "sample_interval",
+            scenario::edit::Value::String("10ms".into()),
+        )],
+    )?;
+    Ok((sc.name, reparse(scenario, &text)?))
 }
 
 /// [`run`], the simulation matched to kernel TCP run with `kernel_ack`
@@ -258,7 +328,7 @@ pub fn run_with(
     with: &[Source],
     out: Option<PathBuf>,
     quic_bulk: Option<&Path>,
-    kernel_ack: Option<netsim::AckPolicy>,
+    kernel_ack: Option<&str>,
 ) -> Result<Vec<String>, String> {
     let (sc_name, run) = single_flow_run(scenario)?;
     let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("compare-{sc_name}")));
@@ -400,14 +470,11 @@ pub fn run_with(
             _ => &alg,
         };
         let real_label = format!("{label} ({real_alg})");
-        let mut matched = run.clone();
-        if let (Source::Kernel, Some(ack)) = (s, kernel_ack) {
-            matched.config.flows[0].ack = ack;
-        }
+        let ack = kernel_ack.filter(|_| *s == Source::Kernel);
+        let matched = matched_run(scenario, &run, Some(size), ack)?;
         let (m, rtos) = simulate(
             &sc_name,
             &matched,
-            Some(size),
             &out.join(format!("sim-{name}")),
             window_s,
         )?;
@@ -443,7 +510,7 @@ pub fn run_with(
         });
     }
     if real.is_empty() {
-        let (m, rtos) = simulate(&sc_name, &run, None, &out.join("sim"), window_s)?;
+        let (m, rtos) = simulate(&sc_name, &run, &out.join("sim"), window_s)?;
         let size = own_size(&run);
         rows.push(Row::simulated(
             format!("simulator ({alg})"),
@@ -594,7 +661,7 @@ fn print_table(rows: &[Row], window_s: f64) {
 pub fn resimulate(
     scenario: &Path,
     dir: &Path,
-    kernel_ack: Option<netsim::AckPolicy>,
+    kernel_ack: Option<&str>,
 ) -> Result<CompareReport, String> {
     let (sc_name, run) = single_flow_run(scenario)?;
     let mut report = CompareReport::read(dir)?;
@@ -617,20 +684,17 @@ pub fn resimulate(
             row.header_bytes_per_packet,
         ) else {
             // The simulator alone (`--with none`): its own packet sizes.
-            let (m, rtos) = simulate(&sc_name, &run, None, &dir.join("sim"), window_s)?;
+            let (m, rtos) = simulate(&sc_name, &run, &dir.join("sim"), window_s)?;
             let size = own_size(&run);
             *row = Row::simulated(row.source.clone(), None, Some(size), m, rtos).source_row();
             continue;
         };
-        let mut matched = run.clone();
-        if let (Some(ack), true) = (kernel_ack, kind == "kernel") {
-            matched.config.flows[0].ack = ack;
-        }
         let size = PacketSize { payload, header };
+        let ack = kernel_ack.filter(|_| kind == "kernel");
+        let matched = matched_run(scenario, &run, Some(size), ack)?;
         let (m, rtos) = simulate(
             &sc_name,
             &matched,
-            Some(size),
             &dir.join(format!("sim-{kind}")),
             window_s,
         )?;
@@ -717,20 +781,28 @@ pub(crate) mod tests {
         assert!(e.contains("quinn") && e.contains("`s2n`"), "{e}");
     }
 
-    /// A scenario's cubic (HyStart++ by default) is told apart from
-    /// kernel cubic; with Linux's HyStart, or without HyStart, or another
+    /// A scenario's cubic (HyStart++ and RFC 9438's avoidance by default)
+    /// is told apart from kernel cubic, naming each key that differs; with
+    /// Linux's HyStart (or none) and Linux's avoidance, or another
     /// algorithm, nothing is said.
     #[test]
-    fn a_cubic_flow_on_hystart_plus_plus_gets_a_note_against_kernel_cubic() {
-        use congestion::{Algorithm, Config, HyStartVariant};
+    fn a_cubic_flow_on_rfc_rules_gets_a_note_against_kernel_cubic() {
+        use congestion::{Algorithm, Config, CubicAvoidance, HyStartVariant};
         let mut c = Config::new(Algorithm::Cubic);
         let note = counterpart_note(&c).expect("a note");
         assert!(note.contains("hystart_variant = \"linux\""), "{note}");
+        assert!(note.contains("avoidance = \"linux\""), "{note}");
         c.cubic.hystart_variant = HyStartVariant::Linux;
+        let note = counterpart_note(&c).expect("a note");
+        assert!(!note.contains("hystart_variant"), "{note}");
+        assert!(note.contains("avoidance = \"linux\""), "{note}");
+        c.cubic.avoidance = CubicAvoidance::Linux;
         assert_eq!(counterpart_note(&c), None);
         c.cubic.hystart_variant = HyStartVariant::Rfc9406;
         c.cubic.hystart = false;
         assert_eq!(counterpart_note(&c), None);
+        c.cubic.avoidance = CubicAvoidance::Rfc9438;
+        assert!(counterpart_note(&c).is_some());
         assert_eq!(counterpart_note(&Config::new(Algorithm::Bbr)), None);
     }
 }

@@ -303,10 +303,11 @@ pub struct Options {
 }
 
 impl Options {
-    /// The ACK policy `ack` names for the kernel-matched simulation;
-    /// `None` keeps the scenario's (an ACK per packet).
-    fn kernel_ack(&self) -> Option<netsim::AckPolicy> {
-        (self.ack == "linux").then_some(netsim::AckPolicy::LINUX)
+    /// The receiver (a scenario's `ack`) `ack` names for the
+    /// kernel-matched simulation; `None` keeps the scenario's (an ACK per
+    /// packet).
+    fn kernel_ack(&self) -> Option<&'static str> {
+        (self.ack == "linux").then_some("linux")
     }
 }
 
@@ -383,7 +384,7 @@ pub fn sim_counterpart(kernel_cc: &str) -> &str {
 /// The simulated flow matched to a kernel control: its algorithm
 /// ([`sim_counterpart`]) with the kernel's settings, BBRv3 as the BPF
 /// control runs it (the linux-v3 profile, stock-kernel signals) and
-/// CUBIC with Linux's HyStart.
+/// CUBIC with Linux's HyStart and congestion-avoidance rules.
 pub fn sim_flow(kernel_cc: &str) -> Flow {
     let flow = Flow::new(sim_counterpart(kernel_cc));
     match kernel_cc {
@@ -391,7 +392,10 @@ pub fn sim_flow(kernel_cc: &str) -> Flow {
             flow.tune("bbr3", "profile", "linux-v3")
                 .tune("bbr3", "signals", "stock-kernel")
         }
-        "cubic" => flow.tune("cubic", "hystart_variant", "linux"),
+        "cubic" => {
+            flow.tune("cubic", "hystart_variant", "linux")
+                .tune("cubic", "avoidance", "linux")
+        }
         _ => flow,
     }
 }
@@ -1773,7 +1777,7 @@ mod tests {
     #[test]
     fn sim_ack_linux_gives_the_kernel_matched_simulation_linuxs_receiver() {
         let o = |ack| options(Path::new(""), ack);
-        assert_eq!(o("linux").kernel_ack(), Some(netsim::AckPolicy::LINUX));
+        assert_eq!(o("linux").kernel_ack(), Some("linux"));
         assert_eq!(o("every").kernel_ack(), None);
     }
 
@@ -1853,6 +1857,23 @@ mod tests {
         assert_eq!(row["emulator"]["reruns"], 2);
         let rep = dir.path().join("10M-40ms-1bdp/bbr/rep-0");
         assert!(rep.join("sim-kernel/flows.csv").exists());
+        // The scenario written beside the matched run is the one that ran
+        // (the kernel's packet size and, here, Linux's receiver): run
+        // again from the file alone, it gives the same bytes.
+        let written = rep.join("sim-kernel/scenario.toml");
+        let text = std::fs::read_to_string(&written).unwrap();
+        assert!(
+            text.contains("mss = 1448") && text.contains("ack = \"linux\""),
+            "{text}"
+        );
+        let again = dir.path().join("again");
+        let sc = scenario::load(&written).unwrap();
+        runner::sweep::run_one(&sc.name, &sc.runs[0], &again).unwrap();
+        assert_eq!(
+            std::fs::read(again.join("flows.csv")).unwrap(),
+            std::fs::read(rep.join("sim-kernel/flows.csv")).unwrap(),
+            "bbrlab sim on the written scenario.toml reproduces the matched run"
+        );
         let report = CompareReport::read(&rep).unwrap();
         assert_eq!(report.sources[1].goodput_mbps, Some(9.5));
         assert_eq!(report.sources[0].payload_bytes_per_packet, Some(1448));
