@@ -260,34 +260,32 @@ impl CongestionControl for Cubic {
         self.srtt_ns = ctx.rtt.smoothed_ns();
         self.min_rtt_ns = ctx.rtt.min_ns();
         let acked = ctx.rate.acked_bytes;
+        let linux_hystart = self.cfg.hystart && self.cfg.hystart_variant == HyStartVariant::Linux;
+        if linux_hystart && acked > 0 && self.w.in_slow_start() {
+            // Linux judges every ACK with an RTT sample in slow start, used
+            // window or not (`cubictcp_acked()` runs from pkts_acked, before
+            // and apart from `cong_avoid`), and grows after: an ACK that
+            // ends slow start already grows as avoidance below.
+            let cwnd_packets = self.w.cwnd / self.w.mss.max(1);
+            if self.linux_hystart.on_ack(
+                ctx.now,
+                ctx.rtt_sample,
+                ctx.rate.prior_delivered_bytes,
+                ctx.delivered_bytes,
+                cwnd_packets,
+            ) {
+                self.w.ssthresh = self.w.cwnd;
+            }
+        }
         // RFC 9438 §4.6 / RFC 6582: no growth during recovery; Linux
         // `cubictcp_cong_avoid()`: none unless cwnd-limited.
         if acked > 0 && self.w.may_grow(ctx.recovery) {
-            if self.w.in_slow_start() {
-                if self.cfg.hystart && self.cfg.hystart_variant == HyStartVariant::Linux {
-                    // Linux judges the ACK first (`hystart_update()` from
-                    // pkts_acked) and grows after (`cong_avoid`): an ACK
-                    // that ends slow start already grows as avoidance.
-                    let cwnd_packets = self.w.cwnd / self.w.mss.max(1);
-                    if self.linux_hystart.on_ack(
-                        ctx.now,
-                        ctx.rtt_sample,
-                        ctx.rate.prior_delivered_bytes,
-                        ctx.delivered_bytes,
-                        cwnd_packets,
-                    ) {
-                        self.w.ssthresh = self.w.cwnd;
-                        self.avoidance(ctx.now, acked);
-                    } else {
-                        self.w.cwnd = self.w.cwnd.saturating_add(acked);
-                    }
-                } else if self.cfg.hystart {
-                    self.slow_start(ctx, acked);
-                } else {
-                    self.w.cwnd = self.w.cwnd.saturating_add(acked);
-                }
-            } else {
+            if !self.w.in_slow_start() {
                 self.avoidance(ctx.now, acked);
+            } else if self.cfg.hystart && !linux_hystart {
+                self.slow_start(ctx, acked);
+            } else {
+                self.w.cwnd = self.w.cwnd.saturating_add(acked);
             }
         }
         self.w.update_pacing(self.srtt_ns);

@@ -80,9 +80,12 @@ impl LinuxHyStart {
         if self.delay_min_ns == 0 || rtt_ns < self.delay_min_ns {
             self.delay_min_ns = rtt_ns;
         }
-        if self.found || cwnd_packets < LOW_WINDOW_PACKETS {
+        if self.found {
             return false;
         }
+        // Rounds are counted from the first ACK, below the low window too
+        // (`hystart_update()` resets the round before it checks the
+        // window), so that they follow the flights as the kernel's do.
         if !self.in_round || prior_delivered >= self.round_end_delivered {
             self.in_round = true;
             self.round_end_delivered = delivered;
@@ -90,6 +93,9 @@ impl LinuxHyStart {
             self.last_ack = now;
             self.round_min_rtt_ns = u64::MAX;
             self.samples = 0;
+        }
+        if cwnd_packets < LOW_WINDOW_PACKETS {
+            return false;
         }
         // The ACK train: only an unbroken train counts, so a gap stops
         // `last_ack` from moving for the rest of the round. The threshold
@@ -182,6 +188,41 @@ mod tests {
         assert_eq!(fired, 1);
         h.reset();
         assert_eq!(h.delay_min_ns, 0);
+    }
+
+    /// Rounds follow the flights from the first ACK, below the low window
+    /// too, as `hystart_update()` resets the round before it checks the
+    /// window. Here round 1 starts at 10 packets and the window passes 16
+    /// within it; an ACK for a packet sent after round 1 began starts
+    /// round 2, whose high RTTs end slow start. Starting the first judged
+    /// round only at 16 packets (as before) kept those ACKs in round 1,
+    /// whose least RTT was low, and slow start went on: the simulated CUBIC
+    /// left it a round early or late against the kernel's.
+    #[test]
+    fn rounds_are_counted_below_the_low_window_too() {
+        let mut h = LinuxHyStart::default();
+        let mut t = 0.0;
+        // Round 1 starts with nothing delivered before; its ACKs
+        // acknowledge packets sent before anything was delivered.
+        let mut delivered = 1448;
+        assert!(!h.on_ack(at(t), rtt(40.0), 0, delivered, 10));
+        let round1_end = delivered;
+        for cwnd in 11..=30u64 {
+            t += 3.0;
+            delivered += 1448;
+            assert!(!h.on_ack(at(t), rtt(41.0), 0, delivered, cwnd));
+        }
+        // Round 2: packets sent once round 1 had begun, RTTs 60 ms.
+        let mut fired_at = None;
+        for i in 0..20 {
+            t += 3.0;
+            delivered += 1448;
+            if h.on_ack(at(t), rtt(60.0), round1_end, delivered, 30) {
+                fired_at = Some(i);
+                break;
+            }
+        }
+        assert_eq!(fired_at, Some(8), "round 2 judged on its own samples");
     }
 
     /// ACKs 1 ms apart on a 40 ms path: the train passes 20 ms (half of
