@@ -177,17 +177,20 @@ pub(crate) enum Command {
         /// Run no real transfers; judge the simulator, run afresh (with
         /// --sim-ack, and --sim-phases with --multiflow), against the real
         /// runs an earlier validate (or validate --multiflow) left in
-        /// --out: its paths (or --only's), algorithms, run length and
-        /// repetitions. Rewrites --out's validate.json, validate.md and
-        /// each repetition's compare.json. Needs no root; takes seconds.
-        #[arg(long, conflicts_with_all = ["quick", "reps", "seconds", "jobs", "algorithms", "update", "quic_bulk", "table", "receivers"])]
+        /// --out: its paths (or --only's), algorithms (or, single flow,
+        /// --algorithms'), run length and repetitions; with --only or
+        /// --algorithms the other rows stay as they were. Rewrites --out's
+        /// validate.json, validate.md and each repetition's compare.json.
+        /// Needs no root; takes seconds.
+        #[arg(long, conflicts_with_all = ["quick", "reps", "seconds", "jobs", "update", "quic_bulk", "table", "receivers"])]
         resimulate: bool,
         /// Algorithms to validate (kernel names): bbr, cubic, reno, and
         /// bbrlab_bbr3 (the BPF BBRv3, against the simulator's bbr3 with
         /// profile linux-v3 and stock-kernel signals; loaded for the run
-        /// if it is not, retransmissions judged too).
-        #[arg(long, value_delimiter = ',', default_value = "bbr,cubic")]
-        algorithms: Vec<String>,
+        /// if it is not, retransmissions judged too). Default: bbr,cubic;
+        /// with --resimulate, every algorithm the earlier run has.
+        #[arg(long, value_delimiter = ',')]
+        algorithms: Option<Vec<String>>,
         /// Keep the rows an earlier single-flow run left in --out's
         /// validate.json for other algorithms or paths, and replace only
         /// the rows this run makes (e.g. `--algorithms cubic --update`

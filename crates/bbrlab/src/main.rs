@@ -153,7 +153,14 @@ fn main() -> ExitCode {
                 only,
                 reps: reps.map(|r| r as usize),
                 seconds,
-                algorithms,
+                // Resimulating, no list means every row the earlier run has.
+                algorithms: algorithms.unwrap_or_else(|| {
+                    if resimulate {
+                        Vec::new()
+                    } else {
+                        vec!["bbr".into(), "cubic".into()]
+                    }
+                }),
                 quic_bulk,
                 ack: sim_ack.name(),
                 update,

@@ -283,7 +283,8 @@ pub struct Options {
     pub reps: Option<usize>,
     /// Seconds per transfer (default 10; 6 with `--quick`).
     pub seconds: Option<u64>,
-    /// Algorithms (default bbr and cubic).
+    /// Algorithms (the command's default: bbr and cubic). With
+    /// `resimulate`, the rows to judge again (empty: every row).
     pub algorithms: Vec<String>,
     /// quic-bulk for the s2n-quic rows (default: next to this binary).
     pub quic_bulk: Option<PathBuf>,
@@ -1045,7 +1046,8 @@ fn write_results(
 /// logs and figures in `compare.json`; [`compare::resimulate`] replaces
 /// the simulator rows there. The simulator is deterministic, so this is
 /// what a full run would give on the simulator's side, in seconds and
-/// without root. With `--only`, the other rows are kept as they were.
+/// without root. With `--only` or `--algorithms`, the other rows are kept
+/// as they were.
 fn resimulate(opts: &Options) -> Result<bool, String> {
     let json_path = opts.out.join("validate.json");
     let text = std::fs::read_to_string(&json_path).map_err(|e| {
@@ -1070,6 +1072,7 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
     };
     let reps = reps.max(1) as usize;
     let name = |r: &Value| r["path"].as_str().unwrap_or("").to_string();
+    let algorithm = |r: &Value| r["algorithm"].as_str().unwrap_or("").to_string();
     if let Some(only) = &opts.only {
         let have: Vec<String> = rows.iter().map(name).collect();
         if let Some(n) = only.iter().find(|n| !have.contains(n)) {
@@ -1079,15 +1082,33 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
                 have.join(", ")
             ));
         }
-        let had = doc["simulator_ack"].as_str().unwrap_or("every");
-        if had != opts.ack {
-            return Err(format!(
-                "--resimulate --only keeps the other rows, whose simulator had --sim-ack {had}; this run's has {}: one table would mix two receivers (drop --only, or use --sim-ack {had})",
-                opts.ack
-            ));
-        }
     }
-    let wanted = |r: &Value| opts.only.as_ref().is_none_or(|o| o.contains(&name(r)));
+    if let Some(a) = opts
+        .algorithms
+        .iter()
+        .find(|a| !rows.iter().any(|r| &algorithm(r) == *a))
+    {
+        let mut have: Vec<String> = rows.iter().map(algorithm).collect();
+        have.sort();
+        have.dedup();
+        return Err(format!(
+            "--algorithms: the run in {} has no `{a}` rows; it has: {}",
+            opts.out.display(),
+            have.join(", ")
+        ));
+    }
+    let partial = opts.only.is_some() || !opts.algorithms.is_empty();
+    let had = doc["simulator_ack"].as_str().unwrap_or("every");
+    if partial && had != opts.ack {
+        return Err(format!(
+            "--resimulate with --only or --algorithms keeps the other rows, whose simulator had --sim-ack {had}; this run's has {}: one table would mix two receivers (judge every row, or use --sim-ack {had})",
+            opts.ack
+        ));
+    }
+    let wanted = |r: &Value| {
+        opts.only.as_ref().is_none_or(|o| o.contains(&name(r)))
+            && (opts.algorithms.is_empty() || opts.algorithms.contains(&algorithm(r)))
+    };
     let total = rows.iter().filter(|r| wanted(r)).count();
     let mut statistics = Value::Null;
     let mut results = Vec::new();
@@ -1132,7 +1153,7 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
         let reruns = r["emulator"]["reruns"].as_u64().unwrap_or(0) as usize;
         results.push(row_of(&path, alg, &runs, reruns));
     }
-    if opts.only.is_some() {
+    if partial {
         results = merge_rows(rows, results);
     }
     write_results(opts, seconds, reps, statistics, results)
@@ -1893,6 +1914,58 @@ mod tests {
         // And it is deterministic: the same receiver again, the same figure.
         let again = resimulate_in(dir.path(), "linux", None).unwrap();
         assert_eq!(srtt(&again), srtt(&doc));
+    }
+
+    /// `--algorithms` judges only those rows again and keeps the others as
+    /// they were (here a `cubic` row whose runs are not in the directory,
+    /// as after `--algorithms bbr --update`); an algorithm the run does not
+    /// have is an error that lists those it has.
+    #[test]
+    fn resimulate_algorithms_judges_only_those_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_single_flow_run(dir.path());
+        let cubic_row = json!({"path": "10M-40ms-1bdp", "algorithm": "cubic",
+                               "kernel": {"goodput_mbps": 7.0}, "emulator": {"reruns": 0}});
+        let mut doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
+        )
+        .unwrap();
+        doc["paths"].as_array_mut().unwrap().push(cubic_row.clone());
+        std::fs::write(dir.path().join("validate.json"), doc.to_string()).unwrap();
+        let with = |algs: &[&str]| {
+            run(&Options {
+                resimulate: true,
+                algorithms: algs.iter().map(|a| a.to_string()).collect(),
+                ..options(dir.path(), "every")
+            })
+        };
+        // Every row, the default, needs the cubic row's runs.
+        let e = with(&[]).unwrap_err();
+        assert!(e.contains("compare.json") && e.contains("cubic"), "{e}");
+        with(&["bbr"]).unwrap();
+        let doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
+        )
+        .unwrap();
+        let rows = doc["paths"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{doc}");
+        let bbr = rows.iter().find(|r| r["algorithm"] == "bbr").unwrap();
+        assert!(
+            bbr["simulator"]["goodput_mbps"].as_f64().unwrap() > 8.0,
+            "{bbr}"
+        );
+        let cubic = rows.iter().find(|r| r["algorithm"] == "cubic").unwrap();
+        assert_eq!(cubic["kernel"], cubic_row["kernel"], "kept as it was");
+        let e = with(&["reno"]).unwrap_err();
+        assert!(e.contains("`reno`") && e.contains("bbr, cubic"), "{e}");
+        // Keeping rows, the receiver must stay the earlier run's.
+        let e = run(&Options {
+            resimulate: true,
+            algorithms: vec!["bbr".into()],
+            ..options(dir.path(), "linux")
+        })
+        .unwrap_err();
+        assert!(e.contains("--sim-ack every"), "{e}");
     }
 
     #[test]
