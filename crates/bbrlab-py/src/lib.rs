@@ -730,6 +730,22 @@ fn provenance() -> (&'static str, &'static str) {
     runner::provenance()
 }
 
+/// The units of the time series' columns, from the schema every source
+/// writes (`sender::schema`): `{"flows": {name: unit}, "link": ...,
+/// "model": ...}` in the tables' column order, so the Python package
+/// does not spell them again.
+#[pyfunction]
+fn column_units() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    fn units<S>(table: &[Column<S>]) -> Vec<(&'static str, &'static str)> {
+        table.iter().map(|c| (c.name, c.unit)).collect()
+    }
+    vec![
+        ("flows", units(&FLOW_COLUMNS)),
+        ("link", units(&LINK_COLUMNS)),
+        ("model", units(&MODEL_COLUMNS)),
+    ]
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -740,6 +756,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dict_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(provenance, m)?)?;
+    m.add_function(wrap_pyfunction!(column_units, m)?)?;
     m.add_function(wrap_pyfunction!(plot_dir, m)?)?;
     m.add_function(wrap_pyfunction!(sliding_jain, m)?)?;
     Ok(())

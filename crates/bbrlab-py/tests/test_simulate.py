@@ -434,6 +434,12 @@ def test_model_frame_is_model_csv_for_the_bbr_flows(tmp_path, cli):
     m = run.model
     assert list(m.columns) == list(bbrlab.UNITS["model"])
     assert m.attrs["units"]["inflight_longterm_bytes"] == "bytes"
+    # The units come from the writers' schema, as the data dictionary has them.
+    units = m.attrs["units"]
+    assert (units["pacing_gain"], units["round_count"], units["ecn_alpha"]) == (
+        "ratio", "rounds", "fraction")
+    assert units["full_bw_reached"] == units["loss_in_round"] == "flag"
+    assert bbrlab.UNITS["flows"]["srtt_ms"] == "ms" and bbrlab.UNITS["link"]["ce_marked"] == "packets"
     assert set(m["flow"]) == {0}
     assert len(m) == 120, "6 s every 50 ms"
     assert m["cwnd_bytes"].dtype == np.int64

@@ -23,30 +23,9 @@ use crate::cells::{self, Cells, Row};
 use congestion::Snapshot;
 use std::io;
 
-/// The columns of `model.csv`, in order. Volumes in bytes, rates in
-/// bit/s, times in ms; a cell is empty where the controller has no such
-/// state (a v1 flow has no inflight bounds, an unset bound is empty).
-pub const MODEL_COLUMNS: [&str; 19] = [
-    "time_s",
-    "flow",
-    "mode",
-    "bw_estimate_bps",
-    "bw_bps",
-    "min_rtt_ms",
-    "pacing_gain",
-    "cwnd_gain",
-    "cwnd_bytes",
-    "round_count",
-    "full_bw_reached",
-    "extra_acked_bytes",
-    "lt_bw_bps",
-    "inflight_longterm_bytes",
-    "inflight_shortterm_bytes",
-    "bw_shortterm_bps",
-    "loss_in_round",
-    "ecn_in_round",
-    "ecn_alpha",
-];
+/// The columns of `model.csv`, in order, with their units and kinds: the
+/// schema's ([`sender::schema::MODEL_COLUMNS`]).
+pub use sender::schema::MODEL_COLUMNS;
 
 /// One row of `model.csv`: the flow's controller as of the sample time.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,7 +125,7 @@ mod tests {
             snapshot: s,
         }
         .fields();
-        let cell = |name: &str| &row[MODEL_COLUMNS.iter().position(|c| *c == name).unwrap()];
+        let cell = |name: &str| &row[MODEL_COLUMNS.iter().position(|c| c.name == name).unwrap()];
         assert_eq!(cell("time_s"), "1.500000");
         assert_eq!(cell("flow"), "2");
         assert_eq!(cell("mode"), "startup");
@@ -161,7 +140,7 @@ mod tests {
             snapshot: v1,
         }
         .fields();
-        let cell = |name: &str| &row[MODEL_COLUMNS.iter().position(|c| *c == name).unwrap()];
+        let cell = |name: &str| &row[MODEL_COLUMNS.iter().position(|c| c.name == name).unwrap()];
         // v1 has no v3 state: those cells are empty.
         assert_eq!(cell("bw_bps"), "");
         assert_eq!(cell("loss_in_round"), "");

@@ -102,7 +102,7 @@ impl Recorder for CsvRecorder {
             &mut self.model,
             &self.dir,
             "model.csv",
-            &netsim::MODEL_COLUMNS,
+            &netsim::MODEL_COLUMNS.map(|c| c.name),
         )?;
         netsim::cells::write_row(s, w, &mut self.cell)
     }

@@ -101,6 +101,8 @@ pub enum Value {
 pub struct Column<S> {
     /// The column's name, as in the CSV file's header.
     pub name: &'static str,
+    /// Its unit, as the data dictionary writes it ([`schema::Column::unit`]).
+    pub unit: &'static str,
     /// The type of its cells.
     pub kind: Kind,
     /// The cell of a sample.
@@ -124,6 +126,7 @@ fn int(v: u64) -> Value {
 const fn col<S>(c: schema::Column, get: fn(&S) -> Value) -> Column<S> {
     Column {
         name: c.name,
+        unit: c.unit,
         kind: c.kind,
         get,
     }
@@ -167,56 +170,46 @@ pub static LINK_COLUMNS: [Column<LinkSample>; schema::LINK_COLUMNS.len()] = {
     ]
 };
 
-/// A model column: its name in `model.csv` ([`netsim::MODEL_COLUMNS`]),
-/// its kind and its cell.
-const fn model_col(
-    name: &'static str,
-    kind: Kind,
-    get: fn(&ModelSample) -> Value,
-) -> Column<ModelSample> {
-    Column { name, kind, get }
-}
-
 /// A BBRv3 volume or rate that may be unset, as a float cell (missing
 /// while unset): an integer cell cannot be missing.
 fn opt_f(v: Option<f64>) -> Value {
     Value::Float(v)
 }
 
-/// The columns of `model.csv` ([`netsim::MODEL_COLUMNS`]), in order, typed:
+/// The columns of `model.csv` ([`schema::MODEL_COLUMNS`]: names, units
+/// and kinds), in order, typed:
 /// rates in bit/s, volumes in bytes; a volume, flag or rate the
 /// controller does not have (v1's inflight bounds) or has not set is a
 /// missing float.
 pub static MODEL_COLUMNS: [Column<ModelSample>; netsim::MODEL_COLUMNS.len()] = {
-    use Kind::{Float, Int, Text};
     [
-        model_col("time_s", Float, |s| secs(s.t_ns)),
-        model_col("flow", Int, |s| int(s.flow as u64)),
-        model_col("mode", Text, |s| Value::Text(s.snapshot.mode.name())),
-        model_col("bw_estimate_bps", Float, |s| {
+        col(schema::TIME_S, |s| secs(s.t_ns)),
+        col(schema::FLOW, |s| int(s.flow as u64)),
+        col(schema::MODE, |s| Value::Text(s.snapshot.mode.name())),
+        col(schema::BW_ESTIMATE_BPS, |s| {
             opt_f(s.snapshot.bw_estimate_bytes_per_sec.map(|b| b * 8.0))
         }),
-        model_col("bw_bps", Float, |s| {
+        col(schema::BW_BPS, |s| {
             opt_f(s.snapshot.bbr3.map(|b| b.bw_bytes_per_sec * 8.0))
         }),
-        model_col("min_rtt_ms", Float, |s| {
+        col(schema::MIN_RTT_MS, |s| {
             opt_f(s.snapshot.min_rtt.map(|d| d.as_secs_f64() * 1e3))
         }),
-        model_col("pacing_gain", Float, |s| {
+        col(schema::PACING_GAIN, |s| {
             Value::Float(Some(s.snapshot.pacing_gain))
         }),
-        model_col("cwnd_gain", Float, |s| {
+        col(schema::CWND_GAIN, |s| {
             Value::Float(Some(s.snapshot.cwnd_gain))
         }),
-        model_col("cwnd_bytes", Int, |s| int(s.snapshot.cwnd_bytes)),
-        model_col("round_count", Int, |s| int(s.snapshot.round_count)),
-        model_col("full_bw_reached", Int, |s| {
+        col(schema::CWND_BYTES, |s| int(s.snapshot.cwnd_bytes)),
+        col(schema::ROUND_COUNT, |s| int(s.snapshot.round_count)),
+        col(schema::FULL_BW_REACHED, |s| {
             int(u64::from(s.snapshot.full_bw_reached))
         }),
-        model_col("extra_acked_bytes", Int, |s| {
+        col(schema::EXTRA_ACKED_BYTES, |s| {
             int(s.snapshot.extra_acked_bytes)
         }),
-        model_col("lt_bw_bps", Float, |s| {
+        col(schema::LT_BW_BPS, |s| {
             opt_f(
                 s.snapshot
                     .lt_bw
@@ -224,7 +217,7 @@ pub static MODEL_COLUMNS: [Column<ModelSample>; netsim::MODEL_COLUMNS.len()] = {
                     .map(|l| l.bw_bytes_per_sec * 8.0),
             )
         }),
-        model_col("inflight_longterm_bytes", Float, |s| {
+        col(schema::INFLIGHT_LONGTERM_BYTES, |s| {
             opt_f(
                 s.snapshot
                     .bbr3
@@ -232,7 +225,7 @@ pub static MODEL_COLUMNS: [Column<ModelSample>; netsim::MODEL_COLUMNS.len()] = {
                     .map(|v| v as f64),
             )
         }),
-        model_col("inflight_shortterm_bytes", Float, |s| {
+        col(schema::INFLIGHT_SHORTTERM_BYTES, |s| {
             opt_f(
                 s.snapshot
                     .bbr3
@@ -240,7 +233,7 @@ pub static MODEL_COLUMNS: [Column<ModelSample>; netsim::MODEL_COLUMNS.len()] = {
                     .map(|v| v as f64),
             )
         }),
-        model_col("bw_shortterm_bps", Float, |s| {
+        col(schema::BW_SHORTTERM_BPS, |s| {
             opt_f(
                 s.snapshot
                     .bbr3
@@ -248,17 +241,17 @@ pub static MODEL_COLUMNS: [Column<ModelSample>; netsim::MODEL_COLUMNS.len()] = {
                     .map(|b| b * 8.0),
             )
         }),
-        model_col("loss_in_round", Float, |s| {
+        col(schema::LOSS_IN_ROUND, |s| {
             opt_f(
                 s.snapshot
                     .bbr3
                     .map(|b| f64::from(u8::from(b.loss_in_round))),
             )
         }),
-        model_col("ecn_in_round", Float, |s| {
+        col(schema::ECN_IN_ROUND, |s| {
             opt_f(s.snapshot.bbr3.map(|b| f64::from(u8::from(b.ecn_in_round))))
         }),
-        model_col("ecn_alpha", Float, |s| {
+        col(schema::ECN_ALPHA, |s| {
             opt_f(s.snapshot.bbr3.and_then(|b| b.ecn_alpha))
         }),
     ]

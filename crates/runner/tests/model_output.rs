@@ -33,7 +33,7 @@ fn a_bbr3_flow_gets_its_model_sampled_and_a_cubic_flow_none() {
     let dir = run(TEXT);
     let mut r = csv::Reader::from_path(dir.path().join("model.csv")).unwrap();
     let head: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(head, netsim::MODEL_COLUMNS);
+    assert_eq!(head, netsim::MODEL_COLUMNS.map(|c| c.name));
     let col = |name: &str| head.iter().position(|h| h == name).unwrap();
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     // Only flow 0 (bbr3), at every sample of flows.csv: 8 s / 50 ms.

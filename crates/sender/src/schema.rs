@@ -1,14 +1,16 @@
-//! The one time-series schema: the columns of `flows.csv` and `link.csv`.
+//! The one time-series schema: the columns of `flows.csv`, `link.csv`
+//! and `model.csv`.
 //!
 //! The simulator, the UDP transport and the kernel-TCP probe all write
 //! [`FLOW_COLUMNS`], in this order, as the first columns of their per-flow
 //! time series (a source's own columns come after them), so one plotting
 //! path and one comparison serve every source. The simulator writes
-//! [`LINK_COLUMNS`] per link direction. The schema lives here, in the
-//! crate every source shares, so no source depends on another for it.
-//! A writer takes its header from here ([`FLOW_CSV_HEADER`] and
-//! [`LINK_CSV_HEADER`] are the tables' names, joined when compiling)
-//! rather than spelling it again.
+//! [`LINK_COLUMNS`] per link direction, and [`MODEL_COLUMNS`] for each
+//! BBR-family flow. The schema lives here, in the crate every source
+//! shares, so no source depends on another for it. A writer takes its
+//! header from here ([`FLOW_CSV_HEADER`], [`LINK_CSV_HEADER`] and
+//! [`MODEL_CSV_HEADER`] are the tables' names, joined when compiling)
+//! rather than spelling it again, and a reader its units and kinds.
 //!
 //! Units live in the names (`_s`, `_ms`, `_bps`, `_bytes`); [`Column::unit`]
 //! says the same in the words of the data dictionary (`docs/outputs.md`),
@@ -105,6 +107,36 @@ pub const QUEUE_BYTES: Column = column("queue_bytes", "bytes", Kind::Int);
 /// dropping them).
 pub const CE_MARKED: Column = column("ce_marked", "packets", Kind::Int);
 
+/// BBRv3's `BBR.bw`, min(`max_bw`, `bw_shortterm`): the rate it paces
+/// from (empty for v1).
+pub const BW_BPS: Column = column("bw_bps", "bit/s", Kind::Float);
+/// The current phase's pacing gain.
+pub const PACING_GAIN: Column = column("pacing_gain", "ratio", Kind::Float);
+/// The current phase's cwnd gain.
+pub const CWND_GAIN: Column = column("cwnd_gain", "ratio", Kind::Float);
+/// Round trips counted (BBR's clock).
+pub const ROUND_COUNT: Column = column("round_count", "rounds", Kind::Int);
+/// Whether STARTUP judged the pipe full (0 or 1).
+pub const FULL_BW_REACHED: Column = column("full_bw_reached", "flag", Kind::Int);
+/// The ACK-aggregation allowance added to cwnd.
+pub const EXTRA_ACKED_BYTES: Column = column("extra_acked_bytes", "bytes", Kind::Int);
+/// v1's long-term (policer) bandwidth, while in use.
+pub const LT_BW_BPS: Column = column("lt_bw_bps", "bit/s", Kind::Float);
+/// BBRv3's `inflight_longterm` (Linux's `inflight_hi`); empty while unset,
+/// so a float column (an integer cell cannot be missing).
+pub const INFLIGHT_LONGTERM_BYTES: Column = column("inflight_longterm_bytes", "bytes", Kind::Float);
+/// BBRv3's `inflight_shortterm` (Linux's `inflight_lo`); empty while unset.
+pub const INFLIGHT_SHORTTERM_BYTES: Column =
+    column("inflight_shortterm_bytes", "bytes", Kind::Float);
+/// BBRv3's `bw_shortterm` (Linux's `bw_lo`); empty while unset.
+pub const BW_SHORTTERM_BPS: Column = column("bw_shortterm_bps", "bit/s", Kind::Float);
+/// BBRv3: loss seen in the current round (0 or 1; empty for v1).
+pub const LOSS_IN_ROUND: Column = column("loss_in_round", "flag", Kind::Float);
+/// BBRv3: CE seen in the current round (0 or 1; empty for v1).
+pub const ECN_IN_ROUND: Column = column("ecn_in_round", "flag", Kind::Float);
+/// The `linux-v3` profile's CE-fraction EWMA.
+pub const ECN_ALPHA: Column = column("ecn_alpha", "fraction", Kind::Float);
+
 /// The per-flow time series (`flows.csv`), in order: the columns every
 /// source writes first.
 pub const FLOW_COLUMNS: [Column; 17] = [
@@ -138,6 +170,31 @@ pub const LINK_COLUMNS: [Column; 7] = [
     CE_MARKED,
 ];
 
+/// A BBR-family flow's model (`model.csv`), in order: its controller's
+/// state at each sample. A cell is empty where the controller has no such
+/// state (v1 has no inflight bounds) or has not set it.
+pub const MODEL_COLUMNS: [Column; 19] = [
+    TIME_S,
+    FLOW,
+    MODE,
+    BW_ESTIMATE_BPS,
+    BW_BPS,
+    MIN_RTT_MS,
+    PACING_GAIN,
+    CWND_GAIN,
+    CWND_BYTES,
+    ROUND_COUNT,
+    FULL_BW_REACHED,
+    EXTRA_ACKED_BYTES,
+    LT_BW_BPS,
+    INFLIGHT_LONGTERM_BYTES,
+    INFLIGHT_SHORTTERM_BYTES,
+    BW_SHORTTERM_BPS,
+    LOSS_IN_ROUND,
+    ECN_IN_ROUND,
+    ECN_ALPHA,
+];
+
 /// The header line of `flows.csv`: [`FLOW_COLUMNS`]' names joined by
 /// commas (made from the table when compiling; no name needs quoting).
 pub const FLOW_CSV_HEADER: &str = header(&FLOW_HEADER_BYTES);
@@ -146,8 +203,13 @@ pub const FLOW_CSV_HEADER: &str = header(&FLOW_HEADER_BYTES);
 /// commas.
 pub const LINK_CSV_HEADER: &str = header(&LINK_HEADER_BYTES);
 
+/// The header line of `model.csv`: [`MODEL_COLUMNS`]' names joined by
+/// commas.
+pub const MODEL_CSV_HEADER: &str = header(&MODEL_HEADER_BYTES);
+
 const FLOW_HEADER_BYTES: [u8; header_len(&FLOW_COLUMNS)] = join(&FLOW_COLUMNS);
 const LINK_HEADER_BYTES: [u8; header_len(&LINK_COLUMNS)] = join(&LINK_COLUMNS);
+const MODEL_HEADER_BYTES: [u8; header_len(&MODEL_COLUMNS)] = join(&MODEL_COLUMNS);
 
 /// The length of the columns' names joined by commas.
 const fn header_len(columns: &[Column]) -> usize {
@@ -201,6 +263,7 @@ mod tests {
         let joined = |cols: &[Column]| cols.iter().map(|c| c.name).collect::<Vec<_>>().join(",");
         assert_eq!(FLOW_CSV_HEADER, joined(&FLOW_COLUMNS));
         assert_eq!(LINK_CSV_HEADER, joined(&LINK_COLUMNS));
+        assert_eq!(MODEL_CSV_HEADER, joined(&MODEL_COLUMNS));
     }
 
     /// A header is read by name, so a name appears once, and writes

@@ -23,59 +23,12 @@ from . import _native
 
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
-#: Units of every column of ``Run.flows``, ``Run.link`` and ``Run.summary``
-#: (docs/outputs.md, the data dictionary). Also in each DataFrame's
-#: ``attrs["units"]``.
+#: Units of every column of ``Run.flows``, ``Run.link``, ``Run.model``,
+#: ``Run.summary`` and ``Run.fct`` (docs/outputs.md, the data dictionary).
+#: Also in each DataFrame's ``attrs["units"]``. The time series' units come
+#: from the schema the Rust writers use (``_native.column_units()``).
 UNITS: Dict[str, Dict[str, str]] = {
-    "flows": {
-        "time_s": "s",
-        "flow": "index",
-        "delivered_bytes": "bytes",
-        "goodput_bps": "bit/s",
-        "rtt_ms": "ms",
-        "cwnd_bytes": "bytes",
-        "pacing_rate_bps": "bit/s",
-        "inflight_bytes": "bytes",
-        "mode": "name",
-        "bw_estimate_bps": "bit/s",
-        "min_rtt_ms": "ms",
-        "queue_delay_ms": "ms",
-        "drops": "packets",
-        "srtt_ms": "ms",
-        "data_packets_sent": "packets",
-        "retransmitted_packets": "packets",
-        "delivered_ce": "packets",
-    },
-    "link": {
-        "time_s": "s",
-        "direction": "name",
-        "queue_packets": "packets",
-        "queue_bytes": "bytes",
-        "queue_delay_ms": "ms",
-        "drops": "packets",
-        "ce_marked": "packets",
-    },
-    "model": {
-        "time_s": "s",
-        "flow": "index",
-        "mode": "name",
-        "bw_estimate_bps": "bit/s",
-        "bw_bps": "bit/s",
-        "min_rtt_ms": "ms",
-        "pacing_gain": "ratio",
-        "cwnd_gain": "ratio",
-        "cwnd_bytes": "bytes",
-        "round_count": "rounds",
-        "full_bw_reached": "flag",
-        "extra_acked_bytes": "bytes",
-        "lt_bw_bps": "bit/s",
-        "inflight_longterm_bytes": "bytes",
-        "inflight_shortterm_bytes": "bytes",
-        "bw_shortterm_bps": "bit/s",
-        "loss_in_round": "flag",
-        "ecn_in_round": "flag",
-        "ecn_alpha": "fraction",
-    },
+    **{table: dict(cols) for table, cols in _native.column_units()},
     "summary": {
         "flow": "index",
         "name": "name",
