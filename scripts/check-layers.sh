@@ -35,9 +35,13 @@ bad=$( { deps -p bbrlab; deps -p bbrlab-py; } | grep -xE 'aws-lc-rs|aws-lc-sys|a
 if [ -n "$bad" ]; then
   echo "check-layers: bbrlab or bbrlab-py links a TLS/crypto library: $(echo $bad)" >&2; fail=1
 fi
-others=$(deps -p congestion | grep -vx congestion || true)
+bad=$(deps -p scenario | grep -xE 'quic-controllers|s2n-quic-core|quinn-proto' || true)
+if [ -n "$bad" ]; then
+  echo "check-layers: the scenario parser links a QUIC stack: $(echo $bad) (it knows their controllers by name, stack-names; the runner builds them)" >&2; fail=1
+fi
+others=$( { deps -p congestion; deps -p stack-names; } | grep -vxE 'congestion|stack-names' || true)
 if [ -n "$others" ]; then
-  echo "check-layers: congestion must have no dependencies, has: $(echo $others)" >&2; fail=1
+  echo "check-layers: congestion and stack-names must have no dependencies, have: $(echo $others)" >&2; fail=1
 fi
 lines=$(cat $(find crates/bbrlab/src -name '*.rs') | wc -l)
 if [ "$lines" -gt 3500 ]; then

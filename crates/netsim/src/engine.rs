@@ -300,8 +300,9 @@ struct Sim<'a> {
 ///
 /// A topology the engine cannot build (more than
 /// [`MAX_HOPS`](crate::config::MAX_HOPS) hops, a flow's `hops` out of
-/// range or reversed) is an [`io::ErrorKind::InvalidInput`] error naming
-/// the flow.
+/// range or reversed), or a flow whose custom controller has no
+/// constructor yet ([`crate::CustomCc::named`]), is an
+/// [`io::ErrorKind::InvalidInput`] error naming the flow.
 pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
     run_workload(cfg, &Workload::default(), rec)
 }
@@ -323,6 +324,9 @@ pub fn run_workload(
     }
     let templates = work.arrivals.iter().map(|a| &a.template);
     for f in cfg.flows.iter().chain(templates) {
+        if let Some(e) = f.custom_cc.as_ref().and_then(|c| c.unbuilt_error()) {
+            return Err(invalid(format!("flow `{}`: {e}", f.name)));
+        }
         if let Some((first, last)) = f.hops {
             if first > last || last >= n_hops {
                 return Err(invalid(format!(

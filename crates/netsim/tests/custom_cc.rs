@@ -103,7 +103,9 @@ fn a_custom_controller_reports_its_name_and_no_builtin_algorithm() {
     let acks = Arc::new(AtomicU64::new(0));
     let c = Controller::custom(
         &Config::default(),
-        fixed(&acks).build(&Config::default(), Instant::ZERO),
+        fixed(&acks)
+            .build(&Config::default(), Instant::ZERO)
+            .expect("built with a constructor"),
     );
     assert_eq!(c.name(), "fixed-20");
     assert_eq!(c.algorithm(), None);

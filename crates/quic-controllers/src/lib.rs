@@ -29,113 +29,25 @@
 //! without rustls/ring.
 
 use congestion::{Config, CongestionControl, Instant};
-use core::fmt;
-use core::str::FromStr;
 
 mod ledger;
 pub mod quinn;
 pub mod s2n;
 
-/// A stack's controller, by the name scenarios use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StackAlgorithm {
-    /// s2n-quic's BBRv2 (`s2n_quic_core::recovery::bbr::BbrCongestionController`).
-    S2nBbr2,
-    /// s2n-quic's CUBIC (`s2n_quic_core::recovery::CubicCongestionController`).
-    S2nCubic,
-    /// quinn's BBR (`quinn_proto::congestion::Bbr`).
-    QuinnBbr,
-    /// quinn's CUBIC (`quinn_proto::congestion::Cubic`).
-    QuinnCubic,
-}
+pub use stack_names::{names, StackAlgorithm, UnknownStackAlgorithm};
 
-impl StackAlgorithm {
-    /// Every stack controller, in the order error messages list them.
-    pub const ALL: [StackAlgorithm; 4] = [
-        StackAlgorithm::S2nBbr2,
-        StackAlgorithm::S2nCubic,
-        StackAlgorithm::QuinnBbr,
-        StackAlgorithm::QuinnCubic,
-    ];
-
-    /// The name scenarios, sweeps, the CLI and Python use.
-    pub fn name(self) -> &'static str {
-        match self {
-            StackAlgorithm::S2nBbr2 => "s2n:bbr2",
-            StackAlgorithm::S2nCubic => "s2n:cubic",
-            StackAlgorithm::QuinnBbr => "quinn:bbr",
-            StackAlgorithm::QuinnCubic => "quinn:cubic",
-        }
-    }
-
-    /// A fresh controller for one flow: `config` gives the MSS (the
-    /// stacks' max datagram size) and the seed (s2n's BBRv2 draws its
-    /// probe timing from a random generator); `now` is the flow's start.
-    pub fn build(self, config: &Config, now: Instant) -> Box<dyn CongestionControl + Send> {
-        match self {
-            StackAlgorithm::S2nBbr2 => Box::new(s2n::S2n::bbr2(config, now)),
-            StackAlgorithm::S2nCubic => Box::new(s2n::S2n::cubic(config, now)),
-            StackAlgorithm::QuinnBbr => Box::new(quinn::Quinn::bbr(config, now)),
-            StackAlgorithm::QuinnCubic => Box::new(quinn::Quinn::cubic(config, now)),
-        }
-    }
-}
-
-impl fmt::Display for StackAlgorithm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A name that is no stack controller's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownStackAlgorithm(pub String);
-
-impl fmt::Display for UnknownStackAlgorithm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown stack controller `{}`; expected one of {}",
-            self.0,
-            names().join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownStackAlgorithm {}
-
-impl FromStr for StackAlgorithm {
-    type Err = UnknownStackAlgorithm;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        // As `congestion::Algorithm` parses: ASCII case and surrounding
-        // whitespace ignored, no aliases.
-        let t = s.trim();
-        StackAlgorithm::ALL
-            .into_iter()
-            .find(|a| a.name().eq_ignore_ascii_case(t))
-            .ok_or_else(|| UnknownStackAlgorithm(s.to_string()))
-    }
-}
-
-/// Every stack controller's name.
-pub fn names() -> Vec<&'static str> {
-    StackAlgorithm::ALL.iter().map(|a| a.name()).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_a_bad_one_lists_the_allowed() {
-        for a in StackAlgorithm::ALL {
-            assert_eq!(a.name().parse::<StackAlgorithm>(), Ok(a));
-        }
-        let e = "s2n:bbr3".parse::<StackAlgorithm>().unwrap_err();
-        let m = e.to_string();
-        assert!(m.contains("`s2n:bbr3`"), "{m}");
-        for n in names() {
-            assert!(m.contains(n), "{m} lacks {n}");
-        }
+/// A fresh controller of `alg` for one flow: `config` gives the MSS (the
+/// stacks' max datagram size) and the seed (s2n's BBRv2 draws its probe
+/// timing from a random generator); `now` is the flow's start.
+pub fn build(
+    alg: StackAlgorithm,
+    config: &Config,
+    now: Instant,
+) -> Box<dyn CongestionControl + Send> {
+    match alg {
+        StackAlgorithm::S2nBbr2 => Box::new(s2n::S2n::bbr2(config, now)),
+        StackAlgorithm::S2nCubic => Box::new(s2n::S2n::cubic(config, now)),
+        StackAlgorithm::QuinnBbr => Box::new(quinn::Quinn::bbr(config, now)),
+        StackAlgorithm::QuinnCubic => Box::new(quinn::Quinn::cubic(config, now)),
     }
 }

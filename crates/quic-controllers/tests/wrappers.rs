@@ -33,7 +33,7 @@ impl Drive {
             ..Config::default()
         };
         Drive {
-            c: Controller::custom(&cfg, alg.build(&cfg, Instant::ZERO)),
+            c: Controller::custom(&cfg, quic_controllers::build(alg, &cfg, Instant::ZERO)),
             now: 0,
             inflight: 0,
             out: VecDeque::new(),

@@ -70,7 +70,9 @@ pub fn simulate<S: Sink>(
         inner: MetricsRecorder::new(sink),
         clock,
     };
-    let summary = netsim::run_workload(&run.config, &run.workload, &mut rec)?;
+    // A QUIC stack's controller arrives by name; build it here.
+    let config = crate::stacks::attach(&run.config);
+    let summary = netsim::run_workload(&config, &run.workload, &mut rec)?;
     let (sink, fairness, queue) = rec.inner.finish();
     let out = sink.finish()?;
     clock.advance(run.config.duration_ns);

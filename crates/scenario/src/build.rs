@@ -268,9 +268,9 @@ fn flow_table(
             },
             custom_cc: match f.algorithm {
                 AlgName::Builtin(_) => None,
-                AlgName::Stack(q) => Some(netsim::CustomCc::new(q.name(), move |cc, now| {
-                    q.build(cc, now)
-                })),
+                // By name: the runner attaches the stack's controller
+                // (the parser does not link the stacks).
+                AlgName::Stack(q) => Some(netsim::CustomCc::named(q.name())),
             },
             pacing: match f.pacing {
                 Some(PacingName::Quantum) => netsim::Pacing::Quantum,

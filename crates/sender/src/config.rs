@@ -14,11 +14,18 @@ type BuildCc = dyn Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send> +
 /// name for outputs and a constructor called once per flow (so every flow
 /// and every sweep run gets its own state), given the flow's
 /// [`CcConfig`] (MSS, initial window, seed) and its start time.
+///
+/// A scenario that names a QUIC stack's controller (`s2n:bbr2`) makes one
+/// by name only ([`CustomCc::named`]): the scenario parser does not link
+/// the stacks. Whoever runs the flow attaches the constructor first
+/// (bbrlab's runner does, from the `quic-controllers` crate); the
+/// simulator refuses a flow whose controller has none
+/// ([`CustomCc::is_built`]).
 #[derive(Clone)]
 pub struct CustomCc {
     /// The name summaries and logs show for the flow's algorithm.
     pub name: String,
-    build: Arc<BuildCc>,
+    build: Option<Arc<BuildCc>>,
 }
 
 impl CustomCc {
@@ -29,13 +36,41 @@ impl CustomCc {
     ) -> Self {
         CustomCc {
             name: name.to_string(),
-            build: Arc::new(build),
+            build: Some(Arc::new(build)),
         }
     }
 
-    /// One instance for a flow.
-    pub fn build(&self, cc: &CcConfig, now: Instant) -> Box<dyn CongestionControl + Send> {
-        (self.build)(cc, now)
+    /// An algorithm known so far only by its name, whose constructor the
+    /// caller attaches before the flow runs ([`CustomCc::new`] with the
+    /// same name).
+    pub fn named(name: &str) -> Self {
+        CustomCc {
+            name: name.to_string(),
+            build: None,
+        }
+    }
+
+    /// Whether it has a constructor (a [`CustomCc::named`] one has none
+    /// until replaced).
+    pub fn is_built(&self) -> bool {
+        self.build.is_some()
+    }
+
+    /// One instance for a flow; `None` for a [`CustomCc::named`] one.
+    pub fn build(&self, cc: &CcConfig, now: Instant) -> Option<Box<dyn CongestionControl + Send>> {
+        self.build.as_ref().map(|b| b(cc, now))
+    }
+
+    /// Why a flow with this controller cannot run yet, if it cannot.
+    pub fn unbuilt_error(&self) -> Option<String> {
+        (!self.is_built()).then(|| {
+            format!(
+                "the flow's controller `{}` is known only by name: attach its constructor \
+                 (CustomCc::new) before running it (bbrlab's runner does this for the QUIC \
+                 stacks' controllers)",
+                self.name
+            )
+        })
     }
 }
 

@@ -169,6 +169,9 @@ pub fn send_with(
     if let Source::Pattern { seed: 0, .. } = cfg.source {
         return Err("pattern seed 0 is reserved (it announces a file)".into());
     }
+    if let Some(e) = custom_cc.as_ref().and_then(|c| c.unbuilt_error()) {
+        return Err(e);
+    }
     let bind: SocketAddr = if cfg.peer.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {

@@ -270,6 +270,12 @@ pub struct Sender {
 
 impl Sender {
     /// A sender for `flow`, seeded for BBR's random choices.
+    ///
+    /// # Panics
+    ///
+    /// If the flow's custom controller is known only by name
+    /// ([`crate::CustomCc::named`]); check [`crate::CustomCc::is_built`]
+    /// first, as the simulator and the transport do.
     pub fn new(flow: &SenderConfig, seed: u64) -> Self {
         let mut cc_cfg = flow.cc;
         cc_cfg.seed = seed;
@@ -305,7 +311,12 @@ impl Sender {
         };
         let start = Instant::from_nanos(flow.start_ns);
         let cc = match &flow.custom_cc {
-            Some(custom) => Controller::custom(&cc_cfg, custom.build(&cc_cfg, start)),
+            Some(custom) => match custom.build(&cc_cfg, start) {
+                Some(built) => Controller::custom(&cc_cfg, built),
+                // The simulator and the transport refuse such a flow before
+                // they build its sender (`CustomCc::unbuilt_error`).
+                None => panic!("{}", custom.unbuilt_error().unwrap_or_default()),
+            },
             None => Controller::new(&cc_cfg, start),
         };
         let mode = cc.snapshot().mode;

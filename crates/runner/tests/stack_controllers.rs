@@ -1,6 +1,7 @@
-//! Each QUIC stack's controller, named in a scenario, runs in the
-//! simulator on bbrlab's sender: on a 10 Mbit/s, 40 ms path it delivers a
-//! whole transfer, intact, at ≥ 80 % of the link rate.
+//! Each QUIC stack's controller, named in a scenario and built by the
+//! runner (`runner::stacks::attach`), runs in the simulator on bbrlab's
+//! sender: on a 10 Mbit/s, 40 ms path it delivers a whole transfer,
+//! intact, at ≥ 80 % of the link rate.
 
 use std::path::Path;
 
@@ -13,7 +14,8 @@ fn run(algorithm: &str) -> netsim::FlowSummary {
     let sc = scenario::parse(&text, "t.toml", Path::new("."), Path::new("t.toml"))
         .unwrap_or_else(|e| panic!("{algorithm}: {e}"));
     let mut rec = netsim::MemoryRecorder::default();
-    let summary = netsim::run(&sc.runs[0].config, &mut rec).expect("simulation");
+    let cfg = runner::stacks::attach(&sc.runs[0].config);
+    let summary = netsim::run(&cfg, &mut rec).expect("simulation");
     summary.flows[0].clone()
 }
 
