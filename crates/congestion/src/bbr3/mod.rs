@@ -98,6 +98,7 @@
 //!
 //! [`Controller`]: crate::Controller
 
+pub(crate) mod config;
 mod control;
 mod probe_bw;
 mod signals;
