@@ -67,7 +67,6 @@
 //! The public answers are in bytes/s.
 //! Each rule cites the `tcp_bbr.c` function it follows.
 
-pub(crate) mod config;
 mod jitter;
 mod quic_2018;
 

@@ -98,7 +98,6 @@
 //!
 //! [`Controller`]: crate::Controller
 
-pub(crate) mod config;
 mod control;
 mod probe_bw;
 mod signals;

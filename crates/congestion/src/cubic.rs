@@ -16,8 +16,6 @@
 //! Windows in the formulas are in segments and time in seconds, as in the
 //! RFC; the controller's window is in bytes.
 
-pub(crate) mod config;
-
 use crate::algorithm::{AckContext, CongestionControl};
 use crate::config::{Config, CubicAvoidance, CubicConfig, HyStartVariant};
 use crate::delivery_rate::DeliveryRateSampler;

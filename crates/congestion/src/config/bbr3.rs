@@ -1,5 +1,5 @@
 //! BBRv3's profiles, constants and switches ([`Bbr3Config`],
-//! [`Bbr3Profile`], [`Bbr3Signals`]), beside the algorithm that reads them.
+//! [`Bbr3Profile`], [`Bbr3Signals`]).
 //! Re-exported from [`crate::config`].
 
 use core::fmt;

@@ -1,5 +1,5 @@
-//! CUBIC's switches ([`CubicConfig`]), beside the algorithm that reads
-//! them. Re-exported from [`crate::config`].
+//! CUBIC's switches ([`CubicConfig`]). Re-exported from
+//! [`crate::config`].
 
 /// Switches for CUBIC. Defaults follow RFC 9438 and Linux.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,8 +1,8 @@
 //! BBR v1's switches and constants ([`BbrConfig`]) and those of its
-//! `bbr-jitter` variant ([`JitterConfig`]), beside the algorithm that reads
-//! them. Re-exported from [`crate::config`].
+//! `bbr-jitter` variant ([`JitterConfig`]). Re-exported from
+//! [`crate::config`].
 
-use crate::config::RecoveryExit;
+use super::RecoveryExit;
 
 /// Switches and constants for BBR v1. Defaults are Linux's.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,7 +1,9 @@
 //! Algorithm selection and configuration: which algorithm, and the
 //! settings every algorithm shares ([`Config`]). Each algorithm's own
-//! switches live beside its code (`bbr/config.rs`, `bbr3/config.rs`,
-//! `cubic/config.rs`) and are re-exported here.
+//! switches have a file of their own (`config/bbr.rs`, `config/bbr3.rs`,
+//! `config/cubic.rs`), re-exported here. They sit below the algorithms,
+//! not beside them, because [`Config`] holds them all and every algorithm
+//! reads [`Config`]: beside, each would import the other.
 //!
 //! Every constant defaults to what Linux ships (`tcp_bbr.c`, `tcp_cubic.c`),
 //! and every BBR mechanism has a switch, because experiments (claims C9 and
@@ -10,17 +12,21 @@
 use core::fmt;
 use core::str::FromStr;
 
-// Each algorithm's own settings live beside it; they are named here too,
-// where a user builds a [`Config`].
-pub use crate::bbr::config::{
+mod bbr;
+mod bbr3;
+mod cubic;
+
+// Each algorithm's own settings have a file of their own; they are named
+// here, where a user builds a [`Config`].
+pub use bbr::{
     AckAggregation, BbrConfig, BbrFlavour, BbrRecovery, JitterCadence, JitterConfig, JitterStats,
     MinRttSamples,
 };
-pub use crate::bbr3::config::{
+pub use bbr3::{
     Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals, StartupLossCount,
     UnknownBbr3Profile, UnknownBbr3Signals,
 };
-pub use crate::cubic::config::{CubicAvoidance, CubicConfig, HyStartVariant};
+pub use cubic::{CubicAvoidance, CubicConfig, HyStartVariant};
 
 /// The built-in algorithms, named the same in every bbrlab interface.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
