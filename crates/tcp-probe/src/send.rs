@@ -66,8 +66,9 @@ pub struct SendOptions {
     pub log: Option<PathBuf>,
 }
 
-/// What `tcp send` reports (printed as JSON).
-#[derive(serde::Serialize, Debug)]
+/// What `tcp send` reports (printed as JSON; read back by the commands
+/// that run it as a child, through the same type).
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct SendSummary {
     /// Kernel algorithm.
     pub cc: String,

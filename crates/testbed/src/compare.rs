@@ -18,11 +18,11 @@
 //!   source's payload and header bytes per packet, so the simulated link
 //!   carries the same bytes per byte of goodput.
 
-use crate::child::json_line_with;
 use crate::compare_report::{CompareReport, FailedSource, SourceRow, Statistics};
 use crate::emu::{emu_stats, run_emu};
 use crate::measure::{measure, Measured};
 use crate::packet_size::{kernel_packet_size, s2n_packet_size, udp_packet_size, PacketSize};
+use crate::summaries::{self, SenderSummary};
 use figures::{self as plots, Figure, Series};
 use std::path::{Path, PathBuf};
 
@@ -450,18 +450,30 @@ pub fn run_with(
                 continue;
             }
         };
-        let summary = json_line_with(&stdout, key);
-        if summary.is_none() {
-            eprintln!("compare: no summary from the {label} sender; its RTO count is missing");
-        }
+        let read = match s {
+            Source::Kernel => summaries::line_with(&stdout, key).map(|o| o.map(SenderSummary::Tcp)),
+            Source::Udp => summaries::line_with(&stdout, key).map(|o| o.map(SenderSummary::Udp)),
+            Source::S2n => summaries::line_with(&stdout, key).map(|o| o.map(SenderSummary::Quic)),
+        };
+        let summary = match read {
+            Ok(Some(v)) => Some(v),
+            Ok(None) => {
+                eprintln!("compare: no summary from the {label} sender; its RTO count is missing");
+                None
+            }
+            Err(e) => {
+                eprintln!("compare: the {label} sender's summary: {e}; its RTO count is missing");
+                None
+            }
+        };
         let emulator = emu_stats(&dir);
         real.push((*s, name, label, csv, summary, emulator));
     }
     for (s, name, label, csv, summary, emulator) in &real {
         let size = match s {
-            Source::Kernel => kernel_packet_size(summary.as_ref()),
+            Source::Kernel => kernel_packet_size(summary.as_ref().and_then(SenderSummary::tcp)),
             Source::Udp => udp_packet_size(),
-            Source::S2n => s2n_packet_size(summary.as_ref()),
+            Source::S2n => s2n_packet_size(summary.as_ref().and_then(SenderSummary::quic)),
         };
         // The kernel row names the kernel's control (`bbrlab_bbr3` for
         // the simulator's bbr3 in its stock-kernel form).
@@ -486,25 +498,22 @@ pub fn run_with(
             rtos,
         ));
         let sum = summary.as_ref();
-        let host = match s {
-            Source::Kernel => sum.map(|v| {
-                serde_json::json!({
-                    "busy_s": v["busy_s"],
-                    "rwnd_limited_s": v["rwnd_limited_s"],
-                    "sndbuf_limited_s": v["sndbuf_limited_s"],
-                    "host_limited_fraction": v["host_limited_fraction"],
-                    "delivery_rate_median_mbps": v["delivery_rate_median_bps"].as_f64().map(|b| b / 1e6),
-                })
-            }),
-            Source::Udp | Source::S2n => None,
-        };
+        let host = sum.and_then(SenderSummary::tcp).map(|t| {
+            serde_json::json!({
+                "busy_s": t.busy_s,
+                "rwnd_limited_s": t.rwnd_limited_s,
+                "sndbuf_limited_s": t.sndbuf_limited_s,
+                "host_limited_fraction": t.host_limited_fraction,
+                "delivery_rate_median_mbps": t.delivery_rate_median_bps.map(|b| b / 1e6),
+            })
+        });
         rows.push(Row {
             label: real_label,
             kind: name,
             matched_to: None,
             size: Some(size),
             m: measure(csv, 0.0, window_s)?,
-            rtos: sum.and_then(|v| v["rtos"].as_u64()),
+            rtos: sum.and_then(SenderSummary::rtos),
             host,
             emulator: emulator.clone(),
         });

@@ -18,11 +18,11 @@
 //! defined in `claims::jitter_sweep`, the same for both.
 #![cfg_attr(not(feature = "kernel"), allow(dead_code, unused_imports))]
 
+use crate::summaries::{self, QuicSendSummary, TcpSendSummary};
 use claims::jitter_sweep::{
     label, link_toml, path_words, write_csv, Provenance, Source, SweepRow, CSV_FILE,
     PROVENANCE_FILE,
 };
-use serde::Deserialize;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -179,24 +179,6 @@ fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The sender's summary fields the CSV keeps (`tcp send`'s JSON).
-#[derive(Deserialize)]
-struct SenderJson {
-    goodput_bps: f64,
-    seconds: f64,
-    retransmitted_fraction: Option<f64>,
-    rtt_median_ms: Option<f64>,
-}
-
-/// The same from `quic-bulk send`'s JSON (the quic-bulk contract).
-#[derive(Deserialize)]
-struct QuicSenderJson {
-    goodput_bps: f64,
-    seconds: f64,
-    retransmit_fraction: Option<f64>,
-    srtt_median_ms: Option<f64>,
-}
-
 /// Mean of a time series' `using_srtt` column (the variant's state: the
 /// kernel probe's sidecar, or a quic-bulk log that carries it); `None`
 /// without the file (a control that is not ours), without the column
@@ -330,12 +312,13 @@ fn measured(source: Source, stdout: &str, log: &Path, where_: &str) -> Result<Me
         Source::LinuxTcp => "cc",
         Source::S2nQuic => "quic_stack",
     };
-    let sender = crate::child::json_line_with(stdout, key)
-        .ok_or_else(|| format!("no sender summary (a JSON line with `{key}`) {where_}"))?;
-    let lacks = |e: serde_json::Error| format!("the sender's summary lacks a figure: {e} {where_}");
+    let missing = || format!("no sender summary (a JSON line with `{key}`) {where_}");
+    let lacks = |e: String| format!("{e} {where_}");
     match source {
         Source::LinuxTcp => {
-            let s: SenderJson = serde_json::from_value(sender).map_err(lacks)?;
+            let s: TcpSendSummary = summaries::line_with(stdout, key)
+                .map_err(lacks)?
+                .ok_or_else(missing)?;
             Ok(Measured {
                 goodput_bps: s.goodput_bps,
                 seconds: s.seconds,
@@ -345,7 +328,9 @@ fn measured(source: Source, stdout: &str, log: &Path, where_: &str) -> Result<Me
             })
         }
         Source::S2nQuic => {
-            let s: QuicSenderJson = serde_json::from_value(sender).map_err(lacks)?;
+            let s: QuicSendSummary = summaries::line_with(stdout, key)
+                .map_err(lacks)?
+                .ok_or_else(missing)?;
             Ok(Measured {
                 goodput_bps: s.goodput_bps,
                 seconds: s.seconds,
@@ -981,18 +966,14 @@ mod tests {
             e.contains("no sender summary (a JSON line with `quic_stack`) (log: x)"),
             "{e}"
         );
-        let e = measured(
-            Source::S2nQuic,
-            "{\"quic_stack\":\"s2n\",\"seconds\":1}",
-            &log,
-            "",
-        )
-        .err()
-        .unwrap();
-        assert!(
-            e.contains("lacks a figure") && e.contains("goodput_bps"),
-            "{e}"
-        );
+        // A sender line without a figure: an error that names it.
+        let line = stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .replace("\"goodput_bps\":2800000.0,", "");
+        let e = measured(Source::S2nQuic, &line, &log, "").err().unwrap();
+        assert!(e.contains("missing field `goodput_bps`"), "{e}");
     }
 
     #[test]

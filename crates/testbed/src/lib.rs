@@ -40,4 +40,5 @@ pub mod packet_size;
 pub mod quic;
 pub mod quic_bulk;
 pub mod signals;
+pub mod summaries;
 pub mod validate;

@@ -52,12 +52,10 @@ pub const S2N_HEADER: u32 = 20 + 8 + 1 + 16 + 4 + 16 + 1 + 1 + 4;
 /// payload the sender's summary shows per packet (bytes acknowledged over
 /// packets sent and not lost). Without a summary, a full 1500-byte packet
 /// (s2n-quic probes its MTU up to the emulator's 1500 bytes).
-pub fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
+pub fn s2n_packet_size(summary: Option<&crate::summaries::QuicSendSummary>) -> PacketSize {
     let per_packet = summary.and_then(|s| {
-        let bytes = s["bytes"].as_f64()?;
-        let sent = s["packets_sent"].as_f64()?;
-        let lost = s["packets_lost"].as_f64().unwrap_or(0.0);
-        (sent - lost > 100.0).then(|| (bytes / (sent - lost)).round() as u64)
+        let delivered = s.packets_sent.saturating_sub(s.packets_lost);
+        (delivered > 100).then(|| (s.bytes as f64 / delivered as f64).round() as u64)
     });
     match per_packet {
         Some(p) if (500..=1500 - S2N_HEADER as u64).contains(&p) => PacketSize {
@@ -74,9 +72,12 @@ pub fn s2n_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
 /// The kernel connection's packet size from `tcp send`'s summary: its MSS
 /// as payload and the rest of the path MTU as headers (52 bytes with TCP
 /// timestamps, 40 without).
-pub fn kernel_packet_size(summary: Option<&serde_json::Value>) -> PacketSize {
-    let get = |k: &str| summary.and_then(|s| s[k].as_u64()).filter(|&v| v > 0);
-    match (get("mss"), get("pmtu")) {
+pub fn kernel_packet_size(summary: Option<&crate::summaries::TcpSendSummary>) -> PacketSize {
+    let get = |v: u32| Some(u64::from(v)).filter(|&v| v > 0);
+    match summary
+        .map(|s| (get(s.mss), get(s.pmtu)))
+        .unwrap_or((None, None))
+    {
         (Some(mss), Some(pmtu)) if pmtu > mss && pmtu - mss <= 1000 => PacketSize {
             payload: mss,
             header: (pmtu - mss) as u32,
@@ -102,31 +103,43 @@ mod tests {
         );
     }
 
+    /// `tcp send`'s summary with this MSS and path MTU.
+    fn tcp(mss: u32, pmtu: u32) -> crate::summaries::TcpSendSummary {
+        let line = format!(
+            r#"{{"cc":"cubic","bytes":1,"seconds":1.0,"goodput_bps":8.0,"rtt_median_ms":null,"rtt_median_steady_ms":null,"rtt_p95_ms":null,"retransmits":0,"data_segments_sent":1,"retransmitted_fraction":0.0,"rtos":0,"delivery_rate_median_bps":null,"busy_s":null,"rwnd_limited_s":null,"sndbuf_limited_s":null,"host_limited_fraction":null,"delivered_ce":0,"mss":{mss},"pmtu":{pmtu},"samples":1}}"#
+        );
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// quic-bulk's summary with these counts.
+    fn quic(bytes: u64, sent: u64, lost: u64) -> crate::summaries::QuicSendSummary {
+        let line = format!(
+            r#"{{"quic_stack":"s2n","cc":"bbr","bytes":{bytes},"seconds":1.0,"goodput_bps":8.0,"srtt_median_ms":null,"packets_sent":{sent},"packets_lost":{lost},"retransmit_fraction":0.0}}"#
+        );
+        serde_json::from_str(&line).unwrap()
+    }
+
     #[test]
     fn kernel_packet_size_comes_from_the_probe() {
-        let with_ts = serde_json::json!({"mss": 1448, "pmtu": 1500});
         assert_eq!(
-            kernel_packet_size(Some(&with_ts)),
+            kernel_packet_size(Some(&tcp(1448, 1500))),
             PacketSize {
                 payload: 1448,
                 header: 52
             }
         );
-        let no_ts = serde_json::json!({"mss": 1460, "pmtu": 1500});
-        assert_eq!(kernel_packet_size(Some(&no_ts)).header, 40);
+        assert_eq!(kernel_packet_size(Some(&tcp(1460, 1500))).header, 40);
         // Missing or nonsensical figures fall back to 1448 + 52.
-        let bad = serde_json::json!({"mss": 1500, "pmtu": 1500});
-        assert_eq!(kernel_packet_size(Some(&bad)), KERNEL_DEFAULT);
+        assert_eq!(kernel_packet_size(Some(&tcp(1500, 1500))), KERNEL_DEFAULT);
+        assert_eq!(kernel_packet_size(Some(&tcp(0, 1500))), KERNEL_DEFAULT);
         assert_eq!(kernel_packet_size(None), KERNEL_DEFAULT);
     }
 
     #[test]
     fn s2n_packets_carry_quic_headers_around_the_measured_payload() {
         // 12 MB over 8500 packets of which 100 were lost: 1429 bytes each.
-        let s =
-            serde_json::json!({"bytes": 12_003_600u64, "packets_sent": 8500, "packets_lost": 100});
         assert_eq!(
-            s2n_packet_size(Some(&s)),
+            s2n_packet_size(Some(&quic(12_003_600, 8500, 100))),
             PacketSize {
                 payload: 1429,
                 header: 71
@@ -134,8 +147,8 @@ mod tests {
         );
         // Too few packets to tell, or a figure no 1500-byte packet holds:
         // a full packet.
-        let few = serde_json::json!({"bytes": 1000, "packets_sent": 10});
-        let big = serde_json::json!({"bytes": 15_000_000u64, "packets_sent": 10_000});
+        let few = quic(1000, 10, 0);
+        let big = quic(15_000_000, 10_000, 0);
         for s in [Some(&few), Some(&big), None] {
             assert_eq!(
                 s2n_packet_size(s),

@@ -18,7 +18,8 @@
 //!   from each run's `flows.csv` with `compare`'s one reader, so they are
 //!   the same statistics `compare` and `validate` print.
 
-use crate::child::{self, free_udp_port, json_line_with, Exited, Output, Supervise};
+use crate::child::{self, free_udp_port, Exited, Output, Supervise};
+use crate::summaries::{self, QuicRecvSummary, QuicSendSummary, TcpSendSummary};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -236,45 +237,6 @@ pub fn cpu_ratios(rows: &mut [Outcome]) {
     }
 }
 
-/// A field of a JSON summary as f64.
-fn num(v: &Value, key: &str) -> Option<f64> {
-    v.get(key).and_then(Value::as_f64)
-}
-
-/// Checks the receiver's verdict against the sender's count: every byte
-/// intact, and as many as the sender says the peer acknowledged.
-pub fn check_delivery(send: &Value, recv: &Value) -> Result<u64, String> {
-    let sent = send["bytes"]
-        .as_u64()
-        .ok_or_else(|| format!("the sender's summary has no `bytes`: {send}"))?;
-    if recv["intact"].as_bool() != Some(true) {
-        return Err(format!("the receiver did not find the data intact: {recv}"));
-    }
-    let got = recv["bytes"]
-        .as_u64()
-        .ok_or_else(|| format!("the receiver's summary has no `bytes`: {recv}"))?;
-    // A sender stopped at its --seconds deadline closed the connection
-    // with data still in flight: the receiver verified what arrived by
-    // then, which can be more than the sender saw acknowledged (and, with
-    // a stack's own controller on quinn or noq, whose acknowledged bytes
-    // are read as sent less lost, a little less). Its count is the run's.
-    if send["stopped_at_deadline"].as_bool() == Some(true) {
-        if got == 0 {
-            return Err("no bytes were delivered before the deadline".into());
-        }
-        return Ok(got);
-    }
-    if got != sent {
-        return Err(format!(
-            "the receiver got {got} bytes, the sender reports {sent} acknowledged"
-        ));
-    }
-    if sent == 0 {
-        return Err("no bytes were delivered".into());
-    }
-    Ok(sent)
-}
-
 /// Why a quic-bulk process failed, in one line: its own message (exit 2:
 /// the arguments it rejected, with what it allows) or how it ended.
 fn failure(what: &str, e: &Exited) -> String {
@@ -341,20 +303,22 @@ fn loopback_run(
     if r.code != Some(0) || r.overran {
         return Err(format!("{label}: {}", failure("quic-bulk recv", &r)));
     }
-    let sv = json_line_with(&s.stdout, "quic_stack")
+    let sv: QuicSendSummary = summaries::line_with(&s.stdout, "quic_stack")
+        .map_err(|e| format!("{label}: quic-bulk send: {e}"))?
         .ok_or_else(|| format!("{label}: no summary from quic-bulk send in {:?}", s.stdout))?;
-    let rv = json_line_with(&r.stdout, "intact")
+    let rv: QuicRecvSummary = summaries::line_with(&r.stdout, "intact")
+        .map_err(|e| format!("{label}: quic-bulk recv: {e}"))?
         .ok_or_else(|| format!("{label}: no summary from quic-bulk recv in {:?}", r.stdout))?;
-    let bytes = check_delivery(&sv, &rv).map_err(|e| format!("{label}: {e}"))?;
+    let bytes = summaries::check_delivery(&sv, &rv).map_err(|e| format!("{label}: {e}"))?;
     Ok(Outcome {
         label,
         stack: p.stack.clone(),
         cc: p.cc_arg().into(),
         controller: controller_kind(&p.cc),
         bytes,
-        goodput_bps: num(&sv, "goodput_bps").unwrap_or(0.0),
-        srtt_median_ms: num(&sv, "srtt_median_ms"),
-        retransmit_fraction: num(&sv, "retransmit_fraction"),
+        goodput_bps: sv.goodput_bps,
+        srtt_median_ms: sv.srtt_median_ms,
+        retransmit_fraction: sv.retransmit_fraction,
         cpu_send_s: Some(s.cpu_s),
         cpu_recv_s: Some(r.cpu_s),
         dir: dir.to_path_buf(),
@@ -415,20 +379,26 @@ fn emu_run(
     let label = p.label();
     let stdout = crate::emu::run_emu(&exe, scenario, (&server, &client), seconds + SLACK_S, dir)
         .map_err(|e| format!("{label}: {e}"))?;
-    let summary = json_line_with(&stdout, key);
-    let mut bytes = summary
-        .as_ref()
-        .and_then(|v| v["bytes"].as_u64())
-        .unwrap_or(0);
-    if key == "quic_stack" {
-        let (Some(sv), Some(rv)) = (summary.as_ref(), json_line_with(&stdout, "intact")) else {
+    // The sender's summary: a kernel run's bytes, or a QUIC run's bytes
+    // checked against the receiver's verdict.
+    let (bytes, quic_retransmit) = if key == "quic_stack" {
+        let sv: Option<QuicSendSummary> =
+            summaries::line_with(&stdout, key).map_err(|e| format!("{label}: {e}"))?;
+        let rv: Option<QuicRecvSummary> =
+            summaries::line_with(&stdout, "intact").map_err(|e| format!("{label}: {e}"))?;
+        let (Some(sv), Some(rv)) = (sv, rv) else {
             return Err(format!(
                 "{label}: the emulator's output lacks quic-bulk's summaries (see {})",
                 dir.join("emu.out").display()
             ));
         };
-        bytes = check_delivery(sv, &rv).map_err(|e| format!("{label}: {e}"))?;
-    }
+        let bytes = summaries::check_delivery(&sv, &rv).map_err(|e| format!("{label}: {e}"))?;
+        (bytes, sv.retransmit_fraction)
+    } else {
+        let sv: Option<TcpSendSummary> =
+            summaries::line_with(&stdout, key).map_err(|e| format!("{label}: {e}"))?;
+        (sv.map_or(0, |s| s.bytes), None)
+    };
     let m = crate::measure::measure(&csv, 0.0, seconds as f64)?;
     Ok(Outcome {
         label,
@@ -438,9 +408,7 @@ fn emu_run(
         bytes,
         goodput_bps: m.goodput_mbps * 1e6,
         srtt_median_ms: m.rtt_median_ms,
-        retransmit_fraction: m
-            .retransmitted_fraction()
-            .or_else(|| summary.as_ref().and_then(|v| num(v, "retransmit_fraction"))),
+        retransmit_fraction: m.retransmitted_fraction().or(quic_retransmit),
         dir: dir.to_path_buf(),
         ..Outcome::default()
     })
@@ -753,29 +721,6 @@ mod tests {
             "/t/quic-bulk send --stack s2n --to {server}:5201 --cert /o/cert.pem --cc bbr3 \
              --bbr3-profile linux-v3 --ecn --duration 6s --interval 10ms --log /o/flows.csv --timeout 30"
         );
-    }
-
-    #[test]
-    fn delivery_needs_every_byte_intact_and_counted_alike() {
-        let send = json!({"quic_stack": "s2n", "bytes": 1000});
-        assert_eq!(
-            check_delivery(&send, &json!({"intact": true, "bytes": 1000})),
-            Ok(1000)
-        );
-        let e = check_delivery(&send, &json!({"intact": true, "bytes": 999})).unwrap_err();
-        assert!(e.contains("999") && e.contains("1000"), "{e}");
-        assert!(check_delivery(&send, &json!({"intact": false, "bytes": 1000})).is_err());
-        assert!(check_delivery(&json!({}), &json!({"intact": true, "bytes": 1})).is_err());
-        let zero = json!({"bytes": 0});
-        assert!(check_delivery(&zero, &json!({"intact": true, "bytes": 0})).is_err());
-        // Stopped at the deadline: the receiver's verified count, which
-        // may pass the sender's acknowledged bytes; still intact, and not
-        // nothing.
-        let cut = json!({"bytes": 900, "stopped_at_deadline": true});
-        let arrived = json!({"intact": true, "bytes": 1000, "stopped_at_deadline": true});
-        assert_eq!(check_delivery(&cut, &arrived), Ok(1000));
-        assert!(check_delivery(&cut, &json!({"intact": false, "bytes": 1000})).is_err());
-        assert!(check_delivery(&cut, &json!({"intact": true, "bytes": 0})).is_err());
     }
 
     fn row(stack: &str, cc: &str, controller: &'static str, round: u32, cpu: f64) -> Outcome {

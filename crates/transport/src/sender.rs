@@ -64,7 +64,7 @@ pub struct SendConfig {
 pub const PACING_ERROR_US: &str = "pacing_error_us";
 
 /// The sender's final report.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SendSummary {
     /// Algorithm.
     pub cc: String,

@@ -968,9 +968,10 @@ fn kernel_side(
     let out = need("emu.out")?;
     let stdout =
         std::fs::read_to_string(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
-    let size = crate::packet_size::kernel_packet_size(
-        crate::child::json_line_with(&stdout, "pmtu").as_ref(),
-    );
+    let tcp: Option<crate::summaries::TcpSendSummary> =
+        crate::summaries::line_with(&stdout, "pmtu")
+            .map_err(|e| format!("{}: {e}", out.display()))?;
+    let size = crate::packet_size::kernel_packet_size(tcp.as_ref());
     Ok((side_json(&flows, seconds, &starts, qd), size))
 }
 
@@ -1575,7 +1576,8 @@ mod tests {
         .unwrap();
         std::fs::write(
             rep.join("emu.out"),
-            "{\"cc\":\"cubic\",\"mss\":1448,\"pmtu\":1500}\n",
+            // `tcp send`'s whole summary line, as the emulator passes it on.
+            "{\"cc\":\"cubic\",\"bytes\":1000,\"seconds\":5.0,\"goodput_bps\":1600.0,\"rtt_median_ms\":41.0,\"rtt_median_steady_ms\":41.0,\"rtt_p95_ms\":45.0,\"retransmits\":0,\"data_segments_sent\":1,\"retransmitted_fraction\":0.0,\"rtos\":0,\"delivery_rate_median_bps\":null,\"busy_s\":5.0,\"rwnd_limited_s\":0.0,\"sndbuf_limited_s\":0.0,\"host_limited_fraction\":0.0,\"delivered_ce\":0,\"mss\":1448,\"pmtu\":1500,\"samples\":500}\n",
         )
         .unwrap();
         // What a run with more phases left behind.
