@@ -1,0 +1,289 @@
+//! The flows: their timers and sends, arrivals of generated flows and
+//! cross traffic, data reaching receivers and ACKs going back, and a
+//! finished flow's slot freed for reuse.
+
+use super::*;
+
+impl Sim<'_> {
+    /// Hands finished flows' records to the recorder.
+    pub(super) fn flush_completed(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
+        for r in self.completed.drain(..) {
+            rec.flow_completed(&r)?;
+        }
+        Ok(())
+    }
+
+    /// Records a finite flow's completion once its sender knows every byte
+    /// arrived (the last ACK is in: FCT as pFabric and HPCC measure it, so
+    /// the ideal is one RTT plus the transfer at the bottleneck's rate),
+    /// and frees a generated flow's slot for reuse.
+    pub(super) fn check_complete(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        if fl.fct_done || !fl.sender.is_done() {
+            return;
+        }
+        let size = fl.size_bytes.unwrap_or(0);
+        let rtt = self.path_rtt_ns + fl.extra_rtt_ns;
+        let transfer = if self.bottleneck_bps.is_finite() && self.bottleneck_bps > 0.0 {
+            (size as f64 * 8.0 * 1e9 / self.bottleneck_bps).round() as u64
+        } else {
+            0
+        };
+        let (name, algorithm) = match fl.generated {
+            Some((a, k)) => {
+                let arr = &self.work.arrivals[a as usize];
+                (format!("{}#{k}", arr.name), algorithm_name(&arr.template))
+            }
+            None => (
+                self.cfg.flows[f].name.clone(),
+                algorithm_name(&self.cfg.flows[f]),
+            ),
+        };
+        let r = FctRecord {
+            name,
+            algorithm,
+            size_bytes: size,
+            start_ns: fl.start_ns,
+            end_ns: self.now,
+            ideal_ns: rtt + transfer,
+        };
+        self.fct.record(&r);
+        self.completed.push(r);
+        let fl = &mut self.flows[f];
+        fl.fct_done = true;
+        if fl.generated.is_some() {
+            // Every event still queued for this slot now carries a stale
+            // generation and is ignored.
+            fl.gen = fl.gen.wrapping_add(1);
+            self.free.push(f);
+            self.live -= 1;
+        }
+    }
+
+    /// Starts arrival process `a`'s next flow and schedules the one after.
+    pub(super) fn on_arrival(&mut self, a: usize) {
+        let arr = &self.work.arrivals[a];
+        let st = &mut self.arrivals[a];
+        let size = arr.size.sample(&mut st.rng);
+        let k = st.next_k;
+        st.next_k += 1;
+        let next = self.now.saturating_add(st.next_gap_ns(arr.process));
+        let mut sc = st.sender.clone();
+        sc.start_ns = self.now;
+        sc.stop_ns = None;
+        sc.size_bytes = Some(size);
+        let mut flow = Flow::new(
+            &sc,
+            arr.template.ack,
+            sub_seed(st.seed, k),
+            arr.template.extra_rtt_ns,
+            arr.template.header_bytes,
+            (st.data_path.clone(), vec![Dir::Reverse]),
+        );
+        flow.generated = Some((a as u32, k));
+        if next < arr.stop_ns.unwrap_or(u64::MAX) {
+            self.push(next, Kind::Arrival(a as u32));
+        }
+        let slot = match self.free.pop() {
+            Some(s) => {
+                flow.gen = self.flows[s].gen;
+                self.flows[s] = flow;
+                s
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() - 1
+            }
+        };
+        self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
+        self.fct.started += 1;
+        let now = self.now;
+        self.schedule_wake(slot, now);
+    }
+
+    /// Sends cross-traffic source `c`'s next packet, or switches it on.
+    pub(super) fn on_cross(&mut self, c: usize) {
+        let x = &self.work.cross[c];
+        let st = &mut self.cross[c];
+        let interval = x.interval_ns();
+        if self.now >= st.on_until_ns {
+            // An on period ended: stay off, then start the next one.
+            let CrossKind::OnOff {
+                on_ns,
+                off_ns,
+                periods,
+            } = x.kind
+            else {
+                unreachable!("only on-off sources end periods");
+            };
+            let on_at = st
+                .on_until_ns
+                .saturating_add(period(&mut st.rng, off_ns, periods));
+            st.period_start_ns = on_at;
+            st.period_packets = 0;
+            st.on_until_ns = on_at.saturating_add(period(&mut st.rng, on_ns, periods));
+            if x.stop_ns.is_none_or(|s| on_at < s) {
+                self.push(on_at, Kind::Cross(c as u32));
+            }
+            return;
+        }
+        st.period_packets += 1;
+        st.stats.packets_sent += 1;
+        st.stats.bytes_sent += x.packet_bytes as u64;
+        // From the period's start, not the last packet, so rounding never
+        // accumulates into a rate error.
+        let next = st.period_start_ns + (st.period_packets as f64 * interval).round() as u64;
+        let next = next.min(st.on_until_ns);
+        if x.stop_ns.is_none_or(|s| next < s) {
+            self.push(next, Kind::Cross(c as u32));
+        }
+        let bytes = x.packet_bytes;
+        // Each cross source is a flow of its own to a flow-queueing
+        // discipline, apart from every sender's key (see `flow_key`).
+        let key = CROSS_KEY_BASE + c as u64;
+        let verdict = self.fwd.enqueue_flow(self.now, bytes, Ecn::NotEct, key);
+        self.route(Dir::Forward, verdict, Payload::Cross { src: c, bytes });
+    }
+
+    pub(super) fn schedule_wake(&mut self, f: usize, t: u64) {
+        if self.flows[f].wake_at.is_some_and(|w| w <= t) {
+            return;
+        }
+        self.flows[f].wake_at = Some(t);
+        let gen = self.flows[f].gen;
+        self.push(t, Kind::Wake(f as u32, gen));
+    }
+
+    pub(super) fn arm_timer(&mut self, f: usize) {
+        let Some(d) = self.flows[f].sender.timer_deadline() else {
+            return;
+        };
+        let d = d.max(self.now);
+        if self.flows[f].timer_at.is_some_and(|t| t <= d) {
+            return;
+        }
+        self.flows[f].timer_at = Some(d);
+        let gen = self.flows[f].gen;
+        self.push(d, Kind::Timer(f as u32, gen));
+    }
+
+    /// Sends whatever the flow may send now, then arranges to be woken.
+    pub(super) fn kick(&mut self, f: usize) {
+        if self.now < self.flows[f].start_ns {
+            return;
+        }
+        loop {
+            match self.flows[f].sender.poll(self.now) {
+                SendDecision::Send {
+                    chunk,
+                    bytes,
+                    retransmission,
+                } => {
+                    let sent =
+                        self.flows[f]
+                            .sender
+                            .on_sent_ecn(self.now, chunk, bytes, retransmission);
+                    self.packets += 1;
+                    // The link carries the headers; the receiver counts
+                    // only the payload (`bytes`, which travels on).
+                    let wire = bytes.saturating_add(self.flows[f].header_bytes);
+                    self.enter(
+                        wire,
+                        Payload::Data {
+                            flow: f,
+                            gen: self.flows[f].gen,
+                            pn: sent.pn,
+                            chunk,
+                            bytes,
+                            ecn: sent.ecn,
+                            cwr: sent.cwr,
+                            pos: 0,
+                        },
+                    );
+                }
+                SendDecision::PaceUntil(t) => {
+                    self.schedule_wake(f, t);
+                    break;
+                }
+                SendDecision::NoData(Some(t)) => {
+                    self.schedule_wake(f, t);
+                    break;
+                }
+                SendDecision::CwndLimited
+                | SendDecision::FlowBlocked
+                | SendDecision::NoData(None) => break,
+            }
+        }
+        self.arm_timer(f);
+    }
+
+    /// The flow key a flow-queueing discipline hashes: the slot, and for a
+    /// reused slot its generation too, so a new flow does not inherit the
+    /// queue (and DRR state) of the one that finished there.
+    pub(super) fn flow_key(&self, f: usize) -> u64 {
+        f as u64 | (self.flows[f].gen as u64) << 32
+    }
+
+    pub(super) fn on_data(
+        &mut self,
+        f: usize,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+        ecn: Ecn,
+        cwr: bool,
+    ) {
+        match self.flows[f].receiver_rtt {
+            ReceiverRtt::None => {}
+            // Chromium's receiver scales its decimation timer by its own
+            // min_rtt, measured on the same path: the sender's stands in.
+            ReceiverRtt::Min => {
+                let min_rtt = self.flows[f].sender.cc.rtt().min_ns();
+                self.flows[f].receiver.set_min_rtt_ns(min_rtt);
+            }
+            // Linux's receive window grows once per receiver RTT, which it
+            // measures from echoed timestamps: the sender's smoothed RTT
+            // stands in.
+            ReceiverRtt::Smoothed => {
+                let srtt = self.flows[f].sender.cc.rtt().smoothed_ns();
+                self.flows[f].receiver.set_rtt_ns(srtt);
+            }
+        }
+        match self.flows[f]
+            .receiver
+            .on_packet_ecn(self.now, pn, chunk, bytes as u64, ecn, cwr)
+        {
+            AckAction::Send(ack) => self.send_ack(f, ack),
+            AckAction::Delay(t) => {
+                // An earlier deadline (SACK compression's short timer)
+                // replaces a later one; the stale event is ignored.
+                if self.flows[f].delack_at.is_none_or(|at| t < at) {
+                    self.flows[f].delack_at = Some(t);
+                    let gen = self.flows[f].gen;
+                    self.push(t, Kind::DelayedAck(f as u32, gen));
+                }
+            }
+        }
+    }
+
+    /// ACKs are not ECN-capable (Not-ECT), as TCP's pure ACKs (RFC 3168
+    /// §6.1.4); a marking queue drops them as before.
+    pub(super) fn send_ack(&mut self, f: usize, ack: Ack) {
+        // An ACK sent cancels the delayed-ACK timer, as Linux's
+        // `tcp_event_ack_sent()` clears ICSK_TIME_DACK: a timer armed for
+        // an earlier lone segment must not fire for the next one and ACK
+        // it early, out of the every-second-segment rhythm.
+        self.flows[f].delack_at = None;
+        let gen = self.flows[f].gen;
+        self.enter(
+            ACK_BYTES,
+            Payload::Ack {
+                flow: f,
+                gen,
+                ack,
+                pos: 0,
+            },
+        );
+    }
+}

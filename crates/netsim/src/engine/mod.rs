@@ -1,0 +1,720 @@
+//! The discrete-event loop.
+//!
+//! Events sit in an [`EventQueue`] ordered by (time, insertion sequence);
+//! the sequence breaks ties, so a run is a pure function of its
+//! configuration and seed. Packet arrivals ride its FIFO lanes. Timers
+//! (pacing, loss detection, delayed ACKs) are lazy: each flow remembers the
+//! one instant it wants to be woken, and an event that no longer matches
+//! that instant is skipped when popped, so rescheduling never searches the
+//! queue.
+
+mod flows;
+mod path;
+mod report;
+
+use crate::config::SimConfig;
+use crate::event_queue::EventQueue;
+use crate::record::{FlowSample, FlowSummary, HopSummary, LinkSample, Recorder, Summary};
+use crate::stats::jain_index;
+use crate::workload::{
+    ArrivalProcess, CrossKind, CrossSummary, FctRecord, FctStats, Periods, Workload,
+};
+use link::{Direction, Release, ScheduledDelay, Verdict};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp};
+use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
+use std::collections::{HashMap, VecDeque};
+use std::io;
+
+/// On-the-wire size of an ACK (TCP/IP headers with SACK and timestamps).
+pub const ACK_BYTES: u32 = 60;
+
+/// Event-queue lane for data arrivals at receivers.
+const LANE_DATA: usize = 0;
+/// Event-queue lane for ACK arrivals at senders.
+const LANE_ACK: usize = 1;
+
+/// Flow slots are reused once a generated flow completes; an event names
+/// its slot and the slot's generation, and one whose generation no longer
+/// matches belongs to a finished flow and is ignored. A u16 wraps only
+/// after 65,536 reuses of one slot: far more than can happen while a
+/// stale packet or ACK is in flight (each reuse is a whole flow, at least
+/// one RTT), and a stale timer would also have to match the new flow's
+/// timer instant to the nanosecond. Listed flows keep generation 0 and
+/// their slots, so their events are exactly what they were.
+type Gen = u16;
+
+/// Flow keys of cross-traffic sources start here, above every
+/// (slot, generation) key of a sender.
+const CROSS_KEY_BASE: u64 = 1 << 48;
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Wake(u32, Gen),
+    Timer(u32, Gen),
+    DelayedAck(u32, Gen),
+    Data {
+        flow: u32,
+        gen: Gen,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+        ecn: Ecn,
+        cwr: bool,
+    },
+    AckArrival {
+        // u32, not usize: the tag and the index share the word before the
+        // ACK, so an event is no larger than the ACK needs.
+        flow: u32,
+        gen: Gen,
+        ack: Ack,
+    },
+    Release(Dir),
+    /// A data packet reaches the `pos`-th link of its flow's data path
+    /// (after an access link or an earlier hop).
+    DataHop {
+        flow: u32,
+        gen: Gen,
+        pos: u8,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+        ecn: Ecn,
+        cwr: bool,
+    },
+    /// An ACK reaches the `pos`-th link of its flow's ACK path.
+    AckHop {
+        flow: u32,
+        gen: Gen,
+        pos: u8,
+        ack: Ack,
+    },
+    Sample,
+    /// The next flow of arrival process `i`.
+    Arrival(u32),
+    /// The next packet (or on/off switch) of cross-traffic source `i`.
+    Cross(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dir {
+    Forward,
+    Reverse,
+    /// `Sim::segs[i]`: an access link or a bottleneck hop after the first.
+    Seg(u16),
+}
+
+/// Names of the hops after the first in `link.csv` (the first is
+/// `forward`); `LinkSample::direction` is a `&'static str`.
+const HOP_NAMES: [&str; crate::config::MAX_HOPS] = [
+    "forward", "hop1", "hop2", "hop3", "hop4", "hop5", "hop6", "hop7", "hop8", "hop9", "hop10",
+    "hop11", "hop12", "hop13", "hop14", "hop15",
+];
+
+/// A link direction besides the shared forward and reverse ones.
+struct Seg {
+    link: Direction,
+    held: VecDeque<(u64, Payload)>,
+    /// Packets waiting in a dequeue-time discipline, by link id.
+    queued: HashMap<u64, Payload>,
+    release_at: Option<u64>,
+    wire: Option<ScheduledDelay>,
+}
+
+/// What travels through a link direction while held by ACK aggregation.
+#[derive(Clone, Copy, Debug)]
+enum Payload {
+    Data {
+        flow: usize,
+        gen: Gen,
+        pn: u64,
+        chunk: u64,
+        bytes: u32,
+        /// Its ECN codepoint as it travels: CE once a queue marked it.
+        ecn: Ecn,
+        /// TCP's CWR flag.
+        cwr: bool,
+        /// Which link of the flow's data path it is on.
+        pos: u8,
+    },
+    Ack {
+        flow: usize,
+        gen: Gen,
+        ack: Ack,
+        /// Which link of the flow's ACK path it is on.
+        pos: u8,
+    },
+
+    /// An unresponsive cross-traffic packet of source `src`.
+    Cross { src: usize, bytes: u32 },
+}
+
+/// The RTT a flow's receiver model needs, which the sender's estimator
+/// stands in for (the receiver measures its own in reality).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReceiverRtt {
+    None,
+    /// Chromium's ACK decimation: min_rtt.
+    Min,
+    /// Linux's receive window: the smoothed RTT.
+    Smoothed,
+}
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    start_ns: u64,
+    extra_rtt_ns: u64,
+    /// Header bytes added to each data packet on the link.
+    header_bytes: u32,
+    wake_at: Option<u64>,
+    timer_at: Option<u64>,
+    delack_at: Option<u64>,
+    /// Which RTT the receiver's ACK policy needs from the sender.
+    receiver_rtt: ReceiverRtt,
+    drops: u64,
+    last_sample_delivered: u64,
+    /// The slot's generation (see [`Gen`]).
+    gen: Gen,
+    /// A finite flow's size, for its completion record.
+    size_bytes: Option<u64>,
+    /// Its completion has been recorded.
+    fct_done: bool,
+    /// (arrival process, k) of a generated flow; `None` for a listed one.
+    generated: Option<(u32, u64)>,
+    /// The links its data crosses in order (`[Forward]` on a single path).
+    data_path: Vec<Dir>,
+    /// The links its ACKs cross in order (`[Reverse]` without access).
+    ack_path: Vec<Dir>,
+}
+
+impl Flow {
+    fn new(
+        sc: &sender::SenderConfig,
+        ack: sender::AckPolicy,
+        seed: u64,
+        extra_rtt_ns: u64,
+        header_bytes: u32,
+        (data_path, ack_path): (Vec<Dir>, Vec<Dir>),
+    ) -> Self {
+        let mss = sc.cc.mss_bytes.max(1);
+        let total_chunks = sc.size_bytes.map(|s| s.div_ceil(mss).max(1));
+        Flow {
+            sender: Sender::new(sc, seed),
+            receiver: Receiver::new(ack, total_chunks),
+            start_ns: sc.start_ns,
+            extra_rtt_ns,
+            header_bytes,
+            wake_at: None,
+            timer_at: None,
+            delack_at: None,
+            receiver_rtt: match ack {
+                sender::AckPolicy::Decimated { .. } => ReceiverRtt::Min,
+                sender::AckPolicy::Linux { .. } => ReceiverRtt::Smoothed,
+                _ => ReceiverRtt::None,
+            },
+            drops: 0,
+            last_sample_delivered: 0,
+            gen: 0,
+            size_bytes: sc.size_bytes,
+            fct_done: false,
+            generated: None,
+            data_path,
+            ack_path,
+        }
+    }
+}
+
+/// An arrival process's running state.
+struct ArrivalState {
+    rng: ChaCha8Rng,
+    /// Flows started so far (the next one's k).
+    next_k: u64,
+    /// The template's sender settings, cloned for each flow.
+    sender: sender::SenderConfig,
+    /// Its per-flow seed stream.
+    seed: u64,
+    /// The links its flows' data cross (the template's `hops`).
+    data_path: Vec<Dir>,
+}
+
+/// A cross-traffic source's running state.
+struct CrossState {
+    rng: ChaCha8Rng,
+    /// Start of the current sending period, ns.
+    period_start_ns: u64,
+    /// Packets sent in the current period (the next one's index in it).
+    period_packets: u64,
+    /// End of the current on period (`u64::MAX` for CBR).
+    on_until_ns: u64,
+    stats: CrossSummary,
+}
+
+struct Sim<'a> {
+    cfg: &'a SimConfig,
+    queue: EventQueue<Kind>,
+    now: u64,
+    flows: Vec<Flow>,
+    fwd: Direction,
+    rev: Direction,
+    fwd_held: VecDeque<(u64, Payload)>,
+    rev_held: VecDeque<(u64, Payload)>,
+    releases: Vec<Release>,
+    /// Scratch for `drain_releases`: each released packet with its arrival
+    /// time and whether the discipline dropped it (kept to avoid an
+    /// allocation per packet under a dequeue-time discipline).
+    released: Vec<(u64, Payload, bool)>,
+    release_at: [Option<u64>; 2],
+    events: u64,
+    packets: u64,
+    /// Packets waiting in a dequeue-time discipline (FQ-CoDel, PIE,
+    /// DualPI2), by link id, forward and reverse; empty otherwise.
+    queued: [HashMap<u64, Payload>; 2],
+    work: &'a Workload,
+    /// Flows listed in the configuration: slots 0..listed, never reused.
+    listed: usize,
+    /// Slots of generated flows that completed, free for reuse.
+    free: Vec<usize>,
+    arrivals: Vec<ArrivalState>,
+    cross: Vec<CrossState>,
+    fct: FctStats,
+    /// Completions not yet handed to the recorder.
+    completed: Vec<FctRecord>,
+    /// Round-trip propagation of the shared path, ns (without extra_rtt).
+    path_rtt_ns: u64,
+    /// The forward bottleneck's rate for ideal FCTs, bits/s.
+    bottleneck_bps: f64,
+    /// Most flows alive at once.
+    peak_live: usize,
+    live: usize,
+    /// Access links and hops after the first.
+    segs: Vec<Seg>,
+    /// `segs` index of hop k (k >= 1) at `hop_segs[k - 1]`.
+    hop_segs: Vec<u16>,
+    fwd_wire: Option<ScheduledDelay>,
+    rev_wire: Option<ScheduledDelay>,
+    /// Every flow's data crosses only `[link.forward]` and its ACKs only
+    /// `[link.reverse]` (no hops, no access links): the common case, which
+    /// skips the per-packet path lookups.
+    single_path: bool,
+}
+
+/// Runs `cfg` to completion, streaming samples to `rec`.
+///
+/// A topology the engine cannot build (more than
+/// [`MAX_HOPS`](crate::config::MAX_HOPS) hops, a flow's `hops` out of
+/// range or reversed), or a flow whose custom controller has no
+/// constructor yet ([`crate::CustomCc::named`]), is an
+/// [`io::ErrorKind::InvalidInput`] error naming the flow.
+pub fn run(cfg: &SimConfig, rec: &mut dyn Recorder) -> io::Result<Summary> {
+    run_workload(cfg, &Workload::default(), rec)
+}
+
+/// Runs `cfg` with `work`'s flow arrivals and cross traffic besides its
+/// listed flows. An empty workload is exactly [`run`].
+pub fn run_workload(
+    cfg: &SimConfig,
+    work: &Workload,
+    rec: &mut dyn Recorder,
+) -> io::Result<Summary> {
+    let n_hops = cfg.topology.hops.len() + 1;
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    if n_hops > crate::config::MAX_HOPS {
+        return Err(invalid(format!(
+            "{n_hops} hops; at most {}",
+            crate::config::MAX_HOPS
+        )));
+    }
+    let templates = work.arrivals.iter().map(|a| &a.template);
+    for f in cfg.flows.iter().chain(templates) {
+        if let Some(e) = f.custom_cc.as_ref().and_then(|c| c.unbuilt_error()) {
+            return Err(invalid(format!("flow `{}`: {e}", f.name)));
+        }
+        if let Some((first, last)) = f.hops {
+            if first > last || last >= n_hops {
+                return Err(invalid(format!(
+                    "flow `{}`: hops ({first}, {last}); allowed first <= last < {n_hops}",
+                    f.name
+                )));
+            }
+        }
+    }
+    let mut sim = Sim::new(cfg, work);
+    sim.run(rec)?;
+    Ok(sim.summary())
+}
+
+/// Marks a data packet CE when a link direction's verdict says it leaves
+/// marked.
+#[inline]
+fn mark_ce(payload: &mut Payload, ce: bool) {
+    if let (Payload::Data { ecn, .. }, true) = (payload, ce) {
+        *ecn = Ecn::Ce;
+    }
+}
+
+/// Mixes the scenario seed with a stream number so each random consumer
+/// (each link direction, each flow) gets an independent, stable seed.
+fn sub_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl<'a> Sim<'a> {
+    fn new(cfg: &'a SimConfig, work: &'a Workload) -> Self {
+        // Segments: the hops after the first, then each listed flow's
+        // access links, each with its own random stream (1 and 2 are the
+        // shared directions, 100 + i the flows).
+        let mut segs: Vec<Seg> = Vec::new();
+        let mut add_seg = |seg: &crate::config::Segment, stream: u64| {
+            let mut d = seg.direction.clone();
+            if seg.delay_schedule.is_some() {
+                d.delay_ns = 0;
+            }
+            segs.push(Seg {
+                link: Direction::new(&d, sub_seed(cfg.seed, stream)),
+                held: VecDeque::new(),
+                queued: HashMap::new(),
+                release_at: None,
+                wire: seg.delay_schedule.clone().map(ScheduledDelay::new),
+            });
+            Dir::Seg((segs.len() - 1) as u16)
+        };
+        let hop_dirs: Vec<Dir> = std::iter::once(Dir::Forward)
+            .chain(
+                cfg.topology
+                    .hops
+                    .iter()
+                    .enumerate()
+                    .map(|(k, h)| add_seg(h, 3 + k as u64)),
+            )
+            .collect();
+        let hops_of = |f: &crate::config::FlowConfig| {
+            let (first, last) = f.hops.unwrap_or((0, hop_dirs.len() - 1));
+            hop_dirs[first..=last].to_vec()
+        };
+        let mut paths = Vec::with_capacity(cfg.flows.len());
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let mut data_path = Vec::new();
+            if let Some(a) = &f.access_forward {
+                data_path.push(add_seg(a, 1_000_000 + 2 * i as u64));
+            }
+            data_path.extend(hops_of(f));
+            let mut ack_path = vec![Dir::Reverse];
+            if let Some(a) = &f.access_reverse {
+                ack_path.push(add_seg(a, 1_000_001 + 2 * i as u64));
+            }
+            paths.push((data_path, ack_path));
+        }
+        let segs_empty = segs.is_empty();
+        let hop_segs = hop_dirs[1..]
+            .iter()
+            .map(|d| match d {
+                Dir::Seg(k) => *k,
+                _ => unreachable!("hops after the first are segments"),
+            })
+            .collect();
+        let flows: Vec<Flow> = cfg
+            .flows
+            .iter()
+            .zip(paths)
+            .enumerate()
+            .map(|(i, (f, path))| {
+                Flow::new(
+                    &f.sender_config(),
+                    f.ack,
+                    sub_seed(cfg.seed, 100 + i as u64),
+                    f.extra_rtt_ns,
+                    f.header_bytes,
+                    path,
+                )
+            })
+            .collect();
+        let listed = flows.len();
+        let arrivals = work
+            .arrivals
+            .iter()
+            .enumerate()
+            .map(|(a, arr)| ArrivalState {
+                rng: ChaCha8Rng::seed_from_u64(sub_seed(cfg.seed, 1_000_000 + a as u64)),
+                next_k: 0,
+                sender: arr.template.sender_config(),
+                seed: sub_seed(cfg.seed, 2_000_000 + a as u64),
+                data_path: hops_of(&arr.template),
+            })
+            .collect();
+        let cross = work
+            .cross
+            .iter()
+            .enumerate()
+            .map(|(c, x)| CrossState {
+                rng: ChaCha8Rng::seed_from_u64(sub_seed(cfg.seed, 3_000_000 + c as u64)),
+                period_start_ns: x.start_ns,
+                period_packets: 0,
+                on_until_ns: u64::MAX,
+                stats: CrossSummary {
+                    name: x.name.clone(),
+                    packets_sent: 0,
+                    bytes_sent: 0,
+                    bytes_delivered: 0,
+                    drops: 0,
+                },
+            })
+            .collect();
+        let unscheduled = |d: &link::ResolvedDirection, s: &Option<link::DelaySchedule>| {
+            let mut d = d.clone();
+            if s.is_some() {
+                d.delay_ns = 0;
+            }
+            d
+        };
+        let topo = &cfg.topology;
+        let single_path = segs_empty;
+        Sim {
+            work,
+            listed,
+            free: Vec::new(),
+            arrivals,
+            cross,
+            fct: FctStats::default(),
+            completed: Vec::new(),
+            path_rtt_ns: cfg.forward.delay_ns + cfg.reverse.delay_ns,
+            bottleneck_bps: cfg.forward.rate.peak_bps(),
+            peak_live: listed,
+            live: listed,
+            cfg,
+            queue: EventQueue::default(),
+            now: 0,
+            flows,
+            fwd: Direction::new(
+                &unscheduled(&cfg.forward, &topo.forward_delay_schedule),
+                sub_seed(cfg.seed, 1),
+            ),
+            rev: Direction::new(
+                &unscheduled(&cfg.reverse, &topo.reverse_delay_schedule),
+                sub_seed(cfg.seed, 2),
+            ),
+            fwd_held: VecDeque::new(),
+            rev_held: VecDeque::new(),
+            releases: Vec::new(),
+            released: Vec::new(),
+            release_at: [None; 2],
+            events: 0,
+            packets: 0,
+            queued: [HashMap::new(), HashMap::new()],
+            segs,
+            hop_segs,
+            fwd_wire: topo.forward_delay_schedule.clone().map(ScheduledDelay::new),
+            rev_wire: topo.reverse_delay_schedule.clone().map(ScheduledDelay::new),
+            single_path,
+        }
+    }
+
+    fn push(&mut self, t: u64, kind: Kind) {
+        self.queue.push(t, kind);
+    }
+
+    fn run(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
+        for i in 0..self.flows.len() {
+            let t = self.flows[i].start_ns;
+            self.schedule_wake(i, t);
+            if self.flows[i].size_bytes.is_some() && t < self.cfg.duration_ns {
+                self.fct.started += 1;
+            }
+        }
+        if self.cfg.sample_interval_ns > 0 {
+            self.push(0, Kind::Sample);
+        }
+        for (a, arr) in self.work.arrivals.iter().enumerate() {
+            let first = self.arrivals[a].next_gap_ns(arr.process);
+            let t = arr.start_ns.saturating_add(first);
+            if t < arr.stop_ns.unwrap_or(u64::MAX) {
+                self.push(t, Kind::Arrival(a as u32));
+            }
+        }
+        for (c, x) in self.work.cross.iter().enumerate() {
+            if let CrossKind::OnOff { on_ns, periods, .. } = x.kind {
+                let st = &mut self.cross[c];
+                st.on_until_ns = x
+                    .start_ns
+                    .saturating_add(period(&mut st.rng, on_ns, periods));
+            }
+            if x.stop_ns.is_none_or(|s| x.start_ns < s) {
+                self.push(x.start_ns, Kind::Cross(c as u32));
+            }
+        }
+        while let Some(ev) = self.queue.pop() {
+            if ev.t >= self.cfg.duration_ns {
+                break;
+            }
+            self.now = ev.t;
+            self.events += 1;
+            match ev.kind {
+                Kind::Wake(f, gen) => {
+                    let f = f as usize;
+                    if self.flows[f].wake_at == Some(ev.t) && self.flows[f].gen == gen {
+                        self.flows[f].wake_at = None;
+                        self.kick(f);
+                    }
+                }
+                Kind::Timer(f, gen) => {
+                    let f = f as usize;
+                    if self.flows[f].timer_at == Some(ev.t) && self.flows[f].gen == gen {
+                        self.flows[f].timer_at = None;
+                        self.flows[f].sender.on_timer(self.now);
+                        if self.flows[f].size_bytes.is_some() {
+                            self.check_complete(f);
+                            self.flush_completed(rec)?;
+                            if self.flows[f].gen != gen {
+                                continue;
+                            }
+                        }
+                        self.kick(f);
+                    }
+                }
+                Kind::DelayedAck(f, gen) => {
+                    let f = f as usize;
+                    if self.flows[f].delack_at == Some(ev.t) && self.flows[f].gen == gen {
+                        self.flows[f].delack_at = None;
+                        if let Some(ack) = self.flows[f].receiver.on_delayed_ack_timer(self.now) {
+                            self.send_ack(f, ack);
+                        }
+                    }
+                }
+                Kind::Data {
+                    flow,
+                    gen,
+                    pn,
+                    chunk,
+                    bytes,
+                    ecn,
+                    cwr,
+                } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        self.on_data(flow, pn, chunk, bytes, ecn, cwr)
+                    }
+                }
+                Kind::AckArrival { flow, gen, ack } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        self.flows[flow].sender.on_ack(self.now, &ack);
+                        if self.flows[flow].size_bytes.is_some() {
+                            self.check_complete(flow);
+                            self.flush_completed(rec)?;
+                            if self.flows[flow].gen != gen {
+                                continue;
+                            }
+                        }
+                        self.kick(flow);
+                    }
+                }
+                Kind::Arrival(a) => self.on_arrival(a as usize),
+                Kind::Cross(c) => self.on_cross(c as usize),
+                Kind::Release(dir) => {
+                    *self.release_slot(dir) = None;
+                    self.drain_releases(dir);
+                }
+                Kind::DataHop {
+                    flow,
+                    gen,
+                    pos,
+                    pn,
+                    chunk,
+                    bytes,
+                    ecn,
+                    cwr,
+                } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        let wire = bytes.saturating_add(self.flows[flow].header_bytes);
+                        let payload = Payload::Data {
+                            flow,
+                            gen,
+                            pn,
+                            chunk,
+                            bytes,
+                            ecn,
+                            cwr,
+                            pos,
+                        };
+                        self.enter(wire, payload);
+                    }
+                }
+                Kind::AckHop {
+                    flow,
+                    gen,
+                    pos,
+                    ack,
+                } => {
+                    let flow = flow as usize;
+                    if self.flows[flow].gen == gen {
+                        self.enter(
+                            ACK_BYTES,
+                            Payload::Ack {
+                                flow,
+                                gen,
+                                ack,
+                                pos,
+                            },
+                        );
+                    }
+                }
+                Kind::Sample => {
+                    self.sample(rec)?;
+                    let next = self.now + self.cfg.sample_interval_ns;
+                    self.push(next, Kind::Sample);
+                }
+            }
+        }
+        self.now = self.cfg.duration_ns;
+        for f in &mut self.flows[..self.listed] {
+            f.sender.finish(self.cfg.duration_ns.max(f.start_ns));
+        }
+        self.flush_completed(rec)?;
+        Ok(())
+    }
+}
+
+/// A flow's algorithm as outputs name it (a custom controller's own name).
+fn algorithm_name(fc: &crate::config::FlowConfig) -> String {
+    fc.custom_cc
+        .as_ref()
+        .map_or(fc.cc.algorithm.name(), |c| c.name.as_str())
+        .to_string()
+}
+
+/// One on or off period: `mean_ns` exactly, or drawn exponentially.
+fn period(rng: &mut ChaCha8Rng, mean_ns: u64, periods: Periods) -> u64 {
+    match periods {
+        Periods::Fixed => mean_ns,
+        Periods::Exponential => Exp::new(1.0 / mean_ns.max(1) as f64)
+            .map_or(mean_ns, |d| d.sample(rng).round() as u64)
+            .max(1),
+    }
+}
+
+impl ArrivalState {
+    /// The gap to the next arrival, ns.
+    fn next_gap_ns(&mut self, process: ArrivalProcess) -> u64 {
+        match process {
+            ArrivalProcess::Poisson { rate_per_s } => Exp::new(rate_per_s)
+                .map_or(u64::MAX, |d| (d.sample(&mut self.rng) * 1e9).round() as u64),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Events are copied in and out of the queue once each: an ACK's ECN
+    /// counts (12 bytes) and ECE fit without growing an event past the
+    /// ACK itself plus one word (104 bytes, as before ECN).
+    #[test]
+    fn an_event_is_the_ack_plus_one_word() {
+        assert_eq!(std::mem::size_of::<sender::Ack>(), 96);
+        assert_eq!(std::mem::size_of::<super::Kind>(), 104);
+    }
+}
