@@ -1,0 +1,195 @@
+//! What the forwarder records: each packet's fate (`packets.csv`) and the
+//! queue of each direction over time (`link.csv`, the simulator's
+//! schema), through the [`Log`] a run is given.
+
+use super::*;
+
+/// One packet's fate, for the per-packet log.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketRecord {
+    /// 0 = client → server, 1 = server → client.
+    pub direction: usize,
+    /// IP packet size.
+    pub bytes: usize,
+    /// When it was read from the TUN device, ns since start.
+    pub enqueue_ns: u64,
+    /// When the model says it finished transmission (None: dropped).
+    pub dequeue_ns: Option<u64>,
+    /// When the model scheduled its arrival.
+    pub scheduled_ns: Option<u64>,
+    /// When it was actually written out.
+    pub released_ns: Option<u64>,
+    /// Why it was dropped.
+    pub dropped: Option<DropReason>,
+    /// It left CE-marked (marked here, or it arrived CE); false if dropped.
+    pub ce: bool,
+}
+
+/// Where the forwarder reports packets and queue samples.
+pub trait Log {
+    /// One packet, once its fate is known.
+    fn packet(&mut self, p: &PacketRecord) -> io::Result<()>;
+    /// A queue sample per direction. Logs that keep only packets leave it
+    /// as this no-op.
+    fn link_sample(&mut self, _s: &LinkSample) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One direction's queue and counters at a sample time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkSample {
+    /// ns since start.
+    pub t_ns: u64,
+    /// 0 = forward (client → server), 1 = reverse.
+    pub direction: usize,
+    /// Packets waiting or in transmission.
+    pub queue_packets: u64,
+    /// Their bytes.
+    pub queue_bytes: u64,
+    /// The last packet's wait before its own transmission, ns.
+    pub queue_delay_ns: u64,
+    /// Packets the direction dropped so far, all causes.
+    pub drops: u64,
+    /// Packets the direction marked CE so far
+    /// ([`link::DirectionStats::marked_ce`]).
+    pub marked_ce: u64,
+}
+
+impl LinkSample {
+    /// The cell of the `link.csv` column `name` (a name of
+    /// `sender::schema::LINK_COLUMNS`); `None` for a name this log does
+    /// not know (a test checks that it knows every one of the schema's).
+    pub fn cell(&self, name: &str) -> Option<String> {
+        Some(match name {
+            "time_s" => format!("{:.6}", self.t_ns as f64 / 1e9),
+            "direction" => DIRS[self.direction].to_string(),
+            "queue_packets" => self.queue_packets.to_string(),
+            "queue_bytes" => self.queue_bytes.to_string(),
+            "queue_delay_ms" => format!("{:.3}", self.queue_delay_ns as f64 / 1e6),
+            "drops" => self.drops.to_string(),
+            "ce_marked" => self.marked_ce.to_string(),
+            _ => return None,
+        })
+    }
+}
+
+/// A log that keeps nothing.
+pub struct NoLog;
+
+impl Log for NoLog {
+    fn packet(&mut self, _: &PacketRecord) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+const DIRS: [&str; 2] = ["forward", "reverse"];
+
+/// Columns of `packets.csv`.
+pub const PACKETS_CSV_HEADER: [&str; 8] = [
+    "enqueue_s",
+    "dequeue_s",
+    "scheduled_s",
+    "released_s",
+    "direction",
+    "bytes",
+    "dropped",
+    "ce",
+];
+
+/// Columns of `link.csv`: the one per-link schema
+/// (`sender::schema::LINK_COLUMNS`, which the simulator writes too), so
+/// `bbrlab plot` and every reader take either file.
+pub const LINK_CSV_HEADER: [&str; sender::schema::LINK_COLUMNS.len()] =
+    names(&sender::schema::LINK_COLUMNS);
+
+/// The names of `columns`, in order (a const fn, so the header above is
+/// made from the schema when compiling).
+const fn names<const N: usize>(columns: &[sender::schema::Column; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = columns[i].name;
+        i += 1;
+    }
+    out
+}
+
+/// CSV files: `packets.csv` (one row per packet) and `link.csv` (the
+/// simulator's queue schema, so `bbrlab plot` reads it). Written through
+/// the `csv` crate, like every CSV bbrlab writes, so quoting is right
+/// whatever a cell holds.
+pub struct CsvLog {
+    packets: csv::Writer<BufWriter<File>>,
+    link: csv::Writer<BufWriter<File>>,
+}
+
+impl CsvLog {
+    /// Creates both files in `dir`.
+    pub fn create(dir: &Path) -> io::Result<CsvLog> {
+        std::fs::create_dir_all(dir)?;
+        let open = |name: &str, header: &[&str]| -> io::Result<csv::Writer<BufWriter<File>>> {
+            let mut w = csv::Writer::from_writer(BufWriter::new(File::create(dir.join(name))?));
+            w.write_record(header)?;
+            Ok(w)
+        };
+        Ok(CsvLog {
+            packets: open("packets.csv", &PACKETS_CSV_HEADER)?,
+            link: open("link.csv", &LINK_CSV_HEADER)?,
+        })
+    }
+
+    /// Flushes both files.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.packets.flush()?;
+        self.link.flush()
+    }
+}
+
+fn secs(ns: Option<u64>) -> String {
+    ns.map_or(String::new(), |v| format!("{:.6}", v as f64 / 1e9))
+}
+
+impl Log for CsvLog {
+    fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
+        self.packets.write_record([
+            secs(Some(p.enqueue_ns)),
+            secs(p.dequeue_ns),
+            secs(p.scheduled_ns),
+            secs(p.released_ns),
+            DIRS[p.direction].to_string(),
+            p.bytes.to_string(),
+            p.dropped.map_or("", drop_name).to_string(),
+            match (p.dropped, p.ce) {
+                (Some(_), _) => "",
+                (None, true) => "1",
+                (None, false) => "0",
+            }
+            .to_string(),
+        ])?;
+        Ok(())
+    }
+    fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
+        // By the schema's names, in its order: a column the schema gains
+        // is written as soon as `LinkSample::cell` knows it.
+        self.link.write_record(
+            LINK_CSV_HEADER
+                .iter()
+                .map(|name| s.cell(name).unwrap_or_default()),
+        )?;
+        Ok(())
+    }
+}
+
+fn drop_name(r: DropReason) -> &'static str {
+    match r {
+        DropReason::RandomLoss => "loss",
+        DropReason::Policer => "policer",
+        DropReason::QueueFull => "queue",
+        DropReason::Codel => "codel",
+        DropReason::Step => "step",
+        DropReason::FqCodel => "fq_codel",
+        DropReason::Pie => "pie",
+        DropReason::DualPi2 => "dualpi2",
+    }
+}
