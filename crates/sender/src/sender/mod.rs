@@ -807,7 +807,10 @@ impl Sender {
         self.last_mode_ns = now;
     }
 
-    /// Processes an ACK arriving at `now`.
+    /// Processes an ACK arriving at `now`: marks what it acknowledges
+    /// ([`Sender::mark_acked`]), moves the largest acknowledged packet and
+    /// the holes below it ([`Sender::advance_largest`]), detects losses,
+    /// and hands the controller its one ACK ([`Sender::deliver`]).
     pub fn on_ack(&mut self, now: u64, ack: &Ack) {
         self.acked_buf.clear();
         self.clear_losses();
@@ -829,6 +832,54 @@ impl Sender {
             Some(p) if p.status == Status::Outstanding => Some(p.sent_ns),
             _ => self.lost.get(largest).map(|p| p.sent_ns),
         };
+        let spurious = self.mark_acked(ack, largest, prev_largest);
+        // What the ranges acknowledged; the cumulative point below may
+        // acknowledge packets the receiver never saw (their repair arrived).
+        let ect_by_ranges = self.newly_ect;
+        // TCP's cumulative ACK: data below the receiver's in-order point has
+        // arrived, whether or not an ACK range showed the packet.
+        if ack.cum_chunk > self.cum_chunk {
+            self.cum_chunk = ack.cum_chunk;
+            self.on_cumulative_ack();
+        }
+        let spurious = if ack.dsack {
+            self.on_dsack() | spurious
+        } else {
+            spurious
+        };
+        self.update_reo_wnd();
+        // QUIC 2018 had no undo of spurious reductions.
+        if spurious && self.undo_marker && self.loss_detection == LossDetection::Linux {
+            self.undo(now);
+        }
+        self.advance_largest(largest, prev_largest, rtt_from);
+        let rtt = rtt_from.map(|sent| now - sent);
+        if let Some(r) = rtt {
+            self.first_rtt_at.get_or_insert(now);
+            self.latest_rtt_ns = Some(r);
+            self.rtt_hist.record(r);
+        }
+        self.detect_losses(now);
+        self.trim();
+        let t = Instant::from_nanos(now);
+        self.check_recovery_point(t);
+        self.report_losses(t);
+        self.note_recovery_point();
+        if !self.acked_buf.is_empty() {
+            let increases_largest = prev_largest.is_none_or(|l| largest > l);
+            self.deliver(now, ack, rtt, increases_largest, ect_by_ranges);
+        }
+        if !self.acked_buf.is_empty() || self.inflight == 0 {
+            self.arm_tlp(now);
+        }
+        self.account_mode(now);
+    }
+
+    /// Marks what `ack` acknowledges up to `largest`: the packets above
+    /// the previous largest, holes filled late (reordering), and packets
+    /// declared lost that arrived after all. Returns whether one of those
+    /// shows a loss was spurious.
+    fn mark_acked(&mut self, ack: &Ack, largest: u64, prev_largest: Option<u64>) -> bool {
         // New territory: packets above the previous largest.
         let from = prev_largest.map_or(0, |l| l + 1).max(self.base_pn);
         for &(lo, hi) in ack.ranges() {
@@ -871,31 +922,19 @@ impl Sender {
         }
         self.prev_len = ack.ranges().len();
         self.prev_ranges[..self.prev_len].copy_from_slice(ack.ranges());
-        // What the ranges acknowledged; the cumulative point below may
-        // acknowledge packets the receiver never saw (their repair arrived).
-        let ect_by_ranges = self.newly_ect;
-        // TCP's cumulative ACK: data below the receiver's in-order point has
-        // arrived, whether or not an ACK range showed the packet.
-        if ack.cum_chunk > self.cum_chunk {
-            self.cum_chunk = ack.cum_chunk;
-            self.on_cumulative_ack();
-        }
-        if ack.dsack {
-            spurious |= self.on_dsack();
-        }
-        self.update_reo_wnd();
-        // QUIC 2018 had no undo of spurious reductions.
-        if spurious && self.undo_marker && self.loss_detection == LossDetection::Linux {
-            self.undo(now);
-        }
+        spurious
+    }
+
+    /// The largest acknowledged packet moves up to `largest` (remembering
+    /// when it was sent, for RACK), and everything skipped below it that
+    /// is still outstanding becomes a hole.
+    fn advance_largest(&mut self, largest: u64, prev_largest: Option<u64>, sent: Option<u64>) {
         if prev_largest.is_none_or(|l| largest > l) {
             self.largest_acked = Some(largest);
-            if let Some(sent) = rtt_from {
+            if let Some(sent) = sent {
                 self.largest_acked_sent_ns = sent;
             }
         }
-        // Everything skipped between the cursor and the largest acked that
-        // is still outstanding becomes a hole.
         let upto = self.largest_acked.map_or(0, |l| l + 1);
         let start = self.cursor.max(self.base_pn);
         for pn in start..upto {
@@ -907,62 +946,53 @@ impl Sender {
             }
         }
         self.cursor = self.cursor.max(upto);
-        let rtt = rtt_from.map(|sent| now - sent);
-        if let Some(r) = rtt {
-            self.first_rtt_at.get_or_insert(now);
-            self.latest_rtt_ns = Some(r);
-            self.rtt_hist.record(r);
+    }
+
+    /// An ACK that newly acknowledged data: timers and counters, the CE
+    /// marks it reports, and the controller's one call for it.
+    fn deliver(
+        &mut self,
+        now: u64,
+        ack: &Ack,
+        rtt: Option<u64>,
+        increases_largest: bool,
+        ect_by_ranges: [u64; 2],
+    ) {
+        self.rto_backoff = 0;
+        // RFC 6298 §5.3 restarts TCP's timer on an ACK of new data; a
+        // PTO stays based on the last packet sent, and only its
+        // backoff is reset (RFC 9002 §6.2.1).
+        if matches!(self.timeout, Timeout::Rto) {
+            self.rto_base_ns = now;
         }
-        self.detect_losses(now);
-        self.trim();
-        let t = Instant::from_nanos(now);
-        self.check_recovery_point(t);
-        self.report_losses(t);
-        self.note_recovery_point();
-        if !self.acked_buf.is_empty() {
-            self.rto_backoff = 0;
-            // RFC 6298 §5.3 restarts TCP's timer on an ACK of new data; a
-            // PTO stays based on the last packet sent, and only its
-            // backoff is reset (RFC 9002 §6.2.1).
-            if matches!(self.timeout, Timeout::Rto) {
-                self.rto_base_ns = now;
-            }
-            // An answered probe makes way for the next (Linux clears
-            // `tlp_high_seq` once the ACK passes it).
-            self.tlp_in_flight = false;
-            let newly = self.acked_buf.len() as u64;
-            self.delivered_packets += newly;
-            if self.ecn_configured {
-                let increases_largest = prev_largest.is_none_or(|l| largest > l);
-                let ce = match self.ecn_feedback {
-                    EcnFeedback::Counts => {
-                        self.quic_ce(ack, increases_largest, newly, ect_by_ranges)
-                    }
-                    EcnFeedback::Ece => self.tcp_ce(ack, newly),
-                };
-                if ce > 0 {
-                    self.delivered_ce += ce;
-                    self.cc.on_ecn_ce(ce);
-                }
-            }
-            // A TCP ACK carries no ACK delay (the receiver's figure is the
-            // model's bookkeeping, not on the wire).
-            let delay = match self.ecn_feedback {
-                EcnFeedback::Ece => Duration::ZERO,
-                EcnFeedback::Counts => Duration::from_nanos(ack.ack_delay_ns),
+        // An answered probe makes way for the next (Linux clears
+        // `tlp_high_seq` once the ACK passes it).
+        self.tlp_in_flight = false;
+        let newly = self.acked_buf.len() as u64;
+        self.delivered_packets += newly;
+        if self.ecn_configured {
+            let ce = match self.ecn_feedback {
+                EcnFeedback::Counts => self.quic_ce(ack, increases_largest, newly, ect_by_ranges),
+                EcnFeedback::Ece => self.tcp_ce(ack, newly),
             };
-            self.cc.on_ack(
-                t,
-                &self.acked_buf,
-                rtt.map(Duration::from_nanos),
-                delay,
-                self.inflight,
-            );
+            if ce > 0 {
+                self.delivered_ce += ce;
+                self.cc.on_ecn_ce(ce);
+            }
         }
-        if !self.acked_buf.is_empty() || self.inflight == 0 {
-            self.arm_tlp(now);
-        }
-        self.account_mode(now);
+        // A TCP ACK carries no ACK delay (the receiver's figure is the
+        // model's bookkeeping, not on the wire).
+        let delay = match self.ecn_feedback {
+            EcnFeedback::Ece => Duration::ZERO,
+            EcnFeedback::Counts => Duration::from_nanos(ack.ack_delay_ns),
+        };
+        self.cc.on_ack(
+            Instant::from_nanos(now),
+            &self.acked_buf,
+            rtt.map(Duration::from_nanos),
+            delay,
+            self.inflight,
+        );
     }
 
     /// The receiver's in-order point passed `cum_chunk`. Holes carrying
