@@ -1,0 +1,85 @@
+//! The tables of a scenario file as written (`[[flow]]`, `[link]`,
+//! `[access]`, the top level), before they are checked and built into a
+//! simulation configuration (`build`).
+
+use super::*;
+
+/// One `[[flow]]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTable {
+    pub(crate) name: Option<String>,
+    pub(crate) algorithm: AlgName,
+    pub(crate) start: Option<Dur>,
+    pub(crate) stop: Option<Dur>,
+    pub(crate) size: Option<Bytes>,
+    pub(crate) extra_rtt: Option<Dur>,
+    pub(crate) app_rate: Option<Rate>,
+    pub(crate) chunk_size: Option<Bytes>,
+    pub(crate) chunk_every: Option<Dur>,
+    pub(crate) ack: Option<AckName>,
+    pub(crate) pacing: Option<PacingName>,
+    pub(crate) stack: Option<FlavourName>,
+    pub(crate) count: Option<u32>,
+    pub(crate) stagger: Option<Dur>,
+    pub(crate) mss: Option<u64>,
+    pub(crate) header_bytes: Option<u64>,
+    pub(crate) bbr: Option<BbrSwitches>,
+    pub(crate) bbr3: Option<Bbr3Table>,
+    pub(crate) jitter: Option<JitterParams>,
+    pub(crate) cubic: Option<CubicSwitches>,
+    pub(crate) ecn: Option<EcnSetting>,
+    pub(crate) access: Option<AccessTable>,
+    pub(crate) hops: Option<Vec<i64>>,
+}
+
+/// `[flow.access]`: a flow's own access link, each direction a table with
+/// the keys of `[link.forward]` (rate, delay or delay_schedule, queue,
+/// loss, jitter, policer, ack_aggregation), each meaning what it means
+/// there. Data crosses `forward` before the first bottleneck hop; ACKs
+/// cross `reverse` after the shared `[link.reverse]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessTable {
+    pub(crate) forward: Option<link::DirectionConfig>,
+    pub(crate) reverse: Option<link::DirectionConfig>,
+}
+
+/// `[link]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkTable {
+    pub(crate) forward: link::DirectionConfig,
+    #[serde(default)]
+    pub(crate) reverse: Option<link::DirectionConfig>,
+    /// Bottleneck hops after `[link.forward]` (which is hop 0), in series:
+    /// `[[link.hops]]` tables are hops 1, 2, ...
+    #[serde(default)]
+    pub(crate) hops: Option<Vec<link::DirectionConfig>>,
+    /// The emulator's per-port paths; refused here with a pointer to
+    /// `[flow.access]`.
+    #[serde(default)]
+    pub(crate) ports: Option<toml::Value>,
+}
+
+/// The whole file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub(crate) name: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) duration: Dur,
+    pub(crate) seed: Option<u64>,
+    pub(crate) sample_interval: Option<Dur>,
+    pub(crate) output: Option<String>,
+    pub(crate) link: LinkTable,
+    #[serde(default)]
+    pub(crate) flow: Vec<FlowTable>,
+    pub(crate) sweep: Option<toml::Table>,
+    /// Flow arrival processes.
+    #[serde(default)]
+    pub(crate) arrivals: Vec<workload::ArrivalsTable>,
+    /// Unresponsive cross traffic.
+    #[serde(default)]
+    pub(crate) cross: Vec<workload::CrossTable>,
+}
