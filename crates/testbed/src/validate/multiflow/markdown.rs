@@ -1,0 +1,152 @@
+//! The competing-flow table of `validate.md`.
+
+use super::*;
+
+/// Formats a number with `p` decimals, `–` when missing.
+pub(super) fn num(v: &Value, p: usize) -> String {
+    v.as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
+}
+
+/// "0.86 / 0.14": the flows' shares; with their spread over the
+/// simulator's start phases or the kernel's repetitions, when there is
+/// more than one, "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
+pub(super) fn shares_cell(side: &Value) -> String {
+    let draws = |key: &str| side[key].as_f64().unwrap_or(1.0);
+    let spread = draws("phases") > 1.0 || draws("repetitions") > 1.0;
+    side["flows"].as_array().map_or("–".into(), |a| {
+        a.iter()
+            .map(
+                |f| match (f["share_min"].as_f64(), f["share_max"].as_f64()) {
+                    (Some(lo), Some(hi)) if spread => {
+                        format!("{} [{lo:.2}–{hi:.2}]", num(&f["share"], 2))
+                    }
+                    _ => num(&f["share"], 2),
+                },
+            )
+            .collect::<Vec<_>>()
+            .join(" / ")
+    })
+}
+
+/// "bbr, cubic", "bbr +10ms, bbr +50ms", "bbr @5s".
+pub(super) fn flows_cell(flows: &Value) -> String {
+    flows.as_array().map_or("?".into(), |a| {
+        a.iter()
+            .map(|f| {
+                let mut s = f["cc"].as_str().unwrap_or("?").to_string();
+                if let Some(x) = f["extra_rtt_ms"].as_f64().filter(|x| *x > 0.0) {
+                    s += &format!(" +{x}ms");
+                }
+                if let Some(x) = f["start_s"].as_u64().filter(|x| *x > 0) {
+                    s += &format!(" @{x}s");
+                }
+                s
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
+pub(super) fn queue_cell(side: &Value) -> String {
+    let q = &side["queue_delay_ms"];
+    format!(
+        "{} / {} / {}",
+        num(&q["p10"], 1),
+        num(&q["p50"], 1),
+        num(&q["p90"], 1)
+    )
+}
+
+/// The Markdown table of `validate.json`'s `multiflow` section (empty
+/// when it has none).
+pub fn markdown(doc: &Value) -> Result<String, String> {
+    let mf = &doc["multiflow"];
+    if mf.is_null() {
+        return Ok(String::new());
+    }
+    let paths = mf["paths"]
+        .as_array()
+        .ok_or("validate.json's `multiflow` has no `paths` list")?;
+    // Sections written before the simulator ran start phases have none.
+    let phases = mf["simulator_phases"].as_u64().unwrap_or(1);
+    // Sections written before the phases were centred and followed the
+    // handshake have no `simulator_starts`: their later flows started
+    // 0 to 1 round trip late.
+    let span = if mf["simulator_starts"] == STARTS {
+        "from half a round trip ahead of the first flow to half behind, each flow's data after its handshake"
+    } else {
+        "one round trip apart in all"
+    };
+    let mut sim_figures = if phases > 1 {
+        format!("; the simulator's figures are the median over {phases} start phases of the later flows, {span}, with each share's least and greatest in brackets")
+    } else {
+        String::new()
+    };
+    if mf["repetitions"].as_u64().unwrap_or(1) > 1 {
+        sim_figures.push_str("; the kernel's are the mean over the repetitions, with each share's least and greatest in brackets");
+    }
+    let mut s = format!(
+        "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms{sim_figures}; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}.\n\n",
+        mf["seconds_per_run"],
+        mf["repetitions"],
+        Rule::from(&SHARE),
+        Rule::from(&QUEUE_DELAY_PCT),
+        Rule::from(&QUEUE_DELAY_MS),
+    );
+    s.push_str("| path | flows | kernel shares | simulator shares | Δ share (largest) | total kernel / sim | queue delay kernel | queue delay sim | Δ p50 | verdict |\n");
+    s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for r in paths {
+        let name = r["path"].as_str().unwrap_or("?");
+        let flows = flows_cell(&r["flows"]);
+        if let Some(why) = r["skipped"].as_str() {
+            s.push_str(&format!(
+                "| {name} | {flows} | – | – | – | – | – | – | – | skipped: {why} |\n"
+            ));
+            continue;
+        }
+        if let Some(why) = r["failed"].as_str() {
+            // The first line: the emulator's whole log is in the run's
+            // directory.
+            let why = why.lines().next().unwrap_or("");
+            s.push_str(&format!(
+                "| {name} | {flows} | – | – | – | – | – | – | – | failed ✗: {why} |\n"
+            ));
+            continue;
+        }
+        let v = &r["simulator_vs_kernel"];
+        // The largest difference, the earlier flow's on a tie: on a
+        // two-flow path the first (leading) flow's, its sign saying
+        // whether the simulator gives it more or less than the kernel.
+        let max_diff = v["flows"].as_array().and_then(|a| {
+            a.iter()
+                .filter_map(|f| f["share_diff"].as_f64())
+                .reduce(|m, d| if d.abs() > m.abs() { d } else { m })
+        });
+        let mark = |ok: &Value| {
+            if ok.as_bool() == Some(true) {
+                "✓"
+            } else {
+                "✗"
+            }
+        };
+        s.push_str(&format!(
+            "| {name} | {flows} | {} | {} | {} {} | {} / {} | {} | {} | {} ms {} | {} |\n",
+            shares_cell(&r["kernel"]),
+            shares_cell(&r["simulator"]),
+            max_diff.map_or("–".into(), |d| format!("{d:+.2}")),
+            mark(&v["shares_within"]),
+            num(&r["kernel"]["total_goodput_mbps"], 2),
+            num(&r["simulator"]["total_goodput_mbps"], 2),
+            queue_cell(&r["kernel"]),
+            queue_cell(&r["simulator"]),
+            num(&v["queue_delay_p50_diff_ms"], 1),
+            mark(&v["queue_delay_within"]),
+            if v["within"].as_bool() == Some(true) {
+                "✓"
+            } else {
+                "✗"
+            },
+        ));
+    }
+    Ok(s)
+}

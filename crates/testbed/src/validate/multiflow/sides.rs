@@ -1,0 +1,174 @@
+//! The figures of one side (kernel or simulator) of a repetition: each
+//! flow's share and goodput, the queueing delay, and their combination
+//! over repetitions and start phases.
+
+use super::*;
+
+/// One flow's figures on one side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct FlowFig {
+    /// Payload bytes delivered by the end of the run.
+    pub(super) bytes: f64,
+    /// Median srtt, ms.
+    pub(super) srtt_median_ms: Option<f64>,
+}
+
+/// Payload bytes delivered by `window_s` after the file's `origin_s`, and
+/// the median srtt over that window, from a flows.csv of the shared
+/// schema (flow `flow`).
+pub(super) fn flow_figures(
+    csv: &Path,
+    flow: usize,
+    origin_s: f64,
+    window_s: f64,
+) -> Result<FlowFig, String> {
+    let t = figures::Table::read(csv)?;
+    let f = flow.to_string();
+    let inside = |pts: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        pts.into_iter()
+            .filter(|(x, _)| *x >= origin_s - 1e-9 && *x <= origin_s + window_s + 1e-9)
+            .collect()
+    };
+    let delivered = inside(t.points(csv, "time_s", "delivered_bytes", Some(("flow", &f)))?);
+    let mut srtt: Vec<f64> = inside(t.points(csv, "time_s", "srtt_ms", Some(("flow", &f)))?)
+        .into_iter()
+        .map(|p| p.1)
+        .collect();
+    Ok(FlowFig {
+        bytes: delivered.last().map_or(0.0, |p| p.1),
+        srtt_median_ms: quantile(&mut srtt, 0.5),
+    })
+}
+
+/// p10, p50, p90 of the forward direction's queueing delay in a link.csv
+/// over `[origin_s, origin_s + window_s]`; `origin_s = None` starts at the
+/// first sample with a packet queued (the emulator's log starts before
+/// its programs do).
+pub(super) fn queue_delay(
+    csv: &Path,
+    origin_s: Option<f64>,
+    window_s: f64,
+) -> Result<[Option<f64>; 3], String> {
+    let t = figures::Table::read(csv)?;
+    let dir = Some(("direction", "forward"));
+    let origin = match origin_s {
+        Some(o) => o,
+        None => t
+            .points(csv, "time_s", "queue_packets", dir)?
+            .into_iter()
+            .find(|p| p.1 > 0.0)
+            .map_or(0.0, |p| p.0),
+    };
+    let mut d: Vec<f64> = t
+        .points(csv, "time_s", "queue_delay_ms", dir)?
+        .into_iter()
+        .filter(|(x, _)| *x >= origin - 1e-9 && *x <= origin + window_s + 1e-9)
+        .map(|p| p.1)
+        .collect();
+    Ok([0.1, 0.5, 0.9].map(|q| quantile(&mut d, q)))
+}
+
+/// One side's figures of one run, as JSON: per flow its bytes, goodput,
+/// share and median srtt; the total goodput; the queueing delay.
+pub(super) fn side_json(
+    flows: &[FlowFig],
+    seconds: u64,
+    starts: &[u64],
+    qd: [Option<f64>; 3],
+) -> Value {
+    let total: f64 = flows.iter().map(|f| f.bytes).sum();
+    json!({
+        "flows": flows.iter().zip(starts).map(|(f, &start)| json!({
+            "bytes": f.bytes,
+            "goodput_mbps": f.bytes * 8.0 / (seconds - start).max(1) as f64 / 1e6,
+            "share": if total > 0.0 { f.bytes / total } else { f64::NAN },
+            "srtt_median_ms": f.srtt_median_ms,
+        })).collect::<Vec<_>>(),
+        "total_goodput_mbps": total * 8.0 / seconds as f64 / 1e6,
+        "queue_delay_ms": { "p10": qd[0], "p50": qd[1], "p90": qd[2] },
+    })
+}
+
+/// Each number of sides of the same shape reduced by `f` over the sides
+/// (a missing or non-numeric value leaves the others'; none, `null`).
+pub(super) fn combine_json(sides: &[Value], f: fn(&mut Vec<f64>) -> f64) -> Value {
+    fn go(vs: &[&Value], f: fn(&mut Vec<f64>) -> f64) -> Value {
+        match vs.first() {
+            Some(Value::Object(m)) => Value::Object(
+                m.keys()
+                    .map(|k| {
+                        let v = go(&vs.iter().map(|v| &v[k]).collect::<Vec<_>>(), f);
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            Some(Value::Array(a)) => Value::Array(
+                (0..a.len())
+                    .map(|i| go(&vs.iter().map(|v| &v[i]).collect::<Vec<_>>(), f))
+                    .collect(),
+            ),
+            _ => {
+                let mut xs: Vec<f64> = vs.iter().filter_map(|v| v.as_f64()).collect();
+                if xs.is_empty() {
+                    Value::Null
+                } else {
+                    json!(f(&mut xs))
+                }
+            }
+        }
+    }
+    go(&sides.iter().collect::<Vec<_>>(), f)
+}
+
+/// The mean over repetitions, number by number.
+pub(super) fn mean_json(sides: &[Value]) -> Value {
+    combine_json(sides, |xs| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// The simulator's side over its start phases: the median of each number
+/// ([`PHASES`]), and per flow the least and greatest share and every
+/// phase's share, so the table can show the spread the median hides.
+pub(super) fn phases_json(sides: &[Value]) -> Value {
+    let mut m = combine_json(sides, |xs| quantile(xs, 0.5).unwrap_or(f64::NAN));
+    with_share_spread(&mut m, sides, "share_by_phase");
+    m["phases"] = json!(sides.len());
+    m
+}
+
+/// The kernel's side over its repetitions: the mean of each number and,
+/// with more than one, each flow's least and greatest share and every
+/// repetition's (`share_by_rep`): two kernel runs of a path can differ by
+/// more than the share bound, and the table shows by how much.
+pub(super) fn repetitions_json(sides: &[Value]) -> Value {
+    let mut m = mean_json(sides);
+    if sides.len() > 1 {
+        with_share_spread(&mut m, sides, "share_by_rep");
+        m["repetitions"] = json!(sides.len());
+    }
+    m
+}
+
+/// Adds to each flow of `m` the least and greatest of its share over
+/// `sides`, and every side's share under `key`.
+pub(super) fn with_share_spread(m: &mut Value, sides: &[Value], key: &str) {
+    if let Some(flows) = m["flows"].as_array_mut() {
+        for (k, f) in flows.iter_mut().enumerate() {
+            let shares: Vec<f64> = sides
+                .iter()
+                .filter_map(|s| s["flows"][k]["share"].as_f64())
+                .collect();
+            let (lo, hi) = shares
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                    (lo.min(x), hi.max(x))
+                });
+            f["share_min"] = json!(round3(lo));
+            f["share_max"] = json!(round3(hi));
+            f[key] = json!(shares.iter().map(|&x| round3(x)).collect::<Vec<_>>());
+        }
+    }
+}
+
+pub(super) fn round3(x: f64) -> Option<f64> {
+    x.is_finite().then_some((x * 1000.0).round() / 1000.0)
+}
