@@ -71,8 +71,8 @@ pub fn simulate<S: Sink>(
         clock,
     };
     // A QUIC stack's controller arrives by name; build it here.
-    let config = crate::stacks::attach(&run.config);
-    let summary = netsim::run_workload(&config, &run.workload, &mut rec)?;
+    let (config, workload) = crate::stacks::attach(&run.config, &run.workload);
+    let summary = netsim::run_workload(&config, &workload, &mut rec)?;
     let (sink, fairness, queue) = rec.inner.finish();
     let out = sink.finish()?;
     clock.advance(run.config.duration_ns);

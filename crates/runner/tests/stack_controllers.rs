@@ -14,7 +14,7 @@ fn run(algorithm: &str) -> netsim::FlowSummary {
     let sc = scenario::parse(&text, "t.toml", Path::new("."), Path::new("t.toml"))
         .unwrap_or_else(|e| panic!("{algorithm}: {e}"));
     let mut rec = netsim::MemoryRecorder::default();
-    let cfg = runner::stacks::attach(&sc.runs[0].config);
+    let (cfg, _) = runner::stacks::attach(&sc.runs[0].config, &sc.runs[0].workload);
     let summary = netsim::run(&cfg, &mut rec).expect("simulation");
     summary.flows[0].clone()
 }
