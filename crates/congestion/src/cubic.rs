@@ -199,19 +199,36 @@ impl Cubic {
         let acked_seg = self.segments(acked);
         // §4.3: the Reno-friendly estimate grows α_cubic per window acked.
         self.w_est += self.alpha() * acked_seg / cwnd_seg.max(1.0);
-        let new_seg = if self.cfg.reno_friendly && self.w_cubic(t, k) < self.w_est {
-            self.w_est
-        } else {
-            // §4.4: aim for W_cubic one RTT ahead (see `lookahead_secs`), clamped to [cwnd, 1.5 cwnd],
-            // closing (target − cwnd)/cwnd per segment acked.
+        // §4.4: aim for W_cubic one RTT ahead (see `lookahead_secs`), clamped
+        // to [cwnd, 1.5 cwnd], closing (target − cwnd)/cwnd per segment acked.
+        let cubic_seg = || {
             let target = self.w_cubic(t + rtt, k).clamp(cwnd_seg, 1.5 * cwnd_seg);
             cwnd_seg + (target - cwnd_seg) / cwnd_seg.max(1.0) * acked_seg
+        };
+        let linux = self.cfg.avoidance == CubicAvoidance::Linux;
+        let new_seg = if !self.cfg.reno_friendly {
+            cubic_seg()
+        } else if linux {
+            // Linux takes whichever grows faster: the cubic target's
+            // increment, or catching up with the Reno estimate (the
+            // estimate caps `cnt` at cwnd / (tcp_cwnd − cwnd) in
+            // `bictcp_update()`), even while W_cubic(t) is below the
+            // estimate but the target one min RTT ahead is above it.
+            cubic_seg().max(self.w_est)
+        } else if self.w_cubic(t, k) < self.w_est {
+            // RFC 9438 §4.3: the Reno-friendly region.
+            self.w_est
+        } else {
+            cubic_seg()
         };
         // Linux, after a HyStart exit and before any loss, grows at least
         // 5 % per round trip (`bictcp_update()` caps cnt at 20 while
         // last_max_cwnd is 0): the cubic curve alone, starting flat at the
         // exit window, would take tens of seconds to fill a deep buffer.
-        let new_seg = if self.cfg.hystart_variant == HyStartVariant::Linux && self.no_event_yet {
+        // A rule of Linux's avoidance, kept with Linux's HyStart too,
+        // which it followed before the avoidance switch existed.
+        let linux_floor = linux || self.cfg.hystart_variant == HyStartVariant::Linux;
+        let new_seg = if linux_floor && self.no_event_yet {
             new_seg.max(cwnd_seg + acked_seg / 20.0)
         } else {
             new_seg

@@ -51,7 +51,8 @@ pub(crate) struct LinuxHyStart {
     in_round: bool,
     round_start: Instant,
     last_ack: Instant,
-    /// The least of this round's first [`DELAY_SAMPLES`] RTTs, ns.
+    /// The least RTT of this round so far, ns; judged once the round has
+    /// [`DELAY_SAMPLES`] of them.
     round_min_rtt_ns: u64,
     samples: u32,
     /// Slow start has been left; nothing more to judge until a reset.

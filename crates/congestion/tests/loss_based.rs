@@ -343,6 +343,48 @@ fn linux_cubic_keeps_the_reno_friendly_alpha_where_rfc9438_raises_it_to_one() {
     );
 }
 
+/// Linux grows at whichever is faster, the cubic target one min RTT ahead
+/// or the Reno estimate (`bictcp_update()` caps `cnt` by the estimate),
+/// so with the Reno-friendly region on its window is never below the pure
+/// cubic window of the same rounds. RFC 9438's rule takes the estimate
+/// whenever W_cubic(t) is below it, even when the target one RTT ahead is
+/// above: here, 20 segments and 100 ms round trips, where the concave
+/// curve and the estimate cross.
+#[test]
+fn linux_cubic_grows_at_the_faster_of_the_curve_and_the_reno_estimate() {
+    let trajectory = |reno_friendly: bool| {
+        let mut cfg = cubic(reno_friendly, true);
+        cfg.cubic.avoidance = CubicAvoidance::Linux;
+        let mut d = Rounds::new(&cfg);
+        while d.seg() < 20.0 {
+            let want = ((20.0 - d.seg()) * MSS as f64) as u64;
+            let w = d.cc.cwnd_bytes().min(want.max(MSS));
+            d.round(w, 1, RTT);
+        }
+        d.loss();
+        leave_recovery(&mut d);
+        (0..60)
+            .map(|_| {
+                d.window_round();
+                d.seg()
+            })
+            .collect::<Vec<f64>>()
+    };
+    let with = trajectory(true);
+    let without = trajectory(false);
+    for (i, (w, c)) in with.iter().zip(&without).enumerate() {
+        // A thousandth of a segment: whole bytes with the fraction carried.
+        assert!(
+            w + 1e-3 >= *c,
+            "round {i}: {w:.3} segments, pure cubic {c:.3}"
+        );
+    }
+    assert!(
+        with.iter().zip(&without).any(|(w, c)| w > &(c + 0.5)),
+        "the Reno estimate leads somewhere on this path"
+    );
+}
+
 /// Linux aims the cubic curve one *minimum* RTT ahead (`delay_min`), RFC
 /// 9438 §4.4 one smoothed RTT ahead. The path below has a 1 ms minimum and
 /// 100 ms round trips after the loss (a standing queue).

@@ -40,10 +40,12 @@ pub enum CubicAvoidance {
     /// segment per `cwnd · beta_scale / 8` segments acked for good
     /// (`beta_scale` = ⌊8(1+β) / (3(1−β))⌋ = 15, so α = 8/15 ≈ 0.53 per
     /// round trip) and never switches to 1; the curve is aimed one
-    /// *minimum* RTT ahead (`delay_min`). Under random loss, where the
-    /// estimate often passes the last window before the next loss, RFC
-    /// 9438's switch to α = 1 gives about a quarter more throughput than
-    /// kernel CUBIC.
+    /// *minimum* RTT ahead (`delay_min`); the window grows at the faster
+    /// of the curve's target and the estimate; and until the first loss it
+    /// grows at least 5 % a round trip. Under 1 % random loss on 20 Mbit/s
+    /// / 40 ms, where the estimate often passes the last window before the
+    /// next loss, RFC 9438's rules gave 15 % more throughput than kernel
+    /// CUBIC (ten kernel runs), Linux's 6 %.
     Linux,
 }
 
