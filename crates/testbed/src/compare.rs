@@ -199,7 +199,10 @@ fn own_size(run: &scenario::Run) -> PacketSize {
 /// and the receiver `ack` (a scenario's `ack` name, when given), made by
 /// editing the scenario's text and parsing it again: the `scenario.toml`
 /// written beside the results is then the scenario that ran, and `bbrlab
-/// sim` on it gives the same bytes.
+/// sim` on it gives the same bytes. (A path in it that is relative, such
+/// as a trace or a CDF file, resolves against the scenario's own
+/// directory, as it did for the run: copy the file back there, or make the
+/// path absolute, to run it elsewhere.)
 fn matched_run(
     scenario: &Path,
     run: &scenario::Run,
