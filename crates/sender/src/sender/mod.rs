@@ -808,9 +808,9 @@ impl Sender {
     }
 
     /// Processes an ACK arriving at `now`: marks what it acknowledges
-    /// ([`Sender::mark_acked`]), moves the largest acknowledged packet and
-    /// the holes below it ([`Sender::advance_largest`]), detects losses,
-    /// and hands the controller its one ACK ([`Sender::deliver`]).
+    /// (`mark_acked`), moves the largest acknowledged packet and the holes
+    /// below it (`advance_largest`), detects losses, and hands the
+    /// controller its one ACK (`deliver`).
     pub fn on_ack(&mut self, now: u64, ack: &Ack) {
         self.acked_buf.clear();
         self.clear_losses();
