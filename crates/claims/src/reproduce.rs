@@ -97,20 +97,25 @@ fn select(only: &Option<Vec<String>>) -> Result<Vec<&'static ClaimDef>, String> 
     Ok(out)
 }
 
-/// Parses a claim's embedded scenario, applying the quick duration.
+/// Parses a claim's embedded scenario, applying the quick duration. The
+/// duration is set in the text, so each run's scenario.toml is what ran.
 fn load(def: &ClaimDef, quick: bool) -> Result<Vec<Run>, String> {
     let file = def.scenario_path();
-    let sc = scenario::parse(def.toml, &file, Path::new("."), Path::new(&file))
+    let text = match (quick, def.meta.quick_seconds) {
+        (true, Some(secs)) => scenario::edit::set_keys(
+            def.toml,
+            &[(
+                scenario::edit::Table::Top,
+                "duration",
+                scenario::edit::Value::String(format!("{secs}s")),
+            )],
+        )
+        .map_err(|e| format!("{file}: {e}"))?,
+        _ => def.toml.to_string(),
+    };
+    let sc = scenario::parse(&text, &file, Path::new("."), Path::new(&file))
         .map_err(|e| e.to_string())?;
-    let mut runs = sc.runs;
-    if quick {
-        if let Some(secs) = def.meta.quick_seconds {
-            for r in &mut runs {
-                r.config.duration_ns = secs * 1_000_000_000;
-            }
-        }
-    }
-    Ok(runs)
+    Ok(sc.runs)
 }
 
 /// The `reproduce` command.
@@ -667,8 +672,9 @@ fn table_row(c: &serde_json::Value) -> Result<String, String> {
 
 #[cfg(test)]
 mod table_tests {
-    use super::{require_all, select, table_from_json, tally, utc_date, Outcome};
+    use super::{load, require_all, select, table_from_json, tally, utc_date, Outcome};
     use crate::meta;
+    use std::path::Path;
 
     fn outcome(id: &str, reproduced: bool) -> Outcome {
         Outcome {
@@ -688,6 +694,27 @@ mod table_tests {
             seconds: 0.0,
             runs: Vec::new(),
         }
+    }
+
+    /// `--quick` shortens a claim's runs in the scenario's text, so the
+    /// text each run keeps (written as its scenario.toml) says the quick
+    /// duration too.
+    #[test]
+    fn quick_runs_carry_their_duration_in_their_text() {
+        let def = crate::evaluate::all()
+            .iter()
+            .find(|d| d.meta.quick_seconds.is_some())
+            .expect("a claim with a quick duration");
+        let secs = def.meta.quick_seconds.unwrap();
+        let runs = load(def, true).unwrap();
+        for r in &runs {
+            assert_eq!(r.config.duration_ns, secs * 1_000_000_000);
+            let again =
+                scenario::parse(&r.text, "t.toml", Path::new("."), Path::new("t.toml")).unwrap();
+            assert_eq!(again.runs[0].config.duration_ns, secs * 1_000_000_000);
+        }
+        let full = load(def, false).unwrap();
+        assert_ne!(full[0].config.duration_ns, secs * 1_000_000_000);
     }
 
     #[test]

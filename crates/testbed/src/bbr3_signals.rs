@@ -83,8 +83,13 @@ fn run_one(
     dir: &Path,
 ) -> Result<Run, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Kernel TCP's packet sizes, as `validate` matches the simulator to
+    // them (the comparison `bbrlab_bbr3` is validated by), written into the
+    // scenario so that the scenario.toml beside the run is the run.
+    let size = crate::packet_size::KERNEL_DEFAULT;
     let flow = scenario::builder::Flow::new("bbr3")
         .pacing(validate::sim_pacing("bbr3"))
+        .packet(size.payload, u64::from(size.header))
         .tune("bbr3", "profile", "linux-v3")
         .tune("bbr3", "signals", signals.to_string());
     let text = validate::path_scenario(p, flow, seconds, seed).to_toml();
@@ -92,16 +97,11 @@ fn run_one(
     std::fs::write(&toml, &text).map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
     let sc = scenario::parse(&text, &toml.display().to_string(), dir, &toml)
         .map_err(|e| e.to_string())?;
-    let mut run = sc
+    let run = sc
         .runs
         .into_iter()
         .next()
         .ok_or_else(|| format!("{}: the scenario has no run", toml.display()))?;
-    // Kernel TCP's packet sizes, as `validate` matches the simulator to
-    // them: the comparison `bbrlab_bbr3` is validated by.
-    let size = crate::packet_size::KERNEL_DEFAULT;
-    run.config.flows[0].cc.mss_bytes = size.payload;
-    run.config.flows[0].header_bytes = size.header;
     runner::sweep::run_one(p.name, &run, dir)?;
     let origin_s = run.config.flows[0].start_ns as f64 / 1e9;
     let window_s = run
