@@ -35,9 +35,21 @@ impl Instant {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
 
-    /// Nanoseconds from `earlier` to `self`, saturating at zero.
-    pub(crate) fn nanos_since(self, earlier: Instant) -> u64 {
+    /// Nanoseconds from `earlier` to `self`, saturating at zero: for
+    /// callers that keep durations as integer nanoseconds on a hot path.
+    pub const fn nanos_since(self, earlier: Instant) -> u64 {
         self.0.saturating_sub(earlier.0)
+    }
+
+    /// `self` plus `nanos` nanoseconds, saturating at the end of
+    /// representable time (a deadline far in the future stays one).
+    pub const fn saturating_add_nanos(self, nanos: u64) -> Instant {
+        Instant(self.0.saturating_add(nanos))
+    }
+
+    /// `self` less `nanos` nanoseconds, saturating at the epoch.
+    pub const fn saturating_sub_nanos(self, nanos: u64) -> Instant {
+        Instant(self.0.saturating_sub(nanos))
     }
 
     /// `self + d`, saturating at the end of representable time.

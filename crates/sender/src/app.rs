@@ -3,6 +3,7 @@
 //! flow's pattern (bulk, constant rate, chunks) is one small state machine.
 
 use crate::config::App;
+use congestion::Instant;
 
 /// What the application has for the sender.
 #[derive(Clone, Debug)]
@@ -11,47 +12,47 @@ pub(crate) enum AppState {
     Rate {
         bytes_per_ns: f64,
         credit: f64,
-        last_ns: u64,
+        last: Instant,
     },
     Chunks {
         bytes: u64,
         every_ns: u64,
         available: u64,
-        next_at: u64,
+        next_at: Instant,
     },
 }
 
 impl AppState {
-    pub(crate) fn new(app: &App, start_ns: u64) -> Self {
+    pub(crate) fn new(app: &App, start: Instant) -> Self {
         match *app {
             App::Bulk => AppState::Bulk,
             App::Rate { bytes_per_sec } => AppState::Rate {
                 bytes_per_ns: bytes_per_sec / 1e9,
                 credit: 0.0,
-                last_ns: start_ns,
+                last: start,
             },
             App::Chunks { bytes, every_ns } => AppState::Chunks {
                 bytes,
                 every_ns: every_ns.max(1),
                 available: 0,
-                next_at: start_ns,
+                next_at: start,
             },
         }
     }
 
     /// Brings the offered data up to `now`.
-    pub(crate) fn advance(&mut self, now: u64) {
+    pub(crate) fn advance(&mut self, now: Instant) {
         match self {
             AppState::Bulk => {}
             AppState::Rate {
                 bytes_per_ns,
                 credit,
-                last_ns,
+                last,
             } => {
                 // Cap the credit so an app-limited flow does not bank an
                 // unbounded burst while the network is slow.
-                *credit = (*credit + *bytes_per_ns * now.saturating_sub(*last_ns) as f64).min(1e9);
-                *last_ns = now;
+                *credit = (*credit + *bytes_per_ns * now.nanos_since(*last) as f64).min(1e9);
+                *last = now;
             }
             AppState::Chunks {
                 bytes,
@@ -61,7 +62,7 @@ impl AppState {
             } => {
                 while *next_at <= now {
                     *available += *bytes;
-                    *next_at += *every_ns;
+                    *next_at = next_at.saturating_add_nanos(*every_ns);
                 }
             }
         }
@@ -84,16 +85,16 @@ impl AppState {
     }
 
     /// When `bytes` more will be on offer.
-    pub(crate) fn ready_at(&self, bytes: u64) -> Option<u64> {
+    pub(crate) fn ready_at(&self, bytes: u64) -> Option<Instant> {
         match self {
             AppState::Bulk => None,
             AppState::Rate {
                 bytes_per_ns,
                 credit,
-                last_ns,
+                last,
             } => {
                 let need = bytes as f64 - *credit;
-                Some(last_ns + (need / bytes_per_ns).ceil().max(1.0) as u64)
+                Some(last.saturating_add_nanos((need / bytes_per_ns).ceil().max(1.0) as u64))
             }
             AppState::Chunks { next_at, .. } => Some(*next_at),
         }

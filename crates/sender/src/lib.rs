@@ -26,7 +26,7 @@
 //! [`Sender::timer_deadline`]), and the receiver what to acknowledge.
 //!
 //! ```
-//! use congestion::{Algorithm, Config};
+//! use congestion::{Algorithm, Config, Instant};
 //! use sender::{AckAction, AckPolicy, Receiver, SendDecision, Sender, SenderConfig};
 //! use std::collections::VecDeque;
 //!
@@ -38,7 +38,7 @@
 //! // What is on the wire, in arrival order (the delay is fixed).
 //! let mut data = VecDeque::new(); // (arrival, packet number, chunk, bytes)
 //! let mut acks = VecDeque::new(); // (arrival, ack)
-//! let mut now = 0;
+//! let mut now = Instant::ZERO;
 //! while !tx.is_done() {
 //!     // Send all the sender allows now; note when pacing allows more.
 //!     let mut next_send = None;
@@ -46,7 +46,7 @@
 //!         match tx.poll(now) {
 //!             SendDecision::Send { chunk, bytes, retransmission } => {
 //!                 let pn = tx.on_sent(now, chunk, bytes, retransmission);
-//!                 data.push_back((now + ONE_WAY_NS, pn, chunk, bytes));
+//!                 data.push_back((now.saturating_add_nanos(ONE_WAY_NS), pn, chunk, bytes));
 //!             }
 //!             SendDecision::PaceUntil(t) => {
 //!                 next_send = Some(t);
@@ -56,8 +56,8 @@
 //!         }
 //!     }
 //!     // Jump to the next event: a send, an arrival or the sender's timer.
-//!     let next_data = data.front().map(|d: &(u64, u64, u64, u32)| d.0);
-//!     let next_ack = acks.front().map(|a: &(u64, sender::Ack)| a.0);
+//!     let next_data = data.front().map(|d: &(Instant, u64, u64, u32)| d.0);
+//!     let next_ack = acks.front().map(|a: &(Instant, sender::Ack)| a.0);
 //!     now = [next_send, next_data, next_ack, tx.timer_deadline()]
 //!         .into_iter()
 //!         .flatten()
@@ -66,7 +66,7 @@
 //!     while data.front().is_some_and(|d| d.0 <= now) {
 //!         let (_, pn, chunk, bytes) = data.pop_front().unwrap();
 //!         if let AckAction::Send(ack) = rx.on_packet(now, pn, chunk, bytes.into()) {
-//!             acks.push_back((now + ONE_WAY_NS, ack));
+//!             acks.push_back((now.saturating_add_nanos(ONE_WAY_NS), ack));
 //!         }
 //!     }
 //!     while acks.front().is_some_and(|a| a.0 <= now) {
@@ -81,7 +81,7 @@
 //! assert_eq!(tx.delivered_bytes(), 150_000);
 //! // STARTUP doubles the window each 40 ms round trip from 10 packets:
 //! // 100 packets take four rounds, not ten.
-//! let done_ns = rx.completed_ns.unwrap();
+//! let done_ns = rx.completed_at.unwrap().as_nanos();
 //! assert!(done_ns < 5 * 2 * ONE_WAY_NS, "{done_ns} ns");
 //! ```
 

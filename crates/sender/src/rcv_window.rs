@@ -25,6 +25,8 @@
 //! window, and `tcp_rcv_space_adjust()` runs per segment), and packets
 //! of the path's MSS.
 
+use congestion::Instant;
+
 /// The window of a connection's first segments: the SYN's 16-bit window,
 /// 65,535 bytes, in whole segments (`tcp_select_initial_window()`;
 /// 65,160 with a 1,448-byte MSS, as traced).
@@ -51,7 +53,7 @@ pub(crate) struct RcvWindow {
     /// `rcvq_space.space`: what the last DRS measurement counted, bytes.
     space: u64,
     /// When the current DRS measurement began, and the in-order bytes then.
-    measure_ns: u64,
+    measure_at: Instant,
     measure_bytes: u64,
     /// The receiver's RTT estimate, ns (0: none yet, DRS waits).
     rtt_ns: u64,
@@ -66,7 +68,7 @@ impl RcvWindow {
             clamp: init_clamp,
             max_clamp: max_clamp.max(init_clamp),
             space: 0,
-            measure_ns: 0,
+            measure_at: Instant::ZERO,
             measure_bytes: 0,
             rtt_ns: 0,
         }
@@ -81,12 +83,17 @@ impl RcvWindow {
     /// An in-order segment of `seg_bytes` arrived at `now`, bringing the
     /// in-order total to `in_order_bytes`. Returns whether it raised the
     /// window, which makes Linux acknowledge it at once.
-    pub(crate) fn on_in_order(&mut self, now: u64, seg_bytes: u64, in_order_bytes: u64) -> bool {
+    pub(crate) fn on_in_order(
+        &mut self,
+        now: Instant,
+        seg_bytes: u64,
+        in_order_bytes: u64,
+    ) -> bool {
         let mss = seg_bytes.max(1);
         if self.ssthresh == 0 {
             self.ssthresh = (INITIAL_WINDOW_BYTES / mss * mss).min(self.clamp);
             self.space = DRS_INITIAL_SEGMENTS * mss;
-            self.measure_ns = now;
+            self.measure_at = now;
             self.measure_bytes = in_order_bytes - seg_bytes.min(in_order_bytes);
         }
         // tcp_grow_window(): full-sized segments (truesize no larger than
@@ -104,8 +111,8 @@ impl RcvWindow {
     /// cushion, and by twice the relative growth on top (a sender in slow
     /// start doubles each round trip, and the window advertised now is
     /// used a round trip later).
-    fn adjust_space(&mut self, now: u64, mss: u64, in_order_bytes: u64) {
-        if self.rtt_ns == 0 || now.saturating_sub(self.measure_ns) < self.rtt_ns {
+    fn adjust_space(&mut self, now: Instant, mss: u64, in_order_bytes: u64) {
+        if self.rtt_ns == 0 || now.nanos_since(self.measure_at) < self.rtt_ns {
             return;
         }
         let copied = in_order_bytes.saturating_sub(self.measure_bytes);
@@ -118,7 +125,7 @@ impl RcvWindow {
             self.clamp = self.clamp.max(window);
             self.space = copied;
         }
-        self.measure_ns = now;
+        self.measure_at = now;
         self.measure_bytes = in_order_bytes;
     }
 
@@ -133,6 +140,10 @@ impl RcvWindow {
 mod tests {
     use super::*;
 
+    fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
+
     const MSS: u64 = 1448;
     const MS: u64 = 1_000_000;
 
@@ -142,7 +153,7 @@ mod tests {
         let mut raised = 0;
         for i in 0..n {
             *bytes += MSS;
-            raised += u64::from(w.on_in_order(*t + rtt * i / n, MSS, *bytes));
+            raised += u64::from(w.on_in_order(at(*t + rtt * i / n), MSS, *bytes));
         }
         *t += rtt;
         raised
@@ -157,7 +168,7 @@ mod tests {
         let mut w = RcvWindow::new(81_920, 20_000_000);
         let mut grew = Vec::new();
         for i in 1..=10 {
-            grew.push(w.on_in_order(i * MS, MSS, i * MSS));
+            grew.push(w.on_in_order(at(i * MS), MSS, i * MSS));
         }
         assert_eq!(
             grew,

@@ -8,6 +8,7 @@
 use crate::config::AckPolicy;
 use crate::ecn::{Ecn, EcnCounts};
 use crate::rcv_window::RcvWindow;
+use congestion::Instant;
 use std::collections::VecDeque;
 
 /// How many packet-number ranges one ACK carries (most recent first). Each
@@ -65,7 +66,7 @@ pub enum AckAction {
     /// Send this ACK now.
     Send(Ack),
     /// Arm the delayed-ACK timer for this time (if not armed).
-    Delay(u64),
+    Delay(Instant),
 }
 
 /// One flow's receiver.
@@ -84,11 +85,11 @@ pub struct Receiver {
     duplicate_seen: bool,
     /// Packets received since the last ACK, and when the first arrived.
     unacked: u32,
-    first_unacked_ns: u64,
+    first_unacked: Instant,
     /// Total chunks of a finite flow, and when the last one completed it.
     pub total_chunks: Option<u64>,
     /// When every chunk of a finite flow had arrived.
-    pub completed_ns: Option<u64>,
+    pub completed_at: Option<Instant>,
     /// Linux policy: quick ACKs still owed.
     quickacks_left: u32,
     /// Linux policy: the receive window, whose growth is ACKed at once
@@ -112,7 +113,7 @@ pub struct Receiver {
     /// Decimated policy: when the pending ACK's timer fires (set by the
     /// first packet after an ACK, as Chromium's ack alarm is set only
     /// when not already set).
-    ack_deadline_ns: Option<u64>,
+    ack_deadline: Option<Instant>,
 }
 
 impl Receiver {
@@ -126,9 +127,9 @@ impl Receiver {
             unique_bytes: 0,
             duplicate_seen: false,
             unacked: 0,
-            first_unacked_ns: 0,
+            first_unacked: Instant::ZERO,
             total_chunks,
-            completed_ns: None,
+            completed_at: None,
             quickacks_left: match policy {
                 AckPolicy::Linux { quickacks, .. } => quickacks,
                 _ => 0,
@@ -148,7 +149,7 @@ impl Receiver {
             ece: false,
             min_rtt_ns: 0,
             received: 0,
-            ack_deadline_ns: None,
+            ack_deadline: None,
         }
     }
 
@@ -179,7 +180,7 @@ impl Receiver {
     /// and says whether to ACK now or arm the delayed-ACK timer. The
     /// packet is not ECN-capable: [`Receiver::on_packet_ecn`] with
     /// [`Ecn::NotEct`] and no CWR.
-    pub fn on_packet(&mut self, now: u64, pn: u64, chunk: u64, bytes: u64) -> AckAction {
+    pub fn on_packet(&mut self, now: Instant, pn: u64, chunk: u64, bytes: u64) -> AckAction {
         self.on_packet_ecn(now, pn, chunk, bytes, Ecn::NotEct, false)
     }
 
@@ -194,7 +195,7 @@ impl Receiver {
     /// under [`AckPolicy::Delayed`] every CE is (RFC 9000 §13.2.1).
     pub fn on_packet_ecn(
         &mut self,
-        now: u64,
+        now: Instant,
         pn: u64,
         chunk: u64,
         bytes: u64,
@@ -219,7 +220,7 @@ impl Receiver {
         self.record_chunk(now, chunk, bytes);
         let advanced = self.next_chunk > in_order_before;
         if self.unacked == 0 {
-            self.first_unacked_ns = now;
+            self.first_unacked = now;
         }
         self.unacked += 1;
         match self.policy {
@@ -234,7 +235,7 @@ impl Receiver {
                 if !in_order || self.unacked >= max_packets || ecn == Ecn::Ce {
                     AckAction::Send(self.make_ack(now))
                 } else {
-                    AckAction::Delay(self.first_unacked_ns + max_delay_ns)
+                    AckAction::Delay(self.first_unacked.saturating_add_nanos(max_delay_ns))
                 }
             }
             AckPolicy::Decimated {
@@ -253,13 +254,13 @@ impl Receiver {
                 if !in_order || self.unacked >= limit || ecn == Ecn::Ce {
                     return AckAction::Send(self.make_ack(now));
                 }
-                let deadline = *self.ack_deadline_ns.get_or_insert_with(|| {
+                let deadline = *self.ack_deadline.get_or_insert_with(|| {
                     let delay = if decimating && self.min_rtt_ns > 0 {
                         max_delay_ns.min(self.min_rtt_ns / u64::from(min_rtt_divisor.max(1)))
                     } else {
                         max_delay_ns
                     };
-                    now + delay
+                    now.saturating_add_nanos(delay)
                 });
                 AckAction::Delay(deadline)
             }
@@ -292,7 +293,7 @@ impl Receiver {
     /// application has read is taken as every unique byte received: it
     /// counts data above a hole a little early, until the hole fills,
     /// which moves DRS's measurement by at most that data.
-    fn window_grew(&mut self, now: u64, advanced: bool, bytes: u64) -> bool {
+    fn window_grew(&mut self, now: Instant, advanced: bool, bytes: u64) -> bool {
         match self.rcv_window.as_mut() {
             Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes),
             _ => false,
@@ -303,7 +304,7 @@ impl Receiver {
     /// it filled a hole or raised the receive window.
     fn linux_ack(
         &mut self,
-        now: u64,
+        now: Instant,
         at_once: bool,
         max_delay_ns: u64,
         comp_sack_delay_ns: u64,
@@ -327,7 +328,7 @@ impl Receiver {
                 self.compressed = 0;
                 return AckAction::Send(self.make_ack(now));
             }
-            return AckAction::Delay(now + comp_sack_delay_ns);
+            return AckAction::Delay(now.saturating_add_nanos(comp_sack_delay_ns));
         }
         self.compressed = 0;
         // A filled hole is acknowledged at once (RFC 5681 §4.2), as are
@@ -337,27 +338,27 @@ impl Receiver {
             self.quickacks_left = self.quickacks_left.saturating_sub(1);
             return AckAction::Send(self.make_ack(now));
         }
-        AckAction::Delay(self.first_unacked_ns + max_delay_ns)
+        AckAction::Delay(self.first_unacked.saturating_add_nanos(max_delay_ns))
     }
 
     /// The delayed-ACK timer fired: ACK if anything is pending.
-    pub fn on_delayed_ack_timer(&mut self, now: u64) -> Option<Ack> {
+    pub fn on_delayed_ack_timer(&mut self, now: Instant) -> Option<Ack> {
         self.compressed = 0;
         (self.unacked > 0).then(|| self.make_ack(now))
     }
 
-    fn make_ack(&mut self, now: u64) -> Ack {
+    fn make_ack(&mut self, now: Instant) -> Ack {
         let mut ack = Ack {
             ranges: [(0, 0); ACK_RANGES],
             len: 0,
-            ack_delay_ns: now - self.first_unacked_ns,
+            ack_delay_ns: now.nanos_since(self.first_unacked),
             dsack: self.duplicate_seen,
             cum_chunk: self.next_chunk,
             ecn: self.ecn_counts,
             ece: self.ece,
         };
         self.duplicate_seen = false;
-        self.ack_deadline_ns = None;
+        self.ack_deadline = None;
         for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {
             ack.ranges[i] = *r;
             ack.len = i as u8 + 1;
@@ -407,7 +408,7 @@ impl Receiver {
         }
     }
 
-    fn record_chunk(&mut self, now: u64, chunk: u64, bytes: u64) {
+    fn record_chunk(&mut self, now: Instant, chunk: u64, bytes: u64) {
         if chunk < self.next_chunk {
             self.duplicate_seen = true;
             return; // duplicate of delivered data
@@ -426,8 +427,8 @@ impl Receiver {
             self.ahead.pop_front();
             self.next_chunk += 1;
         }
-        if self.completed_ns.is_none() && self.total_chunks == Some(self.next_chunk) {
-            self.completed_ns = Some(now);
+        if self.completed_at.is_none() && self.total_chunks == Some(self.next_chunk) {
+            self.completed_at = Some(now);
         }
     }
 }
@@ -435,6 +436,10 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
 
     fn sends(a: AckAction) -> bool {
         matches!(a, AckAction::Send(_))
@@ -449,45 +454,45 @@ mod tests {
         let mut r = Receiver::new(AckPolicy::LINUX, None);
         let mut t = 0;
         for pn in 0..16 {
-            assert!(sends(r.on_packet(t, pn, pn, 1448)), "quick ack {pn}");
+            assert!(sends(r.on_packet(at(t), pn, pn, 1448)), "quick ack {pn}");
             t += 1000;
         }
         assert_eq!(
-            r.on_packet(t, 16, 16, 1448),
-            AckAction::Delay(t + 40_000_000)
+            r.on_packet(at(t), 16, 16, 1448),
+            AckAction::Delay(at(t + 40_000_000))
         );
         assert!(
-            sends(r.on_packet(t + 1, 17, 17, 1448)),
+            sends(r.on_packet(at(t + 1), 17, 17, 1448)),
             "second full segment"
         );
         // Chunk 18 is lost: 19.. arrive out of order.
         let mut pn = 19;
         for k in 0..3 {
-            assert!(sends(r.on_packet(t, pn, pn, 1448)), "dupack {k}");
+            assert!(sends(r.on_packet(at(t), pn, pn, 1448)), "dupack {k}");
             pn += 1;
         }
         for _ in 0..43 {
             assert_eq!(
-                r.on_packet(t, pn, pn, 1448),
-                AckAction::Delay(t + 1_000_000)
+                r.on_packet(at(t), pn, pn, 1448),
+                AckAction::Delay(at(t + 1_000_000))
             );
             pn += 1;
         }
         assert!(
-            sends(r.on_packet(t, pn, pn, 1448)),
+            sends(r.on_packet(at(t), pn, pn, 1448)),
             "44th compressed SACK sent"
         );
         pn += 1;
         assert_eq!(
-            r.on_packet(t, pn, pn, 1448),
-            AckAction::Delay(t + 1_000_000)
+            r.on_packet(at(t), pn, pn, 1448),
+            AckAction::Delay(at(t + 1_000_000))
         );
         let a = r
-            .on_delayed_ack_timer(t + 1_000_000)
+            .on_delayed_ack_timer(at(t + 1_000_000))
             .expect("compressed ACK");
         assert_eq!(a.cum_chunk, 18);
         // The repair fills the hole: acknowledged at once.
-        match r.on_packet(t + 2_000_000, 1000, 18, 1448) {
+        match r.on_packet(at(t + 2_000_000), 1000, 18, 1448) {
             AckAction::Send(a) => assert_eq!(a.cum_chunk, pn + 1),
             other => panic!("{other:?}"),
         }
@@ -512,7 +517,7 @@ mod tests {
             for n in sizes {
                 let mut acks = 0;
                 for i in 0..n {
-                    acks += u64::from(sends(r.on_packet(t + RTT * i / n, pn, pn, 1448)));
+                    acks += u64::from(sends(r.on_packet(at(t + RTT * i / n), pn, pn, 1448)));
                     pn += 1;
                 }
                 out.push((n, acks));
@@ -536,15 +541,15 @@ mod tests {
     fn ranges_merge_and_ack_reports_newest_first() {
         let mut r = Receiver::new(AckPolicy::EveryPacket, None);
         for pn in [0, 1, 2, 5, 6, 9] {
-            r.on_packet(10, pn, pn, 100);
+            r.on_packet(at(10), pn, pn, 100);
         }
-        let AckAction::Send(ack) = r.on_packet(11, 4, 4, 100) else {
+        let AckAction::Send(ack) = r.on_packet(at(11), 4, 4, 100) else {
             panic!()
         };
         assert_eq!(ack.ranges(), &[(9, 9), (4, 6), (0, 2)]);
         assert!(ack.covers(5) && !ack.covers(3) && !ack.covers(7));
-        r.on_packet(12, 3, 3, 100);
-        let AckAction::Send(ack) = r.on_packet(13, 7, 7, 100) else {
+        r.on_packet(at(12), 3, 3, 100);
+        let AckAction::Send(ack) = r.on_packet(at(13), 7, 7, 100) else {
             panic!()
         };
         assert_eq!(ack.ranges(), &[(9, 9), (0, 7)]);
@@ -554,16 +559,16 @@ mod tests {
     #[test]
     fn a_duplicate_chunk_sets_dsack_on_the_next_ack_only() {
         let mut r = Receiver::new(AckPolicy::EveryPacket, None);
-        let AckAction::Send(a) = r.on_packet(0, 0, 0, 100) else {
+        let AckAction::Send(a) = r.on_packet(at(0), 0, 0, 100) else {
             panic!("acks every packet")
         };
         assert!(!a.dsack);
         // Chunk 0 again, in a new packet (a needless retransmission).
-        let AckAction::Send(a) = r.on_packet(1, 1, 0, 100) else {
+        let AckAction::Send(a) = r.on_packet(at(1), 1, 0, 100) else {
             panic!("acks every packet")
         };
         assert!(a.dsack);
-        let AckAction::Send(a) = r.on_packet(2, 2, 1, 100) else {
+        let AckAction::Send(a) = r.on_packet(at(2), 2, 1, 100) else {
             panic!("acks every packet")
         };
         assert!(!a.dsack);
@@ -573,17 +578,17 @@ mod tests {
     #[test]
     fn unique_bytes_count_each_chunk_once() {
         let mut r = Receiver::new(AckPolicy::EveryPacket, Some(4));
-        r.on_packet(0, 0, 0, 100);
-        r.on_packet(1, 1, 2, 100); // chunk 1 lost, 2 arrives
-        r.on_packet(2, 2, 3, 50);
+        r.on_packet(at(0), 0, 0, 100);
+        r.on_packet(at(1), 1, 2, 100); // chunk 1 lost, 2 arrives
+        r.on_packet(at(2), 2, 3, 50);
         assert_eq!(r.contiguous_chunks(), 1);
-        r.on_packet(3, 3, 2, 100); // spurious retransmission of chunk 2
+        r.on_packet(at(3), 3, 2, 100); // spurious retransmission of chunk 2
         assert_eq!(r.unique_bytes, 250);
-        assert_eq!(r.completed_ns, None);
-        r.on_packet(4, 4, 1, 100);
+        assert_eq!(r.completed_at, None);
+        r.on_packet(at(4), 4, 1, 100);
         assert_eq!(r.unique_bytes, 350);
         assert_eq!(r.contiguous_chunks(), 4);
-        assert_eq!(r.completed_ns, Some(4));
+        assert_eq!(r.completed_at, Some(at(4)));
     }
 
     #[test]
@@ -593,16 +598,16 @@ mod tests {
             max_delay_ns: 40,
         };
         let mut r = Receiver::new(policy, None);
-        assert_eq!(r.on_packet(100, 0, 0, 1), AckAction::Delay(140));
-        let AckAction::Send(a) = r.on_packet(110, 1, 1, 1) else {
+        assert_eq!(r.on_packet(at(100), 0, 0, 1), AckAction::Delay(at(140)));
+        let AckAction::Send(a) = r.on_packet(at(110), 1, 1, 1) else {
             panic!("2nd packet acks")
         };
         assert_eq!(a.ack_delay_ns, 10);
-        assert_eq!(r.on_packet(200, 2, 2, 1), AckAction::Delay(240));
-        assert!(r.on_delayed_ack_timer(240).is_some());
-        assert!(r.on_delayed_ack_timer(250).is_none(), "nothing pending");
+        assert_eq!(r.on_packet(at(200), 2, 2, 1), AckAction::Delay(at(240)));
+        assert!(r.on_delayed_ack_timer(at(240)).is_some());
+        assert!(r.on_delayed_ack_timer(at(250)).is_none(), "nothing pending");
         // A gap (pn 4 after 2): immediate ACK.
-        assert!(matches!(r.on_packet(300, 4, 4, 1), AckAction::Send(_)));
+        assert!(matches!(r.on_packet(at(300), 4, 4, 1), AckAction::Send(_)));
     }
 
     /// Chromium's ACK decimation: every second packet (or 25 ms) for the
@@ -618,9 +623,9 @@ mod tests {
         // the odd ones arming the 25 ms timer.
         let mut sent = 0;
         for _ in 0..100 {
-            match r.on_packet(pn * 1_000_000, pn, pn, 1000) {
+            match r.on_packet(at(pn * 1_000_000), pn, pn, 1000) {
                 AckAction::Send(_) => sent += 1,
-                AckAction::Delay(t) => assert_eq!(t, pn * 1_000_000 + 25_000_000),
+                AckAction::Delay(t) => assert_eq!(t, at(pn * 1_000_000 + 25_000_000)),
             }
             pn += 1;
         }
@@ -629,10 +634,10 @@ mod tests {
         // the next eight keep that deadline, the tenth is acknowledged.
         let t0 = pn * 1_000_000;
         for k in 0..10 {
-            let a = r.on_packet(t0 + k * 1_000_000, pn, pn, 1000);
+            let a = r.on_packet(at(t0 + k * 1_000_000), pn, pn, 1000);
             pn += 1;
             if k < 9 {
-                assert_eq!(a, AckAction::Delay(t0 + 15_000_000), "packet {k}");
+                assert_eq!(a, AckAction::Delay(at(t0 + 15_000_000)), "packet {k}");
             } else {
                 assert!(sends(a), "the tenth packet is acknowledged");
             }
@@ -641,29 +646,36 @@ mod tests {
         // four packets pending, so those ACKs cover 4 packets, not 10.
         let t1 = pn * 1_000_000 + 100_000_000;
         for k in 0..4 {
-            let a = r.on_packet(t1 + k * 4_000_000, pn, pn, 1000);
+            let a = r.on_packet(at(t1 + k * 4_000_000), pn, pn, 1000);
             pn += 1;
-            assert_eq!(a, AckAction::Delay(t1 + 15_000_000));
+            assert_eq!(a, AckAction::Delay(at(t1 + 15_000_000)));
         }
-        let ack = r.on_delayed_ack_timer(t1 + 15_000_000).expect("pending");
+        let ack = r
+            .on_delayed_ack_timer(at(t1 + 15_000_000))
+            .expect("pending");
         assert_eq!(ack.ack_delay_ns, 15_000_000);
         // A small min_rtt: the timer is a quarter of it; a large one is
         // capped at 25 ms.
         r.set_min_rtt_ns(Some(8_000_000));
         let t2 = t1 + 50_000_000;
         assert_eq!(
-            r.on_packet(t2, pn, pn, 1000),
-            AckAction::Delay(t2 + 2_000_000)
+            r.on_packet(at(t2), pn, pn, 1000),
+            AckAction::Delay(at(t2 + 2_000_000))
         );
-        assert!(r.on_delayed_ack_timer(t2 + 2_000_000).is_some());
+        assert!(r.on_delayed_ack_timer(at(t2 + 2_000_000)).is_some());
         pn += 1;
         r.set_min_rtt_ns(Some(400_000_000));
         assert_eq!(
-            r.on_packet(t2 + 10_000_000, pn, pn, 1000),
-            AckAction::Delay(t2 + 35_000_000)
+            r.on_packet(at(t2 + 10_000_000), pn, pn, 1000),
+            AckAction::Delay(at(t2 + 35_000_000))
         );
         pn += 1;
         // A gap: acknowledged at once.
-        assert!(sends(r.on_packet(t2 + 11_000_000, pn + 1, pn + 1, 1000)));
+        assert!(sends(r.on_packet(
+            at(t2 + 11_000_000),
+            pn + 1,
+            pn + 1,
+            1000
+        )));
     }
 }

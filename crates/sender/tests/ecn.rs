@@ -15,6 +15,11 @@ use std::sync::{Arc, Mutex};
 const US: u64 = 1_000;
 const MS: u64 = 1_000_000;
 
+/// The sender takes instants; these tests count in nanoseconds.
+fn at(ns: u64) -> Instant {
+    Instant::from_nanos(ns)
+}
+
 /// What the recording controller saw.
 #[derive(Default)]
 struct Seen {
@@ -74,12 +79,12 @@ fn recording(ecn: Ecn, feedback: EcnFeedback) -> (Sender, Arc<Mutex<Seen>>) {
 fn send_n(s: &mut Sender, mut t: u64, n: usize) -> (Vec<sender::SentPacket>, u64) {
     let mut out = Vec::new();
     while out.len() < n {
-        match s.poll(t) {
+        match s.poll(at(t)) {
             SendDecision::Send {
                 chunk,
                 bytes,
                 retransmission,
-            } => out.push(s.on_sent_ecn(t, chunk, bytes, retransmission)),
+            } => out.push(s.on_sent_ecn(at(t), chunk, bytes, retransmission)),
             SendDecision::PaceUntil(_) => {}
             other => panic!("{other:?} after {} sends", out.len()),
         }
@@ -122,7 +127,7 @@ fn the_receiver_counts_codepoints_and_every_ack_carries_them() {
     ];
     let mut want = EcnCounts::default();
     for (pn, &e) in marks.iter().enumerate() {
-        let a = sent(r.on_packet_ecn(pn as u64, pn as u64, pn as u64, 1000, e, false));
+        let a = sent(r.on_packet_ecn(at(pn as u64), pn as u64, pn as u64, 1000, e, false));
         match e {
             Ecn::Ect0 => want.ect0 += 1,
             Ecn::Ect1 => want.ect1 += 1,
@@ -141,7 +146,7 @@ fn the_receiver_counts_codepoints_and_every_ack_carries_them() {
     );
     // A receiver given no codepoints reports none.
     let mut plain = Receiver::new(AckPolicy::EveryPacket, None);
-    let a = sent(plain.on_packet(0, 0, 0, 1000));
+    let a = sent(plain.on_packet(at(0), 0, 0, 1000));
     assert_eq!(a.ecn, EcnCounts::default());
     assert!(!a.ece);
 }
@@ -155,7 +160,7 @@ fn ece_is_set_by_ce_held_until_cwr_and_then_cleared() {
     let mut r = Receiver::new(AckPolicy::EveryPacket, None);
     let mut pn = 0;
     let mut rx = |e: Ecn, cwr: bool| {
-        let a = sent(r.on_packet_ecn(pn, pn, pn, 1000, e, cwr));
+        let a = sent(r.on_packet_ecn(at(pn), pn, pn, 1000, e, cwr));
         pn += 1;
         a.ece
     };
@@ -179,22 +184,22 @@ fn ece_is_set_by_ce_held_until_cwr_and_then_cleared() {
 fn a_first_ce_is_acknowledged_at_once() {
     let mut r = Receiver::new(AckPolicy::LINUX, None);
     for pn in 0..16 {
-        r.on_packet_ecn(pn, pn, pn, 1448, Ecn::Ect0, false);
+        r.on_packet_ecn(at(pn), pn, pn, 1448, Ecn::Ect0, false);
     }
     assert!(matches!(
-        r.on_packet_ecn(16, 16, 16, 1448, Ecn::Ect0, false),
+        r.on_packet_ecn(at(16), 16, 16, 1448, Ecn::Ect0, false),
         AckAction::Delay(_)
     ));
     assert!(
-        sent(r.on_packet_ecn(17, 17, 17, 1448, Ecn::Ect0, false))
+        sent(r.on_packet_ecn(at(17), 17, 17, 1448, Ecn::Ect0, false))
             .ecn
             .ce
             == 0
     );
-    let a = sent(r.on_packet_ecn(18, 18, 18, 1448, Ecn::Ce, false));
+    let a = sent(r.on_packet_ecn(at(18), 18, 18, 1448, Ecn::Ce, false));
     assert!(a.ece && a.ecn.ce == 1);
     assert!(matches!(
-        r.on_packet_ecn(19, 19, 19, 1448, Ecn::Ce, false),
+        r.on_packet_ecn(at(19), 19, 19, 1448, Ecn::Ce, false),
         AckAction::Delay(_)
     ));
     let delayed = AckPolicy::Delayed {
@@ -203,12 +208,12 @@ fn a_first_ce_is_acknowledged_at_once() {
     };
     let mut r = Receiver::new(delayed, None);
     assert!(matches!(
-        r.on_packet_ecn(0, 0, 0, 1448, Ecn::Ect0, false),
+        r.on_packet_ecn(at(0), 0, 0, 1448, Ecn::Ect0, false),
         AckAction::Delay(_)
     ));
-    sent(r.on_packet_ecn(1, 1, 1, 1448, Ecn::Ect0, false));
-    sent(r.on_packet_ecn(2, 2, 2, 1448, Ecn::Ce, false));
-    sent(r.on_packet_ecn(3, 3, 3, 1448, Ecn::Ce, false));
+    sent(r.on_packet_ecn(at(1), 1, 1, 1448, Ecn::Ect0, false));
+    sent(r.on_packet_ecn(at(2), 2, 2, 1448, Ecn::Ce, false));
+    sent(r.on_packet_ecn(at(3), 3, 3, 1448, Ecn::Ce, false));
 }
 
 /// QUIC: an ECN-capable flow marks every packet (retransmissions too) and
@@ -219,9 +224,9 @@ fn quic_reports_the_increase_of_the_ce_count() {
     let (mut s, seen) = recording(Ecn::Ect0, EcnFeedback::Counts);
     let (pkts, t) = send_n(&mut s, 0, 10);
     assert!(pkts.iter().all(|p| p.ecn == Ecn::Ect0 && !p.cwr));
-    s.on_ack(t + 10 * MS, &ack(&[(0, 4)], 3, 2));
-    s.on_ack(t + 11 * MS, &ack(&[(0, 7)], 6, 2));
-    s.on_ack(t + 12 * MS, &ack(&[(0, 9)], 7, 3));
+    s.on_ack(at(t + 10 * MS), &ack(&[(0, 4)], 3, 2));
+    s.on_ack(at(t + 11 * MS), &ack(&[(0, 7)], 6, 2));
+    s.on_ack(at(t + 12 * MS), &ack(&[(0, 9)], 7, 3));
     assert_eq!(seen.lock().unwrap().acks, [(2, 5), (0, 3), (1, 2)]);
     assert_eq!(s.delivered_ce, 3);
     assert_eq!(s.delivered_packets, 10);
@@ -238,15 +243,15 @@ fn reordered_and_duplicate_acks_never_lower_the_counts() {
     let (_, t) = send_n(&mut s, 0, 12);
     // Packets 0..=4 and 9 arrived, two of them CE.
     let newer = ack(&[(9, 9), (0, 4)], 4, 2);
-    s.on_ack(t + 10 * MS, &newer);
-    s.on_ack(t + 10 * MS, &newer);
+    s.on_ack(at(t + 10 * MS), &newer);
+    s.on_ack(at(t + 10 * MS), &newer);
     // An older ACK overtaken by the newer one: lower counts, and it newly
     // acknowledges 5 and 6 whose ACK range the newer one no longer held.
-    s.on_ack(t + 11 * MS, &ack(&[(9, 9), (0, 6)], 3, 1));
+    s.on_ack(at(t + 11 * MS), &ack(&[(9, 9), (0, 6)], 3, 1));
     assert!(!s.ecn_failed, "a reordered ACK must not fail validation");
     assert_eq!(s.delivered_ce, 2);
     // The next ACK raises the largest: one more CE since the max (2).
-    s.on_ack(t + 12 * MS, &ack(&[(0, 11)], 9, 3));
+    s.on_ack(at(t + 12 * MS), &ack(&[(0, 11)], 9, 3));
     assert!(!s.ecn_failed);
     assert_eq!(s.delivered_ce, 3);
     let acks = seen.lock().unwrap().acks.clone();
@@ -265,13 +270,13 @@ fn reordered_and_duplicate_acks_never_lower_the_counts() {
 fn a_ce_increase_beyond_the_newly_acked_is_capped_and_carried() {
     let (mut s, seen) = recording(Ecn::Ect0, EcnFeedback::Counts);
     let (_, t) = send_n(&mut s, 0, 10);
-    s.on_ack(t + 10 * MS, &ack(&[(0, 1)], 0, 2));
+    s.on_ack(at(t + 10 * MS), &ack(&[(0, 1)], 0, 2));
     // The receiver saw 2..=6 all CE, but ACKs for 2..=4 were lost and
     // this one's range begins at 5 (its older ranges are forgotten).
-    s.on_ack(t + 11 * MS, &ack(&[(5, 6)], 0, 7));
+    s.on_ack(at(t + 11 * MS), &ack(&[(5, 6)], 0, 7));
     assert!(!s.ecn_failed, "a larger increase is not a failure");
     assert_eq!(s.delivered_ce, 4);
-    s.on_ack(t + 12 * MS, &ack(&[(0, 9)], 3, 7));
+    s.on_ack(at(t + 12 * MS), &ack(&[(0, 9)], 3, 7));
     assert_eq!(s.delivered_ce, 7);
     assert_eq!(seen.lock().unwrap().acks, [(2, 2), (2, 2), (3, 6)]);
     assert!(!s.ecn_failed);
@@ -296,9 +301,9 @@ fn failed_validation_turns_ecn_off() {
     for (what, bad) in cases {
         let (mut s, _) = recording(Ecn::Ect0, EcnFeedback::Counts);
         let (_, t) = send_n(&mut s, 0, 10);
-        s.on_ack(t + 10 * MS, &ack(&[(0, 4)], 4, 1));
+        s.on_ack(at(t + 10 * MS), &ack(&[(0, 4)], 4, 1));
         assert!(!s.ecn_failed, "{what}");
-        s.on_ack(t + 11 * MS, &bad(0));
+        s.on_ack(at(t + 11 * MS), &bad(0));
         assert!(s.ecn_failed, "{what}");
         assert_eq!(s.delivered_ce, 1, "{what}");
         let (more, _) = send_n(&mut s, t + 12 * MS, 3);
@@ -318,7 +323,7 @@ fn tcp_ece_counts_acked_packets_and_sets_cwr_once_per_window() {
     assert!(first.iter().all(|p| p.ecn == Ecn::Ect0 && !p.cwr));
     let mut a = ack(&[(0, 2)], 0, 0);
     a.ece = true;
-    s.on_ack(t + 10 * MS, &a);
+    s.on_ack(at(t + 10 * MS), &a);
     assert_eq!(s.delivered_ce, 3);
     let (next, t2) = send_n(&mut s, t + 10 * MS, 3);
     assert_eq!(
@@ -329,16 +334,16 @@ fn tcp_ece_counts_acked_packets_and_sets_cwr_once_per_window() {
     // More ECE for the old window: counted, no second CWR.
     let mut a = ack(&[(0, 6)], 0, 0);
     a.ece = true;
-    s.on_ack(t2 + 10 * MS, &a);
+    s.on_ack(at(t2 + 10 * MS), &a);
     assert_eq!(s.delivered_ce, 7);
     let (more, t3) = send_n(&mut s, t2 + 10 * MS, 2);
     assert!(more.iter().all(|p| !p.cwr));
     // No ECE: nothing counted. Then the CWR packet is acknowledged and a
     // new ECE arrives: a new reaction.
-    s.on_ack(t3 + 10 * MS, &ack(&[(0, 9)], 0, 0));
+    s.on_ack(at(t3 + 10 * MS), &ack(&[(0, 9)], 0, 0));
     let mut a = ack(&[(0, cwr_pn)], 0, 0);
     a.ece = true;
-    s.on_ack(t3 + 11 * MS, &a);
+    s.on_ack(at(t3 + 11 * MS), &a);
     assert_eq!(s.delivered_ce, 8);
     let (again, _) = send_n(&mut s, t3 + 11 * MS, 1);
     assert!(again[0].cwr);
@@ -356,14 +361,14 @@ fn tcp_retransmissions_are_not_ect() {
         let (mut s, _) = recording(Ecn::Ect0, feedback);
         let (_, t) = send_n(&mut s, 0, 10);
         // 0 is lost: 1..=9 acknowledged.
-        s.on_ack(t + 10 * MS, &ack(&[(1, 9)], 9, 0));
-        match s.poll(t + 10 * MS + US) {
+        s.on_ack(at(t + 10 * MS), &ack(&[(1, 9)], 9, 0));
+        match s.poll(at(t + 10 * MS + US)) {
             SendDecision::Send {
                 chunk,
                 bytes,
                 retransmission: true,
             } => {
-                let p = s.on_sent_ecn(t + 10 * MS + US, chunk, bytes, true);
+                let p = s.on_sent_ecn(at(t + 10 * MS + US), chunk, bytes, true);
                 assert_eq!((chunk, p.ecn), (0, want), "{feedback:?}");
             }
             other => panic!("{feedback:?}: {other:?}"),
@@ -378,10 +383,17 @@ fn lost_ranges_are_counted_per_declaration() {
     let (mut s, seen) = recording(Ecn::NotEct, EcnFeedback::Counts);
     let (_, t) = send_n(&mut s, 0, 12);
     // 3, 4, 7, 9, 10 missing below 11: 3, 4 and 7 are 3 or more below.
-    s.on_ack(t + 10 * MS, &ack(&[(11, 11), (8, 8), (5, 6), (0, 2)], 0, 0));
+    s.on_ack(
+        at(t + 10 * MS),
+        &ack(&[(11, 11), (8, 8), (5, 6), (0, 2)], 0, 0),
+    );
     assert_eq!(seen.lock().unwrap().losses, [(3, 2)]);
     // 9 and 10 (sent 1 µs apart) follow by time: one range.
-    s.on_timer(s.timer_deadline().expect("loss timer") + 10 * US);
+    s.on_timer(at(s
+        .timer_deadline()
+        .map(Instant::as_nanos)
+        .expect("loss timer")
+        + 10 * US));
     assert_eq!(seen.lock().unwrap().losses, [(3, 2), (2, 1)]);
 }
 
@@ -412,7 +424,7 @@ fn without_ecn_nothing_is_marked_or_reported() {
     let (mut s, seen) = recording(Ecn::NotEct, EcnFeedback::Counts);
     let (pkts, t) = send_n(&mut s, 0, 5);
     assert!(pkts.iter().all(|p| p.ecn == Ecn::NotEct && !p.cwr));
-    s.on_ack(t + MS, &ack(&[(0, 4)], 0, 3));
+    s.on_ack(at(t + MS), &ack(&[(0, 4)], 0, 3));
     assert_eq!(s.delivered_ce, 0);
     assert_eq!(seen.lock().unwrap().acks, [(0, 5)]);
 }

@@ -1,18 +1,25 @@
 //! The sans-IO sender on its own: pacing, timeouts, loss detection,
 //! late ACKs and undo, driven packet by packet with hand-made ACKs.
 
-use congestion::{Algorithm, Config};
+use congestion::{Algorithm, Config, Instant};
 use sender::SenderConfig;
 
 const MS: u64 = 1_000_000;
+
+/// The sender takes instants; these tests count in nanoseconds.
+fn at(ns: u64) -> Instant {
+    Instant::from_nanos(ns)
+}
 
 /// Sends the sender releases at one instant, when it may send next, and
 /// its pacing rate.
 fn burst_at(f: &SenderConfig, now: u64) -> (u64, u64, u64) {
     let mut s = sender::Sender::new(f, 1);
     let sent = send_all(&mut s, now).len() as u64;
-    match s.poll(now) {
-        sender::SendDecision::PaceUntil(t) => (sent, t, s.cc.pacing_rate_bytes_per_sec()),
+    match s.poll(at(now)) {
+        sender::SendDecision::PaceUntil(t) => {
+            (sent, t.as_nanos(), s.cc.pacing_rate_bytes_per_sec())
+        }
         other => panic!("unexpected {other:?} after {sent} sends"),
     }
 }
@@ -59,7 +66,7 @@ fn without_a_pacer_the_whole_window_leaves_at_once() {
         let sent = send_all(&mut s, f.start_ns);
         assert_eq!(sent.len(), 100, "{alg:?}: the initial window at once");
         assert!(
-            matches!(s.poll(f.start_ns), sender::SendDecision::CwndLimited),
+            matches!(s.poll(at(f.start_ns)), sender::SendDecision::CwndLimited),
             "{alg:?}: then limited by the window, not paced"
         );
         f.pacing = sender::Pacing::Exact;
@@ -83,13 +90,13 @@ fn ack_of(ranges: &[(u64, u64)]) -> sender::Ack {
 fn send_all(s: &mut sender::Sender, now: u64) -> Vec<u64> {
     let mut chunks = Vec::new();
     for _ in 0..100 {
-        match s.poll(now) {
+        match s.poll(at(now)) {
             sender::SendDecision::Send {
                 chunk,
                 bytes,
                 retransmission,
             } => {
-                s.on_sent(now, chunk, bytes, retransmission);
+                s.on_sent(at(now), chunk, bytes, retransmission);
                 chunks.push(chunk);
             }
             _ => break,
@@ -132,12 +139,12 @@ fn pto_probes_without_declaring_loss_while_rto_collapses() {
             t += 100_000;
         }
         assert_eq!(sent, (0..10).collect::<Vec<_>>());
-        s.on_ack(40 * MS, &ack_of(&[(0, 0)]));
+        s.on_ack(at(40 * MS), &ack_of(&[(0, 0)]));
         let cwnd = s.cc.cwnd_bytes();
         let inflight = s.inflight;
         assert_eq!(inflight, 9 * mss);
-        let deadline = s.timer_deadline().expect("armed");
-        s.on_timer(deadline);
+        let deadline = s.timer_deadline().map(Instant::as_nanos).expect("armed");
+        s.on_timer(at(deadline));
         let probes = send_all(&mut s, deadline);
         match timeout {
             sender::Timeout::Rto => {
@@ -159,7 +166,7 @@ fn pto_probes_without_declaring_loss_while_rto_collapses() {
                 assert_eq!(probes, vec![1, 2]);
                 assert_eq!(s.cc.cwnd_bytes(), cwnd, "a PTO does not touch cwnd");
                 assert_eq!(s.inflight, inflight + 2 * mss, "nothing declared lost");
-                let next = s.timer_deadline().expect("re-armed");
+                let next = s.timer_deadline().map(Instant::as_nanos).expect("re-armed");
                 assert_eq!(next - deadline, 2 * 145 * MS, "backed off");
             }
         }
@@ -206,11 +213,11 @@ fn the_pto_counts_from_the_last_packet_sent_and_the_rto_from_the_last_ack() {
             } else {
                 (srtt + var4).max(200 * MS)
             };
-            s.timer_deadline().expect("armed") - len
+            s.timer_deadline().map(Instant::as_nanos).expect("armed") - len
         };
-        s.on_ack(40 * MS, &ack_of(&[(0, 0)]));
+        s.on_ack(at(40 * MS), &ack_of(&[(0, 0)]));
         let first = base(&s);
-        s.on_ack(50 * MS, &ack_of(&[(1, 1)]));
+        s.on_ack(at(50 * MS), &ack_of(&[(1, 1)]));
         let second = base(&s);
         if pto {
             assert_eq!(first, last_sent, "the PTO did not count from the last send");
@@ -248,13 +255,13 @@ fn persistent_congestion_collapses_cwnd_only_across_three_ptos() {
         n += send_all(&mut s, t).len();
         t += 100_000;
     }
-    s.on_ack(40 * MS, &ack_of(&[(0, 0)]));
+    s.on_ack(at(40 * MS), &ack_of(&[(0, 0)]));
     let cwnd = s.cc.cwnd_bytes();
     // Four PTOs (145, 290, 580, 1160 ms apart), two probes each: pn 10–17.
     let mut fired = Vec::new();
     for _ in 0..4 {
-        let d = s.timer_deadline().unwrap();
-        s.on_timer(d);
+        let d = s.timer_deadline().map(Instant::as_nanos).unwrap();
+        s.on_timer(at(d));
         assert_eq!(send_all(&mut s, d).len(), 2);
         fired.push(d);
     }
@@ -263,7 +270,7 @@ fn persistent_congestion_collapses_cwnd_only_across_three_ptos() {
     // Only the newest probe (pn 17) is acknowledged: pn 10–15, sent from
     // the first PTO to the third (870 ms ≥ 3 × 145 ms), are declared lost
     // together (by count, and by time for the third PTO's pair).
-    s.on_ack(fired[3] + 40 * MS, &ack_of(&[(17, 17)]));
+    s.on_ack(at(fired[3] + 40 * MS), &ack_of(&[(17, 17)]));
     assert!(
         s.cc.cwnd_bytes() <= 2 * cc.mss_bytes,
         "cwnd {} after persistent congestion (was {cwnd})",
@@ -279,14 +286,14 @@ fn persistent_congestion_collapses_cwnd_only_across_three_ptos() {
         n += send_all(&mut s, t).len();
         t += 100_000;
     }
-    s.on_ack(40 * MS, &ack_of(&[(0, 0)]));
+    s.on_ack(at(40 * MS), &ack_of(&[(0, 0)]));
     let mut last = 0;
     for _ in 0..4 {
-        last = s.timer_deadline().unwrap();
-        s.on_timer(last);
+        last = s.timer_deadline().map(Instant::as_nanos).unwrap();
+        s.on_timer(at(last));
         send_all(&mut s, last);
     }
-    s.on_ack(last + 40 * MS, &ack_of(&[(17, 17), (14, 15)]));
+    s.on_ack(at(last + 40 * MS), &ack_of(&[(17, 17), (14, 15)]));
     assert!(
         s.cc.cwnd_bytes() > 2 * cc.mss_bytes,
         "cwnd {} after an ordinary loss (was {cwnd})",
@@ -308,12 +315,12 @@ fn quantum_pacing_makes_up_a_late_wake_up() {
         f.pacing = pacing;
         let mut s = sender::Sender::new(&f, 1);
         let first = send_all(&mut s, f.start_ns).len() as u64;
-        let sender::SendDecision::PaceUntil(next) = s.poll(f.start_ns) else {
+        let sender::SendDecision::PaceUntil(next) = s.poll(at(f.start_ns)) else {
             panic!("the pacer must pause after a burst");
         };
         let slot = 1500.0 * 1e9 / s.cc.pacing_rate_bytes_per_sec() as f64;
         let late = (10.0 * slot) as u64;
-        let second = send_all(&mut s, next + late).len() as u64;
+        let second = send_all(&mut s, next.as_nanos() + late).len() as u64;
         match pacing {
             sender::Pacing::Exact => assert_eq!((first, second), (1, 1)),
             sender::Pacing::Quantum => {
@@ -366,12 +373,12 @@ fn a_late_ack_for_a_lost_packet_delivers_it_cancels_its_repair_and_undoes() {
     let mut s = ten_sent(Algorithm::Reno);
     let cwnd0 = s.cc.cwnd_bytes();
     // pn 0 missing, 1–3 acked: pn 0 lost by the 3-packet rule.
-    s.on_ack(40 * MS, &ack_cum(&[(1, 3)], 0, false));
+    s.on_ack(at(40 * MS), &ack_cum(&[(1, 3)], 0, false));
     assert!(s.cc.cwnd_bytes() < cwnd0, "the loss halves Reno's window");
     let delivered = s.delivered_bytes();
     assert_eq!(delivered, 3 * 1500);
     // pn 0 arrives after all.
-    s.on_ack(41 * MS, &ack_cum(&[(0, 3)], 4, false));
+    s.on_ack(at(41 * MS), &ack_cum(&[(0, 3)], 4, false));
     assert_eq!(
         s.delivered_bytes(),
         delivered + 1500,
@@ -399,11 +406,11 @@ fn a_late_ack_does_not_undo_while_another_loss_of_the_episode_stands() {
     let mut s = ten_sent(Algorithm::Reno);
     let cwnd0 = s.cc.cwnd_bytes();
     // pn 0 and 1 missing, 2–5 acked: both lost.
-    s.on_ack(40 * MS, &ack_cum(&[(2, 5)], 0, false));
+    s.on_ack(at(40 * MS), &ack_cum(&[(2, 5)], 0, false));
     let reduced = s.cc.cwnd_bytes();
     assert!(reduced < cwnd0);
     // pn 1 turns up late; pn 0 is still lost.
-    s.on_ack(41 * MS, &ack_cum(&[(1, 5)], 0, false));
+    s.on_ack(at(41 * MS), &ack_cum(&[(1, 5)], 0, false));
     assert_eq!(s.late_acks, 1);
     assert_eq!(s.undos, 0);
     assert!(s.cc.cwnd_bytes() <= reduced + 1500);
@@ -416,7 +423,7 @@ fn a_late_ack_does_not_undo_while_another_loss_of_the_episode_stands() {
 fn dsacks_for_every_retransmission_undo_cubic() {
     let mut s = ten_sent(Algorithm::Cubic);
     let cwnd0 = s.cc.cwnd_bytes();
-    s.on_ack(40 * MS, &ack_cum(&[(1, 3)], 0, false));
+    s.on_ack(at(40 * MS), &ack_cum(&[(1, 3)], 0, false));
     assert!(s.cc.cwnd_bytes() < cwnd0);
     // The repair of chunk 0 goes out as pn 10 (or later).
     let (sent, _) = send_until(&mut s, 40 * MS, 300 * MS, 1);
@@ -424,7 +431,7 @@ fn dsacks_for_every_retransmission_undo_cubic() {
     assert_eq!(s.retransmissions, 1);
     // The receiver had chunk 0 after all (its ACK range was lost): the
     // repair arrives as a duplicate, reported by DSACK.
-    s.on_ack(80 * MS, &ack_cum(&[(10, 10), (1, 9)], 10, true));
+    s.on_ack(at(80 * MS), &ack_cum(&[(10, 10), (1, 9)], 10, true));
     assert_eq!(s.undos, 1);
     // Back to the prior window (and slow start, as ssthresh was not yet
     // set), then grown by this ACK's seven packets.
@@ -440,16 +447,19 @@ fn dsacks_for_every_retransmission_undo_cubic() {
 fn an_ack_for_pre_timeout_data_undoes_the_rto() {
     let mut s = ten_sent(Algorithm::Reno);
     let cwnd0 = s.cc.cwnd_bytes();
-    s.on_ack(40 * MS, &ack_cum(&[(0, 0)], 1, false));
-    let rto = s.timer_deadline().expect("RTO armed");
-    s.on_timer(rto);
+    s.on_ack(at(40 * MS), &ack_cum(&[(0, 0)], 1, false));
+    let rto = s
+        .timer_deadline()
+        .map(Instant::as_nanos)
+        .expect("RTO armed");
+    s.on_timer(at(rto));
     assert_eq!(s.rtos, 1);
     assert_eq!(s.inflight, 0);
     assert!(s.cc.cwnd_bytes() <= 1500);
     // One repair fits the collapsed window.
     assert_eq!(send_all(&mut s, rto), vec![1]);
     // The originals of chunks 1–9 were only delayed.
-    s.on_ack(rto + MS, &ack_cum(&[(1, 9)], 10, false));
+    s.on_ack(at(rto + MS), &ack_cum(&[(1, 9)], 10, false));
     assert_eq!(s.rto_undos, 1);
     // pn 9 was never retransmitted, so its ACK is an RTT sample (packet
     // numbers are not reused): one that spans the whole timeout.
@@ -473,12 +483,12 @@ fn an_ack_for_pre_timeout_data_undoes_the_rto() {
 #[test]
 fn the_rto_backs_off_to_120_seconds() {
     let mut s = ten_sent(Algorithm::Reno);
-    s.on_ack(40 * MS, &ack_cum(&[(0, 0)], 1, false));
+    s.on_ack(at(40 * MS), &ack_cum(&[(0, 0)], 1, false));
     let mut last = 0;
     let mut gaps = Vec::new();
     for _ in 0..14 {
-        let d = s.timer_deadline().expect("armed");
-        s.on_timer(d);
+        let d = s.timer_deadline().map(Instant::as_nanos).expect("armed");
+        s.on_timer(at(d));
         send_all(&mut s, d);
         if last > 0 {
             gaps.push(d - last);
@@ -504,15 +514,15 @@ fn a_tail_loss_probe_goes_out_before_the_rto() {
     let (sent, _) = send_until(&mut s, 0, 100 * MS, 10);
     assert_eq!(sent.len(), 10);
     // pn 0–6 acked 40 ms later; the tail, pn 7–9, is lost.
-    s.on_ack(40 * MS, &ack_cum(&[(0, 6)], 7, false));
+    s.on_ack(at(40 * MS), &ack_cum(&[(0, 6)], 7, false));
     let cwnd = s.cc.cwnd_bytes();
-    let deadline = s.timer_deadline().expect("armed");
+    let deadline = s.timer_deadline().map(Instant::as_nanos).expect("armed");
     // 2 × srtt (40 ms) + 2 ms, well before 40 ms + 200 ms.
     assert!(
         (120 * MS..240 * MS).contains(&deadline),
         "probe at {deadline}"
     );
-    s.on_timer(deadline);
+    s.on_timer(at(deadline));
     let probe = send_all(&mut s, deadline);
     assert_eq!(probe, vec![9], "the newest outstanding chunk is probed");
     assert_eq!(s.tail_loss_probes, 1);
@@ -523,11 +533,11 @@ fn a_tail_loss_probe_goes_out_before_the_rto() {
     // delivered: the probe's ACK releases chunk 7's repair (pn 11), whose
     // ACK releases chunk 8's.
     let t1 = deadline + 40 * MS;
-    s.on_ack(t1, &ack_cum(&[(10, 10), (0, 6)], 7, false));
+    s.on_ack(at(t1), &ack_cum(&[(10, 10), (0, 6)], 7, false));
     let repairs = send_until(&mut s, t1, t1 + 200 * MS, 2).0;
     assert_eq!(repairs, vec![7]);
     let t2 = t1 + 40 * MS;
-    s.on_ack(t2, &ack_cum(&[(10, 11), (0, 6)], 8, false));
+    s.on_ack(at(t2), &ack_cum(&[(10, 11), (0, 6)], 8, false));
     let repairs = send_until(&mut s, t2, t2 + 200 * MS, 2).0;
     // Chunk 8's repair first. (Chunk 9 follows it: RACK now declares pn 9
     // lost although the probe, pn 10, delivered its data; a spurious
@@ -555,18 +565,18 @@ fn quic_2018_keeps_counting_packets_after_reordering_and_never_undoes() {
         let (sent, _) = send_until(&mut s, 0, 100 * MS, 20);
         assert_eq!(sent.len(), 20);
         let lost = |s: &sender::Sender| s.cc.sampler().lost_bytes();
-        s.on_ack(40 * MS, &ack_of(&[(1, 3)]));
+        s.on_ack(at(40 * MS), &ack_of(&[(1, 3)]));
         assert_eq!(
             lost(&s),
             1500,
             "pn 0 lost by the 3-packet rule (quic {quic})"
         );
         // pn 0 turns up: an ACK that newly acknowledges only pn 0.
-        s.on_ack(41 * MS, &ack_of(&[(0, 3)]));
+        s.on_ack(at(41 * MS), &ack_of(&[(0, 3)]));
         assert_eq!(s.late_acks, 1);
         assert_eq!(s.undos, if quic { 0 } else { 1 }, "undo (quic {quic})");
         // pn 4 missing, 5–8 acknowledged: 4 packets above it.
-        s.on_ack(42 * MS, &ack_of(&[(5, 8), (0, 3)]));
+        s.on_ack(at(42 * MS), &ack_of(&[(5, 8), (0, 3)]));
         let expect = if quic { 2 * 1500 } else { 1500 };
         assert_eq!(lost(&s), expect, "second hole (quic {quic})");
     }

@@ -9,6 +9,7 @@ use crate::reassembly::{Insert, Reassembly};
 use crate::udp_batch::BatchReceiver;
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
+use congestion::Instant as CcInstant;
 use sender::pattern::mismatch as pattern_mismatch;
 use sender::{AckAction, Receiver};
 use sender::{AckPolicy, Ecn, EcnCounts};
@@ -339,7 +340,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                     // The ACK it returns carries the counts as of its
                     // ranges; a CE is acknowledged at once.
                     match acker.on_packet_ecn(
-                        now,
+                        CcInstant::from_nanos(now),
                         p.pn,
                         chunk,
                         payload.len() as u64,
@@ -351,7 +352,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
                             to_send = Some(a);
                         }
                         AckAction::Delay(t) => {
-                            delack_at.get_or_insert(t);
+                            delack_at.get_or_insert(t.as_nanos());
                         }
                     }
                 }
@@ -389,7 +390,7 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
         let now = now_ns(start);
         if delack_at.is_some_and(|t| t <= now) {
             delack_at = None;
-            if let Some(a) = acker.on_delayed_ack_timer(now) {
+            if let Some(a) = acker.on_delayed_ack_timer(CcInstant::from_nanos(now)) {
                 to_send = Some(a);
             }
         }

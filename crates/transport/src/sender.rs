@@ -19,6 +19,7 @@ use crate::udp_batch::{BatchSender, SendError};
 use crate::wire::{self, Frame, Packet, CHUNK, CONTROL_PN, DATA_HEADER, MAX_DATAGRAM};
 use crate::{now_ns, wait_readable};
 use congestion::Config;
+use congestion::Instant as CcInstant;
 use sender::schema::{FLOW_COLUMNS, FLOW_CSV_HEADER};
 use sender::{Ack, LogHistogram, SendDecision, Sender, SenderConfig};
 use std::fs::File;
@@ -346,7 +347,7 @@ pub fn send_with(
                     // otherwise get a short RTT sample. The shared sender
                     // validates the counts and gives the controller the
                     // new CE marks between its `on_ack_begin` and `on_ack`.
-                    sender.on_ack(now_ns(start), &ack);
+                    sender.on_ack(CcInstant::from_nanos(now_ns(start)), &ack);
                     sender.set_flow_limit(max_chunks);
                     if cfg.ecn && sender.ecn_failed && ecn_failure.is_none() {
                         let why = crate::ecn::failure_reason(counts.is_some());
@@ -374,15 +375,15 @@ pub fn send_with(
             ));
         }
         if let Some(t) = sender.timer_deadline() {
-            if t <= now {
-                sender.on_timer(now);
+            if t.as_nanos() <= now {
+                sender.on_timer(CcInstant::from_nanos(now));
             }
         }
         // Send what may be sent now.
         if fin.is_none() {
             loop {
                 let now = now_ns(start);
-                match sender.poll(now) {
+                match sender.poll(CcInstant::from_nanos(now)) {
                     SendDecision::Send {
                         chunk,
                         bytes,
@@ -400,7 +401,12 @@ pub fn send_with(
                         // The packet's number and codepoint are known
                         // before it is written: recording the send first
                         // changes nothing the sender reads in between.
-                        let sent = sender.on_sent_ecn(now, chunk, bytes, retransmission);
+                        let sent = sender.on_sent_ecn(
+                            CcInstant::from_nanos(now),
+                            chunk,
+                            bytes,
+                            retransmission,
+                        );
                         let slot = batch
                             .slot_ecn(&sock, DATA_HEADER + len, crate::ecn::to_quinn(sent.ecn))
                             .map_err(send_error)?;
@@ -415,7 +421,7 @@ pub fn send_with(
                         wire::encode_data_header(header, conn_id, sent.pn, chunk, len as u16);
                     }
                     SendDecision::PaceUntil(t) => {
-                        waiting_for_pace = Some(t);
+                        waiting_for_pace = Some(t.as_nanos());
                         break;
                     }
                     _ => break,
@@ -423,7 +429,7 @@ pub fn send_with(
             }
             // Everything released at this instant leaves now.
             batch.flush(&sock).map_err(send_error)?;
-            if sender.is_finished(now_ns(start)) {
+            if sender.is_finished(CcInstant::from_nanos(now_ns(start))) {
                 let sent_bytes = stream_len(total, sender.chunks_sent());
                 fin = Some((sent_bytes, hash.digest()));
             }
@@ -508,7 +514,7 @@ pub fn send_with(
             next = next.min(t);
         }
         if let Some(t) = sender.timer_deadline() {
-            next = next.min(t);
+            next = next.min(t.as_nanos());
         }
         if fin.is_some() {
             next = next.min(next_fin);

@@ -159,7 +159,7 @@ impl Sim<'_> {
         let Some(d) = self.flows[f].sender.timer_deadline() else {
             return;
         };
-        let d = d.max(self.now);
+        let d = d.as_nanos().max(self.now);
         if self.flows[f].timer_at.is_some_and(|t| t <= d) {
             return;
         }
@@ -174,16 +174,18 @@ impl Sim<'_> {
             return;
         }
         loop {
-            match self.flows[f].sender.poll(self.now) {
+            match self.flows[f].sender.poll(Instant::from_nanos(self.now)) {
                 SendDecision::Send {
                     chunk,
                     bytes,
                     retransmission,
                 } => {
-                    let sent =
-                        self.flows[f]
-                            .sender
-                            .on_sent_ecn(self.now, chunk, bytes, retransmission);
+                    let sent = self.flows[f].sender.on_sent_ecn(
+                        Instant::from_nanos(self.now),
+                        chunk,
+                        bytes,
+                        retransmission,
+                    );
                     self.packets += 1;
                     // The link carries the headers; the receiver counts
                     // only the payload (`bytes`, which travels on).
@@ -203,11 +205,11 @@ impl Sim<'_> {
                     );
                 }
                 SendDecision::PaceUntil(t) => {
-                    self.schedule_wake(f, t);
+                    self.schedule_wake(f, t.as_nanos());
                     break;
                 }
                 SendDecision::NoData(Some(t)) => {
-                    self.schedule_wake(f, t);
+                    self.schedule_wake(f, t.as_nanos());
                     break;
                 }
                 SendDecision::CwndLimited
@@ -250,12 +252,17 @@ impl Sim<'_> {
                 self.flows[f].receiver.set_rtt_ns(srtt);
             }
         }
-        match self.flows[f]
-            .receiver
-            .on_packet_ecn(self.now, pn, chunk, bytes as u64, ecn, cwr)
-        {
+        match self.flows[f].receiver.on_packet_ecn(
+            Instant::from_nanos(self.now),
+            pn,
+            chunk,
+            bytes as u64,
+            ecn,
+            cwr,
+        ) {
             AckAction::Send(ack) => self.send_ack(f, ack),
             AckAction::Delay(t) => {
+                let t = t.as_nanos();
                 // An earlier deadline (SACK compression's short timer)
                 // replaces a later one; the stale event is ignored.
                 if self.flows[f].delack_at.is_none_or(|at| t < at) {

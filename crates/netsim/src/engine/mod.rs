@@ -19,6 +19,7 @@ use crate::stats::jain_index;
 use crate::workload::{
     ArrivalProcess, CrossKind, CrossSummary, FctRecord, FctStats, Periods, Workload,
 };
+use congestion::Instant;
 use link::{Direction, Release, ScheduledDelay, Verdict};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -564,7 +565,7 @@ impl<'a> Sim<'a> {
                     let f = f as usize;
                     if self.flows[f].timer_at == Some(ev.t) && self.flows[f].gen == gen {
                         self.flows[f].timer_at = None;
-                        self.flows[f].sender.on_timer(self.now);
+                        self.flows[f].sender.on_timer(Instant::from_nanos(self.now));
                         if self.flows[f].size_bytes.is_some() {
                             self.check_complete(f);
                             self.flush_completed(rec)?;
@@ -579,7 +580,10 @@ impl<'a> Sim<'a> {
                     let f = f as usize;
                     if self.flows[f].delack_at == Some(ev.t) && self.flows[f].gen == gen {
                         self.flows[f].delack_at = None;
-                        if let Some(ack) = self.flows[f].receiver.on_delayed_ack_timer(self.now) {
+                        if let Some(ack) = self.flows[f]
+                            .receiver
+                            .on_delayed_ack_timer(Instant::from_nanos(self.now))
+                        {
                             self.send_ack(f, ack);
                         }
                     }
@@ -601,7 +605,9 @@ impl<'a> Sim<'a> {
                 Kind::AckArrival { flow, gen, ack } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
-                        self.flows[flow].sender.on_ack(self.now, &ack);
+                        self.flows[flow]
+                            .sender
+                            .on_ack(Instant::from_nanos(self.now), &ack);
                         if self.flows[flow].size_bytes.is_some() {
                             self.check_complete(flow);
                             self.flush_completed(rec)?;
@@ -672,7 +678,8 @@ impl<'a> Sim<'a> {
         }
         self.now = self.cfg.duration_ns;
         for f in &mut self.flows[..self.listed] {
-            f.sender.finish(self.cfg.duration_ns.max(f.start_ns));
+            f.sender
+                .finish(Instant::from_nanos(self.cfg.duration_ns.max(f.start_ns)));
         }
         self.flush_completed(rec)?;
         Ok(())

@@ -79,7 +79,10 @@ impl Sim<'_> {
             .zip(&self.flows)
             .map(|(fc, f)| {
                 let s = &f.sender;
-                let end = f.receiver.completed_ns.unwrap_or(self.cfg.duration_ns);
+                let end = f
+                    .receiver
+                    .completed_at
+                    .map_or(self.cfg.duration_ns, Instant::as_nanos);
                 let active = end.saturating_sub(f.start_ns).max(1);
                 let ms = |v: Option<f64>| v.map(|x| x / 1e6);
                 FlowSummary {
@@ -101,7 +104,7 @@ impl Sim<'_> {
                     drops: f.drops,
                     rtos: s.rtos,
                     mode_times: s.mode_times.clone(),
-                    completion_ns: f.receiver.completed_ns,
+                    completion_ns: f.receiver.completed_at.map(Instant::as_nanos),
                     ce_packets: s.delivered_ce,
                     delivered_packets: s.delivered_packets,
                     // Exact: a run holds at most 10^8 packets (scenario limits).

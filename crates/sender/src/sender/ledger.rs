@@ -133,7 +133,7 @@ mod tests {
         let pkt = |chunk| SentPkt {
             chunk,
             bytes: 1,
-            sent_ns: 0,
+            sent: Instant::ZERO,
             state: SentPacketState::default(),
             status: Status::Lost,
             retx: false,

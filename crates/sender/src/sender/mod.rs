@@ -62,7 +62,7 @@ enum Status {
 struct SentPkt {
     chunk: u64,
     bytes: u32,
-    sent_ns: u64,
+    sent: Instant,
     state: SentPacketState,
     status: Status,
     /// Whether this packet carried a chunk already sent before (a repair,
@@ -87,11 +87,11 @@ pub enum SendDecision {
         retransmission: bool,
     },
     /// Pacing: try again at this time.
-    PaceUntil(u64),
+    PaceUntil(Instant),
     /// The congestion window is full: wait for an ACK.
     CwndLimited,
     /// The application has nothing to send until this time (or never).
-    NoData(Option<u64>),
+    NoData(Option<Instant>),
     /// The receiver's flow-control limit stops new data (a transport
     /// sets it with [`Sender::set_flow_limit`]; the simulator never does).
     FlowBlocked,
@@ -115,25 +115,25 @@ pub struct Sender {
     next_chunk: u64,
     total_chunks: Option<u64>,
     last_chunk_bytes: u32,
-    stop_ns: Option<u64>,
+    stop: Option<Instant>,
     app: AppState,
-    next_send_ns: u64,
+    next_send: Instant,
     pacing: Pacing,
     timeout: Timeout,
     /// Probe packets owed after a PTO fired (RFC 9002 §6.2.4).
     probes_owed: u32,
     /// When the first RTT sample arrived (persistent congestion only
     /// counts packets sent after it, RFC 9002 §7.6.2).
-    first_rtt_at: Option<u64>,
+    first_rtt_at: Option<Instant>,
     /// Set by loss detection when the newly lost packets show persistent
     /// congestion.
     persistent_congestion: bool,
     /// Quantum pacing: packets whose slot is before this may go now.
-    burst_until_ns: u64,
+    burst_until: Instant,
     app_limited_marked: bool,
     rto_backoff: u32,
-    rto_base_ns: u64,
-    loss_time: Option<u64>,
+    rto_base: Instant,
+    loss_time: Option<Instant>,
     /// Data packets sent, retransmissions, RTOs.
     pub packets_sent: u64,
     /// Retransmitted packets.
@@ -149,7 +149,7 @@ pub struct Sender {
     last_mode: Mode,
     /// Whether `bbr-jitter` used srtt since `last_mode_ns` (None: no such rule).
     last_using_srtt: Option<bool>,
-    last_mode_ns: u64,
+    last_mode_at: Instant,
     acked_buf: Vec<AckedPacket>,
     lost_buf: Vec<LostPacket>,
     /// Chunks declared lost and not yet delivered by any packet.
@@ -210,7 +210,7 @@ pub struct Sender {
     /// The probe timeout is armed for this time (RFC 8985 §7.2): when
     /// nothing is acknowledged for about two RTTs, one packet is sent to
     /// provoke an ACK, so a lost tail is found by RACK instead of an RTO.
-    tlp_deadline: Option<u64>,
+    tlp_deadline: Option<Instant>,
     /// A tail-loss probe is owed to the pacer.
     tlp_owed: bool,
     /// A probe is in flight and not yet answered (Linux `tlp_high_seq`):
@@ -225,10 +225,10 @@ pub struct Sender {
     loss_detection: LossDetection,
     /// The largest packet the ACK being processed newly acknowledges, and
     /// its send time (QUIC's `largest_newly_acked`).
-    newly_largest: Option<(u64, u64)>,
+    newly_largest: Option<(u64, Instant)>,
     /// The largest acknowledged packet's send time, for losses found by
     /// the timer.
-    largest_acked_sent_ns: u64,
+    largest_acked_sent: Instant,
     /// Discontiguous packet-number ranges among the losses being
     /// gathered in `lost_buf`, and the last packet number added.
     lost_ranges: u32,
@@ -334,18 +334,18 @@ impl Sender {
             next_chunk: 0,
             total_chunks,
             last_chunk_bytes,
-            stop_ns: flow.stop_ns,
-            app: AppState::new(&flow.app, flow.start_ns),
-            next_send_ns: flow.start_ns,
+            stop: flow.stop_ns.map(Instant::from_nanos),
+            app: AppState::new(&flow.app, start),
+            next_send: start,
             pacing: flow.pacing,
             timeout: flow.timeout,
             probes_owed: 0,
             first_rtt_at: None,
             persistent_congestion: false,
-            burst_until_ns: 0,
+            burst_until: Instant::ZERO,
             app_limited_marked: false,
             rto_backoff: 0,
-            rto_base_ns: flow.start_ns,
+            rto_base: start,
             loss_time: None,
             packets_sent: 0,
             retransmissions: 0,
@@ -355,7 +355,7 @@ impl Sender {
             mode_times: ModeTimes::default(),
             last_mode: mode,
             last_using_srtt: None,
-            last_mode_ns: flow.start_ns,
+            last_mode_at: start,
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
             unrepaired: BTreeSet::new(),
@@ -386,7 +386,7 @@ impl Sender {
             tlp_enabled: flow.timeout == Timeout::Rto && flow.tail_loss_probe,
             loss_detection: flow.loss_detection,
             newly_largest: None,
-            largest_acked_sent_ns: 0,
+            largest_acked_sent: Instant::ZERO,
             dsack_pending: false,
             lost_ranges: 0,
             last_lost_pn: None,
@@ -439,9 +439,9 @@ impl Sender {
     /// Whether the flow has ended at `now`: a finite flow is done, or a
     /// flow with a stop time has passed it, and nothing is waiting for
     /// retransmission or in flight.
-    pub fn is_finished(&self, now: u64) -> bool {
+    pub fn is_finished(&self, now: Instant) -> bool {
         let no_more =
-            self.total_chunks == Some(self.next_chunk) || self.stop_ns.is_some_and(|s| now >= s);
+            self.total_chunks == Some(self.next_chunk) || self.stop.is_some_and(|s| now >= s);
         no_more && !self.repairs_queued() && self.inflight == 0
     }
 
@@ -462,7 +462,7 @@ impl Sender {
     }
 
     /// Decides what to do at `now`.
-    pub fn poll(&mut self, now: u64) -> SendDecision {
+    pub fn poll(&mut self, now: Instant) -> SendDecision {
         self.prune_repairs();
         if self.tlp_owed {
             if let Some(d) = self.tail_loss_probe() {
@@ -498,8 +498,8 @@ impl Sender {
         let (chunk, bytes, retransmission) = if let Some(&(c, b)) = self.retx.front() {
             (c, b, true)
         } else {
-            let stopped = self.stop_ns.is_some_and(|s| now >= s)
-                || self.total_chunks == Some(self.next_chunk);
+            let stopped =
+                self.stop.is_some_and(|s| now >= s) || self.total_chunks == Some(self.next_chunk);
             if stopped {
                 return SendDecision::NoData(None);
             }
@@ -522,15 +522,15 @@ impl Sender {
         if self.inflight + bytes as u64 > self.cc.cwnd_bytes() {
             return SendDecision::CwndLimited;
         }
-        if self.next_send_ns > now {
+        if self.next_send > now {
             // Mid-burst (quantum pacing): the packet's slot starts within
             // the burst opened when the pacer last caught up.
-            if self.next_send_ns >= self.burst_until_ns {
-                return SendDecision::PaceUntil(self.next_send_ns);
+            if self.next_send >= self.burst_until {
+                return SendDecision::PaceUntil(self.next_send);
             }
         } else if self.pacing == Pacing::Quantum {
             // Caught up: open a burst of one send quantum at the rate.
-            self.burst_until_ns = now + self.quantum_ns();
+            self.burst_until = now.saturating_add_nanos(self.quantum_ns());
         }
         SendDecision::Send {
             chunk,
@@ -541,7 +541,7 @@ impl Sender {
 
     /// Records the send decided by [`Sender::poll`]; returns the packet
     /// number. [`Sender::on_sent_ecn`] also says how to mark the packet.
-    pub fn on_sent(&mut self, now: u64, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
+    pub fn on_sent(&mut self, now: Instant, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
         self.on_sent_ecn(now, chunk, bytes, retransmission).pn
     }
 
@@ -552,7 +552,7 @@ impl Sender {
     /// the sender reacted to ECE (RFC 3168 §6.1.2).
     pub fn on_sent_ecn(
         &mut self,
-        now: u64,
+        now: Instant,
         chunk: u64,
         bytes: u32,
         retransmission: bool,
@@ -569,7 +569,7 @@ impl Sender {
     #[inline]
     fn record_sent(
         &mut self,
-        now: u64,
+        now: Instant,
         chunk: u64,
         bytes: u32,
         retransmission: bool,
@@ -608,11 +608,11 @@ impl Sender {
             // flight (and restarts on each ACK of new data, RFC 6298 §5);
             // QUIC's probe timeout counts from the last ack-eliciting
             // packet sent (RFC 9002 §6.2.1, appendix A.8).
-            self.rto_base_ns = now;
+            self.rto_base = now;
         }
         let nothing_unacked = self.inflight == 0 && self.unrepaired.is_empty();
         let state = self.cc.on_packet_sent_when(
-            Instant::from_nanos(now),
+            now,
             bytes as u64,
             self.inflight,
             app_limited,
@@ -626,7 +626,7 @@ impl Sender {
         self.pkts.push_back(SentPkt {
             chunk,
             bytes,
-            sent_ns: now,
+            sent: now,
             state,
             status: Status::Outstanding,
             retx: retransmission,
@@ -651,18 +651,17 @@ impl Sender {
         let (floor, gap_ns) = match self.pacing {
             Pacing::Exact => (now, (bytes as f64 * 1e9 / rate).ceil() as u64),
             Pacing::Quantum => (
-                now.saturating_sub(self.quantum_ns() / 2),
+                now.saturating_sub_nanos(self.quantum_ns() / 2),
                 (bytes as f64 * 1e9 / rate).ceil() as u64,
             ),
             Pacing::Off => (now, 0),
         };
-        self.next_send_ns = self.next_send_ns.max(floor) + gap_ns;
+        self.next_send = self.next_send.max(floor).saturating_add_nanos(gap_ns);
         let burst = match self.pacing {
             Pacing::Exact | Pacing::Off => bytes as u64,
             Pacing::Quantum => self.cc.send_quantum_bytes(),
         };
-        self.cc
-            .set_next_departure(Instant::from_nanos(self.next_send_ns), burst);
+        self.cc.set_next_departure(self.next_send, burst);
         pn
     }
 
@@ -720,14 +719,14 @@ impl Sender {
         }
         p.status = Status::Acked;
         let (bytes, state, chunk, retx) = (p.bytes, p.state, p.chunk, p.retx);
-        let sent_ns = p.sent_ns;
+        let sent = p.sent;
         match p.ecn {
             Ecn::Ect0 => self.newly_ect[0] += 1,
             Ecn::Ect1 => self.newly_ect[1] += 1,
             _ => {}
         }
         if self.newly_largest.is_none_or(|(l, _)| pn > l) {
-            self.newly_largest = Some((pn, sent_ns));
+            self.newly_largest = Some((pn, sent));
         }
         self.inflight -= bytes as u64;
         self.retrans_out -= retx as u64;
@@ -797,21 +796,21 @@ impl Sender {
         }
     }
 
-    fn account_mode(&mut self, now: u64) {
+    fn account_mode(&mut self, now: Instant) {
         let mode = self.cc.mode();
-        let ns = now.saturating_sub(self.last_mode_ns);
+        let ns = now.nanos_since(self.last_mode_at);
         self.mode_times.add(self.last_mode, ns);
         self.mode_times.add_srtt(self.last_using_srtt, ns);
         self.last_mode = mode;
         self.last_using_srtt = self.cc.using_srtt();
-        self.last_mode_ns = now;
+        self.last_mode_at = now;
     }
 
     /// Processes an ACK arriving at `now`: marks what it acknowledges
     /// (`mark_acked`), moves the largest acknowledged packet and the holes
     /// below it (`advance_largest`), detects losses, and hands the
     /// controller its one ACK (`deliver`).
-    pub fn on_ack(&mut self, now: u64, ack: &Ack) {
+    pub fn on_ack(&mut self, now: Instant, ack: &Ack) {
         self.acked_buf.clear();
         self.clear_losses();
         self.newly_largest = None;
@@ -829,8 +828,8 @@ impl Sender {
         // the same from timestamps); without it a path whose RTT exceeds
         // the initial RTO would never get a sample and time out forever.
         let rtt_from = match self.pkt(largest) {
-            Some(p) if p.status == Status::Outstanding => Some(p.sent_ns),
-            _ => self.lost.get(largest).map(|p| p.sent_ns),
+            Some(p) if p.status == Status::Outstanding => Some(p.sent),
+            _ => self.lost.get(largest).map(|p| p.sent),
         };
         let spurious = self.mark_acked(ack, largest, prev_largest);
         // What the ranges acknowledged; the cumulative point below may
@@ -853,7 +852,7 @@ impl Sender {
             self.undo(now);
         }
         self.advance_largest(largest, prev_largest, rtt_from);
-        let rtt = rtt_from.map(|sent| now - sent);
+        let rtt = rtt_from.map(|sent| now.nanos_since(sent));
         if let Some(r) = rtt {
             self.first_rtt_at.get_or_insert(now);
             self.latest_rtt_ns = Some(r);
@@ -861,9 +860,8 @@ impl Sender {
         }
         self.detect_losses(now);
         self.trim();
-        let t = Instant::from_nanos(now);
-        self.check_recovery_point(t);
-        self.report_losses(t);
+        self.check_recovery_point(now);
+        self.report_losses(now);
         self.note_recovery_point();
         if !self.acked_buf.is_empty() {
             let increases_largest = prev_largest.is_none_or(|l| largest > l);
@@ -928,11 +926,11 @@ impl Sender {
     /// The largest acknowledged packet moves up to `largest` (remembering
     /// when it was sent, for RACK), and everything skipped below it that
     /// is still outstanding becomes a hole.
-    fn advance_largest(&mut self, largest: u64, prev_largest: Option<u64>, sent: Option<u64>) {
+    fn advance_largest(&mut self, largest: u64, prev_largest: Option<u64>, sent: Option<Instant>) {
         if prev_largest.is_none_or(|l| largest > l) {
             self.largest_acked = Some(largest);
             if let Some(sent) = sent {
-                self.largest_acked_sent_ns = sent;
+                self.largest_acked_sent = sent;
             }
         }
         let upto = self.largest_acked.map_or(0, |l| l + 1);
@@ -952,7 +950,7 @@ impl Sender {
     /// marks it reports, and the controller's one call for it.
     fn deliver(
         &mut self,
-        now: u64,
+        now: Instant,
         ack: &Ack,
         rtt: Option<u64>,
         increases_largest: bool,
@@ -963,7 +961,7 @@ impl Sender {
         // PTO stays based on the last packet sent, and only its
         // backoff is reset (RFC 9002 §6.2.1).
         if matches!(self.timeout, Timeout::Rto) {
-            self.rto_base_ns = now;
+            self.rto_base = now;
         }
         // An answered probe makes way for the next (Linux clears
         // `tlp_high_seq` once the ACK passes it).
@@ -987,7 +985,7 @@ impl Sender {
             EcnFeedback::Counts => Duration::from_nanos(ack.ack_delay_ns),
         };
         self.cc.on_ack(
-            Instant::from_nanos(now),
+            now,
             &self.acked_buf,
             rtt.map(Duration::from_nanos),
             delay,
@@ -1034,7 +1032,7 @@ impl Sender {
     }
 
     /// Closes the mode-time accounting at the end of the run.
-    pub fn finish(&mut self, now: u64) {
+    pub fn finish(&mut self, now: Instant) {
         self.account_mode(now);
     }
 }

@@ -26,16 +26,16 @@ impl Sender {
     pub(super) fn quic_2018_lost(
         &self,
         pn: u64,
-        sent_ns: u64,
-        now: u64,
-        timer: &mut Option<u64>,
+        sent: Instant,
+        now: Instant,
+        timer: &mut Option<Instant>,
     ) -> bool {
         // `GeneralLossAlgorithm::DetectLosses()`, loss type kNack. The
         // reference is the largest packet this ACK newly acknowledged, or
         // for the timer the largest acknowledged.
         let (ref_pn, ref_sent) = self
             .newly_largest
-            .unwrap_or((self.largest_acked.unwrap_or(0), self.largest_acked_sent_ns));
+            .unwrap_or((self.largest_acked.unwrap_or(0), self.largest_acked_sent));
         if pn > ref_pn {
             return false;
         }
@@ -47,19 +47,20 @@ impl Sender {
             // Early retransmit: the last packet sent was acknowledged.
             let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
             let delay = (rtt + rtt / 4).max(QUIC_2018_MIN_LOSS_DELAY_NS);
-            if now < sent_ns + delay {
-                *timer = Some(timer.map_or(sent_ns + delay, |t: u64| t.min(sent_ns + delay)));
+            let at = sent.saturating_add_nanos(delay);
+            if now < at {
+                *timer = Some(timer.map_or(at, |t| t.min(at)));
                 return false;
             }
             return true;
         }
         // A reordering window of one srtt.
-        sent_ns + srtt < ref_sent
+        sent.saturating_add_nanos(srtt) < ref_sent
     }
 
     /// Declares lost every hole that meets the packet or time threshold,
     /// and arms the loss timer for the rest.
-    pub(super) fn detect_losses(&mut self, now: u64) {
+    pub(super) fn detect_losses(&mut self, now: Instant) {
         self.loss_time = None;
         let Some(largest) = self.largest_acked else {
             return;
@@ -68,9 +69,9 @@ impl Sender {
         let delay = self.loss_delay_ns();
         let reord_seen = self.reord_seen;
         // First and last packet newly declared lost that was sent after
-        // the first RTT sample: (pn, sent_ns).
-        let mut span: Option<((u64, u64), (u64, u64))> = None;
-        let rtt_at = self.first_rtt_at.unwrap_or(u64::MAX);
+        // the first RTT sample: (pn, sent time).
+        let mut span: Option<((u64, Instant), (u64, Instant))> = None;
+        let rtt_at = self.first_rtt_at.unwrap_or(Instant::from_nanos(u64::MAX));
         let mut new_episode_seen = false;
         let mut i = 0;
         while i < self.holes.len() {
@@ -83,7 +84,7 @@ impl Sender {
             // packets (the dupthresh rule), only time.
             if quic {
                 let mut timer = self.loss_time;
-                let lost = self.quic_2018_lost(pn, p.sent_ns, now, &mut timer);
+                let lost = self.quic_2018_lost(pn, p.sent, now, &mut timer);
                 self.loss_time = timer;
                 if !lost {
                     i += 1;
@@ -91,9 +92,9 @@ impl Sender {
                 }
             }
             let by_count = !reord_seen && largest - pn >= PACKET_THRESHOLD;
-            if !quic && !by_count && p.sent_ns + delay > now {
-                let t = p.sent_ns + delay;
-                self.loss_time = Some(self.loss_time.map_or(t, |l: u64| l.min(t)));
+            let at = p.sent.saturating_add_nanos(delay);
+            if !quic && !by_count && at > now {
+                self.loss_time = Some(self.loss_time.map_or(at, |l| l.min(at)));
                 i += 1;
                 continue;
             }
@@ -120,8 +121,8 @@ impl Sender {
                 self.init_undo();
             }
             self.mark_lost(pn);
-            if p.sent_ns >= rtt_at {
-                let here = (pn, p.sent_ns);
+            if p.sent >= rtt_at {
+                let here = (pn, p.sent);
                 span = Some(span.map_or((here, here), |(first, _)| (first, here)));
             }
         }
@@ -136,7 +137,7 @@ impl Sender {
     /// Appendix B.8 does; `first`/`last` are the batch's (pn, sent time).
     pub(super) fn is_persistent(
         &self,
-        (first, last): ((u64, u64), (u64, u64)),
+        (first, last): ((u64, Instant), (u64, Instant)),
         max_ack_delay_ns: u64,
     ) -> bool {
         let (Some(srtt), var) = (self.cc.rtt().smoothed(), self.cc.rtt().var()) else {
@@ -145,7 +146,7 @@ impl Sender {
         let pto = srtt.as_nanos() as u64
             + (4 * var.as_nanos() as u64).max(GRANULARITY_NS)
             + max_ack_delay_ns;
-        if last.1 - first.1 < 3 * pto {
+        if last.1.nanos_since(first.1) < 3 * pto {
             return false;
         }
         (first.0..=last.0).all(|pn| {

@@ -19,9 +19,14 @@ impl Sender {
             .min(MAX_RTO_NS)
     }
 
+    /// When the retransmission timer expires (if data is in flight).
+    fn rto_at(&self) -> Instant {
+        self.rto_base.saturating_add_nanos(self.rto_ns())
+    }
+
     /// When the sender's timer (loss detection or RTO) next needs attention.
-    pub fn timer_deadline(&self) -> Option<u64> {
-        let rto = (self.inflight > 0).then(|| self.rto_base_ns + self.rto_ns());
+    pub fn timer_deadline(&self) -> Option<Instant> {
+        let rto = (self.inflight > 0).then(|| self.rto_at());
         [self.loss_time, rto, self.tlp_deadline]
             .into_iter()
             .flatten()
@@ -29,10 +34,10 @@ impl Sender {
     }
 
     /// The timer fired at `now`.
-    pub fn on_timer(&mut self, now: u64) {
+    pub fn on_timer(&mut self, now: Instant) {
         if self.tlp_deadline.is_some_and(|t| t <= now)
             && self.loss_time.is_none_or(|t| t > now)
-            && self.rto_base_ns + self.rto_ns() > now
+            && self.rto_at() > now
         {
             // RFC 8985 §7.3: send one probe; the RTO stays armed.
             self.tlp_deadline = None;
@@ -44,11 +49,11 @@ impl Sender {
             self.newly_largest = None;
             self.detect_losses(now);
             self.trim();
-            self.report_losses(Instant::from_nanos(now));
+            self.report_losses(now);
             self.note_recovery_point();
             return;
         }
-        if self.inflight == 0 || self.rto_base_ns + self.rto_ns() > now {
+        if self.inflight == 0 || self.rto_at() > now {
             return;
         }
         if let Timeout::Pto { .. } = self.timeout {
@@ -56,7 +61,7 @@ impl Sender {
             self.probes_owed = 2;
             self.rtos += 1;
             self.rto_backoff += 1;
-            self.rto_base_ns = now;
+            self.rto_base = now;
             return;
         }
         // RTO: everything outstanding is lost; back off. The first timeout
@@ -82,14 +87,13 @@ impl Sender {
         self.cursor = self.next_pn;
         self.inflight = 0;
         self.loss_time = None;
-        let t = Instant::from_nanos(now);
         self.cc
-            .on_packets_lost_in_ranges(t, &self.lost_buf, self.lost_ranges, 0);
-        self.cc.on_retransmission_timeout(t, 0);
+            .on_packets_lost_in_ranges(now, &self.lost_buf, self.lost_ranges, 0);
+        self.cc.on_retransmission_timeout(now, 0);
         self.note_recovery_point();
         self.rtos += 1;
         self.rto_backoff += 1;
-        self.rto_base_ns = now;
+        self.rto_base = now;
         self.trim();
         self.account_mode(now);
     }

@@ -50,7 +50,7 @@ impl Sender {
     /// flight, no loss episode is under way (CWR after ECN is none:
     /// `tcp_schedule_loss_probe()` allows `TCP_CA_Open` and `TCP_CA_CWR`)
     /// and no probe is unanswered.
-    pub(super) fn arm_tlp(&mut self, now: u64) {
+    pub(super) fn arm_tlp(&mut self, now: Instant) {
         self.tlp_deadline = None;
         if !self.tlp_enabled
             || self.inflight == 0
@@ -59,6 +59,6 @@ impl Sender {
         {
             return;
         }
-        self.tlp_deadline = self.tlp_timeout_ns().map(|t| now + t);
+        self.tlp_deadline = self.tlp_timeout_ns().map(|t| now.saturating_add_nanos(t));
     }
 }

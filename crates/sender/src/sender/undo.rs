@@ -85,13 +85,13 @@ impl Sender {
     /// the timeout, not the network, declared them lost. After a fast
     /// recovery, Linux keeps its loss marks (`tcp_undo_cwnd_reduction()`
     /// with `unmark_loss` false), and so do we.
-    pub(super) fn undo(&mut self, now: u64) {
+    pub(super) fn undo(&mut self, now: Instant) {
         let after_timeout = self.cc.recovery_state() == RecoveryState::Loss;
         self.undo_marker = false;
         self.undo_retrans = -1;
         self.undos += 1;
         self.recovery_point = None;
-        self.cc.on_spurious_loss(Instant::from_nanos(now));
+        self.cc.on_spurious_loss(now);
         if after_timeout {
             self.rto_undos += 1;
             self.rto_backoff = 0;
