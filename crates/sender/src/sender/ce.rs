@@ -4,19 +4,50 @@
 
 use super::*;
 
+/// The sender's side of ECN: what it marks, what the peer reported, and
+/// TCP's CWR exchange.
+#[derive(Clone, Debug)]
+pub(super) struct EcnState {
+    /// The codepoint new data packets carry (`NotEct` once ECN is off,
+    /// from the start or after a failed validation).
+    pub(super) codepoint: Ecn,
+    /// How CE marks come back.
+    pub(super) feedback: EcnFeedback,
+    /// QUIC: the largest ECN counts any ACK reported, extended to 64 bits
+    /// (ECT(0), ECT(1), CE; counts never decrease, RFC 9000 §13.4.2.1).
+    pub(super) peer: [u64; 3],
+    /// The flow was configured ECN-capable (else its ACKs are not read
+    /// for ECN at all).
+    pub(super) configured: bool,
+    /// Packets sent with ECT(0) and ECT(1).
+    pub(super) ect_sent: [u64; 2],
+    /// Packets sent with ECT(0) and ECT(1) that ACK ranges acknowledged
+    /// (so the receiver counted them before it sent that ACK).
+    pub(super) ect_acked: [u64; 2],
+    /// Of those, newly acknowledged by the ACK being processed.
+    pub(super) newly_ect: [u64; 2],
+    /// TCP: CWR goes on the next new data packet (Linux
+    /// `TCP_ECN_QUEUE_CWR`).
+    pub(super) cwr_pending: bool,
+    /// TCP: the window of the last reaction to ECE: no new reaction until
+    /// a packet from this number on is acknowledged (Linux's CWR state,
+    /// which ends when `snd_una` passes `high_seq`).
+    pub(super) cwr_high: Option<u64>,
+}
+
 impl Sender {
     /// The codepoint and CWR flag of a packet of an ECN-capable flow.
     pub(super) fn marking(&mut self, retransmission: bool) -> (Ecn, bool) {
-        let tcp = self.ecn_feedback == EcnFeedback::Ece;
+        let tcp = self.ecn.feedback == EcnFeedback::Ece;
         let ecn = if tcp && retransmission {
             Ecn::NotEct
         } else {
-            self.ecn
+            self.ecn.codepoint
         };
-        let cwr = tcp && !retransmission && std::mem::take(&mut self.cwr_pending);
+        let cwr = tcp && !retransmission && std::mem::take(&mut self.ecn.cwr_pending);
         match ecn {
-            Ecn::Ect0 => self.ect_sent[0] += 1,
-            Ecn::Ect1 => self.ect_sent[1] += 1,
+            Ecn::Ect0 => self.ecn.ect_sent[0] += 1,
+            Ecn::Ect1 => self.ecn.ect_sent[1] += 1,
             _ => {}
         }
         (ecn, cwr)
@@ -54,26 +85,26 @@ impl Sender {
         if self.ecn_failed {
             return 0;
         }
-        let p = self.peer_ecn;
+        let p = self.ecn.peer;
         let [ect0, ect1, ce] = [
             extend_count(p[0], ack.ecn.ect0),
             extend_count(p[1], ack.ecn.ect1),
             extend_count(p[2], ack.ecn.ce),
         ];
-        self.ect_acked[0] += ect_by_ranges[0];
-        self.ect_acked[1] += ect_by_ranges[1];
+        self.ecn.ect_acked[0] += ect_by_ranges[0];
+        self.ecn.ect_acked[1] += ect_by_ranges[1];
         if increases_largest {
             let decreased = ect0 < p[0] || ect1 < p[1] || ce < p[2];
-            let bleached = ect0 + ce < self.ect_acked[0] || ect1 + ce < self.ect_acked[1];
-            let remarked = ect0 > self.ect_sent[0] || ect1 > self.ect_sent[1];
+            let bleached = ect0 + ce < self.ecn.ect_acked[0] || ect1 + ce < self.ecn.ect_acked[1];
+            let remarked = ect0 > self.ecn.ect_sent[0] || ect1 > self.ecn.ect_sent[1];
             if decreased || bleached || remarked {
                 self.ecn_failed = true;
-                self.ecn = Ecn::NotEct;
+                self.ecn.codepoint = Ecn::NotEct;
                 return 0;
             }
         }
-        self.peer_ecn = [p[0].max(ect0), p[1].max(ect1), p[2].max(ce)];
-        self.peer_ecn[2]
+        self.ecn.peer = [p[0].max(ect0), p[1].max(ect1), p[2].max(ce)];
+        self.ecn.peer[2]
             .saturating_sub(self.delivered_ce)
             .min(newly)
     }
@@ -84,17 +115,17 @@ impl Sender {
     /// is queued for the next new data packet, and a further reaction
     /// waits until a packet sent after this one is acknowledged.
     pub(super) fn tcp_ce(&mut self, ack: &Ack, newly: u64) -> u64 {
-        if let (Some(h), Some((l, _))) = (self.cwr_high, self.newly_largest) {
+        if let (Some(h), Some((l, _))) = (self.ecn.cwr_high, self.newly_largest) {
             if l >= h {
-                self.cwr_high = None;
+                self.ecn.cwr_high = None;
             }
         }
         if !ack.ece {
             return 0;
         }
-        if self.cwr_high.is_none() {
-            self.cwr_pending = true;
-            self.cwr_high = Some(self.next_pn);
+        if self.ecn.cwr_high.is_none() {
+            self.ecn.cwr_pending = true;
+            self.ecn.cwr_high = Some(self.next_pn);
         }
         newly
     }

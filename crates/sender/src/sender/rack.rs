@@ -4,14 +4,38 @@
 
 use super::*;
 
+/// RACK's reordering state as Linux keeps it (`tp->reord_seen` and
+/// `tp->rack`): whether loss is judged by time alone, and how wide the
+/// reordering window is.
+#[derive(Clone, Debug)]
+pub(super) struct Reordering {
+    /// Reordering has been observed (Linux `tp->reord_seen`): a hole was
+    /// filled by its original packet, or a DSACK reported a needless
+    /// retransmission. From then on loss is judged by time alone.
+    pub(super) seen: bool,
+    /// Multiplier of the reordering window (Linux `rack.reo_wnd_steps`),
+    /// raised once per round trip that sees a DSACK.
+    pub(super) steps: u64,
+    /// Recoveries left before the reordering window falls back to one
+    /// step (Linux `rack.reo_wnd_persist`).
+    pub(super) persist: u32,
+    /// Delivered bytes when the window was last widened: a DSACK for a
+    /// packet sent before then belongs to the same round and is ignored
+    /// (Linux `rack.last_delivered`).
+    pub(super) last_delivered: u64,
+    /// A DSACK arrived and has not yet been weighed for the reordering
+    /// window (Linux `rack.dsack_seen`).
+    pub(super) dsack_pending: bool,
+}
+
 impl Sender {
     pub(super) fn loss_delay_ns(&self) -> u64 {
         let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
-        if self.reord_seen {
+        if self.reo.seen {
             // Linux RACK (`tcp_rack_reo_wnd()`): the latest RTT plus a
             // reordering window of min_rtt/4 per step, at most srtt.
             let min_rtt = self.cc.rtt().min_ns().unwrap_or(srtt);
-            let reo_wnd = (min_rtt / 4).saturating_mul(self.reo_wnd_steps).min(srtt);
+            let reo_wnd = (min_rtt / 4).saturating_mul(self.reo.steps).min(srtt);
             let rtt = self.latest_rtt_ns.unwrap_or(srtt);
             return (rtt + reo_wnd).max(GRANULARITY_NS);
         }
@@ -67,7 +91,7 @@ impl Sender {
         };
         let quic = self.loss_detection == LossDetection::Quic2018;
         let delay = self.loss_delay_ns();
-        let reord_seen = self.reord_seen;
+        let reord_seen = self.reo.seen;
         // First and last packet newly declared lost that was sent after
         // the first RTT sample: (pn, sent time).
         let mut span: Option<((u64, Instant), (u64, Instant))> = None;
@@ -165,15 +189,15 @@ impl Sender {
     /// 16 recoveries, after which it falls back to one step.
     pub(super) fn update_reo_wnd(&mut self) {
         let prior_delivered = self.acked_buf.iter().map(|p| p.state.delivered_bytes).max();
-        if self.dsack_pending && prior_delivered.is_some_and(|d| d >= self.reo_wnd_last_delivered) {
-            self.dsack_pending = false;
-            self.reo_wnd_steps = (self.reo_wnd_steps + 1).min(255);
-            self.reo_wnd_last_delivered = self.cc.sampler().delivered_bytes();
-            self.reo_wnd_persist = REO_WND_PERSIST;
+        if self.reo.dsack_pending && prior_delivered.is_some_and(|d| d >= self.reo.last_delivered) {
+            self.reo.dsack_pending = false;
+            self.reo.steps = (self.reo.steps + 1).min(255);
+            self.reo.last_delivered = self.cc.sampler().delivered_bytes();
+            self.reo.persist = REO_WND_PERSIST;
         } else if prior_delivered.is_some() {
-            self.dsack_pending = false;
-            if self.reo_wnd_persist == 0 {
-                self.reo_wnd_steps = 1;
+            self.reo.dsack_pending = false;
+            if self.reo.persist == 0 {
+                self.reo.steps = 1;
             }
         }
     }

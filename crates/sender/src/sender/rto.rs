@@ -27,7 +27,7 @@ impl Sender {
     /// When the sender's timer (loss detection or RTO) next needs attention.
     pub fn timer_deadline(&self) -> Option<Instant> {
         let rto = (self.inflight > 0).then(|| self.rto_at());
-        [self.loss_time, rto, self.tlp_deadline]
+        [self.loss_time, rto, self.tlp.deadline]
             .into_iter()
             .flatten()
             .min()
@@ -35,13 +35,13 @@ impl Sender {
 
     /// The timer fired at `now`.
     pub fn on_timer(&mut self, now: Instant) {
-        if self.tlp_deadline.is_some_and(|t| t <= now)
+        if self.tlp.deadline.is_some_and(|t| t <= now)
             && self.loss_time.is_none_or(|t| t > now)
             && self.rto_at() > now
         {
             // RFC 8985 §7.3: send one probe; the RTO stays armed.
-            self.tlp_deadline = None;
-            self.tlp_owed = self.inflight > 0;
+            self.tlp.deadline = None;
+            self.tlp.owed = self.inflight > 0;
             return;
         }
         if self.loss_time.is_some_and(|t| t <= now) {
@@ -70,9 +70,9 @@ impl Sender {
         if self.rto_backoff == 0 {
             self.init_undo();
         }
-        self.tlp_deadline = None;
-        self.tlp_owed = false;
-        self.tlp_in_flight = false;
+        self.tlp.deadline = None;
+        self.tlp.owed = false;
+        self.tlp.in_flight = false;
         self.retrans_out = 0;
         self.clear_losses();
         for pn in self.base_pn..self.next_pn {

@@ -4,6 +4,22 @@
 
 use super::*;
 
+/// The tail-loss probe's timer and whether a probe is owed or unanswered.
+#[derive(Clone, Debug)]
+pub(super) struct TailLossProbe {
+    /// The probe timeout is armed for this time (RFC 8985 §7.2): when
+    /// nothing is acknowledged for about two RTTs, one packet is sent to
+    /// provoke an ACK, so a lost tail is found by RACK instead of an RTO.
+    pub(super) deadline: Option<Instant>,
+    /// A tail-loss probe is owed to the pacer.
+    pub(super) owed: bool,
+    /// A probe is in flight and not yet answered (Linux `tlp_high_seq`):
+    /// only one at a time.
+    pub(super) in_flight: bool,
+    /// Whether tail-loss probes are enabled.
+    pub(super) enabled: bool,
+}
+
 impl Sender {
     /// What a tail-loss probe sends (RFC 8985 §7.3): new data if the
     /// application and the receiver allow, else the newest packet still
@@ -51,14 +67,14 @@ impl Sender {
     /// `tcp_schedule_loss_probe()` allows `TCP_CA_Open` and `TCP_CA_CWR`)
     /// and no probe is unanswered.
     pub(super) fn arm_tlp(&mut self, now: Instant) {
-        self.tlp_deadline = None;
-        if !self.tlp_enabled
+        self.tlp.deadline = None;
+        if !self.tlp.enabled
             || self.inflight == 0
-            || self.tlp_in_flight
+            || self.tlp.in_flight
             || self.cc.recovery_state() > RecoveryState::Cwr
         {
             return;
         }
-        self.tlp_deadline = self.tlp_timeout_ns().map(|t| now.saturating_add_nanos(t));
+        self.tlp.deadline = self.tlp_timeout_ns().map(|t| now.saturating_add_nanos(t));
     }
 }

@@ -4,6 +4,25 @@
 
 use super::*;
 
+/// The undo episode under way (Linux `undo_marker`, `undo_retrans`):
+/// what would prove the current reduction spurious.
+#[derive(Clone, Debug)]
+pub(super) struct UndoState {
+    /// An undo is possible: the current or last reduction may still be
+    /// proved spurious (Linux `undo_marker`).
+    pub(super) marker: bool,
+    /// Retransmissions of the episode not yet reported as needless by a
+    /// DSACK; -1 while none was sent (Linux `undo_retrans`). At 0 every
+    /// retransmission was a duplicate, so the losses were spurious.
+    pub(super) retrans: i64,
+    /// Numbers the undo episodes, so a late ACK counts against the
+    /// episode that declared the packet lost.
+    pub(super) episode: u32,
+    /// Packets the current undo episode declared lost that no late ACK
+    /// has yet shown to have arrived. At 0 every loss was spurious.
+    pub(super) lost: u64,
+}
+
 impl Sender {
     /// An ACK covers `pn`, which had been declared lost: it was reordered
     /// or delayed, not lost. As Linux does when a SACK covers a packet
@@ -18,26 +37,26 @@ impl Sender {
             return false;
         };
         self.late_acks += 1;
-        self.reord_seen = true;
+        self.reo.seen = true;
         if let Some(q) = self.pkt_mut(pn) {
             q.status = Status::Acked;
         }
         match p.ecn {
-            Ecn::Ect0 => self.newly_ect[0] += 1,
-            Ecn::Ect1 => self.newly_ect[1] += 1,
+            Ecn::Ect0 => self.ecn.newly_ect[0] += 1,
+            Ecn::Ect1 => self.ecn.newly_ect[1] += 1,
             _ => {}
         }
         let (bytes, state, chunk, lost_in) = (p.bytes, p.state, p.chunk, p.lost_in);
         let mut all_spurious = false;
-        if self.undo_marker && lost_in == self.undo_episode && lost_in != 0 {
-            self.undo_lost = self.undo_lost.saturating_sub(1);
+        if self.undo.marker && lost_in == self.undo.episode && lost_in != 0 {
+            self.undo.lost = self.undo.lost.saturating_sub(1);
             // F-RTO (RFC 5682 §3, Linux `tcp_process_loss()`): after a
             // timeout, one original acknowledged after it proves the
             // timeout spurious. After fast recovery, undo needs every
             // loss of the episode proved spurious, as Linux needs every
             // retransmission DSACKed or the in-order point moved by an
             // original (`tcp_packet_delayed()`).
-            all_spurious = self.undo_lost == 0 || self.cc.recovery_state() == RecoveryState::Loss;
+            all_spurious = self.undo.lost == 0 || self.cc.recovery_state() == RecoveryState::Loss;
         }
         if self.unrepaired.remove(&chunk) {
             self.acked_buf.push(AckedPacket {
@@ -54,12 +73,12 @@ impl Sender {
     /// `tcp_try_undo_dsack()`, RFC 2883). The reordering window widens at
     /// the next [`Sender::update_reo_wnd`].
     pub(super) fn on_dsack(&mut self) -> bool {
-        self.reord_seen = true;
-        self.dsack_pending = true;
-        if self.undo_marker && self.undo_retrans > 0 {
-            self.undo_retrans -= 1;
-            if self.undo_retrans == 0 {
-                self.reo_wnd_persist = (self.reo_wnd_persist + 1).min(REO_WND_PERSIST);
+        self.reo.seen = true;
+        self.reo.dsack_pending = true;
+        if self.undo.marker && self.undo.retrans > 0 {
+            self.undo.retrans -= 1;
+            if self.undo.retrans == 0 {
+                self.reo.persist = (self.reo.persist + 1).min(REO_WND_PERSIST);
                 return true;
             }
         }
@@ -68,10 +87,10 @@ impl Sender {
 
     /// A reduction begins: it may later be undone (Linux `tcp_init_undo()`).
     pub(super) fn init_undo(&mut self) {
-        self.undo_marker = true;
-        self.undo_episode = self.undo_episode.wrapping_add(1).max(1);
-        self.undo_lost = 0;
-        self.undo_retrans = if self.retrans_out > 0 {
+        self.undo.marker = true;
+        self.undo.episode = self.undo.episode.wrapping_add(1).max(1);
+        self.undo.lost = 0;
+        self.undo.retrans = if self.retrans_out > 0 {
             self.retrans_out as i64
         } else {
             -1
@@ -87,8 +106,8 @@ impl Sender {
     /// with `unmark_loss` false), and so do we.
     pub(super) fn undo(&mut self, now: Instant) {
         let after_timeout = self.cc.recovery_state() == RecoveryState::Loss;
-        self.undo_marker = false;
-        self.undo_retrans = -1;
+        self.undo.marker = false;
+        self.undo.retrans = -1;
         self.undos += 1;
         self.recovery_point = None;
         self.cc.on_spurious_loss(now);

@@ -1,0 +1,265 @@
+//! An ACK's arrival: what it acknowledges (ranges, late holes, packets
+//! declared lost that arrived after all, TCP's cumulative point), the
+//! largest acknowledged packet and the holes below it, and the one call
+//! the controller gets for it.
+
+use super::*;
+
+impl Sender {
+    /// Processes an ACK arriving at `now`: marks what it acknowledges
+    /// (`mark_acked`), moves the largest acknowledged packet and the holes
+    /// below it (`advance_largest`), detects losses, and hands the
+    /// controller its one ACK (`deliver`).
+    pub fn on_ack(&mut self, now: Instant, ack: &Ack) {
+        self.acked_buf.clear();
+        self.clear_losses();
+        self.newly_largest = None;
+        self.ecn.newly_ect = [0; 2];
+        // Linux `tcp_ack()`: prior_in_flight is taken before this ACK marks
+        // anything, and only its own losses enter the rate sample.
+        self.cc.on_ack_begin(self.inflight);
+        let prev_largest = self.largest_acked;
+        let Some(largest) = ack.largest() else { return };
+        let largest = largest.min(self.next_pn.saturating_sub(1));
+        // Karn's rule as RFC 9002 §5.1 puts it: sample the RTT only from the
+        // largest acknowledged packet, and only if this ACK newly acks it.
+        // Packet numbers are never reused, so a packet declared lost and
+        // acknowledged after all gives an unambiguous sample too (TCP gets
+        // the same from timestamps); without it a path whose RTT exceeds
+        // the initial RTO would never get a sample and time out forever.
+        let rtt_from = match self.pkt(largest) {
+            Some(p) if p.status == Status::Outstanding => Some(p.sent),
+            _ => self.lost.get(largest).map(|p| p.sent),
+        };
+        let spurious = self.mark_acked(ack, largest, prev_largest);
+        // What the ranges acknowledged; the cumulative point below may
+        // acknowledge packets the receiver never saw (their repair arrived).
+        let ect_by_ranges = self.ecn.newly_ect;
+        // TCP's cumulative ACK: data below the receiver's in-order point has
+        // arrived, whether or not an ACK range showed the packet.
+        if ack.cum_chunk > self.cum_chunk {
+            self.cum_chunk = ack.cum_chunk;
+            self.on_cumulative_ack();
+        }
+        let spurious = if ack.dsack {
+            self.on_dsack() | spurious
+        } else {
+            spurious
+        };
+        self.update_reo_wnd();
+        // QUIC 2018 had no undo of spurious reductions.
+        if spurious && self.undo.marker && self.loss_detection == LossDetection::Linux {
+            self.undo(now);
+        }
+        self.advance_largest(largest, prev_largest, rtt_from);
+        let rtt = rtt_from.map(|sent| now.nanos_since(sent));
+        if let Some(r) = rtt {
+            self.first_rtt_at.get_or_insert(now);
+            self.latest_rtt_ns = Some(r);
+            self.rtt_hist.record(r);
+        }
+        self.detect_losses(now);
+        self.trim();
+        self.check_recovery_point(now);
+        self.report_losses(now);
+        self.note_recovery_point();
+        if !self.acked_buf.is_empty() {
+            let increases_largest = prev_largest.is_none_or(|l| largest > l);
+            self.deliver(now, ack, rtt, increases_largest, ect_by_ranges);
+        }
+        if !self.acked_buf.is_empty() || self.inflight == 0 {
+            self.arm_tlp(now);
+        }
+        self.account_mode(now);
+    }
+
+    /// Marks what `ack` acknowledges up to `largest`: the packets above
+    /// the previous largest, holes filled late (reordering), and packets
+    /// declared lost that arrived after all. Returns whether one of those
+    /// shows a loss was spurious.
+    pub(super) fn mark_acked(
+        &mut self,
+        ack: &Ack,
+        largest: u64,
+        prev_largest: Option<u64>,
+    ) -> bool {
+        // New territory: packets above the previous largest.
+        let from = prev_largest.map_or(0, |l| l + 1).max(self.base_pn);
+        for &(lo, hi) in ack.ranges() {
+            let hi = hi.min(largest);
+            if hi < from {
+                continue;
+            }
+            for pn in lo.max(from)..=hi {
+                self.ack_pn(pn);
+            }
+        }
+        // Holes filled late (reordering): check only the known holes.
+        for i in 0..self.holes.len() {
+            let pn = self.holes[i];
+            if ack.covers(pn) {
+                self.reo.seen = true;
+                self.ack_pn(pn);
+            }
+        }
+        // Packets declared lost that arrived after all. Only the parts of
+        // this ACK's ranges that the previous ACK did not cover can hold
+        // one, and a part above every lost packet is rejected at once, so
+        // an ACK that only extends its newest range costs no search.
+        let mut spurious = false;
+        if !self.lost.is_empty() {
+            let (first, last) = self.lost.span();
+            for &(lo, hi) in ack.ranges() {
+                if hi < first || lo > last || self.prev_ranges[..self.prev_len].contains(&(lo, hi))
+                {
+                    continue;
+                }
+                let mut parts = [(0u64, 0u64); ACK_RANGES + 1];
+                let n = uncovered(lo, hi, &self.prev_ranges[..self.prev_len], &mut parts);
+                for &(a, b) in &parts[..n] {
+                    while let Some(pn) = self.lost.first_in(a, b) {
+                        spurious |= self.on_late_ack(pn);
+                    }
+                }
+            }
+        }
+        self.prev_len = ack.ranges().len();
+        self.prev_ranges[..self.prev_len].copy_from_slice(ack.ranges());
+        spurious
+    }
+
+    /// The largest acknowledged packet moves up to `largest` (remembering
+    /// when it was sent, for RACK), and everything skipped below it that
+    /// is still outstanding becomes a hole.
+    pub(super) fn advance_largest(
+        &mut self,
+        largest: u64,
+        prev_largest: Option<u64>,
+        sent: Option<Instant>,
+    ) {
+        if prev_largest.is_none_or(|l| largest > l) {
+            self.largest_acked = Some(largest);
+            if let Some(sent) = sent {
+                self.largest_acked_sent = sent;
+            }
+        }
+        let upto = self.largest_acked.map_or(0, |l| l + 1);
+        let start = self.cursor.max(self.base_pn);
+        for pn in start..upto {
+            if self
+                .pkt_mut(pn)
+                .is_some_and(|p| p.status == Status::Outstanding)
+            {
+                self.holes.push(pn);
+            }
+        }
+        self.cursor = self.cursor.max(upto);
+    }
+
+    /// An ACK that newly acknowledged data: timers and counters, the CE
+    /// marks it reports, and the controller's one call for it.
+    pub(super) fn deliver(
+        &mut self,
+        now: Instant,
+        ack: &Ack,
+        rtt: Option<u64>,
+        increases_largest: bool,
+        ect_by_ranges: [u64; 2],
+    ) {
+        self.rto_backoff = 0;
+        // RFC 6298 §5.3 restarts TCP's timer on an ACK of new data; a
+        // PTO stays based on the last packet sent, and only its
+        // backoff is reset (RFC 9002 §6.2.1).
+        if matches!(self.timeout, Timeout::Rto) {
+            self.rto_base = now;
+        }
+        // An answered probe makes way for the next (Linux clears
+        // `tlp_high_seq` once the ACK passes it).
+        self.tlp.in_flight = false;
+        let newly = self.acked_buf.len() as u64;
+        self.delivered_packets += newly;
+        if self.ecn.configured {
+            let ce = match self.ecn.feedback {
+                EcnFeedback::Counts => self.quic_ce(ack, increases_largest, newly, ect_by_ranges),
+                EcnFeedback::Ece => self.tcp_ce(ack, newly),
+            };
+            if ce > 0 {
+                self.delivered_ce += ce;
+                self.cc.on_ecn_ce(ce);
+            }
+        }
+        // A TCP ACK carries no ACK delay (the receiver's figure is the
+        // model's bookkeeping, not on the wire).
+        let delay = match self.ecn.feedback {
+            EcnFeedback::Ece => Duration::ZERO,
+            EcnFeedback::Counts => Duration::from_nanos(ack.ack_delay_ns),
+        };
+        self.cc.on_ack(
+            now,
+            &self.acked_buf,
+            rtt.map(Duration::from_nanos),
+            delay,
+            self.inflight,
+        );
+    }
+
+    /// The receiver's in-order point passed `cum_chunk`. Holes carrying
+    /// data below it are acknowledged (as TCP's cumulative ACK covers
+    /// segments no SACK block reported), and data below it that was
+    /// waiting for repair needs none. A packet declared lost whose data is
+    /// thus delivered is not taken as proof of a spurious loss: the
+    /// cumulative point cannot tell the original from its repair.
+    pub(super) fn on_cumulative_ack(&mut self) {
+        let cum = self.cum_chunk;
+        self.lost.prune_below_chunk(cum);
+        while self.unrepaired.first().is_some_and(|&c| c < cum) {
+            self.unrepaired.pop_first();
+        }
+        for i in 0..self.holes.len() {
+            let pn = self.holes[i];
+            if self.pkt_mut(pn).is_some_and(|p| p.chunk < cum) {
+                self.ack_pn(pn);
+            }
+        }
+    }
+
+    /// Marks `pn` acknowledged if it is outstanding.
+    pub(super) fn ack_pn(&mut self, pn: u64) {
+        let Some(p) = self.pkt_mut(pn) else { return };
+        if p.status != Status::Outstanding {
+            return;
+        }
+        p.status = Status::Acked;
+        let (bytes, state, chunk, retx) = (p.bytes, p.state, p.chunk, p.retx);
+        let sent = p.sent;
+        match p.ecn {
+            Ecn::Ect0 => self.ecn.newly_ect[0] += 1,
+            Ecn::Ect1 => self.ecn.newly_ect[1] += 1,
+            _ => {}
+        }
+        if self.newly_largest.is_none_or(|(l, _)| pn > l) {
+            self.newly_largest = Some((pn, sent));
+        }
+        self.inflight -= bytes as u64;
+        self.retrans_out -= retx as u64;
+        if !self.unrepaired.is_empty() {
+            self.unrepaired.remove(&chunk);
+        }
+        self.acked_buf.push(AckedPacket {
+            bytes: bytes as u64,
+            state,
+        });
+    }
+
+    /// Drops resolved packets from the front of the window.
+    pub(super) fn trim(&mut self) {
+        while self
+            .pkts
+            .front()
+            .is_some_and(|p| p.status != Status::Outstanding)
+        {
+            self.pkts.pop_front();
+            self.base_pn += 1;
+        }
+    }
+}

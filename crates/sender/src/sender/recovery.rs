@@ -1,0 +1,94 @@
+//! Losses and recovery episodes: a packet declared lost is charged to
+//! its undo episode and queued for repair; the controller is told the
+//! batch; the episode ends when everything sent before it began is
+//! delivered (TCP's `snd_una` passing `high_seq`).
+
+use super::*;
+
+impl Sender {
+    /// Declares `pn` lost, charging it to the current undo episode.
+    /// The caller has already taken the packet out of flight; this records
+    /// the loss for the controller and queues the repair.
+    pub(super) fn mark_lost(&mut self, pn: u64) {
+        let episode = self.undo.marker.then_some(self.undo.episode);
+        let Some(p) = self.pkt_mut(pn) else { return };
+        p.status = Status::Lost;
+        p.lost_in = episode.unwrap_or(0);
+        let copy = *p;
+        if self.last_lost_pn.is_none_or(|l| pn != l + 1) {
+            self.lost_ranges += 1;
+        }
+        self.last_lost_pn = Some(pn);
+        self.undo.lost += episode.is_some() as u64;
+        self.lost.insert(pn, copy);
+        self.lost_buf.push(LostPacket {
+            bytes: copy.bytes as u64,
+            state: copy.state,
+        });
+        self.retx.push_back((copy.chunk, copy.bytes));
+        self.unrepaired.insert(copy.chunk);
+    }
+
+    /// Starts gathering a new batch of losses.
+    pub(super) fn clear_losses(&mut self) {
+        self.lost_buf.clear();
+        self.lost_ranges = 0;
+        self.last_lost_pn = None;
+    }
+
+    /// Tells the controller what loss detection just found.
+    pub(super) fn report_losses(&mut self, t: Instant) {
+        if !self.lost_buf.is_empty() {
+            self.cc
+                .on_packets_lost_in_ranges(t, &self.lost_buf, self.lost_ranges, self.inflight);
+        }
+        if std::mem::take(&mut self.persistent_congestion) {
+            self.cc.on_persistent_congestion(t, self.inflight);
+        }
+    }
+
+    /// Records the recovery point when the controller has begun a new
+    /// episode since we last looked.
+    pub(super) fn note_recovery_point(&mut self) {
+        let episodes = self.cc.recovery_episodes();
+        if episodes != self.seen_episodes {
+            self.seen_episodes = episodes;
+            self.recovery_point = Some((self.next_pn, self.next_chunk));
+        }
+    }
+
+    /// Ends the recovery episode once everything sent before it began has
+    /// been delivered: no packet from before the point is still
+    /// outstanding (the window is trimmed up to the first outstanding one)
+    /// and no chunk from before it awaits repair. That is TCP's
+    /// `snd_una` ≥ `high_seq`.
+    pub(super) fn check_recovery_point(&mut self, t: Instant) {
+        let Some((high_pn, high_chunk)) = self.recovery_point else {
+            return;
+        };
+        let state = self.cc.recovery_state();
+        if state == RecoveryState::Open {
+            self.recovery_point = None;
+            return;
+        }
+        // CWR is held until something *above* the point is acknowledged
+        // (`tcp_fastretrans_alert()`: `snd_una != high_seq`), so the
+        // receiver has seen the CWR flag before the next ECE counts anew.
+        let pkts_done = if state == RecoveryState::Cwr {
+            self.base_pn > high_pn || (self.pkts.is_empty() && self.next_pn > high_pn)
+        } else {
+            self.pkts.is_empty() || self.base_pn >= high_pn
+        };
+        let data_done = self.unrepaired.first().is_none_or(|&c| c >= high_chunk);
+        if pkts_done && data_done {
+            self.recovery_point = None;
+            // A recovery that ends without undo ages the widened reordering
+            // window (Linux `tcp_try_undo_recovery()`).
+            self.reo.persist = self.reo.persist.saturating_sub(1);
+            let still_lost = !self.unrepaired.is_empty();
+            self.cc
+                .on_recovery_point_reached(t, still_lost, self.inflight);
+            self.note_recovery_point();
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Sending: what may leave now (a probe owed, then repairs, then new
+//! data, within cwnd, the receiver's flow-control limit and the pacer),
+//! and the record kept of each packet sent.
+
+use super::*;
+
+impl Sender {
+    /// Decides what to do at `now`.
+    pub fn poll(&mut self, now: Instant) -> SendDecision {
+        self.prune_repairs();
+        if self.tlp.owed {
+            if let Some(d) = self.tail_loss_probe() {
+                return d;
+            }
+            self.tlp.owed = false;
+        }
+        // PTO probes ignore cwnd and pacing (RFC 9002 §7.5): a lost
+        // retransmission if one is queued, else the oldest data still
+        // unacknowledged, whose original stays outstanding.
+        if self.probes_owed > 0 {
+            if let Some(&(chunk, bytes)) = self.retx.front() {
+                return SendDecision::Send {
+                    chunk,
+                    bytes,
+                    retransmission: true,
+                };
+            }
+            // The first probe resends the oldest, the second the next.
+            let k = 2 - self.probes_owed.min(2) as usize;
+            let mut outstanding = self.pkts.iter().filter(|p| p.status == Status::Outstanding);
+            let pick = outstanding.clone().nth(k).or_else(|| outstanding.next());
+            if let Some(p) = pick {
+                return SendDecision::Send {
+                    chunk: p.chunk,
+                    bytes: p.bytes,
+                    retransmission: true,
+                };
+            }
+            self.probes_owed = 0;
+        }
+        // Retransmissions first: they are owed to the receiver already.
+        let (chunk, bytes, retransmission) = if let Some(&(c, b)) = self.retx.front() {
+            (c, b, true)
+        } else {
+            let stopped =
+                self.stop.is_some_and(|s| now >= s) || self.total_chunks == Some(self.next_chunk);
+            if stopped {
+                return SendDecision::NoData(None);
+            }
+            if self.flow_limit.is_some_and(|l| self.next_chunk >= l) {
+                return SendDecision::FlowBlocked;
+            }
+            let b = self.chunk_bytes(self.next_chunk);
+            self.app.advance(now);
+            if !self.app.has(b as u64) {
+                // The application is the bottleneck: tell the sampler once,
+                // so the idle time is not read as a slow path.
+                if !self.app_limited_marked {
+                    self.cc.on_app_limited(self.inflight);
+                    self.app_limited_marked = true;
+                }
+                return SendDecision::NoData(self.app.ready_at(b as u64));
+            }
+            (self.next_chunk, b, false)
+        };
+        if self.inflight + bytes as u64 > self.cc.cwnd_bytes() {
+            return SendDecision::CwndLimited;
+        }
+        if self.next_send > now {
+            // Mid-burst (quantum pacing): the packet's slot starts within
+            // the burst opened when the pacer last caught up.
+            if self.next_send >= self.burst_until {
+                return SendDecision::PaceUntil(self.next_send);
+            }
+        } else if self.pacing == Pacing::Quantum {
+            // Caught up: open a burst of one send quantum at the rate.
+            self.burst_until = now.saturating_add_nanos(self.quantum_ns());
+        }
+        SendDecision::Send {
+            chunk,
+            bytes,
+            retransmission,
+        }
+    }
+
+    /// Records the send decided by [`Sender::poll`]; returns the packet
+    /// number. [`Sender::on_sent_ecn`] also says how to mark the packet.
+    pub fn on_sent(&mut self, now: Instant, chunk: u64, bytes: u32, retransmission: bool) -> u64 {
+        self.on_sent_ecn(now, chunk, bytes, retransmission).pn
+    }
+
+    /// [`Sender::on_sent`], returning the packet's number with its ECN
+    /// codepoint and TCP CWR flag. With [`EcnFeedback::Ece`] (TCP),
+    /// retransmissions are Not-ECT (RFC 3168 §6.1.5, Linux's
+    /// `tcp_ecn_send()`) and CWR rides on the first new data packet after
+    /// the sender reacted to ECE (RFC 3168 §6.1.2).
+    pub fn on_sent_ecn(
+        &mut self,
+        now: Instant,
+        chunk: u64,
+        bytes: u32,
+        retransmission: bool,
+    ) -> SentPacket {
+        let (ecn, cwr) = if self.ecn.configured {
+            self.marking(retransmission)
+        } else {
+            (Ecn::NotEct, false)
+        };
+        let pn = self.record_sent(now, chunk, bytes, retransmission, ecn);
+        SentPacket { pn, ecn, cwr }
+    }
+
+    #[inline]
+    pub(super) fn record_sent(
+        &mut self,
+        now: Instant,
+        chunk: u64,
+        bytes: u32,
+        retransmission: bool,
+        ecn: Ecn,
+    ) -> u64 {
+        self.probes_owed = self.probes_owed.saturating_sub(1);
+        if std::mem::take(&mut self.tlp.owed) {
+            self.tlp.in_flight = true;
+            self.tail_loss_probes += 1;
+        }
+        if retransmission {
+            self.retrans_out += 1;
+            // Linux `tcp_retransmit_skb()`: every retransmission may yet be
+            // reported needless by a DSACK.
+            if self.undo.marker {
+                self.undo.retrans = self.undo.retrans.max(0) + 1;
+            }
+            // A probe resends outstanding data; only a queued repair is
+            // taken off the queue.
+            if self.retx.front().is_some_and(|&(c, _)| c == chunk) {
+                self.retx.pop_front();
+            }
+            self.retransmissions += 1;
+        } else {
+            self.next_chunk += 1;
+            self.app.consume(bytes as u64);
+        }
+        self.app_limited_marked = false;
+        // App-limited after this packet: nothing else is queued to send.
+        let app_limited = self.retx.is_empty() && !matches!(self.app, AppState::Bulk) && {
+            let next = self.chunk_bytes(self.next_chunk) as u64;
+            !self.app.has(next)
+        };
+        if self.inflight == 0 || matches!(self.timeout, Timeout::Pto { .. }) {
+            // TCP's retransmission timer starts with the first packet in
+            // flight (and restarts on each ACK of new data, RFC 6298 §5);
+            // QUIC's probe timeout counts from the last ack-eliciting
+            // packet sent (RFC 9002 §6.2.1, appendix A.8).
+            self.rto_base = now;
+        }
+        let nothing_unacked = self.inflight == 0 && self.unrepaired.is_empty();
+        let state = self.cc.on_packet_sent_when(
+            now,
+            bytes as u64,
+            self.inflight,
+            app_limited,
+            nothing_unacked,
+        );
+        let pn = self.next_pn;
+        self.next_pn += 1;
+        if self.pkts.is_empty() {
+            self.base_pn = pn;
+        }
+        self.pkts.push_back(SentPkt {
+            chunk,
+            bytes,
+            sent: now,
+            state,
+            status: Status::Outstanding,
+            retx: retransmission,
+            lost_in: 0,
+            ecn,
+        });
+        self.inflight += bytes as u64;
+        if self.tlp.deadline.is_none() {
+            self.arm_tlp(now);
+        }
+        self.packets_sent += 1;
+        // The next packet may leave once this one's time at the pacing rate
+        // has passed. Exact pacing gives no credit for lateness or idle
+        // time, so a flow resuming after a pause does not burst. Quantum
+        // pacing forgives up to half a quantum of lateness: a real
+        // sender's wake-ups come late (scheduling), and without credit
+        // each late wake would be sending time lost for good. Linux fq
+        // likewise discounts timer drift, by at most half of the next
+        // delay (`fq_dequeue()`). More credit means bigger catch-up bursts,
+        // which shorten send intervals and inflate delivery-rate samples.
+        let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
+        let (floor, gap_ns) = match self.pacing {
+            Pacing::Exact => (now, (bytes as f64 * 1e9 / rate).ceil() as u64),
+            Pacing::Quantum => (
+                now.saturating_sub_nanos(self.quantum_ns() / 2),
+                (bytes as f64 * 1e9 / rate).ceil() as u64,
+            ),
+            Pacing::Off => (now, 0),
+        };
+        self.next_send = self.next_send.max(floor).saturating_add_nanos(gap_ns);
+        let burst = match self.pacing {
+            Pacing::Exact | Pacing::Off => bytes as u64,
+            Pacing::Quantum => self.cc.send_quantum_bytes(),
+        };
+        self.cc.set_next_departure(self.next_send, burst);
+        pn
+    }
+
+    /// How long one send quantum lasts at the pacing rate.
+    pub(super) fn quantum_ns(&self) -> u64 {
+        let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
+        (self.cc.send_quantum_bytes() as f64 * 1e9 / rate) as u64
+    }
+}
