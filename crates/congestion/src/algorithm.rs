@@ -115,6 +115,14 @@ pub trait CongestionControl {
     /// The first send after an application-limited idle period.
     fn on_restart_from_idle(&mut self, _now: Instant, _rtt: &RttEstimator) {}
 
+    /// The connection's handshake has ended at `now`, before any data was
+    /// sent, and `rtt` holds its RTT sample (TCP's SYN exchange, QUIC's
+    /// first flight). Linux builds its controller at this point
+    /// (`tcp_init_transfer()`), so an algorithm that reads the RTT at
+    /// start (BBR's `bbr_init()`: min_rtt and the initial pacing rate)
+    /// starts from it; the default ignores it.
+    fn on_handshake_rtt(&mut self, _now: Instant, _rtt: &RttEstimator) {}
+
     /// The packets an ACK newly acknowledges, each with the state stored
     /// at its send, handed over before anything else of that ACK (before
     /// [`CongestionControl::on_congestion_experienced`] and

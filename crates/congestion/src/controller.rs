@@ -379,6 +379,17 @@ impl Controller {
         }
     }
 
+    /// The handshake ended at `now` with one RTT sample, `rtt`, before any
+    /// data was sent: it seeds the RTT estimator (srtt, rttvar, min_rtt)
+    /// and the algorithm, as Linux's SYN exchange does
+    /// (`tcp_ack_update_rtt()` on the SYN-ACK, then `tcp_init_transfer()`
+    /// builds the controller). A transport without a handshake sample
+    /// never calls it, and its first RTT comes from the first data ACK.
+    pub fn on_handshake_rtt(&mut self, now: Instant, rtt: Duration) {
+        self.rtt.update(rtt, Duration::ZERO);
+        self.inner.get_mut().on_handshake_rtt(now, &self.rtt);
+    }
+
     /// CE marks on an ACK. From the open state they begin a CWR episode
     /// whatever the algorithm does with them: Linux puts every socket in
     /// `TCP_CA_CWR` on an ACK with ECE (`tcp_try_to_open()` ->

@@ -63,6 +63,33 @@ pub struct FlowConfig {
     /// inclusive, indices into [`SimConfig::forward`] (hop 0) followed by
     /// [`Topology::hops`]; `None` crosses every hop.
     pub hops: Option<(usize, usize)>,
+    /// Whether the flow opens its connection before its data.
+    pub handshake: Handshake,
+}
+
+/// How a flow opens its connection (`handshake` in a scenario).
+///
+/// Why model it: Linux builds its congestion controller when the SYN
+/// exchange ends, from that exchange's RTT (`tcp_init_transfer()`, then
+/// BBR's `bbr_init()` takes min_rtt from it and paces its first flight
+/// at 2.89 × 10 packets per handshake RTT). Without a handshake the first
+/// RTT sample comes from the first data packet, whose serialization a
+/// slow link adds to it: 6 ms on 2 Mbit/s, which a BBR flow then keeps in
+/// min_rtt, and so in its window, for ten seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Handshake {
+    /// Data from the flow's start; the first RTT sample is the first
+    /// data packet's (the default).
+    #[default]
+    None,
+    /// TCP's SYN exchange: a SYN of 60 bytes (IPv4 and TCP with a SYN's
+    /// options: MSS, SACK-permitted, timestamps, window scale) crosses the
+    /// flow's data path and a SYN-ACK of 60 bytes its ACK path; the
+    /// data and the timers start when the SYN-ACK arrives, and the
+    /// exchange's RTT seeds the controller
+    /// ([`sender::Sender::on_handshake`]). A lost SYN or SYN-ACK is sent
+    /// again after 1 s, doubling (Linux's `TCP_TIMEOUT_INIT`).
+    Tcp,
 }
 
 /// A link direction that is not the shared forward or reverse one: a
@@ -146,6 +173,7 @@ impl FlowConfig {
             access_forward: None,
             access_reverse: None,
             hops: None,
+            handshake: Handshake::None,
         }
     }
 }

@@ -79,8 +79,8 @@ pub mod stats;
 pub mod workload;
 
 pub use config::{
-    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, LossDetection, Pacing, Segment,
-    SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
+    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, Handshake, LossDetection, Pacing,
+    Segment, SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
 };
 pub use engine::{run, run_workload};
 pub use model::{ModelSample, MODEL_COLUMNS};

@@ -278,6 +278,10 @@ fn flow_table(
                 Some(PacingName::Exact) | None => netsim::Pacing::Exact,
             },
             header_bytes,
+            handshake: match f.handshake {
+                Some(HandshakeName::Tcp) => netsim::Handshake::Tcp,
+                Some(HandshakeName::None) | None => netsim::Handshake::None,
+            },
             ecn: f.ecn.map_or(netsim::Ecn::NotEct, |e| e.0),
             access_forward: access_forward.clone(),
             access_reverse: access_reverse.clone(),

@@ -192,6 +192,11 @@ impl Flow {
         self.set("pacing", pacing)
     }
 
+    /// How the flow opens its connection (`none` or `tcp`).
+    pub fn handshake(self, handshake: &str) -> Self {
+        self.set("handshake", handshake)
+    }
+
     /// The receiver's ACK policy (`every`, `delayed`, `linux`, ...).
     pub fn ack(self, ack: &str) -> Self {
         self.set("ack", ack)

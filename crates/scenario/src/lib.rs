@@ -310,6 +310,19 @@ mod tests {
     }
 
     #[test]
+    fn handshake_reaches_the_flow_and_a_bad_one_is_named() {
+        let hs = |extra| parse_text(extra).unwrap().runs[0].config.flows[0].handshake;
+        assert_eq!(hs("handshake = \"tcp\""), netsim::Handshake::Tcp);
+        assert_eq!(hs("handshake = \"none\""), netsim::Handshake::None);
+        assert_eq!(hs(""), netsim::Handshake::None);
+        let e = parse_text("handshake = \"quic\"").unwrap_err().to_string();
+        assert!(
+            e.contains("t.toml:6") && e.contains("`none`") && e.contains("`tcp`"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_header_bytes_are_clear_errors() {
         let e = parse_text("header_bytes = 5000").unwrap_err().to_string();
         assert!(

@@ -87,6 +87,16 @@ pub enum PacingName {
     Off,
 }
 
+/// How a flow opens its connection (`handshake = "none" | "tcp"`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HandshakeName {
+    /// Data from the start.
+    None,
+    /// TCP's SYN exchange first ([`netsim::Handshake::Tcp`]).
+    Tcp,
+}
+
 /// `[flow.bbr]`: switches for BBR's mechanisms. `flavour` picks a whole
 /// set first; the other keys then override single switches.
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -68,6 +68,16 @@ impl AppState {
         }
     }
 
+    /// The application starts offering data at `now` (the connection's
+    /// handshake ended): nothing accrues while the connection opens.
+    pub(crate) fn restart(&mut self, now: Instant) {
+        match self {
+            AppState::Bulk => {}
+            AppState::Rate { last, .. } => *last = now,
+            AppState::Chunks { next_at, .. } => *next_at = now,
+        }
+    }
+
     pub(crate) fn has(&self, bytes: u64) -> bool {
         match self {
             AppState::Bulk => true,

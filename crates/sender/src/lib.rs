@@ -101,4 +101,4 @@ pub use ecn::{extend_count, Ecn, EcnCounts, EcnFeedback, SentPacket};
 pub use histogram::LogHistogram;
 pub use mode_times::ModeTimes;
 pub use receiver::{Ack, AckAction, Receiver, ACK_RANGES};
-pub use sender::{SendDecision, Sender};
+pub use sender::{SendDecision, Sender, MAX_RTO_NS};

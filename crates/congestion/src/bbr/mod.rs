@@ -807,6 +807,22 @@ impl CongestionControl for Bbr {
         }
     }
 
+    /// `bbr_init()` runs when the handshake ends: min_rtt is the
+    /// handshake's (`tcp_min_rtt()`), stamped now, the pacing rate starts
+    /// from its srtt (`bbr_init_pacing_rate_from_rtt()`), and the epochs
+    /// that `bbr_init()` stamps (the gain cycle, ACK aggregation, the
+    /// long-term sampling interval) start now, not when the flow was
+    /// created.
+    fn on_handshake_rtt(&mut self, now: Instant, rtt: &RttEstimator) {
+        self.min_rtt_ns = rtt.min_ns();
+        self.min_rtt_stamp = now;
+        self.cycle_stamp = now;
+        self.ack_epoch_stamp = now;
+        self.delivered_time = now;
+        self.reset_lt_bw_sampling(now, 0, 0);
+        self.init_pacing_rate_from_rtt(rtt.smoothed_ns());
+    }
+
     /// `bbr_main()`: update the model, then pacing rate, then cwnd.
     fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         let rs = ctx.rate;

@@ -689,6 +689,21 @@ impl CongestionControl for Bbr3 {
         }
     }
 
+    /// Linux v3's `bbr_init()` runs when the handshake ends: min_rtt and
+    /// the PROBE_RTT minimum are the handshake's (`tcp_min_rtt()`),
+    /// stamped now, and the pacing rate starts from its srtt; draft-06's
+    /// `BBROnInit()` likewise takes min_rtt from SRTT when one exists and
+    /// stamps it at initialisation.
+    fn on_handshake_rtt(&mut self, now: Instant, rtt: &RttEstimator) {
+        self.min_rtt_ns = rtt.min_ns();
+        self.min_rtt_stamp = now;
+        self.probe_rtt_min_ns = rtt.min_ns();
+        self.probe_rtt_min_stamp = now;
+        self.extra_acked_interval_start = now;
+        self.cycle_stamp = now;
+        self.init_pacing_rate(rtt.smoothed_ns());
+    }
+
     /// `UpdateOnACK()` (§5.2.3).
     fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         let rs = ctx.rate;

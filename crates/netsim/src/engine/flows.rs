@@ -79,6 +79,7 @@ impl Sim<'_> {
             arr.template.extra_rtt_ns,
             arr.template.header_bytes,
             (st.data_path.clone(), vec![Dir::Reverse]),
+            arr.template.handshake,
         );
         flow.generated = Some((a as u32, k));
         if next < arr.stop_ns.unwrap_or(u64::MAX) {
@@ -173,6 +174,10 @@ impl Sim<'_> {
         if self.now < self.flows[f].start_ns {
             return;
         }
+        if let Some(opening) = self.flows[f].opening {
+            self.open(f, opening);
+            return;
+        }
         loop {
             match self.flows[f].sender.poll(Instant::from_nanos(self.now)) {
                 SendDecision::Send {
@@ -223,6 +228,78 @@ impl Sim<'_> {
     /// The flow key a flow-queueing discipline hashes: the slot, and for a
     /// reused slot its generation too, so a new flow does not inherit the
     /// queue (and DRR state) of the one that finished there.
+    /// A flow whose handshake is under way: sends its SYN at the start,
+    /// and again each time the timeout passes without a SYN-ACK (a lost
+    /// SYN or SYN-ACK), the timeout doubling. The SYN carries its send
+    /// time in `chunk`, and the SYN-ACK echoes it, as TCP's timestamp
+    /// option lets Linux measure the exchange of a SYN sent again.
+    fn open(&mut self, f: usize, opening: Opening) {
+        let due = opening
+            .syn_sent_at
+            .map_or(self.now, |t| t.saturating_add(opening.timeout_ns));
+        if self.now < due {
+            return self.schedule_wake(f, due);
+        }
+        let timeout_ns = if opening.syn_sent_at.is_some() {
+            opening.timeout_ns.saturating_mul(2).min(sender::MAX_RTO_NS)
+        } else {
+            opening.timeout_ns
+        };
+        self.flows[f].opening = Some(Opening {
+            syn_sent_at: Some(self.now),
+            timeout_ns,
+        });
+        let gen = self.flows[f].gen;
+        self.enter(
+            SYN_BYTES,
+            Payload::Data {
+                flow: f,
+                gen,
+                pn: SYN_PN,
+                chunk: self.now,
+                bytes: 0,
+                ecn: Ecn::NotEct,
+                cwr: false,
+                pos: 0,
+            },
+        );
+        let retry = self.now.saturating_add(timeout_ns);
+        self.schedule_wake(f, retry);
+    }
+
+    /// The receiver answers a SYN sent at `syn_sent_at` with a SYN-ACK
+    /// (an ACK without ranges that echoes that time), every time one
+    /// arrives: a SYN sent again means the first answer was lost.
+    pub(super) fn answer_syn(&mut self, f: usize, syn_sent_at: u64) {
+        let gen = self.flows[f].gen;
+        let ack = Ack {
+            cum_chunk: syn_sent_at,
+            ..Ack::default()
+        };
+        self.enter(
+            SYN_BYTES,
+            Payload::Ack {
+                flow: f,
+                gen,
+                ack,
+                pos: 0,
+            },
+        );
+    }
+
+    /// The SYN-ACK for the SYN sent at `syn_sent_at` arrived: the
+    /// handshake is over (a later copy is ignored), the sender takes its
+    /// RTT and starts sending.
+    pub(super) fn on_syn_ack(&mut self, f: usize, syn_sent_at: u64) {
+        if self.flows[f].opening.take().is_none() {
+            return;
+        }
+        let rtt = Duration::from_nanos(self.now.saturating_sub(syn_sent_at));
+        let now = Instant::from_nanos(self.now);
+        self.flows[f].sender.on_handshake(now, rtt);
+        self.kick(f);
+    }
+
     pub(super) fn flow_key(&self, f: usize) -> u64 {
         f as u64 | (self.flows[f].gen as u64) << 32
     }

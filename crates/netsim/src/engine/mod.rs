@@ -27,9 +27,22 @@ use rand_distr::{Distribution, Exp};
 use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
 use std::collections::{HashMap, VecDeque};
 use std::io;
+use std::time::Duration;
 
 /// On-the-wire size of an ACK (TCP/IP headers with SACK and timestamps).
 pub const ACK_BYTES: u32 = 60;
+
+/// On-the-wire size of a SYN and of a SYN-ACK: IPv4 and TCP with a SYN's
+/// options (MSS, SACK-permitted, timestamps, window scale), 20 + 20 + 20.
+const SYN_BYTES: u32 = 60;
+
+/// The packet number a SYN travels under on the data path: no data
+/// packet ever has it (numbers count up from 0 per flow).
+const SYN_PN: u64 = u64::MAX;
+
+/// The first SYN's retransmission timeout, doubled on each retry (Linux
+/// `TCP_TIMEOUT_INIT`, RFC 6298 §2.1).
+const SYN_TIMEOUT_NS: u64 = 1_000_000_000;
 
 /// Event-queue lane for data arrivals at receivers.
 const LANE_DATA: usize = 0;
@@ -188,6 +201,18 @@ struct Flow {
     data_path: Vec<Dir>,
     /// The links its ACKs cross in order (`[Reverse]` without access).
     ack_path: Vec<Dir>,
+    /// Its handshake while under way ([`crate::Handshake::Tcp`]); `None`
+    /// once the SYN-ACK arrived, or for a flow without one.
+    opening: Option<Opening>,
+}
+
+/// A flow's SYN exchange under way.
+#[derive(Clone, Copy, Debug)]
+struct Opening {
+    /// When the latest SYN left (`None`: not yet).
+    syn_sent_at: Option<u64>,
+    /// How long after it the SYN is sent again.
+    timeout_ns: u64,
 }
 
 impl Flow {
@@ -198,6 +223,7 @@ impl Flow {
         extra_rtt_ns: u64,
         header_bytes: u32,
         (data_path, ack_path): (Vec<Dir>, Vec<Dir>),
+        handshake: crate::Handshake,
     ) -> Self {
         let mss = sc.cc.mss_bytes.max(1);
         let total_chunks = sc.size_bytes.map(|s| s.div_ceil(mss).max(1));
@@ -223,6 +249,10 @@ impl Flow {
             generated: None,
             data_path,
             ack_path,
+            opening: (handshake == crate::Handshake::Tcp).then_some(Opening {
+                syn_sent_at: None,
+                timeout_ns: SYN_TIMEOUT_NS,
+            }),
         }
     }
 }
@@ -431,6 +461,7 @@ impl<'a> Sim<'a> {
                     f.extra_rtt_ns,
                     f.header_bytes,
                     path,
+                    f.handshake,
                 )
             })
             .collect();
@@ -599,12 +630,21 @@ impl<'a> Sim<'a> {
                 } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
-                        self.on_data(flow, pn, chunk, bytes, ecn, cwr)
+                        if pn == SYN_PN {
+                            self.answer_syn(flow, chunk);
+                        } else {
+                            self.on_data(flow, pn, chunk, bytes, ecn, cwr)
+                        }
                     }
                 }
                 Kind::AckArrival { flow, gen, ack } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
+                        if ack.largest().is_none() {
+                            // A SYN-ACK: the only ACK without ranges.
+                            self.on_syn_ack(flow, ack.cum_chunk);
+                            continue;
+                        }
                         self.flows[flow]
                             .sender
                             .on_ack(Instant::from_nanos(self.now), &ack);
@@ -636,7 +676,11 @@ impl<'a> Sim<'a> {
                 } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
-                        let wire = bytes.saturating_add(self.flows[flow].header_bytes);
+                        let wire = if pn == SYN_PN {
+                            SYN_BYTES
+                        } else {
+                            bytes.saturating_add(self.flows[flow].header_bytes)
+                        };
                         let payload = Payload::Data {
                             flow,
                             gen,

@@ -410,6 +410,20 @@ impl Sender {
         self.flow_limit = Some(self.flow_limit.map_or(limit, |l| l.max(limit)));
     }
 
+    /// The connection's handshake ended at `now`, its exchange taking
+    /// `rtt`: the controller takes that RTT as its first sample (Linux
+    /// measures the SYN exchange and builds BBR from it,
+    /// [`congestion::Controller::on_handshake_rtt`]), and sending, the
+    /// timers and the application's data start now. A caller that models
+    /// no handshake never calls it.
+    pub fn on_handshake(&mut self, now: Instant, rtt: Duration) {
+        self.cc.on_handshake_rtt(now, rtt);
+        self.first_rtt_at = Some(now);
+        self.next_send = self.next_send.max(now);
+        self.rto_base = now;
+        self.app.restart(now);
+    }
+
     /// Bytes acknowledged so far.
     pub fn delivered_bytes(&self) -> u64 {
         self.cc.sampler().delivered_bytes()
