@@ -39,6 +39,15 @@ use cmd::{bench, emu, jitter_sweep, kernel, sim, tcp, udp};
 use testbed::{bbr3_signals, compare, quic, validate};
 
 fn main() -> ExitCode {
+    // A command line tool's output is often piped into `head` or `less`:
+    // when the reader goes away, end quietly as other Unix tools do,
+    // instead of panicking on the next `println!` (Rust ignores SIGPIPE
+    // by default, so every write would fail with EPIPE).
+    // SAFETY: restoring a signal's default disposition at the start of
+    // main, before any thread exists, has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Sim {

@@ -85,7 +85,8 @@ pub use config::{
 pub use engine::{run, run_workload};
 pub use model::{ModelSample, MODEL_COLUMNS};
 pub use record::{
-    FlowSample, FlowSummary, HopSummary, LinkSample, MemoryRecorder, NoRecorder, Recorder, Summary,
+    FlowSample, FlowSummary, HandshakeRecord, HopSummary, LinkSample, MemoryRecorder, NoRecorder,
+    Recorder, Summary,
 };
 /// The reliability layer the simulator runs (shared with the UDP transport).
 pub use sender;

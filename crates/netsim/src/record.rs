@@ -215,6 +215,15 @@ impl Recorder for MemoryRecorder {
     }
 }
 
+/// How a flow's handshake went.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HandshakeRecord {
+    /// When the SYN-ACK arrived and data could flow, ns.
+    pub opened_ns: u64,
+    /// The exchange's RTT (the SYN that was answered to its SYN-ACK), ns.
+    pub rtt_ns: u64,
+}
+
 /// End-of-run figures for one flow.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSummary {
@@ -254,6 +263,10 @@ pub struct FlowSummary {
     pub delivered_packets: u64,
     /// CE-marked packets that reached the receiver (its ECN-CE count).
     pub ce_received: u64,
+    /// A flow with [`crate::Handshake::Tcp`]: when its SYN-ACK arrived
+    /// (its data began), and the handshake's RTT. `None` without a
+    /// handshake, or if no SYN-ACK arrived within the run.
+    pub handshake: Option<HandshakeRecord>,
 }
 
 impl FlowSummary {

@@ -168,6 +168,20 @@ pub struct FlowJson {
     /// `ce_packets` over the packets the sender saw delivered
     /// (acknowledged); 0 without ECN.
     pub ce_fraction: f64,
+    /// A flow with `handshake = "tcp"`: when its data began and the
+    /// handshake's RTT. Absent for other flows, so their summaries are
+    /// as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<HandshakeJson>,
+}
+
+/// How a flow's handshake went, in `summary.json`.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct HandshakeJson {
+    /// When the SYN-ACK arrived and data began, s.
+    pub opened_s: f64,
+    /// The handshake's RTT, ms.
+    pub rtt_ms: f64,
 }
 
 /// One link direction in `summary.json`.
@@ -307,6 +321,10 @@ impl SummaryJson {
                     time_using_srtt: f.mode_times.srtt_fraction().map(r6),
                     ce_packets: f.ce_packets,
                     ce_fraction: r6(f.ce_fraction()),
+                    handshake: f.handshake.map(|h| HandshakeJson {
+                        opened_s: r6(h.opened_ns as f64 / 1e9),
+                        rtt_ms: r6(h.rtt_ns as f64 / 1e6),
+                    }),
                 }
             })
             .collect();
@@ -564,6 +582,7 @@ mod tests {
             time_using_srtt: None,
             ce_packets: 0,
             ce_fraction: 0.0,
+            handshake: None,
         }
     }
 

@@ -211,6 +211,7 @@ mod tests {
             time_using_srtt: None,
             ce_packets: 0,
             ce_fraction: 0.0,
+            handshake: None,
         }
     }
 

@@ -195,8 +195,11 @@ fn own_size(run: &scenario::Run) -> PacketSize {
     }
 }
 
-/// The scenario's run with the simulated flow given `size` (when given)
-/// and the receiver `ack` (a scenario's `ack` name, when given), made by
+/// The scenario's run with the simulated flow given `size` (when given),
+/// the receiver `ack` (a scenario's `ack` name, when given) and, for
+/// kernel TCP (`tcp_handshake`), TCP's SYN exchange: the kernel's BBR
+/// takes min_rtt and its first pacing rate from it, and its data starts
+/// after it (`handshake = "tcp"`). Made by
 /// editing the scenario's text and parsing it again: the `scenario.toml`
 /// written beside the results is then the scenario that ran, and `bbrlab
 /// sim` on it gives the same bytes. (A path in it that is relative, such
@@ -208,9 +211,17 @@ fn matched_run(
     run: &scenario::Run,
     size: Option<PacketSize>,
     ack: Option<&str>,
+    tcp_handshake: bool,
 ) -> Result<scenario::Run, String> {
     use scenario::edit::{set_keys, Table};
     let mut keys = Vec::new();
+    if tcp_handshake {
+        keys.push((
+            Table::Flow(0),
+            "handshake",
+            scenario::edit::Value::String("tcp".into()),
+        ));
+    }
     if let Some(s) = size {
         keys.push((
             Table::Flow(0),
@@ -248,7 +259,9 @@ fn reparse(scenario: &Path, text: &str) -> Result<scenario::Run, String> {
         .ok_or_else(|| format!("{file}: the edited scenario has no run"))
 }
 
-/// Runs `run` in the simulator in `dir`.
+/// Runs `run` in the simulator in `dir`. Its figures start where the
+/// flow's data does: at its start, or when its handshake ended, as the
+/// real senders' logs start once connected.
 fn simulate(
     name: &str,
     run: &scenario::Run,
@@ -256,7 +269,11 @@ fn simulate(
     window_s: f64,
 ) -> Result<(Measured, u64), String> {
     let summary = runner::sweep::run_one(name, run, dir)?;
-    let origin_s = run.config.flows[0].start_ns as f64 / 1e9;
+    let origin_s = summary
+        .flows
+        .first()
+        .and_then(|f| f.handshake)
+        .map_or(run.config.flows[0].start_ns as f64 / 1e9, |h| h.opened_s);
     let m = measure(&dir.join("flows.csv"), origin_s, window_s)?;
     Ok((m, summary.flows.first().map_or(0, |f| f.rtos)))
 }
@@ -486,7 +503,7 @@ pub fn run_with(
         };
         let real_label = format!("{label} ({real_alg})");
         let ack = kernel_ack.filter(|_| *s == Source::Kernel);
-        let matched = matched_run(scenario, &run, Some(size), ack)?;
+        let matched = matched_run(scenario, &run, Some(size), ack, *s == Source::Kernel)?;
         let (m, rtos) = simulate(
             &sc_name,
             &matched,
@@ -703,7 +720,7 @@ pub fn resimulate(
         };
         let size = PacketSize { payload, header };
         let ack = kernel_ack.filter(|_| kind == "kernel");
-        let matched = matched_run(scenario, &run, Some(size), ack)?;
+        let matched = matched_run(scenario, &run, Some(size), ack, kind == "kernel")?;
         let (m, rtos) = simulate(
             &sc_name,
             &matched,
@@ -791,6 +808,51 @@ pub(crate) mod tests {
         assert_eq!(parse_sources(&v(&["none"])).unwrap(), []);
         let e = parse_sources(&v(&["quinn"])).unwrap_err();
         assert!(e.contains("quinn") && e.contains("`s2n`"), "{e}");
+    }
+
+    /// The simulation matched to kernel TCP opens with TCP's SYN exchange,
+    /// written into its scenario text, and its figures start where its
+    /// data did, as the kernel's log starts once connected; the others'
+    /// (the UDP transport, s2n-quic) keep the scenario's own start.
+    #[test]
+    fn the_kernels_match_opens_with_a_handshake_and_is_measured_from_its_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let sc = dir.path().join("p.toml");
+        std::fs::write(
+            &sc,
+            "duration = \"2s\"\nsample_interval = \"10ms\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\nqueue = { limit = \"100pkt\" }\n[link.reverse]\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\n",
+        )
+        .unwrap();
+        let run = scenario::load(&sc).unwrap().runs[0].clone();
+        let size = PacketSize {
+            payload: 1448,
+            header: 52,
+        };
+        let kernel = matched_run(&sc, &run, Some(size), Some("linux"), true).unwrap();
+        assert!(
+            kernel.text.contains("handshake = \"tcp\""),
+            "{}",
+            kernel.text
+        );
+        let f = &kernel.config.flows[0];
+        assert_eq!(f.handshake, netsim::Handshake::Tcp);
+        assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
+        let udp = matched_run(&sc, &run, Some(size), None, false).unwrap();
+        assert_eq!(udp.config.flows[0].handshake, netsim::Handshake::None);
+        // Measured from the SYN-ACK's arrival, 40 ms (and the SYN's
+        // serialization) after the start: the same delivery counted from
+        // there gives a higher goodput than from 0 over the same window.
+        let (from_data, _) = simulate("p", &kernel, &dir.path().join("k"), 2.0).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("k/summary.json")).unwrap(),
+        )
+        .unwrap();
+        let opened = summary["runs"][0]["flows"][0]["handshake"]["opened_s"]
+            .as_f64()
+            .unwrap();
+        assert!((0.040..0.041).contains(&opened), "{summary}");
+        let (from_zero, _) = simulate("p", &udp, &dir.path().join("u"), 2.0).unwrap();
+        assert!(from_data.goodput_mbps > 0.0 && from_zero.goodput_mbps > 0.0);
     }
 
     /// A scenario's cubic (HyStart++ and RFC 9438's avoidance by default)

@@ -118,6 +118,7 @@ fn flow_json(i: usize, alg: &str, f: &F, modes: &[(&str, f64)]) -> FlowJson {
         time_using_srtt: None,
         ce_packets: 0,
         ce_fraction: 0.0,
+        handshake: None,
     }
 }
 

@@ -294,7 +294,12 @@ impl Sim<'_> {
         if self.flows[f].opening.take().is_none() {
             return;
         }
-        let rtt = Duration::from_nanos(self.now.saturating_sub(syn_sent_at));
+        let rtt_ns = self.now.saturating_sub(syn_sent_at);
+        self.flows[f].opened = Some(crate::record::HandshakeRecord {
+            opened_ns: self.now,
+            rtt_ns,
+        });
+        let rtt = Duration::from_nanos(rtt_ns);
         let now = Instant::from_nanos(self.now);
         self.flows[f].sender.on_handshake(now, rtt);
         self.kick(f);

@@ -204,6 +204,8 @@ struct Flow {
     /// Its handshake while under way ([`crate::Handshake::Tcp`]); `None`
     /// once the SYN-ACK arrived, or for a flow without one.
     opening: Option<Opening>,
+    /// How its handshake ended, once it has.
+    opened: Option<crate::record::HandshakeRecord>,
 }
 
 /// A flow's SYN exchange under way.
@@ -253,6 +255,7 @@ impl Flow {
                 syn_sent_at: None,
                 timeout_ns: SYN_TIMEOUT_NS,
             }),
+            opened: None,
         }
     }
 }

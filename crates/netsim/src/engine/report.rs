@@ -109,6 +109,7 @@ impl Sim<'_> {
                     delivered_packets: s.delivered_packets,
                     // Exact: a run holds at most 10^8 packets (scenario limits).
                     ce_received: f.receiver.ecn_counts.ce as u64,
+                    handshake: f.opened,
                 }
             })
             .collect();

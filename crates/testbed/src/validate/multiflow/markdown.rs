@@ -73,6 +73,8 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     // handshake have no `simulator_starts`: their later flows started
     // 0 to 1 round trip late.
     let span = if mf["simulator_starts"] == STARTS {
+        "from half a round trip ahead of the first flow to half behind, each flow opening with a simulated SYN exchange"
+    } else if mf["simulator_starts"] == STARTS_SHIFTED {
         "from half a round trip ahead of the first flow to half behind, each flow's data after its handshake"
     } else {
         "one round trip apart in all"

@@ -441,7 +441,6 @@ fn sim_side(
     let mut sides = Vec::with_capacity(phases);
     for j in 0..phases.max(1) {
         let offset = p.phase_offset_ms(j, phases);
-        let origins = p.sim_starts_ms(seconds, offset);
         let (toml, out) = if j == 0 {
             ("scenario.toml".to_string(), "sim".to_string())
         } else {
@@ -452,10 +451,20 @@ fn sim_side(
             .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
         let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
         let sim_dir = dir.join(out);
-        runner::sweep::run_one(&sc.name, &sc.runs[0], &sim_dir)?;
+        let summary = runner::sweep::run_one(&sc.name, &sc.runs[0], &sim_dir)?;
         let flows = (0..p.flows.len())
             .map(|k| {
-                let origin = origins[k] / 1000.0;
+                // From the flow's first data, as the kernel's log starts
+                // once connected.
+                let origin = summary.flows[k]
+                    .handshake
+                    .map(|h| h.opened_s)
+                    .ok_or_else(|| {
+                        format!(
+                            "{}: flow {k}'s SYN exchange never completed in the simulator",
+                            sim_dir.display()
+                        )
+                    })?;
                 flow_figures(
                     &sim_dir.join("flows.csv"),
                     k,
@@ -558,15 +567,11 @@ mod tests {
             assert_eq!(c.flows.len(), p.flows.len(), "{}", p.name);
             assert_eq!(c.duration_ns, 30_000_000_000);
             for (k, (f, start)) in c.flows.iter().zip(p.starts(30)).enumerate() {
-                // At phase offset 0, each flow's data follows its
-                // handshake: one round trip of its own path.
-                let handshake_ms = p.rtt_ms + p.flows[k].extra_rtt_ms;
-                assert_eq!(
-                    f.start_ns,
-                    start * 1_000_000_000 + (handshake_ms * 1e6) as u64,
-                    "{} flow {k}",
-                    p.name
-                );
+                // At phase offset 0, each flow starts (sends its SYN)
+                // when the kernel's does; the simulated SYN exchange
+                // delays its data as the kernel's handshake does.
+                assert_eq!(f.start_ns, start * 1_000_000_000, "{} flow {k}", p.name);
+                assert_eq!(f.handshake, netsim::Handshake::Tcp, "{} flow {k}", p.name);
                 assert_eq!(f.extra_rtt_ns, (p.flows[k].extra_rtt_ms * 1e6) as u64);
                 assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
                 assert_eq!(f.ecn.is_ect(), p.queue == Queue::CodelEcn, "{}", p.name);
@@ -789,23 +794,23 @@ mod tests {
             let sc = scenario::load(&f).unwrap();
             sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect()
         };
-        // Each flow's data follows its handshake (one 40 ms round trip);
-        // the later flows move by the phase's offset, ahead or behind.
+        // The later flows move by the phase's offset, ahead or behind
+        // (each flow's SYN exchange then delays its data in the
+        // simulation, as the kernel's handshake does).
         assert_eq!(
             starts(p, 12.5),
-            [40_000_000, 5_052_500_000, 10_052_500_000, 15_052_500_000]
+            [0, 5_012_500_000, 10_012_500_000, 15_012_500_000]
         );
         assert_eq!(
             starts(p, -12.5),
-            [40_000_000, 5_027_500_000, 10_027_500_000, 15_027_500_000]
+            [0, 4_987_500_000, 9_987_500_000, 14_987_500_000]
         );
         // Two flows at once, the second ahead: the first starts that much
-        // after the second's handshake. A flow with 50 ms more round trip
-        // finishes its handshake 40 ms after one with 10 ms more.
+        // after the second.
         let c = &paths_named(&["cubic-vs-cubic-2bdp".into()]).unwrap()[0];
-        assert_eq!(starts(c, -18.0), [40_000_000, 22_000_000]);
+        assert_eq!(starts(c, -18.0), [18_000_000, 0]);
         let r = &paths_named(&["bbr-rtt-10-50ms-1bdp".into()]).unwrap()[0];
-        assert_eq!(starts(r, 0.0), [50_000_000, 90_000_000]);
+        assert_eq!(starts(r, 0.0), [0, 0]);
     }
 
     #[test]
@@ -936,16 +941,17 @@ mod tests {
         for d in ["sim", "sim-phase-1", "sim-phase-2"] {
             assert!(rep.join(d).join("flows.csv").exists(), "{d}");
         }
-        // Phase 2 of 3 starts the second flow 13.333 ms after the first
-        // (both after a 40 ms handshake), with the kernel's packet size;
-        // the earlier run's phase 7 is gone.
+        // Phase 2 of 3 starts the second flow 13.333 ms after the first,
+        // both with a SYN exchange, with the kernel's packet size; the
+        // earlier run's phase 7 is gone.
         let sc = scenario::load(&rep.join("scenario-phase-2.toml")).unwrap();
         let flows = &sc.runs[0].config.flows;
         assert_eq!(
             (flows[0].start_ns, flows[1].start_ns),
-            (40_000_000, 53_333_000),
+            (0, 13_333_000),
             "{flows:?}"
         );
+        assert!(flows.iter().all(|f| f.handshake == netsim::Handshake::Tcp));
         assert_eq!((flows[1].cc.mss_bytes, flows[1].header_bytes), (1448, 52));
         assert!(!rep.join("sim-phase-7").exists() && !rep.join("scenario-phase-7.toml").exists());
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();

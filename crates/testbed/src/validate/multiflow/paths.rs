@@ -93,10 +93,17 @@ pub const BUFFERS_BDP: &[f64] = &[0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 pub const PHASES: usize = 10;
 
 /// How the simulator starts the flows, as `validate.json` says
-/// (`simulator_starts`): each flow's first data one round trip of its own
-/// path after its start, as the kernel's follows its handshake
-/// ([`MultiPath::sim_starts_ms`]), the phases centred on the first flow.
-pub(super) const STARTS: &str = "after the handshake, phases centred";
+/// (`simulator_starts`): each flow opens with TCP's SYN exchange through
+/// the simulated path (`handshake = "tcp"`), as the kernel's does, and
+/// sends its first data when the SYN-ACK arrives
+/// ([`MultiPath::sim_starts_ms`]); the phases are centred on the first
+/// flow.
+pub(super) const STARTS: &str = "SYN exchange simulated, phases centred";
+
+/// What validate.json said of sections written when the simulator had
+/// no handshake and started each flow's data one round trip of its path
+/// after the flow's start instead.
+pub(super) const STARTS_SHIFTED: &str = "after the handshake, phases centred";
 
 /// The paths `--quick` runs (CI): BBR against CUBIC where the share is
 /// most sensitive to the model (2 BDP), RTT unfairness in a shallow
@@ -215,21 +222,21 @@ impl MultiPath {
         self.rtt_ms * (j as f64 - (n - 1) as f64 / 2.0) / n as f64
     }
 
-    /// When each flow sends its first data in the simulator at a phase's
-    /// `offset_ms`, ms from the run's start: its start, plus the
-    /// handshake the kernel's flow makes first (one round trip of its own
-    /// path: SYN, SYN-ACK, then data with the ACK; the simulator has
-    /// none), plus `offset_ms` for every flow after the first. All are
-    /// moved later together if that would put one before 0.
+    /// When each flow starts (sends its SYN) in the simulator at a
+    /// phase's `offset_ms`, ms from the run's start: its start, plus
+    /// `offset_ms` for every flow after the first. All are moved later
+    /// together if that would put one before 0. Its data follows when its
+    /// SYN-ACK arrives, one round trip of its own path later plus any
+    /// queue the SYN met, as the kernel's does.
     pub(super) fn sim_starts_ms(&self, seconds: u64, offset_ms: f64) -> Vec<f64> {
         let raw: Vec<f64> = self
             .flows
             .iter()
             .zip(self.starts(seconds))
             .enumerate()
-            .map(|(k, (f, start))| {
+            .map(|(k, (_, start))| {
                 let phase = if k > 0 { offset_ms } else { 0.0 };
-                start as f64 * 1000.0 + self.rtt_ms + f.extra_rtt_ms + phase
+                start as f64 * 1000.0 + phase
             })
             .collect();
         let lead = raw.iter().copied().fold(0.0_f64, f64::min);
@@ -266,7 +273,8 @@ impl MultiPath {
     }
 
     /// The simulator's scenario: the flows with the kernel's packet size
-    /// (`size`), their start times and extra delays, the kernel's pacing
+    /// (`size`), TCP's SYN exchange, their start times and extra delays,
+    /// the kernel's pacing
     /// (BBR in TSO-sized bursts, CUBIC not paced: [`crate::validate::sim_pacing`]);
     /// every flow after the first starts `offset_ms` later ([`PHASES`]).
     pub fn scenario_toml(
@@ -288,6 +296,7 @@ impl MultiPath {
             let start_us = (start_ms * 1e3).round() as u64;
             b = b.flow(
                 crate::validate::sim_flow(f.cc)
+                    .handshake("tcp")
                     .start(Duration::from_micros(start_us))
                     .extra_rtt(millis(f.extra_rtt_ms))
                     .packet(size.payload, u64::from(size.header))
