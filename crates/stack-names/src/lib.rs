@@ -34,6 +34,15 @@ impl StackAlgorithm {
         StackAlgorithm::QuinnCubic,
     ];
 
+    /// The stack it comes from, as its name's prefix says: `s2n` or
+    /// `quinn`.
+    pub fn stack(self) -> &'static str {
+        match self {
+            StackAlgorithm::S2nBbr2 | StackAlgorithm::S2nCubic => "s2n",
+            StackAlgorithm::QuinnBbr | StackAlgorithm::QuinnCubic => "quinn",
+        }
+    }
+
     /// The name scenarios, sweeps, the CLI and Python use.
     pub fn name(self) -> &'static str {
         match self {

@@ -141,12 +141,15 @@ impl Options {
 /// failed runs; quic-bulk checks them again.
 pub fn quic_ccs() -> Vec<&'static str> {
     let mut ccs = congestion::Algorithm::ALL.map(|a| a.name()).to_vec();
-    ccs.extend(S2N_OWN_CCS);
+    // s2n-quic's own controllers: quic-bulk runs them inside s2n-quic.
+    ccs.extend(
+        stack_names::StackAlgorithm::ALL
+            .into_iter()
+            .filter(|a| a.stack() == "s2n")
+            .map(|a| a.name()),
+    );
     ccs
 }
-
-/// s2n-quic's own controllers, as quic-bulk names them.
-const S2N_OWN_CCS: [&str; 2] = ["s2n:bbr2", "s2n:cubic"];
 
 /// The UDP port quic-bulk's receiver listens on in the server namespace.
 const QUIC_PORT: u16 = 4433;

@@ -170,10 +170,7 @@ pub fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
 ///   where the kernel's stopped at about 70, and the overflow cut BBRv3's
 ///   `inflight_longterm` for the rest of the run.
 pub fn sim_counterpart(kernel_cc: &str) -> &str {
-    match kernel_cc {
-        BBR3_KERNEL => "bbr3",
-        other => other,
-    }
+    congestion::Algorithm::from_kernel_name(kernel_cc).map_or(kernel_cc, |a| a.name())
 }
 
 /// The simulated flow matched to a kernel control: its algorithm
