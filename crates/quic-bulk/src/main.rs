@@ -41,6 +41,7 @@ use std::time::Duration;
 #[derive(Parser)]
 #[command(
     name = "quic-bulk",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("QUIC_BULK_STACKS"), ")"),
     about = "One bulk transfer over a real QUIC stack (s2n-quic, noq, quinn) with bbrlab's controllers or the stack's own"
 )]
 struct Cli {

@@ -221,6 +221,19 @@ fn pair(stack: &str, cc: &str) {
     check_run(&json(&s, "send"), stack, cc, BYTES, &log);
 }
 
+/// `--version` names the stacks the binary was built with (from the
+/// workspace's Cargo.lock at build time), which bbrlab records as the
+/// provenance of a QUIC run.
+#[test]
+fn version_names_the_stacks_it_was_built_with() {
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let line = String::from_utf8_lossy(&out.stdout);
+    for stack in ["s2n-quic 1.", "quinn 0.", "noq 1."] {
+        assert!(line.contains(stack), "{stack} in {line}");
+    }
+}
+
 #[test]
 fn s2n_bbr2_transfer_arrives_intact() {
     pair("s2n", "s2n:bbr2");

@@ -157,26 +157,6 @@ const QUIC_PORT: u16 = 4433;
 /// cwnd and srtt on a ~60 ms path.
 const QUIC_LOG_INTERVAL: &str = "50ms";
 
-/// The version of s2n-quic in the checkout's Cargo.lock (the one
-/// quic-bulk was built with when built from the same checkout), for the
-/// provenance; `s2n-quic` alone when it cannot be read.
-pub fn s2n_quic_version(lock: &Path) -> String {
-    let text = fs::read_to_string(lock).unwrap_or_default();
-    let mut lines = text.lines();
-    while let Some(l) = lines.next() {
-        if l.trim() == "name = \"s2n-quic\"" {
-            if let Some(v) = lines
-                .next()
-                .and_then(|v| v.trim().strip_prefix("version = \""))
-                .and_then(|v| v.strip_suffix('"'))
-            {
-                return format!("s2n-quic {v}");
-            }
-        }
-    }
-    "s2n-quic".to_string()
-}
-
 /// `'…'` for `sh -c`.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -538,9 +518,10 @@ pub fn run(opts: &Options) -> Result<(), String> {
     };
     let stack = match opts.source {
         Source::LinuxTcp => String::new(),
-        Source::S2nQuic => {
-            s2n_quic_version(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock"))
-        }
+        Source::S2nQuic => quic_bulk.as_deref().map_or_else(
+            || "s2n-quic".into(),
+            |q| crate::quic_bulk::stack_version(q, "s2n-quic"),
+        ),
     };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find bbrlab itself: {e}"))?;
     fs::create_dir_all(&opts.out)
@@ -977,18 +958,5 @@ mod tests {
             .replace("\"goodput_bps\":2800000.0,", "");
         let e = measured(Source::S2nQuic, &line, &log, "").err().unwrap();
         assert!(e.contains("missing field `goodput_bps`"), "{e}");
-    }
-
-    #[test]
-    fn the_stacks_version_comes_from_the_lock_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let lock = dir.path().join("Cargo.lock");
-        fs::write(
-            &lock,
-            "[[package]]\nname = \"s2n-quic-core\"\nversion = \"0.70.0\"\n\n[[package]]\nname = \"s2n-quic\"\nversion = \"1.91.0\"\n",
-        )
-        .unwrap();
-        assert_eq!(s2n_quic_version(&lock), "s2n-quic 1.91.0");
-        assert_eq!(s2n_quic_version(&dir.path().join("absent")), "s2n-quic");
     }
 }

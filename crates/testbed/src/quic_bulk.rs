@@ -39,6 +39,36 @@ fn beside(exe: &Path) -> Result<PathBuf, String> {
     }
 }
 
+/// The version of `stack` (`s2n-quic`, `quinn`, `noq`) the quic-bulk at
+/// `path` was built with, as `quic-bulk --version` says it ("quic-bulk
+/// 0.1.0 (s2n-quic 1.91.0, quinn 0.11.12, noq 1.4.0)"): the program that
+/// runs names its own stack, which holds for an installed binary as for
+/// one built beside this checkout. `stack` alone when it cannot tell.
+pub fn stack_version(path: &Path, stack: &str) -> String {
+    let out = std::process::Command::new(path)
+        .arg("--version")
+        .stderr(std::process::Stdio::null())
+        .output();
+    let text = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+        _ => String::new(),
+    };
+    stack_in_version(&text, stack).unwrap_or_else(|| stack.to_string())
+}
+
+/// `stack` with its version from `quic-bulk --version`'s line.
+fn stack_in_version(line: &str, stack: &str) -> Option<String> {
+    let inner = line.split_once('(')?.1.rsplit_once(')')?.0;
+    inner
+        .split(", ")
+        .find(|part| {
+            part.strip_prefix(stack).is_some_and(|v| {
+                v.starts_with(' ') && v[1..].starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
+        .map(str::to_string)
+}
+
 /// The receiver's and the sender's command lines for one QUIC transfer
 /// (`{server}` stands for the receiver's address, as in `bbrlab emu`'s
 /// commands; loopback passes the address itself). `extra` goes after the
@@ -114,6 +144,31 @@ impl QuicCommands<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stack's version is read from `quic-bulk --version`, the
+    /// program that runs; a program that cannot say gives the name alone.
+    #[test]
+    fn the_stacks_version_comes_from_the_program_that_runs() {
+        let line = "quic-bulk 0.1.0 (s2n-quic 1.91.0, quinn 0.11.12, noq 1.4.0)\n";
+        assert_eq!(
+            stack_in_version(line, "s2n-quic").as_deref(),
+            Some("s2n-quic 1.91.0")
+        );
+        assert_eq!(
+            stack_in_version(line, "quinn").as_deref(),
+            Some("quinn 0.11.12")
+        );
+        assert_eq!(stack_in_version(line, "noq").as_deref(), Some("noq 1.4.0"));
+        let unknown = "quic-bulk 0.1.0 (s2n-quic (version unknown), quinn 0.11.12)";
+        assert_eq!(stack_in_version(unknown, "s2n-quic"), None);
+        assert_eq!(stack_in_version("quic-bulk 0.1.0", "s2n-quic"), None);
+        // (quic-bulk's own test runs the real `--version`.)
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            stack_version(&dir.path().join("absent"), "s2n-quic"),
+            "s2n-quic"
+        );
+    }
 
     #[test]
     fn a_given_path_must_be_a_file() {
