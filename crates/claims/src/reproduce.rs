@@ -361,21 +361,6 @@ fn one_line(o: &Outcome) -> String {
     format!("{:<4} {verdict}  {}", o.id, key)
 }
 
-/// The UTC calendar date of `secs` since the Unix epoch, as YYYY-MM-DD
-/// (the civil-from-days rule; no date crate needed for one stamp).
-pub fn utc_date(secs: u64) -> String {
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 h1{margin-bottom:.2em}section{border-top:1px solid #ccc;padding-top:1em;margin-top:2em}\
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}\
@@ -428,11 +413,7 @@ fn report_html(
         },
         env!("CARGO_PKG_VERSION"),
         esc(runner::provenance().1),
-        utc_date(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        ),
+        hostfacts::utc_today(),
     );
     if !claims.is_empty() {
         summary_table(&mut h, "claim", claims.iter().map(|&i| &outcomes[i]));
@@ -672,7 +653,7 @@ fn table_row(c: &serde_json::Value) -> Result<String, String> {
 
 #[cfg(test)]
 mod table_tests {
-    use super::{load, require_all, select, table_from_json, tally, utc_date, Outcome};
+    use super::{load, require_all, select, table_from_json, tally, Outcome};
     use crate::meta;
     use std::path::Path;
 
@@ -734,15 +715,11 @@ mod table_tests {
     }
 
     #[test]
-    fn claims_cite_their_seeds_and_dates_are_civil() {
+    fn claims_cite_their_seeds() {
         let seeds = |s: &str| meta::cited(s).iter().map(|c| c.0).collect::<Vec<_>>();
         assert_eq!(seeds("seed 000 fig. 8; seed 003"), ["000", "003"]);
         assert_eq!(seeds("seed 004 (Linux commit)"), ["004"]);
         assert!(seeds("elsewhere").is_empty());
-        assert_eq!(utc_date(0), "1970-01-01");
-        // 2026-11-23 00:00 UTC and the leap day 2024-02-29.
-        assert_eq!(utc_date(1_795_392_000), "2026-11-23");
-        assert_eq!(utc_date(1_709_164_800 + 86_399), "2024-02-29");
     }
 
     #[test]

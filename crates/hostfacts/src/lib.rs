@@ -1,13 +1,48 @@
-//! Facts about the machine a real run needs: whether we are root, and
-//! which congestion controls the kernel offers. One reader each, so every
-//! command and library (`kernel-cc`, `tcp-probe`, `testbed`) says the same
-//! thing when one is missing.
+//! Facts about the machine a real run needs: whether we are root, which
+//! congestion controls the kernel offers, its release and load, and the
+//! time. One reader each, so every command and library (`kernel-cc`,
+//! `tcp-probe`, `linkem`, `testbed`, `claims`) says the same thing, and
+//! records a run's provenance the same way.
 
 use std::path::Path;
 
 /// Where Linux lists the congestion controls a socket may choose (for
 /// messages that name it; read it with [`available_congestion_controls`]).
 pub const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+
+/// The running kernel's release (`uname -r`), or `unknown`.
+pub fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// The 1-minute load average, or NaN where `/proc/loadavg` cannot be
+/// read: a busy host is part of a real run's provenance.
+pub fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// Now, in UTC, as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Today's date in UTC, as `YYYY-MM-DD`.
+pub fn utc_today() -> String {
+    utc_date(chrono::Utc::now().timestamp().max(0) as u64)
+}
+
+/// The UTC calendar date of `secs` since the Unix epoch, as `YYYY-MM-DD`.
+pub fn utc_date(secs: u64) -> String {
+    i64::try_from(secs)
+        .ok()
+        .and_then(|s| chrono::DateTime::from_timestamp(s, 0))
+        .map_or_else(|| "unknown".into(), |d| d.format("%Y-%m-%d").to_string())
+}
 
 /// Whether this process runs as root (network namespaces, TUN devices and
 /// BPF need it).
@@ -63,6 +98,20 @@ pub fn check_offered<S: AsRef<str>>(wanted: &[S], available: &[String]) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Civil dates, the epoch and a leap day included; the time stamp's
+    /// shape.
+    #[test]
+    fn dates_are_civil_and_stamps_are_utc() {
+        assert_eq!(utc_date(0), "1970-01-01");
+        // 2026-11-23 00:00 UTC and the last second of 2024-02-29.
+        assert_eq!(utc_date(1_795_392_000), "2026-11-23");
+        assert_eq!(utc_date(1_709_164_800 + 86_399), "2024-02-29");
+        let now = utc_now();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
+        assert!(now.starts_with(&utc_today()), "{now}");
+    }
 
     #[test]
     fn the_list_is_read_word_by_word() {

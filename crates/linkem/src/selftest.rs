@@ -223,7 +223,7 @@ pub fn run(
     keep_kernel_buffers: bool,
     mut progress: impl FnMut(Progress<'_>),
 ) -> Result<SelfTest, String> {
-    let load_start = loadavg();
+    let load_start = hostfacts::load_average();
     let topo = Topology::create()?;
     let buffers = topo.setup_tcp_buffers(keep_kernel_buffers)?;
     progress(Progress::Buffers(&buffers));
@@ -637,14 +637,6 @@ fn measure_release(topo: &Topology, busy: usize) -> Result<(ReleaseFigures, Forw
         spin_share: st.spin_ns as f64 / wall,
     };
     Ok((fig, st))
-}
-
-/// The 1-minute load average (NaN if `/proc/loadavg` cannot be read).
-fn loadavg() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|x| x.parse().ok()))
-        .unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

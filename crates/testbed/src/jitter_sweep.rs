@@ -398,35 +398,6 @@ fn run_one(
     measured(opts.source, &stdout, &log, &where_)
 }
 
-/// The running kernel's release (`uname -r`).
-pub fn kernel_release() -> String {
-    fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
-}
-
-/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let t = secs % 86_400;
-    format!(
-        "{}T{:02}:{:02}:{:02}Z",
-        claims::reproduce::utc_date(secs),
-        t / 3600,
-        t / 60 % 60,
-        t % 60
-    )
-}
-
-fn loadavg() -> f64 {
-    fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(f64::NAN)
-}
-
 /// One line per finished run, as the sweep goes.
 fn describe(r: &SweepRow) -> String {
     match (&r.error, r.goodput_bps) {
@@ -527,9 +498,9 @@ pub fn run(opts: &Options) -> Result<(), String> {
     fs::create_dir_all(&opts.out)
         .map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let stop = crate::signals::stop_flag()?;
-    let kernel = kernel_release();
-    let started = utc_now();
-    let load = loadavg();
+    let kernel = hostfacts::kernel_release();
+    let started = hostfacts::utc_now();
+    let load = hostfacts::load_average();
     let mut plan = Vec::new();
     for &sd in &opts.sds_ms {
         for &seed in &opts.seeds {
@@ -622,7 +593,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
         // The build's commit (with -dirty) is the provenance of the code.
         source_tree: String::new(),
         started_utc: started,
-        finished_utc: utc_now(),
+        finished_utc: hostfacts::utc_now(),
         command: opts.command_line(),
         sds_ms: opts.sds_ms.clone(),
         seeds: opts.seeds.clone(),
@@ -635,7 +606,7 @@ pub fn run(opts: &Options) -> Result<(), String> {
         source: opts.source.key().to_string(),
         stack,
         loadavg_at_start: load,
-        loadavg_at_end: loadavg(),
+        loadavg_at_end: hostfacts::load_average(),
     };
     let json = serde_json::to_string_pretty(&prov).map_err(|e| e.to_string())?;
     let prov_path = opts.out.join(PROVENANCE_FILE);
