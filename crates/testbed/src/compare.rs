@@ -502,6 +502,23 @@ pub fn run_with(
             _ => &alg,
         };
         let real_label = format!("{label} ({real_alg})");
+        // A real run whose log cannot be measured (a sender that died
+        // before writing a sample) is a failed run like one whose program
+        // failed: recorded with why, and the other sources go on.
+        let real_m = match measure(csv, 0.0, window_s) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!(
+                    "compare: FAILED: the {real_label} run's log: {e}; going on without its row"
+                );
+                failed.push(FailedSource {
+                    kind: (*name).into(),
+                    source: real_label,
+                    error: format!("its log: {e}"),
+                });
+                continue;
+            }
+        };
         let ack = kernel_ack.filter(|_| *s == Source::Kernel);
         let matched = matched_run(scenario, &run, Some(size), ack, *s == Source::Kernel)?;
         let (m, rtos) = simulate(
@@ -532,13 +549,15 @@ pub fn run_with(
             kind: name,
             matched_to: None,
             size: Some(size),
-            m: measure(csv, 0.0, window_s)?,
+            m: real_m,
             rtos: sum.and_then(SenderSummary::rtos),
             host,
             emulator: emulator.clone(),
         });
     }
-    if real.is_empty() {
+    // No real source to match (none asked for, or every one failed): the
+    // simulator's own run still gives its row.
+    if rows.is_empty() {
         let (m, rtos) = simulate(&sc_name, &run, &out.join("sim"), window_s)?;
         let size = own_size(&run);
         rows.push(Row::simulated(
@@ -550,6 +569,9 @@ pub fn run_with(
         ));
     }
     print_table(&rows, window_s);
+    for f in &failed {
+        println!("{:<30} FAILED: {}", f.source, f.error);
+    }
     write_json(&out, &sc_name, window_s, &rows, &failed)?;
     let series = |f: &dyn Fn(&Measured) -> Vec<(f64, f64)>| -> Vec<Series> {
         rows.iter()

@@ -32,7 +32,7 @@ use claims::tolerance::{Range, Rule, Tolerance};
 use scenario::builder::{millis, Direction, Flow, Jitter, Queue, ScenarioBuilder};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -254,6 +254,32 @@ fn check_jobs_on(jobs: usize, cores: usize) -> Result<(), String> {
 
 /// A row of validate.json and the simulator's statistics of its last run.
 type RowResult = Result<(Value, Value), String>;
+
+/// A row that could not be measured at all (its repetitions never got as
+/// far as a comparison): a miss, with the error, in the row's usual shape
+/// so the table shows it ("n run(s) failed ✗").
+fn failed_row(p: &PathSpec, alg: &str, reps: usize, error: &str) -> Value {
+    let missed = json!({ "within": false, "failed_runs": reps, "error": error });
+    json!({
+        "path": p.name,
+        "rate_mbit": p.rate_mbit,
+        "rtt_ms": p.rtt_ms,
+        "buffer_bdp": p.buffer_bdp,
+        "queue_packets": queue_packets(p),
+        "loss": p.loss,
+        "jitter_sd_ms": p.jitter_sd_ms,
+        "algorithm": alg,
+        "repetitions": reps,
+        "kernel": Value::Null,
+        "simulator": Value::Null,
+        "simulator_vs_kernel": missed,
+        "udp_vs_kernel": Value::Null,
+        "s2n_vs_kernel": Value::Null,
+        "kernel_failed_runs": reps,
+        "udp_failed_runs": 0,
+        "error": error,
+    })
+}
 
 /// What every row of a single-flow run shares.
 struct RowContext<'a> {
@@ -550,36 +576,49 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     // the rows keep the matrix's order whichever ends first.
     let jobs = opts.jobs.clamp(1, work.len().max(1));
     let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
     let slots: Vec<Mutex<Option<RowResult>>> = work.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
-                // After a failure no new row starts; the others finish.
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= work.len() || failed.load(Ordering::SeqCst) {
+                if i >= work.len() {
                     break;
                 }
                 let (p, alg) = work[i];
                 let row = validate_row(&ctx, p, alg);
-                if row.is_err() {
-                    failed.store(true, Ordering::SeqCst);
-                }
                 *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(row);
             });
         }
     });
+    // A row that fails stays in the table as a miss with its reason, and
+    // the others are kept: one broken path must not lose a whole run.
     let mut results = Vec::new();
     let mut statistics = Value::Null;
-    for slot in slots {
+    let mut row_errors = Vec::new();
+    for (slot, (p, alg)) in slots.into_iter().zip(&work) {
         match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(Ok((row, stats))) => {
                 results.push(row);
                 statistics = stats;
             }
-            Some(Err(e)) => return Err(e),
+            Some(Err(e)) => {
+                eprintln!(
+                    "validate: FAILED: {} {alg}: {e}; kept as a failed row",
+                    p.name
+                );
+                results.push(failed_row(p, alg, reps, &e));
+                row_errors.push(format!("{} {alg}", p.name));
+            }
             None => {}
         }
+    }
+    if !row_errors.is_empty() {
+        eprintln!(
+            "validate: {} of {} rows failed ({}); validate.json keeps each with its error",
+            row_errors.len(),
+            work.len(),
+            row_errors.join(", ")
+        );
     }
     let total = progress.total;
     let started = progress.started;
@@ -859,6 +898,23 @@ fn ensure_loaded(name: &'static str) -> Result<Option<LoadedHere>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row whose repetitions could not run is kept as a miss with its
+    /// error, and the table shows it as failed runs, beside the rows
+    /// that ran.
+    #[test]
+    fn a_failed_row_is_kept_as_a_miss_with_its_error() {
+        let p = paths_named(&["10M-40ms-1bdp".into()]).unwrap()[0];
+        let row = failed_row(&p, "bbr", 3, "cannot write scenario.toml: disk full");
+        assert_eq!(row["simulator_vs_kernel"]["within"], false);
+        assert_eq!(row["error"], "cannot write scenario.toml: disk full");
+        let doc = json!({"seconds_per_run": 10, "repetitions": 3, "paths": [row]});
+        let md = markdown(&doc).unwrap();
+        assert!(
+            md.contains("| 10M-40ms-1bdp | bbr |") && md.contains("3 run(s) failed ✗"),
+            "{md}"
+        );
+    }
 
     /// `--algorithms` takes each algorithm's Linux control but the
     /// variant's, and each maps back to the simulator's algorithm that

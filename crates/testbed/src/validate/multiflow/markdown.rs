@@ -143,12 +143,22 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
             queue_cell(&r["simulator"]),
             num(&v["queue_delay_p50_diff_ms"], 1),
             mark(&v["queue_delay_within"]),
-            if v["within"].as_bool() == Some(true) {
-                "✓"
-            } else {
-                "✗"
-            },
+            verdict_cell(v, &r["failed_repetitions"]),
         ));
     }
     Ok(s)
+}
+
+/// ✓ or ✗, and how many repetitions failed where some did (the figures
+/// are then over the ones that ran).
+fn verdict_cell(v: &Value, failed: &Value) -> String {
+    let mark = if v["within"].as_bool() == Some(true) {
+        "✓"
+    } else {
+        "✗"
+    };
+    match failed.as_array().map_or(0, Vec::len) {
+        0 => mark.to_string(),
+        n => format!("{mark} ({n} rep(s) failed)"),
+    }
 }

@@ -194,7 +194,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         }
         let mut kernel = Vec::new();
         let mut sim = Vec::new();
-        let mut failed = None;
+        let mut failed = Vec::new();
         for rep in 0..reps {
             let eta = if done == 0 {
                 "?".to_string()
@@ -225,8 +225,9 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 let s = sim_side(p, &dir, seconds, seed, size, opts.ack, phases)?;
                 Ok((k, s))
             };
-            // A run that fails is this path's finding (written into
-            // validate.json as a miss), not a reason to lose the others.
+            // A repetition that fails is this path's finding (written
+            // into validate.json with why), not a reason to lose the
+            // repetitions that ran or the other paths.
             match one() {
                 Ok((k, s)) => {
                     kernel.push(k);
@@ -234,17 +235,16 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 }
                 Err(e) => {
                     eprintln!("validate: {} rep {} failed: {e}", p.name, rep + 1);
-                    failed = Some(format!("rep {}: {e}", rep + 1));
-                    done += reps - rep - 1;
-                    break;
+                    failed.push(format!("rep {}: {e}", rep + 1));
                 }
             }
         }
-        if let Some(why) = failed {
+        if kernel.is_empty() {
             results.push(json!({
                 "path": p.name,
                 "flows": flows_json(p, seconds),
-                "failed": why,
+                "failed": failed.last().cloned().unwrap_or_default(),
+                "failed_repetitions": failed,
                 "simulator_vs_kernel": { "within": false },
             }));
             continue;
@@ -259,7 +259,8 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             "queue_packets": p.queue_packets(),
             "aqm": match p.queue { Queue::DropTail => "drop-tail", Queue::CodelEcn => "codel-ecn" },
             "ecn": p.queue == Queue::CodelEcn,
-            "repetitions": reps,
+            "repetitions": kernel.len(),
+            "failed_repetitions": failed,
             "flows": flows_json(p, seconds),
             "kernel": k,
             "simulator": s,
@@ -883,6 +884,32 @@ mod tests {
             .to_string(),
         )
         .unwrap();
+    }
+
+    /// A repetition that fails (here: its kernel logs are gone) is kept
+    /// with why, and the path is judged on the repetitions that ran.
+    #[test]
+    fn a_failed_repetition_keeps_the_ones_that_ran() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run_dir(dir.path());
+        let json = dir.path().join("validate.json");
+        let text = std::fs::read_to_string(&json).unwrap();
+        std::fs::write(
+            &json,
+            text.replace("\"repetitions\":1", "\"repetitions\":2"),
+        )
+        .unwrap();
+        resimulate(dir.path(), Some(vec!["cubic-vs-cubic-2bdp".into()])).unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let p = &doc["multiflow"]["paths"][0];
+        assert_eq!(p["path"], "cubic-vs-cubic-2bdp");
+        assert_eq!(p["repetitions"], 1, "{p}");
+        let failed = p["failed_repetitions"].as_array().unwrap();
+        assert_eq!(failed.len(), 1, "{p}");
+        assert!(failed[0].as_str().unwrap().starts_with("rep 2:"), "{p}");
+        assert_eq!(p["kernel"]["flows"][0]["share"].as_f64(), Some(0.75));
+        let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
+        assert!(md.contains("(1 rep(s) failed)"), "{md}");
     }
 
     fn resimulate(out: &Path, only: Option<Vec<String>>) -> Result<bool, String> {
