@@ -35,6 +35,7 @@
 //! ```
 
 pub mod draw;
+pub mod measure;
 pub mod metrics;
 pub mod output;
 pub mod plots;

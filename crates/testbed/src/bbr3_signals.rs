@@ -109,7 +109,7 @@ fn run_one(
         .duration_ns
         .saturating_sub(run.config.flows[0].start_ns) as f64
         / 1e9;
-    let m = crate::measure::measure(&dir.join("flows.csv"), origin_s, window_s)?;
+    let m = runner::measure::measure(&dir.join("flows.csv"), origin_s, window_s)?;
     Ok(Run {
         goodput_mbps: m.goodput_mbps,
         srtt_median_ms: m.rtt_median_ms,

@@ -20,10 +20,10 @@
 
 use crate::compare_report::{CompareReport, FailedSource, SourceRow, Statistics};
 use crate::emu::{emu_stats, run_emu};
-use crate::measure::{measure, Measured};
 use crate::packet_size::{kernel_packet_size, s2n_packet_size, udp_packet_size, PacketSize};
 use crate::summaries::{self, SenderSummary};
 use figures::{self as plots, Figure, Series};
+use runner::measure::{measure, Measured};
 use std::path::{Path, PathBuf};
 
 /// Which real sources to add to the simulator.

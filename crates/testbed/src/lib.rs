@@ -8,7 +8,6 @@
 //! - [`host`]: the machine's facts (root, the kernel's congestion
 //!   controls), one reader each;
 //! - [`kernel`]: what to say when the BPF controls were not built in;
-//! - [`measure`]: one reader of a flows.csv from any source;
 //! - [`packet_size`]: each source's bytes per data packet;
 //! - [`quic_bulk`]: where the QUIC bulk-transfer program is, and its
 //!   command lines;
@@ -35,7 +34,6 @@ pub mod emu;
 pub mod host;
 pub mod jitter_sweep;
 pub mod kernel;
-pub mod measure;
 pub mod packet_size;
 pub mod quic;
 pub mod quic_bulk;

@@ -399,7 +399,7 @@ fn emu_run(
             summaries::line_with(&stdout, key).map_err(|e| format!("{label}: {e}"))?;
         (sv.map_or(0, |s| s.bytes), None)
     };
-    let m = crate::measure::measure(&csv, 0.0, seconds as f64)?;
+    let m = runner::measure::measure(&csv, 0.0, seconds as f64)?;
     Ok(Outcome {
         label,
         stack: p.stack.clone(),
@@ -554,7 +554,7 @@ fn failed_run(p: &Plan, dir: &Path, seconds: u64, error: String) -> Outcome {
         error: Some(error),
         ..Outcome::default()
     };
-    if let Ok(m) = crate::measure::measure(&dir.join("flows.csv"), 0.0, seconds as f64) {
+    if let Ok(m) = runner::measure::measure(&dir.join("flows.csv"), 0.0, seconds as f64) {
         r.goodput_bps = m.goodput_mbps * 1e6;
         r.srtt_median_ms = m.rtt_median_ms;
         r.retransmit_fraction = m.retransmitted_fraction();
@@ -799,10 +799,11 @@ mod tests {
     #[test]
     fn a_failed_run_is_a_row_with_its_error_and_what_it_measured() {
         let dir = tempfile::tempdir().unwrap();
-        crate::measure::tests::csv(
+        runner::measure::sample_flows_csv(
             dir.path(),
             &[(1.0, 250_000, 40.0, 200, 0), (2.0, 500_000, 42.0, 400, 4)],
-        );
+        )
+        .unwrap();
         let p = Plan {
             stack: "s2n".into(),
             cc: Controller::Own("s2n:bbr2".into()),

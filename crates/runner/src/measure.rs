@@ -2,10 +2,10 @@
 //! UDP transport, the kernel probe, quic-bulk): the same statistics on
 //! every one, over a common window from its first data packet.
 
+use crate::stats::quantile;
 use figures::Table;
-use netsim::sender::schema;
-use runner::stats::quantile;
-use std::path::Path;
+use sender::schema;
+use std::path::{Path, PathBuf};
 
 /// A source's figures over the common window, times from its origin.
 #[derive(Debug)]
@@ -114,54 +114,59 @@ pub fn measure(csv: &Path, origin_s: f64, window_s: f64) -> Result<Measured, Str
     })
 }
 
+#[doc(hidden)]
+/// A flows.csv of flow 0 with rows (time s, delivered bytes, srtt ms,
+/// data packets sent, retransmitted packets), the other columns fixed: for
+/// tests of code that reads one (here and in the crates above).
+pub fn sample_flows_csv(
+    dir: &Path,
+    rows: &[(f64, u64, f64, u64, u64)],
+) -> Result<PathBuf, csv::Error> {
+    let p = dir.join("flows.csv");
+    let mut w = csv::Writer::from_path(&p)?;
+    w.write_record(schema::FLOW_CSV_HEADER.split(','))?;
+    for &(t, d, s, n, r) in rows {
+        // drops (link drops in the simulator) deliberately disagrees
+        // with the retransmission count, which is what must be used.
+        let (t, d, s, n, r3) = (
+            format!("{t:.6}"),
+            d.to_string(),
+            format!("{s:.3}"),
+            n.to_string(),
+            (r * 3).to_string(),
+        );
+        let r = r.to_string();
+        // By column name, so a column the schema gains later is just
+        // left empty here.
+        let cell = |c: &schema::Column| -> &str {
+            match c.name {
+                "time_s" => &t,
+                "delivered_bytes" => &d,
+                "rtt_ms" => "99.000",
+                "mode" => "probe_bw",
+                "bw_estimate_bps" => "1000000",
+                "min_rtt_ms" => "40.000",
+                "queue_delay_ms" => "0.000",
+                "drops" => &r3,
+                "srtt_ms" => &s,
+                "data_packets_sent" => &n,
+                "retransmitted_packets" => &r,
+                "flow" | "goodput_bps" | "cwnd_bytes" | "pacing_rate_bps" | "inflight_bytes" => "0",
+                _ => "",
+            }
+        };
+        w.write_record(schema::FLOW_COLUMNS.iter().map(cell))?;
+    }
+    w.flush()?;
+    Ok(p)
+}
+
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
-    use std::path::PathBuf;
-
-    /// A flows.csv of flow 0 with rows (time s, delivered bytes, srtt ms,
-    /// data packets sent, retransmitted packets); other tests use it too.
-    pub(crate) fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
-        let p = dir.join("flows.csv");
-        let mut w = csv::Writer::from_path(&p).unwrap();
-        w.write_record(schema::FLOW_CSV_HEADER.split(',')).unwrap();
-        for &(t, d, s, n, r) in rows {
-            // drops (link drops in the simulator) deliberately disagrees
-            // with the retransmission count, which is what must be used.
-            let (t, d, s, n, r3) = (
-                format!("{t:.6}"),
-                d.to_string(),
-                format!("{s:.3}"),
-                n.to_string(),
-                (r * 3).to_string(),
-            );
-            let r = r.to_string();
-            // By column name, so a column the schema gains later is just
-            // left empty here.
-            let cell = |c: &schema::Column| -> &str {
-                match c.name {
-                    "time_s" => &t,
-                    "delivered_bytes" => &d,
-                    "rtt_ms" => "99.000",
-                    "mode" => "probe_bw",
-                    "bw_estimate_bps" => "1000000",
-                    "min_rtt_ms" => "40.000",
-                    "queue_delay_ms" => "0.000",
-                    "drops" => &r3,
-                    "srtt_ms" => &s,
-                    "data_packets_sent" => &n,
-                    "retransmitted_packets" => &r,
-                    "flow" | "goodput_bps" | "cwnd_bytes" | "pacing_rate_bps"
-                    | "inflight_bytes" => "0",
-                    _ => "",
-                }
-            };
-            w.write_record(schema::FLOW_COLUMNS.iter().map(cell))
-                .unwrap();
-        }
-        w.flush().unwrap();
-        p
+    fn csv(dir: &Path, rows: &[(f64, u64, f64, u64, u64)]) -> PathBuf {
+        sample_flows_csv(dir, rows).unwrap()
     }
 
     #[test]
