@@ -68,6 +68,21 @@ def test_path_text_and_dict_are_the_same_scenario(small, small_file):
         pd.testing.assert_frame_equal(by_dict.summary, other.summary)
 
 
+def test_a_dict_written_as_toml_is_the_same_scenario(small, tmp_path):
+    """scenario_toml writes a dict as the file the CLI runs: simulating the
+    file gives the dict's run, a sweep table included; what a scenario
+    cannot hold is refused with where it is."""
+    f = tmp_path / "s.toml"
+    f.write_text(bbrlab.scenario_toml(small))
+    pd.testing.assert_frame_equal(bbrlab.simulate(small).flows, bbrlab.simulate(f).flows)
+    text = bbrlab.scenario_toml({**small, "sweep": {"seed": [1, 2, 3]}})
+    assert "[sweep]" in text and "seed = [1, 2, 3]" in text
+    with pytest.raises(ValueError, match="duration"):
+        bbrlab.scenario_toml({**small, "duration": None})
+    with pytest.raises(TypeError, match="a dict"):
+        bbrlab.scenario_toml("duration = '1s'")
+
+
 def test_results_are_the_clis(small_file, cli, tmp_path):
     """simulate() and `bbrlab sim` run the same code: the summary is the
     CLI's summary.json to the digit, and the time series are its CSVs

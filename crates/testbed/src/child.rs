@@ -118,30 +118,48 @@ impl Exited {
         self.code == Some(0) && !self.overran && !self.interrupted
     }
 
-    /// Itself if it succeeded, else why not, naming it: stopped by the
-    /// flag, past its deadline, or its exit status and stderr.
+    /// Itself if it succeeded, else why not ([`Exited::failure`]).
     pub fn ok(self) -> Result<Exited, String> {
+        match self.failure() {
+            Some(why) => Err(why),
+            None => Ok(self),
+        }
+    }
+
+    /// Why it failed, in one line naming it, or `None` if it succeeded:
+    /// the one wording every supervised child's failure gets. Stopped by
+    /// the stop flag; past its deadline; its arguments refused (exit
+    /// status 2, clap's and bbrlab's programs' usage error, with what
+    /// they allow); another exit status; or a signal; each with its own
+    /// message ([`Exited::reason`]).
+    pub fn failure(&self) -> Option<String> {
+        let what = &self.what;
         if self.interrupted {
-            return Err(format!("{}: interrupted (stopped by a signal)", self.what));
+            return Some(format!("{what}: interrupted (stopped by a signal)"));
         }
         if self.overran {
-            return Err(format!(
-                "{} (pid {}) overran its time and was stopped after {:.1} s",
-                self.what,
+            return Some(format!(
+                "{what} (pid {}) overran its time and was stopped after {:.1} s",
                 self.pid,
                 self.elapsed.as_secs_f64()
             ));
         }
-        if self.code != Some(0) {
-            return Err(format!(
-                "{} failed (exit status {}): {}",
-                self.what,
-                self.code
-                    .map_or("none: killed by a signal".into(), |c| c.to_string()),
-                self.stderr.trim()
-            ));
+        match (self.code, self.signal) {
+            (Some(0), _) => None,
+            (Some(2), _) => Some(format!("{what} rejected its arguments: {}", self.reason())),
+            (Some(c), _) => Some(format!(
+                "{what} failed (exit status {c}): {}",
+                self.reason()
+            )),
+            (None, Some(s)) => Some(format!(
+                "{what} was killed by signal {s}: {}",
+                self.reason()
+            )),
+            (None, None) => Some(format!(
+                "{what} ended without an exit status: {}",
+                self.reason()
+            )),
         }
-        Ok(self)
     }
 }
 
@@ -309,6 +327,20 @@ mod tests {
         assert_eq!((e.code, e.overran, e.interrupted), (Some(2), false, false));
         assert_eq!(e.stdout.trim(), "{\"a\":1}");
         assert_eq!(e.reason(), "quic-bulk: unknown cc");
+        // One wording for every child: a usage error (exit 2) says its
+        // arguments were refused, with the program's last line; a signal
+        // names itself.
+        assert_eq!(
+            e.failure().as_deref(),
+            Some("sh rejected its arguments: quic-bulk: unknown cc")
+        );
+        let killed = sh("echo dying >&2; kill -9 $$", Output::Temporary)
+            .wait(&Supervise::until(far()))
+            .unwrap();
+        assert_eq!(
+            killed.failure().as_deref(),
+            Some("sh was killed by signal 9: dying")
+        );
         let err = sh("echo bad >&2; exit 3", Output::Temporary)
             .wait(&Supervise::until(far()))
             .unwrap()

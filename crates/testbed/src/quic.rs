@@ -18,7 +18,7 @@
 //!   from each run's `flows.csv` with `compare`'s one reader, so they are
 //!   the same statistics `compare` and `validate` print.
 
-use crate::child::{self, free_udp_port, Exited, Output, Supervise};
+use crate::child::{self, free_udp_port, Output, Supervise};
 use crate::summaries::{self, QuicRecvSummary, QuicSendSummary, TcpSendSummary};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -237,19 +237,6 @@ pub fn cpu_ratios(rows: &mut [Outcome]) {
     }
 }
 
-/// Why a quic-bulk process failed, in one line: its own message (exit 2:
-/// the arguments it rejected, with what it allows) or how it ended.
-fn failure(what: &str, e: &Exited) -> String {
-    if e.overran {
-        return format!("{what} did not finish in time and was killed");
-    }
-    match e.code {
-        Some(2) => format!("{what} rejected its arguments: {}", e.reason()),
-        Some(c) => format!("{what} failed (exit status {c}): {}", e.reason()),
-        None => format!("{what} was killed by a signal: {}", e.reason()),
-    }
-}
-
 /// One transfer on loopback: receiver and sender as two processes of
 /// quic-bulk, their CPU time from `wait4`.
 fn loopback_run(
@@ -297,11 +284,8 @@ fn loopback_run(
     };
     let r = recv.wait(&Supervise::until(recv_deadline))?;
     let label = p.label();
-    if s.code != Some(0) || s.overran {
-        return Err(format!("{label}: {}", failure("quic-bulk send", &s)));
-    }
-    if r.code != Some(0) || r.overran {
-        return Err(format!("{label}: {}", failure("quic-bulk recv", &r)));
+    if let Some(why) = s.failure().or_else(|| r.failure()) {
+        return Err(format!("{label}: {why}"));
     }
     let sv: QuicSendSummary = summaries::line_with(&s.stdout, "quic_stack")
         .map_err(|e| format!("{label}: quic-bulk send: {e}"))?

@@ -16,13 +16,14 @@ simulator.
 
 Scenarios are TOML files (docs/scenarios.md), TOML text, or dicts of the
 same schema; they run through the same Rust code as the ``bbrlab`` CLI.
+``scenario_toml(dict)`` writes a dict as the TOML file the CLI runs.
 """
 
 from ._native import ScenarioError
 from ._native import plot_dir
 from ._native import provenance as _provenance
 from ._plots import fairness_over_time, pantheon_points, plot_pantheon
-from ._run import UNITS, Claim, Run, reproduce, simulate
+from ._run import UNITS, Claim, Run, reproduce, scenario_toml, simulate
 from ._sweep import sweep, to_parquet
 
 __version__, git_commit = _provenance()
@@ -37,6 +38,7 @@ __all__ = [
     "plot_dir",
     "plot_pantheon",
     "reproduce",
+    "scenario_toml",
     "simulate",
     "sweep",
     "to_parquet",

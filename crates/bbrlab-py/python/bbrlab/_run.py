@@ -65,12 +65,23 @@ UNITS: Dict[str, Dict[str, str]] = {
 }
 
 
+def scenario_toml(scenario: Mapping[str, Any]) -> str:
+    """The TOML text of a scenario given as a dict with the scenario
+    file's schema (docs/scenarios.md), to save as a file that ``bbrlab
+    sim`` runs. Written by the same Rust code that reads scenarios, so
+    the file says what the dict said; a value a scenario cannot hold
+    (None, NaN, a non-string key...) raises ``ValueError`` naming it.
+    """
+    if not isinstance(scenario, Mapping):
+        raise TypeError(f"scenario_toml: a dict, not {type(scenario).__name__}")
+    return _native.dict_to_toml(json.dumps(_plain(scenario, "scenario dict"), allow_nan=False))
+
+
 def _source(scenario: ScenarioLike) -> Dict[str, Any]:
     """The native call's arguments for a scenario given as a path, TOML text
     or a dict with the scenario file's schema."""
     if isinstance(scenario, Mapping):
-        text = json.dumps(_plain(scenario, "scenario dict"), allow_nan=False)
-        return {"text": _native.dict_to_toml(text), "file": "<dict>", "base_dir": os.getcwd()}
+        return {"text": scenario_toml(scenario), "file": "<dict>", "base_dir": os.getcwd()}
     if isinstance(scenario, os.PathLike):
         return {"path": os.fspath(scenario)}
     if isinstance(scenario, str):

@@ -43,27 +43,28 @@ from typing import Dict, List, Optional, Tuple
 import bbrlab
 from bbrlab._sweep import _local_cluster
 
-SCENARIO = """\
-name = "bench"
-duration = "{duration}"
-sample_interval = "{interval}"
-
-[link.forward]
-rate = "100mbit"
-delay = "20ms"
-queue = {{ limit = "350pkt" }}
-loss = {{ bernoulli = 0.01 }}
-
-[link.reverse]
-delay = "20ms"
-
-[[flow]]
-algorithm = "bbr"
-"""
+def _scenario(duration: str, interval: str) -> dict:
+    """The benchmark's path: 100 Mbit/s, 40 ms, 1 % random loss, one BBR
+    flow, run for ``duration`` with samples every ``interval``."""
+    return {
+        "name": "bench",
+        "duration": duration,
+        "sample_interval": interval,
+        "link": {
+            "forward": {
+                "rate": "100mbit",
+                "delay": "20ms",
+                "queue": {"limit": "350pkt"},
+                "loss": {"bernoulli": 0.01},
+            },
+            "reverse": {"delay": "20ms"},
+        },
+        "flow": [{"algorithm": "bbr"}],
+    }
 
 
 def _warm(client) -> None:
-    small = SCENARIO.format(duration="100ms", interval="0s")
+    small = _scenario("100ms", "0s")
     client.run(lambda: bbrlab.simulate(small, progress=False, timeseries=False) and None)
 
 
@@ -94,10 +95,10 @@ def main(argv=None) -> int:
     # fastest of three timings so that a moment of load does not skew it.
     duration_ms = 10_000
     for _ in range(2):
-        text = SCENARIO.format(duration=f"{duration_ms}ms", interval="0s")
+        text = _scenario(f"{duration_ms}ms", "0s")
         wall = min(_timed(lambda: bbrlab.simulate(text, progress=False, timeseries=False)) for _ in range(3))
         duration_ms = max(10, round(duration_ms * args.run_seconds / wall))
-    sweep_text = SCENARIO.format(duration=f"{duration_ms}ms", interval="0s")
+    sweep_scenario = _scenario(f"{duration_ms}ms", "0s")
     seeds = list(range(1, args.runs + 1))
     print(f"sweep: {args.runs} runs of {duration_ms} ms simulated (~{args.run_seconds} s each), {args.rounds} round(s)")
     print(
@@ -109,7 +110,7 @@ def main(argv=None) -> int:
     walls: Dict[Tuple[str, int], List[float]] = {}
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "sweep.toml"
-        f.write_text(sweep_text + f"\n[sweep]\nseed = {seeds}\n")
+        f.write_text(bbrlab.scenario_toml({**sweep_scenario, "sweep": {"seed": seeds}}))
         for r in range(args.rounds):
             load = _load()
             order = (1, 2) if r % 2 == 0 else (2, 1)
@@ -117,7 +118,7 @@ def main(argv=None) -> int:
                 for batched in (True, False) if r == 0 else (True,):
                     key = "dask" if batched else "dask-per-task"
                     walls.setdefault((key, n), []).append(
-                        _dask_sweep(sweep_text, seeds, n, None if batched else 1)
+                        _dask_sweep(sweep_scenario, seeds, n, None if batched else 1)
                     )
             for n in order:
                 walls.setdefault(("cli", n), []).append(_timed(lambda: _cli_sweep(args.cli, f, n, Path(d) / "out")))
@@ -156,11 +157,11 @@ def main(argv=None) -> int:
             f"(medians), a task per run {per_task * 1000:.1f} ms (round 1)"
         )
 
-    ten = SCENARIO.format(duration="10s", interval="10ms")
+    ten = _scenario("10s", "10ms")
     py, cli = [], []
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "ten.toml"
-        f.write_text(ten)
+        f.write_text(bbrlab.scenario_toml(ten))
         for i in range(args.repeat):
             t = time.perf_counter()
             run = bbrlab.simulate(f, progress=False)
@@ -182,7 +183,7 @@ def _timed(f) -> float:
     return time.perf_counter() - t
 
 
-def _dask_sweep(text: str, seeds: List[int], workers: int, batch_size: Optional[int]) -> float:
+def _dask_sweep(text: dict, seeds: List[int], workers: int, batch_size: Optional[int]) -> float:
     """The wall time of one sweep on a fresh LocalCluster of ``workers``
     single-threaded workers (the cluster's start and warm-up not timed; only
     one cluster exists at a time, so no idle workers share the cores)."""
