@@ -86,7 +86,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
         algorithm: args.cc,
         ..Config::default()
     };
-    config.bbr3.profile = args.bbr3_profile;
+    // The whole profile, not only its label: each sets its own constants.
+    config.bbr3 = congestion::Bbr3Config::for_profile(args.bbr3_profile);
     let factory = ControllerFactory::new(config);
     let observer = factory.observer();
 

@@ -462,7 +462,7 @@ fn a17_handling_token_bucket_policers() {
         let g = r.goodput_bps(10 * SEC, 30 * SEC);
         assert!((0.85 * 5e6..=5.05e6).contains(&g), "{g}");
         let loss = r.loss_rate(10 * SEC, 30 * SEC);
-        assert!(loss < 0.06, "{:?}: {loss}", b3.profile);
+        assert!(loss < 0.06, "{:?}: {loss}", b3.profile());
         assert_eq!(r.rtos, 0);
         assert!(r
             .records

@@ -20,7 +20,7 @@ const BDP: u64 = 100_000;
 fn linux_constants_are_the_kernels_fixed_point_values() {
     let l = Bbr3Config::linux_v3();
     let u = |n: u32| n as f64 / 256.0;
-    assert_eq!(l.profile, Bbr3Profile::LinuxV3);
+    assert_eq!(l.profile(), Bbr3Profile::LinuxV3);
     assert_eq!(l.startup_pacing_gain, u(256 * 277 / 100 + 1)); // 710
     assert_eq!(l.drain_pacing_gain, u(256 * 1000 / 2885)); // 88
     assert_eq!(l.probe_down_pacing_gain, u(232));
@@ -41,7 +41,7 @@ fn linux_constants_are_the_kernels_fixed_point_values() {
         (16, 256, 85, 128, 2, 128, 5_000_000)
     );
     let d = Bbr3Config::draft();
-    assert_eq!(d.profile, Bbr3Profile::Draft);
+    assert_eq!(d.profile(), Bbr3Profile::Draft);
     assert_eq!(Bbr3Config::default(), d);
     assert_eq!(
         (

@@ -44,20 +44,24 @@ fn app_limited_from_the_first_packet_neither_collapses_nor_grows_without_bound()
         assert!(
             max_cwnd <= 64_000,
             "{:?}: cwnd grew to {max_cwnd}",
-            b3.profile
+            b3.profile()
         );
         assert!(
             min_cwnd >= 4 * 1500,
             "{:?}: cwnd fell to {min_cwnd}",
-            b3.profile
+            b3.profile()
         );
         let g = r.goodput_bps(2 * SEC, 10 * SEC);
-        assert!(g >= 0.95e6, "{:?}: {g}", b3.profile);
+        assert!(g >= 0.95e6, "{:?}: {g}", b3.profile());
         for x in early().filter(|x| x.t_ns > 2 * SEC) {
             assert!(x.snap.pacing_rate_bytes_per_sec as f64 >= 0.9 * 1e6 / 8.0);
         }
         let g = r.goodput_bps(15 * SEC, 20 * SEC);
-        assert!(g >= 90e6, "{:?}: after the app turned bulk {g}", b3.profile);
+        assert!(
+            g >= 90e6,
+            "{:?}: after the app turned bulk {g}",
+            b3.profile()
+        );
     }
 }
 
@@ -78,7 +82,7 @@ fn app_limited_flow_is_paced_from_srtt_not_the_1ms_placeholder() {
         assert!(
             (got - want).abs() <= 1.0,
             "{:?}: {got} vs {want}",
-            b3.profile
+            b3.profile()
         );
     }
 }
@@ -95,7 +99,7 @@ fn cwnd_does_not_freeze_on_a_sub_millisecond_path() {
         p.rtt_ns = 200_000;
         let r = run_path(&p, &config(b3), 2 * SEC);
         let g = r.goodput_bps(SEC, 2 * SEC);
-        assert!(g >= 850e6, "{:?}: {g}", b3.profile);
+        assert!(g >= 850e6, "{:?}: {g}", b3.profile());
         let late: Vec<u64> = r
             .records
             .iter()
@@ -107,7 +111,7 @@ fn cwnd_does_not_freeze_on_a_sub_millisecond_path() {
             v.sort_unstable();
             v[v.len() / 2]
         };
-        assert!(median >= 25_000, "{:?}: median cwnd {median}", b3.profile);
+        assert!(median >= 25_000, "{:?}: median cwnd {median}", b3.profile());
     }
 }
 
@@ -127,8 +131,8 @@ fn down_and_cruise_apply_the_short_term_cuts_on_a_lossy_path() {
                 x.snap.mode == m && x.snap.bbr3.unwrap().bw_shortterm_bytes_per_sec.is_some()
             })
         };
-        assert!(cut_in(Mode::ProbeBwCruise), "{:?}", b3.profile);
-        assert!(cut_in(Mode::ProbeBwDown), "{:?}", b3.profile);
+        assert!(cut_in(Mode::ProbeBwCruise), "{:?}", b3.profile());
+        assert!(cut_in(Mode::ProbeBwDown), "{:?}", b3.profile());
         for w in r.records.windows(2) {
             if w[1].snap.mode == Mode::ProbeBwRefill && w[0].snap.mode != Mode::ProbeBwRefill {
                 let b = w[1].snap.bbr3.unwrap();
@@ -159,8 +163,8 @@ fn shallow_buffer_loss_stays_near_the_bound() {
         assert!(
             loss < 0.02 && loss < v1 / 4.0,
             "{:?}: loss {loss} (v1 {v1})",
-            b3.profile
+            b3.profile()
         );
-        assert!(g >= 40e6, "{:?}: {g}", b3.profile);
+        assert!(g >= 40e6, "{:?}: {g}", b3.profile());
     }
 }

@@ -117,9 +117,10 @@ fn bbr3_profiles_do_not_allocate_per_packet_or_ack() {
         run(&mut cc, &mut window, 20_000, 40_000);
         let made = allocations() - before;
         assert_eq!(
-            made, 0,
+            made,
+            0,
             "{:?}: {made} allocations in 40 000 steps",
-            b3.profile
+            b3.profile()
         );
     }
 }

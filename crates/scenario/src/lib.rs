@@ -553,7 +553,7 @@ mod tests {
         let s = parse_alg("bbr3", "").unwrap();
         let cc = s.runs[0].config.flows[0].cc;
         assert_eq!(cc.algorithm, Algorithm::Bbr3);
-        assert_eq!(cc.bbr3.profile, congestion::Bbr3Profile::Draft);
+        assert_eq!(cc.bbr3.profile(), congestion::Bbr3Profile::Draft);
         let s = parse_alg("bbr3", "ecn = true\n[flow.bbr3]\nprofile = \"linux-v3\"").unwrap();
         let f = &s.runs[0].config.flows[0];
         assert_eq!(f.cc.bbr3, congestion::Bbr3Config::linux_v3());
@@ -613,7 +613,7 @@ mod tests {
         .unwrap();
         let cc = s.runs[0].config.flows[0].cc;
         assert_eq!(cc.bbr3.signals, StockKernel);
-        assert_eq!(cc.bbr3.profile, congestion::Bbr3Profile::LinuxV3);
+        assert_eq!(cc.bbr3.profile(), congestion::Bbr3Profile::LinuxV3);
         let mut want = congestion::Bbr3Config::linux_v3();
         want.signals = StockKernel;
         assert_eq!(cc.bbr3, want);
@@ -641,7 +641,7 @@ mod tests {
             .iter()
             .map(|r| {
                 let b = r.config.flows[0].cc.bbr3;
-                (b.profile, b.signals)
+                (b.profile(), b.signals)
             })
             .collect();
         use congestion::Bbr3Profile::LinuxV3;
@@ -671,7 +671,7 @@ mod tests {
             .iter()
             .map(|r| {
                 let f = &r.config.flows[0];
-                (f.cc.bbr3.profile, f.ecn)
+                (f.cc.bbr3.profile(), f.ecn)
             })
             .collect();
         use congestion::Bbr3Profile::{Draft, LinuxV3};

@@ -77,14 +77,14 @@ pub fn kernel_counterpart(cc: &congestion::Config) -> Result<String, String> {
     match cc.algorithm {
         Algorithm::Bbr | Algorithm::Cubic | Algorithm::Reno => Ok(cc.algorithm.kernel_name().into()),
         Algorithm::Bbr3
-            if cc.bbr3.profile == Bbr3Profile::LinuxV3
+            if cc.bbr3.profile() == Bbr3Profile::LinuxV3
                 && cc.bbr3.signals == Bbr3Signals::StockKernel =>
         {
             Ok(Algorithm::Bbr3.kernel_name().into())
         }
         Algorithm::Bbr3 => Err(format!(
             "the kernel's counterpart of bbr3, {}, runs [flow.bbr3] profile = \"linux-v3\" with signals = \"stock-kernel\"; this flow has profile = \"{}\", signals = \"{}\"",
-            Algorithm::Bbr3.kernel_name(), cc.bbr3.profile, cc.bbr3.signals
+            Algorithm::Bbr3.kernel_name(), cc.bbr3.profile(), cc.bbr3.signals
         )),
         _ => Err(format!("the kernel has no `{alg}`")),
     }
@@ -361,7 +361,7 @@ pub fn run_with(
     let flow0 = &run.config.flows[0];
     let mut udp_extra = String::new();
     if flow0.cc.algorithm == congestion::Algorithm::Bbr3 {
-        udp_extra += &format!(" --bbr3-profile {}", flow0.cc.bbr3.profile);
+        udp_extra += &format!(" --bbr3-profile {}", flow0.cc.bbr3.profile());
     }
     if flow0.ecn.is_ect() {
         udp_extra += " --ecn";
@@ -792,7 +792,7 @@ pub(crate) mod tests {
     use super::*;
     #[test]
     fn each_algorithm_has_its_kernel_counterpart_or_a_reason() {
-        use congestion::{Algorithm, Bbr3Profile, Bbr3Signals, Config as CcConfig};
+        use congestion::{Algorithm, Bbr3Signals, Config as CcConfig};
         let with = |a: Algorithm| CcConfig {
             algorithm: a,
             ..CcConfig::default()
@@ -809,7 +809,7 @@ pub(crate) mod tests {
             e.contains("bbrlab_bbr3") && e.contains("profile = \"draft\""),
             "{e}"
         );
-        b3.bbr3.profile = Bbr3Profile::LinuxV3;
+        b3.bbr3 = congestion::Bbr3Config::linux_v3();
         assert!(kernel_counterpart(&b3)
             .unwrap_err()
             .contains("signals = \"exact\""));

@@ -80,8 +80,12 @@ impl FromStr for Bbr3Profile {
 /// rather than 0.91 where the kernel truncates 256 × 91 / 100 to 232.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bbr3Config {
-    /// The profile these values started from.
-    pub profile: Bbr3Profile,
+    /// The profile these values are (read with [`Bbr3Config::profile`]).
+    /// Private, and set only by the constructors ([`Bbr3Config::draft`],
+    /// [`Bbr3Config::linux_v3`], [`Bbr3Config::for_profile`]): a public
+    /// label could be set without the constants it names, and a config
+    /// so labelled ran the other profile.
+    profile: Bbr3Profile,
     /// STARTUP pacing gain: the draft's 4 ln 2 ≈ 2.77 (§2.5); Linux
     /// `bbr_startup_pacing_gain` = 256 × 277 / 100 + 1 = 710/256.
     pub startup_pacing_gain: f64,
@@ -440,6 +444,13 @@ impl Bbr3Config {
             ecn: Bbr3Ecn::LinuxV3,
             ..Bbr3Config::draft()
         }
+    }
+
+    /// The profile whose values these started from. A single switch
+    /// changed after construction keeps the label: the profile says
+    /// where a configuration came from, its fields what runs.
+    pub fn profile(&self) -> Bbr3Profile {
+        self.profile
     }
 
     /// The configuration of `profile`.

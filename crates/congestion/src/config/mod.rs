@@ -308,10 +308,10 @@ mod tests {
     fn bbr3_profiles_parse_and_unknown_lists_known() {
         for p in Bbr3Profile::ALL {
             assert_eq!(p.name().parse::<Bbr3Profile>(), Ok(p));
-            assert_eq!(Bbr3Config::for_profile(p).profile, p);
+            assert_eq!(Bbr3Config::for_profile(p).profile(), p);
         }
         assert_eq!(" Linux-V3 ".parse(), Ok(Bbr3Profile::LinuxV3));
-        assert_eq!(Bbr3Config::default().profile, Bbr3Profile::Draft);
+        assert_eq!(Bbr3Config::default().profile(), Bbr3Profile::Draft);
         let msg = "v2".parse::<Bbr3Profile>().unwrap_err().to_string();
         assert!(
             msg.contains("`v2`") && msg.contains("draft, linux-v3"),

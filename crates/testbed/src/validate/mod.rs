@@ -1083,7 +1083,7 @@ mod tests {
         let sc = scenario::load(&f).unwrap();
         let cc = &sc.runs[0].config.flows[0].cc;
         assert_eq!(cc.algorithm, congestion::Algorithm::Bbr3);
-        assert_eq!(cc.bbr3.profile, congestion::Bbr3Profile::LinuxV3);
+        assert_eq!(cc.bbr3.profile(), congestion::Bbr3Profile::LinuxV3);
         assert_eq!(cc.bbr3.signals, congestion::Bbr3Signals::StockKernel);
         // compare runs kernel TCP with the BPF control for it.
         assert_eq!(crate::compare::kernel_counterpart(cc).unwrap(), BBR3_KERNEL);
