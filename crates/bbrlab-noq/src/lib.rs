@@ -117,7 +117,7 @@ mod adapter;
 pub use congestion::observe::{Observed, Observer};
 
 use crate::adapter::Core;
-use congestion::{Config, CongestionControl, Controller};
+use congestion::{Config, CongestionControl, ConnectionSeeds, Controller};
 use noq_proto::congestion::{self as noq_cc, ControllerMetrics};
 use noq_proto::RttEstimator;
 use std::any::Any;
@@ -132,6 +132,7 @@ pub struct ControllerFactory {
     config: Config,
     make: Option<Arc<MakeFn>>,
     observer: Observer,
+    seeds: ConnectionSeeds,
 }
 
 impl core::fmt::Debug for ControllerFactory {
@@ -151,6 +152,7 @@ impl ControllerFactory {
             config,
             make: None,
             observer: Observer::default(),
+            seeds: ConnectionSeeds::default(),
         }
     }
 
@@ -164,7 +166,17 @@ impl ControllerFactory {
             config,
             make: Some(Arc::new(factory)),
             observer: Observer::default(),
+            seeds: ConnectionSeeds::default(),
         }
+    }
+
+    /// How each connection's controller is seeded: by default its own
+    /// seed ([`ConnectionSeeds::PerConnection`]), so connections do not
+    /// probe in step; [`ConnectionSeeds::Fixed`] gives every one
+    /// `config.seed`, for runs that must repeat exactly.
+    pub fn with_seeds(mut self, seeds: ConnectionSeeds) -> Self {
+        self.seeds = seeds;
+        self
     }
 
     /// A handle on the latest state of the controllers this factory builds.
@@ -173,7 +185,7 @@ impl ControllerFactory {
     }
 
     fn controller(self: &Arc<Self>, now: Instant, mtu: u16) -> NoqController {
-        let mut config = self.config;
+        let mut config = self.seeds.config_for(&self.config);
         config.mss_bytes = u64::from(mtu).max(1);
         let cc = match &self.make {
             Some(make) => Controller::custom(&config, make(&config)),
@@ -184,6 +196,7 @@ impl ControllerFactory {
             factory: Arc::clone(self),
             mtu,
             initial_window,
+            seed: config.seed,
             core: Mutex::new(Core::new(cc, now, self.observer.clone())),
         }
     }
@@ -206,6 +219,8 @@ pub struct NoqController {
     factory: Arc<ControllerFactory>,
     mtu: u16,
     initial_window: u64,
+    /// The seed of its algorithm's random choices.
+    seed: u64,
     core: Mutex<Core>,
 }
 
@@ -218,6 +233,13 @@ impl core::fmt::Debug for NoqController {
 }
 
 impl NoqController {
+    /// The seed of this connection's random choices (BBR's PROBE_BW
+    /// phase): its own unless the factory was told
+    /// [`ConnectionSeeds::Fixed`]; for logs that tie a run to it.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     fn core(&mut self) -> &mut Core {
         self.core.get_mut().unwrap_or_else(PoisonError::into_inner)
     }

@@ -52,7 +52,11 @@ impl Harness {
         let mut cc_config = config;
         cc_config.mss_bytes = 1200;
         let reference = Controller::new(&cc_config, congestion::Instant::ZERO);
-        Harness::new(ControllerFactory::new(config), reference)
+        // Fixed seeds: the reference is built from `config` as it is.
+        Harness::new(
+            ControllerFactory::new(config).with_seeds(congestion::ConnectionSeeds::Fixed),
+            reference,
+        )
     }
 
     fn at(&self, t: Instant) -> congestion::Instant {
@@ -305,6 +309,24 @@ fn every_algorithm_matches_the_controller_fed_directly() {
             h.frames
         );
     }
+}
+
+/// Each connection gets its own seed from a default factory, so
+/// connections do not probe in step; a factory told `Fixed` gives every
+/// one the configuration's.
+#[test]
+fn each_connection_gets_its_own_seed_unless_fixed() {
+    let t = Instant::now();
+    let factory = Arc::new(ControllerFactory::new(config(Algorithm::Bbr)));
+    let (a, b) = (factory.controller(t, 1200), factory.controller(t, 1200));
+    assert_ne!(a.seed(), b.seed());
+    let fixed = Arc::new(
+        ControllerFactory::new(config(Algorithm::Bbr))
+            .with_seeds(congestion::ConnectionSeeds::Fixed),
+    );
+    let seed = config(Algorithm::Bbr).seed;
+    assert_eq!(fixed.controller(t, 1200).seed(), seed);
+    assert_eq!(fixed.controller(t, 1200).seed(), seed);
 }
 
 #[test]

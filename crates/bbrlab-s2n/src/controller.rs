@@ -44,6 +44,9 @@ struct State {
     shared: Arc<Shared>,
     /// This controller's number; only the newest one publishes.
     id: u64,
+    /// Its connection's seed for the algorithm's random choices (a
+    /// clone keeps it, so the copy s2n-quic runs is the same controller).
+    seed: u64,
     /// The s2n-quic timestamp of the first packet sent, which maps to
     /// [`EPOCH_OFFSET`]. `None` until then.
     epoch: Option<Timestamp>,
@@ -102,7 +105,8 @@ impl core::fmt::Debug for CongestionController {
 impl Clone for CongestionController {
     fn clone(&self) -> Self {
         let s = &self.state;
-        let mut c = CongestionController::new(s.shared.clone(), s.max_datagram_size as u16, s.id);
+        let mut c =
+            CongestionController::new(s.shared.clone(), s.max_datagram_size as u16, s.id, s.seed);
         let t = &mut c.state;
         t.epoch = s.epoch;
         t.bytes_in_flight = s.bytes_in_flight;
@@ -125,16 +129,18 @@ pub(crate) const TIMER_SLACK: u64 = 2_000_000;
 impl CongestionController {
     /// A controller for a path whose datagrams carry `max_datagram_size`
     /// bytes; `id` 0 never publishes.
-    pub(crate) fn new(shared: Arc<Shared>, max_datagram_size: u16, id: u64) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, max_datagram_size: u16, id: u64, seed: u64) -> Self {
         let mss = u64::from(max_datagram_size).max(1);
         let mut config = shared.config;
         config.mss_bytes = mss;
+        config.seed = seed;
         let cc = shared.build(&config, Instant::ZERO.saturating_add(EPOCH_OFFSET));
         let quantum = cc.send_quantum_bytes();
         let mut state = State {
             cc,
             shared,
             id,
+            seed,
             epoch: None,
             max_datagram_size: mss,
             bytes_in_flight: 0,
@@ -159,6 +165,13 @@ impl CongestionController {
         CongestionController {
             state: Box::new(state),
         }
+    }
+
+    /// The seed of this connection's random choices (BBR's PROBE_BW
+    /// phase): its own unless the endpoint was told
+    /// [`congestion::ConnectionSeeds::Fixed`]; for logs that tie a run to it.
+    pub fn seed(&self) -> u64 {
+        self.state.seed
     }
 
     /// The wrapped controller, read-only (its snapshot, RTT estimator,

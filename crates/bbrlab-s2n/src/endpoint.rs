@@ -3,7 +3,7 @@
 use crate::controller::CongestionController;
 use crate::shared::{Factory, Shared};
 use congestion::observe::Observer;
-use congestion::{Config, CongestionControl};
+use congestion::{Config, CongestionControl, ConnectionSeeds};
 use s2n_quic_core::recovery::congestion_controller::{self as s2n, PathInfo};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Endpoint {
     shared: Arc<Shared>,
+    seeds: ConnectionSeeds,
 }
 
 impl core::fmt::Debug for Endpoint {
@@ -55,7 +56,17 @@ impl Endpoint {
                 observer: Observer::default(),
                 next_id: AtomicU64::new(1),
             }),
+            seeds: ConnectionSeeds::default(),
         }
+    }
+
+    /// How each connection's controller is seeded: by default its own
+    /// seed ([`ConnectionSeeds::PerConnection`]), so connections do not
+    /// probe in step; [`ConnectionSeeds::Fixed`] gives every one
+    /// `config.seed`, for runs that must repeat exactly.
+    pub fn with_seeds(mut self, seeds: ConnectionSeeds) -> Self {
+        self.seeds = seeds;
+        self
     }
 
     /// A handle on the newest connection's controller state.
@@ -74,7 +85,8 @@ impl Endpoint {
     pub fn new_controller(&self, max_datagram_size: u16) -> CongestionController {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         self.shared.observer.register(id);
-        CongestionController::new(self.shared.clone(), max_datagram_size, id)
+        let seed = self.seeds.config_for(&self.shared.config).seed;
+        CongestionController::new(self.shared.clone(), max_datagram_size, id, seed)
     }
 }
 

@@ -54,7 +54,8 @@ fn instant(at: Duration) -> Instant {
 
 impl Pair {
     fn new(config: Config) -> Self {
-        Self::with_endpoint(Endpoint::new(config))
+        // Fixed seeds: the reference controller is built from `config` as it is.
+        Self::with_endpoint(Endpoint::new(config).with_seeds(congestion::ConnectionSeeds::Fixed))
     }
 
     /// `endpoint` running a built-in algorithm.
@@ -714,4 +715,26 @@ fn a_custom_algorithm_runs_behind_the_adapter() {
     assert_eq!(acks.load(Ordering::Relaxed), 2);
     assert_eq!(losses.load(Ordering::Relaxed), 1);
     assert_eq!(pair.ad.controller().name(), "fixed");
+}
+
+/// Each connection of a default endpoint gets its own seed, so
+/// connections do not probe in step; an endpoint told `Fixed` gives every
+/// one the configuration's, and a clone (which s2n-quic runs in place of
+/// the original) keeps its original's.
+#[test]
+fn each_connection_gets_its_own_seed_unless_fixed() {
+    let endpoint = Endpoint::new(Config::new(Algorithm::Bbr));
+    let (a, b) = (endpoint.new_controller(1200), endpoint.new_controller(1200));
+    assert_ne!(a.seed(), b.seed());
+    assert_eq!(a.clone().seed(), a.seed());
+    let fixed =
+        Endpoint::new(Config::new(Algorithm::Bbr)).with_seeds(congestion::ConnectionSeeds::Fixed);
+    let seed = Config::new(Algorithm::Bbr).seed;
+    assert_eq!(
+        (
+            fixed.new_controller(1200).seed(),
+            fixed.new_controller(1200).seed()
+        ),
+        (seed, seed)
+    );
 }

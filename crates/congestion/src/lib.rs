@@ -83,9 +83,10 @@ pub mod windowed_filter;
 
 pub use config::{
     AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals,
-    BbrConfig, BbrFlavour, BbrRecovery, Config, CubicAvoidance, CubicConfig, HyStartVariant,
-    JitterCadence, JitterConfig, JitterStats, MinRttSamples, RecoveryExit, SrttSample,
-    StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile, UnknownBbr3Signals, WindowReduction,
+    BbrConfig, BbrFlavour, BbrRecovery, Config, ConnectionSeeds, CubicAvoidance, CubicConfig,
+    HyStartVariant, JitterCadence, JitterConfig, JitterStats, MinRttSamples, RecoveryExit,
+    SrttSample, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile, UnknownBbr3Signals,
+    WindowReduction,
 };
 pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
 pub use delivery_rate::{

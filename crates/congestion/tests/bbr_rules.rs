@@ -111,6 +111,30 @@ fn probe_bw_never_starts_in_the_drain_phase_and_uses_every_other_start() {
     }
 }
 
+/// Connections of one process seeded by `Config::for_new_connection` start
+/// PROBE_BW in different phases, where connections that all keep the
+/// default seed start every one in the same phase and would probe in step
+/// (issue 33: the adapters used to give every connection seed 1).
+#[test]
+fn connections_of_one_process_start_probe_bw_in_different_phases() {
+    let start = |cfg: &Config| {
+        let mut d = RoundDriver::new(cfg);
+        to_drain(&mut d, 1e6, RTT);
+        let s = d.round(1e6, RTT, 0, false);
+        assert_eq!(s.mode, Mode::ProbeBw);
+        s.cycle_index.unwrap()
+    };
+    let base = Config::new(Algorithm::Bbr);
+    let same: Vec<u8> = (0..16).map(|_| start(&base)).collect();
+    assert!(same.windows(2).all(|w| w[0] == w[1]), "{same:?}");
+    let mut own: Vec<u8> = (0..16).map(|_| start(&base.for_new_connection())).collect();
+    own.sort_unstable();
+    own.dedup();
+    // Seven phases to draw from, 16 draws: all in one has a chance of
+    // 7 × (1/7)^16, below 10^-12.
+    assert!(own.len() >= 3, "phases drawn: {own:?}");
+}
+
 #[test]
 fn probe_bw_gains_follow_the_cycle_in_order_each_lasting_at_least_min_rtt() {
     let path = Path::new(10.0, 40, 100);

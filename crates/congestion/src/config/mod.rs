@@ -14,6 +14,7 @@ use core::str::FromStr;
 
 mod bbr;
 mod bbr3;
+mod connection_seed;
 mod cubic;
 
 // Each algorithm's own settings have a file of their own; they are named
@@ -26,6 +27,7 @@ pub use bbr3::{
     Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals, StartupLossCount,
     UnknownBbr3Profile, UnknownBbr3Signals,
 };
+pub use connection_seed::ConnectionSeeds;
 pub use cubic::{CubicAvoidance, CubicConfig, HyStartVariant};
 
 /// The built-in algorithms, named the same in every bbrlab interface.
@@ -127,7 +129,13 @@ pub struct Config {
     pub mss_bytes: u64,
     /// Initial window in packets (Linux `TCP_INIT_CWND` = 10).
     pub initial_cwnd_packets: u64,
-    /// Seed for BBR's random PROBE_BW start phase.
+    /// Seed for BBR's random choices (where PROBE_BW's gain cycle
+    /// starts, v3's wait before probing). It must differ per connection:
+    /// connections with one seed probe in step, the synchronisation the
+    /// randomness exists to avoid. [`Config::for_new_connection`] gives
+    /// one; the adapters into QUIC stacks use it for every connection
+    /// unless told otherwise ([`ConnectionSeeds`]). The default, 1, is
+    /// for simulations, where a scenario sets each flow's.
     pub seed: u64,
     /// BBR switches (used by `bbr` and `bbr-jitter`).
     pub bbr: BbrConfig,
