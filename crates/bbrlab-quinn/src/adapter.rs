@@ -106,8 +106,7 @@ impl Core {
 
     /// quinn's instant on bbrlab's clock.
     fn at(&self, t: Instant) -> congestion::Instant {
-        let ns = t.saturating_duration_since(self.epoch).as_nanos();
-        congestion::Instant::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+        congestion::Instant::from_std(t, self.epoch)
     }
 
     /// The controller, with every held-back event applied.

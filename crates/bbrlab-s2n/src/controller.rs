@@ -16,9 +16,10 @@ use std::sync::Arc;
 
 /// Where the first packet a controller sends lands on [`Instant`]'s axis.
 ///
-/// [`Instant::ZERO`] serves the controllers as "never" (for example, no
-/// recovery episode yet), so a packet must not be sent at it; one second
-/// keeps every real time strictly after it.
+/// Any point would do: no time is special to the controllers
+/// ([`Instant::ZERO`] included). The controller is built at this point and
+/// the first packet is sent at it or later, so the controller never sees a
+/// send before its own start.
 pub const EPOCH_OFFSET: Duration = Duration::from_secs(1);
 
 /// What s2n-quic keeps with each sent packet and hands back when the packet

@@ -16,12 +16,22 @@ use core::time::Duration;
 pub struct Instant(u64);
 
 impl Instant {
-    /// The epoch itself; useful as a "never" marker and as a simulator's start.
+    /// The epoch itself: an ordinary time, at which a packet may be sent
+    /// (the simulator starts its flows there). Nothing in the crate reads
+    /// it as "never"; what may be unset is an `Option<Instant>`.
     pub const ZERO: Instant = Instant(0);
 
     /// Builds an instant from nanoseconds since the caller's epoch.
     pub const fn from_nanos(nanos: u64) -> Self {
         Instant(nanos)
+    }
+
+    /// `t` on this axis, for a transport that reads `std::time::Instant`:
+    /// the time since `epoch`, an instant it fixes once (when the
+    /// connection or the process started) and keeps for every call. A `t`
+    /// before `epoch` maps to the epoch itself.
+    pub fn from_std(t: std::time::Instant, epoch: std::time::Instant) -> Instant {
+        Instant::ZERO.saturating_add(t.saturating_duration_since(epoch))
     }
 
     /// Nanoseconds since the caller's epoch.
@@ -66,3 +76,18 @@ pub(crate) fn duration_to_nanos(d: Duration) -> u64 {
 
 /// Nanoseconds per second, for rate arithmetic.
 pub(crate) const NANOS_PER_SEC: f64 = 1e9;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transport's `std::time::Instant` maps to the time since its
+    /// epoch, and a time before the epoch to the epoch.
+    #[test]
+    fn std_instants_map_to_the_time_since_the_epoch() {
+        let epoch = std::time::Instant::now();
+        let later = epoch + Duration::from_millis(1500);
+        assert_eq!(Instant::from_std(later, epoch).as_nanos(), 1_500_000_000);
+        assert_eq!(Instant::from_std(epoch, later), Instant::ZERO);
+    }
+}

@@ -244,6 +244,27 @@ impl Config {
         }
     }
 
+    /// `algorithm` for a QUIC connection whose datagrams carry
+    /// `max_datagram_size` bytes: windows counted in that size, recovery
+    /// episodes that end as RFC 9002 §7.3.2 says (a packet sent after the
+    /// episode began is acknowledged), srtt from the largest acknowledged
+    /// packet (§5), and RFC 9002 §7.2's initial window, min(10 × size,
+    /// max(14,720 B, 2 × size)), rounded down to whole datagrams (10 up to
+    /// 1,472 bytes, 9 at 1,500). Every other field keeps its default; set
+    /// the seed per connection ([`Config::for_new_connection`]).
+    pub fn for_quic(algorithm: Algorithm, max_datagram_size: u64) -> Self {
+        let size = max_datagram_size.max(1);
+        let window = (10 * size).min(14_720.max(2 * size));
+        Config {
+            algorithm,
+            recovery_exit: RecoveryExit::FirstAckAfterStart,
+            mss_bytes: size,
+            initial_cwnd_packets: (window / size).max(1),
+            srtt_sample: SrttSample::Newest,
+            ..Config::default()
+        }
+    }
+
     /// The configuration a command line names: `algorithm` by its name and,
     /// for `bbr3` only, a profile by its name (`draft`, `linux-v3`), whose
     /// every constant is set (not just its label). Errors name the option
@@ -268,6 +289,28 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RFC 9002's construction: the datagram size counts windows, the
+    /// initial window is min(10 × size, max(14,720, 2 × size)) in whole
+    /// datagrams, and episodes end as §7.3.2 says.
+    #[test]
+    fn for_quic_follows_rfc_9002() {
+        let c = Config::for_quic(Algorithm::Bbr3, 1200);
+        assert_eq!((c.mss_bytes, c.initial_cwnd_packets), (1200, 10));
+        assert_eq!(c.recovery_exit, RecoveryExit::FirstAckAfterStart);
+        assert_eq!(c.srtt_sample, SrttSample::Newest);
+        assert_eq!(c.algorithm, Algorithm::Bbr3);
+        // 14,720 B allows 9 datagrams of 1,500 and 2 of 9,000 (the floor).
+        assert_eq!(
+            Config::for_quic(Algorithm::Cubic, 1500).initial_cwnd_packets,
+            9
+        );
+        assert_eq!(
+            Config::for_quic(Algorithm::Cubic, 9000).initial_cwnd_packets,
+            2
+        );
+        assert_eq!(Config::for_quic(Algorithm::Cubic, 0).mss_bytes, 1);
+    }
 
     /// A named profile sets the profile's constants, and a profile for any
     /// algorithm but bbr3, or an unknown name, is refused by option.
