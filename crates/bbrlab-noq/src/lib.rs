@@ -125,7 +125,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 /// Builds a user's algorithm from the factory's config.
-type MakeFn = dyn Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync;
+type MakeFn = dyn Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync;
 
 /// Builds a bbrlab controller for each noq connection (and path).
 pub struct ControllerFactory {
@@ -160,7 +160,7 @@ impl ControllerFactory {
     /// `config` (with noq's MTU as `mss_bytes`) for each connection.
     pub fn custom<F>(config: Config, factory: F) -> Self
     where
-        F: Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
     {
         ControllerFactory {
             config,
@@ -326,7 +326,18 @@ impl noq_cc::Controller for NoqController {
     }
 
     fn clone_box(&self) -> Box<dyn noq_cc::Controller> {
-        Box::new(self.factory.controller(Instant::now(), self.mtu))
+        // The connection's controller with its state, as the stack asks;
+        // a fresh one from the factory only when it cannot be copied.
+        match self.lock().try_clone() {
+            Some(core) => Box::new(NoqController {
+                factory: Arc::clone(&self.factory),
+                mtu: self.mtu,
+                initial_window: self.initial_window,
+                seed: self.seed,
+                core: Mutex::new(core),
+            }),
+            None => Box::new(self.factory.controller(Instant::now(), self.mtu)),
+        }
     }
 
     fn initial_window(&self) -> u64 {

@@ -311,6 +311,25 @@ fn every_algorithm_matches_the_controller_fed_directly() {
     }
 }
 
+/// A clone (quinn's `clone_box`: the stack duplicating a connection's
+/// controller) carries what the controller learned, where it used to be a
+/// fresh controller at the initial window.
+#[test]
+fn a_clone_keeps_the_controllers_state() {
+    let mut h = Harness::with_config(config(Algorithm::Bbr));
+    script(&mut h, 8, false);
+    let copy = h.adapter.clone_box();
+    assert_eq!(copy.window(), h.adapter.window());
+    assert_ne!(
+        copy.window(),
+        h.adapter.initial_window(),
+        "learned nothing?"
+    );
+    let copy = copy.into_any().downcast::<NoqController>().expect("ours");
+    assert_eq!(copy.snapshot(), h.noq().snapshot());
+    assert_eq!(copy.seed(), h.adapter.seed());
+}
+
 /// Each connection gets its own seed from a default factory, so
 /// connections do not probe in step; a factory told `Fixed` gives every
 /// one the configuration's.
@@ -415,7 +434,7 @@ impl CongestionControl for Fixed {
 
 #[test]
 fn a_custom_algorithm_matches_the_controller_fed_directly() {
-    let make = |_: &Config| -> Box<dyn CongestionControl + Send> {
+    let make = |_: &Config| -> Box<dyn CongestionControl + Send + Sync> {
         Box::new(Fixed {
             cwnd: 12_000,
             losses: 0,

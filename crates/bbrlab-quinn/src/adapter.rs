@@ -81,6 +81,33 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// A copy with all its state (the controller's included), for a
+    /// stack that duplicates a connection's controller; `None` when the
+    /// controller cannot be copied (a user's algorithm without
+    /// `clone_box`).
+    pub(crate) fn try_clone(&self) -> Option<Core> {
+        Some(Core {
+            cc: self.cc.try_clone()?,
+            epoch: self.epoch.clone(),
+            ring: self.ring.clone(),
+            in_flight: self.in_flight.clone(),
+            acked: self.acked.clone(),
+            lost: self.lost.clone(),
+            acking: self.acking.clone(),
+            pending: self.pending.clone(),
+            pending_ce: self.pending_ce.clone(),
+            pending_persistent: self.pending_persistent.clone(),
+            sampled_up_to: self.sampled_up_to.clone(),
+            stack_srtt: self.stack_srtt.clone(),
+            latest_rtt: self.latest_rtt.clone(),
+            transmits: self.transmits.clone(),
+            loss_events: self.loss_events.clone(),
+            bytes_acked: self.bytes_acked.clone(),
+            ce_events: self.ce_events.clone(),
+            observer: self.observer.clone(),
+        })
+    }
+
     pub(crate) fn new(cc: Controller, epoch: Instant, observer: Observer) -> Self {
         Core {
             cc,

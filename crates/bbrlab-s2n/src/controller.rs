@@ -98,11 +98,11 @@ impl core::fmt::Debug for CongestionController {
 /// and drops the original. The clone is the one that runs, so it keeps the
 /// original's number and publishes to the [`crate::Observer`].
 ///
-/// [`Controller`] cannot be cloned (a custom algorithm is a boxed trait
-/// object), so a clone is a new controller from the same configuration.
-/// Before the first packet that is an exact copy. A clone made later
-/// (s2n-quic 0.91 makes none) keeps the bytes in flight, the time base
-/// and the counters but starts the algorithm afresh.
+/// The clone carries the controller's state ([`Controller::try_clone`]),
+/// the bytes in flight, the time base and the counters. A user's algorithm
+/// that cannot be copied (no `clone_box`) starts afresh from the same
+/// configuration, which before the first packet (where s2n-quic 0.91
+/// clones) is the same thing.
 impl Clone for CongestionController {
     fn clone(&self) -> Self {
         let s = &self.state;
@@ -115,6 +115,9 @@ impl Clone for CongestionController {
         t.next_departure = s.next_departure;
         t.burst_bytes = s.burst_bytes;
         t.observed = s.observed;
+        if let Some(cc) = s.cc.try_clone() {
+            t.cc = cc;
+        }
         c
     }
 }

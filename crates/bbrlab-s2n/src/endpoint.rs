@@ -43,7 +43,7 @@ impl Endpoint {
     /// path's MSS set.
     pub fn custom<F>(config: Config, factory: F) -> Self
     where
-        F: Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
     {
         Self::with_factory(config, Some(Box::new(factory)))
     }

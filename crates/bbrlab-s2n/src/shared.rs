@@ -10,7 +10,7 @@ use congestion::{Config, CongestionControl, Controller};
 use std::sync::atomic::AtomicU64;
 
 /// Builds a user's algorithm for each new connection.
-pub(crate) type Factory = dyn Fn(&Config) -> Box<dyn CongestionControl + Send> + Send + Sync;
+pub(crate) type Factory = dyn Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync;
 
 /// What every controller of one [`Endpoint`] shares.
 pub(crate) struct Shared {

@@ -738,3 +738,22 @@ fn each_connection_gets_its_own_seed_unless_fixed() {
         (seed, seed)
     );
 }
+
+/// A clone (s2n-quic clones a connection's controller into its path
+/// table) carries what the controller learned, not only its counters.
+#[test]
+fn a_clone_keeps_the_controllers_state() {
+    let mut pair = Pair::new(Config::new(Algorithm::Bbr));
+    run_path(&mut pair, 800, 20, 1040, 100, 0);
+    let copy = pair.ad.clone();
+    let (a, b) = (
+        copy.controller().snapshot(),
+        pair.ad.controller().snapshot(),
+    );
+    assert_eq!(a, b);
+    assert!(
+        b.bw_estimate_bytes_per_sec.is_some_and(|bw| bw > 0.0),
+        "{b:?}"
+    );
+    assert_eq!(copy.seed(), pair.ad.seed());
+}

@@ -115,6 +115,15 @@ pub trait CongestionControl {
     /// The first send after an application-limited idle period.
     fn on_restart_from_idle(&mut self, _now: Instant, _rtt: &RttEstimator) {}
 
+    /// A copy of this algorithm with its state, for
+    /// [`Controller::try_clone`](crate::Controller::try_clone) (a stack that
+    /// clones a connection's controller). `None`, the default, for an
+    /// algorithm that cannot be copied; its controller then cannot be
+    /// either, and the caller builds a fresh one.
+    fn clone_box(&self) -> Option<Box<dyn CongestionControl + Send + Sync>> {
+        None
+    }
+
     /// The connection's handshake has ended at `now`, before any data was
     /// sent, and `rtt` holds its RTT sample (TCP's SYN exchange, QUIC's
     /// first flight). Linux builds its controller at this point

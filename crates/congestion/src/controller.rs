@@ -28,7 +28,7 @@ enum Inner {
     Bbr3(Bbr3),
     Cubic(Cubic),
     Reno(Reno),
-    Custom(Box<dyn CongestionControl + Send>),
+    Custom(Box<dyn CongestionControl + Send + Sync>),
 }
 
 impl core::fmt::Debug for Inner {
@@ -44,6 +44,18 @@ impl core::fmt::Debug for Inner {
 }
 
 impl Inner {
+    /// A copy with its state: always for the built-in algorithms, and for
+    /// a user's if it implements [`CongestionControl::clone_box`].
+    fn try_clone(&self) -> Option<Inner> {
+        Some(match self {
+            Inner::Bbr(c) => Inner::Bbr(c.clone()),
+            Inner::Bbr3(c) => Inner::Bbr3(c.clone()),
+            Inner::Cubic(c) => Inner::Cubic(c.clone()),
+            Inner::Reno(c) => Inner::Reno(c.clone()),
+            Inner::Custom(c) => Inner::Custom(c.clone_box()?),
+        })
+    }
+
     fn get(&self) -> &dyn CongestionControl {
         match self {
             Inner::Bbr(c) => c,
@@ -110,6 +122,32 @@ pub struct Controller {
 }
 
 impl Controller {
+    /// A copy of this controller with all its state (the algorithm's, the
+    /// delivery-rate sampler's, the RTT estimator's, the recovery
+    /// episode), for a stack that clones a connection's controller. Always
+    /// `Some` for the built-in algorithms; for a user's, `Some` when it
+    /// implements [`CongestionControl::clone_box`]. (Not `Clone`, since a
+    /// user's algorithm may not be copyable.)
+    pub fn try_clone(&self) -> Option<Controller> {
+        Some(Controller {
+            algorithm: self.algorithm,
+            inner: self.inner.try_clone()?,
+            sampler: self.sampler.clone(),
+            rtt: self.rtt.clone(),
+            recovery: self.recovery,
+            recovery_start: self.recovery_start,
+            recovery_exit: self.recovery_exit,
+            srtt_sample: self.srtt_sample,
+            recovery_episodes: self.recovery_episodes,
+            mss: self.mss,
+            next_departure: self.next_departure,
+            next_burst_bytes: self.next_burst_bytes,
+            ack_prior_in_flight: self.ack_prior_in_flight,
+            pending_ce: self.pending_ce,
+            cwr_reduced: self.cwr_reduced,
+        })
+    }
+
     /// Creates a controller for `config.algorithm`, starting at `now`.
     pub fn new(config: &Config, now: Instant) -> Self {
         let inner = match config.algorithm {
@@ -128,7 +166,7 @@ impl Controller {
     /// built-in ones, so the simulator and the UDP transport run it too.
     /// `config` supplies the MSS and the recovery-exit rule; its
     /// `algorithm` field is ignored.
-    pub fn custom(config: &Config, algorithm: Box<dyn CongestionControl + Send>) -> Self {
+    pub fn custom(config: &Config, algorithm: Box<dyn CongestionControl + Send + Sync>) -> Self {
         Self::with_inner(config, None, Inner::Custom(algorithm))
     }
 

@@ -76,7 +76,7 @@ fn main() {
             cwnd: 10 * cc.mss_bytes,
             acked_in_window: 0,
             pacing: 1_000_000,
-        }) as Box<dyn CongestionControl + Send>
+        }) as Box<dyn CongestionControl + Send + Sync>
     });
     let mut flow = FlowConfig::bulk("mine", congestion::Config::default());
     flow.custom_cc = Some(aimd);

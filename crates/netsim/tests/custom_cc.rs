@@ -52,7 +52,7 @@ fn fixed(acks: &Arc<AtomicU64>) -> CustomCc {
         Box::new(FixedWindow {
             cwnd: 20 * cc.mss_bytes,
             acks: acks.clone(),
-        }) as Box<dyn CongestionControl + Send>
+        }) as Box<dyn CongestionControl + Send + Sync>
     })
 }
 

@@ -43,7 +43,7 @@ pub fn build(
     alg: StackAlgorithm,
     config: &Config,
     now: Instant,
-) -> Box<dyn CongestionControl + Send> {
+) -> Box<dyn CongestionControl + Send + Sync> {
     match alg {
         StackAlgorithm::S2nBbr2 => Box::new(s2n::S2n::bbr2(config, now)),
         StackAlgorithm::S2nCubic => Box::new(s2n::S2n::cubic(config, now)),

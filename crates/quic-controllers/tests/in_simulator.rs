@@ -93,7 +93,7 @@ fn s2n_controllers_match_every_packet_and_keep_bytes_in_flight() {
     let f = run(CustomCc::new("s2n:bbr2", move |cc, now| {
         let w = Arc::new(Mutex::new(S2n::bbr2(cc, now)));
         *b.lock().unwrap() = Some(w.clone());
-        Box::new(Shared(w)) as Box<dyn CongestionControl + Send>
+        Box::new(Shared(w)) as Box<dyn CongestionControl + Send + Sync>
     }));
     assert!(f.retransmissions > 0, "the path lost nothing");
     let w: Arc<Mutex<S2n<_>>> = bbr.lock().unwrap().clone().expect("built");
@@ -108,7 +108,7 @@ fn s2n_controllers_match_every_packet_and_keep_bytes_in_flight() {
     run(CustomCc::new("s2n:cubic", move |cc, now| {
         let w = Arc::new(Mutex::new(S2n::cubic(cc, now)));
         *c.lock().unwrap() = Some(w.clone());
-        Box::new(Shared(w)) as Box<dyn CongestionControl + Send>
+        Box::new(Shared(w)) as Box<dyn CongestionControl + Send + Sync>
     }));
     let w = cubic.lock().unwrap().clone().expect("built");
     assert_eq!(w.lock().unwrap().unmatched_packets(), 0);
@@ -127,7 +127,7 @@ fn quinn_controllers_match_every_packet() {
             };
             let w = Arc::new(Mutex::new(q));
             *s.lock().unwrap() = Some(w.clone());
-            Box::new(Shared(w)) as Box<dyn CongestionControl + Send>
+            Box::new(Shared(w)) as Box<dyn CongestionControl + Send + Sync>
         }));
         assert!(f.delivered_bytes > 1_000_000, "{f:?}");
         let w = slot.lock().unwrap().clone().expect("built");

@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Builds one instance of a user's congestion control for a flow.
-type BuildCc = dyn Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send> + Send + Sync;
+type BuildCc = dyn Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync;
 
 /// A user's congestion control, for the simulator and the transport: a
 /// name for outputs and a constructor called once per flow (so every flow
@@ -32,7 +32,10 @@ impl CustomCc {
     /// A custom algorithm named `name`, built by `build`.
     pub fn new(
         name: &str,
-        build: impl Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send> + Send + Sync + 'static,
+        build: impl Fn(&CcConfig, Instant) -> Box<dyn CongestionControl + Send + Sync>
+            + Send
+            + Sync
+            + 'static,
     ) -> Self {
         CustomCc {
             name: name.to_string(),
@@ -57,7 +60,11 @@ impl CustomCc {
     }
 
     /// One instance for a flow; `None` for a [`CustomCc::named`] one.
-    pub fn build(&self, cc: &CcConfig, now: Instant) -> Option<Box<dyn CongestionControl + Send>> {
+    pub fn build(
+        &self,
+        cc: &CcConfig,
+        now: Instant,
+    ) -> Option<Box<dyn CongestionControl + Send + Sync>> {
         self.build.as_ref().map(|b| b(cc, now))
     }
 

@@ -66,7 +66,7 @@ fn recording(ecn: Ecn, feedback: EcnFeedback) -> (Sender, Arc<Mutex<Seen>>) {
     let s2 = seen.clone();
     let mut f = SenderConfig::bulk(Config::default());
     f.custom_cc = Some(CustomCc::new("recorder", move |_, _| {
-        Box::new(Recorder(s2.clone())) as Box<dyn CongestionControl + Send>
+        Box::new(Recorder(s2.clone())) as Box<dyn CongestionControl + Send + Sync>
     }));
     f.tail_loss_probe = false;
     f.ecn = ecn;

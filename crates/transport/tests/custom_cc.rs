@@ -52,7 +52,7 @@ fn a_custom_controller_moves_every_byte_on_loopback() {
         Box::new(Fixed {
             mss: cc.mss_bytes,
             acks: counter.clone(),
-        }) as Box<dyn CongestionControl + Send>
+        }) as Box<dyn CongestionControl + Send + Sync>
     });
     let bytes = 4_000_000;
     let (sent, got) = common::with_receiver(47_611, |addr| {

@@ -244,7 +244,7 @@ fn against_stand_in(
 
 /// Cubic's window with the CE marks it was given counted.
 struct CountingCubic {
-    inner: Box<dyn CongestionControl + Send>,
+    inner: Box<dyn CongestionControl + Send + Sync>,
     ce_calls: Arc<AtomicU64>,
     ce_marks: Arc<AtomicU64>,
     ce_in_acks: Arc<AtomicU64>,
@@ -314,7 +314,7 @@ fn reported_ce_marks_reach_the_controller_exactly_once() {
             ce_calls: c.clone(),
             ce_marks: m.clone(),
             ce_in_acks: a.clone(),
-        }) as Box<dyn CongestionControl + Send>
+        }) as Box<dyn CongestionControl + Send + Sync>
     });
     let (s, reported) = against_stand_in(
         47_721,
@@ -488,7 +488,7 @@ fn two_holes_declared_lost_together_reach_the_controller_as_two_ranges() {
         Box::new(RangeCountingCubic {
             inner: congestion::cubic::Cubic::new(cfg),
             most_ranges: m.clone(),
-        }) as Box<dyn CongestionControl + Send>
+        }) as Box<dyn CongestionControl + Send + Sync>
     });
     let (s, _) = against_stand_in(
         47_727,

@@ -43,6 +43,16 @@ impl RoundDriver {
         }
     }
 
+    /// A copy of the driver and its controller (`Controller::try_clone`).
+    pub fn try_clone(&self) -> Option<RoundDriver> {
+        Some(RoundDriver {
+            cc: self.cc.try_clone()?,
+            now_ns: self.now_ns,
+            mss: self.mss,
+            delivered: self.delivered,
+        })
+    }
+
     /// Advances one round of `rtt_ns` and acknowledges `rate × rtt` bytes in
     /// one ACK, built so the sampler measures exactly `rate_bytes_per_sec`
     /// (the acked packet was sent one RTT ago, when `delivered` was last
