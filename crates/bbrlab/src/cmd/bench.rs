@@ -12,6 +12,7 @@ use scenario::builder::{Flow, Queue, ScenarioBuilder};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use testbed::child::{finish, free_tcp_port, free_udp_port, spawn, Output};
+use testbed::summaries::{self, QuicSendSummary, UdpSendSummary};
 
 /// C2's path: 10 Gbit/s, 100 ms RTT, 1 % random loss, a 1.2-BDP buffer.
 fn large_path(algorithm: &str) -> String {
@@ -146,12 +147,6 @@ impl Transfer {
     }
 }
 
-fn json_field(v: &serde_json::Value, key: &str) -> Result<f64, String> {
-    v.get(key)
-        .and_then(|x| x.as_f64())
-        .ok_or_else(|| format!("no `{key}` in {v}"))
-}
-
 /// `bbrlab send` → `bbrlab recv` on loopback as two processes (this
 /// binary), BBR, a pattern for `secs`.
 fn bbrlab_transfer(secs: std::time::Duration, gso: bool) -> Result<Transfer, String> {
@@ -184,44 +179,38 @@ fn bbrlab_transfer(secs: std::time::Duration, gso: bool) -> Result<Transfer, Str
     let s = finish(send, deadline);
     let r = finish(recv, deadline)?;
     let s = s?;
-    let v: serde_json::Value =
-        serde_json::from_str(s.stdout.trim()).map_err(|e| format!("bbrlab send's output: {e}"))?;
+    let v: UdpSendSummary = summaries::line_with(&s.stdout, "datagrams_per_syscall")?
+        .ok_or_else(|| format!("bbrlab send printed no summary: {:?}", s.stdout.trim()))?;
     Ok(Transfer {
         label: format!("bbrlab bbr, {}", if gso { "GSO" } else { "no GSO" }),
-        bytes: json_field(&v, "bytes")? as u64,
-        goodput_bps: json_field(&v, "goodput_bps")?,
+        bytes: v.bytes,
+        goodput_bps: v.goodput_bps,
         send_cpu_s: s.cpu_s,
         recv_cpu_s: r.cpu_s,
         note: format!(
             "{:.1} datagrams/send call, {} retransmissions, pacing error p50 {:.1} µs p99 {:.1} µs",
-            json_field(&v, "datagrams_per_syscall")?,
-            json_field(&v, "retransmissions")?,
-            json_field(&v, "pacing_error_p50_us").unwrap_or(f64::NAN),
-            json_field(&v, "pacing_error_p99_us").unwrap_or(f64::NAN),
+            v.datagrams_per_syscall,
+            v.retransmissions,
+            v.pacing_error_p50_us.unwrap_or(f64::NAN),
+            v.pacing_error_p99_us.unwrap_or(f64::NAN),
         ),
     })
 }
 
-/// The figures of `quic-bulk send`'s summary line (its keys `bytes`,
-/// `goodput_bps`, `packets_lost`, `srtt_median_ms`; see
-/// `notes/quic-bulk-contract.md`): bytes, goodput (bytes acknowledged over
-/// the seconds from the end of the handshake to the last
-/// acknowledgement), and the line's detail.
+/// The figures of `quic-bulk send`'s summary line
+/// ([`QuicSendSummary`]): bytes, goodput (bytes acknowledged over the
+/// seconds from the end of the handshake to the last acknowledgement),
+/// and the line's detail.
 fn quic_bulk_figures(stdout: &str) -> Result<(u64, f64, String), String> {
-    let line = stdout.lines().last().unwrap_or("");
-    let v: serde_json::Value = serde_json::from_str(line.trim())
-        .map_err(|e| format!("quic-bulk's output {line:?}: {e}"))?;
+    let v: QuicSendSummary = summaries::line_with(stdout, "quic_stack")?
+        .ok_or_else(|| format!("quic-bulk printed no summary: {:?}", stdout.trim()))?;
     let srtt = v
-        .get("srtt_median_ms")
-        .and_then(serde_json::Value::as_f64)
+        .srtt_median_ms
         .map_or("unknown".to_string(), |x| format!("{x:.2} ms"));
     Ok((
-        json_field(&v, "bytes")? as u64,
-        json_field(&v, "goodput_bps")?,
-        format!(
-            "{} lost packets, median srtt {srtt}",
-            json_field(&v, "packets_lost")?
-        ),
+        v.bytes,
+        v.goodput_bps,
+        format!("{} lost packets, median srtt {srtt}", v.packets_lost),
     ))
 }
 
@@ -388,9 +377,9 @@ pub fn transport(
 mod tests {
     use super::*;
 
-    /// `bench --transport` reads quic-bulk's summary keys: the bytes and
-    /// goodput it reports (not recomputed), the lost packets and srtt in
-    /// the note; a line without them is an error naming the key.
+    /// `bench --transport` reads quic-bulk's summary as its type: the
+    /// bytes and goodput it reports (not recomputed), the lost packets and
+    /// srtt in the note; a line lacking a figure is an error naming it.
     #[test]
     fn quic_bulk_summary_maps_to_the_transfer() {
         let line = r#"{"quic_stack":"quinn","cc":"quinn:bbr","bytes":1250000,"seconds":0.5,"goodput_bps":20000000.0,"srtt_median_ms":0.25,"packets_sent":900,"packets_lost":3,"retransmit_fraction":0.0033,"origin":"end of the handshake"}"#;
@@ -401,8 +390,9 @@ mod tests {
             note.contains("3 lost packets") && note.contains("0.25 ms"),
             "{note}"
         );
-        let e = quic_bulk_figures(r#"{"quic_stack":"quinn","bytes":1}"#).unwrap_err();
-        assert!(e.contains("goodput_bps"), "{e}");
+        let e =
+            quic_bulk_figures(r#"{"quic_stack":"quinn","cc":"quinn:bbr","bytes":1}"#).unwrap_err();
+        assert!(e.contains("missing field `seconds`"), "{e}");
         assert!(quic_bulk_figures("").is_err());
     }
 }
