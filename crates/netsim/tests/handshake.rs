@@ -114,3 +114,27 @@ fn a_lost_syn_is_sent_again_after_one_second_then_doubling() {
     }
     assert!((2..=14).contains(&retried), "{retried} of 16 seeds retried");
 }
+
+/// A finite flow's completion time counts its SYN exchange, and so does
+/// its ideal: one more round trip, so a slowdown of 1 stays the best a
+/// flow can do, with or without a handshake.
+#[test]
+fn a_finite_flows_ideal_counts_its_handshake() {
+    let record = |h| {
+        let mut cfg = slow_path(h, "", 1, 5);
+        cfg.flows[0].size_bytes = Some(14_480);
+        let mut rec = MemoryRecorder::default();
+        netsim::run(&cfg, &mut rec).unwrap();
+        rec.fct.into_iter().next().expect("the flow finished")
+    };
+    let (with, without) = (record(Handshake::Tcp), record(Handshake::None));
+    assert_eq!(with.ideal_ns - without.ideal_ns, 100 * MS);
+    // It also took about one round trip longer (100 ms and the SYN's
+    // 0.24 ms, give or take the first flight's pacing).
+    let longer = (with.end_ns - with.start_ns) as i64 - (without.end_ns - without.start_ns) as i64;
+    assert!(
+        (95 * MS as i64..=160 * MS as i64).contains(&longer),
+        "{longer} ns"
+    );
+    assert!(with.end_ns - with.start_ns >= with.ideal_ns);
+}

@@ -344,15 +344,31 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
             }
         }
         for attempt in 1..=MAX_ATTEMPTS {
-            compare::run_with(
+            // A repetition that cannot be compared at all is kept as a
+            // failed run beside the ones that ran (their figures stay).
+            let compared = compare::run_with(
                 &toml,
                 &with,
                 Some(dir.clone()),
                 quic_bulk,
                 opts.kernel_ack(),
             )
-            .map_err(|e| format!("{} {alg} rep {}: {e}", p.name, rep + 1))?;
-            let report = CompareReport::read(&dir)?;
+            .and_then(|_| CompareReport::read(&dir));
+            let report = match compared {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!(
+                        "validate: {} {alg} rep {}: FAILED: {e}; kept as a failed run",
+                        p.name,
+                        rep + 1
+                    );
+                    runs.push(Figures {
+                        kernel_failed: Some(e),
+                        ..Figures::default()
+                    });
+                    break;
+                }
+            };
             statistics = serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
             let figures = figures_of(&report);
             let stalled = figures.emulator_stalled.unwrap_or(0.0);
@@ -763,6 +779,16 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
             i + 1,
             path.name
         );
+        // A row the earlier run could not measure at all has nothing to
+        // simulate against: it stays as it was.
+        if r.get("error").is_some_and(|e| !e.is_null()) {
+            eprintln!(
+                "validate: {} {alg}: the earlier run failed ({}); kept as it was",
+                path.name, r["error"]
+            );
+            results.push(r.clone());
+            continue;
+        }
         let mut runs = Vec::new();
         for rep in 0..reps {
             let dir = opts
@@ -772,13 +798,19 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
                 .join(format!("rep-{rep}"));
             let toml = dir.join("scenario.toml");
             if !dir.join(crate::compare_report::FILE).is_file() {
-                return Err(format!(
-                    "--resimulate: {} has no {} (the earlier run's repetition {} of {} {alg}); run it again without --resimulate",
+                // The earlier run's repetition failed before it compared
+                // anything: still a failed run, the others are judged.
+                let why = format!(
+                    "{} has no {} (the earlier run's repetition failed; run it again without --resimulate)",
                     dir.display(),
-                    crate::compare_report::FILE,
-                    rep + 1,
-                    path.name
-                ));
+                    crate::compare_report::FILE
+                );
+                eprintln!("validate: {} {alg} rep {}: {why}", path.name, rep + 1);
+                runs.push(Figures {
+                    kernel_failed: Some(why),
+                    ..Figures::default()
+                });
+                continue;
             }
             std::fs::write(&toml, scenario_toml(&path, alg, seconds, 1 + rep as u64))
                 .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
@@ -1450,9 +1482,6 @@ mod tests {
                 ..options(dir.path(), "every")
             })
         };
-        // Every row, the default, needs the cubic row's runs.
-        let e = with(&[]).unwrap_err();
-        assert!(e.contains("compare.json") && e.contains("cubic"), "{e}");
         with(&["bbr"]).unwrap();
         let doc: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
@@ -1477,6 +1506,20 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.contains("--sim-ack every"), "{e}");
+        // Every row, the default: the cubic row has no runs to simulate
+        // against, so it becomes a failed run; the bbr row is judged.
+        with(&[]).unwrap();
+        let doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
+        )
+        .unwrap();
+        let cubic = doc["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["algorithm"] == "cubic")
+            .unwrap();
+        assert_eq!(cubic["kernel_failed_runs"], 1, "{cubic}");
     }
 
     #[test]
@@ -1496,11 +1539,32 @@ mod tests {
         // --only keeps the other rows, so it must not change the receiver.
         let e = resimulate_in(dir.path(), "linux", Some("10M-40ms-1bdp")).unwrap_err();
         assert!(e.contains("--sim-ack every"), "{e}");
+        // A repetition the earlier run could not compare is a failed run,
+        // not the end of the table.
         std::fs::remove_file(dir.path().join("10M-40ms-1bdp/bbr/rep-0/compare.json")).unwrap();
-        let e = resimulate_in(dir.path(), "every", None).unwrap_err();
-        assert!(
-            e.contains("compare.json") && e.contains("repetition 1"),
-            "{e}"
-        );
+        let v = resimulate_in(dir.path(), "every", None).unwrap();
+        let row = &v["paths"][0];
+        assert_eq!(row["kernel_failed_runs"], 1, "{row}");
+        let why = row["simulator_vs_kernel"]["error"].as_str().unwrap();
+        assert!(why.contains("compare.json"), "{why}");
+    }
+
+    /// A row the earlier run could not measure at all (validate kept it
+    /// with its error) is carried over by --resimulate as it was.
+    #[test]
+    fn resimulate_keeps_a_failed_row_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_single_flow_run(dir.path());
+        let p = paths_named(&["10M-40ms-1bdp".into()]).unwrap()[0];
+        let failed = failed_row(&p, "cubic", 1, "the emulator could not start");
+        let json = dir.path().join("validate.json");
+        let mut doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        doc["paths"].as_array_mut().unwrap().push(failed.clone());
+        std::fs::write(&json, doc.to_string()).unwrap();
+        let v = resimulate_in(dir.path(), "every", None).unwrap();
+        assert_eq!(v["paths"].as_array().unwrap().len(), 2);
+        assert_eq!(v["paths"][1], failed);
+        assert!(v["paths"][0]["simulator_vs_kernel"]["within"].is_boolean());
     }
 }
