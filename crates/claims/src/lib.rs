@@ -71,3 +71,4 @@ mod seeds;
 pub mod stacks;
 mod stats;
 pub mod tolerance;
+pub mod validate;

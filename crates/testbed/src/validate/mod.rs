@@ -16,37 +16,19 @@
 //! counterpart: several kernel TCP flows on one emulated bottleneck
 //! against the simulator, its section of `validate.json` and its table.
 
-mod bounds;
-mod markdown;
-mod matrix;
 pub mod multiflow;
-pub mod receivers;
 
-pub use bounds::*;
-pub use markdown::*;
-pub use matrix::*;
+// The matrix, the bounds and the tables are claims' (pure); the run
+// loops here use them as their own.
+pub use claims::validate::*;
 
 use crate::compare;
 use crate::compare_report::CompareReport;
-use claims::tolerance::{Range, Rule, Tolerance};
-use scenario::builder::{millis, Direction, Flow, Jitter, Queue, ScenarioBuilder};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-/// One tolerance as `validate.json` states it: `what` and the rule in
-/// words, and the reason (single-flow and competing-flow bounds alike).
-pub(crate) fn tolerance_json(t: &Tolerance, what: &str) -> Value {
-    json!({ "rule": format!("{what} {}", Rule::from(t)), "reason": t.reason })
-}
-
-/// bbrlab's BPF BBRv3 (crate `kernel-cc`): validated against the
-/// simulator's `bbr3` with `profile = "linux-v3"` and `signals =
-/// "stock-kernel"` (the same substitutes for the signals a stock kernel
-/// lacks), not against a kernel `bbr3`, which stock Linux does not have.
-pub const BBR3_KERNEL: &str = congestion::kernel_names::BPF_BBR3;
+use std::time::Instant;
 
 /// The algorithms `--algorithms` takes, each by the name of the Linux
 /// control that runs it ([`congestion::Algorithm::kernel_name`]: the

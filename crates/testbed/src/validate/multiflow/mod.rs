@@ -14,23 +14,20 @@
 //! goodput and the bottleneck's queueing delay percentiles, for kernel and
 //! simulator side by side, and judges the simulator against the kernel
 //! with [`SHARE`], [`QUEUE_DELAY_PCT`] and [`QUEUE_DELAY_MS`]: the bounds
-//! are written once, as [`Tolerance`]s with their reasons, and every
+//! are written once, as [`Tolerance`](claims::tolerance::Tolerance)s with their reasons, and every
 //! verdict (and the bounds printed in `validate.json`) comes from them.
 //! The verdicts are computed from the figures' JSON ([`judge`]), so a
 //! table rebuilt from `validate.json` says what the run said.
 
-mod judge;
-mod markdown;
 mod paths;
 mod sides;
 
-pub use judge::*;
-pub use markdown::*;
+pub use claims::validate::multiflow_judge::*;
+pub use claims::validate::multiflow_markdown::*;
 pub use paths::*;
 use sides::*;
 
 use super::{ensure_loaded, BBR3_KERNEL};
-use claims::tolerance::{Range, Rule, Tolerance};
 use runner::stats::quantile;
 use scenario::builder::{self, millis, Direction, ScenarioBuilder};
 use serde_json::{json, Value};

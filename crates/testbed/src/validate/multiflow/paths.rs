@@ -92,19 +92,6 @@ pub const BUFFERS_BDP: &[f64] = &[0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 /// Ten phases cost ten simulations of a second or less each.
 pub const PHASES: usize = 10;
 
-/// How the simulator starts the flows, as `validate.json` says
-/// (`simulator_starts`): each flow opens with TCP's SYN exchange through
-/// the simulated path (`handshake = "tcp"`), as the kernel's does, and
-/// sends its first data when the SYN-ACK arrives
-/// ([`MultiPath::sim_starts_ms`]); the phases are centred on the first
-/// flow.
-pub(super) const STARTS: &str = "SYN exchange simulated, phases centred";
-
-/// What validate.json said of sections written when the simulator had
-/// no handshake and started each flow's data one round trip of its path
-/// after the flow's start instead.
-pub(super) const STARTS_SHIFTED: &str = "after the handshake, phases centred";
-
 /// The paths `--quick` runs (CI): BBR against CUBIC where the share is
 /// most sensitive to the model (2 BDP), RTT unfairness in a shallow
 /// buffer, and the CUBIC control; 20 s each, about 90 s in all.

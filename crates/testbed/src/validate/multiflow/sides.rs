@@ -168,7 +168,3 @@ pub(super) fn with_share_spread(m: &mut Value, sides: &[Value], key: &str) {
         }
     }
 }
-
-pub(super) fn round3(x: f64) -> Option<f64> {
-    x.is_finite().then_some((x * 1000.0).round() / 1000.0)
-}

@@ -118,7 +118,7 @@ pub const MATRIX: &[PathSpec] = &[
 
 /// The paths `--quick` runs: a plain path, a shallow buffer, loss and
 /// jitter, one repetition each, so the whole run stays under ten minutes.
-pub(super) const QUICK: &[&str] = &[
+pub const QUICK: &[&str] = &[
     "10M-40ms-1bdp",
     "20M-20ms-0.25bdp",
     "20M-40ms-1bdp-1%loss",
@@ -127,14 +127,14 @@ pub(super) const QUICK: &[&str] = &[
 
 /// Queue limit in packets for `p`: its buffer in BDPs of 1500-byte
 /// packets, at least 2.
-pub(super) fn queue_packets(p: &PathSpec) -> u64 {
+pub fn queue_packets(p: &PathSpec) -> u64 {
     buffer_packets(p.rate_mbit, p.rtt_ms, p.buffer_bdp)
 }
 
 /// `buffer_bdp` bandwidth-delay products of `rate_mbit` × `rtt_ms` in
 /// 1500-byte packets, at least 2 (single-flow and competing-flow paths
 /// size their buffers alike).
-pub(super) fn buffer_packets(rate_mbit: f64, rtt_ms: f64, buffer_bdp: f64) -> u64 {
+pub fn buffer_packets(rate_mbit: f64, rtt_ms: f64, buffer_bdp: f64) -> u64 {
     let bdp = rate_mbit * 1e6 * rtt_ms / 1e3 / (1500.0 * 8.0);
     ((bdp * buffer_bdp).round() as u64).max(2)
 }

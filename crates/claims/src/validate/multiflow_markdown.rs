@@ -1,16 +1,17 @@
 //! The competing-flow table of `validate.md`.
 
+use super::multiflow_judge::{QUEUE_DELAY_MS, QUEUE_DELAY_PCT, SHARE};
 use super::*;
 
 /// Formats a number with `p` decimals, `–` when missing.
-pub(super) fn num(v: &Value, p: usize) -> String {
+pub fn num(v: &Value, p: usize) -> String {
     v.as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
 }
 
 /// "0.86 / 0.14": the flows' shares; with their spread over the
 /// simulator's start phases or the kernel's repetitions, when there is
 /// more than one, "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
-pub(super) fn shares_cell(side: &Value) -> String {
+pub fn shares_cell(side: &Value) -> String {
     let draws = |key: &str| side[key].as_f64().unwrap_or(1.0);
     let spread = draws("phases") > 1.0 || draws("repetitions") > 1.0;
     side["flows"].as_array().map_or("–".into(), |a| {
@@ -29,7 +30,7 @@ pub(super) fn shares_cell(side: &Value) -> String {
 }
 
 /// "bbr, cubic", "bbr +10ms, bbr +50ms", "bbr @5s".
-pub(super) fn flows_cell(flows: &Value) -> String {
+pub fn flows_cell(flows: &Value) -> String {
     flows.as_array().map_or("?".into(), |a| {
         a.iter()
             .map(|f| {
@@ -47,7 +48,7 @@ pub(super) fn flows_cell(flows: &Value) -> String {
     })
 }
 
-pub(super) fn queue_cell(side: &Value) -> String {
+pub fn queue_cell(side: &Value) -> String {
     let q = &side["queue_delay_ms"];
     format!(
         "{} / {} / {}",
@@ -59,6 +60,18 @@ pub(super) fn queue_cell(side: &Value) -> String {
 
 /// The Markdown table of `validate.json`'s `multiflow` section (empty
 /// when it has none).
+/// How the simulator starts the flows, as `validate.json` says
+/// (`simulator_starts`): each flow opens with TCP's SYN exchange through
+/// the simulated path (`handshake = "tcp"`), as the kernel's does, and
+/// sends its first data when the SYN-ACK arrives; the start phases are
+/// centred on the first flow.
+pub const STARTS: &str = "SYN exchange simulated, phases centred";
+
+/// What validate.json said of sections written when the simulator had
+/// no handshake and started each flow's data one round trip of its path
+/// after the flow's start instead.
+pub const STARTS_SHIFTED: &str = "after the handshake, phases centred";
+
 pub fn markdown(doc: &Value) -> Result<String, String> {
     let mf = &doc["multiflow"];
     if mf.is_null() {

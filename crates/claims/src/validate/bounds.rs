@@ -80,7 +80,7 @@ pub fn bounds_for(algorithm: &str) -> Bounds {
 
 /// The bounds as `validate.json` states them: per class of algorithm,
 /// each tolerance's rule in words and its reason, from the tolerances.
-pub(super) fn bounds_json() -> Value {
+pub fn bounds_json() -> Value {
     let t = tolerance_json;
     let class = |b: Bounds| {
         let mut v = json!({
@@ -109,7 +109,7 @@ pub(super) fn bounds_json() -> Value {
 
 /// [`judge`] with retransmissions: `got_retx` against `want_retx` within
 /// `b.retx` (when `b` has it; a missing count misses it).
-pub(super) fn judge_retx(
+pub fn judge_retx(
     got: (f64, Option<f64>),
     want: (f64, Option<f64>),
     got_retx: Option<f64>,
@@ -135,7 +135,7 @@ pub(super) fn judge_retx(
 
 /// Differences of `got` against the reference `want`, and whether they
 /// are within `b`.
-pub(super) fn judge(got: (f64, Option<f64>), want: (f64, Option<f64>), b: Bounds) -> Value {
+pub fn judge(got: (f64, Option<f64>), want: (f64, Option<f64>), b: Bounds) -> Value {
     let gp_pct = if want.0 > 0.0 {
         (got.0 - want.0) / want.0 * 100.0
     } else {
@@ -157,11 +157,11 @@ pub(super) fn judge(got: (f64, Option<f64>), want: (f64, Option<f64>), b: Bounds
     })
 }
 
-pub(super) fn finite(x: f64) -> Option<f64> {
+pub fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some((x * 100.0).round() / 100.0)
 }
 
-pub(super) fn pair(x: Option<(f64, Option<f64>)>) -> Value {
+pub fn pair(x: Option<(f64, Option<f64>)>) -> Value {
     x.map_or(
         Value::Null,
         |(g, r)| json!({ "goodput_mbps": g, "srtt_median_ms": r }),

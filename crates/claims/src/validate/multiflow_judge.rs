@@ -78,3 +78,7 @@ pub fn bounds_json() -> Value {
         "rule": "a path is within when every flow's share and the median queueing delay are; total goodput and p10/p90 are reported, not judged",
     })
 }
+
+pub fn round3(x: f64) -> Option<f64> {
+    x.is_finite().then_some((x * 1000.0).round() / 1000.0)
+}

@@ -3,11 +3,11 @@
 
 use super::*;
 
-pub(super) fn cell(v: &Value, key: &str, p: usize) -> String {
+pub fn cell(v: &Value, key: &str, p: usize) -> String {
     v[key].as_f64().map_or("–".into(), |x| format!("{x:.p$}"))
 }
 
-pub(super) fn diff_cell(v: &Value) -> String {
+pub fn diff_cell(v: &Value) -> String {
     if v.is_null() {
         return "–".into();
     }
@@ -40,7 +40,7 @@ pub(super) fn diff_cell(v: &Value) -> String {
 /// The Markdown table of a `validate.json` (the book's validation table is this
 /// output, pasted, never edited by hand).
 pub fn markdown(doc: &Value) -> Result<String, String> {
-    let multi = multiflow::markdown(doc)?;
+    let multi = super::multiflow_markdown::markdown(doc)?;
     let Some(paths) = doc["paths"].as_array() else {
         return if multi.is_empty() {
             Err("validate.json has neither a `paths` list nor a `multiflow` section".into())
@@ -97,9 +97,9 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
 
 /// The lines under the table that say which real runs failed, and where
 /// the emulator could not hold the path: runs repeated because its
-/// forwarder stalled too long, and rows whose kept runs still did ([`linkem::stall::max_stalled_fraction`]). Empty when there
+/// forwarder stalled too long, and rows whose kept runs still did (`linkem::stall::max_stalled_fraction`). Empty when there
 /// is nothing to say.
-pub(super) fn emulator_notes(paths: &[Value]) -> String {
+pub fn emulator_notes(paths: &[Value]) -> String {
     let mut notes = String::new();
     for r in paths {
         let what = format!(
