@@ -35,8 +35,9 @@ use cli::{Cli, Command, KernelAction};
 mod cli;
 mod cmd;
 
+use claims::bbr3_signals;
 use cmd::{bench, emu, jitter_sweep, kernel, sim, tcp, udp};
-use testbed::{bbr3_signals, compare, quic, validate};
+use testbed::{compare, quic, validate};
 
 fn main() -> ExitCode {
     // A command line tool's output is often piped into `head` or `less`:

@@ -57,6 +57,7 @@
 //! ```
 
 pub mod bbr3;
+pub mod bbr3_signals;
 pub mod claim;
 pub mod evaluate;
 mod figure;

@@ -22,12 +22,10 @@
 //!   competing flows;
 //! - [`quic`]: the QUIC stacks' controllers through the emulator;
 //! - [`jitter_sweep`]: seed 001's jitter sweep on kernel TCP or s2n-quic;
-//! - [`bbr3_signals`]: BBRv3's congestion signals, exact against stock.
 //!
 //! These run `bbrlab emu` through [`std::env::current_exe`], so they are
 //! meant to be called from the `bbrlab` binary.
 
-pub mod bbr3_signals;
 pub mod child;
 pub mod compare;
 pub mod compare_report;

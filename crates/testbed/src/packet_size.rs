@@ -2,20 +2,7 @@
 //! counts, and headers), so that the simulator run matched to a source
 //! carries the same bytes on its link per byte of goodput.
 
-/// The kernel's IPv4 + TCP header with the timestamp option, and its
-/// payload per segment on the emulator's 1500-byte MTU: what `compare`
-/// assumes if the probe's summary does not say.
-pub const KERNEL_DEFAULT: PacketSize = PacketSize {
-    payload: 1448,
-    header: 52,
-};
-
-/// Bytes per data packet: payload (what goodput counts) and headers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct PacketSize {
-    pub payload: u64,
-    pub header: u32,
-}
+pub use claims::validate::{PacketSize, KERNEL_DEFAULT};
 
 /// The UDP transport's full data packet: its chunk, and IPv4 (20) and UDP
 /// (8) headers plus its own datagram overhead, measured by encoding one.

@@ -11,11 +11,13 @@ mod markdown;
 mod matrix;
 pub mod multiflow_judge;
 pub mod multiflow_markdown;
+mod packet_size;
 pub mod receivers;
 
 pub use bounds::*;
 pub use markdown::*;
 pub use matrix::*;
+pub use packet_size::{PacketSize, KERNEL_DEFAULT};
 
 use crate::tolerance::{Range, Rule, Tolerance};
 use scenario::builder::{millis, Direction, Flow, Jitter, Queue, ScenarioBuilder};

@@ -86,7 +86,7 @@ fn run_one(
     // Kernel TCP's packet sizes, as `validate` matches the simulator to
     // them (the comparison `bbrlab_bbr3` is validated by), written into the
     // scenario so that the scenario.toml beside the run is the run.
-    let size = crate::packet_size::KERNEL_DEFAULT;
+    let size = validate::KERNEL_DEFAULT;
     let flow = scenario::builder::Flow::new("bbr3")
         .pacing(validate::sim_pacing("bbr3"))
         .packet(size.payload, u64::from(size.header))
