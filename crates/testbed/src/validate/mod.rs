@@ -241,26 +241,13 @@ type RowResult = Result<(Value, Value), String>;
 /// far as a comparison): a miss, with the error, in the row's usual shape
 /// so the table shows it ("n run(s) failed ✗").
 fn failed_row(p: &PathSpec, alg: &str, reps: usize, error: &str) -> Value {
-    let missed = json!({ "within": false, "failed_runs": reps, "error": error });
-    json!({
-        "path": p.name,
-        "rate_mbit": p.rate_mbit,
-        "rtt_ms": p.rtt_ms,
-        "buffer_bdp": p.buffer_bdp,
-        "queue_packets": queue_packets(p),
-        "loss": p.loss,
-        "jitter_sd_ms": p.jitter_sd_ms,
-        "algorithm": alg,
-        "repetitions": reps,
-        "kernel": Value::Null,
-        "simulator": Value::Null,
-        "simulator_vs_kernel": missed,
-        "udp_vs_kernel": Value::Null,
-        "s2n_vs_kernel": Value::Null,
-        "kernel_failed_runs": reps,
-        "udp_failed_runs": 0,
-        "error": error,
-    })
+    let failed = Figures {
+        kernel_failed: Some(error.to_string()),
+        ..Figures::default()
+    };
+    let mut row = row_of(p, alg, &vec![failed; reps.max(1)], 0);
+    row["error"] = json!(error);
+    row
 }
 
 /// What every row of a single-flow run shares.
