@@ -71,8 +71,9 @@ struct State {
     /// The state of the last packet that counted toward bytes in flight,
     /// returned for ACK-only packets (see `on_packet_sent`).
     last_info: PacketInfo,
-    /// Earliest departure time of the next packet, in controller time (ns).
-    next_departure: Instant,
+    /// Earliest departure time of the next packet, in controller time;
+    /// `None` until the first packet is sent (no schedule to keep yet).
+    next_departure: Option<Instant>,
     /// Bytes sent in the current burst (since a send found the departure
     /// time reached).
     burst_bytes: u64,
@@ -158,7 +159,7 @@ impl CongestionController {
             pending_rtt: None,
             acked: Vec::with_capacity(64),
             last_info: PacketInfo::default(),
-            next_departure: Instant::ZERO,
+            next_departure: None,
             burst_bytes: 0,
             fast_retransmit: false,
             published_quantum: quantum,
@@ -275,7 +276,7 @@ impl State {
     /// has room for one more datagram within one send quantum; then the
     /// next one waits for the departure time.
     fn pace(&mut self, now: Instant, bytes: u64) {
-        if now >= self.next_departure {
+        if self.next_departure.is_none_or(|d| now >= d) {
             self.burst_bytes = 0;
         }
         let rate = self.cc.pacing_rate_bytes_per_sec().max(1);
@@ -294,21 +295,17 @@ impl State {
         // rate; a longer pause (idle, app-limited) still earns no more
         // than the slack's worth of catch-up.
         let slack = TIMER_SLACK.max(ns / 2);
-        let late = now
-            .as_nanos()
-            .saturating_sub(self.next_departure.as_nanos());
-        let start = if self.next_departure == Instant::ZERO {
+        let start = match self.next_departure {
             // The first packet: no schedule to keep yet.
-            now
-        } else if late > slack {
-            Instant::from_nanos(now.as_nanos() - slack)
-        } else {
-            self.next_departure
+            None => now,
+            Some(d) if now.nanos_since(d) > slack => now.saturating_sub_nanos(slack),
+            Some(d) => d,
         };
-        self.next_departure = start.saturating_add(Duration::from_nanos(ns));
+        let next = start.saturating_add(Duration::from_nanos(ns));
+        self.next_departure = Some(next);
         self.burst_bytes = self.burst_bytes.saturating_add(bytes);
         let quantum = self.cc.send_quantum_bytes().max(self.max_datagram_size);
-        self.cc.set_next_departure(self.next_departure, quantum);
+        self.cc.set_next_departure(next, quantum);
     }
 
     /// s2n-quic gives an ACK's bytes in total and the newest packet's
@@ -548,7 +545,7 @@ impl s2n::CongestionController for CongestionController {
         if s.burst_bytes + s.max_datagram_size <= s.quantum() {
             return None;
         }
-        s.timestamp(s.next_departure)
+        s.timestamp(s.next_departure?)
     }
 
     fn send_quantum(&self) -> Option<usize> {
