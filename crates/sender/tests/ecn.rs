@@ -4,7 +4,8 @@
 //! shows what reaches the algorithm.
 
 use congestion::{
-    AckContext, Config, CongestionControl, DeliveryRateSampler, Instant, LossContext, Snapshot,
+    AckContext, Config, CongestionControl, DeliveryRateSampler, Instant, LossContext,
+    RecoveryState, Snapshot,
 };
 use sender::{
     Ack, AckAction, AckPolicy, CustomCc, Ecn, EcnCounts, EcnFeedback, Receiver, SendDecision,
@@ -349,6 +350,33 @@ fn tcp_ece_counts_acked_packets_and_sets_cwr_once_per_window() {
     assert!(again[0].cwr);
     let acks = seen.lock().unwrap().acks.clone();
     assert_eq!(acks, [(3, 3), (4, 4), (0, 3), (1, 1)]);
+}
+
+/// CWR's recovery point is what was sent before the ACK that began it
+/// (`tcp_enter_cwr()` sets `high_seq` to `snd_nxt` on the ACK carrying
+/// ECE), so acknowledging the first packet sent after that ACK ends it.
+/// Noted an ACK late, the point would sit above the packets sent in
+/// between and CWR would last longer.
+#[test]
+fn cwr_ends_when_the_first_packet_sent_after_the_ece_ack_is_acknowledged() {
+    let mut f = SenderConfig::bulk(Config::default());
+    f.tail_loss_probe = false;
+    f.ecn = Ecn::Ect0;
+    f.ecn_feedback = EcnFeedback::Ece;
+    let mut s = Sender::new(&f, 1);
+    let (_, t) = send_n(&mut s, 0, 10);
+    let mut a = ack(&[(0, 2)], 0, 0);
+    a.ece = true;
+    s.on_ack(at(t + 10 * MS), &a);
+    assert_eq!(s.cc.recovery_state(), RecoveryState::Cwr);
+    let (after, t2) = send_n(&mut s, t + 10 * MS, 3);
+    // Everything sent before the ECE ACK: CWR holds (Linux waits for
+    // `snd_una` to pass `high_seq`).
+    s.on_ack(at(t2 + 10 * MS), &ack(&[(0, 9)], 0, 0));
+    assert_eq!(s.cc.recovery_state(), RecoveryState::Cwr);
+    // The first packet sent after it: CWR ends.
+    s.on_ack(at(t2 + 11 * MS), &ack(&[(0, after[0].pn)], 0, 0));
+    assert_eq!(s.cc.recovery_state(), RecoveryState::Open);
 }
 
 /// TCP retransmissions are Not-ECT (RFC 3168 §6.1.5); QUIC's are marked.

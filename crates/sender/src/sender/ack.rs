@@ -66,6 +66,10 @@ impl Sender {
         if !self.acked_buf.is_empty() {
             let increases_largest = prev_largest.is_none_or(|l| largest > l);
             self.deliver(now, ack, rtt, increases_largest, ect_by_ranges);
+            // CE on this ACK may have begun CWR: its recovery point is
+            // what was sent before this ACK, as `tcp_enter_cwr()` sets
+            // `high_seq` to `snd_nxt` on the ACK that carries ECE.
+            self.note_recovery_point();
         }
         if !self.acked_buf.is_empty() || self.inflight == 0 {
             self.arm_tlp(now);
