@@ -76,6 +76,8 @@ phase clippy "${low[@]}" cargo clippy --workspace --all-targets --features bbrla
 phase clippy-default "${low[@]}" cargo clippy -p bbrlab --all-targets -- -D warnings
 # The API documentation builds without a warning (broken or private links).
 RUSTDOCFLAGS="-D warnings" phase doc "${low[@]}" cargo doc --workspace --no-deps --features bbrlab/kernel
+# The published crates package and build on their own.
+phase publish-dry-run "${low[@]}" bash scripts/check-publish.sh
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).
 phase docs "${low[@]}" bash scripts/test-docs.sh

@@ -3,12 +3,12 @@
 //! no public constructor).
 //!
 //! It keeps the per-packet [`SentPacketState`] that noq does not carry,
-//! holds an ACK's events back until the ACK is complete, and then replays
-//! them to [`Controller`] in the order Linux and bbrlab's UDP transport use:
-//! `on_ack_begin`, losses, `on_ack`.
+//! holds an ACK's callbacks back until the ACK is complete (noq reports
+//! its losses after its acknowledgements), and then hands it to
+//! [`Controller`] as one [`AckEvent`].
 
 use congestion::observe::{Observed, Observer};
-use congestion::{AckedPacket, Controller, LostPacket, SentPacketState};
+use congestion::{AckEvent, AckedPacket, Controller, LostPacket, SentPacketState};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -344,9 +344,8 @@ impl Core {
         self.cc.on_mss_change(u64::from(mtu));
     }
 
-    /// Replays the held-back events to the controller: `on_ack_begin`, the
-    /// undo of a spurious episode, CE marks, the losses, persistent
-    /// congestion, then `on_ack`. noq reports an ACK frame's losses after
+    /// Hands the held-back frame to the controller as one event (or a
+    /// timer's losses, and an undo, on their own). noq reports an ACK frame's losses after
     /// its acknowledgements; the controller wants them before the rate
     /// sample, as Linux's `tcp_ack()` marks losses before `tcp_rate_gen()`.
     pub(crate) fn flush(&mut self) {
@@ -359,38 +358,28 @@ impl Core {
         };
         let now = self.at(p.now);
         if let Some(a) = p.ack {
-            self.cc.on_ack_begin(a.prior_in_flight);
-            if a.app_limited {
-                self.cc.on_app_limited(a.prior_in_flight);
-            }
-        }
-        if std::mem::take(&mut self.pending_spurious) {
-            self.cc.on_spurious_loss(now);
-        }
-        let ce = std::mem::take(&mut self.pending_ce);
-        if ce > 0 {
-            self.cc.on_ecn_ce(ce);
-        }
-        if !self.lost.is_empty() {
-            self.cc.on_packets_lost_in_ranges(
-                now,
-                &self.lost,
-                self.lost_ranges.max(1),
-                self.in_flight,
-            );
-        }
-        if std::mem::take(&mut self.pending_persistent) {
-            self.cc.on_persistent_congestion(now, self.in_flight);
-        }
-        if let Some(a) = p.ack {
-            self.cc.on_ack(
-                now,
-                &self.acked,
-                a.rtt_sample,
-                Duration::ZERO,
-                self.in_flight,
-            );
+            let event = AckEvent::new(now, &self.acked, a.prior_in_flight, self.in_flight)
+                .rtt(a.rtt_sample, Duration::ZERO)
+                .lost(&self.lost, self.lost_ranges)
+                .ce(std::mem::take(&mut self.pending_ce))
+                .spurious_loss(std::mem::take(&mut self.pending_spurious))
+                .persistent_congestion(std::mem::take(&mut self.pending_persistent))
+                .app_limited(a.app_limited);
+            self.cc.on_ack(&event);
             self.prune(a.newest_acked_sent);
+        } else {
+            // A timer's losses, between ACKs; CE marks wait for the next
+            // ACK's event.
+            if std::mem::take(&mut self.pending_spurious) {
+                self.cc.on_spurious_loss(now);
+            }
+            if !self.lost.is_empty() {
+                self.cc
+                    .on_timer_losses(now, &self.lost, self.lost_ranges, self.in_flight);
+            }
+            if std::mem::take(&mut self.pending_persistent) {
+                self.cc.on_persistent_congestion(now, self.in_flight);
+            }
         }
         self.acked.clear();
         self.lost.clear();

@@ -40,11 +40,11 @@
 //! | `ControllerFactory::build(now, mtu)` | `Controller::new` (or `custom`) with `mss_bytes = mtu`; bbrlab's clock starts at `now` |
 //! | `on_packet_sent(now, bytes, pn)` (each ack-eliciting packet) | `on_packet_sent(now, bytes, in_flight_before, false)`; the returned `SentPacketState` is kept in the adapter's ring |
 //! | `on_sent(now, bytes, last_pn)` (per datagram batch) | nothing (the per-packet call carries it) |
-//! | `on_ack(now, sent, bytes, pn, app_limited, rtt)` (each packet of an ACK frame) | the first of a frame: `on_ack_begin` later; each: the stored state goes into the frame's `AckedPacket`s |
-//! | `on_end_acks(now, in_flight, app_limited, largest)` | closes the frame: `prior_in_flight = in_flight + acked bytes`; `on_app_limited` if noq says so; one RTT sample from the frame's newest packet |
+//! | `on_ack(now, sent, bytes, pn, app_limited, rtt)` (each packet of an ACK frame) | each: the stored state goes into the frame's `AckedPacket`s |
+//! | `on_end_acks(now, in_flight, app_limited, largest)` | closes the frame: its `AckEvent` gets `prior_bytes_in_flight = in_flight + acked bytes`, `app_limited` as noq says, one RTT sample from the frame's newest packet |
 //! | `on_packet_lost(bytes, pn, now)` | the stored state goes into the frame's `LostPacket`s; discontiguous packet numbers count as separate ranges |
-//! | `on_congestion_event(.., is_persistent_congestion, is_ecn, lost_bytes, ..)` | `is_ecn`: `on_ecn_ce(1)`; persistent: `on_persistent_congestion` (bbrlab's timeout) after the losses |
-//! | `on_spurious_congestion_event()` | `on_spurious_loss` with the next ACK frame |
+//! | `on_congestion_event(.., is_persistent_congestion, is_ecn, lost_bytes, ..)` | `is_ecn`: one CE mark in the frame's event; persistent: the event's `persistent_congestion` (bbrlab's timeout after the losses) |
+//! | `on_spurious_congestion_event()` | the next ACK frame's event says `spurious_loss` |
 //! | `on_mtu_update(mtu)` | `on_mss_change(mtu)` |
 //! | `window()`, `initial_window()` | `cwnd_bytes()`, the cwnd at creation |
 //! | `metrics()` | `pacing_rate: pacing_rate_bytes_per_sec()`, `send_quantum: send_quantum_bytes()`, `bandwidth_estimate` (bit/s), which noq's pacer and GSO batching obey |
@@ -60,14 +60,13 @@
 //! `connection/mod.rs`. bbrlab's controller wants the frame's losses
 //! *before* its rate sample (Linux marks losses in `tcp_ack()` before
 //! `tcp_rate_gen()`, and BBR's packet conservation and BBRv3's loss rate
-//! read them from the sample). So the adapter holds the frame back and
-//! replays it at noq's next call of any other kind (`window()`,
-//! `metrics()`, a send, the next frame): `on_ack_begin(prior_in_flight)`,
-//! `on_spurious_loss`, `on_ecn_ce`, `on_packets_lost_in_ranges`,
-//! `on_persistent_congestion`, `on_ack`. noq asks `metrics()` at the start
-//! of every `poll_transmit`, so nothing is sent on a window the frame has
-//! not yet updated. Losses a timer declares (at another instant) are
-//! replayed alone.
+//! read them from the sample). So the adapter collects the frame and hands
+//! it to the controller as one `AckEvent` at noq's next call of any other
+//! kind (`window()`, `metrics()`, a send, the next frame); the controller
+//! applies Linux's order inside. noq asks `metrics()` at the start of every
+//! `poll_transmit`, so nothing is sent on a window the frame has not yet
+//! updated. Losses a timer declares (at another instant) go in alone
+//! (`on_timer_losses`).
 //!
 //! ## What is approximated or missing
 //!
@@ -84,13 +83,13 @@
 //! - **Frames without data.** noq closes every frame that acknowledges
 //!   anything with `on_end_acks`, ack-only packets included, which never
 //!   reach `on_ack`. A frame with nothing the controller saw sent is no
-//!   ACK event for it (no empty `on_ack`); its losses go in alone.
+//!   ACK event for it; its losses go in alone (`on_timer_losses`).
 //! - **Bytes in flight.** The adapter counts its own between ACKs and
 //!   takes noq's count at every `on_end_acks`.
 //! - **App-limited.** noq says per ACK (`app_limited`: the last
 //!   `poll_transmit` had nothing to send and was not blocked), not per
-//!   send; the adapter then marks the sampler app-limited
-//!   (`on_app_limited`) before the frame's rate sample.
+//!   send; the frame's event then says `app_limited`, which marks the
+//!   sampler app-limited before the frame's rate sample.
 //! - **RTT.** noq does not hand the controller the peer's ACK delay: the
 //!   controller's samples include it. [`Observed::srtt`] is noq's own.
 //! - **ECN.** noq reports that the CE count rose, not by how much: one
@@ -115,9 +114,13 @@ mod adapter;
 /// wins). An ACK frame is processed at noq's next call after it, so the
 /// newest frame shows once the stack next sends or asks for its window.
 pub use congestion::observe::{Observed, Observer};
+/// The `congestion` crate this adapter runs, and the types a user names to
+/// configure it, so a program needs no separate dependency on it (and
+/// cannot end up with a second, different version).
+pub use congestion::{self, Algorithm, Bbr3Config, Config, ConnectionSeeds};
 
 use crate::adapter::Core;
-use congestion::{Config, CongestionControl, ConnectionSeeds, Controller};
+use congestion::{CongestionControl, Controller};
 use noq_proto::congestion::{self as noq_cc, ControllerMetrics};
 use noq_proto::RttEstimator;
 use std::any::Any;

@@ -4,7 +4,7 @@
 //! misfiled per-packet state, a wrong bytes-in-flight, a wrong order.
 
 use super::*;
-use congestion::{AckedPacket, Algorithm, Bbr3Profile, LostPacket, SentPacketState};
+use congestion::{AckEvent, AckedPacket, Algorithm, Bbr3Profile, LostPacket, SentPacketState};
 use noq_proto::congestion::Controller as _;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -22,6 +22,8 @@ struct Harness {
     ref_in_flight: u64,
     ref_sampled_up_to: Option<Instant>,
     ref_spurious: bool,
+    /// CE marks of a frame that acknowledged nothing, for the next event.
+    ref_pending_ce: u64,
     frames: u32,
 }
 
@@ -44,6 +46,7 @@ impl Harness {
             ref_in_flight: 0,
             ref_sampled_up_to: None,
             ref_spurious: false,
+            ref_pending_ce: 0,
             frames: 0,
         }
     }
@@ -99,17 +102,14 @@ impl Harness {
             self.adapter
                 .on_congestion_event(now, now, false, true, 0, largest.unwrap_or(0));
         }
-        // The reference, in bbrlab's order; a frame that acknowledges
-        // nothing (its one packet lost) is no ACK event, only losses.
+        // The reference: the frame as one ACK event, as bbrlab's UDP
+        // transport states an ACK. A frame that acknowledges nothing (its
+        // one packet lost) is no ACK event, only losses; its CE mark waits
+        // for the next event.
         let at = self.at(now);
-        if !acked.is_empty() {
-            self.reference.on_ack_begin(self.ref_in_flight);
-        }
-        if spurious {
-            self.reference.on_spurious_loss(at);
-        }
+        let prior = self.ref_in_flight;
         if ce {
-            self.reference.on_ecn_ce(1);
+            self.ref_pending_ce += 1;
         }
         let mut acked_packets = Vec::new();
         let mut newest = None;
@@ -120,10 +120,20 @@ impl Harness {
             acked_packets.push(AckedPacket { bytes, state });
             newest = newest.max(Some(state.sent_time));
         }
-        self.reference_losses(at, lost);
-        if persistent {
-            self.reference
-                .on_persistent_congestion(at, self.ref_in_flight);
+        let (lost_packets, ranges) = self.reference_lost(lost);
+        if acked.is_empty() {
+            if spurious {
+                self.reference.on_spurious_loss(at);
+            }
+            if !lost_packets.is_empty() {
+                self.reference
+                    .on_timer_losses(at, &lost_packets, ranges, self.ref_in_flight);
+            }
+            if persistent {
+                self.reference
+                    .on_persistent_congestion(at, self.ref_in_flight);
+            }
+            return;
         }
         let sample = match newest {
             Some(sent) if self.ref_sampled_up_to.is_none_or(|t| sent > self.at(t)) => {
@@ -132,16 +142,13 @@ impl Harness {
             }
             _ => None,
         };
-        if acked.is_empty() {
-            return;
-        }
-        self.reference.on_ack(
-            at,
-            &acked_packets,
-            sample,
-            Duration::ZERO,
-            self.ref_in_flight,
-        );
+        let event = AckEvent::new(at, &acked_packets, prior, self.ref_in_flight)
+            .rtt(sample, Duration::ZERO)
+            .lost(&lost_packets, ranges)
+            .ce(std::mem::take(&mut self.ref_pending_ce))
+            .spurious_loss(spurious)
+            .persistent_congestion(persistent);
+        self.reference.on_ack(&event);
     }
 
     fn bytes_of(&self, pn: u64) -> u64 {
@@ -163,10 +170,9 @@ impl Harness {
         }
     }
 
-    fn reference_losses(&mut self, at: congestion::Instant, lost: &[u64]) {
-        if lost.is_empty() {
-            return;
-        }
+    /// Takes `lost` out of the reference's flight: the packets, and how
+    /// many discontiguous ranges of packet numbers they form.
+    fn reference_lost(&mut self, lost: &[u64]) -> (Vec<LostPacket>, u32) {
         let mut packets = Vec::new();
         let mut ranges = 0;
         let mut last: Option<u64> = None;
@@ -180,15 +186,16 @@ impl Harness {
             }
             last = Some(pn);
         }
-        self.reference
-            .on_packets_lost_in_ranges(at, &packets, ranges, self.ref_in_flight);
+        (packets, ranges)
     }
 
     /// Losses a timer declares, with no ACK.
     fn timer_loss(&mut self, now: Instant, lost: &[u64]) {
         self.noq_losses(now, lost, false);
         let at = self.at(now);
-        self.reference_losses(at, lost);
+        let (packets, ranges) = self.reference_lost(lost);
+        self.reference
+            .on_timer_losses(at, &packets, ranges, self.ref_in_flight);
     }
 
     fn spurious(&mut self) {

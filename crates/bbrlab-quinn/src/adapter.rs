@@ -7,17 +7,17 @@
 //! acknowledgement per packet with only its send time and size, and losses
 //! as a byte count with the send time of the newest lost packet. The
 //! adapter keeps one [`SentPacketState`] per transmit, finds it by send
-//! time, and replays an ACK frame to [`Controller`] in the order Linux and
-//! bbrlab's UDP transport use: `on_ack_begin`, losses, `on_ack`.
+//! time, and hands each ACK frame to [`Controller`] as one
+//! [`congestion::AckEvent`], once quinn has reported its losses too.
 //!
 //! This duplicates the structure of `bbrlab-noq`'s adapter rather than
 //! sharing it: the two stacks key packets differently (a packet number
 //! there, a send time here) and report losses differently (per packet
-//! there, in bytes here), so the common part is the replay order, a
+//! there, in bytes here), so the common part is building the event, a
 //! dozen lines.
 
 use congestion::observe::{Observed, Observer};
-use congestion::{AckedPacket, Controller, LostPacket, SentPacketState};
+use congestion::{AckEvent, AckedPacket, Controller, LostPacket, SentPacketState};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -308,8 +308,8 @@ impl Core {
         self.cc.on_mss_change(u64::from(mtu));
     }
 
-    /// Replays the held-back events to the controller: `on_ack_begin`, CE
-    /// marks, the losses, persistent congestion, then `on_ack`. quinn
+    /// Hands the held-back frame to the controller as one event (or a
+    /// timer's losses on their own). quinn
     /// reports an ACK frame's losses after its acknowledgements; the
     /// controller wants them before the rate sample, as Linux's `tcp_ack()`
     /// marks losses before `tcp_rate_gen()`.
@@ -322,30 +322,24 @@ impl Core {
         };
         let now = self.at(p.now);
         if let Some(a) = p.ack {
-            self.cc.on_ack_begin(a.prior_in_flight);
-            if a.app_limited {
-                self.cc.on_app_limited(a.prior_in_flight);
-            }
-        }
-        let ce = std::mem::take(&mut self.pending_ce);
-        if ce > 0 {
-            self.cc.on_ecn_ce(ce);
-        }
-        if !self.lost.is_empty() {
-            self.cc.on_packets_lost(now, &self.lost, self.in_flight);
-        }
-        if std::mem::take(&mut self.pending_persistent) {
-            self.cc.on_persistent_congestion(now, self.in_flight);
-        }
-        if let Some(a) = p.ack {
-            self.cc.on_ack(
-                now,
-                &self.acked,
-                a.rtt_sample,
-                Duration::ZERO,
-                self.in_flight,
-            );
+            let event = AckEvent::new(now, &self.acked, a.prior_in_flight, self.in_flight)
+                .rtt(a.rtt_sample, Duration::ZERO)
+                .lost(&self.lost, 1)
+                .ce(std::mem::take(&mut self.pending_ce))
+                .spurious_loss(false)
+                .persistent_congestion(std::mem::take(&mut self.pending_persistent))
+                .app_limited(a.app_limited);
+            self.cc.on_ack(&event);
             self.prune(a.newest_acked_sent);
+        } else {
+            // A timer's losses, between ACKs; CE marks wait for the next
+            // ACK's event.
+            if !self.lost.is_empty() {
+                self.cc.on_timer_losses(now, &self.lost, 1, self.in_flight);
+            }
+            if std::mem::take(&mut self.pending_persistent) {
+                self.cc.on_persistent_congestion(now, self.in_flight);
+            }
         }
         self.acked.clear();
         self.lost.clear();

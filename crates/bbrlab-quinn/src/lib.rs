@@ -59,9 +59,9 @@
 //! | `ControllerFactory::build(now, mtu)` | `Controller::new` (or `custom`) with `mss_bytes = mtu`; bbrlab's clock starts at `now` |
 //! | `on_sent(now, bytes, last_pn)` (per transmit: one or more datagrams) | `on_packet_sent(now, bytes, in_flight_before, false)`: one `SentPacketState` per transmit, kept in the adapter's ring |
 //! | `on_ack(now, sent, bytes, app_limited, rtt)` (each ack-eliciting packet of an ACK frame) | the transmit's stored state, with the packet's bytes, goes into the frame's `AckedPacket`s |
-//! | `on_end_acks(now, in_flight, app_limited, largest)` | closes the frame: `prior_in_flight = in_flight + acked bytes`; `on_app_limited` if quinn says so; one RTT sample from the frame's newest packet |
-//! | `on_congestion_event(now, sent, persistent, lost_bytes > 0)` | one `LostPacket` of `lost_bytes` with the state of the transmit sent at `sent`, through `on_packets_lost`; persistent: `on_persistent_congestion` (bbrlab's timeout) after it |
-//! | `on_congestion_event(.., lost_bytes == 0)` (ECN) | `on_ecn_ce(1)` |
+//! | `on_end_acks(now, in_flight, app_limited, largest)` | closes the frame: its `AckEvent` gets `prior_bytes_in_flight = in_flight + acked bytes`, `app_limited` as quinn says, one RTT sample from the frame's newest packet |
+//! | `on_congestion_event(now, sent, persistent, lost_bytes > 0)` | one `LostPacket` of `lost_bytes` with the state of the transmit sent at `sent`, in the frame's event (a timer's: `on_timer_losses`); persistent: the event's `persistent_congestion` (bbrlab's timeout after the losses) |
+//! | `on_congestion_event(.., lost_bytes == 0)` (ECN) | one CE mark in the frame's event |
 //! | `on_mtu_update(mtu)` | `on_mss_change(mtu)` |
 //! | `window()`, `initial_window()` | `cwnd_bytes()`, the cwnd at creation |
 //! | `metrics()` | cwnd, ssthresh, and `pacing_rate` in bit/s, which quinn only logs to qlog |
@@ -74,12 +74,11 @@
 //! ECN (`on_congestion_event` with no bytes); see `on_ack_received` in
 //! quinn-proto's `connection/mod.rs`. bbrlab's controller wants the
 //! frame's losses before its rate sample (Linux marks losses in
-//! `tcp_ack()` before `tcp_rate_gen()`), so the adapter holds the frame
-//! back and replays it at quinn's next call of another kind (`window()`,
-//! which quinn asks before every send, a send, the next frame):
-//! `on_ack_begin(prior_in_flight)`, `on_ecn_ce`, `on_packets_lost`,
-//! `on_persistent_congestion`, `on_ack`. A timer's losses (at another
-//! instant) are replayed alone.
+//! `tcp_ack()` before `tcp_rate_gen()`), so the adapter collects the frame
+//! and hands it over as one `AckEvent` at quinn's next call of another
+//! kind (`window()`, which quinn asks before every send, a send, the next
+//! frame); the controller applies Linux's order inside. A timer's losses
+//! (at another instant) go in alone (`on_timer_losses`).
 //!
 //! ## What is approximated or missing
 //!
@@ -99,12 +98,13 @@
 //! - **Frames without data.** quinn closes every frame that acknowledges
 //!   anything with `on_end_acks`, ack-only packets included, which never
 //!   reach `on_ack`. A frame with nothing the controller saw sent is no
-//!   ACK event for it (no empty `on_ack`); its losses go in alone.
+//!   ACK event for it; its losses go in alone (`on_timer_losses`).
 //! - **Bytes in flight.** The adapter counts its own between ACKs and
 //!   takes quinn's count at every `on_end_acks`.
 //! - **App-limited.** quinn says per ACK (its last `poll_transmit` had
-//!   nothing to send and was not blocked), not per send; the adapter marks
-//!   the sampler app-limited before the frame's rate sample.
+//!   nothing to send and was not blocked), not per send; the frame's event
+//!   says `app_limited`, which marks the sampler app-limited before the
+//!   frame's rate sample.
 //! - **RTT.** quinn does not hand the controller the peer's ACK delay: the
 //!   controller's samples include it. [`Observed::srtt`] is quinn's own.
 //! - **ECN.** quinn reports that the CE count rose, not by how much: one
@@ -123,9 +123,13 @@ mod adapter;
 /// wins). An ACK frame is processed at quinn's next call after it, so the
 /// newest frame shows once the stack next sends or asks for its window.
 pub use congestion::observe::{Observed, Observer};
+/// The `congestion` crate this adapter runs, and the types a user names to
+/// configure it, so a program needs no separate dependency on it (and
+/// cannot end up with a second, different version).
+pub use congestion::{self, Algorithm, Bbr3Config, Config, ConnectionSeeds};
 
 use crate::adapter::Core;
-use congestion::{Config, CongestionControl, ConnectionSeeds, Controller};
+use congestion::{CongestionControl, Controller};
 use quinn_proto::congestion::{self as quinn_cc, ControllerMetrics};
 use quinn_proto::RttEstimator;
 use std::any::Any;

@@ -5,7 +5,7 @@
 //! wrong bytes-in-flight, a wrong order.
 
 use super::*;
-use congestion::{AckedPacket, Algorithm, Bbr3Profile, LostPacket, SentPacketState};
+use congestion::{AckEvent, AckedPacket, Algorithm, Bbr3Profile, LostPacket, SentPacketState};
 use quinn_proto::congestion::Controller as _;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -25,6 +25,8 @@ struct Harness {
     ref_states: BTreeMap<usize, SentPacketState>,
     ref_in_flight: u64,
     ref_sampled_up_to: Option<congestion::Instant>,
+    /// CE marks of a frame that acknowledged nothing, for the next event.
+    ref_pending_ce: u64,
     frames: u32,
 }
 
@@ -40,6 +42,7 @@ impl Harness {
             ref_states: BTreeMap::new(),
             ref_in_flight: 0,
             ref_sampled_up_to: None,
+            ref_pending_ce: 0,
             frames: 0,
         }
     }
@@ -110,27 +113,32 @@ impl Harness {
         if ce {
             self.adapter.on_congestion_event(now, now, false, 0);
         }
-        // The reference, in bbrlab's order; a frame that acknowledges
-        // nothing (its one transmit lost) is no ACK event, only losses.
+        // The reference: the frame as one ACK event, as bbrlab's UDP
+        // transport states an ACK. A frame that acknowledges nothing (its
+        // one transmit lost) is no ACK event, only losses; its CE mark
+        // waits for the next event.
         let at = self.at(now);
-        if !acked.is_empty() {
-            self.reference.on_ack_begin(ref_prior_in_flight);
-        }
         if ce {
-            self.reference.on_ecn_ce(1);
+            self.ref_pending_ce += 1;
         }
+        let mut lost_packets = Vec::new();
         if let Some(n) = newest_lost {
             self.ref_in_flight -= lost_bytes;
-            let lost = [LostPacket {
+            lost_packets.push(LostPacket {
                 bytes: lost_bytes,
                 state: self.ref_states[&n],
-            }];
-            self.reference
-                .on_packets_lost(at, &lost, self.ref_in_flight);
+            });
         }
-        if persistent {
-            self.reference
-                .on_persistent_congestion(at, self.ref_in_flight);
+        if acked.is_empty() {
+            if !lost_packets.is_empty() {
+                self.reference
+                    .on_timer_losses(at, &lost_packets, 1, self.ref_in_flight);
+            }
+            if persistent {
+                self.reference
+                    .on_persistent_congestion(at, self.ref_in_flight);
+            }
+            return;
         }
         let sample = match newest {
             Some(sent) if self.ref_sampled_up_to.is_none_or(|t| sent > t) => {
@@ -139,16 +147,12 @@ impl Harness {
             }
             _ => None,
         };
-        if acked.is_empty() {
-            return;
-        }
-        self.reference.on_ack(
-            at,
-            &acked_packets,
-            sample,
-            Duration::ZERO,
-            self.ref_in_flight,
-        );
+        let event = AckEvent::new(at, &acked_packets, ref_prior_in_flight, self.ref_in_flight)
+            .rtt(sample, Duration::ZERO)
+            .lost(&lost_packets, 1)
+            .ce(std::mem::take(&mut self.ref_pending_ce))
+            .persistent_congestion(persistent);
+        self.reference.on_ack(&event);
     }
 
     /// Losses a timer declares, with no ACK.
@@ -168,7 +172,7 @@ impl Harness {
             state: self.ref_states[&n],
         }];
         self.reference
-            .on_packets_lost(at, &lost, self.ref_in_flight);
+            .on_timer_losses(at, &lost, 1, self.ref_in_flight);
     }
 
     fn mtu(&mut self, mtu: u16) {

@@ -3,10 +3,8 @@
 //! why each step happens where it does.
 
 use crate::shared::Shared;
-use congestion::delivery_rate::{AckedPacket, LostPacket, SentPacketState};
 use congestion::observe::Observed;
-use congestion::time::Instant;
-use congestion::Controller;
+use congestion::{AckEvent, AckedPacket, Controller, Instant, LostPacket, Pacer, SentPacketState};
 use core::time::Duration;
 use s2n_quic_core::random;
 use s2n_quic_core::recovery::congestion_controller::{self as s2n, Publisher};
@@ -62,6 +60,9 @@ struct State {
     /// `prior_in_flight` of the ACK that revealed them.
     loss_prior_in_flight: u64,
     loss_persistent: bool,
+    /// CE marks s2n-quic reported for the ACK being processed (it reports
+    /// them between the ACK's losses and `on_ack`).
+    pending_ce: u64,
     /// The RTT sample of the ACK being processed (`on_rtt_update`), with
     /// the ACK's receive time.
     pending_rtt: Option<(Timestamp, Duration)>,
@@ -71,9 +72,9 @@ struct State {
     /// The state of the last packet that counted toward bytes in flight,
     /// returned for ACK-only packets (see `on_packet_sent`).
     last_info: PacketInfo,
-    /// Earliest departure time of the next packet, in controller time;
-    /// `None` until the first packet is sent (no schedule to keep yet).
-    next_departure: Option<Instant>,
+    /// The earliest-departure-time schedule, in controller time (empty
+    /// until the first packet is sent).
+    pacer: Pacer,
     /// Bytes sent in the current burst (since a send found the departure
     /// time reached).
     burst_bytes: u64,
@@ -113,7 +114,7 @@ impl Clone for CongestionController {
         t.epoch = s.epoch;
         t.bytes_in_flight = s.bytes_in_flight;
         t.last_info = s.last_info;
-        t.next_departure = s.next_departure;
+        t.pacer = s.pacer;
         t.burst_bytes = s.burst_bytes;
         t.observed = s.observed;
         if let Some(cc) = s.cc.try_clone() {
@@ -156,10 +157,11 @@ impl CongestionController {
             loss_time: None,
             loss_prior_in_flight: 0,
             loss_persistent: false,
+            pending_ce: 0,
             pending_rtt: None,
             acked: Vec::with_capacity(64),
             last_info: PacketInfo::default(),
-            next_departure: None,
+            pacer: Pacer::new(),
             burst_bytes: 0,
             fast_retransmit: false,
             published_quantum: quantum,
@@ -241,24 +243,25 @@ impl State {
         self.publish();
     }
 
-    /// Hands the pending batch to the controller, then persistent
-    /// congestion (the order of `sender::Sender::report_losses`).
+    /// Hands a timer's pending batch to the controller, then persistent
+    /// congestion (the order of an ACK's event).
     fn report_losses(&mut self, t: Instant) {
         let episodes = self.cc.recovery_episodes();
         if !self.lost.is_empty() {
-            self.cc.on_packets_lost_in_ranges(
-                t,
-                &self.lost,
-                self.lost_ranges.max(1),
-                self.bytes_in_flight,
-            );
+            self.cc
+                .on_timer_losses(t, &self.lost, self.lost_ranges, self.bytes_in_flight);
         }
         if core::mem::take(&mut self.loss_persistent) {
             self.cc.on_persistent_congestion(t, self.bytes_in_flight);
         }
-        // RFC 9002 §7.3.2: on entering recovery one packet may be sent
-        // before the reduced window applies (s2n-quic's
-        // `requires_fast_retransmission`).
+        self.losses_reported(episodes);
+    }
+
+    /// After a batch of losses reached the controller (on its own or in
+    /// an ACK's event that began with `episodes` episodes). RFC 9002
+    /// §7.3.2: on entering recovery one packet may be sent before the
+    /// reduced window applies (s2n-quic's `requires_fast_retransmission`).
+    fn losses_reported(&mut self, episodes: u64) {
         if self.cc.recovery_episodes() != episodes {
             self.fast_retransmit = true;
         }
@@ -276,12 +279,10 @@ impl State {
     /// has room for one more datagram within one send quantum; then the
     /// next one waits for the departure time.
     fn pace(&mut self, now: Instant, bytes: u64) {
-        if self.next_departure.is_none_or(|d| now >= d) {
+        if self.pacer.is_due(now) {
             self.burst_bytes = 0;
         }
-        let rate = self.cc.pacing_rate_bytes_per_sec().max(1);
-        let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(rate));
-        let ns = u64::try_from(ns).unwrap_or(u64::MAX);
+        let ns = Pacer::packet_time_ns(bytes, self.cc.pacing_rate_bytes_per_sec());
         // A sender woken late gets the lateness back, up to the larger of
         // half this packet's time (Linux's EDT pacing,
         // `tcp_update_skb_after_send()`: "take into account OS jitter") and
@@ -294,15 +295,7 @@ impl State {
         // schedule through that slack keeps the average rate at the pacing
         // rate; a longer pause (idle, app-limited) still earns no more
         // than the slack's worth of catch-up.
-        let slack = TIMER_SLACK.max(ns / 2);
-        let start = match self.next_departure {
-            // The first packet: no schedule to keep yet.
-            None => now,
-            Some(d) if now.nanos_since(d) > slack => now.saturating_sub_nanos(slack),
-            Some(d) => d,
-        };
-        let next = start.saturating_add(Duration::from_nanos(ns));
-        self.next_departure = Some(next);
+        let next = self.pacer.advance(now, ns, TIMER_SLACK.max(ns / 2));
         self.burst_bytes = self.burst_bytes.saturating_add(bytes);
         let quantum = self.cc.send_quantum_bytes().max(self.max_datagram_size);
         self.cc.set_next_departure(next, quantum);
@@ -458,20 +451,25 @@ impl s2n::CongestionController for CongestionController {
         } else {
             s.bytes_in_flight
         };
-        s.cc.on_ack_begin(prior);
         let acked = bytes_acknowledged as u64;
         s.bytes_in_flight = s.bytes_in_flight.saturating_sub(acked);
-        if ours {
-            s.report_losses(now);
-        }
         let rtt_sample = match s.pending_rtt.take() {
             Some((t, rtt)) if t == ack_receive_time => Some(rtt),
             _ => None,
         };
         let _ = newest_acked_time_sent; // the same as the info's sent_time
         s.fill_acked(acked, newest_acked_packet_info.0);
+        let episodes = s.cc.recovery_episodes();
         // s2n-quic does not pass the peer's ACK delay; see the crate docs.
-        s.cc.on_ack(now, &s.acked, rtt_sample, Duration::ZERO, s.bytes_in_flight);
+        let event = AckEvent::new(now, &s.acked, prior, s.bytes_in_flight)
+            .rtt(rtt_sample, Duration::ZERO)
+            .lost(&s.lost, s.lost_ranges)
+            .ce(core::mem::take(&mut s.pending_ce))
+            .persistent_congestion(core::mem::take(&mut s.loss_persistent));
+        s.cc.on_ack(&event);
+        if ours {
+            s.losses_reported(episodes);
+        }
         s.observed.bytes_acked = s.observed.bytes_acked.saturating_add(acked);
         s.observed.acks += 1;
         s.observed.srtt = Some(rtt_estimator.smoothed_rtt());
@@ -519,8 +517,8 @@ impl s2n::CongestionController for CongestionController {
         _publisher: &mut Pub,
     ) {
         // s2n-quic reports the CE increase of an ACK between its losses and
-        // `on_ack`; `Controller` holds it until that `on_ack`.
-        self.state.cc.on_ecn_ce(ce_count);
+        // `on_ack`: it goes in that ACK's event.
+        self.state.pending_ce = self.state.pending_ce.saturating_add(ce_count);
         self.state.observed.ce_packets = self.state.observed.ce_packets.saturating_add(ce_count);
     }
 
@@ -545,7 +543,7 @@ impl s2n::CongestionController for CongestionController {
         if s.burst_bytes + s.max_datagram_size <= s.quantum() {
             return None;
         }
-        s.timestamp(s.next_departure?)
+        s.timestamp(s.pacer.next_departure()?)
     }
 
     fn send_quantum(&self) -> Option<usize> {

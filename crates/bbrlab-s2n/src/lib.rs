@@ -59,9 +59,10 @@
 //! calls `on_explicit_congestion` if the frame's ECN-CE count rose
 //! (`process_ecn()`); and last calls `on_ack` once, with the bytes of all
 //! acked packets and the info of the newest. Its loss timer calls
-//! `on_packet_lost` with no ACK after it. The adapter buffers losses and
-//! gives [`congestion::Controller`] the order bbrlab's own transport uses
-//! (`sender::Sender::on_ack`):
+//! `on_packet_lost` with no ACK after it. The adapter buffers a frame's
+//! losses and CE marks and gives [`congestion::Controller`] the whole frame
+//! as one [`AckEvent`](congestion::AckEvent) at its `on_ack`, as bbrlab's
+//! own transport does:
 //!
 //! | s2n-quic callback | bbrlab event |
 //! |---|---|
@@ -69,9 +70,9 @@
 //! | `on_packet_sent` with 0 bytes (ACK-only) | nothing; the last counted packet's [`PacketInfo`] is returned |
 //! | `on_rtt_update(now, rtt)` | held: `rtt.latest_rtt()` becomes the RTT sample of the `on_ack` with the same time |
 //! | `on_packet_lost(bytes, info, persistent, new_burst, t)` | buffered; bytes leave flight at once; `new_burst` counts lost ranges |
-//! | `on_explicit_congestion(ce)` | [`Controller::on_ecn_ce`](congestion::Controller::on_ecn_ce) (held by the controller until `on_ack`) |
-//! | `on_ack(bytes, newest info, t)` | [`on_ack_begin`](congestion::Controller::on_ack_begin)(bytes in flight before the ACK's losses), then the buffered losses ([`on_packets_lost_in_ranges`](congestion::Controller::on_packets_lost_in_ranges)) and persistent congestion, then [`on_ack`](congestion::Controller::on_ack) with the acked bytes as datagram-sized `AckedPacket`s, each with the newest packet's state |
-//! | `persistent_congestion` on a loss | [`Controller::on_persistent_congestion`](congestion::Controller::on_persistent_congestion), after the batch's losses |
+//! | `on_explicit_congestion(ce)` | held: the CE count of the frame's event |
+//! | `on_ack(bytes, newest info, t)` | one [`Controller::on_ack`](congestion::Controller::on_ack): bytes in flight before the ACK's losses as its `prior_bytes_in_flight`, the buffered losses and persistent congestion, the held CE marks and RTT sample, and the acked bytes as datagram-sized `AckedPacket`s, each with the newest packet's state |
+//! | `persistent_congestion` on a loss | the frame event's `persistent_congestion` (a timer's batch: [`Controller::on_persistent_congestion`](congestion::Controller::on_persistent_congestion) after [`Controller::on_timer_losses`](congestion::Controller::on_timer_losses)) |
 //! | `on_packet_discarded(bytes)` | bytes leave flight; no congestion event |
 //! | `on_mtu_update(size)` | [`Controller::on_mss_change`](congestion::Controller::on_mss_change) |
 //! | `congestion_window()` | [`Controller::cwnd_bytes`](congestion::Controller::cwnd_bytes) |
@@ -177,5 +178,9 @@ mod shared;
 /// the observer shows the newest connection; it publishes after every
 /// ACK, loss batch and change of send quantum.
 pub use congestion::observe::{Observed, Observer};
+/// The `congestion` crate this adapter runs, and the types a user names to
+/// configure it, so a program needs no separate dependency on it (and
+/// cannot end up with a second, different version).
+pub use congestion::{self, Algorithm, Bbr3Config, Config, ConnectionSeeds};
 pub use controller::{CongestionController, PacketInfo, EPOCH_OFFSET};
 pub use endpoint::Endpoint;

@@ -5,7 +5,7 @@
 //! other.
 
 use congestion::observe::Observer;
-use congestion::time::Instant;
+use congestion::Instant;
 use congestion::{Config, CongestionControl, Controller};
 use std::sync::atomic::AtomicU64;
 

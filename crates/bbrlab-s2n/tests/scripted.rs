@@ -1,16 +1,15 @@
 //! The adapter driven by scripted s2n-quic callbacks, checked against the
 //! same sequence of transport events fed to `congestion::Controller`
-//! directly, in the order bbrlab's own transport uses
-//! (`sender::Sender::on_ack`: ACK begin, acked packets removed, losses,
-//! CE, rate sample). After every step the two must agree exactly on the
+//! directly, each ACK as one `AckEvent` as bbrlab's own transport states
+//! it (`sender::Sender::on_ack`: acked packets, losses, CE, RTT sample). After every step the two must agree exactly on the
 //! snapshot (cwnd, pacing rate, mode, bandwidth estimate, min_rtt, round
 //! count, recovery state...) and on bytes in flight.
 
 use bbrlab_s2n::{CongestionController, Endpoint, PacketInfo, EPOCH_OFFSET};
 use congestion::{
-    AckContext, AckedPacket, Algorithm, Bbr3Config, Bbr3Profile, Config, CongestionControl,
-    Controller, DeliveryRateSampler, Instant, LostPacket, Mode, RecoveryState, SentPacketState,
-    Snapshot,
+    AckContext, AckEvent, AckedPacket, Algorithm, Bbr3Config, Bbr3Profile, Config,
+    CongestionControl, Controller, DeliveryRateSampler, Instant, LostPacket, Mode, Pacer,
+    RecoveryState, SentPacketState, Snapshot,
 };
 use s2n_quic_core::event::testing::Publisher as EventPublisher;
 use s2n_quic_core::packet::number::PacketNumberSpace;
@@ -42,7 +41,7 @@ struct Pair {
     sent: Vec<Sent>,
     largest_acked: Option<usize>,
     rf_in_flight: u64,
-    rf_next_departure: Instant,
+    rf_pacer: Pacer,
     rf_burst: u64,
 }
 
@@ -77,7 +76,7 @@ impl Pair {
             sent: Vec::new(),
             largest_acked: None,
             rf_in_flight: 0,
-            rf_next_departure: Instant::ZERO,
+            rf_pacer: Pacer::new(),
             rf_burst: 0,
         }
     }
@@ -101,27 +100,16 @@ impl Pair {
             self.rf
                 .on_packet_sent(now, bytes, self.rf_in_flight, app_limited.unwrap_or(true));
         self.rf_in_flight += bytes;
-        // The pacer as the crate docs state it, written again here.
-        if now >= self.rf_next_departure {
+        // The pacer as the crate docs state it: congestion's EDT schedule
+        // with 2 ms of slack (or half the packet's time, if more).
+        if self.rf_pacer.is_due(now) {
             self.rf_burst = 0;
         }
-        let rate = self.rf.pacing_rate_bytes_per_sec().max(1);
-        let ns = (bytes as u128 * 1_000_000_000).div_ceil(rate as u128) as u64;
-        let slack = 2_000_000u64.max(ns / 2);
-        let late = now
-            .as_nanos()
-            .saturating_sub(self.rf_next_departure.as_nanos());
-        let start = if self.rf_next_departure == Instant::ZERO {
-            now
-        } else if late > slack {
-            Instant::from_nanos(now.as_nanos() - slack)
-        } else {
-            self.rf_next_departure
-        };
-        self.rf_next_departure = start.saturating_add(Duration::from_nanos(ns));
+        let ns = Pacer::packet_time_ns(bytes, self.rf.pacing_rate_bytes_per_sec());
+        let next = self.rf_pacer.advance(now, ns, 2_000_000u64.max(ns / 2));
         self.rf_burst += bytes;
         let quantum = self.rf.send_quantum_bytes().max(MSS);
-        self.rf.set_next_departure(self.rf_next_departure, quantum);
+        self.rf.set_next_departure(next, quantum);
         assert_eq!(
             info.0,
             state,
@@ -189,8 +177,9 @@ impl Pair {
             ts,
             &mut publisher,
         );
-        // --- the reference, in bbrlab's transport's order ---
-        self.rf.on_ack_begin(self.rf_in_flight);
+        // --- the reference: the ACK as one event, as bbrlab's transport
+        // states it ---
+        let prior = self.rf_in_flight;
         // Newest first: among packets sent at the same instant the sampler
         // takes the first it meets as the newest, and s2n-quic hands over
         // the highest packet number (as Linux breaks such ties by sequence,
@@ -204,21 +193,19 @@ impl Pair {
             })
             .collect();
         self.rf_in_flight -= MSS * acked.len() as u64;
-        self.report_losses(now, lost, persistent);
-        if ce > 0 {
-            self.rf.on_ecn_ce(ce);
-        }
-        self.rf.on_ack(
-            now,
-            &acked_pkts,
-            rtt_sample,
-            Duration::ZERO,
-            self.rf_in_flight,
-        );
+        let (lost_pkts, ranges) = self.take_lost(lost);
+        let event = AckEvent::new(now, &acked_pkts, prior, self.rf_in_flight)
+            .rtt(rtt_sample, Duration::ZERO)
+            .lost(&lost_pkts, ranges)
+            .ce(ce)
+            .persistent_congestion(persistent);
+        self.rf.on_ack(&event);
         self.check(&format!("after the ACK at {at:?}"));
     }
 
-    fn report_losses(&mut self, now: Instant, lost: &[usize], persistent: bool) {
+    /// Takes `lost` out of the reference's flight: the packets, and how
+    /// many discontiguous ranges of packet numbers they form.
+    fn take_lost(&mut self, lost: &[usize]) -> (Vec<LostPacket>, u32) {
         let lost_pkts: Vec<LostPacket> = lost
             .iter()
             .map(|&pn| LostPacket {
@@ -232,13 +219,7 @@ impl Pair {
             .filter(|(i, pn)| *i == 0 || lost[i - 1] + 1 != **pn)
             .count() as u32;
         self.rf_in_flight -= MSS * lost.len() as u64;
-        if !lost_pkts.is_empty() {
-            self.rf
-                .on_packets_lost_in_ranges(now, &lost_pkts, ranges, self.rf_in_flight);
-        }
-        if persistent {
-            self.rf.on_persistent_congestion(now, self.rf_in_flight);
-        }
+        (lost_pkts, ranges)
     }
 
     /// The loss timer declares `lost` at `at`, with no ACK after it.
@@ -257,7 +238,13 @@ impl Pair {
                 &mut publisher,
             );
         }
-        self.report_losses(instant(at), lost, persistent);
+        let now = instant(at);
+        let (lost_pkts, ranges) = self.take_lost(lost);
+        self.rf
+            .on_timer_losses(now, &lost_pkts, ranges, self.rf_in_flight);
+        if persistent {
+            self.rf.on_persistent_congestion(now, self.rf_in_flight);
+        }
     }
 
     fn check(&self, when: &str) {

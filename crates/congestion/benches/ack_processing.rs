@@ -8,7 +8,7 @@
 //!
 //! The ACK's own cost is the difference. No allocation happens in either.
 
-use congestion::{AckedPacket, Algorithm, Config, Controller, Instant, SentPacketState};
+use congestion::{AckEvent, AckedPacket, Algorithm, Config, Controller, Instant, SentPacketState};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -51,11 +51,13 @@ impl Flow {
             let rtt = Duration::from_nanos(self.now - state.sent_time.as_nanos());
             let in_flight = self.window.len() as u64 * MSS;
             self.cc.on_ack(
-                Instant::from_nanos(self.now),
-                &[AckedPacket { bytes: MSS, state }],
-                Some(rtt),
-                Duration::ZERO,
-                in_flight,
+                &AckEvent::new(
+                    Instant::from_nanos(self.now),
+                    &[AckedPacket { bytes: MSS, state }],
+                    in_flight + MSS,
+                    in_flight,
+                )
+                .rtt(Some(rtt), Duration::ZERO),
             );
         }
     }

@@ -1,6 +1,6 @@
 //! Profiling aid: a steady 100 Mbit/s / 40 ms BBR flow, ten million ACKs.
 //! `cargo run --release --example ack_loop -- [algorithm]`.
-use congestion::{AckedPacket, Algorithm, Config, Controller, Instant};
+use congestion::{AckEvent, AckedPacket, Algorithm, Config, Controller, Instant};
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -33,12 +33,15 @@ fn main() {
         if window.len() > 400 {
             let state = window.pop_front().unwrap();
             let rtt = Duration::from_nanos(now - state.sent_time.as_nanos());
+            let in_flight = window.len() as u64 * 1500;
             cc.on_ack(
-                Instant::from_nanos(now),
-                &[AckedPacket { bytes: 1500, state }],
-                Some(rtt),
-                Duration::ZERO,
-                window.len() as u64 * 1500,
+                &AckEvent::new(
+                    Instant::from_nanos(now),
+                    &[AckedPacket { bytes: 1500, state }],
+                    in_flight + 1500,
+                    in_flight,
+                )
+                .rtt(Some(rtt), Duration::ZERO),
             );
         }
     }

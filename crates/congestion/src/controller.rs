@@ -12,6 +12,7 @@ use crate::bbr3::Bbr3;
 use crate::config::{Algorithm, Config, RecoveryExit, SrttSample};
 use crate::cubic::Cubic;
 use crate::delivery_rate::{AckedPacket, DeliveryRateSampler, LostPacket, SentPacketState};
+use crate::event::{AckEvent, RecoveryPoint};
 use crate::reno::Reno;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{Mode, Snapshot};
@@ -81,10 +82,11 @@ impl Inner {
 /// Typical use by a sender:
 /// 1. On each send, call [`Controller::on_packet_sent`] and keep the returned
 ///    [`SentPacketState`] with the packet.
-/// 2. On each ACK, build [`AckedPacket`]s from the newly acknowledged packets
-///    and call [`Controller::on_ack`].
-/// 3. When loss detection declares packets lost, call
-///    [`Controller::on_packets_lost`]; on an RTO, [`Controller::on_retransmission_timeout`].
+/// 2. On each ACK, build an [`AckEvent`] from the newly acknowledged
+///    packets (and those it shows lost, its CE marks, its RTT sample) and
+///    call [`Controller::on_ack`]: one call per ACK, whatever it carries.
+/// 3. Between ACKs: losses a timer declares, [`Controller::on_timer_losses`];
+///    a timeout, [`Controller::on_retransmission_timeout`].
 /// 4. Send while bytes in flight < [`Controller::cwnd_bytes`], paced at
 ///    [`Controller::pacing_rate_bytes_per_sec`] in bursts of
 ///    [`Controller::send_quantum_bytes`].
@@ -108,10 +110,8 @@ pub struct Controller {
     /// The pacer's next departure time, as last reported.
     next_departure: Option<Instant>,
     next_burst_bytes: u64,
-    /// Bytes in flight when the ACK being processed arrived, before any
-    /// loss it revealed was marked (see [`Controller::on_ack_begin`]).
-    ack_prior_in_flight: Option<u64>,
-    /// CE marks the ACK being processed reported ([`Controller::on_ecn_ce`]).
+    /// CE marks reported on events that acknowledged nothing, kept for the
+    /// next ACK that does.
     pending_ce: u64,
     /// In [`RecoveryState::Cwr`]: whether the algorithm cut its window for
     /// the CE that began it. A loss then turns CWR into recovery without a
@@ -142,7 +142,6 @@ impl Controller {
             mss: self.mss,
             next_departure: self.next_departure,
             next_burst_bytes: self.next_burst_bytes,
-            ack_prior_in_flight: self.ack_prior_in_flight,
             pending_ce: self.pending_ce,
             cwr_reduced: self.cwr_reduced,
         })
@@ -185,7 +184,6 @@ impl Controller {
             mss,
             next_departure: None,
             next_burst_bytes: 0,
-            ack_prior_in_flight: None,
             pending_ce: 0,
             cwr_reduced: false,
         }
@@ -282,16 +280,70 @@ impl Controller {
         self.next_burst_bytes = burst_bytes;
     }
 
-    /// Starts processing an ACK: call it before marking any loss the ACK
-    /// reveals, with the bytes in flight at that moment. It fixes the
-    /// sample's `prior_in_flight` there, and drops losses marked between
-    /// ACKs (by a timer) from the sample, so only this ACK's losses reach
-    /// BBR's packet conservation, as in Linux's `tcp_ack()` and
-    /// `tcp_rate_gen()`. Transports that skip it get `prior_in_flight` as
-    /// the bytes in flight after the ACK plus the bytes it acked, and every
-    /// loss since the last ACK in the sample.
-    pub fn on_ack_begin(&mut self, bytes_in_flight: u64) {
-        self.ack_prior_in_flight = Some(bytes_in_flight);
+    /// The application has run out of data with `bytes_in_flight` still in
+    /// flight. Marks the sampler app-limited so the idle period is not
+    /// mistaken for a slow path. The same as sending the last packet with
+    /// [`Controller::on_packet_sent`]'s `app_limited` set, or an
+    /// [`AckEvent`] with `app_limited`: one input, three places a
+    /// transport may learn it.
+    pub fn on_app_limited(&mut self, bytes_in_flight: u64) {
+        self.sampler.on_app_limited(bytes_in_flight);
+    }
+
+    /// Processes one ACK: everything it tells the controller, in the order
+    /// Linux's `tcp_ack()` applies it.
+    ///
+    /// 1. `prior_bytes_in_flight` is fixed before anything else, and
+    ///    losses declared between ACKs (by a timer) leave the rate sample,
+    ///    so only this ACK's losses reach BBR's packet conservation
+    ///    (`tcp_ack()`, `tcp_rate_gen()`).
+    /// 2. A spurious reduction is undone (`tcp_try_undo_*()` run first in
+    ///    `tcp_fastretrans_alert()`).
+    /// 3. The end of a recovery episode the transport tracks, then this
+    ///    ACK's losses, then persistent congestion: a loss after the
+    ///    episode's end begins a new one.
+    /// 4. The CE marks count as delivered before the rate sample, which is
+    ///    taken over this ACK's packets; then the algorithm runs
+    ///    (`cong_control`).
+    ///
+    /// An event that acknowledges nothing (only losses) runs steps 1–3;
+    /// its CE marks wait for the next ACK that acknowledges data.
+    pub fn on_ack(&mut self, ack: &AckEvent<'_>) {
+        self.begin_ack();
+        if ack.app_limited {
+            self.sampler.on_app_limited(ack.prior_bytes_in_flight);
+        }
+        if ack.spurious_loss {
+            self.on_spurious_loss(ack.now);
+        }
+        self.reach_recovery_point(ack.now, ack.recovery_point, ack.bytes_in_flight);
+        self.declare_lost(ack.now, ack.lost, ack.lost_ranges, ack.bytes_in_flight);
+        if ack.persistent_congestion {
+            self.on_persistent_congestion(ack.now, ack.bytes_in_flight);
+        }
+        self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
+        if !ack.acked.is_empty() {
+            self.ack_packets(ack);
+        }
+    }
+
+    /// Packets declared lost by a timer, between ACKs (RFC 9002 §6.1.2's
+    /// loss timer, RACK's reordering timer). `bytes_in_flight` excludes
+    /// them; `lost_ranges` is how many discontiguous ranges they form (1
+    /// when unknown). Losses found on an ACK go in its [`AckEvent`]
+    /// instead, and a timeout's in [`Controller::on_retransmission_timeout`].
+    pub fn on_timer_losses(
+        &mut self,
+        now: Instant,
+        lost: &[LostPacket],
+        lost_ranges: u32,
+        bytes_in_flight: u64,
+    ) {
+        self.declare_lost(now, lost, lost_ranges, bytes_in_flight);
+    }
+
+    /// Step 1 of [`Controller::on_ack`].
+    fn begin_ack(&mut self) {
         self.sampler.forget_pending_losses();
         match &mut self.inner {
             Inner::Bbr(c) => c.on_ack_begin(),
@@ -302,44 +354,17 @@ impl Controller {
         }
     }
 
-    /// The ACK being processed newly reports `ce_packets` CE-marked
-    /// packets (ECN). Call it between [`Controller::on_ack_begin`] and
-    /// [`Controller::on_ack`]:
-    /// - QUIC: the increase of the ACK frame's ECN-CE count over the
-    ///   largest count seen so far (RFC 9000 §13.4.2.1);
-    /// - TCP with classic ECN (RFC 3168): the packets acknowledged by an
-    ///   ACK that carries ECE.
-    ///
-    /// CUBIC and Reno treat it as a loss, at most once per round trip
-    /// (RFC 9002 §7.1, RFC 3168 §6.1.2, RFC 9438 §4.6); BBRv3 feeds it to
-    /// its model; BBR v1 ignores it, as Linux's does.
-    pub fn on_ecn_ce(&mut self, ce_packets: u64) {
-        self.pending_ce = self.pending_ce.saturating_add(ce_packets);
-    }
-
-    /// The application has run out of data with `bytes_in_flight` still in
-    /// flight. Marks the sampler app-limited so the idle period is not
-    /// mistaken for a slow path.
-    pub fn on_app_limited(&mut self, bytes_in_flight: u64) {
-        self.sampler.on_app_limited(bytes_in_flight);
-    }
-
-    /// Processes one ACK batch.
-    ///
-    /// - `acked`: the newly acknowledged packets with their stored state.
-    /// - `rtt_sample`: the RTT measured from the newest acked packet, if the
-    ///   transport took one (it must not take one from a retransmission).
-    /// - `ack_delay`: the receiver-reported ACK delay.
-    /// - `bytes_in_flight`: bytes in flight after removing the acked packets
-    ///   (and any packets just declared lost).
-    pub fn on_ack(
-        &mut self,
-        now: Instant,
-        acked: &[AckedPacket],
-        rtt_sample: Option<Duration>,
-        ack_delay: Duration,
-        bytes_in_flight: u64,
-    ) {
+    /// Step 4 of [`Controller::on_ack`]: the rate sample and the algorithm.
+    fn ack_packets(&mut self, ack: &AckEvent<'_>) {
+        let AckEvent {
+            now,
+            acked,
+            rtt_sample,
+            ack_delay,
+            bytes_in_flight,
+            prior_bytes_in_flight: prior_in_flight,
+            ..
+        } = *ack;
         match &mut self.inner {
             Inner::Bbr(c) => c.on_packets_acked(now, acked),
             Inner::Bbr3(c) => c.on_packets_acked(now, acked),
@@ -358,11 +383,6 @@ impl Controller {
             };
             self.rtt.update_split(rtt, smoothed, ack_delay);
         }
-        let acked_bytes: u64 = acked.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
-        let prior_in_flight = self
-            .ack_prior_in_flight
-            .take()
-            .unwrap_or(bytes_in_flight.saturating_add(acked_bytes));
         // CE marks count as delivered before the sample is taken, so the
         // sample's interval includes this ACK's marks (Linux counts
         // `delivered_ce` in `tcp_ack()` before `tcp_rate_gen()`).
@@ -464,20 +484,11 @@ impl Controller {
         }
     }
 
-    /// Packets were declared lost. `bytes_in_flight` excludes them.
+    /// Losses, from an ACK or a timer. `bytes_in_flight` excludes them.
     ///
     /// A loss of a packet sent after the current episode began starts a new
     /// episode; losses inside an episode do not reduce the window again.
-    /// The losses count as one lost range; a transport that knows how many
-    /// holes they make calls [`Controller::on_packets_lost_in_ranges`].
-    pub fn on_packets_lost(&mut self, now: Instant, lost: &[LostPacket], bytes_in_flight: u64) {
-        self.on_packets_lost_in_ranges(now, lost, 1, bytes_in_flight);
-    }
-
-    /// [`Controller::on_packets_lost`] for a transport that knows how many
-    /// discontiguous ranges of packet numbers `lost` forms (BBRv3's
-    /// Startup exit counts them; draft-ietf-ccwg-bbr-06 §5.3.1.3).
-    pub fn on_packets_lost_in_ranges(
+    fn declare_lost(
         &mut self,
         now: Instant,
         lost: &[LostPacket],
@@ -525,9 +536,25 @@ impl Controller {
         self.inner.get_mut().on_loss(&loss);
     }
 
-    /// A retransmission timeout fired. The window collapses to one packet;
-    /// the transport should declare the outstanding packets lost.
-    pub fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64) {
+    /// A retransmission timeout fired and the transport declared `lost`
+    /// (everything outstanding, as TCP does, forming `lost_ranges`
+    /// discontiguous ranges; empty for a transport that declares nothing
+    /// lost on a timeout). The losses are applied first, then the window
+    /// collapses to one packet, so the algorithm's loss response (CUBIC's
+    /// ssthresh) comes from the window before the timeout.
+    pub fn on_retransmission_timeout(
+        &mut self,
+        now: Instant,
+        lost: &[LostPacket],
+        lost_ranges: u32,
+        bytes_in_flight: u64,
+    ) {
+        self.declare_lost(now, lost, lost_ranges, bytes_in_flight);
+        self.timeout(now, bytes_in_flight);
+    }
+
+    /// The window collapse of a timeout or of persistent congestion.
+    fn timeout(&mut self, now: Instant, bytes_in_flight: u64) {
         self.recovery = RecoveryState::Loss;
         self.recovery_start = now;
         self.recovery_episodes += 1;
@@ -551,7 +578,7 @@ impl Controller {
 
     /// QUIC's persistent congestion (RFC 9002 §7.6): treated as an RTO.
     pub fn on_persistent_congestion(&mut self, now: Instant, bytes_in_flight: u64) {
-        self.on_retransmission_timeout(now, bytes_in_flight);
+        self.timeout(now, bytes_in_flight);
     }
 
     /// The path MTU changed; `mss` is the new payload size per packet.
@@ -593,31 +620,18 @@ impl Controller {
         self.recovery_episodes
     }
 
-    /// With [`RecoveryExit::Transport`]: everything sent before the current
-    /// episode began has now been delivered (TCP: `snd_una` ≥ `high_seq`),
-    /// so the episode ends. Ignored in other modes or outside an episode.
-    ///
-    /// `still_lost` says whether data declared lost since the episode began
-    /// is still waiting for its retransmission to be delivered. If so a new
-    /// episode begins at once, as Linux re-enters recovery while `lost_out`
-    /// is non-zero; the algorithms see it as a new episode (CUBIC cuts
-    /// again, BBR saves its cwnd) but, as in Linux, BBR sees no exit and
-    /// re-entry within the one ACK, so it neither restores nor restarts
-    /// packet conservation.
-    ///
-    /// Call it for an ACK before that ACK's [`Controller::on_packets_lost`]
-    /// and [`Controller::on_ack`], the order in which Linux runs
-    /// `tcp_fastretrans_alert()` and then `cong_control`.
-    pub fn on_recovery_point_reached(
-        &mut self,
-        now: Instant,
-        still_lost: bool,
-        bytes_in_flight: u64,
-    ) {
-        if self.recovery_exit != RecoveryExit::Transport || self.recovery == RecoveryState::Open {
+    /// Step 3 of [`Controller::on_ack`]: with [`RecoveryExit::Transport`],
+    /// the episode ends, or ends and begins again while repairs are
+    /// pending (see [`RecoveryPoint`]). Ignored in other modes or outside
+    /// an episode.
+    fn reach_recovery_point(&mut self, now: Instant, point: RecoveryPoint, bytes_in_flight: u64) {
+        if point == RecoveryPoint::NotReached
+            || self.recovery_exit != RecoveryExit::Transport
+            || self.recovery == RecoveryState::Open
+        {
             return;
         }
-        if still_lost {
+        if point == RecoveryPoint::ReachedWithRepairsPending {
             self.recovery = RecoveryState::Recovery;
             self.recovery_start = now;
             self.recovery_episodes += 1;

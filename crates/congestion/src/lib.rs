@@ -16,7 +16,7 @@
 //! be in flight and how fast to send.
 //!
 //! ```
-//! use congestion::{Algorithm, AckedPacket, Config, Controller, Instant, Mode};
+//! use congestion::{AckEvent, Algorithm, AckedPacket, Config, Controller, Instant, Mode};
 //! use std::time::Duration;
 //!
 //! let cfg = Config::new("bbr".parse::<Algorithm>().unwrap());
@@ -25,7 +25,8 @@
 //! let initial_cwnd = cc.cwnd_bytes(); // 10 packets of 1500 bytes
 //! let st = cc.on_packet_sent(t0, 1500, 0, false);
 //! let t1 = Instant::from_nanos(40_000_000);
-//! cc.on_ack(t1, &[AckedPacket { bytes: 1500, state: st }], Some(Duration::from_millis(40)), Duration::ZERO, 0);
+//! let acked = [AckedPacket { bytes: 1500, state: st }];
+//! cc.on_ack(&AckEvent::new(t1, &acked, 1500, 0).rtt(Some(Duration::from_millis(40)), Duration::ZERO));
 //! // STARTUP grows the window by every byte acknowledged.
 //! assert_eq!(cc.mode(), Mode::Startup);
 //! assert_eq!(cc.cwnd_bytes(), initial_cwnd + 1500);
@@ -40,21 +41,22 @@
 //! [`Config::recovery_exit`] says how your transport ends loss-recovery
 //! episodes. The default, [`RecoveryExit::FirstAckAfterStart`], is RFC
 //! 9002's and needs no extra calls. [`RecoveryExit::Transport`] is Linux
-//! TCP's: you call [`Controller::on_recovery_point_reached`] once all data
-//! sent before the episode, repairs included, is delivered. BBR's recovery
+//! TCP's: you set the [`AckEvent`]'s [`RecoveryPoint`] on the ACK that
+//! delivers all data sent before the episode, repairs included. BBR's recovery
 //! rule follows by default ([`BbrRecovery::Auto`]): Linux's packet
 //! conservation and cwnd restore with TCP-style episodes, QUIC's separate
 //! recovery window with RFC 9002 episodes. Linux's rule under RFC 9002
 //! episodes restarts conservation nearly every round on a lossy path: 9.9
-//! against 91.5 Mbit/s at 5 % loss on 100 Mbit/s / 100 ms (docs/src/congestion.md,
-//! "Recovery episodes"). CUBIC and Reno reduce once per episode either way.
+//! against 91.5 Mbit/s at 5 % loss on 100 Mbit/s / 100 ms (bbrlab's book,
+//! "The congestion crate", "Recovery episodes"). CUBIC and Reno reduce
+//! once per episode either way.
 //!
 //! # Your own algorithm
 //!
 //! Implement [`CongestionControl`] and wrap it with [`Controller::custom`]:
 //! the controller's sampler, RTT estimator and recovery tracking drive it
-//! as they drive the built-ins. bbrlab's simulator and UDP transport take
-//! it too (see the `sender` crate's `CustomCc`).
+//! as they drive the built-ins. bbrlab's simulator and UDP transport run
+//! it too.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -68,10 +70,12 @@ pub mod cubic;
 mod cwnd_usage;
 pub mod delivery_rate;
 pub mod ecn;
+pub mod event;
 pub mod kernel_names;
 mod linux_hystart;
 mod loss_based;
 pub mod observe;
+mod pacer;
 pub mod pacing;
 mod prr;
 pub mod reno;
@@ -93,9 +97,20 @@ pub use delivery_rate::{
     AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
 };
 pub use ecn::Ecn;
+pub use event::{AckEvent, RecoveryPoint};
+pub use pacer::Pacer;
 pub use rtt_estimator::RttEstimator;
 pub use snapshot::{Bbr3Snapshot, JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;
+
+/// # Driving a controller from RFC 9002 loss recovery
+///
+/// The embedding contract, for a QUIC stack (or any transport with RFC
+/// 9002's loss recovery) that drives a [`Controller`] itself.
+///
+#[doc = include_str!("../docs/driving.md")]
+#[doc = concat!("\n```rust\n", include_str!("../examples/rfc9002_loop.rs"), "\n```\n")]
+pub mod driving {}
 
 // The README's example is compiled and run as a doc test, so the first
 // code a reader copies cannot rot.

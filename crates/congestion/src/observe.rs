@@ -1,6 +1,6 @@
 //! A shared view of a controller running inside someone else's transport,
-//! for a program that samples it into bbrlab's time series
-//! (`sender::schema::FLOW_COLUMNS`).
+//! for a program that samples it into a time series (bbrlab's simulator
+//! writes the same columns for its own flows).
 //!
 //! The adapter crates (`bbrlab-s2n`, `bbrlab-noq`, `bbrlab-quinn`) each
 //! hold a [`Controller`](crate::Controller) inside a QUIC stack's

@@ -493,14 +493,13 @@ fn a18_handling_spurious_fast_recovery() {
     assert_eq!(d.round(BW, RTT, BDP).mode, Mode::ProbeBwUp);
 }
 
-/// A.19: the same for a spurious RTO (the flight declared lost, then the
+/// A.19: the same for a spurious RTO (the flight declared lost with the
 /// timeout, as bbrlab's transports report it).
 #[test]
 fn a19_handling_spurious_rto_recovery() {
     let mut d = up(Bbr3Config::draft());
     let cwnd = d.snap().cwnd_bytes;
-    d.lose_now(60, 1, 200_000, 0);
-    d.cc.on_retransmission_timeout(at(d.now_ns), 0);
+    d.rto_now(60, 200_000, 0);
     assert_eq!(d.snap().cwnd_bytes, MSS);
     d.cc.on_spurious_loss(at(d.now_ns));
     let s = d.snap();

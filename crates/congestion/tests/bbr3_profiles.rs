@@ -7,7 +7,8 @@ mod bbr3_support;
 
 use bbr3_support::*;
 use congestion::{
-    Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Mode, RecoveryExit, StartupLossCount,
+    AckEvent, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Mode, RecoveryExit, RecoveryPoint,
+    StartupLossCount,
 };
 
 const RTT: u64 = 100 * MS;
@@ -381,7 +382,7 @@ fn switch_rto_resets_full_bw() {
         let s = d.round(BW, RTT, BDP);
         assert_eq!(s.mode, Mode::ProbeBwCruise);
         let cwnd = s.cwnd_bytes;
-        d.cc.on_retransmission_timeout(at(d.now_ns), 0);
+        d.cc.on_retransmission_timeout(at(d.now_ns), &[], 1, 0);
         let st = d.b3().inflight_shortterm_bytes;
         assert_eq!(st, flip.then_some(cwnd), "flip {flip}");
     }
@@ -461,7 +462,10 @@ fn switch_restore_cwnd_after_fast_recovery() {
         // Tiny ACKs until REFILL forgets the short-term model.
         d.until(Mode::ProbeBwRefill, 1e3, RTT, 100, 60);
         let low = d.snap().cwnd_bytes;
-        d.cc.on_recovery_point_reached(at(d.now_ns), false, 100);
+        // The recovery point, reached on an ACK that acknowledges nothing.
+        d.cc.on_ack(
+            &AckEvent::new(at(d.now_ns), &[], 100, 100).recovery_point(RecoveryPoint::Reached),
+        );
         let s = d.round(1e3, RTT, 100);
         if flip {
             // Back to the pre-loss cwnd, bounded by max_inflight (2 × BDP

@@ -7,8 +7,8 @@
 //! algorithm with its default configuration; this adds bbr3's own inputs.
 
 use congestion::{
-    AckedPacket, Algorithm, Bbr3Config, Config, Controller, Instant, LostPacket, Mode,
-    RecoveryExit, SentPacketState,
+    AckEvent, AckedPacket, Algorithm, Bbr3Config, Config, Controller, Instant, LostPacket, Mode,
+    RecoveryExit, RecoveryPoint, SentPacketState,
 };
 use proptest::prelude::*;
 use std::collections::VecDeque;
@@ -169,11 +169,11 @@ proptest! {
                         in_flight -= bytes;
                         buf_a.push(AckedPacket { bytes, state });
                     }
-                    cc.on_ack_begin(in_flight + buf_a.iter().map(|a| a.bytes).sum::<u64>());
-                    if ce > 0 {
-                        cc.on_ecn_ce(ce);
-                    }
-                    cc.on_ack(Instant::from_nanos(now), &buf_a, Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns), in_flight);
+                    let prior = in_flight + buf_a.iter().map(|a| a.bytes).sum::<u64>();
+                    let ack = AckEvent::new(Instant::from_nanos(now), &buf_a, prior, in_flight)
+                        .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns))
+                        .ce(ce);
+                    cc.on_ack(&ack);
                 }
                 Event::Lose { n, ranges } => {
                     buf_l.clear();
@@ -182,20 +182,25 @@ proptest! {
                         in_flight -= bytes;
                         buf_l.push(LostPacket { bytes, state });
                     }
-                    cc.on_packets_lost_in_ranges(Instant::from_nanos(now), &buf_l, ranges, in_flight);
+                    cc.on_timer_losses(Instant::from_nanos(now), &buf_l, ranges, in_flight);
                 }
                 Event::Rto => {
                     buf_l.clear();
                     buf_l.extend(outstanding.drain(..).map(|(bytes, state)| LostPacket { bytes, state }));
                     in_flight = 0;
-                    cc.on_packets_lost(Instant::from_nanos(now), &buf_l, 0);
-                    cc.on_retransmission_timeout(Instant::from_nanos(now), 0);
+                    cc.on_retransmission_timeout(Instant::from_nanos(now), &buf_l, 1, 0);
                 }
                 Event::AppLimited => cc.on_app_limited(in_flight),
                 Event::Mss(m) => cc.on_mss_change(m),
                 Event::Spurious => cc.on_spurious_loss(Instant::from_nanos(now)),
                 Event::RecoveryPoint { still_lost } => {
-                    cc.on_recovery_point_reached(Instant::from_nanos(now), still_lost, in_flight)
+                    // Reached on an ACK that acknowledges nothing.
+                    let point = if still_lost {
+                        RecoveryPoint::ReachedWithRepairsPending
+                    } else {
+                        RecoveryPoint::Reached
+                    };
+                    cc.on_ack(&AckEvent::new(Instant::from_nanos(now), &[], in_flight, in_flight).recovery_point(point))
                 }
                 Event::Departure { ahead_ns, burst } => {
                     cc.set_next_departure(Instant::from_nanos(now.saturating_add(ahead_ns)), burst)
@@ -212,9 +217,13 @@ proptest! {
                         delivered_packets: 0,
                         delivered_ce_packets: 0,
                     };
-                    // Bogus packets are both lost and acknowledged.
-                    cc.on_packets_lost_in_ranges(Instant::from_nanos(now), &[LostPacket { bytes, state }], 1, in_flight);
-                    cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(Duration::from_nanos(rtt_ns)), Duration::ZERO, in_flight);
+                    // Bogus packets are both lost and acknowledged, on one ACK.
+                    let lost = [LostPacket { bytes, state }];
+                    let acked = [AckedPacket { bytes, state }];
+                    let ack = AckEvent::new(Instant::from_nanos(now), &acked, in_flight.saturating_add(bytes), in_flight)
+                        .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::ZERO)
+                        .lost(&lost, 1);
+                    cc.on_ack(&ack);
                 }
             }
             check(&cc)?;
@@ -253,18 +262,22 @@ proptest! {
             now += spacing_ns;
             let (bytes, state) = window.pop_front().unwrap();
             in_flight -= bytes;
-            cc.on_ack_begin(in_flight + bytes);
+            let prior = in_flight + bytes;
+            let mut lost = Vec::new();
             if lose_every > 0 && i % lose_every == 0 {
                 if let Some((b, s)) = window.pop_back() {
                     in_flight -= b;
-                    cc.on_packets_lost(Instant::from_nanos(now), &[LostPacket { bytes: b, state: s }], in_flight);
+                    lost.push(LostPacket { bytes: b, state: s });
                 }
             }
-            if ce_every > 0 && i % ce_every == 0 {
-                cc.on_ecn_ce(1);
-            }
+            let ce = u64::from(ce_every > 0 && i % ce_every == 0);
             let rtt = Duration::from_nanos(now - state.sent_time.as_nanos());
-            cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(rtt), Duration::ZERO, in_flight);
+            let acked = [AckedPacket { bytes, state }];
+            let ack = AckEvent::new(Instant::from_nanos(now), &acked, prior, in_flight)
+                .rtt(Some(rtt), Duration::ZERO)
+                .lost(&lost, 1)
+                .ce(ce);
+            cc.on_ack(&ack);
             check(&cc)?;
         }
         if let Some(bw) = cc.snapshot().bw_estimate_bytes_per_sec {

@@ -7,7 +7,8 @@
 mod bbr3_support;
 
 use bbr3_support::*;
-use congestion::{Bbr3Config, Mode};
+use congestion::{AckEvent, AckedPacket, Bbr3Config, Mode};
+use std::time::Duration;
 
 const RTT: u64 = 100 * MS;
 const BW: f64 = 1e6;
@@ -540,15 +541,13 @@ fn idle_restart_skips_probe_rtt_and_paces_at_bw() {
     let s = d.snap();
     assert_eq!(s.pacing_rate_bytes_per_sec, (BW * 0.99) as u64);
     d.now_ns += 6 * SEC + RTT;
+    let acked = [AckedPacket {
+        bytes: MSS,
+        state: st,
+    }];
     d.cc.on_ack(
-        at(d.now_ns),
-        &[congestion::AckedPacket {
-            bytes: MSS,
-            state: st,
-        }],
-        Some(std::time::Duration::from_nanos(RTT)),
-        std::time::Duration::ZERO,
-        0,
+        &AckEvent::new(at(d.now_ns), &acked, MSS, 0)
+            .rtt(Some(Duration::from_nanos(RTT)), Duration::ZERO),
     );
     // Not PROBE_RTT (the 6 s idle also passed the probe wait: REFILL).
     assert_eq!(d.mode(), Mode::ProbeBwRefill);
@@ -693,12 +692,11 @@ fn spurious_loss_in_up_restores_the_model_and_reprobes() {
 }
 
 /// Appendix A.19: the same after a spurious RTO, reported as bbrlab's
-/// transports do (the flight declared lost, then the timeout).
+/// transports do (the flight declared lost with the timeout).
 #[test]
 fn spurious_rto_in_up_restores_the_model_and_reprobes() {
     let mut d = up(Bbr3Config::draft());
-    d.lose_now(60, 1, 200_000, 0);
-    d.cc.on_retransmission_timeout(at(d.now_ns), 0);
+    d.rto_now(60, 200_000, 0);
     assert_eq!(d.mode(), Mode::ProbeBwDown);
     d.cc.on_spurious_loss(at(d.now_ns));
     let s = d.snap();
@@ -722,8 +720,7 @@ fn spurious_loss_after_startup_loss_exit_returns_to_startup() {
 #[test]
 fn rto_sets_cwnd_to_inflight_plus_one_packet() {
     let mut d = cruise();
-    d.lose_now(10, 1, BDP, 0);
-    d.cc.on_retransmission_timeout(at(d.now_ns), 3000);
+    d.rto_now(10, BDP, 3000);
     assert_eq!(d.snap().cwnd_bytes, 3000 + MSS);
 }
 

@@ -196,7 +196,7 @@ fn under_c11_jitter_the_variant_keeps_the_link_fuller_than_bbr() {
 /// the same rules written out here, sample by sample.
 #[test]
 fn quic_2018_statistics_follow_quics_order_start_and_ack_delay() {
-    use congestion::{AckedPacket, Controller, JitterStats, SentPacketState};
+    use congestion::{AckEvent, AckedPacket, Controller, JitterStats, SentPacketState};
     use std::time::Duration;
     let mut cfg = Config::new(Algorithm::BbrJitter);
     cfg.jitter.stats = JitterStats::Quic2018;
@@ -221,11 +221,10 @@ fn quic_2018_statistics_follow_quics_order_start_and_ack_delay() {
             ..SentPacketState::default()
         };
         cc.on_ack(
-            at(t),
-            &[AckedPacket { bytes: 1500, state }],
-            Some(Duration::from_millis(rtt)),
-            Duration::from_millis(delay),
-            0,
+            &AckEvent::new(at(t), &[AckedPacket { bytes: 1500, state }], 1500, 0).rtt(
+                Some(Duration::from_millis(rtt)),
+                Duration::from_millis(delay),
+            ),
         );
         let j = cc
             .snapshot()
@@ -248,20 +247,14 @@ fn quic_2018_statistics_follow_quics_order_start_and_ack_delay() {
     let mut first = Controller::new(&cfg, at(0));
     let state = SentPacketState::default();
     first.on_ack(
-        at(50 * MS),
-        &[AckedPacket { bytes: 1500, state }],
-        Some(Duration::from_millis(50)),
-        Duration::ZERO,
-        0,
+        &AckEvent::new(at(50 * MS), &[AckedPacket { bytes: 1500, state }], 1500, 0)
+            .rtt(Some(Duration::from_millis(50)), Duration::ZERO),
     );
     assert!(first.snapshot().jitter.unwrap().using_srtt);
     let mut default = Controller::new(&Config::new(Algorithm::BbrJitter), at(0));
     default.on_ack(
-        at(50 * MS),
-        &[AckedPacket { bytes: 1500, state }],
-        Some(Duration::from_millis(50)),
-        Duration::ZERO,
-        0,
+        &AckEvent::new(at(50 * MS), &[AckedPacket { bytes: 1500, state }], 1500, 0)
+            .rtt(Some(Duration::from_millis(50)), Duration::ZERO),
     );
     assert!(!default.snapshot().jitter.unwrap().using_srtt);
 }
@@ -293,7 +286,7 @@ impl CadenceDriver {
     /// a frame without an RTT sample). Returns (srtt ns, round count)
     /// after each frame.
     fn round(&mut self, rtts: &[Option<u64>]) -> Vec<(f64, u64)> {
-        use congestion::{AckedPacket, SentPacketState};
+        use congestion::{AckEvent, AckedPacket, SentPacketState};
         use std::time::Duration;
         let sent = self.now_ns;
         let state = SentPacketState {
@@ -315,11 +308,13 @@ impl CadenceDriver {
             self.now_ns += MS;
             self.delivered += 1500;
             self.cc.on_ack(
-                at(self.now_ns),
-                &[AckedPacket { bytes: 1500, state }],
-                rtt.map(Duration::from_nanos),
-                Duration::ZERO,
-                20_000,
+                &AckEvent::new(
+                    at(self.now_ns),
+                    &[AckedPacket { bytes: 1500, state }],
+                    21_500,
+                    20_000,
+                )
+                .rtt(rtt.map(Duration::from_nanos), Duration::ZERO),
             );
             let s = self.cc.snapshot();
             out.push((

@@ -6,8 +6,8 @@
 mod support;
 
 use congestion::{
-    AckAggregation, AckedPacket, Algorithm, BbrConfig, BbrFlavour, BbrRecovery, Config, LostPacket,
-    MinRttSamples, Mode, SentPacketState,
+    AckAggregation, AckEvent, AckedPacket, Algorithm, BbrConfig, BbrFlavour, BbrRecovery, Config,
+    LostPacket, MinRttSamples, Mode, SentPacketState,
 };
 use std::time::Duration;
 use support::*;
@@ -116,11 +116,10 @@ fn ack_one(d: &mut RoundDriver, age: u64, rtt_sample: Option<u64>, delay: u64) {
         delivered_ce_packets: 0,
     };
     d.cc.on_ack(
-        at(d.now_ns),
-        &[AckedPacket { bytes: 1500, state }],
-        rtt_sample.map(Duration::from_nanos),
-        Duration::from_nanos(delay),
-        0,
+        &AckEvent::new(at(d.now_ns), &[AckedPacket { bytes: 1500, state }], 1500, 0).rtt(
+            rtt_sample.map(Duration::from_nanos),
+            Duration::from_nanos(delay),
+        ),
     );
 }
 
@@ -265,7 +264,8 @@ fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
         cwnd0 > 100_000,
         "cwnd {cwnd0} should be near 2 BDP = 200 kB"
     );
-    // 30 kB declared lost, then an ACK of 1500 B leaving 20 kB in flight.
+    // 30 kB declared lost (by a timer), then an ACK of 1500 B leaving
+    // 20 kB in flight.
     let lost_state = SentPacketState {
         sent_time: at(d.now_ns),
         delivered_bytes: 0,
@@ -277,12 +277,13 @@ fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
         delivered_packets: 0,
         delivered_ce_packets: 0,
     };
-    d.cc.on_packets_lost(
+    d.cc.on_timer_losses(
         at(d.now_ns),
         &[LostPacket {
             bytes: 30_000,
             state: lost_state,
         }],
+        1,
         20_000,
     );
     let s = d.ack_after(1500, RTT, RTT, 20_000, false);

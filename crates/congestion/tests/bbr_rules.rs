@@ -5,7 +5,9 @@
 mod support;
 
 use congestion::pacing::send_quantum_bytes;
-use congestion::{AckedPacket, Algorithm, Config, LostPacket, Mode, SentPacketState};
+use congestion::{
+    AckEvent, AckedPacket, Algorithm, Config, LostPacket, Mode, RecoveryPoint, SentPacketState,
+};
 use std::time::Duration;
 use support::*;
 
@@ -400,12 +402,13 @@ fn recovery_conserves_packets_for_one_round_then_restores_cwnd() {
     let mss = d.mss;
     let cwnd_before = d.cc.cwnd_bytes();
     assert!(cwnd_before > 100_000);
-    // A packet sent long ago is lost: a recovery episode begins now.
+    // A packet sent long ago is lost (by a timer): a recovery episode
+    // begins now.
     let lost = LostPacket {
         bytes: mss,
         state: sent_at(d.now_ns - RTT / 2, 0),
     };
-    d.cc.on_packets_lost(at(d.now_ns), &[lost], 60_000);
+    d.cc.on_timer_losses(at(d.now_ns), &[lost], 1, 60_000);
     // The next ACK (of a packet sent before the episode) applies packet
     // conservation: cwnd = inflight + acked.
     let acked = 3 * mss;
@@ -454,28 +457,33 @@ fn transport_recovery_exit_waits_for_the_recovery_point() {
         state: sent_at(t, 0),
     };
     assert_eq!(d.cc.recovery_episodes(), 0);
-    d.cc.on_packets_lost(at(d.now_ns), &[lost(d.now_ns - RTT / 2)], 60_000);
+    d.cc.on_timer_losses(at(d.now_ns), &[lost(d.now_ns - RTT / 2)], 1, 60_000);
     assert_eq!(d.cc.recovery_episodes(), 1);
     // Two rounds of ACKs for packets sent after the episode began, and a
     // loss of one of them: still the same episode.
     for _ in 0..2 {
         d.ack_after(mss, RTT, RTT, 60_000, false);
     }
-    d.cc.on_packets_lost(at(d.now_ns), &[lost(d.now_ns - 1)], 60_000);
+    d.cc.on_timer_losses(at(d.now_ns), &[lost(d.now_ns - 1)], 1, 60_000);
     assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Recovery);
     assert_eq!(d.cc.recovery_episodes(), 1);
     // The point is reached with a loss still unrepaired: a new episode at
     // once, and BBR sees continuous recovery (no restore to cwnd_before).
     let cwnd_in_recovery = d.cc.cwnd_bytes();
     assert!(cwnd_in_recovery < cwnd_before);
-    d.cc.on_recovery_point_reached(at(d.now_ns), true, 60_000);
+    d.cc.on_ack(
+        &AckEvent::new(at(d.now_ns), &[], 60_000, 60_000)
+            .recovery_point(RecoveryPoint::ReachedWithRepairsPending),
+    );
     assert_eq!(d.cc.recovery_episodes(), 2);
     let s = d.ack_after(mss, 1, RTT, 60_000, false);
     assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Recovery);
     assert!(s.cwnd_bytes < cwnd_before, "restored inside an episode");
     // Reached again with nothing unrepaired: the episode ends and the
     // pre-loss window comes back.
-    d.cc.on_recovery_point_reached(at(d.now_ns), false, 60_000);
+    d.cc.on_ack(
+        &AckEvent::new(at(d.now_ns), &[], 60_000, 60_000).recovery_point(RecoveryPoint::Reached),
+    );
     let s = d.ack_after(mss, 1, RTT, 60_000, false);
     assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Open);
     assert!(
@@ -495,8 +503,12 @@ fn rfc9002_recovery_exit_ignores_the_recovery_point() {
         bytes: d.mss,
         state: sent_at(d.now_ns - RTT / 2, 0),
     };
-    d.cc.on_packets_lost(at(d.now_ns), &[lost], 60_000);
-    d.cc.on_recovery_point_reached(at(d.now_ns), false, 60_000);
+    d.cc.on_timer_losses(at(d.now_ns), &[lost], 1, 60_000);
+    // Reached on a later event: under the Transport rule this would end
+    // the episode.
+    d.cc.on_ack(
+        &AckEvent::new(at(d.now_ns), &[], 60_000, 60_000).recovery_point(RecoveryPoint::Reached),
+    );
     assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Recovery);
 }
 
@@ -505,7 +517,7 @@ fn rto_leaves_cwnd_at_one_packet_then_min_cwnd_on_next_ack() {
     let mut d = bbr();
     to_drain(&mut d, 1e6, RTT);
     d.round(1e6, RTT, 10_000, false);
-    d.cc.on_retransmission_timeout(at(d.now_ns), 0);
+    d.cc.on_retransmission_timeout(at(d.now_ns), &[], 1, 0);
     assert_eq!(d.cc.cwnd_bytes(), d.mss);
     assert_eq!(d.cc.recovery_state(), congestion::RecoveryState::Loss);
     // The next ACK applies the 4-packet floor (bbr_set_cwnd()).
@@ -624,15 +636,12 @@ fn ack_for_packet_sent_before_connection_state_does_not_panic() {
         delivered_bytes: u64::MAX,
         ..sent_at(0, 0)
     };
+    let acked = [AckedPacket {
+        bytes: 1500,
+        state: bogus,
+    }];
     d.cc.on_ack(
-        at(5),
-        &[AckedPacket {
-            bytes: 1500,
-            state: bogus,
-        }],
-        Some(Duration::from_nanos(1)),
-        Duration::ZERO,
-        0,
+        &AckEvent::new(at(5), &acked, 1500, 0).rtt(Some(Duration::from_nanos(1)), Duration::ZERO),
     );
     assert!(d.cc.cwnd_bytes() >= 4 * 1500);
     assert!(d.cc.pacing_rate_bytes_per_sec() > 0);
@@ -666,13 +675,14 @@ fn an_expired_min_rtt_is_refreshed_by_a_full_sized_ack_whatever_its_ack_delay() 
             let mut state = sent_at(sent, delivered);
             state.bytes_in_flight = 40_000;
             delivered += bytes;
-            d.cc.on_ack_begin(40_000 + bytes);
             d.cc.on_ack(
-                at(t),
-                &[AckedPacket { bytes, state }],
-                Some(Duration::from_millis(80)),
-                Duration::from_millis(5),
-                40_000,
+                &AckEvent::new(
+                    at(t),
+                    &[AckedPacket { bytes, state }],
+                    40_000 + bytes,
+                    40_000,
+                )
+                .rtt(Some(Duration::from_millis(80)), Duration::from_millis(5)),
             );
         }
         assert!(t - d.now_ns > 10 * SEC);

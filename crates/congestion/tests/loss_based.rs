@@ -4,8 +4,8 @@
 mod support;
 
 use congestion::{
-    AckedPacket, Algorithm, Config, Controller, CubicAvoidance, LostPacket, Mode, RecoveryState,
-    SentPacketState, WindowReduction,
+    AckEvent, AckedPacket, Algorithm, Config, Controller, CubicAvoidance, LostPacket, Mode,
+    RecoveryState, SentPacketState, WindowReduction,
 };
 use std::time::Duration;
 use support::*;
@@ -72,11 +72,8 @@ impl Rounds {
             let t = start + rtt_ns + i * (rtt_ns / (10 * acks));
             self.delivered += each;
             self.cc.on_ack(
-                at(t),
-                &[AckedPacket { bytes: each, state }],
-                Some(Duration::from_nanos(rtt_ns)),
-                Duration::ZERO,
-                0,
+                &AckEvent::new(at(t), &[AckedPacket { bytes: each, state }], each, 0)
+                    .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::ZERO),
             );
         }
         self.now = start + rtt_ns;
@@ -97,7 +94,7 @@ impl Rounds {
                 ..self.state()
             },
         };
-        self.cc.on_packets_lost(at(self.now), &[lost], 0);
+        self.cc.on_timer_losses(at(self.now), &[lost], 1, 0);
     }
 
     fn seg(&self) -> f64 {
@@ -248,9 +245,9 @@ fn one_reduction_per_recovery_episode_and_rto_to_one_packet() {
                 ..d.state()
             },
         };
-        d.cc.on_packets_lost(at(d.now + MS), &[lost], 0);
+        d.cc.on_timer_losses(at(d.now + MS), &[lost], 1, 0);
         assert_eq!(d.seg(), after_first, "{alg}: reduced twice in one episode");
-        d.cc.on_retransmission_timeout(at(d.now + SEC), 0);
+        d.cc.on_retransmission_timeout(at(d.now + SEC), &[], 1, 0);
         assert_eq!(d.cc.cwnd_bytes(), MSS, "{alg}: RTO leaves one packet");
         let s = d.cc.snapshot();
         assert!(s.ssthresh_bytes.unwrap() >= 2 * MSS);
@@ -557,14 +554,10 @@ fn ack_with_ce(cc: &mut Controller, sent_ns: u64, t_ns: u64, bytes: u64, ce: u64
         first_sent_time: at(sent_ns),
         ..SentPacketState::default()
     };
-    cc.on_ack_begin(bytes);
-    cc.on_ecn_ce(ce);
     cc.on_ack(
-        at(t_ns),
-        &[AckedPacket { bytes, state }],
-        Some(Duration::from_nanos(RTT)),
-        Duration::ZERO,
-        0,
+        &AckEvent::new(at(t_ns), &[AckedPacket { bytes, state }], bytes, 0)
+            .rtt(Some(Duration::from_nanos(RTT)), Duration::ZERO)
+            .ce(ce),
     );
     cc.cwnd_bytes() as f64 / MSS as f64
 }
@@ -656,17 +649,13 @@ fn prr_spreads_the_cut_over_the_round_then_lands_on_ssthresh() {
             .map(|i| cc.on_packet_sent(at(now + i), MSS, i * MSS, false))
             .collect();
         now += RTT;
-        // The first is lost.
+        // The first is lost, on an ACK that acknowledges nothing.
         let mut in_flight = w - MSS;
-        cc.on_ack_begin(w);
-        cc.on_packets_lost(
-            at(now),
-            &[LostPacket {
-                bytes: MSS,
-                state: sent[0],
-            }],
-            in_flight,
-        );
+        let lost = [LostPacket {
+            bytes: MSS,
+            state: sent[0],
+        }];
+        cc.on_ack(&AckEvent::new(at(now), &[], w, in_flight).lost(&lost, 1));
         assert_eq!(cc.cwnd_bytes(), w, "{algorithm}: no cut before an ACK");
         // The rest are acknowledged one by one; the sender sends what PRR
         // allows after each (retransmission first).
@@ -674,16 +663,13 @@ fn prr_spreads_the_cut_over_the_round_then_lands_on_ssthresh() {
         let mut last_sent = now;
         for (k, s) in sent.iter().enumerate().skip(1) {
             in_flight -= MSS;
-            cc.on_ack_begin(in_flight + MSS);
+            let acked = [AckedPacket {
+                bytes: MSS,
+                state: *s,
+            }];
             cc.on_ack(
-                at(now + k as u64),
-                &[AckedPacket {
-                    bytes: MSS,
-                    state: *s,
-                }],
-                Some(Duration::from_nanos(RTT)),
-                Duration::ZERO,
-                in_flight,
+                &AckEvent::new(at(now + k as u64), &acked, in_flight + MSS, in_flight)
+                    .rtt(Some(Duration::from_nanos(RTT)), Duration::ZERO),
             );
             assert_eq!(cc.recovery_state(), RecoveryState::Recovery);
             while in_flight + MSS <= cc.cwnd_bytes() {
@@ -706,11 +692,13 @@ fn prr_spreads_the_cut_over_the_round_then_lands_on_ssthresh() {
             ..SentPacketState::default()
         };
         cc.on_ack(
-            at(now + RTT),
-            &[AckedPacket { bytes: MSS, state }],
-            Some(Duration::from_nanos(RTT)),
-            Duration::ZERO,
-            in_flight - MSS,
+            &AckEvent::new(
+                at(now + RTT),
+                &[AckedPacket { bytes: MSS, state }],
+                in_flight,
+                in_flight - MSS,
+            )
+            .rtt(Some(Duration::from_nanos(RTT)), Duration::ZERO),
         );
         assert_eq!(cc.recovery_state(), RecoveryState::Open);
         let ssthresh = cc.snapshot().ssthresh_bytes.unwrap();
@@ -748,11 +736,8 @@ fn loss_based_windows_grow_only_when_used() {
                 .map(|state| AckedPacket { bytes: MSS, state })
                 .collect();
             cc.on_ack(
-                at(now),
-                &acked,
-                Some(Duration::from_nanos(RTT)),
-                Duration::ZERO,
-                0,
+                &AckEvent::new(at(now), &acked, 4 * MSS, 0)
+                    .rtt(Some(Duration::from_nanos(RTT)), Duration::ZERO),
             );
         }
         assert_eq!(cc.cwnd_bytes(), w0, "{algorithm}: grew while app-limited");
@@ -792,12 +777,13 @@ fn a_loss_in_cwr_turns_it_into_recovery_and_cuts_again_only_for_newer_data() {
         assert!((after_ce - 0.7 * before as f64 / MSS as f64).abs() < 0.05);
         let newer = cc.on_packet_sent(at(now + 2), MSS, MSS, false);
         let lost = if cuts_again { newer } else { old };
-        cc.on_packets_lost(
+        cc.on_timer_losses(
             at(now + 3),
             &[LostPacket {
                 bytes: MSS,
                 state: lost,
             }],
+            1,
             MSS,
         );
         assert_eq!(cc.recovery_state(), RecoveryState::Recovery, "{exit:?}");
@@ -820,11 +806,8 @@ fn full_window_round(cc: &mut Controller, now_ns: u64) -> u64 {
     let state = cc.on_packet_sent(at(now_ns), w, 0, false);
     let t = now_ns + RTT;
     cc.on_ack(
-        at(t),
-        &[AckedPacket { bytes: w, state }],
-        Some(Duration::from_nanos(RTT)),
-        Duration::ZERO,
-        0,
+        &AckEvent::new(at(t), &[AckedPacket { bytes: w, state }], w, 0)
+            .rtt(Some(Duration::from_nanos(RTT)), Duration::ZERO),
     );
     t
 }

@@ -5,10 +5,9 @@
 
 mod support;
 
-use congestion::delivery_rate::DeliveryRateSampler;
 use congestion::{
-    AckContext, AckedPacket, Config, CongestionControl, Controller, Instant, LossContext,
-    LostPacket, Mode, Snapshot,
+    AckContext, AckEvent, AckedPacket, Config, CongestionControl, Controller, DeliveryRateSampler,
+    Instant, LossContext, LostPacket, Mode, Snapshot,
 };
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -82,36 +81,34 @@ fn losses_carry_send_time_state_and_ranges_and_acks_carry_ce() {
         .collect();
     assert_eq!(s[3].bytes_in_flight, 4000, "tx_in_flight of the 4th");
     assert!(s.iter().all(|p| p.lost_bytes == 0));
-    cc.on_packets_lost(
+    cc.on_timer_losses(
         at(50 * MS),
         &[LostPacket {
             bytes: 1000,
             state: s[0],
         }],
+        1,
         3000,
     );
     // Sent after the first loss: records the connection's lost bytes.
     let s4 = cc.on_packet_sent(at(51 * MS), 1000, 3000, false);
     assert_eq!(s4.lost_bytes, 1000);
-    cc.on_ack_begin(4000);
-    cc.on_ecn_ce(1);
+    let acked = [
+        AckedPacket {
+            bytes: 1000,
+            state: s[1],
+        },
+        AckedPacket {
+            bytes: 1000,
+            state: s[3],
+        },
+    ];
     cc.on_ack(
-        at(60 * MS),
-        &[
-            AckedPacket {
-                bytes: 1000,
-                state: s[1],
-            },
-            AckedPacket {
-                bytes: 1000,
-                state: s[3],
-            },
-        ],
-        Some(Duration::from_millis(57)),
-        Duration::ZERO,
-        2000,
+        &AckEvent::new(at(60 * MS), &acked, 4000, 2000)
+            .rtt(Some(Duration::from_millis(57)), Duration::ZERO)
+            .ce(1),
     );
-    cc.on_packets_lost_in_ranges(
+    cc.on_timer_losses(
         at(61 * MS),
         &[
             LostPacket {
@@ -127,9 +124,16 @@ fn losses_carry_send_time_state_and_ranges_and_acks_carry_ce() {
         0,
     );
     // An ACK with no marks after one with marks: the count does not linger.
-    cc.on_ack(at(70 * MS), &[], None, Duration::ZERO, 0);
+    // (It acknowledges a packet: an event that acknowledges nothing does
+    // not reach the algorithm's `on_ack`.)
+    let s5 = cc.on_packet_sent(at(62 * MS), 1000, 0, false);
+    let acked = [AckedPacket {
+        bytes: 1000,
+        state: s5,
+    }];
+    cc.on_ack(&AckEvent::new(at(70 * MS), &acked, 1000, 0));
     let seen = seen.lock().unwrap();
-    assert_eq!(seen.acks, vec![(2, 1), (0, 0)]);
+    assert_eq!(seen.acks, vec![(2, 1), (1, 0)]);
     assert_eq!(seen.losses.len(), 2);
     let (bytes, ranges, total, delivered, new_episode, ref per) = seen.losses[0];
     assert_eq!(
@@ -170,11 +174,8 @@ fn tcp_smooths_the_oldest_packet_an_ack_covers_and_quic_the_newest() {
             },
         ];
         c.on_ack(
-            now,
-            &acked,
-            Some(Duration::from_millis(100)),
-            Duration::ZERO,
-            0,
+            &AckEvent::new(now, &acked, 3000, 0)
+                .rtt(Some(Duration::from_millis(100)), Duration::ZERO),
         );
         let r = c.rtt();
         (r.smoothed().unwrap(), r.latest().unwrap(), r.min().unwrap())

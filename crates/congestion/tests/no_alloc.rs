@@ -3,7 +3,7 @@
 //! makes no heap allocation on this thread. A counting global allocator
 //! checks it, per thread, so the test harness's own threads do not count.
 
-use congestion::{AckedPacket, Algorithm, Config, Controller, Instant, LostPacket};
+use congestion::{AckEvent, AckedPacket, Algorithm, Config, Controller, Instant, LostPacket};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -58,28 +58,23 @@ fn run(
             let (pn, state) = window.pop_front().expect("non-empty");
             let in_flight = window.len() as u64 * 1500;
             if pn % 97 == 0 {
-                cc.on_packets_lost_in_ranges(
-                    now,
-                    &[LostPacket { bytes: 1500, state }],
-                    1,
-                    in_flight,
-                );
+                cc.on_timer_losses(now, &[LostPacket { bytes: 1500, state }], 1, in_flight);
                 continue;
             }
-            cc.on_ack_begin(in_flight + 1500);
-            if pn % 13 == 0 {
-                cc.on_ecn_ce(1);
-            }
+            let ce = u64::from(pn % 13 == 0);
             cc.on_ack(
-                now,
-                &[AckedPacket { bytes: 1500, state }],
-                Some(Duration::from_millis(40)),
-                Duration::ZERO,
-                in_flight,
+                &AckEvent::new(
+                    now,
+                    &[AckedPacket { bytes: 1500, state }],
+                    in_flight + 1500,
+                    in_flight,
+                )
+                .rtt(Some(Duration::from_millis(40)), Duration::ZERO)
+                .ce(ce),
             );
         }
         if i == 30_000 {
-            cc.on_retransmission_timeout(now, in_flight);
+            cc.on_retransmission_timeout(now, &[], 1, in_flight);
         }
         let _ = (cc.cwnd_bytes(), cc.pacing_rate_bytes_per_sec(), cc.mode());
     }

@@ -3,7 +3,7 @@
 //! controller's answers must stay sane.
 
 use congestion::{
-    AckedPacket, Algorithm, Config, Controller, Instant, LostPacket, SentPacketState,
+    AckEvent, AckedPacket, Algorithm, Config, Controller, Instant, LostPacket, SentPacketState,
 };
 use proptest::prelude::*;
 use std::collections::VecDeque;
@@ -136,7 +136,10 @@ proptest! {
                         in_flight -= bytes;
                         buf_a.push(AckedPacket { bytes, state });
                     }
-                    cc.on_ack(Instant::from_nanos(now), &buf_a, Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns), in_flight);
+                    let acked_bytes = buf_a.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
+                    let ack = AckEvent::new(Instant::from_nanos(now), &buf_a, in_flight.saturating_add(acked_bytes), in_flight)
+                        .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns));
+                    cc.on_ack(&ack);
                     acked_once |= !buf_a.is_empty();
                 }
                 Event::Lose { n } => {
@@ -146,14 +149,13 @@ proptest! {
                         in_flight -= bytes;
                         buf_l.push(LostPacket { bytes, state });
                     }
-                    cc.on_packets_lost(Instant::from_nanos(now), &buf_l, in_flight);
+                    cc.on_timer_losses(Instant::from_nanos(now), &buf_l, 1, in_flight);
                 }
                 Event::Rto => {
                     buf_l.clear();
                     buf_l.extend(outstanding.drain(..).map(|(bytes, state)| LostPacket { bytes, state }));
                     in_flight = 0;
-                    cc.on_packets_lost(Instant::from_nanos(now), &buf_l, 0);
-                    cc.on_retransmission_timeout(Instant::from_nanos(now), 0);
+                    cc.on_retransmission_timeout(Instant::from_nanos(now), &buf_l, 1, 0);
                 }
                 Event::AppLimited => cc.on_app_limited(in_flight),
                 Event::Mss(m) => cc.on_mss_change(m),
@@ -169,7 +171,8 @@ proptest! {
                         delivered_packets: 0,
                         delivered_ce_packets: 0,
                     };
-                    cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(Duration::from_nanos(rtt_ns)), Duration::ZERO, in_flight);
+                    let acked = [AckedPacket { bytes, state }];
+                    cc.on_ack(&AckEvent::new(Instant::from_nanos(now), &acked, in_flight.saturating_add(bytes), in_flight).rtt(Some(Duration::from_nanos(rtt_ns)), Duration::ZERO));
                 }
             }
             check(&cc, acked_once)?;
@@ -206,7 +209,8 @@ proptest! {
             let (bytes, state) = window.pop_front().unwrap();
             in_flight -= bytes;
             let rtt = Duration::from_nanos(now - state.sent_time.as_nanos());
-            cc.on_ack(Instant::from_nanos(now), &[AckedPacket { bytes, state }], Some(rtt), Duration::ZERO, in_flight);
+            let acked = [AckedPacket { bytes, state }];
+            cc.on_ack(&AckEvent::new(Instant::from_nanos(now), &acked, in_flight + bytes, in_flight).rtt(Some(rtt), Duration::ZERO));
             check(&cc, true)?;
         }
         if let Some(bw) = cc.snapshot().bw_estimate_bytes_per_sec {

@@ -383,7 +383,8 @@ impl<C: S2nController> CongestionControl for S2n<C> {
     fn on_packets_lost(&mut self, _: Instant, _: u64, _: u64, _: bool) {
         // Losses arrive through `on_loss`, packet by packet. The
         // controller calls this directly only for TCP's re-entry into
-        // recovery (`on_recovery_point_reached`), which QUIC has not.
+        // recovery (an ACK event's `RecoveryPoint::ReachedWithRepairsPending`),
+        // which QUIC has not.
     }
 
     fn on_loss(&mut self, loss: &LossContext<'_>) {

@@ -3,7 +3,9 @@
 //! controllers do against numbers written down here (the stacks' β, the
 //! pacing rules), not against the wrappers' own output.
 
-use congestion::{AckedPacket, Config, Controller, Instant, LostPacket, Mode, SentPacketState};
+use congestion::{
+    AckEvent, AckedPacket, Config, Controller, Instant, LostPacket, Mode, SentPacketState,
+};
 use core::time::Duration;
 use quic_controllers::quinn::{rtt, Quinn};
 use quic_controllers::s2n::S2n;
@@ -85,18 +87,15 @@ impl Drive {
                 .max(sent_ns + RTT.as_nanos() as u64)
                 .max(self.last_ack + self.ser_ns);
             self.last_ack = self.now;
-            self.c.on_ack_begin(self.inflight);
+            let prior = self.inflight;
             self.inflight -= MSS;
             let t = self.t();
+            let acked = [AckedPacket {
+                bytes: MSS,
+                state: st,
+            }];
             self.c.on_ack(
-                t,
-                &[AckedPacket {
-                    bytes: MSS,
-                    state: st,
-                }],
-                Some(RTT),
-                Duration::ZERO,
-                self.inflight,
+                &AckEvent::new(t, &acked, prior, self.inflight).rtt(Some(RTT), Duration::ZERO),
             );
         }
     }
@@ -106,12 +105,13 @@ impl Drive {
         let (_, st) = self.out.pop_front().expect("a packet in flight");
         self.inflight -= MSS;
         let t = self.t();
-        self.c.on_packets_lost(
+        self.c.on_timer_losses(
             t,
             &[LostPacket {
                 bytes: MSS,
                 state: st,
             }],
+            1,
             self.inflight,
         );
     }

@@ -70,7 +70,7 @@ pub struct BbrConfig {
 /// a new round of packet conservation, starts on nearly every round trip
 /// of a lossy path: BBR then gets 9.9 Mbit/s at 5 % random loss on
 /// 100 Mbit/s / 100 ms, against 91.5 with QUIC's own recovery window
-/// (`bbrlab sim scenarios/recovery-exit.toml`). [`BbrRecovery::Auto`],
+/// (bbrlab's recovery-exit scenario). [`BbrRecovery::Auto`],
 /// the default, picks the rule that matches the episodes the transport
 /// provides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -503,8 +503,8 @@ pub enum Bbr3Ecn {
     /// (marks in two successive rounds halved the pacing rate until the
     /// next probe), and now it gets 86 %. bbrlab's default for the draft
     /// profile: on a 1 ms step queue at 50 Mbit/s, 40 ms, `AsLoss` left
-    /// an ECN CUBIC co-flow 3.0 of 48 Mbit/s, this 17.1 of 40
-    /// (`scenarios/ecn-step.toml`).
+    /// an ECN CUBIC co-flow 3.0 of 48 Mbit/s, this 17.1 of 40 (bbrlab's
+    /// ECN step scenario).
     #[default]
     Classic,
     /// Linux v3 (`bbr_update_ecn_alpha()`, `bbr_ecn_lower_bounds()`,

@@ -219,7 +219,8 @@ pub enum WindowReduction {
 /// highest sequence sent when the episode began), which includes the
 /// round trip needed to repair losses; RFC 9002 episodes end one round
 /// trip after they begin. With 5 % loss on a 100 Mbit/s, 100 ms path the
-/// difference is ~88 against ~11 Mbit/s for BBR, measured in netsim.
+/// difference is ~88 against ~11 Mbit/s for BBR, measured in bbrlab's
+/// simulator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RecoveryExit {
     /// RFC 9002 §7.3.2: the episode ends when a packet sent after it began
@@ -228,8 +229,8 @@ pub enum RecoveryExit {
     #[default]
     FirstAckAfterStart,
     /// Linux TCP (`tcp_fastretrans_alert()`): the episode ends only when the
-    /// transport calls [`crate::Controller::on_recovery_point_reached`],
-    /// meaning everything sent before the episode began has been delivered
+    /// transport says so in an ACK's [`crate::AckEvent`] (its
+    /// [`crate::RecoveryPoint`]): everything sent before the episode began has been delivered
     /// (`snd_una` ≥ `high_seq`). Losses during an episode never start
     /// another. Use it to behave as Linux does, as the simulator does.
     Transport,

@@ -1,13 +1,13 @@
 //! A scripted driver for `bbr3`'s rule tests: each call is one ACK whose
 //! rate sample, RTT, inflight, app-limited mark, CE count and losses the
-//! test chooses, fed through the [`Controller`] in the order a transport
-//! uses (`on_ack_begin`, losses, `on_ecn_ce`, `on_ack`).
+//! test chooses, fed to the [`Controller`] as one [`AckEvent`] per ACK
+//! (the controller applies its losses, then its CE marks and packets).
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
 use congestion::{
-    AckedPacket, Algorithm, Bbr3Config, Bbr3Snapshot, Config, Controller, Instant, LostPacket,
-    Mode, SentPacketState, Snapshot,
+    AckEvent, AckedPacket, Algorithm, Bbr3Config, Bbr3Snapshot, Config, Controller, Instant,
+    LostPacket, Mode, SentPacketState, Snapshot,
 };
 use std::time::Duration;
 
@@ -207,35 +207,37 @@ impl Drv {
         };
         let lost_bytes = a.loss.map_or(0, |l| l.packets * self.mss);
         let now = at(self.now_ns);
-        self.cc
-            .on_ack_begin(a.inflight.saturating_add(bytes).saturating_add(lost_bytes));
-        if let Some(l) = a.loss {
-            let lost: Vec<LostPacket> = (0..l.packets)
-                .map(|i| LostPacket {
-                    bytes: self.mss,
-                    state: SentPacketState {
-                        // Sent just after the acked packet, so each loss is
-                        // of a packet sent during this round.
-                        sent_time: at(sent + 1 + i),
-                        bytes_in_flight: l.tx_in_flight.unwrap_or(tx),
-                        ..state
-                    },
-                })
-                .collect();
-            self.cc
-                .on_packets_lost_in_ranges(now, &lost, l.ranges, a.inflight);
-        }
-        if a.ce_packets > 0 {
-            self.cc.on_ecn_ce(a.ce_packets);
-        }
+        let (lost, ranges) = match a.loss {
+            Some(l) => {
+                let lost: Vec<LostPacket> = (0..l.packets)
+                    .map(|i| LostPacket {
+                        bytes: self.mss,
+                        state: SentPacketState {
+                            // Sent just after the acked packet, so each loss is
+                            // of a packet sent during this round.
+                            sent_time: at(sent + 1 + i),
+                            bytes_in_flight: l.tx_in_flight.unwrap_or(tx),
+                            ..state
+                        },
+                    })
+                    .collect();
+                (lost, l.ranges)
+            }
+            None => (Vec::new(), 1),
+        };
         self.last_prior = self.delivered;
         self.delivered += bytes;
+        // In flight when the ACK arrived: what remains, plus what it
+        // acknowledges and what it shows lost.
+        let prior = a.inflight.saturating_add(bytes).saturating_add(lost_bytes);
         self.cc.on_ack(
-            now,
-            &[AckedPacket { bytes, state }],
-            Some(Duration::from_nanos(a.rtt_sample_ns.unwrap_or(a.rtt_ns))),
-            Duration::from_nanos(a.ack_delay_ns),
-            a.inflight,
+            &AckEvent::new(now, &[AckedPacket { bytes, state }], prior, a.inflight)
+                .rtt(
+                    Some(Duration::from_nanos(a.rtt_sample_ns.unwrap_or(a.rtt_ns))),
+                    Duration::from_nanos(a.ack_delay_ns),
+                )
+                .lost(&lost, ranges)
+                .ce(a.ce_packets),
         );
         self.cc.snapshot()
     }
@@ -262,14 +264,15 @@ impl Drv {
             delivered_packets: self.last_counts.0,
             delivered_ce_packets: self.last_counts.1,
         };
-        self.cc.on_ack_begin(inflight + bytes);
         self.delivered += bytes;
         self.cc.on_ack(
-            at(self.now_ns),
-            &[AckedPacket { bytes, state }],
-            Some(Duration::from_nanos(rtt_ns)),
-            Duration::ZERO,
-            inflight,
+            &AckEvent::new(
+                at(self.now_ns),
+                &[AckedPacket { bytes, state }],
+                inflight + bytes,
+                inflight,
+            )
+            .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::ZERO),
         );
         self.cc.snapshot()
     }
@@ -291,6 +294,25 @@ impl Drv {
         inflight: u64,
         lost_at_send: u64,
     ) {
+        let lost = self.lost_now(packets, tx_in_flight, lost_at_send);
+        self.cc
+            .on_timer_losses(at(self.now_ns), &lost, ranges, inflight);
+    }
+
+    /// A retransmission timeout now that declares `packets` lost (each
+    /// with `tx_in_flight`, as one range) and leaves `inflight` in flight,
+    /// as bbrlab's transports report one: the losses and the timeout in
+    /// one call.
+    pub fn rto_now(&mut self, packets: u64, tx_in_flight: u64, inflight: u64) {
+        let lost_at_send = self.cc.sampler().lost_bytes();
+        let lost = self.lost_now(packets, tx_in_flight, lost_at_send);
+        self.cc
+            .on_retransmission_timeout(at(self.now_ns), &lost, 1, inflight);
+    }
+
+    /// `packets` lost packets of MSS bytes, sent now with `tx_in_flight`
+    /// in flight and `lost_at_send` bytes lost so far.
+    fn lost_now(&self, packets: u64, tx_in_flight: u64, lost_at_send: u64) -> Vec<LostPacket> {
         let state = SentPacketState {
             sent_time: at(self.now_ns),
             delivered_bytes: self.delivered,
@@ -302,14 +324,12 @@ impl Drv {
             delivered_packets: 0,
             delivered_ce_packets: 0,
         };
-        let lost: Vec<LostPacket> = (0..packets)
+        (0..packets)
             .map(|_| LostPacket {
                 bytes: self.mss,
                 state,
             })
-            .collect();
-        self.cc
-            .on_packets_lost_in_ranges(at(self.now_ns), &lost, ranges, inflight);
+            .collect()
     }
 
     /// One round in `n` ACKs of one packet each (all sent together one RTT
@@ -361,18 +381,12 @@ impl Drv {
                 );
             }
             let left = inflight + bytes * (n - 1 - i);
-            self.cc.on_ack_begin(left + bytes);
             let c = ce.get(i as usize).copied().unwrap_or(0);
-            if c > 0 {
-                self.cc.on_ecn_ce(c);
-            }
             self.delivered += bytes;
             self.cc.on_ack(
-                at(now),
-                &[AckedPacket { bytes, state }],
-                Some(Duration::from_nanos(rtt_ns)),
-                Duration::ZERO,
-                left,
+                &AckEvent::new(at(now), &[AckedPacket { bytes, state }], left + bytes, left)
+                    .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::ZERO)
+                    .ce(c),
             );
         }
         self.cc.snapshot()

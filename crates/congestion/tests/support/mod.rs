@@ -13,7 +13,9 @@
 #![allow(dead_code)] // Each test binary uses a different subset.
 
 use congestion::rng::SplitMix64;
-use congestion::{AckedPacket, Config, Controller, Instant, LostPacket, SentPacketState, Snapshot};
+use congestion::{
+    AckEvent, AckedPacket, Config, Controller, Instant, LostPacket, SentPacketState, Snapshot,
+};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
@@ -91,12 +93,16 @@ impl RoundDriver {
             delivered_ce_packets: 0,
         };
         self.delivered += bytes;
+        // Nothing is lost on a scripted ACK, so the bytes in flight when it
+        // arrived are what remains plus what it acknowledges.
         self.cc.on_ack(
-            at(self.now_ns),
-            &[AckedPacket { bytes, state }],
-            Some(Duration::from_nanos(rtt_ns)),
-            Duration::ZERO,
-            in_flight_after,
+            &AckEvent::new(
+                at(self.now_ns),
+                &[AckedPacket { bytes, state }],
+                in_flight_after + bytes,
+                in_flight_after,
+            )
+            .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::ZERO),
         );
         self.cc.snapshot()
     }
@@ -361,9 +367,6 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
                 pkts.pop_front();
                 base_seq += 1;
             }
-            if !lost_buf.is_empty() {
-                cc.on_packets_lost(at(now), &lost_buf, in_flight);
-            }
             if !acked_buf.is_empty() {
                 last_progress = now;
                 let newest = acked_buf.iter().map(|a| a.state.sent_time).max().unwrap();
@@ -371,12 +374,14 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
                 let bytes: u64 = acked_buf.iter().map(|a| a.bytes).sum();
                 out.max_ack_batch = out.max_ack_batch.max(bytes);
                 out.delivered_bytes += bytes;
+                // One event per ACK: what it acknowledges and the losses it
+                // reveals. In flight when it arrived: what remains plus what
+                // it acknowledges (this model leaves the ACK's losses out of
+                // that figure; a real transport counts them too).
                 cc.on_ack(
-                    at(now),
-                    &acked_buf,
-                    Some(Duration::from_nanos(rtt)),
-                    Duration::ZERO,
-                    in_flight,
+                    &AckEvent::new(at(now), &acked_buf, in_flight + bytes, in_flight)
+                        .rtt(Some(Duration::from_nanos(rtt)), Duration::ZERO)
+                        .lost(&lost_buf, 1),
                 );
                 out.records.push(Record {
                     t_ns: now,
@@ -385,6 +390,9 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
                     delivered: out.delivered_bytes,
                     snap: cc.snapshot(),
                 });
+            } else if !lost_buf.is_empty() {
+                // Losses revealed by an ACK that acknowledged nothing new.
+                cc.on_ack(&AckEvent::new(at(now), &[], in_flight, in_flight).lost(&lost_buf, 1));
             }
             continue;
         }
@@ -399,8 +407,7 @@ pub fn run_path(path: &Path, cfg: &Config, duration_ns: u64) -> RunResult {
             }
             in_flight = 0;
             pkts.clear();
-            cc.on_packets_lost(at(now), &lost_buf, 0);
-            cc.on_retransmission_timeout(at(now), 0);
+            cc.on_retransmission_timeout(at(now), &lost_buf, 1, 0);
             out.rtos += 1;
             last_progress = now;
             // Sequence numbers keep increasing; drop stale ACK events.

@@ -1,6 +1,6 @@
 //! An ACK's arrival: what it acknowledges (ranges, late holes, packets
 //! declared lost that arrived after all, TCP's cumulative point), the
-//! largest acknowledged packet and the holes below it, and the one call
+//! largest acknowledged packet and the holes below it, and the one event
 //! the controller gets for it.
 
 use super::*;
@@ -9,7 +9,7 @@ impl Sender {
     /// Processes an ACK arriving at `now`: marks what it acknowledges
     /// (`mark_acked`), moves the largest acknowledged packet and the holes
     /// below it (`advance_largest`), detects losses, and hands the
-    /// controller its one ACK (`deliver`).
+    /// controller the whole ACK as one [`AckEvent`].
     pub fn on_ack(&mut self, now: Instant, ack: &Ack) {
         self.acked_buf.clear();
         self.clear_losses();
@@ -17,9 +17,16 @@ impl Sender {
         self.ecn.newly_ect = [0; 2];
         // Linux `tcp_ack()`: prior_in_flight is taken before this ACK marks
         // anything, and only its own losses enter the rate sample.
-        self.cc.on_ack_begin(self.inflight);
+        let prior_in_flight = self.inflight;
         let prev_largest = self.largest_acked;
-        let Some(largest) = ack.largest() else { return };
+        let Some(largest) = ack.largest() else {
+            // Nothing acknowledged; the controller still sees the ACK
+            // (losses a timer declared since the last one leave its next
+            // rate sample).
+            let nothing = AckEvent::new(now, &[], prior_in_flight, prior_in_flight);
+            self.cc.on_ack(&nothing);
+            return;
+        };
         let largest = largest.min(self.next_pn.saturating_sub(1));
         // Karn's rule as RFC 9002 §5.1 puts it: sample the RTT only from the
         // largest acknowledged packet, and only if this ACK newly acks it.
@@ -49,7 +56,7 @@ impl Sender {
         self.update_reo_wnd();
         // QUIC 2018 had no undo of spurious reductions.
         if spurious && self.undo.marker && self.loss_detection == LossDetection::Linux {
-            self.undo(now);
+            self.undo();
         }
         self.advance_largest(largest, prev_largest, rtt_from);
         let rtt = rtt_from.map(|sent| now.nanos_since(sent));
@@ -60,17 +67,26 @@ impl Sender {
         }
         self.detect_losses(now);
         self.trim();
-        self.check_recovery_point(now);
-        self.report_losses(now);
-        self.note_recovery_point();
-        if !self.acked_buf.is_empty() {
+        let point = self.check_recovery_point();
+        let (ce, ack_delay) = if self.acked_buf.is_empty() {
+            (0, Duration::ZERO)
+        } else {
             let increases_largest = prev_largest.is_none_or(|l| largest > l);
-            self.deliver(now, ack, rtt, increases_largest, ect_by_ranges);
-            // CE on this ACK may have begun CWR: its recovery point is
-            // what was sent before this ACK, as `tcp_enter_cwr()` sets
-            // `high_seq` to `snd_nxt` on the ACK that carries ECE.
-            self.note_recovery_point();
-        }
+            self.deliver(now, ack, increases_largest, ect_by_ranges)
+        };
+        let event = AckEvent::new(now, &self.acked_buf, prior_in_flight, self.inflight)
+            .rtt(rtt.map(Duration::from_nanos), ack_delay)
+            .lost(&self.lost_buf, self.lost_ranges)
+            .ce(ce)
+            .recovery_point(point)
+            .spurious_loss(std::mem::take(&mut self.undo.tell_controller))
+            .persistent_congestion(std::mem::take(&mut self.persistent_congestion));
+        self.cc.on_ack(&event);
+        // A new episode (from this ACK's losses, or CWR from its CE) has
+        // its recovery point at what was sent before this ACK, as Linux
+        // sets `high_seq` to `snd_nxt` in `tcp_enter_recovery()` and
+        // `tcp_enter_cwr()`.
+        self.note_recovery_point();
         if !self.acked_buf.is_empty() || self.inflight == 0 {
             self.arm_tlp(now);
         }
@@ -160,16 +176,16 @@ impl Sender {
         self.cursor = self.cursor.max(upto);
     }
 
-    /// An ACK that newly acknowledged data: timers and counters, the CE
-    /// marks it reports, and the controller's one call for it.
+    /// An ACK that newly acknowledged data: timers and counters. Returns
+    /// the CE marks it reports and its ACK delay, for the controller's
+    /// event.
     pub(super) fn deliver(
         &mut self,
         now: Instant,
         ack: &Ack,
-        rtt: Option<u64>,
         increases_largest: bool,
         ect_by_ranges: [u64; 2],
-    ) {
+    ) -> (u64, Duration) {
         self.rto_backoff = 0;
         // RFC 6298 §5.3 restarts TCP's timer on an ACK of new data; a
         // PTO stays based on the last packet sent, and only its
@@ -182,15 +198,13 @@ impl Sender {
         self.tlp.in_flight = false;
         let newly = self.acked_buf.len() as u64;
         self.delivered_packets += newly;
+        let mut ce = 0;
         if self.ecn.configured {
-            let ce = match self.ecn.feedback {
+            ce = match self.ecn.feedback {
                 EcnFeedback::Counts => self.quic_ce(ack, increases_largest, newly, ect_by_ranges),
                 EcnFeedback::Ece => self.tcp_ce(ack, newly),
             };
-            if ce > 0 {
-                self.delivered_ce += ce;
-                self.cc.on_ecn_ce(ce);
-            }
+            self.delivered_ce += ce;
         }
         // A TCP ACK carries no ACK delay (the receiver's figure is the
         // model's bookkeeping, not on the wire).
@@ -198,13 +212,7 @@ impl Sender {
             EcnFeedback::Ece => Duration::ZERO,
             EcnFeedback::Counts => Duration::from_nanos(ack.ack_delay_ns),
         };
-        self.cc.on_ack(
-            now,
-            &self.acked_buf,
-            rtt.map(Duration::from_nanos),
-            delay,
-            self.inflight,
-        );
+        (ce, delay)
     }
 
     /// The receiver's in-order point passed `cum_chunk`. Holes carrying

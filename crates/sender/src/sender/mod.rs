@@ -19,8 +19,8 @@ use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
 use crate::receiver::{Ack, ACK_RANGES};
 use congestion::{
-    AckedPacket, Controller, Instant, LostPacket, Mode, RecoveryExit, RecoveryState,
-    SentPacketState,
+    AckEvent, AckedPacket, Controller, Instant, LostPacket, Mode, Pacer, RecoveryExit,
+    RecoveryPoint, RecoveryState, SentPacketState,
 };
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
@@ -121,7 +121,9 @@ pub struct Sender {
     last_chunk_bytes: u32,
     stop: Option<Instant>,
     app: AppState,
-    next_send: Instant,
+    /// When the next packet may leave (congestion's earliest-departure-time
+    /// schedule; the burst a caught-up pacer opens is `burst_until`).
+    pacer: Pacer,
     pacing: Pacing,
     timeout: Timeout,
     /// Probe packets owed after a PTO fired (RFC 9002 §6.2.4).
@@ -282,7 +284,7 @@ impl Sender {
             last_chunk_bytes,
             stop: flow.stop_ns.map(Instant::from_nanos),
             app: AppState::new(&flow.app, start),
-            next_send: start,
+            pacer: Pacer::starting_at(start),
             pacing: flow.pacing,
             timeout: flow.timeout,
             probes_owed: 0,
@@ -337,6 +339,7 @@ impl Sender {
                 retrans: -1,
                 episode: 0,
                 lost: 0,
+                tell_controller: false,
             },
             tlp: tlp::TailLossProbe {
                 deadline: None,
@@ -419,7 +422,7 @@ impl Sender {
     pub fn on_handshake(&mut self, now: Instant, rtt: Duration) {
         self.cc.on_handshake_rtt(now, rtt);
         self.first_rtt_at = Some(now);
-        self.next_send = self.next_send.max(now);
+        self.pacer.hold_until(now);
         self.rto_base = now;
         self.app.restart(now);
     }

@@ -140,7 +140,7 @@ impl Sender {
             // The first loss seen from the open (or CWR) state begins an
             // episode that may later be undone (Linux `tcp_enter_recovery()`
             // calls `tcp_init_undo()` before it marks anything).
-            if !new_episode_seen && self.cc.recovery_state() <= RecoveryState::Cwr {
+            if !new_episode_seen && self.recovery_state() <= RecoveryState::Cwr {
                 new_episode_seen = true;
                 self.init_undo();
             }

@@ -1,6 +1,6 @@
 //! Losses and recovery episodes: a packet declared lost is charged to
 //! its undo episode and queued for repair; the controller is told the
-//! batch; the episode ends when everything sent before it began is
+//! batch (in the ACK's event, or on its own for a timer's); the episode ends when everything sent before it began is
 //! delivered (TCP's `snd_una` passing `high_seq`).
 
 use super::*;
@@ -36,11 +36,12 @@ impl Sender {
         self.last_lost_pn = None;
     }
 
-    /// Tells the controller what loss detection just found.
-    pub(super) fn report_losses(&mut self, t: Instant) {
+    /// Tells the controller what a timer's loss detection just found (an
+    /// ACK's losses go in its event).
+    pub(super) fn report_timer_losses(&mut self, t: Instant) {
         if !self.lost_buf.is_empty() {
             self.cc
-                .on_packets_lost_in_ranges(t, &self.lost_buf, self.lost_ranges, self.inflight);
+                .on_timer_losses(t, &self.lost_buf, self.lost_ranges, self.inflight);
         }
         if std::mem::take(&mut self.persistent_congestion) {
             self.cc.on_persistent_congestion(t, self.inflight);
@@ -61,15 +62,15 @@ impl Sender {
     /// been delivered: no packet from before the point is still
     /// outstanding (the window is trimmed up to the first outstanding one)
     /// and no chunk from before it awaits repair. That is TCP's
-    /// `snd_una` ≥ `high_seq`.
-    pub(super) fn check_recovery_point(&mut self, t: Instant) {
+    /// `snd_una` ≥ `high_seq`. Returns what the controller's event says.
+    pub(super) fn check_recovery_point(&mut self) -> RecoveryPoint {
         let Some((high_pn, high_chunk)) = self.recovery_point else {
-            return;
+            return RecoveryPoint::NotReached;
         };
-        let state = self.cc.recovery_state();
+        let state = self.recovery_state();
         if state == RecoveryState::Open {
             self.recovery_point = None;
-            return;
+            return RecoveryPoint::NotReached;
         }
         // CWR is held until something *above* the point is acknowledged
         // (`tcp_fastretrans_alert()`: `snd_una != high_seq`), so the
@@ -80,15 +81,17 @@ impl Sender {
             self.pkts.is_empty() || self.base_pn >= high_pn
         };
         let data_done = self.unrepaired.first().is_none_or(|&c| c >= high_chunk);
-        if pkts_done && data_done {
-            self.recovery_point = None;
-            // A recovery that ends without undo ages the widened reordering
-            // window (Linux `tcp_try_undo_recovery()`).
-            self.reo.persist = self.reo.persist.saturating_sub(1);
-            let still_lost = !self.unrepaired.is_empty();
-            self.cc
-                .on_recovery_point_reached(t, still_lost, self.inflight);
-            self.note_recovery_point();
+        if !(pkts_done && data_done) {
+            return RecoveryPoint::NotReached;
+        }
+        self.recovery_point = None;
+        // A recovery that ends without undo ages the widened reordering
+        // window (Linux `tcp_try_undo_recovery()`).
+        self.reo.persist = self.reo.persist.saturating_sub(1);
+        if self.unrepaired.is_empty() {
+            RecoveryPoint::Reached
+        } else {
+            RecoveryPoint::ReachedWithRepairsPending
         }
     }
 }

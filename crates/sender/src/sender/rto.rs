@@ -49,7 +49,7 @@ impl Sender {
             self.newly_largest = None;
             self.detect_losses(now);
             self.trim();
-            self.report_losses(now);
+            self.report_timer_losses(now);
             self.note_recovery_point();
             return;
         }
@@ -88,8 +88,7 @@ impl Sender {
         self.inflight = 0;
         self.loss_time = None;
         self.cc
-            .on_packets_lost_in_ranges(now, &self.lost_buf, self.lost_ranges, 0);
-        self.cc.on_retransmission_timeout(now, 0);
+            .on_retransmission_timeout(now, &self.lost_buf, self.lost_ranges, 0);
         self.note_recovery_point();
         self.rtos += 1;
         self.rto_backoff += 1;

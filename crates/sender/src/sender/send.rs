@@ -66,11 +66,12 @@ impl Sender {
         if self.inflight + bytes as u64 > self.cc.cwnd_bytes() {
             return SendDecision::CwndLimited;
         }
-        if self.next_send > now {
+        let next_send = self.next_send();
+        if next_send > now {
             // Mid-burst (quantum pacing): the packet's slot starts within
             // the burst opened when the pacer last caught up.
-            if self.next_send >= self.burst_until {
-                return SendDecision::PaceUntil(self.next_send);
+            if next_send >= self.burst_until {
+                return SendDecision::PaceUntil(next_send);
             }
         } else if self.pacing == Pacing::Quantum {
             // Caught up: open a burst of one send quantum at the rate.
@@ -191,22 +192,28 @@ impl Sender {
         // likewise discounts timer drift, by at most half of the next
         // delay (`fq_dequeue()`). More credit means bigger catch-up bursts,
         // which shorten send intervals and inflate delivery-rate samples.
-        let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
-        let (floor, gap_ns) = match self.pacing {
-            Pacing::Exact => (now, (bytes as f64 * 1e9 / rate).ceil() as u64),
+        let rate = self.cc.pacing_rate_bytes_per_sec();
+        let (slack_ns, gap_ns) = match self.pacing {
+            Pacing::Exact => (0, Pacer::packet_time_ns(bytes as u64, rate)),
             Pacing::Quantum => (
-                now.saturating_sub_nanos(self.quantum_ns() / 2),
-                (bytes as f64 * 1e9 / rate).ceil() as u64,
+                self.quantum_ns() / 2,
+                Pacer::packet_time_ns(bytes as u64, rate),
             ),
-            Pacing::Off => (now, 0),
+            Pacing::Off => (0, 0),
         };
-        self.next_send = self.next_send.max(floor).saturating_add_nanos(gap_ns);
+        let next_send = self.pacer.advance(now, gap_ns, slack_ns);
         let burst = match self.pacing {
             Pacing::Exact | Pacing::Off => bytes as u64,
             Pacing::Quantum => self.cc.send_quantum_bytes(),
         };
-        self.cc.set_next_departure(self.next_send, burst);
+        self.cc.set_next_departure(next_send, burst);
         pn
+    }
+
+    /// When the pacer lets the next packet leave.
+    pub(super) fn next_send(&self) -> Instant {
+        // Started at the flow's start, so the schedule always exists.
+        self.pacer.next_departure().unwrap_or(Instant::ZERO)
     }
 
     /// How long one send quantum lasts at the pacing rate.

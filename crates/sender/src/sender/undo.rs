@@ -21,6 +21,9 @@ pub(super) struct UndoState {
     /// Packets the current undo episode declared lost that no late ACK
     /// has yet shown to have arrived. At 0 every loss was spurious.
     pub(super) lost: u64,
+    /// This ACK proved the last reduction spurious: its event tells the
+    /// controller, which restores its window before the ACK's new losses.
+    pub(super) tell_controller: bool,
 }
 
 impl Sender {
@@ -56,7 +59,7 @@ impl Sender {
             // loss of the episode proved spurious, as Linux needs every
             // retransmission DSACKed or the in-order point moved by an
             // original (`tcp_packet_delayed()`).
-            all_spurious = self.undo.lost == 0 || self.cc.recovery_state() == RecoveryState::Loss;
+            all_spurious = self.undo.lost == 0 || self.recovery_state() == RecoveryState::Loss;
         }
         if self.unrepaired.remove(&chunk) {
             self.acked_buf.push(AckedPacket {
@@ -104,17 +107,29 @@ impl Sender {
     /// the timeout, not the network, declared them lost. After a fast
     /// recovery, Linux keeps its loss marks (`tcp_undo_cwnd_reduction()`
     /// with `unmark_loss` false), and so do we.
-    pub(super) fn undo(&mut self, now: Instant) {
-        let after_timeout = self.cc.recovery_state() == RecoveryState::Loss;
+    pub(super) fn undo(&mut self) {
+        let after_timeout = self.recovery_state() == RecoveryState::Loss;
         self.undo.marker = false;
         self.undo.retrans = -1;
         self.undos += 1;
         self.recovery_point = None;
-        self.cc.on_spurious_loss(now);
+        self.undo.tell_controller = true;
         if after_timeout {
             self.rto_undos += 1;
             self.rto_backoff = 0;
             self.unmark_losses();
+        }
+    }
+
+    /// The controller's recovery state as this ACK leaves it so far: open
+    /// once an undo is decided, though the controller hears of it only in
+    /// the ACK's event, so loss detection on the same ACK opens a new
+    /// undo episode as Linux's does after `tcp_try_undo_recovery()`.
+    pub(super) fn recovery_state(&self) -> RecoveryState {
+        if self.undo.tell_controller {
+            RecoveryState::Open
+        } else {
+            self.cc.recovery_state()
         }
     }
 
