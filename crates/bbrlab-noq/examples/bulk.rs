@@ -80,10 +80,7 @@ async fn receive(server: Endpoint) -> Result<u64, String> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
     let args = Args::parse();
-    let mut config = Config {
-        algorithm: args.cc,
-        ..Config::default()
-    };
+    let mut config = Config::new(args.cc);
     // The whole profile, not only its label: each sets its own constants.
     config.bbr3 = congestion::Bbr3Config::for_profile(args.bbr3_profile);
     let factory = ControllerFactory::new(config);

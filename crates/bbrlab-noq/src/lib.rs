@@ -16,13 +16,9 @@
 //! ```no_run
 //! # // no_run: builds a real endpoint; tests/loopback.rs runs a transfer.
 //! use std::sync::Arc;
-//! use bbrlab_noq::ControllerFactory;
-//! use congestion::{Algorithm, Config};
+//! use bbrlab_noq::{Algorithm, Config, ControllerFactory};
 //!
-//! let factory = ControllerFactory::new(Config {
-//!     algorithm: Algorithm::Bbr,
-//!     ..Config::default()
-//! });
+//! let factory = ControllerFactory::new(Config::for_quic(Algorithm::Bbr, 1200));
 //! let observer = factory.observer();
 //! let mut transport = noq::TransportConfig::default();
 //! transport.congestion_controller_factory(Arc::new(factory));

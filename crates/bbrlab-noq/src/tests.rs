@@ -299,10 +299,7 @@ fn script(h: &mut Harness, rounds: u64, events: bool) -> u64 {
 }
 
 fn config(algorithm: Algorithm) -> Config {
-    Config {
-        algorithm,
-        ..Config::default()
-    }
+    Config::new(algorithm)
 }
 
 #[test]
@@ -428,11 +425,10 @@ impl CongestionControl for Fixed {
         2400
     }
     fn snapshot(&self) -> congestion::Snapshot {
-        congestion::Snapshot {
-            cwnd_bytes: self.cwnd,
-            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
-            ..congestion::Snapshot::default()
-        }
+        let mut s = congestion::Snapshot::default();
+        s.cwnd_bytes = self.cwnd;
+        s.pacing_rate_bytes_per_sec = self.pacing_rate_bytes_per_sec();
+        s
     }
     fn name(&self) -> &str {
         "fixed"
@@ -447,9 +443,10 @@ fn a_custom_algorithm_matches_the_controller_fed_directly() {
             losses: 0,
         })
     };
-    let c = Config {
-        mss_bytes: 1200,
-        ..Config::default()
+    let c = {
+        let mut s = Config::default();
+        s.mss_bytes = 1200;
+        s
     };
     let reference = Controller::custom(&c, make(&c));
     let mut h = Harness::new(

@@ -36,13 +36,9 @@
 //! ```no_run
 //! # // no_run: builds a real endpoint; tests/loopback.rs runs a transfer.
 //! use std::sync::Arc;
-//! use bbrlab_quinn::ControllerFactory;
-//! use congestion::{Algorithm, Config};
+//! use bbrlab_quinn::{Algorithm, Config, ControllerFactory};
 //!
-//! let factory = ControllerFactory::new(Config {
-//!     algorithm: Algorithm::Cubic,
-//!     ..Config::default()
-//! });
+//! let factory = ControllerFactory::new(Config::for_quic(Algorithm::Cubic, 1200));
 //! let observer = factory.observer();
 //! let mut transport = quinn::TransportConfig::default();
 //! transport.congestion_controller_factory(Arc::new(factory));

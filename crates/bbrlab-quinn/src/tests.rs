@@ -48,9 +48,10 @@ impl Harness {
     }
 
     fn with_config(config: Config) -> Self {
-        let cc_config = Config {
-            mss_bytes: 1200,
-            ..config
+        let cc_config = {
+            let mut s = config;
+            s.mss_bytes = 1200;
+            s
         };
         let reference = Controller::new(&cc_config, congestion::Instant::ZERO);
         // Fixed seeds: the reference is built from `config` as it is.
@@ -262,10 +263,7 @@ fn script(h: &mut Harness, rounds: u64, events: bool) {
 }
 
 fn config(algorithm: Algorithm) -> Config {
-    Config {
-        algorithm,
-        ..Config::default()
-    }
+    Config::new(algorithm)
 }
 
 #[test]
@@ -383,11 +381,10 @@ impl CongestionControl for Fixed {
         2400
     }
     fn snapshot(&self) -> congestion::Snapshot {
-        congestion::Snapshot {
-            cwnd_bytes: self.cwnd,
-            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
-            ..congestion::Snapshot::default()
-        }
+        let mut s = congestion::Snapshot::default();
+        s.cwnd_bytes = self.cwnd;
+        s.pacing_rate_bytes_per_sec = self.pacing_rate_bytes_per_sec();
+        s
     }
     fn name(&self) -> &str {
         "fixed"
@@ -402,9 +399,10 @@ fn a_custom_algorithm_matches_the_controller_fed_directly() {
             losses: 0,
         })
     };
-    let c = Config {
-        mss_bytes: 1200,
-        ..Config::default()
+    let c = {
+        let mut s = Config::default();
+        s.mss_bytes = 1200;
+        s
     };
     let reference = Controller::custom(&c, make(&c));
     let mut h = Harness::new(
@@ -458,9 +456,10 @@ fn the_ring_empties_and_prunes_transmits_never_fully_acked() {
 fn the_observer_sees_what_the_controller_took() {
     let factory = ControllerFactory::new(config(Algorithm::Bbr));
     let observer = factory.observer();
-    let c = Config {
-        mss_bytes: 1200,
-        ..config(Algorithm::Bbr)
+    let c = {
+        let mut s = config(Algorithm::Bbr);
+        s.mss_bytes = 1200;
+        s
     };
     let reference = Controller::new(&c, congestion::Instant::ZERO);
     let mut h = Harness::new(factory, reference);

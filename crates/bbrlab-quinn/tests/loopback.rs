@@ -85,10 +85,7 @@ async fn transfer(factory: ControllerFactory) -> Result<u64, String> {
 }
 
 async fn run(algorithm: Algorithm) {
-    let factory = ControllerFactory::new(Config {
-        algorithm,
-        ..Config::default()
-    });
+    let factory = ControllerFactory::new(Config::new(algorithm));
     let observer = factory.observer();
     // Generous: a loaded 2-core CI machine; the test judges bytes, not time.
     let received = tokio::time::timeout(Duration::from_secs(120), transfer(factory))

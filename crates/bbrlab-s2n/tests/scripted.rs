@@ -657,10 +657,9 @@ impl CongestionControl for Fixed {
         2 * self.mss
     }
     fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            cwnd_bytes: self.cwnd_bytes(),
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.cwnd_bytes = self.cwnd_bytes();
+        s
     }
     fn name(&self) -> &str {
         "fixed"
@@ -679,9 +678,10 @@ fn a_custom_algorithm_runs_behind_the_adapter() {
             mss: config.mss_bytes,
         })
     });
-    let config = Config {
-        mss_bytes: MSS,
-        ..Config::default()
+    let config = {
+        let mut s = Config::default();
+        s.mss_bytes = MSS;
+        s
     };
     let reference = Box::new(Fixed {
         acks: Arc::default(),

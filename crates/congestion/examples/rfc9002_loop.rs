@@ -5,7 +5,7 @@
 //! in a few lines, so the flow sees losses when it overfills it.
 //!
 //! Run it with `cargo run -p congestion --example rfc9002_loop [ALGORITHM]`;
-//! the crate's `driving` documentation runs it as a doc test.
+//! the crate's `guide::driving` page runs it as a doc test.
 
 use congestion::{AckEvent, AckedPacket, Algorithm, Config, Controller, Instant, LostPacket};
 use std::collections::{BTreeMap, VecDeque};

@@ -14,6 +14,7 @@ use core::time::Duration;
 
 /// What an algorithm is told about one ACK batch.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct AckContext<'a> {
     /// When the ACK arrived.
     pub now: Instant,
@@ -73,6 +74,34 @@ pub struct AckContext<'a> {
     pub ce_packets: u64,
 }
 
+impl<'a> AckContext<'a> {
+    /// A context for an ACK at `now` with this rate sample and RTT
+    /// estimator, and nothing else: no RTT sample, nothing in flight,
+    /// nothing acknowledged, the open state. For an algorithm's own unit
+    /// tests (a [`Controller`](crate::Controller) builds the real ones);
+    /// set the fields a test needs on the value.
+    pub fn new(now: Instant, rate: &'a RateSample, rtt: &'a RttEstimator) -> Self {
+        AckContext {
+            now,
+            rate,
+            rtt,
+            rtt_sample: None,
+            min_acked_rtt: None,
+            newest_acked_sent: None,
+            ack_delay: Duration::ZERO,
+            ack_maybe_delayed: false,
+            bytes_in_flight: 0,
+            delivered_bytes: 0,
+            lost_bytes: 0,
+            recovery: RecoveryState::Open,
+            next_departure: None,
+            next_burst_bytes: 0,
+            acked_packets: 0,
+            ce_packets: 0,
+        }
+    }
+}
+
 /// What an algorithm is told about packets declared lost.
 ///
 /// BBRv3 needs each lost packet's send-time state (its `tx_in_flight` and
@@ -81,6 +110,7 @@ pub struct AckContext<'a> {
 /// separate holes the losses make (Startup's high-loss exit counts
 /// discontiguous lost ranges); older algorithms only need the total.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct LossContext<'a> {
     /// When the losses were declared.
     pub now: Instant,
@@ -100,6 +130,25 @@ pub struct LossContext<'a> {
     /// Total bytes declared lost so far, these included (the draft's
     /// `C.lost`).
     pub total_lost_bytes: u64,
+}
+
+impl<'a> LossContext<'a> {
+    /// A context for `lost`, declared at `now`, as one range beginning a
+    /// new episode with nothing else in flight. For an algorithm's own
+    /// unit tests; set the fields a test needs on the value.
+    pub fn new(now: Instant, lost: &'a [LostPacket]) -> Self {
+        let lost_bytes = lost.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
+        LossContext {
+            now,
+            lost,
+            lost_bytes,
+            lost_ranges: 1,
+            bytes_in_flight: 0,
+            new_episode: true,
+            delivered_bytes: 0,
+            total_lost_bytes: lost_bytes,
+        }
+    }
 }
 
 /// The algorithm side of the interface.

@@ -77,6 +77,21 @@ impl Inner {
     }
 }
 
+/// The built-in algorithm `config.algorithm`, started at `now`, as a
+/// [`CongestionControl`] of its own: for a user's algorithm that wraps a
+/// built-in one (to log what it is told, or to alter one decision) and
+/// runs through [`Controller::custom`]. A transport that just runs a
+/// built-in uses [`Controller::new`], which dispatches without a box.
+pub fn builtin(config: &Config, now: Instant) -> Box<dyn CongestionControl + Send + Sync> {
+    match config.algorithm {
+        Algorithm::Bbr => Box::new(Bbr::new(config, None, now)),
+        Algorithm::BbrJitter => Box::new(Bbr::new(config, Some(config.jitter), now)),
+        Algorithm::Bbr3 => Box::new(Bbr3::new(config, now)),
+        Algorithm::Cubic => Box::new(Cubic::new(config)),
+        Algorithm::Reno => Box::new(Reno::new(config)),
+    }
+}
+
 /// A congestion controller, ready to embed in a transport.
 ///
 /// Typical use by a sender:

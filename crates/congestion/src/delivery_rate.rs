@@ -73,6 +73,7 @@ pub struct LostPacket {
 
 /// A delivery-rate sample, produced once per ACK batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RateSample {
     /// Bytes delivered over `interval` (0 if no packet was newly acked).
     pub delivered_bytes: u64,

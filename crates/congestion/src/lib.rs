@@ -2,7 +2,7 @@
 //!
 //! This crate holds bbrlab's congestion controllers: BBR v1 as Linux ships
 //! it (`bbr`), the jitter-robust BBR of Dong & Guo (`bbr-jitter`), BBRv3
-//! (`bbr3`, [`bbr3`]: draft-ietf-ccwg-bbr-06 by default, or the google/bbr
+//! (`bbr3`, [`guide::bbr3`]: draft-ietf-ccwg-bbr-06 by default, or the google/bbr
 //! v3 branch's constants and ECN response, [`Bbr3Config::linux_v3`]), CUBIC
 //! (`cubic`) and NewReno (`reno`), plus the pieces every transport needs
 //! around them: delivery-rate sampling, RTT estimation and windowed filters.
@@ -61,29 +61,29 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod algorithm;
-pub mod bbr;
-pub mod bbr3;
-pub mod config;
-pub mod controller;
-pub mod cubic;
+mod algorithm;
+mod bbr;
+mod bbr3;
+mod config;
+mod controller;
+mod cubic;
 mod cwnd_usage;
-pub mod delivery_rate;
-pub mod ecn;
-pub mod event;
+mod delivery_rate;
+mod ecn;
+mod event;
 pub mod kernel_names;
 mod linux_hystart;
 mod loss_based;
 pub mod observe;
 mod pacer;
-pub mod pacing;
+mod pacing;
 mod prr;
-pub mod reno;
-pub mod rng;
-pub mod rtt_estimator;
-pub mod snapshot;
-pub mod time;
-pub mod windowed_filter;
+mod reno;
+mod rng;
+mod rtt_estimator;
+mod snapshot;
+mod time;
+mod windowed_filter;
 
 pub use config::{
     AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals,
@@ -92,7 +92,9 @@ pub use config::{
     SrttSample, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile, UnknownBbr3Signals,
     WindowReduction,
 };
-pub use controller::{AckContext, CongestionControl, Controller, LossContext, RecoveryState};
+pub use controller::{
+    builtin, AckContext, CongestionControl, Controller, LossContext, RecoveryState,
+};
 pub use delivery_rate::{
     AckedPacket, DeliveryRateSampler, LostPacket, RateSample, SentPacketState,
 };
@@ -103,14 +105,29 @@ pub use rtt_estimator::RttEstimator;
 pub use snapshot::{Bbr3Snapshot, JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;
 
-/// # Driving a controller from RFC 9002 loss recovery
-///
-/// The embedding contract, for a QUIC stack (or any transport with RFC
-/// 9002's loss recovery) that drives a [`Controller`] itself.
-///
-#[doc = include_str!("../docs/driving.md")]
-#[doc = concat!("\n```rust\n", include_str!("../examples/rfc9002_loop.rs"), "\n```\n")]
-pub mod driving {}
+/// The crate's documentation for users: how to drive a controller, and
+/// what the BBR algorithms do and where each rule comes from.
+pub mod guide {
+    /// # Driving a controller from RFC 9002 loss recovery
+    ///
+    /// The embedding contract, for a QUIC stack (or any transport with RFC
+    /// 9002's loss recovery) that drives a [`Controller`](crate::Controller)
+    /// itself.
+    ///
+    #[doc = include_str!("../docs/driving.md")]
+    #[doc = concat!("\n```rust\n", include_str!("../examples/rfc9002_loop.rs"), "\n```\n")]
+    pub mod driving {}
+
+    /// # BBR v1
+    ///
+    #[doc = include_str!("../docs/bbr.md")]
+    pub mod bbr {}
+
+    /// # BBRv3
+    ///
+    #[doc = include_str!("../docs/bbr3.md")]
+    pub mod bbr3 {}
+}
 
 // The README's example is compiled and run as a doc test, so the first
 // code a reader copies cannot rot.

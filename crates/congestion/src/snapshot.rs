@@ -30,6 +30,7 @@ pub enum RecoveryState {
 
 /// The operating mode, across all algorithms.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Mode {
     /// BBR: exponential search for the bottleneck bandwidth.
     #[default]
@@ -78,6 +79,7 @@ impl Mode {
 
 /// BBR's long-term bandwidth (policer) model state.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct LtBwSnapshot {
     /// Whether a sampling interval is open.
     pub is_sampling: bool,
@@ -91,6 +93,7 @@ pub struct LtBwSnapshot {
 
 /// `bbr-jitter`'s RTT statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct JitterSnapshot {
     /// Smoothed RTT per eq. (8).
     pub srtt: Duration,
@@ -102,6 +105,7 @@ pub struct JitterSnapshot {
 
 /// BBRv3's two-scale model and its congestion signals.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Bbr3Snapshot {
     /// `inflight_longterm` (the draft's upper bound from loss and ECN over
     /// probe cycles), bytes; `None` while unset (infinite).
@@ -131,6 +135,7 @@ pub struct Bbr3Snapshot {
 
 /// A read-only snapshot of any controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Snapshot {
     /// The algorithm; `None` for a user's own ([`crate::Controller::custom`]).
     pub algorithm: Option<Algorithm>,

@@ -15,7 +15,9 @@
 pub enum FilterKind {
     /// Keep the maximum (bandwidth).
     Max,
-    /// Keep the minimum (RTT).
+    /// Keep the minimum. The same estimator, tested here; no built-in
+    /// algorithm uses it, since min_rtt has its own expiry rules.
+    #[allow(dead_code)]
     Min,
 }
 
@@ -58,11 +60,6 @@ impl WindowedFilter {
         self.get().unwrap_or(default)
     }
 
-    /// The window length, in the filter's time units.
-    pub fn window(&self) -> u64 {
-        self.window
-    }
-
     /// Changes the window length; samples already held age against the new
     /// length from the next update (QUIC-style BBR ties its bandwidth
     /// window to a cycle length that `bbr-jitter` changes).
@@ -75,11 +72,6 @@ impl WindowedFilter {
         let s = Sample { time, value };
         self.samples = [s; 3];
         self.has_value = true;
-    }
-
-    /// Empties the filter.
-    pub fn clear(&mut self) {
-        self.has_value = false;
     }
 
     fn better_or_equal(&self, a: f64, b: f64) -> bool {

@@ -15,10 +15,9 @@ use support::*;
 const RTT: u64 = 100 * MS;
 
 fn with(bbr: BbrConfig) -> Config {
-    Config {
-        bbr,
-        ..Config::new(Algorithm::Bbr)
-    }
+    let mut s = Config::new(Algorithm::Bbr);
+    s.bbr = bbr;
+    s
 }
 
 #[test]
@@ -59,9 +58,10 @@ fn the_flavour_sets_every_named_switch_and_linux_stays_the_default() {
 
 #[test]
 fn without_quantization_budget_drain_ends_at_exactly_one_bdp() {
-    let cfg = with(BbrConfig {
-        quantization_budget: false,
-        ..BbrConfig::default()
+    let cfg = with({
+        let mut s = BbrConfig::default();
+        s.quantization_budget = false;
+        s
     });
     let mut d = RoundDriver::new(&cfg);
     let bw = 1e6; // bytes/s
@@ -130,10 +130,11 @@ fn min_rtt_ms(d: &RoundDriver) -> f64 {
 #[test]
 fn all_acked_min_rtt_uses_packets_without_a_transport_sample_and_ignores_ack_delay() {
     for samples in [MinRttSamples::Latest, MinRttSamples::AllAcked] {
-        let cfg = with(BbrConfig {
-            min_rtt_samples: samples,
-            probe_rtt: false,
-            ..BbrConfig::default()
+        let cfg = with({
+            let mut s = BbrConfig::default();
+            s.min_rtt_samples = samples;
+            s.probe_rtt = false;
+            s
         });
         let mut d = RoundDriver::new(&cfg);
         d.now_ns = SEC;
@@ -159,6 +160,7 @@ fn all_acked_min_rtt_uses_packets_without_a_transport_sample_and_ignores_ack_del
                 assert_eq!(after_reorder, 40.0, "every acked packet is a sample");
                 assert_eq!(after_expiry, 150.0, "an expired value is replaced");
             }
+            other => panic!("no expectation written for {other:?}"),
         }
     }
 }
@@ -174,9 +176,10 @@ fn aggregation_run(cfg: &Config, burst_ms: u64) -> RunResult {
 fn quic_ack_height_is_not_capped_at_bw_times_100ms_nor_at_cwnd() {
     // ACKs released every 200 ms: twice Linux's 100 ms cap.
     let quic = aggregation_run(
-        &with(BbrConfig {
-            ack_aggregation: AckAggregation::Quic2018,
-            ..BbrConfig::default()
+        &with({
+            let mut s = BbrConfig::default();
+            s.ack_aggregation = AckAggregation::Quic2018;
+            s
         }),
         200,
     );
@@ -203,13 +206,15 @@ fn quic_ack_height_is_not_capped_at_bw_times_100ms_nor_at_cwnd() {
 fn bw_window_follows_the_shortened_cycle_of_bbr_jitter() {
     // Rounds in which a single 2× bandwidth sample survives in the filter.
     let survives = |follows: bool| -> usize {
-        let cfg = Config {
-            bbr: BbrConfig {
-                bw_window_follows_cycle: follows,
-                probe_rtt: false,
-                ..BbrConfig::default()
-            },
-            ..Config::new(Algorithm::BbrJitter)
+        let cfg = {
+            let mut s = Config::new(Algorithm::BbrJitter);
+            s.bbr = {
+                let mut s = BbrConfig::default();
+                s.bw_window_follows_cycle = follows;
+                s.probe_rtt = false;
+                s
+            };
+            s
         };
         let mut d = RoundDriver::new(&cfg);
         // RTT samples alternating 30 / 150 ms: rttvar ≫ 0.3 × srtt, so the
@@ -251,9 +256,10 @@ fn bw_window_follows_the_shortened_cycle_of_bbr_jitter() {
 /// ends on an ACK without loss for a packet sent after the latest loss.
 #[test]
 fn quic_recovery_bounds_a_separate_window_and_leaves_cwnd_alone() {
-    let cfg = with(BbrConfig {
-        recovery: BbrRecovery::Quic2018,
-        ..BbrConfig::default()
+    let cfg = with({
+        let mut s = BbrConfig::default();
+        s.recovery = BbrRecovery::Quic2018;
+        s
     });
     let mut d = RoundDriver::new(&cfg);
     to_drain(&mut d, 1e6, RTT);

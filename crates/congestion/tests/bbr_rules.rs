@@ -4,7 +4,6 @@
 
 mod support;
 
-use congestion::pacing::send_quantum_bytes;
 use congestion::{
     AckEvent, AckedPacket, Algorithm, Config, LostPacket, Mode, RecoveryPoint, SentPacketState,
 };
@@ -52,6 +51,20 @@ fn startup_plateau_count_resets_on_growth_and_ignores_app_limited_rounds() {
     assert_eq!(d.round(1.1e6, RTT, 1 << 30, false).mode, Mode::Startup);
     assert_eq!(d.round(1.1e6, RTT, 1 << 30, false).mode, Mode::Startup);
     assert_eq!(d.round(1.1e6, RTT, 1 << 30, false).mode, Mode::Drain);
+}
+
+/// Linux's TSO burst goal (`bbr_tso_segs_goal()`), derived here rather
+/// than read back from the crate: about 1 ms of data at the pacing rate
+/// (`sk_pacing_shift` 10), at most 64 KiB and 127 segments, at least two
+/// segments (one below 1.2 Mbit/s, `bbr_min_tso_rate`).
+fn send_quantum_bytes(rate_bytes_per_sec: f64, mss: u64) -> u64 {
+    let min_segs = if rate_bytes_per_sec < 1_200_000.0 / 8.0 {
+        1
+    } else {
+        2
+    };
+    let bytes = (rate_bytes_per_sec / 1024.0).clamp(0.0, 65_536.0) as u64;
+    (bytes / mss).clamp(min_segs, 127) * mss
 }
 
 #[test]

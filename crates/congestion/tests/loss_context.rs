@@ -63,10 +63,9 @@ impl CongestionControl for Recorder {
         1500
     }
     fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            mode: Mode::ProbeBwCruise,
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.mode = Mode::ProbeBwCruise;
+        s
     }
 }
 
@@ -154,10 +153,11 @@ fn losses_carry_send_time_state_and_ranges_and_acks_carry_ce() {
 fn tcp_smooths_the_oldest_packet_an_ack_covers_and_quic_the_newest() {
     let srtt = |sample: congestion::SrttSample| {
         let t0 = Instant::from_nanos(0);
-        let cfg = Config {
-            algorithm: congestion::Algorithm::Cubic,
-            srtt_sample: sample,
-            ..Config::default()
+        let cfg = {
+            let mut s = Config::default();
+            s.algorithm = congestion::Algorithm::Cubic;
+            s.srtt_sample = sample;
+            s
         };
         let mut c = Controller::new(&cfg, t0);
         let a = c.on_packet_sent(t0, 1500, 0, false);

@@ -52,12 +52,11 @@ impl CongestionControl for Aimd {
         self.mss
     }
     fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            mode: Mode::CongestionAvoidance,
-            cwnd_bytes: self.cwnd,
-            pacing_rate_bytes_per_sec: self.pacing,
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.mode = Mode::CongestionAvoidance;
+        s.cwnd_bytes = self.cwnd;
+        s.pacing_rate_bytes_per_sec = self.pacing;
+        s
     }
     fn name(&self) -> &str {
         "toy-aimd"

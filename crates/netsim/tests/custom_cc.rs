@@ -36,10 +36,9 @@ impl CongestionControl for FixedWindow {
         1500
     }
     fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            cwnd_bytes: self.cwnd,
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.cwnd_bytes = self.cwnd;
+        s
     }
     fn name(&self) -> &str {
         "fixed-20"

@@ -318,17 +318,16 @@ impl CongestionControl for Quinn {
 
     fn snapshot(&self) -> Snapshot {
         let m = self.cc.metrics();
-        Snapshot {
-            mode: self.mode(),
-            cwnd_bytes: self.cc.window(),
-            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
-            ssthresh_bytes: m.ssthresh.filter(|&s| s != u64::MAX),
-            min_rtt: self.rtt.map(|r| r.min),
-            // quinn's BBR reports its own pacing rate in bits/s; shown as
-            // its bandwidth view although quinn does not pace by it.
-            bw_estimate_bytes_per_sec: m.pacing_rate.map(|b| b as f64 / 8.0),
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.mode = self.mode();
+        s.cwnd_bytes = self.cc.window();
+        s.pacing_rate_bytes_per_sec = self.pacing_rate_bytes_per_sec();
+        s.ssthresh_bytes = m.ssthresh.filter(|&s| s != u64::MAX);
+        s.min_rtt = self.rtt.map(|r| r.min);
+        // quinn's BBR reports its own pacing rate in bits/s; shown as
+        // its bandwidth view although quinn does not pace by it.
+        s.bw_estimate_bytes_per_sec = m.pacing_rate.map(|b| b as f64 / 8.0);
+        s
     }
 
     fn mode(&self) -> Mode {

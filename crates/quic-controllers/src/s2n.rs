@@ -453,14 +453,13 @@ impl<C: S2nController> CongestionControl for S2n<C> {
 
     fn snapshot(&self) -> Snapshot {
         let min_rtt = self.rtt.first_rtt_sample().map(|_| self.rtt.min_rtt());
-        Snapshot {
-            mode: self.mode(),
-            cwnd_bytes: self.cwnd_bytes(),
-            pacing_rate_bytes_per_sec: self.pacing_rate_bytes_per_sec(),
-            min_rtt,
-            full_bw_reached: !matches!(self.mode(), Mode::Startup | Mode::SlowStart),
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.mode = self.mode();
+        s.cwnd_bytes = self.cwnd_bytes();
+        s.pacing_rate_bytes_per_sec = self.pacing_rate_bytes_per_sec();
+        s.min_rtt = min_rtt;
+        s.full_bw_reached = !matches!(self.mode(), Mode::Startup | Mode::SlowStart);
+        s
     }
 
     fn mode(&self) -> Mode {

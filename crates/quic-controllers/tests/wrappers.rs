@@ -30,9 +30,10 @@ struct Drive {
 
 impl Drive {
     fn new(alg: StackAlgorithm) -> Self {
-        let cfg = Config {
-            mss_bytes: MSS,
-            ..Config::default()
+        let cfg = {
+            let mut s = Config::default();
+            s.mss_bytes = MSS;
+            s
         };
         Drive {
             c: Controller::custom(&cfg, quic_controllers::build(alg, &cfg, Instant::ZERO)),
@@ -210,9 +211,10 @@ fn quinn_bbr_grows_its_window_from_acks() {
 /// pacing rate and send quantum.
 #[test]
 fn s2n_bbr2_grows_in_startup_and_reports_its_pacer() {
-    let cfg = Config {
-        mss_bytes: MSS,
-        ..Config::default()
+    let cfg = {
+        let mut s = Config::default();
+        s.mss_bytes = MSS;
+        s
     };
     let mut d = Drive::with(Controller::custom(
         &cfg,
@@ -248,24 +250,12 @@ fn s2n_bbr2_grows_in_startup_and_reports_its_pacer() {
     let mut rtt = congestion::RttEstimator::new();
     rtt.update(RTT, Duration::ZERO);
     let rate = sampler.on_ack_ns(Instant::from_nanos(now), &acked, None, MSS);
-    let ctx = congestion::AckContext {
-        now: Instant::from_nanos(now),
-        rate: &rate,
-        rtt: &rtt,
-        rtt_sample: Some(RTT),
-        min_acked_rtt: Some(RTT),
-        newest_acked_sent: Some(Instant::ZERO),
-        ack_delay: Duration::ZERO,
-        ack_maybe_delayed: false,
-        bytes_in_flight: 0,
-        delivered_bytes: sampler.delivered_bytes(),
-        lost_bytes: 0,
-        recovery: congestion::RecoveryState::Open,
-        next_departure: None,
-        next_burst_bytes: 0,
-        acked_packets: 1,
-        ce_packets: 0,
-    };
+    let mut ctx = congestion::AckContext::new(Instant::from_nanos(now), &rate, &rtt);
+    ctx.rtt_sample = Some(RTT);
+    ctx.min_acked_rtt = Some(RTT);
+    ctx.newest_acked_sent = Some(Instant::ZERO);
+    ctx.delivered_bytes = sampler.delivered_bytes();
+    ctx.acked_packets = 1;
     s.on_ack(&ctx, &mut sampler);
     // Send quanta back to back at one instant. The burst allowance left
     // from before the sample is spent first; then each quantum moves s2n's

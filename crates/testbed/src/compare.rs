@@ -807,9 +807,10 @@ pub(crate) mod tests {
     #[test]
     fn each_algorithm_has_its_kernel_counterpart_or_a_reason() {
         use congestion::{Algorithm, Bbr3Signals, Config as CcConfig};
-        let with = |a: Algorithm| CcConfig {
-            algorithm: a,
-            ..CcConfig::default()
+        let with = |a: Algorithm| {
+            let mut s = CcConfig::default();
+            s.algorithm = a;
+            s
         };
         assert_eq!(kernel_counterpart(&with(Algorithm::Bbr)).unwrap(), "bbr");
         assert_eq!(

@@ -34,10 +34,9 @@ impl CongestionControl for Fixed {
         4 * self.mss
     }
     fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            cwnd_bytes: 64 * self.mss,
-            ..Snapshot::default()
-        }
+        let mut s = Snapshot::default();
+        s.cwnd_bytes = 64 * self.mss;
+        s
     }
     fn name(&self) -> &str {
         "fixed-64"

@@ -242,6 +242,13 @@ fn against_stand_in(
     })
 }
 
+/// The built-in CUBIC, whatever algorithm the flow's configuration names.
+fn cubic(cfg: &congestion::Config) -> Box<dyn CongestionControl + Send + Sync> {
+    let mut cfg = *cfg;
+    cfg.algorithm = congestion::Algorithm::Cubic;
+    congestion::builtin(&cfg, Instant::ZERO)
+}
+
 /// Cubic's window with the CE marks it was given counted.
 struct CountingCubic {
     inner: Box<dyn CongestionControl + Send + Sync>,
@@ -310,7 +317,7 @@ fn reported_ce_marks_reach_the_controller_exactly_once() {
     let (c, m, a) = (calls.clone(), marks.clone(), in_acks.clone());
     let custom = sender::CustomCc::new("counting-cubic", move |cfg, _| {
         Box::new(CountingCubic {
-            inner: Box::new(congestion::cubic::Cubic::new(cfg)),
+            inner: cubic(cfg),
             ce_calls: c.clone(),
             ce_marks: m.clone(),
             ce_in_acks: a.clone(),
@@ -439,7 +446,7 @@ fn cubic_cuts_its_window_on_reported_ce_and_not_without() {
 /// Cubic that records the largest number of lost ranges one loss
 /// declaration reported.
 struct RangeCountingCubic {
-    inner: congestion::cubic::Cubic,
+    inner: Box<dyn CongestionControl + Send + Sync>,
     most_ranges: Arc<AtomicU64>,
 }
 
@@ -486,7 +493,7 @@ fn two_holes_declared_lost_together_reach_the_controller_as_two_ranges() {
     let m = most.clone();
     let custom = sender::CustomCc::new("range-counting-cubic", move |cfg, _| {
         Box::new(RangeCountingCubic {
-            inner: congestion::cubic::Cubic::new(cfg),
+            inner: cubic(cfg),
             most_ranges: m.clone(),
         }) as Box<dyn CongestionControl + Send + Sync>
     });

@@ -1,44 +1,7 @@
-//! BBR v1, as Linux ships it (`net/ipv4/tcp_bbr.c`), with the QUIC 2018
-//! switches and the jitter-robust variant of Dong & Guo (2019) beside it.
-//!
-//! # The model
-//!
-//! BBR steers by an explicit model of the path rather than by loss:
-//!
-//! - **BtlBw**, the bottleneck bandwidth, is the windowed *max* of
-//!   delivery-rate samples over the last 10 round trips. A max, because queues
-//!   and cross traffic can only make a sample slower than the bottleneck.
-//! - **RTprop**, the propagation delay, is the *min* RTT seen in the last 10 s.
-//!   A min, because queueing can only add delay.
-//!
-//! Their product is the bandwidth-delay product (BDP): the data that fills the
-//! pipe without a queue. BBR paces at `pacing_gain × BtlBw` and caps inflight
-//! at `cwnd_gain × BDP` (plus allowances for ACK aggregation and send bursts).
-//!
-//! # The state machine
-//!
-//! - **STARTUP** doubles the sending rate every round (gain 2/ln 2) until the
-//!   bandwidth estimate stops growing by 25 % for three rounds: the pipe is full.
-//! - **DRAIN** paces at the inverse gain until inflight is back to one BDP,
-//!   removing the queue STARTUP built.
-//! - **PROBE_BW** cycles the pacing gain through {1.25, 0.75, 1 ×6}: one
-//!   round probing for more bandwidth, one draining what the probe queued,
-//!   six cruising. Each phase lasts at least one min_rtt.
-//! - **PROBE_RTT**: when min_rtt has not been refreshed for 10 s, cwnd drops
-//!   to 4 packets for max(200 ms, one round) so the queue empties and a fresh
-//!   RTprop sample can be taken.
-//!
-//! # Linux additions modelled here
-//!
-//! - Loss recovery: packet conservation for the first round, then growth by
-//!   at most the data acked (so no faster than twice the delivery rate);
-//!   cwnd restored on exit; an RTO collapses cwnd to one packet.
-//! - Idle restart: after an app-limited idle period, pace at 1.0 × BtlBw.
-//! - Long-term bandwidth sampling (paper §6.3): detects a token-bucket
-//!   policer from two consecutive lossy intervals with similar throughput and
-//!   then paces at the policed rate for 48 rounds.
-//! - ACK-aggregation compensation (`extra_acked`, seed 004): extra cwnd for
-//!   data that arrives in ACK bursts beyond what the bandwidth predicts.
+//! BBR v1, as Linux ships it, with the QUIC 2018 switches and the
+//! jitter-robust variant beside it. The model, the state machine and the
+//! Linux additions are documented for users in `docs/bbr.md` (the crate's
+//! `guide::bbr` page); this note is about the code.
 //!
 //! # Beside the Linux core
 //!

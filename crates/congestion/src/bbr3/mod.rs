@@ -1,23 +1,8 @@
-//! BBRv3 (`bbr3`), as draft-ietf-ccwg-bbr-06 specifies it and as the
-//! google/bbr v3 branch of Linux runs it (`net/ipv4/tcp_bbr.c`).
-//!
-//! # What v3 adds to v1
-//!
-//! v1 (`crate::bbr`) steers by bandwidth and min_rtt alone and ignores loss,
-//! so on a shallow buffer it keeps pushing 1.25 × BDP into a queue that
-//! cannot hold it. v3 adds a **two-scale model of what the path can hold**:
-//!
-//! - the long-term model, `max_bw` (the max of the last two PROBE_BW cycles)
-//!   and `inflight_longterm` (the volume at which the last probe saw more
-//!   than 2 % loss), which only probing moves;
-//! - the short-term model, `bw_shortterm` and `inflight_shortterm`, cut by
-//!   β = 0.7 once per round with loss (or CE) while not probing, and reset
-//!   when a new probe starts.
-//!
-//! and replaces v1's eight-phase gain cycle with PROBE_BW's four phases
-//! DOWN → CRUISE → REFILL → UP, spaced by a randomised 2–3 s wall clock
-//! wait or a Reno-coexistence bound of at most 63 rounds, whichever is
-//! sooner. PROBE_RTT runs every 5 s at half the BDP.
+//! BBRv3, as draft-ietf-ccwg-bbr-06 specifies it and as the google/bbr v3
+//! branch of Linux runs it. What v3 adds, its profiles, its signals, its
+//! ECN response and how the draft's ambiguities are read are documented for
+//! users in `docs/bbr3.md` (the crate's `guide::bbr3` page); this note is
+//! about the code.
 //!
 //! # Files
 //!
@@ -31,24 +16,6 @@
 //! - `control.rs`: pacing rate, send quantum, offload budget and cwnd
 //!   (§5.6).
 //!
-//! # Profiles
-//!
-//! [`Bbr3Config::draft`] is the default; [`Bbr3Config::linux_v3`] swaps in
-//! the v3 branch's constants (in its fixed-point values, BBR_UNIT = 256)
-//! and its rules where they differ. Every difference is a named field of
-//! [`Bbr3Config`].
-//!
-//! # Stock-kernel signals
-//!
-//! [`Bbr3Config::signals`] = [`Bbr3Signals::StockKernel`] feeds the model
-//! the substitutes a stock Linux kernel gives a BPF congestion control
-//! (`bbrlab_bbr3`) for signals v3's kernel patches add: `prior_in_flight`
-//! for the ACKed packet's `tx_in_flight`, the losses since the round
-//! started for the losses over its flight, and the inflight-too-high check
-//! once per ACK carrying losses rather than per lost packet
-//! (`signals.rs`: `sample_tx_in_flight()`, `sample_lost()`,
-//! `per_ack_loss_check()`). The default, [`Bbr3Signals::Exact`], is v3.
-//!
 //! # Sharing with v1
 //!
 //! The delivery-rate sampler and RTT estimator are the [`Controller`]'s,
@@ -57,44 +24,7 @@
 //! [`crate::windowed_filter::TwoSlotMax`]; the draft's send quantum and
 //! Linux v3's are in [`crate::pacing`].
 //!
-//! # ECN
-//!
-//! The draft specifies no ECN response but requires (§3.7) that a flow
-//! sending ECT "MUST treat any CE marks as congestion". The `draft` profile
-//! reads that as RFC 3168 §6.1.2 does, CE marks standing for the losses an
-//! AQM would otherwise have caused: wherever the draft uses loss as a
-//! congestion signal, CE counts too ([`crate::Bbr3Ecn::AsLoss`]). This
-//! keeps one loss-rate bound for both signals and makes a marking queue
-//! cost bbr3 what a dropping one would, which is what a co-flow that
-//! responds to CE needs. `linux-v3` runs the v3 branch's own response
-//! ([`crate::Bbr3Ecn::LinuxV3`]). Either way the response is taken from the
-//! ACK stream per round; [`CongestionControl::on_congestion_experienced`]
-//! answers false, so the controller starts no loss-style episode for CE.
-//!
-//! # Reading the draft
-//!
-//! Where draft-06's pseudocode is ambiguous, the choices are:
-//!
-//! - `IsRenoCoexistenceProbeTime()` compares rounds with
-//!   `TargetInflight()`, a byte count; the rounds are its value in packets
-//!   (÷ MSS, rounded down), the Reno BDP of §5.3.3.8.2. Below one packet
-//!   that is 0 rounds: DOWN goes straight to REFILL, as written.
-//! - `NoteLoss()` saves the undo state at a round's first loss; after the
-//!   packet of a loss batch that ended a probe (`StartProbeBW_DOWN()`
-//!   resets `is_loss_in_round`), the batch's later packets do not save
-//!   again, or the probe's losses could never be undone (A.18).
-//! - "In fast recovery for at least one full round" (§5.3.1.3): the loss
-//!   round starts at the first loss and ends a packet-timed round later;
-//!   under RFC 9002's short episodes the episode may end with that round,
-//!   so a round with loss counts as a round in recovery.
-//! - `IsTimeToCruise()` uses max_bw as written; `CheckDrainDone()`'s
-//!   `Inflight(1.0)` uses `BBR.bw` through `BDPMultiple()`.
-//! - `BoundCwndForModel()` applies no inflight_longterm cap in DRAIN
-//!   (DRAIN is not a PROBE_BW state), though §5.6.1's table lists one; the
-//!   pseudocode is followed, as Linux does.
-//!
-//! Units: bytes and bytes per nanosecond, as in v1 (Linux counts packets;
-//! its packet counts are converted with the MSS).
+//! Units: bytes and bytes per nanosecond, as in v1.
 //!
 //! [`Controller`]: crate::Controller
 

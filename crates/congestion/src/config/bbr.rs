@@ -6,6 +6,7 @@ use super::RecoveryExit;
 
 /// Switches and constants for BBR v1. Defaults are Linux's.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct BbrConfig {
     /// Bandwidth max-filter window, in round trips (`bbr_bw_rtts` = 10).
     pub bw_window_rounds: u64,
@@ -74,6 +75,7 @@ pub struct BbrConfig {
 /// the default, picks the rule that matches the episodes the transport
 /// provides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BbrRecovery {
     /// [`BbrRecovery::Linux`] when the transport ends episodes as TCP does
     /// ([`RecoveryExit::Transport`]), [`BbrRecovery::Quic2018`] under
@@ -112,6 +114,7 @@ impl BbrRecovery {
 
 /// How BBR measures ACK aggregation and how much cwnd it grants for it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AckAggregation {
     /// Linux's `extra_acked` (`bbr_update_ack_aggregation()`): two slots of
     /// 5 rounds, each sample capped at cwnd, the allowance capped at
@@ -128,6 +131,7 @@ pub enum AckAggregation {
 
 /// Where BBR's min_rtt samples come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MinRttSamples {
     /// Linux: one sample per ACK, the transport's RTT sample (`rs->rtt_us`),
     /// and an expired min_rtt is replaced only by a sample not inflated by
@@ -145,6 +149,7 @@ pub enum MinRttSamples {
 
 /// A named set of [`BbrConfig`] switches: whose BBR v1 to model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BbrFlavour {
     /// Linux `tcp_bbr.c`, the default.
     #[default]
@@ -217,6 +222,7 @@ impl Default for BbrConfig {
 
 /// Parameters of `bbr-jitter` (Dong & Guo 2019, eqs. 8–11).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct JitterConfig {
     /// srtt gain α in eq. (8).
     pub alpha: f64,
@@ -241,6 +247,7 @@ pub struct JitterConfig {
 /// reading of the paper, none is the paper's; the default keeps
 /// bbrlab's behaviour before the switch existed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JitterCadence {
     /// Every RTT sample the transport hands over (the default). bbrlab's
     /// transports, as QUIC's, give one sample per ACK frame that newly
@@ -271,6 +278,7 @@ pub enum JitterCadence {
 /// paper gives the equations but not their order, their start or how the
 /// ACK delay enters; its authors' code was Chromium's QUIC of 2018.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JitterStats {
     /// bbrlab's reading, the default: srtt is updated first and rttvar
     /// measures the sample's distance from the new srtt; rttvar starts at

@@ -8,6 +8,7 @@ use core::str::FromStr;
 /// Whose BBRv3 `bbr3` runs: a named set of [`Bbr3Config`] constants and
 /// switches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Bbr3Profile {
     /// draft-ietf-ccwg-bbr-06, the default.
     #[default]
@@ -79,6 +80,7 @@ impl FromStr for Bbr3Profile {
 /// constants (BBR_UNIT = 256) as the kernel computes them, so 0.90625
 /// rather than 0.91 where the kernel truncates 256 × 91 / 100 to 232.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Bbr3Config {
     /// The profile these values are (read with [`Bbr3Config::profile`]).
     /// Private, and set only by the constructors ([`Bbr3Config::draft`],
@@ -267,6 +269,7 @@ pub struct Bbr3Config {
 /// exactly the substitutes `bbrlab_bbr3` uses, so the cost of running v3
 /// without the patches can be measured against [`Bbr3Signals::Exact`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Bbr3Signals {
     /// v3's signals as its patches define them: each ACKed packet's own
     /// `tx_in_flight` and losses over its flight, and the per-lost-packet
@@ -465,6 +468,7 @@ impl Bbr3Config {
 /// How `bbr3` counts the loss events of a round for STARTUP's high-loss
 /// exit (draft §5.3.1.3, Linux `bbr_check_loss_too_high_in_startup()`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StartupLossCount {
     /// The draft: discontiguous sequence ranges lost in the round
     /// ([`crate::LossContext::lost_ranges`]).
@@ -477,6 +481,7 @@ pub enum StartupLossCount {
 
 /// How `bbr3` responds to CE marks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Bbr3Ecn {
     /// The draft (§3.7) specifies no particular ECN response but requires
     /// that a flow sending ECT "MUST treat any CE marks as congestion".
@@ -528,6 +533,7 @@ impl Bbr3Ecn {
 
 /// How `bbr3` measures ACK aggregation (`BBR.extra_acked`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Bbr3ExtraAcked {
     /// Draft §5.5.9: a max filter over 10 rounds after STARTUP, 1 round
     /// in it; no cap beyond cwnd per sample; sampled on every ACK of data.

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 /// How a stack's adapter seeds each connection's controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConnectionSeeds {
     /// Each connection its own seed ([`Config::for_new_connection`]): the
     /// default, and what a deployment wants.

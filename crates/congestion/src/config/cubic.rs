@@ -3,6 +3,7 @@
 
 /// Switches for CUBIC. Defaults follow RFC 9438 and Linux.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CubicConfig {
     /// Cubic scaling constant C (RFC 9438 §5.1: 0.4).
     pub c: f64,
@@ -29,6 +30,7 @@ pub struct CubicConfig {
 /// region, but differ in two rules that matter on small windows and deep
 /// queues, which is where kernel TCP is compared with the simulator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CubicAvoidance {
     /// RFC 9438: the Reno-friendly estimate grows by α = 3(1−β)/(1+β)
     /// segments per round trip until it passes the window before the last
@@ -66,6 +68,7 @@ impl CubicAvoidance {
 /// The delay-based slow-start exit CUBIC runs when
 /// [`CubicConfig::hystart`] is on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HyStartVariant {
     /// HyStart++ (RFC 9406): a round's RTT against the previous round's,
     /// then five rounds of conservative slow start.

@@ -32,6 +32,7 @@ pub use cubic::{CubicAvoidance, CubicConfig, HyStartVariant};
 
 /// The built-in algorithms, named the same in every bbrlab interface.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// BBR v1 as Linux ships it.
     #[default]
@@ -120,6 +121,7 @@ impl FromStr for Algorithm {
 
 /// Everything needed to build a [`crate::Controller`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Config {
     /// Which algorithm.
     pub algorithm: Algorithm,
@@ -157,6 +159,7 @@ pub struct Config {
 /// timer) is sampled from. The RTT the algorithms see, and min_rtt, are
 /// always the newest packet's: the least delayed by the receiver.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SrttSample {
     /// The largest (newest) packet the ACK newly acknowledges, less the
     /// peer's reported ACK delay where that stays above min_rtt (RFC 9002
@@ -195,6 +198,7 @@ impl Default for Config {
 /// How a loss-based window (CUBIC, Reno) comes down to its new ssthresh
 /// when an episode begins. BBR keeps its own recovery rules either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum WindowReduction {
     /// Proportional Rate Reduction (RFC 6937), as Linux runs it in
     /// recovery and CWR (`tcp_cwnd_reduction()`): sending continues in
@@ -222,6 +226,7 @@ pub enum WindowReduction {
 /// difference is ~88 against ~11 Mbit/s for BBR, measured in bbrlab's
 /// simulator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RecoveryExit {
     /// RFC 9002 §7.3.2: the episode ends when a packet sent after it began
     /// is acknowledged, and a loss of such a packet starts a new one. The

@@ -12,7 +12,6 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset.
 
-use congestion::rng::SplitMix64;
 use congestion::{
     AckEvent, AckedPacket, Config, Controller, Instant, LostPacket, SentPacketState, Snapshot,
 };
@@ -506,4 +505,24 @@ pub fn to_drain(d: &mut RoundDriver, plateau: f64, rtt_ns: u64) {
         }
     }
     panic!("never left STARTUP");
+}
+
+/// The paths' random numbers: SplitMix64 (Steele, Lea & Flood, 2014), the
+/// generator the crate uses internally, written here because the crate
+/// keeps it private; the same sequence, so the paths are the ones the
+/// tests were calibrated on.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
 }
