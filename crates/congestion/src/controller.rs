@@ -325,6 +325,28 @@ impl Controller {
     /// its CE marks wait for the next ACK that acknowledges data.
     pub fn on_ack(&mut self, ack: &AckEvent<'_>) {
         self.begin_ack();
+        // Most ACKs carry nothing but acknowledgements: one test skips the
+        // rest of steps 1-3 for them.
+        if ack.app_limited
+            | ack.spurious_loss
+            | ack.persistent_congestion
+            | !ack.lost.is_empty()
+            | (ack.recovery_point != RecoveryPoint::NotReached)
+        {
+            self.ack_signals(ack);
+        }
+        if ack.acked.is_empty() {
+            self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
+        } else {
+            self.ack_packets(ack);
+        }
+    }
+
+    /// Steps 1-3 of [`Controller::on_ack`] beyond fixing the prior bytes
+    /// in flight: app-limited, undo, the end of an episode, losses,
+    /// persistent congestion.
+    #[inline(never)]
+    fn ack_signals(&mut self, ack: &AckEvent<'_>) {
         if ack.app_limited {
             self.sampler.on_app_limited(ack.prior_bytes_in_flight);
         }
@@ -335,10 +357,6 @@ impl Controller {
         self.declare_lost(ack.now, ack.lost, ack.lost_ranges, ack.bytes_in_flight);
         if ack.persistent_congestion {
             self.on_persistent_congestion(ack.now, ack.bytes_in_flight);
-        }
-        self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
-        if !ack.acked.is_empty() {
-            self.ack_packets(ack);
         }
     }
 
@@ -401,7 +419,7 @@ impl Controller {
         // CE marks count as delivered before the sample is taken, so the
         // sample's interval includes this ACK's marks (Linux counts
         // `delivered_ce` in `tcp_ack()` before `tcp_rate_gen()`).
-        let ce_packets = core::mem::take(&mut self.pending_ce);
+        let ce_packets = core::mem::take(&mut self.pending_ce).saturating_add(ack.ce_packets);
         self.sampler.on_delivered_ce(ce_packets);
         let rate = self
             .sampler

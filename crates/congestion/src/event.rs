@@ -104,6 +104,7 @@ impl<'a> AckEvent<'a> {
     /// An ACK at `now` newly acknowledging `acked`, with `prior_bytes_in_flight`
     /// in flight when it arrived and `bytes_in_flight` after it. Nothing
     /// lost, no CE, no RTT sample: add those with the setters.
+    #[inline]
     pub fn new(
         now: Instant,
         acked: &'a [AckedPacket],
@@ -129,6 +130,7 @@ impl<'a> AckEvent<'a> {
 
     /// The RTT sample this ACK gave, and the peer's ACK delay.
     #[must_use]
+    #[inline]
     pub fn rtt(mut self, sample: Option<Duration>, ack_delay: Duration) -> Self {
         self.rtt_sample = sample;
         self.ack_delay = ack_delay;
@@ -138,6 +140,7 @@ impl<'a> AckEvent<'a> {
     /// The packets loss detection declared lost on this ACK, forming
     /// `ranges` discontiguous ranges (1 when unknown).
     #[must_use]
+    #[inline]
     pub fn lost(mut self, lost: &'a [LostPacket], ranges: u32) -> Self {
         self.lost = lost;
         self.lost_ranges = ranges.max(1);
@@ -146,6 +149,7 @@ impl<'a> AckEvent<'a> {
 
     /// Packets newly reported CE-marked.
     #[must_use]
+    #[inline]
     pub fn ce(mut self, packets: u64) -> Self {
         self.ce_packets = packets;
         self
@@ -153,6 +157,7 @@ impl<'a> AckEvent<'a> {
 
     /// Whether this ACK ended the recovery episode the transport tracks.
     #[must_use]
+    #[inline]
     pub fn recovery_point(mut self, point: RecoveryPoint) -> Self {
         self.recovery_point = point;
         self
@@ -160,6 +165,7 @@ impl<'a> AckEvent<'a> {
 
     /// Whether this ACK proves the last reduction spurious.
     #[must_use]
+    #[inline]
     pub fn spurious_loss(mut self, spurious: bool) -> Self {
         self.spurious_loss = spurious;
         self
@@ -167,6 +173,7 @@ impl<'a> AckEvent<'a> {
 
     /// Whether this ACK's losses establish persistent congestion.
     #[must_use]
+    #[inline]
     pub fn persistent_congestion(mut self, persistent: bool) -> Self {
         self.persistent_congestion = persistent;
         self
@@ -174,6 +181,7 @@ impl<'a> AckEvent<'a> {
 
     /// Whether the application was limiting the rate when the ACK arrived.
     #[must_use]
+    #[inline]
     pub fn app_limited(mut self, app_limited: bool) -> Self {
         self.app_limited = app_limited;
         self

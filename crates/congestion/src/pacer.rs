@@ -31,6 +31,7 @@ pub struct Pacer {
 impl Pacer {
     /// A pacer with no schedule yet: the first packet may leave at once
     /// and starts the schedule from its own send time.
+    #[inline]
     pub const fn new() -> Self {
         Pacer { next: None }
     }
@@ -38,6 +39,7 @@ impl Pacer {
     /// A pacer whose schedule starts at `t`: no packet before it, and the
     /// first packet's time is counted from `t` or from its send time less
     /// the slack, whichever is later.
+    #[inline]
     pub const fn starting_at(t: Instant) -> Self {
         Pacer { next: Some(t) }
     }
@@ -45,6 +47,7 @@ impl Pacer {
     /// How long `bytes` take at `rate_bytes_per_sec` (at least 1), in
     /// nanoseconds, rounded up. Floating-point, as bbrlab's simulator has
     /// always computed it: within a nanosecond of the exact quotient.
+    #[inline]
     pub fn packet_time_ns(bytes: u64, rate_bytes_per_sec: u64) -> u64 {
         let rate = rate_bytes_per_sec.max(1) as f64;
         (bytes as f64 * 1e9 / rate).ceil() as u64
@@ -52,11 +55,13 @@ impl Pacer {
 
     /// The earliest departure time of the next packet; `None` before the
     /// first one (it may leave at once).
+    #[inline]
     pub fn next_departure(&self) -> Option<Instant> {
         self.next
     }
 
     /// Whether the schedule allows a packet at `now`.
+    #[inline]
     pub fn is_due(&self, now: Instant) -> bool {
         self.next.is_none_or(|d| now >= d)
     }
@@ -65,6 +70,7 @@ impl Pacer {
     /// earliest departure time. The schedule is kept while `now` is at
     /// most `slack_ns` past it; later, it restarts from `now` less the
     /// slack.
+    #[inline]
     pub fn on_sent(
         &mut self,
         now: Instant,
@@ -81,6 +87,7 @@ impl Pacer {
 
     /// [`Pacer::on_sent`] with the packet's time already known (`gap_ns`;
     /// zero for a sender that does not pace but keeps the schedule).
+    #[inline]
     pub fn advance(&mut self, now: Instant, gap_ns: u64, slack_ns: u64) -> Instant {
         let floor = now.saturating_sub_nanos(slack_ns);
         let start = match self.next {
@@ -94,6 +101,7 @@ impl Pacer {
 
     /// No packet before `t` (a sender that may not send until then, for
     /// example until its handshake completes).
+    #[inline]
     pub fn hold_until(&mut self, t: Instant) {
         self.next = Some(self.next.map_or(t, |d| d.max(t)));
     }
