@@ -25,7 +25,8 @@ fi
 # build compiles the BPF congestion controls (bbrlab_bbr, bbrlab_jitter, bbrlab_bbr3) and
 # links libbpf (without them it still builds, and `bbrlab kernel load` says
 # what is missing).
-DEBIAN_PACKAGES=(iproute2 iperf3 clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config)
+# valgrind: the speed guard's instruction counts (scripts/speed-guard.sh).
+DEBIAN_PACKAGES=(iproute2 iperf3 clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config valgrind)
 if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
   missing=()
   for p in "${DEBIAN_PACKAGES[@]}"; do
@@ -45,4 +46,13 @@ fi
 # and nbclient.
 bash "$(dirname "$0")/setup-python.sh"
 bash "$(dirname "$0")/setup-docs.sh"  # mdBook, for scripts/test-docs.sh
+# gungraun's runner, which runs the speed guard's benchmarks under Callgrind
+# (scripts/speed-guard.sh); its version must match the `gungraun` library
+# in crates/speed-guard/Cargo.toml.
+GUNGRAUN_VERSION=0.17.2
+case "$(gungraun-runner --version 2>/dev/null || true)" in
+  *"$GUNGRAUN_VERSION"*) ;;
+  *) echo "setup: installing gungraun-runner $GUNGRAUN_VERSION"
+     cargo install -q gungraun-runner --version "$GUNGRAUN_VERSION" --locked ;;
+esac
 echo "setup: ok"

@@ -81,6 +81,9 @@ phase publish-dry-run "${low[@]}" bash scripts/check-publish.sh
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).
 phase docs "${low[@]}" bash scripts/test-docs.sh
+# Instruction counts against the committed baseline (after the docs, whose
+# release build the benchmarks reuse).
+phase speed-guard "${low[@]}" bash scripts/speed-guard.sh
 # The Python package: pytest (API, Dask sweeps) and the example notebook,
 # against the bbrlab binary of the test build (the root tests' binary).
 BBRLAB_CLI="${CARGO_TARGET_DIR:-$PWD/target}/debug/bbrlab" \

@@ -328,13 +328,21 @@ pub(crate) enum Command {
         #[arg(long, short)]
         jobs: Option<usize>,
     },
-    /// Simulator speed: one BBR flow, 100 Mbit/s, 40 ms, 60 s simulated
-    /// (simulated seconds per wall-clock second, as a ratio against the
-    /// same path with CUBIC in the same run).
+    /// Simulator speed: one flow of bbr, cubic and bbr3 in turn on
+    /// 100 Mbit/s, 40 ms, repeated; the median and range of each rate and
+    /// of bbr's and bbr3's ratio to cubic in the same round.
     Bench {
-        /// Simulated seconds.
+        /// Simulated seconds per run, at least (lengthened so each run
+        /// takes --min-wall seconds of wall time).
         #[arg(long, default_value_t = 60)]
         seconds: u64,
+        /// Rounds (each runs bbr, cubic and bbr3 once).
+        #[arg(long, default_value_t = 5)]
+        reps: u32,
+        /// Wall-clock seconds each run takes at least: on a shared machine
+        /// a run of a tenth of a second scatters by ±30 %.
+        #[arg(long, default_value_t = 2.0)]
+        min_wall: f64,
         /// Also run C2's 10 Gbit/s, 100 ms, 1 % loss path for 30 s and
         /// report its wall time and the peak memory (RSS) of this process.
         #[arg(long)]

@@ -249,6 +249,8 @@ fn main() -> ExitCode {
         }
         Command::Bench {
             seconds,
+            reps,
+            min_wall,
             large,
             transport,
             runs,
@@ -257,7 +259,7 @@ fn main() -> ExitCode {
             if transport {
                 bench::transport(seconds, runs, quic_bulk)
             } else {
-                bench::run(seconds, large)
+                bench::run(seconds, large, reps, min_wall)
             }
         }
     };

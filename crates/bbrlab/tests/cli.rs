@@ -491,3 +491,41 @@ fn sim_runs_a_stack_controller_and_shows_its_state() {
         "{err}"
     );
 }
+
+/// `bbrlab bench` repeats bbr, cubic and bbr3 round by round and reports
+/// each rate's median and range and the per-round ratios; bad counts are
+/// refused with the allowed range.
+#[test]
+fn bench_repeats_alternating_rounds_and_reports_medians_and_ranges() {
+    let out = bbrlab(&["bench", "--seconds", "1", "--reps", "2", "--min-wall", "0"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rounds: Vec<&str> = text.lines().filter(|l| l.starts_with("round ")).collect();
+    let order: Vec<&str> = rounds
+        .iter()
+        .map(|l| l.split_whitespace().nth(2).unwrap())
+        .collect();
+    assert_eq!(
+        order,
+        ["bbr", "cubic", "bbr3", "bbr", "cubic", "bbr3"],
+        "{text}"
+    );
+    for alg in ["bbr ", "cubic ", "bbr3 "] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(alg) && l.contains("median"))
+            .unwrap_or_else(|| panic!("no median for {alg}: {text}"));
+        assert!(line.contains("range") && line.contains("2 runs"), "{line}");
+    }
+    assert!(text.contains("bbr/cubic speed ratio: median"), "{text}");
+    assert!(text.contains("bbr3/cubic speed ratio: median"), "{text}");
+
+    let bad = bbrlab(&["bench", "--reps", "0"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("--reps 0: allowed 1 to 50"), "{err}");
+}

@@ -52,40 +52,110 @@ fn dumbbell(algorithm: &str, seconds: u64) -> String {
         .to_toml()
 }
 
-/// Runs the benchmark and prints its figures.
-pub fn run(seconds: u64, large: bool) -> Result<(), String> {
+/// The median and the range of `xs` (not empty).
+fn median_and_range(xs: &[f64]) -> (f64, f64, f64) {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    (median, v[0], v[n - 1])
+}
+
+/// Simulated seconds for a run of at least `min_wall` wall-clock seconds,
+/// from a trial of `seconds` that took `wall`: scaled up with a tenth to
+/// spare, never below `seconds`, at most an hour.
+fn seconds_for(seconds: u64, wall: f64, min_wall: f64) -> u64 {
+    if wall >= min_wall {
+        return seconds;
+    }
+    let scale = min_wall * 1.1 / wall.max(1e-6);
+    ((seconds as f64 * scale).ceil() as u64).clamp(seconds, 3600)
+}
+
+/// One simulation of the dumbbell with `algorithm` for `seconds`.
+struct Sample {
+    wall: f64,
+    summary: netsim::Summary,
+}
+
+fn simulate_dumbbell(algorithm: &str, seconds: u64) -> Result<Sample, String> {
+    let text = dumbbell(algorithm, seconds);
+    let sc = scenario::parse(&text, "<bench>", Path::new("."), Path::new("bench.toml"))
+        .map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    let summary =
+        netsim::run(&sc.runs[0].config, &mut netsim::NoRecorder).map_err(|e| e.to_string())?;
+    Ok(Sample {
+        wall: t0.elapsed().as_secs_f64(),
+        summary,
+    })
+}
+
+/// Runs the benchmark and prints its figures: `reps` rounds of bbr, cubic
+/// and bbr3 in turn (so a machine's drift falls on all three alike), each
+/// simulation long enough to take `min_wall` seconds, then the median and
+/// range of each rate and of the per-round ratios.
+pub fn run(seconds: u64, large: bool, reps: u32, min_wall: f64) -> Result<(), String> {
     if seconds == 0 || seconds > 3600 {
         return Err(format!("--seconds {seconds}: allowed 1 to 3600"));
     }
-    println!("dumbbell: 100 Mbit/s, 40 ms RTT, 667-packet buffer, {seconds} s simulated, one flow");
-    let mut rates = Vec::new();
+    if reps == 0 || reps > 50 {
+        return Err(format!("--reps {reps}: allowed 1 to 50"));
+    }
+    if !(0.0..=600.0).contains(&min_wall) {
+        return Err(format!("--min-wall {min_wall}: allowed 0 to 600 seconds"));
+    }
     // bbr3 last, so the bbr/cubic pair keeps the order (and the cache
     // state) it had before bbr3 existed.
-    for alg in ["bbr", "cubic", "bbr3"] {
-        let text = dumbbell(alg, seconds);
-        let sc = scenario::parse(&text, "<bench>", Path::new("."), Path::new("bench.toml"))
-            .map_err(|e| e.to_string())?;
-        let cfg = &sc.runs[0].config;
-        let t0 = Instant::now();
-        let summary = netsim::run(cfg, &mut netsim::NoRecorder).map_err(|e| e.to_string())?;
-        let wall = t0.elapsed().as_secs_f64();
-        let pps = summary.packets_simulated as f64 / wall;
-        let all = (summary.packets_simulated + summary.ack_packets_simulated) as f64 / wall;
-        println!(
-            "{alg:<6} {:>9} data + {:>9} ACK packets, {:>9} events in {wall:.3} s: \
-             {:.2} M data packets/s, {:.2} M packets/s (data+ACK), {:.2} M events/s, goodput {:.1} Mbit/s",
-            summary.packets_simulated,
-            summary.ack_packets_simulated,
-            summary.events,
-            pps / 1e6,
-            all / 1e6,
-            summary.events as f64 / wall / 1e6,
-            summary.flows[0].goodput_bps / 1e6
-        );
-        rates.push(pps);
+    let algorithms = ["bbr", "cubic", "bbr3"];
+    // A trial of the slowest algorithm fixes the simulated time: the
+    // same for all three, so their rates compare.
+    let trial = simulate_dumbbell("bbr3", seconds)?;
+    let seconds = seconds_for(seconds, trial.wall, min_wall);
+    println!(
+        "dumbbell: 100 Mbit/s, 40 ms RTT, 667-packet buffer, {seconds} s simulated per run \
+         (each at least {min_wall} s of wall time), one flow; {reps} round(s) of {}",
+        algorithms.join(", ")
+    );
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); algorithms.len()];
+    for round in 1..=reps {
+        for (i, alg) in algorithms.iter().enumerate() {
+            let Sample { wall, summary } = simulate_dumbbell(alg, seconds)?;
+            let pps = summary.packets_simulated as f64 / wall;
+            let all = (summary.packets_simulated + summary.ack_packets_simulated) as f64 / wall;
+            println!(
+                "round {round}/{reps} {alg:<6} {:>9} data + {:>9} ACK packets, {:>9} events in {wall:.3} s: \
+                 {:.2} M data packets/s, {:.2} M packets/s (data+ACK), {:.2} M events/s, goodput {:.1} Mbit/s",
+                summary.packets_simulated,
+                summary.ack_packets_simulated,
+                summary.events,
+                pps / 1e6,
+                all / 1e6,
+                summary.events as f64 / wall / 1e6,
+                summary.flows[0].goodput_bps / 1e6
+            );
+            rates[i].push(pps);
+        }
     }
-    println!("bbr/cubic speed ratio: {:.2}", rates[0] / rates[1]);
-    println!("bbr3/cubic speed ratio: {:.2}", rates[2] / rates[1]);
+    for (alg, r) in algorithms.iter().zip(&rates) {
+        let (m, lo, hi) = median_and_range(r);
+        println!(
+            "{alg:<6} median {:.2} M data packets/s (range {:.2}–{:.2}, {} runs)",
+            m / 1e6,
+            lo / 1e6,
+            hi / 1e6,
+            r.len()
+        );
+    }
+    for (i, name) in [(0, "bbr/cubic"), (2, "bbr3/cubic")] {
+        let ratios: Vec<f64> = rates[i].iter().zip(&rates[1]).map(|(a, b)| a / b).collect();
+        let (m, lo, hi) = median_and_range(&ratios);
+        println!("{name} speed ratio: median {m:.2} (range {lo:.2}–{hi:.2}, per round)");
+    }
     if large {
         let before = peak_rss_kib();
         let sc = scenario::parse(
@@ -376,6 +446,23 @@ pub fn transport(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_median_and_range_of_odd_and_even_counts() {
+        assert_eq!(median_and_range(&[3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
+        assert_eq!(median_and_range(&[4.0, 1.0, 2.0, 3.0]), (2.5, 1.0, 4.0));
+    }
+
+    #[test]
+    fn a_short_trial_is_scaled_to_the_wall_time_wanted() {
+        // 10 s simulated in 0.1 s: 2 s of wall time needs 220 s.
+        assert_eq!(seconds_for(10, 0.1, 2.0), 220);
+        // Already long enough, or no minimum: unchanged.
+        assert_eq!(seconds_for(10, 3.0, 2.0), 10);
+        assert_eq!(seconds_for(10, 0.1, 0.0), 10);
+        // Never more than an hour.
+        assert_eq!(seconds_for(600, 0.001, 2.0), 3600);
+    }
 
     /// `bench --transport` reads quic-bulk's summary as its type: the
     /// bytes and goodput it reports (not recomputed), the lost packets and
