@@ -46,13 +46,4 @@ fi
 # and nbclient.
 bash "$(dirname "$0")/setup-python.sh"
 bash "$(dirname "$0")/setup-docs.sh"  # mdBook, for scripts/test-docs.sh
-# gungraun's runner, which runs the speed guard's benchmarks under Callgrind
-# (scripts/speed-guard.sh); its version must match the `gungraun` library
-# in crates/speed-guard/Cargo.toml.
-GUNGRAUN_VERSION=0.17.2
-case "$(gungraun-runner --version 2>/dev/null || true)" in
-  *"$GUNGRAUN_VERSION"*) ;;
-  *) echo "setup: installing gungraun-runner $GUNGRAUN_VERSION"
-     cargo install -q gungraun-runner --version "$GUNGRAUN_VERSION" --locked ;;
-esac
 echo "setup: ok"
