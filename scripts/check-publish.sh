@@ -11,4 +11,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec cargo publish --dry-run --allow-dirty --locked \
-  -p congestion -p bbrlab-s2n -p bbrlab-noq -p bbrlab-quinn
+  -p congestion -p bbrlab-adapter -p bbrlab-s2n -p bbrlab-noq -p bbrlab-quinn

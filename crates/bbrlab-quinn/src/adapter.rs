@@ -10,14 +10,15 @@
 //! time, and hands each ACK frame to [`Controller`] as one
 //! [`congestion::AckEvent`], once quinn has reported its losses too.
 //!
-//! This duplicates the structure of `bbrlab-noq`'s adapter rather than
-//! sharing it: the two stacks key packets differently (a packet number
+//! The frame's assembly is `bbrlab-adapter`'s [`FrameAssembler`], shared
+//! with `bbrlab-noq`; the record of packets in flight is this adapter's
+//! own, since the two stacks key packets differently (a packet number
 //! there, a send time here) and report losses differently (per packet
-//! there, in bytes here), so the common part is building the event, a
-//! dozen lines.
+//! there, in bytes here).
 
+use bbrlab_adapter::{Delivered, FrameAssembler};
 use congestion::observe::{Observed, Observer};
-use congestion::{AckEvent, AckedPacket, Controller, LostPacket, SentPacketState};
+use congestion::{AckedPacket, Controller, LostPacket, SentPacketState};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -34,45 +35,18 @@ struct Slot {
     live: bool,
 }
 
-/// What the ACK frame being assembled carries besides its packets.
-#[derive(Clone, Copy, Debug, Default)]
-struct AckInfo {
-    prior_in_flight: u64,
-    app_limited: bool,
-    rtt_sample: Option<Duration>,
-    newest_acked_sent: Option<Instant>,
-}
-
-/// Events held back until the ACK they belong to is complete.
-#[derive(Clone, Copy, Debug)]
-struct Pending {
-    now: Instant,
-    /// `None` when only a timer's losses are pending.
-    ack: Option<AckInfo>,
-}
-
 /// The adapter's state: the controller, the ring of transmits, and the
-/// ACK being assembled.
+/// ACK frame being assembled.
 #[derive(Debug)]
 pub(crate) struct Core {
     cc: Controller,
-    /// quinn's clock at the controller's creation; bbrlab's counts from it.
-    epoch: Instant,
+    /// The frame quinn is reporting, until it is complete.
+    frame: FrameAssembler,
     ring: VecDeque<Slot>,
     /// Bytes in flight: ours between ACKs, quinn's own count taken over at
     /// each `on_end_acks`.
     in_flight: u64,
-    /// Reused buffers: no allocation per ACK once they have grown.
-    acked: Vec<AckedPacket>,
-    lost: Vec<LostPacket>,
-    acking: Option<AckInfo>,
-    pending: Option<Pending>,
-    pending_ce: u64,
-    pending_persistent: bool,
-    /// Send time of the newest packet an RTT sample was taken from.
-    sampled_up_to: Option<Instant>,
     stack_srtt: Option<Duration>,
-    latest_rtt: Option<Duration>,
     transmits: u64,
     loss_events: u64,
     bytes_acked: u64,
@@ -88,18 +62,10 @@ impl Core {
     pub(crate) fn try_clone(&self) -> Option<Core> {
         Some(Core {
             cc: self.cc.try_clone()?,
-            epoch: self.epoch,
+            frame: self.frame.clone(),
             ring: self.ring.clone(),
             in_flight: self.in_flight,
-            acked: self.acked.clone(),
-            lost: self.lost.clone(),
-            acking: self.acking,
-            pending: self.pending,
-            pending_ce: self.pending_ce,
-            pending_persistent: self.pending_persistent,
-            sampled_up_to: self.sampled_up_to,
             stack_srtt: self.stack_srtt,
-            latest_rtt: self.latest_rtt,
             transmits: self.transmits,
             loss_events: self.loss_events,
             bytes_acked: self.bytes_acked,
@@ -111,18 +77,10 @@ impl Core {
     pub(crate) fn new(cc: Controller, epoch: Instant, observer: Observer) -> Self {
         Core {
             cc,
-            epoch,
+            frame: FrameAssembler::new(epoch),
             ring: VecDeque::new(),
             in_flight: 0,
-            acked: Vec::new(),
-            lost: Vec::new(),
-            acking: None,
-            pending: None,
-            pending_ce: 0,
-            pending_persistent: false,
-            sampled_up_to: None,
             stack_srtt: None,
-            latest_rtt: None,
             transmits: 0,
             loss_events: 0,
             bytes_acked: 0,
@@ -133,7 +91,7 @@ impl Core {
 
     /// quinn's instant on bbrlab's clock.
     fn at(&self, t: Instant) -> congestion::Instant {
-        congestion::Instant::from_std(t, self.epoch)
+        self.frame.at(t)
     }
 
     /// The controller, with every held-back event applied.
@@ -186,10 +144,10 @@ impl Core {
 
     /// quinn's `on_ack`: one packet of the ACK frame being processed.
     pub(crate) fn ack(&mut self, sent: Instant, bytes: u64, stack_srtt: Duration) {
-        if self.acking.is_none() {
+        if !self.frame.is_open() {
             // A new ACK frame: whatever the previous one held back goes now.
             self.flush();
-            self.acking = Some(AckInfo::default());
+            self.frame.open_frame();
         }
         self.stack_srtt = Some(stack_srtt);
         let Some(i) = self.find(sent) else {
@@ -201,51 +159,21 @@ impl Core {
         if slot.acked >= slot.bytes {
             slot.live = false;
         }
-        self.acked.push(AckedPacket {
-            bytes,
-            state: slot.state,
-        });
+        let state = slot.state;
+        self.frame.acked(sent, AckedPacket { bytes, state });
         self.in_flight = self.in_flight.saturating_sub(bytes);
         self.bytes_acked = self.bytes_acked.saturating_add(bytes);
-        if let Some(a) = self.acking.as_mut() {
-            if a.newest_acked_sent.is_none_or(|t| sent > t) {
-                a.newest_acked_sent = Some(sent);
-            }
-        }
     }
 
     /// quinn's `on_end_acks`: the ACK frame's packets are all reported.
     /// `in_flight` is quinn's count after them, before this frame's losses.
+    /// A frame that acknowledged nothing the controller saw sent (only
+    /// ack-only packets, or pruned ones) is no ACK event.
     pub(crate) fn end_acks(&mut self, now: Instant, in_flight: u64, app_limited: bool) {
-        let acking = self.acking.take();
         // quinn's count is the truth: ours cannot tell which bytes of a
         // transmit were ack-only datagrams, nor see discarded spaces.
         self.in_flight = in_flight;
-        let Some(mut info) = acking.filter(|_| !self.acked.is_empty()) else {
-            // The frame acknowledged nothing the controller saw sent (only
-            // ack-only packets, or pruned ones): no ACK event, as a
-            // transport calls `on_ack` only for newly acknowledged data.
-            return;
-        };
-        let acked_bytes = self.acked.iter().map(|p| p.bytes).sum::<u64>();
-        info.prior_in_flight = in_flight.saturating_add(acked_bytes);
-        info.app_limited = app_limited;
-        // One sample per frame, from its newest packet if nothing newer was
-        // sampled before (quinn samples the largest acknowledged packet
-        // when it grows; RFC 9002 §5.1). The controller is not told the
-        // peer's ACK delay, so the sample includes it.
-        if let Some(sent) = info.newest_acked_sent {
-            if self.sampled_up_to.is_none_or(|t| sent > t) {
-                self.sampled_up_to = Some(sent);
-                let rtt = now.saturating_duration_since(sent);
-                info.rtt_sample = Some(rtt);
-                self.latest_rtt = Some(rtt);
-            }
-        }
-        self.pending = Some(Pending {
-            now,
-            ack: Some(info),
-        });
+        self.frame.close_frame(now, in_flight, app_limited);
     }
 
     /// quinn's `on_congestion_event`: after an ACK frame's (or a timer's)
@@ -258,18 +186,18 @@ impl Core {
         persistent: bool,
         lost_bytes: u64,
     ) {
-        if self.pending.is_some_and(|p| p.now != now) {
+        if self.frame.pending_since().is_some_and(|t| t != now) {
             // An event at another instant is a timer's, not this ACK's.
             self.flush();
         }
-        if self.pending.is_none() {
-            self.pending = Some(Pending { now, ack: None });
+        self.frame.begin_pending(now);
+        if persistent {
+            self.frame.persistent_congestion();
         }
-        self.pending_persistent |= persistent;
         if lost_bytes == 0 {
             // quinn: "0 for ECN triggers". It says the CE count rose, not
             // by how much: one mark.
-            self.pending_ce += 1;
+            self.frame.ce(1);
             self.ce_events += 1;
             return;
         }
@@ -277,7 +205,7 @@ impl Core {
         // transmit that holds the newest of them (or the newest one sent
         // before it, if that slot is gone): the rate sampler and BBR need
         // the bytes and the newest state; which transmits they came from
-        // quinn does not say.
+        // quinn does not say, nor how many ranges they form (one).
         let i = self.ring.partition_point(|s| s.sent <= sent);
         let state = match i.checked_sub(1).map(|j| self.ring[j]) {
             Some(slot) => slot.state,
@@ -295,10 +223,13 @@ impl Core {
                 delivered_ce_packets: 0,
             },
         };
-        self.lost.push(LostPacket {
-            bytes: lost_bytes,
-            state,
-        });
+        self.frame.lost(
+            LostPacket {
+                bytes: lost_bytes,
+                state,
+            },
+            false,
+        );
         self.in_flight = self.in_flight.saturating_sub(lost_bytes);
         self.loss_events += 1;
     }
@@ -309,40 +240,16 @@ impl Core {
     }
 
     /// Hands the held-back frame to the controller as one event (or a
-    /// timer's losses on their own). quinn
-    /// reports an ACK frame's losses after its acknowledgements; the
-    /// controller wants them before the rate sample, as Linux's `tcp_ack()`
-    /// marks losses before `tcp_rate_gen()`.
+    /// timer's losses on their own). quinn reports an ACK frame's losses
+    /// after its acknowledgements; the controller wants them before the
+    /// rate sample, as Linux's `tcp_ack()` marks losses before
+    /// `tcp_rate_gen()`, so the frame waits until it is complete.
     pub(crate) fn flush(&mut self) {
-        if self.acking.is_some() {
-            return;
+        match self.frame.deliver(&mut self.cc, self.in_flight) {
+            Delivered::Nothing => return,
+            Delivered::Frame { newest_acked_sent } => self.prune(newest_acked_sent),
+            Delivered::Timer => {}
         }
-        let Some(p) = self.pending.take() else {
-            return;
-        };
-        let now = self.at(p.now);
-        if let Some(a) = p.ack {
-            let event = AckEvent::new(now, &self.acked, a.prior_in_flight, self.in_flight)
-                .rtt(a.rtt_sample, Duration::ZERO)
-                .lost(&self.lost, 1)
-                .ce(std::mem::take(&mut self.pending_ce))
-                .spurious_loss(false)
-                .persistent_congestion(std::mem::take(&mut self.pending_persistent))
-                .app_limited(a.app_limited);
-            self.cc.on_ack(&event);
-            self.prune(a.newest_acked_sent);
-        } else {
-            // A timer's losses, between ACKs; CE marks wait for the next
-            // ACK's event.
-            if !self.lost.is_empty() {
-                self.cc.on_timer_losses(now, &self.lost, 1, self.in_flight);
-            }
-            if std::mem::take(&mut self.pending_persistent) {
-                self.cc.on_persistent_congestion(now, self.in_flight);
-            }
-        }
-        self.acked.clear();
-        self.lost.clear();
         while self.ring.front().is_some_and(|s| !s.live) {
             self.ring.pop_front();
         }
@@ -381,7 +288,7 @@ impl Core {
                 snapshot: self.cc.snapshot(),
                 bytes_in_flight: self.in_flight,
                 srtt: self.stack_srtt,
-                latest_rtt: self.latest_rtt,
+                latest_rtt: self.frame.latest_rtt(),
                 packets_sent: self.transmits,
                 packets_lost: self.loss_events,
                 bytes_acked: self.bytes_acked,

@@ -125,31 +125,18 @@ pub use congestion::observe::{Observed, Observer};
 pub use congestion::{self, Algorithm, Bbr3Config, Config, ConnectionSeeds};
 
 use crate::adapter::Core;
-use congestion::{CongestionControl, Controller};
+use bbrlab_adapter::Recipe;
+use congestion::CongestionControl;
 use quinn_proto::congestion::{self as quinn_cc, ControllerMetrics};
 use quinn_proto::RttEstimator;
 use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-/// Builds a user's algorithm from the factory's config.
-type MakeFn = dyn Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync;
-
 /// Builds a bbrlab controller for each quinn connection.
+#[derive(Debug)]
 pub struct ControllerFactory {
-    config: Config,
-    make: Option<Arc<MakeFn>>,
-    observer: Observer,
-    seeds: ConnectionSeeds,
-}
-
-impl core::fmt::Debug for ControllerFactory {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("ControllerFactory")
-            .field("algorithm", &self.config.algorithm)
-            .field("custom", &self.make.is_some())
-            .finish()
-    }
+    recipe: Recipe,
 }
 
 impl ControllerFactory {
@@ -157,10 +144,7 @@ impl ControllerFactory {
     /// replaced by quinn's MTU: the stack counts whole datagrams.
     pub fn new(config: Config) -> Self {
         ControllerFactory {
-            config,
-            make: None,
-            observer: Observer::default(),
-            seeds: ConnectionSeeds::default(),
+            recipe: Recipe::new(config),
         }
     }
 
@@ -171,10 +155,7 @@ impl ControllerFactory {
         F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
     {
         ControllerFactory {
-            config,
-            make: Some(Arc::new(factory)),
-            observer: Observer::default(),
-            seeds: ConnectionSeeds::default(),
+            recipe: Recipe::custom(config, factory),
         }
     }
 
@@ -183,29 +164,24 @@ impl ControllerFactory {
     /// probe in step; [`ConnectionSeeds::Fixed`] gives every one
     /// `config.seed`, for runs that must repeat exactly.
     pub fn with_seeds(mut self, seeds: ConnectionSeeds) -> Self {
-        self.seeds = seeds;
+        self.recipe = self.recipe.with_seeds(seeds);
         self
     }
 
     /// A handle on the latest state of the controllers this factory builds.
     pub fn observer(&self) -> Observer {
-        self.observer.clone()
+        self.recipe.observer().clone()
     }
 
     fn controller(self: &Arc<Self>, now: Instant, mtu: u16) -> QuinnController {
-        let mut config = self.seeds.config_for(&self.config);
-        config.mss_bytes = u64::from(mtu).max(1);
-        let cc = match &self.make {
-            Some(make) => Controller::custom(&config, make(&config)),
-            None => Controller::new(&config, congestion::Instant::ZERO),
-        };
+        let (cc, seed) = self.recipe.build(u64::from(mtu), congestion::Instant::ZERO);
         let initial_window = cc.cwnd_bytes();
         QuinnController {
             factory: Arc::clone(self),
             mtu,
             initial_window,
-            seed: config.seed,
-            core: Mutex::new(Core::new(cc, now, self.observer.clone())),
+            seed,
+            core: Mutex::new(Core::new(cc, now, self.recipe.observer().clone())),
         }
     }
 }

@@ -5,7 +5,9 @@
 //! wrong bytes-in-flight, a wrong order.
 
 use super::*;
-use congestion::{AckEvent, AckedPacket, Algorithm, Bbr3Profile, LostPacket, SentPacketState};
+use congestion::{
+    AckEvent, AckedPacket, Algorithm, Bbr3Profile, Controller, LostPacket, SentPacketState,
+};
 use quinn_proto::congestion::Controller as _;
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -137,10 +137,9 @@ impl CongestionController {
     /// bytes; `id` 0 never publishes.
     pub(crate) fn new(shared: Arc<Shared>, max_datagram_size: u16, id: u64, seed: u64) -> Self {
         let mss = u64::from(max_datagram_size).max(1);
-        let mut config = shared.config;
-        config.mss_bytes = mss;
-        config.seed = seed;
-        let cc = shared.build(&config, Instant::ZERO.saturating_add(EPOCH_OFFSET));
+        let cc = shared
+            .recipe
+            .build_seeded(mss, seed, Instant::ZERO.saturating_add(EPOCH_OFFSET));
         let quantum = cc.send_quantum_bytes();
         let mut state = State {
             cc,
@@ -342,7 +341,7 @@ impl State {
         self.fill_observed(&mut o);
         self.observed = o;
         if self.id != 0 {
-            self.shared.observer.publish(self.id, &o);
+            self.shared.recipe.observer().publish(self.id, &o);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The s2n-quic congestion-controller provider.
 
 use crate::controller::CongestionController;
-use crate::shared::{Factory, Shared};
+use crate::shared::Shared;
+use bbrlab_adapter::Recipe;
 use congestion::observe::Observer;
 use congestion::{Config, CongestionControl, ConnectionSeeds};
 use s2n_quic_core::recovery::congestion_controller::{self as s2n, PathInfo};
@@ -16,14 +17,13 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Endpoint {
     shared: Arc<Shared>,
-    seeds: ConnectionSeeds,
 }
 
 impl core::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Endpoint")
-            .field("algorithm", &self.shared.config.algorithm.name())
-            .field("custom", &self.shared.factory.is_some())
+            .field("algorithm", &self.shared.recipe.config().algorithm.name())
+            .field("custom", &self.shared.recipe.is_custom())
             .finish_non_exhaustive()
     }
 }
@@ -33,7 +33,7 @@ impl Endpoint {
     /// `config`'s settings; the MSS is taken from each path's datagram
     /// size instead of `config.mss_bytes`.
     pub fn new(config: Config) -> Self {
-        Self::with_factory(config, None)
+        Self::with_recipe(Recipe::new(config))
     }
 
     /// Every connection runs the algorithm `factory` builds, inside a
@@ -45,18 +45,15 @@ impl Endpoint {
     where
         F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
     {
-        Self::with_factory(config, Some(Box::new(factory)))
+        Self::with_recipe(Recipe::custom(config, factory))
     }
 
-    fn with_factory(config: Config, factory: Option<Box<Factory>>) -> Self {
+    fn with_recipe(recipe: Recipe) -> Self {
         Endpoint {
             shared: Arc::new(Shared {
-                config,
-                factory,
-                observer: Observer::default(),
+                recipe,
                 next_id: AtomicU64::new(1),
             }),
-            seeds: ConnectionSeeds::default(),
         }
     }
 
@@ -64,19 +61,23 @@ impl Endpoint {
     /// seed ([`ConnectionSeeds::PerConnection`]), so connections do not
     /// probe in step; [`ConnectionSeeds::Fixed`] gives every one
     /// `config.seed`, for runs that must repeat exactly.
-    pub fn with_seeds(mut self, seeds: ConnectionSeeds) -> Self {
-        self.seeds = seeds;
-        self
+    pub fn with_seeds(self, seeds: ConnectionSeeds) -> Self {
+        Endpoint {
+            shared: Arc::new(Shared {
+                recipe: self.shared.recipe.clone().with_seeds(seeds),
+                next_id: AtomicU64::new(self.shared.next_id.load(Ordering::Relaxed)),
+            }),
+        }
     }
 
     /// A handle on the newest connection's controller state.
     pub fn observer(&self) -> Observer {
-        self.shared.observer.clone()
+        self.shared.recipe.observer().clone()
     }
 
     /// The configuration every connection starts from.
     pub fn config(&self) -> &Config {
-        &self.shared.config
+        self.shared.recipe.config()
     }
 
     /// A controller for a path with datagrams of `max_datagram_size`
@@ -84,8 +85,8 @@ impl Endpoint {
     /// adapter without a network.
     pub fn new_controller(&self, max_datagram_size: u16) -> CongestionController {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        self.shared.observer.register(id);
-        let seed = self.seeds.config_for(&self.shared.config).seed;
+        self.shared.recipe.observer().register(id);
+        let seed = self.shared.recipe.next_seed();
         CongestionController::new(self.shared.clone(), max_datagram_size, id, seed)
     }
 }

@@ -272,6 +272,12 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    /// The built-in's canonical name (seen when [`crate::builtin`] runs
+    /// it inside a user's algorithm).
+    fn name(&self) -> &str {
+        "cubic"
+    }
+
     fn on_ack(&mut self, ctx: &AckContext<'_>, _sampler: &mut DeliveryRateSampler) {
         self.w.on_ack(ctx);
         self.srtt_ns = ctx.rtt.smoothed_ns();

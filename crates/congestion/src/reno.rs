@@ -38,6 +38,12 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
+    /// The built-in's canonical name (seen when [`crate::builtin`] runs
+    /// it inside a user's algorithm).
+    fn name(&self) -> &str {
+        "reno"
+    }
+
     fn on_ack(&mut self, ctx: &AckContext<'_>, _sampler: &mut DeliveryRateSampler) {
         self.w.on_ack(ctx);
         self.srtt_ns = ctx.rtt.smoothed_ns();

@@ -754,6 +754,16 @@ impl Bbr {
 }
 
 impl CongestionControl for Bbr {
+    /// The built-in's canonical name (seen when [`crate::builtin`] runs
+    /// it inside a user's algorithm).
+    fn name(&self) -> &str {
+        if self.jitter.is_some() {
+            "bbr-jitter"
+        } else {
+            "bbr"
+        }
+    }
+
     /// After idle, restart at 1.0 × bw rather than bursting, and restart the
     /// ACK-aggregation epoch (`bbr_cwnd_event()`, CA_EVENT_TX_START).
     fn on_restart_from_idle(&mut self, now: Instant, rtt: &RttEstimator) {

@@ -1,0 +1,140 @@
+//! How each connection's controller is made.
+
+use congestion::observe::Observer;
+use congestion::{Config, CongestionControl, ConnectionSeeds, Controller, Instant};
+use std::sync::Arc;
+
+/// Builds a user's algorithm from a connection's configuration.
+pub type MakeAlgorithm = dyn Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync;
+
+/// How an adapter makes each connection's [`Controller`]: the
+/// configuration, a user's algorithm if any, how connections are seeded,
+/// and the [`Observer`] every controller of this recipe publishes to.
+/// Cheap to clone (the user's algorithm and the observer are shared).
+#[derive(Clone)]
+pub struct Recipe {
+    config: Config,
+    make: Option<Arc<MakeAlgorithm>>,
+    seeds: ConnectionSeeds,
+    observer: Observer,
+}
+
+impl core::fmt::Debug for Recipe {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Recipe")
+            .field("algorithm", &self.config.algorithm.name())
+            .field("custom", &self.make.is_some())
+            .field("seeds", &self.seeds)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Recipe {
+    /// Controllers running `config.algorithm`, each connection with its
+    /// own seed ([`ConnectionSeeds::PerConnection`]).
+    pub fn new(config: Config) -> Self {
+        Recipe {
+            config,
+            make: None,
+            seeds: ConnectionSeeds::default(),
+            observer: Observer::default(),
+        }
+    }
+
+    /// Controllers running a user's algorithm, built by `make` from each
+    /// connection's configuration (its `algorithm` field is then only a
+    /// label).
+    pub fn custom<F>(config: Config, make: F) -> Self
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
+    {
+        Recipe {
+            make: Some(Arc::new(make)),
+            ..Recipe::new(config)
+        }
+    }
+
+    /// How connections are seeded: by default each its own, so that flows
+    /// sharing a bottleneck do not probe in step; [`ConnectionSeeds::Fixed`]
+    /// gives every one `config.seed`, for runs that must repeat.
+    #[must_use]
+    pub fn with_seeds(mut self, seeds: ConnectionSeeds) -> Self {
+        self.seeds = seeds;
+        self
+    }
+
+    /// The configuration every connection starts from.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Whether the controllers run a user's algorithm.
+    pub fn is_custom(&self) -> bool {
+        self.make.is_some()
+    }
+
+    /// The observer every controller of this recipe publishes to.
+    pub fn observer(&self) -> &Observer {
+        &self.observer
+    }
+
+    /// A new connection's controller, counting in datagrams of
+    /// `datagram_size` bytes and started at `now`, with the seed it drew.
+    pub fn build(&self, datagram_size: u64, now: Instant) -> (Controller, u64) {
+        let seed = self.next_seed();
+        (self.build_seeded(datagram_size, seed, now), seed)
+    }
+
+    /// The seed the next connection gets (its own, or `config.seed` with
+    /// [`ConnectionSeeds::Fixed`]).
+    pub fn next_seed(&self) -> u64 {
+        self.seeds.config_for(&self.config).seed
+    }
+
+    /// A controller with a given `seed`: for a stack that rebuilds a
+    /// connection's controller (a copy of one whose algorithm cannot be
+    /// cloned), which must keep the connection's seed.
+    pub fn build_seeded(&self, datagram_size: u64, seed: u64, now: Instant) -> Controller {
+        let mut config = self.config;
+        config.seed = seed;
+        config.mss_bytes = datagram_size.max(1);
+        match &self.make {
+            Some(make) => Controller::custom(&config, make(&config)),
+            None => Controller::new(&config, now),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use congestion::Algorithm;
+
+    #[test]
+    fn each_connection_gets_its_datagram_size_and_by_default_its_own_seed() {
+        let r = Recipe::new(Config::new(Algorithm::Bbr));
+        let (a, seed_a) = r.build(1200, Instant::ZERO);
+        let (_, seed_b) = r.build(1200, Instant::ZERO);
+        assert_eq!(a.mss_bytes(), 1200);
+        assert_eq!(a.algorithm(), Some(Algorithm::Bbr));
+        assert_ne!(seed_a, seed_b);
+        let fixed = r.clone().with_seeds(ConnectionSeeds::Fixed);
+        assert_eq!(fixed.build(1200, Instant::ZERO).1, fixed.config().seed);
+        assert_eq!(
+            fixed.build(0, Instant::ZERO).0.mss_bytes(),
+            1,
+            "at least one byte"
+        );
+    }
+
+    #[test]
+    fn a_custom_recipe_builds_the_users_algorithm() {
+        let r = Recipe::custom(Config::new(Algorithm::Cubic), |c| {
+            congestion::builtin(c, Instant::ZERO)
+        });
+        assert!(r.is_custom());
+        let (cc, _) = r.build(1500, Instant::ZERO);
+        assert_eq!(cc.algorithm(), None);
+        assert_eq!(cc.name(), "cubic");
+    }
+}
