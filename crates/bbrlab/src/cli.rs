@@ -26,33 +26,7 @@ pub(crate) enum Command {
     /// failure of the command). With --strict, 1 if any claim or BBRv3
     /// result that ran is not reproduced, for CI. Errors (a run that fails, an unwritable
     /// directory) always exit 1.
-    Reproduce {
-        /// Report directory.
-        #[arg(long, short, default_value = "report")]
-        out: PathBuf,
-        /// Shorter durations (for CI); every claim's checks still apply.
-        #[arg(long)]
-        quick: bool,
-        /// Only these claims or BBRv3 results, comma-separated (e.g.
-        /// `C1,C3`, `1,3` or `V1`).
-        #[arg(long, value_delimiter = ',')]
-        only: Option<Vec<String>>,
-        /// Parallel runs (default: all cores).
-        #[arg(long, short)]
-        jobs: Option<usize>,
-        /// No progress bar or per-claim lines.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Print the Markdown claims table (as the book's "Reproduced claims"
-        /// chapter pastes it) from an existing
-        /// claims.json (e.g. report/claims.json) and exit.
-        #[arg(long, value_name = "CLAIMS_JSON")]
-        table: Option<PathBuf>,
-        /// Exit with status 1 if any claim is not reproduced (for CI); the
-        /// report is written either way.
-        #[arg(long, conflicts_with = "table")]
-        strict: bool,
-    },
+    Reproduce(ReproduceArgs),
     /// Run real programs over an emulated path (needs root): two network
     /// namespaces joined by TUN devices, with the link model in between.
     /// "up" is client → server (the link's forward direction), "down" is
@@ -86,22 +60,7 @@ pub(crate) enum Command {
     /// Run a one-flow scenario in the simulator and, through the emulator
     /// (root), with kernel TCP, the UDP transport and/or s2n-quic (bbrlab's
     /// controller through the adapter); overlay and tabulate.
-    Compare {
-        /// The scenario (one flow, no sweep).
-        scenario: PathBuf,
-        /// Real sources to add (comma-separated): kernel (kernel TCP), udp
-        /// (bbrlab's UDP transport), s2n (s2n-quic with the scenario's
-        /// algorithm through bbrlab's adapter, by `quic-bulk`); or `none`.
-        #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
-        with: Vec<String>,
-        /// quic-bulk for `--with s2n` (default: next to this binary;
-        /// `cargo build --release -p quic-bulk`).
-        #[arg(long)]
-        quic_bulk: Option<PathBuf>,
-        /// Output directory (default out/compare-NAME, NAME the scenario's name).
-        #[arg(long, short)]
-        out: Option<PathBuf>,
-    },
+    Compare(CompareArgs),
     /// Bulk transfers over real QUIC stacks with `quic-bulk`: each stack's
     /// own controllers (`s2n:bbr2`, `s2n:cubic`) and bbrlab's through the
     /// stack's adapter (`bbr`, `bbr-jitter`, `bbr3`, `cubic`, `reno`).
@@ -134,97 +93,7 @@ pub(crate) enum Command {
     #[command(
         after_help = "Examples (as root):\n  bbrlab validate --quick --out out/validate                 # single flow, 4 paths, ~3 min\n  bbrlab validate --multiflow --quick --out out/validate     # competing flows, 3 paths of 20 s, ~2 min\n  bbrlab validate --multiflow --only bbr-vs-cubic-0.5bdp,bbr-vs-cubic-16bdp\n  bbrlab validate --multiflow --resimulate --sim-ack linux --out out/validate   # the simulator again, the same kernel runs (no root)\n  bbrlab validate --resimulate --sim-ack linux --out out/validate               # the same, single flow\n  scripts/validate-multiflow.sh                              # the whole competing-flow matrix\n  bbrlab validate --table out/validate/validate.json"
     )]
-    Validate {
-        /// Output directory.
-        #[arg(long, short, default_value = "out/validate")]
-        out: PathBuf,
-        /// Four representative paths, one repetition, 6 s runs (< 10 min);
-        /// with --multiflow three paths of 20 s (about 2 min).
-        #[arg(long)]
-        quick: bool,
-        /// Run the competing-flow matrix instead of the single-flow one.
-        #[arg(long, conflicts_with_all = ["algorithms", "quic_bulk"])]
-        multiflow: bool,
-        /// Only these paths (comma-separated names; an unknown name lists
-        /// the matrix's).
-        #[arg(long, value_delimiter = ',')]
-        only: Option<Vec<String>>,
-        /// Repetitions per path and algorithm (default 3, 1 with --quick,
-        /// with --multiflow too)
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
-        reps: Option<u64>,
-        /// Seconds per transfer (default 10, 6 with --quick; with
-        /// --multiflow 30, 20 with --quick).
-        #[arg(long)]
-        seconds: Option<u64>,
-        /// The receiver of the simulation matched to kernel TCP: `every`
-        /// (an ACK per packet, the simulator's default) or `linux` (Linux's
-        /// delayed ACKs and SACK compression, as the kernel's receiver
-        /// does). The UDP transport's and s2n-quic's matched simulations
-        /// keep an ACK per packet.
-        #[arg(long, value_enum, default_value = "every")]
-        sim_ack: SimAck,
-        /// With --multiflow: how many times the simulator runs each
-        /// repetition, the flows after the first started 1/N of the base
-        /// round trip apart each time, from half a round trip ahead of the
-        /// first flow to half behind (an even N never starts two flows at
-        /// once); its figures are the median over these start phases, the
-        /// shares' least and greatest shown beside them (1: one run, no
-        /// spread).
-        #[arg(long, value_name = "N", default_value_t = crate::validate::multiflow::PHASES as u32,
-              value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
-        sim_phases: u32,
-        /// Run no real transfers; judge the simulator, run afresh (with
-        /// --sim-ack, and --sim-phases with --multiflow), against the real
-        /// runs an earlier validate (or validate --multiflow) left in
-        /// --out: its paths (or --only's), algorithms (or, single flow,
-        /// --algorithms'), run length and repetitions; with --only or
-        /// --algorithms the other rows stay as they were. Rewrites --out's
-        /// validate.json, validate.md and each repetition's compare.json.
-        /// Needs no root; takes seconds.
-        #[arg(long, conflicts_with_all = ["quick", "reps", "seconds", "jobs", "update", "quic_bulk", "table", "receivers"])]
-        resimulate: bool,
-        /// Algorithms to validate (kernel names): bbr, cubic, reno, and
-        /// bbrlab_bbr3 (the BPF BBRv3, against the simulator's bbr3 with
-        /// profile linux-v3 and stock-kernel signals; loaded for the run
-        /// if it is not, retransmissions judged too). Default: bbr,cubic;
-        /// with --resimulate, every algorithm the earlier run has.
-        #[arg(long, value_delimiter = ',')]
-        algorithms: Option<Vec<String>>,
-        /// Keep the rows an earlier single-flow run left in --out's
-        /// validate.json for other algorithms or paths, and replace only
-        /// the rows this run makes (e.g. `--algorithms cubic --update`
-        /// after a change to CUBIC). The earlier run must have the same
-        /// run length, repetitions and --sim-ack.
-        #[arg(long, conflicts_with_all = ["multiflow", "table", "receivers"])]
-        update: bool,
-        /// Single flow: how many paths (or algorithms) run at once, each
-        /// through its own emulator. Two transfers at once measured the
-        /// same as one after another on a 2-core machine up to 20 Mbit/s
-        /// (the emulators' forwarders run at real-time priority); faster
-        /// rows were host-limited, and validate names them. More than the
-        /// machine has cores is refused.
-        #[arg(long, short = 'j', default_value_t = 1,
-              value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "multiflow")]
-        jobs: u32,
-        /// Exit with status 1 when any path misses its bounds (for CI).
-        #[arg(long)]
-        strict: bool,
-        /// Print the Markdown table of an existing validate.json and exit.
-        #[arg(long, value_name = "VALIDATE_JSON")]
-        table: Option<PathBuf>,
-        /// Print which simulated receiver matches kernel TCP better and
-        /// exit: EVERY is a single-flow validate.json with an ACK per
-        /// packet, LINUX one run with --sim-ack linux; both receivers are
-        /// judged against LINUX's kernel runs (the simulator is
-        /// deterministic).
-        #[arg(long, num_args = 2, value_names = ["EVERY", "LINUX"], conflicts_with = "table")]
-        receivers: Option<Vec<PathBuf>>,
-        /// quic-bulk for the s2n-quic rows of bbr (default: next to this
-        /// binary; without it those rows are skipped, with a note).
-        #[arg(long)]
-        quic_bulk: Option<PathBuf>,
-    },
+    Validate(ValidateArgs),
     /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
     Tcp {
         #[command(subcommand)]
@@ -277,19 +146,7 @@ pub(crate) enum Command {
     /// delay's CDF and the flow completion time CDFs. A sweep's output
     /// directory (`summary.json`): throughput against 95th-percentile RTT,
     /// one point per run and algorithm (Pantheon-style).
-    Plot {
-        /// A run directory (`run-NNNN`) or the directory `bbrlab sim` wrote.
-        run_dir: PathBuf,
-        /// Jain's index window length, seconds.
-        #[arg(long, default_value_t = 1.0)]
-        jain_window: f64,
-        /// A Jain window ends every this many seconds.
-        #[arg(long, default_value_t = 0.1)]
-        jain_step: f64,
-        /// Jain's index at or above which the flows share fairly (0–1].
-        #[arg(long, default_value_t = 0.9)]
-        jain_threshold: f64,
-    },
+    Plot(PlotArgs),
     /// What bbr3 loses on a stock kernel: the simulator's bbr3 (profile
     /// linux-v3) with v3's exact signals and with the stock kernel's
     /// substitutes (`[flow.bbr3] signals = "stock-kernel"`, what the BPF
@@ -297,71 +154,242 @@ pub(crate) enum Command {
     /// seeds; writes approximation.csv, approximation-runs.csv and
     /// approximation.md and prints the table. Simulator only (no root).
     #[command(name = "bbr3-signals")]
-    Bbr3Signals {
-        /// Output directory (each run's files under `runs/<path>/<signals>/seed-N`).
-        #[arg(long, short, default_value = "out/bbr3-signals")]
-        out: PathBuf,
-        /// Only these paths (comma-separated names of validate's matrix).
-        #[arg(long, value_delimiter = ',')]
-        only: Option<Vec<String>>,
-        /// Seeds per path and mode (1..=N).
-        #[arg(long, default_value_t = 3)]
-        seeds: u64,
-        /// Simulated seconds per run.
-        #[arg(long, default_value_t = 10)]
-        seconds: u64,
-    },
+    Bbr3Signals(Bbr3SignalsArgs),
     /// Compare bbrlab's bbr and bbr3 with the QUIC stacks' own controllers
     /// (s2n:bbr2, s2n:cubic, quinn:bbr, quinn:cubic) on C1's, C3's and C10's
     /// paths in the simulator; writes stack-controllers.csv and
     /// stack-controllers.md (the table the book includes) and prints the
     /// table.
-    Stacks {
-        /// Output directory (each run's files under `<path>/run-NNNN`).
-        #[arg(long, short, default_value = "stack-controllers")]
-        out: PathBuf,
-        /// Shorter durations (C1 15 s, C3 30 s, C10 15 s instead of the
-        /// claims' 60, 120 and 60 s).
-        #[arg(long)]
-        quick: bool,
-        /// Parallel runs (default: all cores).
-        #[arg(long, short)]
-        jobs: Option<usize>,
-    },
+    Stacks(StacksArgs),
     /// Simulator speed: one flow of bbr, cubic and bbr3 in turn on
     /// 100 Mbit/s, 40 ms, repeated; the median and range of each rate and
     /// of bbr's and bbr3's ratio to cubic in the same round.
-    Bench {
-        /// Simulated seconds per run, at least (lengthened so each run
-        /// takes --min-wall seconds of wall time).
-        #[arg(long, default_value_t = 60)]
-        seconds: u64,
-        /// Rounds (each runs bbr, cubic and bbr3 once).
-        #[arg(long, default_value_t = 5)]
-        reps: u32,
-        /// Wall-clock seconds each run takes at least: on a shared machine
-        /// a run of a tenth of a second scatters by ±30 %.
-        #[arg(long, default_value_t = 2.0)]
-        min_wall: f64,
-        /// Also run C2's 10 Gbit/s, 100 ms, 1 % loss path for 30 s and
-        /// report its wall time and the peak memory (RSS) of this process.
-        #[arg(long)]
-        large: bool,
-        /// Instead: goodput and CPU cost (Gbit per CPU-second) of the UDP
-        /// transport (`bbrlab send`/`recv`, bbr) on loopback against quinn's
-        /// BBR and CUBIC in the same run (ratios per round), each for
-        /// --seconds; then without GSO and kernel TCP bbr once.
-        #[arg(long, conflicts_with = "large")]
-        transport: bool,
-        /// Rounds of the --transport comparison.
-        #[arg(long, default_value_t = 3, requires = "transport")]
-        runs: u32,
-        /// `quic-bulk`, which runs quinn's BBR and CUBIC for --transport
-        /// (default: `quic-bulk` next to this binary; `cargo build
-        /// --release -p quic-bulk`). `--quinn` is the old name.
-        #[arg(long = "quic-bulk", alias = "quinn", requires = "transport")]
-        quic_bulk: Option<PathBuf>,
-    },
+    Bench(BenchArgs),
+}
+
+/// `bbrlab reproduce`'s options.
+#[derive(clap::Args)]
+pub(crate) struct ReproduceArgs {
+    /// Report directory.
+    #[arg(long, short, default_value = "report")]
+    pub(crate) out: PathBuf,
+    /// Shorter durations (for CI); every claim's checks still apply.
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Only these claims or BBRv3 results, comma-separated (e.g.
+    /// `C1,C3`, `1,3` or `V1`).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) only: Option<Vec<String>>,
+    /// Parallel runs (default: all cores).
+    #[arg(long, short)]
+    pub(crate) jobs: Option<usize>,
+    /// No progress bar or per-claim lines.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Print the Markdown claims table (as the book's "Reproduced claims"
+    /// chapter pastes it) from an existing
+    /// claims.json (e.g. report/claims.json) and exit.
+    #[arg(long, value_name = "CLAIMS_JSON")]
+    pub(crate) table: Option<PathBuf>,
+    /// Exit with status 1 if any claim is not reproduced (for CI); the
+    /// report is written either way.
+    #[arg(long, conflicts_with = "table")]
+    pub(crate) strict: bool,
+}
+
+/// `bbrlab compare`'s options.
+#[derive(clap::Args)]
+pub(crate) struct CompareArgs {
+    /// The scenario (one flow, no sweep).
+    pub(crate) scenario: PathBuf,
+    /// Real sources to add (comma-separated): kernel (kernel TCP), udp
+    /// (bbrlab's UDP transport), s2n (s2n-quic with the scenario's
+    /// algorithm through bbrlab's adapter, by `quic-bulk`); or `none`.
+    #[arg(long, value_delimiter = ',', default_value = "kernel,udp")]
+    pub(crate) with: Vec<String>,
+    /// quic-bulk for `--with s2n` (default: next to this binary;
+    /// `cargo build --release -p quic-bulk`).
+    #[arg(long)]
+    pub(crate) quic_bulk: Option<PathBuf>,
+    /// Output directory (default out/compare-NAME, NAME the scenario's name).
+    #[arg(long, short)]
+    pub(crate) out: Option<PathBuf>,
+}
+
+/// `bbrlab validate`'s options.
+#[derive(clap::Args)]
+pub(crate) struct ValidateArgs {
+    /// Output directory.
+    #[arg(long, short, default_value = "out/validate")]
+    pub(crate) out: PathBuf,
+    /// Four representative paths, one repetition, 6 s runs (< 10 min);
+    /// with --multiflow three paths of 20 s (about 2 min).
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Run the competing-flow matrix instead of the single-flow one.
+    #[arg(long, conflicts_with_all = ["algorithms", "quic_bulk"])]
+    pub(crate) multiflow: bool,
+    /// Only these paths (comma-separated names; an unknown name lists
+    /// the matrix's).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) only: Option<Vec<String>>,
+    /// Repetitions per path and algorithm (default 3, 1 with --quick,
+    /// with --multiflow too)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub(crate) reps: Option<u64>,
+    /// Seconds per transfer (default 10, 6 with --quick; with
+    /// --multiflow 30, 20 with --quick).
+    #[arg(long)]
+    pub(crate) seconds: Option<u64>,
+    /// The receiver of the simulation matched to kernel TCP: `every`
+    /// (an ACK per packet, the simulator's default) or `linux` (Linux's
+    /// delayed ACKs and SACK compression, as the kernel's receiver
+    /// does). The UDP transport's and s2n-quic's matched simulations
+    /// keep an ACK per packet.
+    #[arg(long, value_enum, default_value = "every")]
+    pub(crate) sim_ack: SimAck,
+    /// With --multiflow: how many times the simulator runs each
+    /// repetition, the flows after the first started 1/N of the base
+    /// round trip apart each time, from half a round trip ahead of the
+    /// first flow to half behind (an even N never starts two flows at
+    /// once); its figures are the median over these start phases, the
+    /// shares' least and greatest shown beside them (1: one run, no
+    /// spread).
+    #[arg(long, value_name = "N", default_value_t = testbed::validate::multiflow::PHASES as u32,
+          value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
+    pub(crate) sim_phases: u32,
+    /// Run no real transfers; judge the simulator, run afresh (with
+    /// --sim-ack, and --sim-phases with --multiflow), against the real
+    /// runs an earlier validate (or validate --multiflow) left in
+    /// --out: its paths (or --only's), algorithms (or, single flow,
+    /// --algorithms'), run length and repetitions; with --only or
+    /// --algorithms the other rows stay as they were. Rewrites --out's
+    /// validate.json, validate.md and each repetition's compare.json.
+    /// Needs no root; takes seconds.
+    #[arg(long, conflicts_with_all = ["quick", "reps", "seconds", "jobs", "update", "quic_bulk", "table", "receivers"])]
+    pub(crate) resimulate: bool,
+    /// Algorithms to validate (kernel names): bbr, cubic, reno, and
+    /// bbrlab_bbr3 (the BPF BBRv3, against the simulator's bbr3 with
+    /// profile linux-v3 and stock-kernel signals; loaded for the run
+    /// if it is not, retransmissions judged too). Default: bbr,cubic;
+    /// with --resimulate, every algorithm the earlier run has.
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) algorithms: Option<Vec<String>>,
+    /// Keep the rows an earlier single-flow run left in --out's
+    /// validate.json for other algorithms or paths, and replace only
+    /// the rows this run makes (e.g. `--algorithms cubic --update`
+    /// after a change to CUBIC). The earlier run must have the same
+    /// run length, repetitions and --sim-ack.
+    #[arg(long, conflicts_with_all = ["multiflow", "table", "receivers"])]
+    pub(crate) update: bool,
+    /// Single flow: how many paths (or algorithms) run at once, each
+    /// through its own emulator. Two transfers at once measured the
+    /// same as one after another on a 2-core machine up to 20 Mbit/s
+    /// (the emulators' forwarders run at real-time priority); faster
+    /// rows were host-limited, and validate names them. More than the
+    /// machine has cores is refused.
+    #[arg(long, short = 'j', default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "multiflow")]
+    pub(crate) jobs: u32,
+    /// Exit with status 1 when any path misses its bounds (for CI).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Print the Markdown table of an existing validate.json and exit.
+    #[arg(long, value_name = "VALIDATE_JSON")]
+    pub(crate) table: Option<PathBuf>,
+    /// Print which simulated receiver matches kernel TCP better and
+    /// exit: EVERY is a single-flow validate.json with an ACK per
+    /// packet, LINUX one run with --sim-ack linux; both receivers are
+    /// judged against LINUX's kernel runs (the simulator is
+    /// deterministic).
+    #[arg(long, num_args = 2, value_names = ["EVERY", "LINUX"], conflicts_with = "table")]
+    pub(crate) receivers: Option<Vec<PathBuf>>,
+    /// quic-bulk for the s2n-quic rows of bbr (default: next to this
+    /// binary; without it those rows are skipped, with a note).
+    #[arg(long)]
+    pub(crate) quic_bulk: Option<PathBuf>,
+}
+
+/// `bbrlab plot`'s options.
+#[derive(clap::Args)]
+pub(crate) struct PlotArgs {
+    /// A run directory (`run-NNNN`) or the directory `bbrlab sim` wrote.
+    pub(crate) run_dir: PathBuf,
+    /// Jain's index window length, seconds.
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) jain_window: f64,
+    /// A Jain window ends every this many seconds.
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) jain_step: f64,
+    /// Jain's index at or above which the flows share fairly (0–1].
+    #[arg(long, default_value_t = 0.9)]
+    pub(crate) jain_threshold: f64,
+}
+
+/// `bbrlab bbr3-signals`'s options.
+#[derive(clap::Args)]
+pub(crate) struct Bbr3SignalsArgs {
+    /// Output directory (each run's files under `runs/<path>/<signals>/seed-N`).
+    #[arg(long, short, default_value = "out/bbr3-signals")]
+    pub(crate) out: PathBuf,
+    /// Only these paths (comma-separated names of validate's matrix).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) only: Option<Vec<String>>,
+    /// Seeds per path and mode (1..=N).
+    #[arg(long, default_value_t = 3)]
+    pub(crate) seeds: u64,
+    /// Simulated seconds per run.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) seconds: u64,
+}
+
+/// `bbrlab stacks`'s options.
+#[derive(clap::Args)]
+pub(crate) struct StacksArgs {
+    /// Output directory (each run's files under `<path>/run-NNNN`).
+    #[arg(long, short, default_value = "stack-controllers")]
+    pub(crate) out: PathBuf,
+    /// Shorter durations (C1 15 s, C3 30 s, C10 15 s instead of the
+    /// claims' 60, 120 and 60 s).
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Parallel runs (default: all cores).
+    #[arg(long, short)]
+    pub(crate) jobs: Option<usize>,
+}
+
+/// `bbrlab bench`'s options.
+#[derive(clap::Args)]
+pub(crate) struct BenchArgs {
+    /// Simulated seconds per run, at least (lengthened so each run
+    /// takes --min-wall seconds of wall time).
+    #[arg(long, default_value_t = 60)]
+    pub(crate) seconds: u64,
+    /// Rounds (each runs bbr, cubic and bbr3 once).
+    #[arg(long, default_value_t = 5)]
+    pub(crate) reps: u32,
+    /// Wall-clock seconds each run takes at least: on a shared machine
+    /// a run of a tenth of a second scatters by ±30 %.
+    #[arg(long, default_value_t = 2.0)]
+    pub(crate) min_wall: f64,
+    /// Also run C2's 10 Gbit/s, 100 ms, 1 % loss path for 30 s and
+    /// report its wall time and the peak memory (RSS) of this process.
+    #[arg(long)]
+    pub(crate) large: bool,
+    /// Instead: goodput and CPU cost (Gbit per CPU-second) of the UDP
+    /// transport (`bbrlab send`/`recv`, bbr) on loopback against quinn's
+    /// BBR and CUBIC in the same run (ratios per round), each for
+    /// --seconds; then without GSO and kernel TCP bbr once.
+    #[arg(long, conflicts_with = "large")]
+    pub(crate) transport: bool,
+    /// Rounds of the --transport comparison.
+    #[arg(long, default_value_t = 3, requires = "transport")]
+    pub(crate) runs: u32,
+    /// `quic-bulk`, which runs quinn's BBR and CUBIC for --transport
+    /// (default: `quic-bulk` next to this binary; `cargo build
+    /// --release -p quic-bulk`). `--quinn` is the old name.
+    #[arg(long = "quic-bulk", alias = "quinn", requires = "transport")]
+    pub(crate) quic_bulk: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]

@@ -22,22 +22,24 @@
 //!   the stock kernel's substitutes, on validate's paths
 //!
 //! A thin binary over the library crates (scenario, runner, figures,
-//! claims, tcp-probe, linkem, transport, kernel-cc): `cli` holds the
-//! command-line types, each command's glue is in a module of its own, and
-//! `main` only dispatches and turns an error into exit status 1.
+//! claims, tcp-probe, linkem, transport, kernel-cc, testbed): `cli` holds
+//! the command-line types, each command's glue is in a module of its own
+//! under `cmd/`, `terminal` the progress display the sweeping commands
+//! share, and `main` only dispatches and turns an error into exit status 1.
 
 use clap::Parser;
 use std::process::ExitCode;
 
-use claims::reproduce;
 use cli::{Cli, Command, KernelAction};
 
 mod cli;
 mod cmd;
+mod terminal;
 
-use claims::bbr3_signals;
-use cmd::{bench, emu, jitter_sweep, kernel, sim, tcp, udp};
-use testbed::{compare, quic, validate};
+use cmd::{
+    bbr3_signals, bench, compare, emu, jitter_sweep, kernel, plot, quic, reproduce, sim, stacks,
+    tcp, udp, validate,
+};
 
 fn main() -> ExitCode {
     // A command line tool's output is often piped into `head` or `less`:
@@ -59,51 +61,8 @@ fn main() -> ExitCode {
             no_plots,
             force,
         } => sim::run(&scenario, out, jobs, quiet, !no_plots, force),
-        Command::Plot {
-            run_dir,
-            jain_window,
-            jain_step,
-            jain_threshold,
-        } => runner::draw::jain_params(jain_window, jain_step, jain_threshold)
-            .and_then(|j| runner::draw::draw_dir(&run_dir, j))
-            .map(|made| {
-                for m in made {
-                    println!("wrote {}", run_dir.join(format!("{m}.svg")).display());
-                }
-            }),
-        Command::Reproduce {
-            table: Some(json), ..
-        } => std::fs::read_to_string(&json)
-            .map_err(|e| format!("{}: {e}", json.display()))
-            .and_then(|t| {
-                reproduce::table_from_json(&t).map_err(|e| format!("{}: {e}", json.display()))
-            })
-            .map(|t| print!("{t}")),
-        Command::Reproduce {
-            out,
-            quick,
-            only,
-            jobs,
-            quiet,
-            table: None,
-            strict,
-        } => reproduce::run(
-            &reproduce::Options {
-                out,
-                quick,
-                only,
-                jobs,
-                quiet,
-            },
-            &sim::TerminalView::new(quiet),
-        )
-        .and_then(|outcomes| {
-            if strict {
-                reproduce::require_all(&outcomes)
-            } else {
-                Ok(())
-            }
-        }),
+        Command::Plot(a) => plot::command(a),
+        Command::Reproduce(a) => reproduce::command(a),
         Command::Tcp { side } => tcp::command(side),
         Command::Kernel { action } => match action {
             KernelAction::Load { names } => kernel::load(&names),
@@ -115,94 +74,9 @@ fn main() -> ExitCode {
         },
         Command::JitterSweep(a) => claims::jitter_sweep::Source::parse(&a.source)
             .and_then(|s| jitter_sweep::command(s, a.quic_bulk, a.sweep)),
-        Command::Validate {
-            out,
-            quick,
-            multiflow,
-            only,
-            reps,
-            seconds,
-            sim_ack,
-            sim_phases,
-            resimulate,
-            algorithms,
-            update,
-            jobs,
-            strict,
-            table,
-            receivers,
-            quic_bulk,
-        } => match (table, receivers) {
-            (_, Some(files)) => {
-                validate::receivers::table_from(&files[0], &files[1]).map(|t| println!("{t}"))
-            }
-            (Some(json), None) => validate::table_from(&json).map(|t| println!("{t}")),
-            (None, None) if multiflow => validate::multiflow::run(&validate::multiflow::Options {
-                out,
-                quick,
-                only,
-                reps: reps.map(|r| r as usize),
-                seconds,
-                ack: sim_ack.name(),
-                phases: sim_phases as usize,
-                resimulate,
-            })
-            .and_then(|ok| {
-                if strict && !ok {
-                    Err(
-                        "validate: some competing-flow paths miss their bounds (see validate.md)"
-                            .into(),
-                    )
-                } else {
-                    Ok(())
-                }
-            }),
-            (None, None) => validate::run(&validate::Options {
-                out,
-                quick,
-                only,
-                reps: reps.map(|r| r as usize),
-                seconds,
-                // Resimulating, no list means every row the earlier run has.
-                algorithms: algorithms.unwrap_or_else(|| {
-                    if resimulate {
-                        Vec::new()
-                    } else {
-                        vec!["bbr".into(), "cubic".into()]
-                    }
-                }),
-                quic_bulk,
-                ack: sim_ack.name(),
-                update,
-                jobs: jobs as usize,
-                resimulate,
-            })
-            .and_then(|ok| {
-                if strict && !ok {
-                    Err("validate: some paths miss their bounds (see validate.md)".into())
-                } else {
-                    Ok(())
-                }
-            }),
-        },
-        Command::Compare {
-            scenario,
-            with,
-            out,
-            quic_bulk,
-        } => compare::parse_sources(&with)
-            .and_then(|w| compare::run(&scenario, &w, out, quic_bulk.as_deref())),
-        Command::Quic(a) => quic::run(&quic::Options {
-            stacks: a.stack,
-            ccs: a.cc,
-            seconds: a.seconds,
-            scenario: a.scenario,
-            out: a.out,
-            quic_bulk: a.quic_bulk,
-            interval: a.interval,
-            no_kernel: a.no_kernel,
-            rounds: a.rounds,
-        }),
+        Command::Validate(a) => validate::command(a),
+        Command::Compare(a) => compare::command(a),
+        Command::Quic(a) => quic::command(a),
         Command::Send(a) => udp::send(a),
         Command::Recv {
             listen,
@@ -219,47 +93,13 @@ fn main() -> ExitCode {
             }
             Err(e) => Err(e),
         },
-        Command::Bbr3Signals {
-            out,
-            only,
-            seeds,
-            seconds,
-        } => bbr3_signals::run(&bbr3_signals::Options {
-            out: out.clone(),
-            only,
-            seeds,
-            seconds,
-        })
-        .map(|md| {
-            print!("{md}");
-            println!("wrote {}", out.display());
-        }),
-        Command::Stacks { out, quick, jobs } => {
-            let d = if quick {
-                claims::stacks::Durations::QUICK
+        Command::Bbr3Signals(a) => bbr3_signals::command(a),
+        Command::Stacks(a) => stacks::command(a),
+        Command::Bench(a) => {
+            if a.transport {
+                bench::transport(a.seconds, a.runs, a.quic_bulk)
             } else {
-                claims::stacks::Durations::FULL
-            };
-            claims::stacks::run(&out, d, jobs).and_then(|rows| {
-                claims::stacks::write(&out, &rows)?;
-                print!("{}", claims::stacks::markdown(&rows));
-                println!("wrote {}", out.display());
-                Ok(())
-            })
-        }
-        Command::Bench {
-            seconds,
-            reps,
-            min_wall,
-            large,
-            transport,
-            runs,
-            quic_bulk,
-        } => {
-            if transport {
-                bench::transport(seconds, runs, quic_bulk)
-            } else {
-                bench::run(seconds, large, reps, min_wall)
+                bench::run(a.seconds, a.large, a.reps, a.min_wall)
             }
         }
     };

@@ -1,12 +1,19 @@
-//! One module per command that does more than call a library: each turns
-//! its parsed arguments into a library's options and prints the result.
+//! One module per command: each turns its parsed arguments into a
+//! library's options and prints the result.
 //! None imports another; the run loops live in `testbed`, the studies in
 //! `claims`.
 
+pub mod bbr3_signals;
 pub mod bench;
+pub mod compare;
 pub mod emu;
 pub mod jitter_sweep;
 pub mod kernel;
+pub mod plot;
+pub mod quic;
+pub mod reproduce;
 pub mod sim;
+pub mod stacks;
 pub mod tcp;
 pub mod udp;
+pub mod validate;
