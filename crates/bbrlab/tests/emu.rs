@@ -385,6 +385,38 @@ fn a_failing_client_ends_the_run_with_its_status_and_cleans_up() {
     assert!(!tun_links_of(pid));
 }
 
+/// A client that exits 2 is passed through as such: the emulator does not
+/// call it a usage error (the supervised child's wording for status 2 is
+/// about the program's own arguments, not the emulator's), and a server
+/// that would run on is stopped with the client's end.
+#[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
+fn a_client_exiting_2_is_passed_through_without_a_usage_error() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let t0 = Instant::now();
+    let emu = Command::new(BIN)
+        .args([
+            "emu", "--rtt", "10ms", "--server", "sleep 60", "--client", "exit 2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = emu.id();
+    let out = emu.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("emu: the client exited with status 2"),
+        "{err}"
+    );
+    assert!(!err.contains("rejected its arguments"), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(30), "the server ran on");
+    assert!(our_namespaces_of(pid).is_empty());
+    assert!(!tun_links_of(pid));
+}
+
 /// Bad flags get a clear error naming the flag, before anything is created.
 #[test]
 fn bad_path_flags_are_named() {

@@ -5,11 +5,17 @@
 //! - **Output to files, never pipes.** A child that writes more than a
 //!   pipe holds would block until its deadline while we wait for it to
 //!   exit; files cannot fill. The caller names the files (kept as part of
-//!   a run's record) or they are temporary and removed once read.
+//!   a run's record) or they are temporary and removed once read; or the
+//!   child writes where this process writes ([`Output::Inherit`]).
 //! - **A deadline and a stop flag.** At the deadline, or when the flag
 //!   (Ctrl-C, SIGTERM: [`crate::signals`]) is raised, the child is stopped
 //!   by its PID: SIGTERM, then SIGKILL after a grace period, so an
-//!   emulator can remove its namespaces before it goes.
+//!   emulator can remove its namespaces before it goes. A child that
+//!   runs a shell command line leads its own process group
+//!   ([`spawn_group`]), and the group is stopped with it.
+//! - **No child outlives its [`Running`].** One dropped without being
+//!   waited for (an early return on an error, a panic) is stopped and
+//!   reaped there.
 //! - **CPU time from `wait4`.** The child is reaped with `wait4`, which
 //!   returns its rusage, so a transfer's CPU cost is measured without
 //!   sampling.
@@ -36,14 +42,28 @@ pub enum Output {
         /// Standard error.
         stderr: PathBuf,
     },
+    /// This process's own standard output and error: for a child whose
+    /// output *is* the caller's, as `bbrlab emu`'s client and server,
+    /// whose JSON summaries the emulator's callers read from its stdout
+    /// (a file already, see [`crate::emu`]). Nothing is captured:
+    /// [`Exited::stdout`] and [`Exited::stderr`] are empty.
+    Inherit,
 }
 
-/// A child process started by [`spawn`].
+/// A child process started by [`spawn`] or [`spawn_group`]. Dropped
+/// without [`Running::wait`] or [`Running::stop`], it is stopped and
+/// reaped as `stop` does with a second's grace.
 pub struct Running {
     child: std::process::Child,
     what: String,
-    stdout: PathBuf,
-    stderr: PathBuf,
+    /// Its output files (`None`: [`Output::Inherit`]).
+    stdout: Option<PathBuf>,
+    stderr: Option<PathBuf>,
+    /// It leads its own process group, which its stop signals go to.
+    group: bool,
+    /// It has been reaped (or cannot be waited for): its PID is no longer
+    /// ours to signal.
+    reaped: bool,
     /// The temporary directory holding `stdout` and `stderr`, if they are
     /// temporary (removed when this is dropped).
     _temp: Option<tempfile::TempDir>,
@@ -85,8 +105,9 @@ pub struct Exited {
     pub stdout: String,
     /// Its standard error.
     pub stderr: String,
-    /// The file that held its standard error (gone if it was temporary).
-    pub stderr_path: PathBuf,
+    /// The file that held its standard error (gone if it was temporary;
+    /// `None` if it was [`Output::Inherit`]).
+    pub stderr_path: Option<PathBuf>,
     /// User + system CPU seconds (from `wait4`'s rusage).
     pub cpu_s: f64,
     /// Its exit code (`None`: ended by a signal, ours or another's).
@@ -105,6 +126,9 @@ impl Exited {
     /// Its last line on stderr that is not empty: the one-line reason
     /// bbrlab's programs print when they fail (`quic-bulk: …`).
     pub fn reason(&self) -> &str {
+        if self.stderr_path.is_none() {
+            return "(its standard error was not captured)";
+        }
         self.stderr
             .lines()
             .rev()
@@ -166,34 +190,70 @@ impl Exited {
 /// Starts `cmd` (its stdin from /dev/null) with its output going to `out`.
 /// `what` names it in messages.
 pub fn spawn(cmd: &mut Command, what: &str, out: Output) -> Result<Running, String> {
-    let (stdout, stderr, temp) = match out {
-        Output::Files { stdout, stderr } => (stdout, stderr, None),
+    start(cmd, what, out, false)
+}
+
+/// [`spawn`], with the child leading a new process group, to which every
+/// signal that stops it goes (`kill(-pid)`: still by its PID, never by a
+/// name). For a child that is a shell command line (`sh -c 'a; b'`, `ip
+/// netns exec NS sh -c …`): the shell forks the programs it runs, and a
+/// SIGTERM to the shell alone would leave them running, orphaned. Its own
+/// group also keeps it from the terminal's Ctrl-C, which reaches this
+/// process's stop flag instead, so it is stopped by the same path as at
+/// a deadline.
+pub fn spawn_group(cmd: &mut Command, what: &str, out: Output) -> Result<Running, String> {
+    use std::os::unix::process::CommandExt;
+    start(cmd.process_group(0), what, out, true)
+}
+
+fn start(cmd: &mut Command, what: &str, out: Output, group: bool) -> Result<Running, String> {
+    let (paths, temp) = match out {
+        Output::Files { stdout, stderr } => (Some((stdout, stderr)), None),
         Output::Temporary => {
             let dir = tempfile::Builder::new()
                 .prefix("bbrlab-child-")
                 .tempdir()
                 .map_err(|e| format!("{what}: cannot make a temporary directory: {e}"))?;
             (
-                dir.path().join("stdout"),
-                dir.path().join("stderr"),
+                Some((dir.path().join("stdout"), dir.path().join("stderr"))),
                 Some(dir),
             )
         }
+        Output::Inherit => (None, None),
     };
-    let file = |p: &Path| fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
+    let file = |p: &Path| {
+        fs::File::create(p)
+            .map(Stdio::from)
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let (out, err) = match &paths {
+        Some((o, e)) => (file(o)?, file(e)?),
+        None => (Stdio::inherit(), Stdio::inherit()),
+    };
     let child = cmd
         .stdin(Stdio::null())
-        .stdout(file(&stdout)?)
-        .stderr(file(&stderr)?)
+        .stdout(out)
+        .stderr(err)
         .spawn()
         .map_err(|e| format!("cannot run {what}: {e}"))?;
+    let (stdout, stderr) = paths.unzip();
     Ok(Running {
         child,
         what: what.to_string(),
         stdout,
         stderr,
+        group,
+        reaped: false,
         _temp: temp,
     })
+}
+
+/// How [`Running::reap`] ended.
+struct Reaped {
+    status: i32,
+    ru: libc::rusage,
+    overran: bool,
+    interrupted: bool,
 }
 
 impl Running {
@@ -206,7 +266,30 @@ impl Running {
     /// it is stopped by its PID: SIGTERM, SIGKILL after `s.grace`), reaps
     /// it and returns how it ended. An error only when it cannot be waited
     /// for at all.
-    pub fn wait(self, s: &Supervise<'_>) -> Result<Exited, String> {
+    pub fn wait(mut self, s: &Supervise<'_>) -> Result<Exited, String> {
+        let t0 = Instant::now();
+        let r = self.reap(s, false)?;
+        Ok(self.exited(r, t0.elapsed()))
+    }
+
+    /// Stops it now, whatever it is doing: SIGTERM, SIGKILL if it has not
+    /// exited after `grace`; reaps it and returns how it ended (neither
+    /// `overran` nor `interrupted`: the caller asked, for its own reason,
+    /// such as a server no longer needed once its client has ended). One
+    /// that had already exited is only reaped.
+    pub fn stop(mut self, grace: Duration) -> Result<Exited, String> {
+        let t0 = Instant::now();
+        let s = Supervise {
+            grace,
+            ..Supervise::until(t0)
+        };
+        let r = self.reap(&s, true)?;
+        Ok(self.exited(r, t0.elapsed()))
+    }
+
+    /// Polls it until it exits, stopping it (at once if `now`, else at
+    /// `s.deadline` or when `s.stop` is raised), and reaps it.
+    fn reap(&mut self, s: &Supervise<'_>, now: bool) -> Result<Reaped, String> {
         let pid = self.child.id() as libc::pid_t;
         let t0 = Instant::now();
         let (mut overran, mut interrupted) = (false, false);
@@ -221,27 +304,28 @@ impl Running {
                 break (status, ru);
             }
             if r < 0 {
+                // Not ours to wait for (or signal) any more.
+                self.reaped = true;
                 return Err(format!(
                     "{}: wait4: {}",
                     self.what,
                     std::io::Error::last_os_error()
                 ));
             }
-            let now = Instant::now();
+            let t = Instant::now();
             match term_sent {
                 None => {
-                    if s.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
-                        interrupted = true;
-                    } else if now >= s.deadline {
-                        overran = true;
+                    if !now {
+                        interrupted = s.stop.is_some_and(|f| f.load(Ordering::Relaxed));
+                        overran = !interrupted && t >= s.deadline;
                     }
-                    if interrupted || overran {
-                        signal(pid, libc::SIGTERM);
-                        term_sent = Some(now);
+                    if now || interrupted || overran {
+                        signal(pid, self.group, libc::SIGTERM);
+                        term_sent = Some(t);
                     }
                 }
-                Some(t) if now.duration_since(t) >= s.grace => {
-                    signal(pid, libc::SIGKILL);
+                Some(sent) if t.duration_since(sent) >= s.grace => {
+                    signal(pid, self.group, libc::SIGKILL);
                     // SAFETY: as above; blocks until the killed child is reaped.
                     unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
                     break (status, ru);
@@ -253,20 +337,48 @@ impl Running {
             }
             std::thread::sleep(POLL);
         };
-        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        Ok(Exited {
-            what: self.what.clone(),
-            pid: pid as u32,
-            stdout: fs::read_to_string(&self.stdout).unwrap_or_default(),
-            stderr: fs::read_to_string(&self.stderr).unwrap_or_default(),
-            stderr_path: self.stderr.clone(),
-            cpu_s: secs(ru.ru_utime) + secs(ru.ru_stime),
-            code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-            signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
+        self.reaped = true;
+        Ok(Reaped {
+            status,
+            ru,
             overran,
             interrupted,
-            elapsed: t0.elapsed(),
         })
+    }
+
+    /// How it ended, from its wait status and output.
+    fn exited(&self, r: Reaped, elapsed: Duration) -> Exited {
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        let read = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .and_then(|p| fs::read_to_string(p).ok())
+                .unwrap_or_default()
+        };
+        let status = r.status;
+        Exited {
+            what: self.what.clone(),
+            pid: self.child.id(),
+            stdout: read(&self.stdout),
+            stderr: read(&self.stderr),
+            stderr_path: self.stderr.clone(),
+            cpu_s: secs(r.ru.ru_utime) + secs(r.ru.ru_stime),
+            code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+            signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
+            overran: r.overran,
+            interrupted: r.interrupted,
+            elapsed,
+        }
+    }
+}
+
+impl Drop for Running {
+    /// One not waited for (the code that started it returned early on an
+    /// error, or panicked) is stopped and reaped here, so no child (nor,
+    /// for [`spawn_group`], its group) outlives the code that started it.
+    fn drop(&mut self) {
+        if !self.reaped {
+            let _ = self.reap(&Supervise::until(Instant::now()), true);
+        }
     }
 }
 
@@ -276,10 +388,13 @@ pub fn finish(r: Running, deadline: Instant) -> Result<Exited, String> {
     r.wait(&Supervise::until(deadline))?.ok()
 }
 
-/// Sends `sig` to `pid`, a child of ours not yet reaped.
-fn signal(pid: libc::pid_t, sig: i32) {
-    // SAFETY: signalling our own unreaped child by its PID.
-    unsafe { libc::kill(pid, sig) };
+/// Sends `sig` to `pid`, a child of ours not yet reaped, or with `group`
+/// to the process group it leads.
+fn signal(pid: libc::pid_t, group: bool, sig: i32) {
+    let target = if group { -pid } else { pid };
+    // SAFETY: signalling our own unreaped child (or the group it leads, whose
+    // ID cannot be reused while it is unreaped) by its PID.
+    unsafe { libc::kill(target, sig) };
 }
 
 /// A loopback UDP port that was free a moment ago.
@@ -440,7 +555,133 @@ mod tests {
         .unwrap();
         assert_eq!(x.stdout, "hello\n");
         assert_eq!(std::fs::read_to_string(&e).unwrap(), "oops\n");
-        assert_eq!(x.stderr_path, e);
+        assert_eq!(x.stderr_path, Some(e));
+    }
+
+    /// An inherited child writes where this process writes (its stdout
+    /// is the same file), and nothing of it is captured.
+    #[test]
+    fn an_inherited_childs_output_is_this_processs() {
+        let d = tempfile::tempdir().unwrap();
+        let seen = d.path().join("fd1");
+        let e = sh(
+            &format!(
+                "fd1=$(readlink /proc/$$/fd/1); echo \"$fd1\" > {}",
+                seen.display()
+            ),
+            Output::Inherit,
+        )
+        .wait(&Supervise::until(far()))
+        .unwrap();
+        assert!(e.succeeded(), "{e:?}");
+        let ours = std::fs::read_link("/proc/self/fd/1").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&seen).unwrap().trim_end(),
+            ours.to_string_lossy()
+        );
+        assert_eq!((e.stdout.as_str(), e.stderr_path.as_deref()), ("", None));
+        assert_eq!(e.reason(), "(its standard error was not captured)");
+    }
+
+    /// Waits (bounded) until `p` exists.
+    fn until_exists(p: &Path) {
+        let t0 = Instant::now();
+        while !p.exists() {
+            assert!(t0.elapsed() < Duration::from_secs(20), "{p:?} never came");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Whether `pid` runs (a zombie, reparented to an init that does not
+    /// reap it, does not).
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| !s[s.rfind(')').unwrap_or(0)..].starts_with(") Z"))
+    }
+
+    /// A shell's own children go with it when it leads its group: the
+    /// background `sleep` here would outlive a SIGTERM to the shell alone.
+    #[test]
+    fn a_group_leaders_children_are_stopped_with_it() {
+        let d = tempfile::tempdir().unwrap();
+        let pidfile = d.path().join("pid");
+        let r = spawn_group(
+            Command::new("sh").args([
+                "-c",
+                &format!(
+                    "sleep 600 & echo $! > {}.t; mv {0}.t {0}; wait",
+                    pidfile.display()
+                ),
+            ]),
+            "sh",
+            Output::Temporary,
+        )
+        .unwrap();
+        until_exists(&pidfile);
+        let sleeper: u32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(alive(sleeper));
+        let e = r
+            .wait(&Supervise::until(
+                Instant::now() + Duration::from_millis(100),
+            ))
+            .unwrap();
+        assert!(e.overran);
+        let t0 = Instant::now();
+        while alive(sleeper) && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!alive(sleeper), "the shell's child {sleeper} still runs");
+    }
+
+    /// `stop` asks at once (SIGTERM first, so a child can clean up) and
+    /// says neither overran nor interrupted; one that ignores SIGTERM is
+    /// killed after the grace.
+    #[test]
+    fn stop_ends_a_child_now_gracefully_then_by_force() {
+        let d = tempfile::tempdir().unwrap();
+        let ready = d.path().join("ready");
+        let script = |trap: &str| {
+            format!(
+                "trap {trap} TERM; touch {}; while :; do sleep 0.05; done",
+                ready.display()
+            )
+        };
+        let r = sh(&script("'exit 0'"), Output::Temporary);
+        until_exists(&ready);
+        let e = r.stop(Duration::from_secs(30)).unwrap();
+        assert!(e.succeeded(), "{e:?}");
+        std::fs::remove_file(&ready).unwrap();
+        let r = sh(&script("''"), Output::Temporary);
+        until_exists(&ready);
+        let t0 = Instant::now();
+        let e = r.stop(Duration::from_millis(200)).unwrap();
+        assert_eq!(
+            (e.signal, e.overran, e.interrupted),
+            (Some(libc::SIGKILL), false, false)
+        );
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        // One that already exited is only reaped.
+        let r = sh("exit 4", Output::Temporary);
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(r.stop(Duration::from_secs(1)).unwrap().code, Some(4));
+    }
+
+    /// Dropped unwaited (an early return), it is stopped and reaped.
+    #[test]
+    fn a_dropped_child_is_stopped_and_reaped() {
+        let r = sh("exec sleep 600", Output::Temporary);
+        let pid = r.pid();
+        let t0 = Instant::now();
+        drop(r);
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        // SAFETY: waitpid on a PID that is no longer our child only fails.
+        let w = unsafe { libc::waitpid(pid as i32, std::ptr::null_mut(), libc::WNOHANG) };
+        assert_eq!(w, -1);
+        assert!(!alive(pid));
     }
 
     #[test]

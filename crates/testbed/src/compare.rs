@@ -456,7 +456,7 @@ pub fn run_with(
                     cert: &cert,
                     seconds: secs,
                     interval_ms,
-                    log: &csv,
+                    log: Some(&csv),
                 }
                 .shell();
                 (r, s, "quic_stack")

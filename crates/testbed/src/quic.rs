@@ -260,7 +260,7 @@ fn loopback_run(
         cert: &cert,
         seconds,
         interval_ms,
-        log: &log,
+        log: Some(&log),
     };
     let spawn = |args: Vec<String>, what: &str| {
         child::spawn(Command::new(qb).args(args), what, Output::Temporary)
@@ -354,7 +354,7 @@ fn emu_run(
                 cert: &cert,
                 seconds,
                 interval_ms,
-                log: &csv,
+                log: Some(&csv),
             }
             .shell();
             (s, c, "quic_stack")
@@ -693,7 +693,7 @@ mod tests {
             cert: Path::new("/o/cert.pem"),
             seconds: 6,
             interval_ms: 10,
-            log: Path::new("/o/flows.csv"),
+            log: Some(Path::new("/o/flows.csv")),
         };
         let (r, s) = c.shell();
         assert_eq!(

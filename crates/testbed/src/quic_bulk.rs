@@ -72,7 +72,9 @@ fn stack_in_version(line: &str, stack: &str) -> Option<String> {
 /// The receiver's and the sender's command lines for one QUIC transfer
 /// (`{server}` stands for the receiver's address, as in `bbrlab emu`'s
 /// commands; loopback passes the address itself). `extra` goes after the
-/// sender's `--cc` (`--bbr3-profile`, `--ecn`).
+/// sender's `--cc` (`--bbr3-profile`, `--ecn`). The one spelling of
+/// quic-bulk's arguments for every command that runs it: `quic`,
+/// `compare`, `bench --transport`.
 pub struct QuicCommands<'a> {
     pub quic_bulk: &'a Path,
     pub stack: &'a str,
@@ -83,7 +85,10 @@ pub struct QuicCommands<'a> {
     pub cert: &'a Path,
     pub seconds: u64,
     pub interval_ms: u64,
-    pub log: &'a Path,
+    /// The sender's time series (`--log`); `None` for a run that only
+    /// wants its summary (`bench --transport`, which times the transfer
+    /// and writes nothing more than it must).
+    pub log: Option<&'a Path>,
 }
 
 impl QuicCommands<'_> {
@@ -121,11 +126,11 @@ impl QuicCommands<'_> {
             format!("{}s", self.seconds),
             "--interval".into(),
             format!("{}ms", self.interval_ms),
-            "--log".into(),
-            self.log.display().to_string(),
-            "--timeout".into(),
-            PEER_TIMEOUT_S.to_string(),
         ]);
+        if let Some(log) = self.log {
+            v.extend(["--log".into(), log.display().to_string()]);
+        }
+        v.extend(["--timeout".into(), PEER_TIMEOUT_S.to_string()]);
         v
     }
 
@@ -168,6 +173,37 @@ mod tests {
             stack_version(&dir.path().join("absent"), "s2n-quic"),
             "s2n-quic"
         );
+    }
+
+    /// Without a log (`bench --transport`) the sender's line has no
+    /// `--log`, and is otherwise the one `quic` and `compare` run.
+    #[test]
+    fn a_run_without_a_log_omits_only_the_log() {
+        let mut c = QuicCommands {
+            quic_bulk: Path::new("/t/quic-bulk"),
+            stack: "quinn",
+            cc: "quinn:bbr",
+            extra: "",
+            server: "127.0.0.1:4433",
+            cert: Path::new("/o/cert.pem"),
+            seconds: 2,
+            interval_ms: 10,
+            log: None,
+        };
+        assert_eq!(
+            c.send_args().join(" "),
+            "send --stack quinn --to 127.0.0.1:4433 --cert /o/cert.pem --cc quinn:bbr \
+             --duration 2s --interval 10ms --timeout 30"
+        );
+        assert_eq!(
+            c.recv_args().join(" "),
+            "recv --stack quinn --listen 127.0.0.1:4433 --cert /o/cert.pem --timeout 30"
+        );
+        c.log = Some(Path::new("/o/flows.csv"));
+        assert!(c
+            .send_args()
+            .join(" ")
+            .ends_with("--interval 10ms --log /o/flows.csv --timeout 30"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use scenario::builder::{Flow, Queue, ScenarioBuilder};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use testbed::child::{finish, free_tcp_port, free_udp_port, spawn, Output};
+use testbed::quic_bulk::QuicCommands;
 use testbed::summaries::{self, QuicSendSummary, UdpSendSummary};
 
 /// C2's path: 10 Gbit/s, 100 ms RTT, 1 % random loss, a 1.2-BDP buffer.
@@ -52,17 +53,13 @@ fn dumbbell(algorithm: &str, seconds: u64) -> String {
         .to_toml()
 }
 
-/// The median and the range of `xs` (not empty).
+/// The median and the range of `xs` (not empty), by the project's one
+/// quantile rule.
 fn median_and_range(xs: &[f64]) -> (f64, f64, f64) {
     let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
-    (median, v[0], v[n - 1])
+    let median = stats::quantile(&mut v, 0.5).unwrap_or(f64::NAN);
+    let s = stats::Stats::of(xs);
+    (median, s.min, s.max)
 }
 
 /// Simulated seconds for a run of at least `min_wall` wall-clock seconds,
@@ -284,13 +281,14 @@ fn quic_bulk_figures(stdout: &str) -> Result<(u64, f64, String), String> {
     ))
 }
 
+/// quic-bulk's sampling interval for the transfers' srtt median (its
+/// own default; no time series is written).
+const QUIC_SAMPLE_MS: u64 = 10;
+
 /// `quic-bulk send` → `quic-bulk recv` on loopback over quinn 0.11 with
-/// quinn's own controller `cc` (`bbr`, `cubic`), for `secs`.
-fn quinn_transfer(
-    bin: &std::path::Path,
-    secs: std::time::Duration,
-    cc: &str,
-) -> Result<Transfer, String> {
+/// quinn's own controller `cc` (`bbr`, `cubic`), for `seconds`, with the
+/// command lines [`QuicCommands`] builds for `quic` and `compare` too.
+fn quinn_transfer(bin: &std::path::Path, seconds: u64, cc: &str) -> Result<Transfer, String> {
     use std::process::Command;
     let port = free_udp_port()?;
     let addr = format!("127.0.0.1:{port}");
@@ -299,51 +297,48 @@ fn quinn_transfer(
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let cert = dir.join("cert.pem");
     let _ = std::fs::remove_file(&cert);
-    let cert_s = cert.to_string_lossy().into_owned();
-    let deadline = std::time::Instant::now() + secs + std::time::Duration::from_secs(60);
-    let server = spawn(
-        Command::new(bin)
-            .args(["recv", "--stack", "quinn", "--listen", &addr])
-            .args(["--cert", &cert_s, "--timeout", "30"]),
-        "quic-bulk recv",
-        Output::Temporary,
-    );
-    let server = match server {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(e);
-        }
+    let cc_arg = format!("quinn:{cc}");
+    let cmds = QuicCommands {
+        quic_bulk: bin,
+        stack: "quinn",
+        cc: &cc_arg,
+        extra: "",
+        server: &addr,
+        cert: &cert,
+        seconds,
+        interval_ms: QUIC_SAMPLE_MS,
+        log: None,
     };
-    let client = spawn(
-        Command::new(bin)
-            .args(["send", "--stack", "quinn", "--to", &addr, "--cert", &cert_s])
-            .args(["--cc", &format!("quinn:{cc}"), "--timeout", "30"])
-            .args(["--duration", &format!("{}ms", secs.as_millis())]),
-        "quic-bulk send",
-        Output::Temporary,
-    );
-    let client = match client {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = finish(server, std::time::Instant::now());
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(e);
-        }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds + 60);
+    // Both are stopped and reaped however this returns (`Running`'s drop
+    // stops one not waited for); the directory is removed after them.
+    let transfer = || -> Result<Transfer, String> {
+        let server = spawn(
+            Command::new(bin).args(cmds.recv_args()),
+            "quic-bulk recv",
+            Output::Temporary,
+        )?;
+        let client = spawn(
+            Command::new(bin).args(cmds.send_args()),
+            "quic-bulk send",
+            Output::Temporary,
+        )?;
+        let c = finish(client, deadline);
+        let s = finish(server, deadline);
+        let (c, s) = (c?, s?);
+        let (bytes, goodput_bps, note) = quic_bulk_figures(&c.stdout)?;
+        Ok(Transfer {
+            label: format!("quinn {cc}"),
+            bytes,
+            goodput_bps,
+            send_cpu_s: c.cpu_s,
+            recv_cpu_s: s.cpu_s,
+            note,
+        })
     };
-    let c = finish(client, deadline);
-    let s = finish(server, deadline);
+    let t = transfer();
     let _ = std::fs::remove_dir_all(&dir);
-    let (c, s) = (c?, s?);
-    let (bytes, goodput_bps, note) = quic_bulk_figures(&c.stdout)?;
-    Ok(Transfer {
-        label: format!("quinn {cc}"),
-        bytes,
-        goodput_bps,
-        send_cpu_s: c.cpu_s,
-        recv_cpu_s: s.cpu_s,
-        note,
-    })
+    t
 }
 
 /// min–max of `v` as "a–b" (or one figure).
@@ -391,8 +386,8 @@ pub fn transport(
         for which in order {
             match which {
                 "ours" => ours = Some(bbrlab_transfer(secs, true)?),
-                "quinn-bbr" => qbbr = Some(quinn_transfer(&quinn, secs, "bbr")?),
-                _ => qcubic = Some(quinn_transfer(&quinn, secs, "cubic")?),
+                "quinn-bbr" => qbbr = Some(quinn_transfer(&quinn, seconds, "bbr")?),
+                _ => qcubic = Some(quinn_transfer(&quinn, seconds, "cubic")?),
             }
         }
         let (ours, qbbr, qcubic) = (ours.expect("ran"), qbbr.expect("ran"), qcubic.expect("ran"));

@@ -10,9 +10,10 @@
 use linkem::selftest::{Progress, SelfTest};
 use linkem::{CsvLog, ForwardStats, NoLog, TcpBuffers, Topology, CLIENT_ADDR, SERVER_ADDR};
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use testbed::child::{self, Output, Running, Supervise};
 use testbed::emu_path::{forward_config, DirectionFlags, EmuPath};
 
 fn describe_direction(d: &link::ResolvedDirection) -> String {
@@ -102,35 +103,24 @@ fn expand(cmd: &str) -> String {
         .replace("{client}", &CLIENT_ADDR.to_string())
 }
 
-/// Starts `cmd` in namespace `ns` in its own process group, so it and
-/// anything it starts can be stopped together by its PID.
-fn spawn_in(ns: &str, cmd: &str) -> Result<Child, String> {
-    use std::os::unix::process::CommandExt;
-    Command::new("ip")
-        .args(["netns", "exec", ns, "sh", "-c", cmd])
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot start `{cmd}`: {e}"))
-}
+/// How long a client or server has after SIGTERM before SIGKILL.
+const GRACE: Duration = Duration::from_secs(1);
 
-/// Stops a child's process group: SIGTERM, then SIGKILL after 1 s.
-fn stop_child(child: &mut Child) {
-    if child.try_wait().ok().flatten().is_some() {
-        return;
-    }
-    let pgid = child.id() as i32;
-    // SAFETY: signalling a process group we created.
-    unsafe { libc::kill(-pgid, libc::SIGTERM) };
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(1) {
-        if child.try_wait().ok().flatten().is_some() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: as above.
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    let _ = child.wait();
+/// How long a server that ends by itself after its one transfer (iperf3
+/// -s -1, bbrlab recv) has, once its client has ended, to finish and
+/// report before it is stopped.
+const SERVER_LINGER: Duration = Duration::from_secs(3);
+
+/// Starts `cmd` (`what`: "client", "server") in namespace `ns` as a
+/// supervised child leading its own process group, so it and anything
+/// its shell starts are stopped together by its PID. Its output is the
+/// emulator's: callers read the programs' JSON summaries from it.
+fn spawn_in(ns: &str, cmd: &str, what: &str) -> Result<Running, String> {
+    child::spawn_group(
+        Command::new("ip").args(["netns", "exec", ns, "sh", "-c", cmd]),
+        &format!("the {what} `{cmd}`"),
+        Output::Inherit,
+    )
 }
 
 fn print_stats(s: &ForwardStats) {
@@ -179,6 +169,14 @@ pub fn run(opts: &EmuOptions) -> Result<i32, String> {
     }
     let cfg = forward_config(&opts.path, if opts.log.is_some() { 10_000_000 } else { 0 })?;
     let stop = testbed::signals::stop_flag()?;
+    // Not ended by a reader that goes away: `main` gives SIGPIPE its
+    // default action (a piped listing ends quietly), which would kill an
+    // emulator mid-run with its namespaces and children left behind. Its
+    // lines then fail with EPIPE instead, which `note` ignores.
+    // SAFETY: setting a signal's disposition has no memory-safety
+    // preconditions; the children get the default back (std resets
+    // SIGPIPE in a child before exec).
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     let topo = Topology::create()?;
     let buffers = topo.setup_tcp_buffers(opts.kernel_buffers)?;
     eprintln!(
@@ -284,58 +282,48 @@ fn drive(topo: &Topology, opts: &EmuOptions, stop: &AtomicBool) -> Result<i32, S
         }
         return Ok(0);
     }
-    let mut server = match &opts.server {
-        Some(cmd) => Some(spawn_in(topo.server.name(), &expand(cmd))?),
+    // A child is stopped (its process group, by PID) and reaped however
+    // this returns: explicitly below, or by `Running`'s drop on an error.
+    let server = match &opts.server {
+        Some(cmd) => Some(spawn_in(topo.server.name(), &expand(cmd), "server")?),
         None => None,
     };
     // Give the server a moment to start listening.
     std::thread::sleep(Duration::from_millis(300));
     let client_cmd = expand(opts.client.as_deref().unwrap_or("true"));
-    let mut client = match spawn_in(topo.client.name(), &client_cmd) {
-        Ok(c) => c,
-        Err(e) => {
-            if let Some(s) = server.as_mut() {
-                stop_child(s);
-            }
-            return Err(e);
-        }
-    };
-    let mut status: Option<ExitStatus> = None;
-    let mut why = None;
-    while status.is_none() {
-        if stop.load(Ordering::Relaxed) {
-            why = Some("stopped by a signal");
-            break;
-        }
-        if Instant::now() >= deadline {
-            why = Some("timed out");
-            break;
-        }
-        status = client.try_wait().map_err(|e| e.to_string())?;
-        if status.is_none() {
-            std::thread::sleep(Duration::from_millis(20));
+    let client = spawn_in(topo.client.name(), &client_cmd, "client")?;
+    // Its exit status is passed on as the emulator's, not judged here
+    // (`Exited::failure` would call a status of 2 rejected arguments).
+    let c = client.wait(&Supervise {
+        deadline,
+        stop: Some(stop),
+        grace: GRACE,
+        tick: None,
+    })?;
+    let ended = !c.overran && !c.interrupted;
+    if let Some(s) = server {
+        if ended {
+            s.wait(&Supervise {
+                deadline: Instant::now() + SERVER_LINGER,
+                stop: Some(stop),
+                grace: GRACE,
+                tick: None,
+            })?;
+        } else {
+            s.stop(GRACE)?;
         }
     }
-    stop_child(&mut client);
-    if let Some(s) = server.as_mut() {
-        // A server that ends by itself after its one transfer (iperf3 -s -1,
-        // bbrlab recv) gets 3 s to finish and report before it is stopped.
-        if status.is_some() {
-            let t0 = Instant::now();
-            while t0.elapsed() < Duration::from_secs(3) && s.try_wait().ok().flatten().is_none() {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        stop_child(s);
+    if !ended {
+        let why = if c.interrupted {
+            "stopped by a signal"
+        } else {
+            "timed out"
+        };
+        note(format_args!("emu: {why}; stopped the client and server"));
+        return Ok(130);
     }
-    match (status, why) {
-        (Some(st), _) => Ok(st.code().unwrap_or(1)),
-        (None, Some(w)) => {
-            note(format_args!("emu: {w}; stopped the client and server"));
-            Ok(130)
-        }
-        (None, None) => Ok(1),
-    }
+    // Killed by a signal (not ours): no status of its own.
+    Ok(c.code.unwrap_or(1))
 }
 
 /// `bbrlab emu --selftest`: measures the emulator against its stated
