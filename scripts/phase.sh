@@ -1,5 +1,5 @@
 # Sourced by .ci/run and scripts/test.sh: `phase NAME COMMAND...` runs
-# COMMAND and prints how long it took, so a slow CI run says where its
+# COMMAND, prints how long it took and returns COMMAND's exit status, so a slow CI run says where its
 # time went. The times are also appended to $PHASE_LOG when it is set
 # (one "seconds<TAB>name" line per phase) for a summary at the end.
 phase() {
@@ -8,12 +8,20 @@ phase() {
   local start
   start=$(date +%s)
   echo "== phase: $name" >&2
-  "$@"
+  local rc=0
+  "$@" || rc=$?
   local took=$(($(date +%s) - start))
-  echo "== phase: $name took ${took} s" >&2
+  if [ "$rc" = 0 ]; then
+    echo "== phase: $name took ${took} s" >&2
+  else
+    echo "== phase: $name FAILED (exit status $rc) after ${took} s" >&2
+  fi
   if [ -n "${PHASE_LOG:-}" ]; then
     printf '%s\t%s\n' "$took" "$name" >>"$PHASE_LOG"
   fi
+  # The command's own status: a caller without `set -e` (the background
+  # root tests' shell) must see a failure, not the status of the printf.
+  return "$rc"
 }
 
 # Starts the log for phase_summary, unless a script that called this one
