@@ -71,6 +71,7 @@ mod cwnd_usage;
 mod delivery_rate;
 mod ecn;
 mod event;
+mod float;
 pub mod kernel_names;
 mod linux_hystart;
 mod loss_based;

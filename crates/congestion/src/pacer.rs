@@ -18,6 +18,7 @@
 //! [`Controller::set_next_departure`](crate::Controller::set_next_departure)
 //! lets BBR discount what leaves before it.
 
+use crate::float::ceil_to_u64;
 use crate::time::Instant;
 
 /// The schedule of an earliest-departure-time pacer.
@@ -107,21 +108,6 @@ impl Pacer {
     }
 }
 
-/// `x.ceil() as u64`, without the libm call `ceil` compiles to on
-/// baseline x86-64 (no SSE4.1 `roundsd`): a per-packet cost. Exact for
-/// every `x`: below 2^53 the truncation is exact and one step up is the
-/// ceiling; above it every `f64` is an integer; NaN, negatives and values
-/// past `u64::MAX` saturate as the cast does.
-#[inline]
-fn ceil_to_u64(x: f64) -> u64 {
-    let t = x as u64;
-    if (t as f64) < x {
-        t.saturating_add(1)
-    } else {
-        t
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,37 +144,6 @@ mod tests {
     fn the_packet_time_rounds_up_and_survives_a_zero_rate() {
         assert_eq!(Pacer::packet_time_ns(1, 3), 333_333_334);
         assert_eq!(Pacer::packet_time_ns(1500, 0), 1_500_000_000_000);
-    }
-
-    #[test]
-    fn ceil_to_u64_is_the_cast_ceiling_everywhere() {
-        let cases = [
-            0.0,
-            -0.0,
-            -0.5,
-            0.25,
-            1.0,
-            1.0000001,
-            2.5,
-            1e6 + 0.5,
-            4503599627370495.5,
-            9007199254740993.0,
-            1.8e19,
-            2e19,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            f64::MIN_POSITIVE,
-            1e9 / 3.0,
-        ];
-        for x in cases {
-            assert_eq!(ceil_to_u64(x), x.ceil() as u64, "{x}");
-        }
-        let mut v = 0.1f64;
-        for _ in 0..2000 {
-            assert_eq!(ceil_to_u64(v), v.ceil() as u64, "{v}");
-            v = v * 1.037 + 0.3;
-        }
     }
 
     #[test]

@@ -38,6 +38,7 @@ use self::quic_2018::{QuicRecovery, QUIC_ACK_HEIGHT_WINDOW_ROUNDS};
 use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::{AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, MinRttSamples};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
+use crate::float::ceil_to_u64;
 use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
@@ -941,34 +942,5 @@ impl CongestionControl for Bbr {
             jitter: self.jitter.map(|j| j.snapshot()),
             ..Snapshot::default()
         }
-    }
-}
-
-/// `x` rounded up to a whole number, saturating; 0 for NaN or x ≤ 0.
-/// (Avoids a libm `ceil` call on the per-ACK path.)
-fn ceil_to_u64(x: f64) -> u64 {
-    if x.is_nan() || x <= 0.0 {
-        return 0;
-    }
-    let t = x as u64;
-    if (t as f64) < x {
-        t.saturating_add(1)
-    } else {
-        t
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ceil_to_u64_rounds_up_and_handles_non_finite() {
-        assert_eq!(ceil_to_u64(0.0), 0);
-        assert_eq!(ceil_to_u64(-3.5), 0);
-        assert_eq!(ceil_to_u64(f64::NAN), 0);
-        assert_eq!(ceil_to_u64(2.0), 2);
-        assert_eq!(ceil_to_u64(2.000001), 3);
-        assert_eq!(ceil_to_u64(f64::INFINITY), u64::MAX);
     }
 }

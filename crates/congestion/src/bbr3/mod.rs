@@ -35,6 +35,7 @@ mod signals;
 use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
 use crate::config::{Bbr3Config, Bbr3Ecn, Bbr3Signals, Config};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
+use crate::float::ceil_to_u64;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{Bbr3Snapshot, Mode, Snapshot};
@@ -833,19 +834,6 @@ impl CongestionControl for Bbr3 {
 
     fn name(&self) -> &str {
         "bbr3"
-    }
-}
-
-/// `x` rounded up to a whole number, saturating; 0 for NaN or x ≤ 0.
-fn ceil_to_u64(x: f64) -> u64 {
-    if x.is_nan() || x <= 0.0 {
-        return 0;
-    }
-    let t = x as u64;
-    if (t as f64) < x {
-        t.saturating_add(1)
-    } else {
-        t
     }
 }
 
