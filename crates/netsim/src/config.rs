@@ -34,6 +34,10 @@ pub struct FlowConfig {
     pub ack: AckPolicy,
     /// How the pacer releases packets.
     pub pacing: Pacing,
+    /// How many of the flow's first packets leave back to back before
+    /// pacing starts (scenario `initial_burst`; Linux TCP: 10;
+    /// [`sender::SenderConfig::initial_burst_packets`]).
+    pub initial_burst_packets: u32,
     /// What the sender does when ACKs stop coming.
     pub timeout: Timeout,
     /// How the sender detects losses (Linux TCP's or QUIC 2018's).
@@ -141,6 +145,7 @@ impl FlowConfig {
             size_bytes: self.size_bytes,
             app: self.app.clone(),
             pacing: self.pacing,
+            initial_burst_packets: self.initial_burst_packets,
             timeout: self.timeout,
             tail_loss_probe: true,
             loss_detection: self.loss_detection,
@@ -165,6 +170,7 @@ impl FlowConfig {
             app: App::Bulk,
             ack: AckPolicy::EveryPacket,
             pacing: Pacing::Exact,
+            initial_burst_packets: 0,
             timeout: Timeout::Rto,
             loss_detection: LossDetection::Linux,
             custom_cc: None,

@@ -35,6 +35,10 @@ fn flow_hops(list: &[i64], n_hops: usize) -> Result<(usize, usize), String> {
 /// (60) and room for tunnels, far below any packet it would ride on.
 const MAX_HEADER_BYTES: u64 = 1000;
 
+/// The most packets `initial_burst` may let leave unpaced: a bound a
+/// typo cannot pass, far above any stack's initial window (Linux: 10).
+const MAX_INITIAL_BURST: i64 = 100_000;
+
 /// QUIC's maximum ACK delay (25 ms), for the `quic-2018` stack.
 const QUIC_MAX_ACK_DELAY_NS: u64 = 25_000_000;
 
@@ -201,6 +205,18 @@ fn flow_table(
             ))
         }
     };
+    let initial_burst_packets = match f.initial_burst {
+        None => 0,
+        Some(n) if (0..=MAX_INITIAL_BURST).contains(&n) => n as u32,
+        Some(n) => {
+            return Err(err(
+                &field("initial_burst"),
+                format!(
+                    "{n} packets; allowed 0 to {MAX_INITIAL_BURST} (Linux TCP sends its first 10 unpaced)"
+                ),
+            ))
+        }
+    };
     let quic = f.stack == Some(FlavourName::Quic2018);
     let cc = cc_tables(f, quic, field, err)?;
     let app = app_of(f, field, err)?;
@@ -277,6 +293,7 @@ fn flow_table(
                 Some(PacingName::Off) => netsim::Pacing::Off,
                 Some(PacingName::Exact) | None => netsim::Pacing::Exact,
             },
+            initial_burst_packets,
             header_bytes,
             handshake: match f.handshake {
                 Some(HandshakeName::Tcp) => netsim::Handshake::Tcp,

@@ -192,6 +192,12 @@ impl Flow {
         self.set("pacing", pacing)
     }
 
+    /// How many of its first packets leave back to back before pacing
+    /// starts (Linux TCP: 10).
+    pub fn initial_burst(self, packets: u32) -> Self {
+        self.set("initial_burst", i64::from(packets))
+    }
+
     /// How the flow opens its connection (`none` or `tcp`).
     pub fn handshake(self, handshake: &str) -> Self {
         self.set("handshake", handshake)

@@ -323,6 +323,24 @@ mod tests {
     }
 
     #[test]
+    fn initial_burst_reaches_the_flow_and_a_bad_one_is_named() {
+        let ib = |extra| parse_text(extra).unwrap().runs[0].config.flows[0].initial_burst_packets;
+        assert_eq!(ib("initial_burst = 10"), 10);
+        assert_eq!(ib(""), 0);
+        for bad in ["initial_burst = -1", "initial_burst = 100001"] {
+            let e = parse_text(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("flow[0].initial_burst") && e.contains("allowed 0 to 100000"),
+                "{bad}: {e}"
+            );
+        }
+        let e = parse_text("initial_burst = \"ten\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("initial_burst"), "{e}");
+    }
+
+    #[test]
     fn bad_header_bytes_are_clear_errors() {
         let e = parse_text("header_bytes = 5000").unwrap_err().to_string();
         assert!(

@@ -221,6 +221,15 @@ pub struct SenderConfig {
     pub app: App,
     /// How the pacer releases packets.
     pub pacing: Pacing,
+    /// How many of the flow's first packets may leave back to back, before
+    /// the pacer charges any of them its time at the pacing rate. Linux TCP
+    /// charges pacing time only once ten data segments have gone out
+    /// (`tcp_update_skb_after_send()`, after sch_fq, which gives a new flow
+    /// a first quantum of ten packets), so its initial window leaves as one
+    /// burst; BBR's first round of delivery-rate samples, and so where
+    /// STARTUP's rounds fall, follow from that burst. 0 or 1 (the default
+    /// is 0) paces from the first packet.
+    pub initial_burst_packets: u32,
     /// What the sender does when ACKs stop coming.
     pub timeout: Timeout,
     /// Tail-loss probes (RFC 8985 §7), on in Linux by default: after about
@@ -269,6 +278,7 @@ impl SenderConfig {
             size_bytes: None,
             app: App::Bulk,
             pacing: Pacing::Exact,
+            initial_burst_packets: 0,
             timeout: Timeout::Rto,
             tail_loss_probe: true,
             loss_detection: LossDetection::Linux,

@@ -75,6 +75,42 @@ fn without_a_pacer_the_whole_window_leaves_at_once() {
     }
 }
 
+/// Linux TCP charges pacing time only from its tenth data segment on
+/// (`tcp_update_skb_after_send()`), so with `initial_burst_packets = 10`
+/// the first ten packets leave at one instant and the eleventh waits one
+/// packet's time at the pacing rate; without it, exact and quantum
+/// pacing both start pacing from the first packet.
+#[test]
+fn an_initial_burst_leaves_back_to_back_then_pacing_starts() {
+    for pacing in [sender::Pacing::Exact, sender::Pacing::Quantum] {
+        let mut cc = Config::new(Algorithm::Bbr);
+        cc.initial_cwnd_packets = 100;
+        let mut f = SenderConfig::bulk(cc);
+        f.start_ns = 5 * MS;
+        f.pacing = pacing;
+        let paced = burst_at(&f, f.start_ns).0;
+        f.initial_burst_packets = 10;
+        let (n, next, rate) = burst_at(&f, f.start_ns);
+        let one = 1500.0 * 1e9 / rate as f64;
+        if pacing == sender::Pacing::Exact {
+            assert_eq!(paced, 1, "{pacing:?}: paced from the first packet");
+            assert_eq!(n, 10, "{pacing:?}: the first ten at once");
+            assert!(
+                ((next - f.start_ns) as f64 - one).abs() <= 1.0,
+                "{pacing:?}"
+            );
+        } else {
+            // The burst is followed by the quantum the pacer opens: ten
+            // more packets than without it, and the wait of that quantum.
+            assert_eq!(
+                n,
+                paced + 9,
+                "{pacing:?}: nine free packets, then a quantum"
+            );
+        }
+    }
+}
+
 /// An ACK of the ranges given (inclusive, highest first).
 fn ack_of(ranges: &[(u64, u64)]) -> sender::Ack {
     let mut a = sender::Ack {

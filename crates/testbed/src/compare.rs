@@ -195,6 +195,11 @@ fn own_size(run: &scenario::Run) -> PacketSize {
     }
 }
 
+/// The packets Linux TCP sends before it paces any
+/// (`tcp_update_skb_after_send()` charges pacing time from the tenth data
+/// segment on): the simulated match's `initial_burst`.
+pub const LINUX_INITIAL_BURST: u32 = 10;
+
 /// How much longer the simulation matched to kernel TCP runs than the
 /// scenario says, ms ([`matched_run`]).
 const HANDSHAKE_MARGIN_MS: u64 = 4_000;
@@ -203,7 +208,8 @@ const HANDSHAKE_MARGIN_MS: u64 = 4_000;
 /// the receiver `ack` (a scenario's `ack` name, when given) and, for
 /// kernel TCP (`tcp_handshake`), TCP's SYN exchange: the kernel's BBR
 /// takes min_rtt and its first pacing rate from it, and its data starts
-/// after it (`handshake = "tcp"`). Made by
+/// after it (`handshake = "tcp"`); and its unpaced first ten segments
+/// (`initial_burst = 10`). Made by
 /// editing the scenario's text and parsing it again: the `scenario.toml`
 /// written beside the results is then the scenario that ran, and `bbrlab
 /// sim` on it gives the same bytes. (A path in it that is relative, such
@@ -224,6 +230,12 @@ fn matched_run(
             Table::Flow(0),
             "handshake",
             scenario::edit::Value::String("tcp".into()),
+        ));
+        // Linux paces a connection only from its tenth data segment on.
+        keys.push((
+            Table::Flow(0),
+            "initial_burst",
+            scenario::edit::Value::Integer(LINUX_INITIAL_BURST.into()),
         ));
         // Measured from the SYN-ACK, as the kernel's log is from the
         // connection: the run goes on past its duration by the longest
@@ -873,9 +885,11 @@ pub(crate) mod tests {
         );
         let f = &kernel.config.flows[0];
         assert_eq!(f.handshake, netsim::Handshake::Tcp);
+        assert_eq!(f.initial_burst_packets, 10, "Linux's unpaced first ten");
         assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
         let udp = matched_run(&sc, &run, Some(size), None, false).unwrap();
         assert_eq!(udp.config.flows[0].handshake, netsim::Handshake::None);
+        assert_eq!(udp.config.flows[0].initial_burst_packets, 0);
         // Measured from the SYN-ACK's arrival, 40 ms (and the SYN's
         // serialization) after the start: the same delivery counted from
         // there gives a higher goodput than from 0 over the same window.

@@ -125,6 +125,9 @@ pub struct Sender {
     /// schedule; the burst a caught-up pacer opens is `burst_until`).
     pacer: Pacer,
     pacing: Pacing,
+    /// Packets that may leave before the pacer charges any its time
+    /// ([`SenderConfig::initial_burst_packets`]).
+    initial_burst: u64,
     timeout: Timeout,
     /// Probe packets owed after a PTO fired (RFC 9002 §6.2.4).
     probes_owed: u32,
@@ -286,6 +289,7 @@ impl Sender {
             app: AppState::new(&flow.app, start),
             pacer: Pacer::starting_at(start),
             pacing: flow.pacing,
+            initial_burst: u64::from(flow.initial_burst_packets),
             timeout: flow.timeout,
             probes_owed: 0,
             first_rtt_at: None,

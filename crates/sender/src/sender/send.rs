@@ -192,8 +192,12 @@ impl Sender {
         // likewise discounts timer drift, by at most half of the next
         // delay (`fq_dequeue()`). More credit means bigger catch-up bursts,
         // which shorten send intervals and inflate delivery-rate samples.
+        // The first `initial_burst` packets cost no time: Linux charges a
+        // segment's pacing time only once `data_segs_out` reaches ten, so
+        // segments 1-10 leave together and the 11th waits the 10th's time.
         let rate = self.cc.pacing_rate_bytes_per_sec();
         let (slack_ns, gap_ns) = match self.pacing {
+            _ if self.packets_sent < self.initial_burst => (0, 0),
             Pacing::Exact => (0, Pacer::packet_time_ns(bytes as u64, rate)),
             Pacing::Quantum => (
                 self.quantum_ns() / 2,

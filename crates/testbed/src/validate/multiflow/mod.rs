@@ -976,6 +976,7 @@ mod tests {
             "{flows:?}"
         );
         assert!(flows.iter().all(|f| f.handshake == netsim::Handshake::Tcp));
+        assert!(flows.iter().all(|f| f.initial_burst_packets == 10));
         assert_eq!((flows[1].cc.mss_bytes, flows[1].header_bytes), (1448, 52));
         assert!(!rep.join("sim-phase-7").exists() && !rep.join("scenario-phase-7.toml").exists());
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();

@@ -284,6 +284,7 @@ impl MultiPath {
             b = b.flow(
                 crate::validate::sim_flow(f.cc)
                     .handshake("tcp")
+                    .initial_burst(crate::compare::LINUX_INITIAL_BURST)
                     .start(Duration::from_micros(start_us))
                     .extra_rtt(millis(f.extra_rtt_ms))
                     .packet(size.payload, u64::from(size.header))
