@@ -78,6 +78,10 @@ phase clippy-default "${low[@]}" cargo clippy -p bbrlab --all-targets -- -D warn
 RUSTDOCFLAGS="-D warnings" phase doc "${low[@]}" cargo doc --workspace --no-deps --features bbrlab/kernel
 # The published crates package and build on their own.
 phase publish-dry-run "${low[@]}" bash scripts/check-publish.sh
+# Their API against their last release tags (none yet: reported, and
+# cargo-semver-checks is installed only once there is one).
+phase semver-test bash scripts/semver_check_test.sh
+phase semver "${low[@]}" bash scripts/semver-check.sh
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).
 phase docs "${low[@]}" bash scripts/test-docs.sh
