@@ -161,6 +161,21 @@ pub(crate) enum Command {
     /// stack-controllers.md (the table the book includes) and prints the
     /// table.
     Stacks(StacksArgs),
+    /// The example test cases of draft-ietf-ccwg-bbr-06 that a path shows
+    /// (STARTUP's and DRAIN's exits, app-limited STARTUP, PROBE_RTT, ACK
+    /// aggregation, a sub-packet BDP, bandwidth steps, a policer: the
+    /// case files in --cases) run on each named controller over a grid of
+    /// path sizes in the simulator; prints a matrix of case ×
+    /// controller and writes conformance.md and conformance.json.
+    ///
+    /// Exit status: 0 when every run completed, whatever the verdicts
+    /// (a controller failing a case is a finding); with --strict, 1 if
+    /// bbrlab's own bbr3 (draft profile) fails a case. An unknown
+    /// controller or case, or a case file in error, exits 1 with the reason.
+    #[command(
+        after_help = "Examples:\n  bbrlab conformance --quick\n  bbrlab conformance --cc bbr3,bbr,s2n:bbr2 --only A01,A10 --out out/conformance"
+    )]
+    Conformance(ConformanceArgs),
     /// Simulator speed: one flow of bbr, cubic and bbr3 in turn on
     /// 100 Mbit/s, 40 ms, repeated; the median and range of each rate and
     /// of bbr's and bbr3's ratio to cubic in the same round.
@@ -356,6 +371,43 @@ pub(crate) struct StacksArgs {
     /// Parallel runs (default: all cores).
     #[arg(long, short)]
     pub(crate) jobs: Option<usize>,
+}
+
+/// `bbrlab conformance`'s options.
+#[derive(clap::Args)]
+pub(crate) struct ConformanceArgs {
+    /// Controllers to run, comma-separated: bbrlab's (`bbr3` or
+    /// `bbr3:draft`, `bbr3:linux-v3`, `bbr`, `bbr-jitter`, `cubic`, `reno`)
+    /// and the QUIC stacks' (`s2n:bbr2`, `s2n:cubic`, `quinn:bbr`,
+    /// `quinn:cubic`).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "bbr3,bbr3:linux-v3,bbr,s2n:bbr2,quinn:bbr"
+    )]
+    pub(crate) cc: Vec<String>,
+    /// Only these cases, comma-separated (`A01,A10`).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) only: Option<Vec<String>>,
+    /// The grid's middle point only (50 Mbit/s, 40 ms) instead of 3 rates
+    /// (10, 50, 250 Mbit/s) × 3 RTTs (10, 40, 200 ms).
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// The directory of case files.
+    #[arg(long, default_value = "scenarios/conformance")]
+    pub(crate) cases: PathBuf,
+    /// Output directory (conformance.md, conformance.json).
+    #[arg(long, short, default_value = "conformance")]
+    pub(crate) out: PathBuf,
+    /// Parallel runs (default: all cores).
+    #[arg(long, short)]
+    pub(crate) jobs: Option<usize>,
+    /// Exit 1 if bbrlab's own bbr3 (draft profile) fails a case.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// No progress display.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
 }
 
 /// `bbrlab bench`'s options.

@@ -59,6 +59,7 @@
 pub mod bbr3;
 pub mod bbr3_signals;
 pub mod claim;
+pub mod conformance;
 pub mod evaluate;
 mod figure;
 mod findings;

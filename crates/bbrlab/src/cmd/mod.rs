@@ -6,6 +6,7 @@
 pub mod bbr3_signals;
 pub mod bench;
 pub mod compare;
+pub mod conformance;
 pub mod emu;
 pub mod jitter_sweep;
 pub mod kernel;

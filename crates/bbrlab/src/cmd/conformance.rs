@@ -1,0 +1,70 @@
+//! `bbrlab conformance`: the draft's example test cases on each named
+//! controller, over the grid of path sizes.
+
+use crate::cli::ConformanceArgs;
+use crate::terminal::TerminalView;
+use claims::conformance::{self, grid, report};
+use std::fs;
+
+/// Runs the suite, prints the matrix, writes conformance.md and
+/// conformance.json; with --strict, an error when bbrlab's own bbr3
+/// (draft) fails a case.
+pub fn command(a: ConformanceArgs) -> Result<(), String> {
+    let controllers =
+        a.cc.iter()
+            .map(|n| grid::Controller::parse(n.trim()))
+            .collect::<Result<Vec<_>, _>>()?;
+    let opts = conformance::Options {
+        cases: a.cases.clone(),
+        only: a.only.clone(),
+        controllers,
+        grid: if a.quick {
+            grid::Grid::Quick
+        } else {
+            grid::Grid::Full
+        },
+        jobs: a.jobs,
+    };
+    // The case files first, so a bad one is reported before any run.
+    let cases = conformance::select(&opts)?;
+    fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    let results = conformance::run(&opts, &TerminalView::new(a.quiet))?;
+    let names: Vec<String> = opts.controllers.iter().map(|c| c.name.clone()).collect();
+    let md = report::markdown(&cases, &names, &results);
+    let json = report::Json {
+        cases: cases.iter().map(report::JsonCase::of).collect(),
+        controllers: &names,
+        runs: &results,
+    };
+    let json = serde_json::to_string_pretty(&json).map_err(|e| format!("conformance.json: {e}"))?;
+    for (file, text) in [("conformance.md", &md), ("conformance.json", &json)] {
+        let p = a.out.join(file);
+        fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    print!("{md}");
+    println!(
+        "wrote {} and {}",
+        a.out.join("conformance.md").display(),
+        a.out.join("conformance.json").display()
+    );
+    if a.strict {
+        let reference: Vec<&str> = opts
+            .controllers
+            .iter()
+            .filter(|c| c.is_reference())
+            .map(|c| c.name.as_str())
+            .collect();
+        let failed: Vec<String> = results
+            .iter()
+            .filter(|r| reference.contains(&r.controller.as_str()) && r.failed())
+            .map(|r| format!("{} at {}", r.case, r.point))
+            .collect();
+        if !failed.is_empty() {
+            return Err(format!(
+                "--strict: bbrlab's bbr3 (draft) failed {}",
+                failed.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}

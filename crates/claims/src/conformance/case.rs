@@ -1,0 +1,320 @@
+//! A conformance case as written: a scenario file (the path and the
+//! workload, in the simulator's format) with a `[conformance]` table that
+//! says what the case is, where the draft states it, how its path scales
+//! over the grid, and what a correct BBRv3 must show.
+//!
+//! ```toml
+//! duration = "4s"            # replaced by the grid's run length
+//! [link.forward]
+//! rate = "10mbit"            # replaced by each grid point's rate
+//! delay = "20ms"             # replaced by half each grid point's RTT
+//! [[flow]]
+//! algorithm = "bbr3"         # replaced by each controller under test
+//!
+//! [conformance]
+//! id = "A01"
+//! title = "Exiting STARTUP on a bandwidth plateau"
+//! section = "draft-ietf-ccwg-bbr-06, Appendix A.1"
+//! buffer_bdp = 3.0           # the bottleneck's queue, in BDPs of each point
+//! rtts = 40                  # run length, in the point's round trips
+//! negative = "cubic"         # a controller that must fail the case
+//!
+//! [[conformance.checks]]
+//! check = "state_left"
+//! state = "startup"
+//! within = "20rtt"
+//! why = "the plateau is seen in 3 rounds after about log2(BDP / IW) rounds of doubling"
+//! ```
+
+use super::check::{Check, CheckKind, When};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One case file, checked.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// `A01` … `A22`.
+    pub id: String,
+    /// The draft's title for it.
+    pub title: String,
+    /// Where the draft states it.
+    pub section: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    /// The scenario without its `[conformance]` table.
+    pub scenario: toml::Table,
+    /// How the path follows the grid.
+    pub scale: Scale,
+    /// A controller the case must fail, to show its checks can fail.
+    pub negative: Option<String>,
+    /// What a correct BBRv3 shows.
+    pub checks: Vec<Check>,
+}
+
+/// How a case's path follows the grid's points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scale {
+    /// Every grid point: the bottleneck's rate and RTT are the point's,
+    /// its queue `buffer_bdp` BDPs, the run `rtts` round trips long (at
+    /// least `min_seconds`).
+    Grid {
+        /// The queue, in BDPs.
+        buffer_bdp: f64,
+        /// Run length, round trips.
+        rtts: f64,
+        /// Run length at least, seconds (for cases on a wall-clock rule,
+        /// such as PROBE_RTT every 5 s).
+        min_seconds: f64,
+    },
+    /// The path as written, once (the draft names one path, for example
+    /// a sub-packet BDP at 64 kbit/s).
+    Fixed,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    id: String,
+    title: String,
+    section: String,
+    #[serde(default = "yes")]
+    grid: bool,
+    buffer_bdp: Option<f64>,
+    rtts: Option<f64>,
+    min_seconds: Option<f64>,
+    negative: Option<String>,
+    checks: Vec<RawCheck>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheck {
+    check: String,
+    why: String,
+    state: Option<String>,
+    within: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    bdp: Option<f64>,
+    packets: Option<f64>,
+    fraction: Option<f64>,
+    mbps: Option<f64>,
+    rtt: Option<f64>,
+}
+
+/// Reads and checks a case file; errors name the file and the key.
+pub fn load(path: &Path) -> Result<Case, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse(&text, path)
+}
+
+/// [`load`] on text already read (`path` names it in errors).
+pub fn parse(text: &str, path: &Path) -> Result<Case, String> {
+    let at = |what: &str| format!("{}: {what}", path.display());
+    let mut scenario: toml::Table = text.parse().map_err(|e| at(&format!("not TOML: {e}")))?;
+    let raw = scenario
+        .remove("conformance")
+        .ok_or_else(|| at("no [conformance] table (a case file is a scenario with one)"))?;
+    let raw: RawCase = raw
+        .try_into()
+        .map_err(|e| at(&format!("[conformance]: {e}")))?;
+    let scale = if raw.grid {
+        let buffer_bdp = raw
+            .buffer_bdp
+            .ok_or_else(|| at("[conformance] buffer_bdp is needed with the grid"))?;
+        if !(buffer_bdp.is_finite() && (0.05..=1000.0).contains(&buffer_bdp)) {
+            return Err(at(&format!(
+                "[conformance] buffer_bdp = {buffer_bdp}; allowed 0.05 to 1000"
+            )));
+        }
+        let rtts = raw
+            .rtts
+            .ok_or_else(|| at("[conformance] rtts is needed with the grid"))?;
+        if !(rtts.is_finite() && (1.0..=100_000.0).contains(&rtts)) {
+            return Err(at(&format!(
+                "[conformance] rtts = {rtts}; allowed 1 to 100000"
+            )));
+        }
+        let min_seconds = raw.min_seconds.unwrap_or(0.0);
+        if !(min_seconds.is_finite() && (0.0..=600.0).contains(&min_seconds)) {
+            return Err(at(&format!(
+                "[conformance] min_seconds = {min_seconds}; allowed 0 to 600"
+            )));
+        }
+        Scale::Grid {
+            buffer_bdp,
+            rtts,
+            min_seconds,
+        }
+    } else {
+        for (key, set) in [
+            ("buffer_bdp", raw.buffer_bdp.is_some()),
+            ("rtts", raw.rtts.is_some()),
+            ("min_seconds", raw.min_seconds.is_some()),
+        ] {
+            if set {
+                return Err(at(&format!(
+                    "[conformance] {key} applies to the grid; this case has grid = false"
+                )));
+            }
+        }
+        Scale::Fixed
+    };
+    if raw.checks.is_empty() {
+        return Err(at("[conformance] has no checks"));
+    }
+    let checks = raw
+        .checks
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| check(c).map_err(|e| at(&format!("[[conformance.checks]] #{}: {e}", i + 1))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Case {
+        id: raw.id,
+        title: raw.title,
+        section: raw.section,
+        path: path.to_path_buf(),
+        scenario,
+        scale,
+        negative: raw.negative,
+        checks,
+    })
+}
+
+/// The states a check may name: BBRv3's (draft §4.1) and v1's PROBE_BW.
+const STATES: [&str; 8] = [
+    "startup",
+    "drain",
+    "probe_bw",
+    "probe_bw_down",
+    "probe_bw_cruise",
+    "probe_bw_refill",
+    "probe_bw_up",
+    "probe_rtt",
+];
+
+fn check(c: RawCheck) -> Result<Check, String> {
+    let when = |s: &Option<String>, key: &str| -> Result<Option<When>, String> {
+        s.as_deref()
+            .map(|t| When::parse(t).map_err(|e| format!("{key}: {e}")))
+            .transpose()
+    };
+    let need_when = |s: &Option<String>, key: &str| -> Result<When, String> {
+        when(s, key)?.ok_or_else(|| format!("`{}` needs `{key}`", c.check))
+    };
+    let state = || -> Result<String, String> {
+        let s = c
+            .state
+            .clone()
+            .ok_or_else(|| format!("`{}` needs `state`", c.check))?;
+        if STATES.contains(&s.as_str()) {
+            Ok(s)
+        } else {
+            Err(format!("state `{s}`; allowed {}", STATES.join(", ")))
+        }
+    };
+    let positive = |v: Option<f64>, key: &str| -> Result<f64, String> {
+        match v {
+            Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+            Some(x) => Err(format!("{key} = {x}; must be a finite number ≥ 0")),
+            None => Err(format!("`{}` needs `{key}`", c.check)),
+        }
+    };
+    let from = when(&c.from, "from")?.unwrap_or(When::Rtts(0.0));
+    let to = when(&c.to, "to")?;
+    let kind = match c.check.as_str() {
+        "state_left" => CheckKind::StateLeft {
+            state: state()?,
+            within: need_when(&c.within, "within")?,
+        },
+        "state_entered" => CheckKind::StateEntered {
+            state: state()?,
+            from,
+            within: need_when(&c.within, "within")?,
+        },
+        "state_absent" => CheckKind::StateAbsent {
+            state: state()?,
+            from,
+            to,
+        },
+        "state_duration_at_most" => CheckKind::StateDurationAtMost {
+            state: state()?,
+            within: need_when(&c.within, "within")?,
+        },
+        "inflight_at_most" => CheckKind::InflightAtMost {
+            bdp: positive(c.bdp, "bdp")?,
+            packets: c.packets.map_or(Ok(0.0), |p| positive(Some(p), "packets"))?,
+            from,
+            to,
+        },
+        "goodput_at_least" => {
+            let fraction = positive(c.fraction, "fraction")?;
+            if fraction > 1.0 {
+                return Err(format!("fraction = {fraction}; at most 1"));
+            }
+            CheckKind::GoodputAtLeast {
+                fraction,
+                mbps: c.mbps.map(|m| positive(Some(m), "mbps")).transpose()?,
+                from,
+                to,
+            }
+        }
+        "queue_delay_at_most" => CheckKind::QueueDelayAtMost {
+            rtt: positive(c.rtt, "rtt")?,
+            packets: c.packets.map_or(Ok(0.0), |p| positive(Some(p), "packets"))?,
+            from,
+            to,
+        },
+        "bw_estimate_at_most" => CheckKind::BwEstimateAtMost {
+            mbps: positive(c.mbps, "mbps")?,
+            from,
+            to,
+        },
+        "retransmitted_at_most" => {
+            let fraction = positive(c.fraction, "fraction")?;
+            CheckKind::RetransmittedAtMost { fraction }
+        }
+        other => {
+            return Err(format!(
+                "check `{other}`; allowed state_left, state_entered, state_absent, state_duration_at_most, inflight_at_most, goodput_at_least, queue_delay_at_most, retransmitted_at_most, bw_estimate_at_most"
+            ))
+        }
+    };
+    if c.why.trim().is_empty() {
+        return Err("`why` is empty: every check says why its bound is what it is".into());
+    }
+    Ok(Check { kind, why: c.why })
+}
+
+/// Every case file in `dir` (`*.toml`, sorted by name), each checked.
+pub fn load_dir(dir: &Path) -> Result<Vec<Case>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the cases in {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("no case files (*.toml) in {}", dir.display()));
+    }
+    let cases = files
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, c) in cases.iter().enumerate() {
+        if let Some(d) = cases[..i].iter().find(|d| d.id == c.id) {
+            return Err(format!(
+                "{} and {} both have id {}",
+                d.path.display(),
+                c.path.display(),
+                c.id
+            ));
+        }
+    }
+    Ok(cases)
+}

@@ -1,0 +1,218 @@
+//! The grid of path sizes a case runs over, the controllers it runs on,
+//! and the scenario of one case at one point with one controller.
+//!
+//! The draft suggests testing from under 1 ms to 1 s of RTT and from
+//! 64 kbit/s to 10 Gbit/s. The full grid takes three rates (10, 50 and
+//! 250 Mbit/s) and three RTTs (10, 40 and 200 ms) within those ranges,
+//! every point with a BDP of at least 8 packets (so that the initial
+//! window of 10 does not by itself decide a case: the draft's sub-packet
+//! case, A.14, has a fixed path of its own), and chosen so the whole suite
+//! stays fast in the simulator; the quick grid is its middle point.
+
+use super::case::{Case, Scale};
+use serde::Serialize;
+use std::fmt;
+
+/// One path size: the bottleneck's rate and the base round trip.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// Bottleneck rate, bit/s.
+    pub rate_bps: f64,
+    /// Base round trip, ns.
+    pub rtt_ns: u64,
+}
+
+impl fmt::Display for Point {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rate = if self.rate_bps >= 1e9 {
+            format!("{}G", self.rate_bps / 1e9)
+        } else if self.rate_bps >= 1e6 {
+            format!("{}M", self.rate_bps / 1e6)
+        } else {
+            format!("{}k", self.rate_bps / 1e3)
+        };
+        let rtt_ms = self.rtt_ns as f64 / 1e6;
+        write!(f, "{rate}-{rtt_ms}ms")
+    }
+}
+
+/// Which grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// 3 rates × 3 RTTs.
+    Full,
+    /// The middle point alone (CI).
+    Quick,
+}
+
+const MS: u64 = 1_000_000;
+
+impl Grid {
+    /// The points, rates outer.
+    pub fn points(self) -> Vec<Point> {
+        match self {
+            Grid::Quick => vec![Point {
+                rate_bps: 50e6,
+                rtt_ns: 40 * MS,
+            }],
+            Grid::Full => {
+                let mut v = Vec::new();
+                for rate_bps in [10e6, 50e6, 250e6] {
+                    for rtt_ns in [10 * MS, 40 * MS, 200 * MS] {
+                        v.push(Point { rate_bps, rtt_ns });
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+/// A controller under test, by the name `--cc` takes: bbrlab's algorithms
+/// (`bbr3` for the draft profile, `bbr3:linux-v3`, `bbr`, ...) or a QUIC
+/// stack's (`s2n:bbr2`, `quinn:bbr`, ...).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Controller {
+    /// As given.
+    pub name: String,
+    /// The scenario's `algorithm`.
+    algorithm: String,
+    /// `[flow.bbr3] profile`, for bbrlab's bbr3.
+    profile: Option<String>,
+}
+
+/// The controllers run when `--cc` is not given.
+pub const DEFAULT_CONTROLLERS: [&str; 5] =
+    ["bbr3", "bbr3:linux-v3", "bbr", "s2n:bbr2", "quinn:bbr"];
+
+impl Controller {
+    /// Parses a `--cc` name, refusing what the simulator cannot run.
+    pub fn parse(name: &str) -> Result<Controller, String> {
+        let (algorithm, profile) = match name.split_once(':') {
+            Some(("bbr3", p)) if p == "draft" || p == "linux-v3" => {
+                ("bbr3".to_string(), Some(p.to_string()))
+            }
+            Some(("bbr3", _)) => {
+                return Err(format!(
+                    "--cc {name}: bbr3's profiles are `draft` and `linux-v3`"
+                ))
+            }
+            _ => (name.to_string(), None),
+        };
+        // The scenario parser knows every algorithm and stack controller.
+        let probe = format!(
+            "duration = \"1s\"\n[link.forward]\nrate = \"1mbit\"\n[[flow]]\nalgorithm = \"{algorithm}\"\n"
+        );
+        scenario::parse(
+            &probe,
+            "--cc",
+            std::path::Path::new("."),
+            std::path::Path::new("--cc"),
+        )
+        .map_err(|e| {
+            let e = e.to_string();
+            let why = e.split_once("algorithm").map_or(e.as_str(), |(_, w)| w);
+            format!(
+                "--cc {name}: not a controller the simulator runs ({})",
+                why.trim_start_matches([':', ' '])
+            )
+        })?;
+        Ok(Controller {
+            name: name.to_string(),
+            algorithm,
+            profile,
+        })
+    }
+
+    /// Why its BBR state cannot be read, if it cannot: loss-based
+    /// controllers have none, and quinn's BBR keeps its own private.
+    pub fn no_state(&self) -> Option<String> {
+        let a = self.algorithm.as_str();
+        if a.ends_with("cubic") || a.ends_with("reno") {
+            Some(format!("{} has no BBR state", self.name))
+        } else if a == "quinn:bbr" {
+            Some("quinn:bbr does not expose its state".into())
+        } else {
+            None
+        }
+    }
+
+    /// Whether it is bbrlab's own BBRv3 in the draft's profile, the
+    /// implementation the suite is held to (`--strict`).
+    pub fn is_reference(&self) -> bool {
+        self.algorithm == "bbr3" && self.profile.as_deref().is_none_or(|p| p == "draft")
+    }
+}
+
+/// The scenario text of `case` at `point` (ignored for a fixed path) with
+/// `cc` as its first flow's controller.
+pub fn scenario_text(case: &Case, point: Option<Point>, cc: &Controller) -> Result<String, String> {
+    let mut t = case.scenario.clone();
+    let err = |what: &str| format!("{}: {what}", case.path.display());
+    if let (
+        Scale::Grid {
+            buffer_bdp,
+            rtts,
+            min_seconds,
+        },
+        Some(p),
+    ) = (case.scale, point)
+    {
+        let link = t
+            .entry("link")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| err("`link` is not a table"))?;
+        let one_way_us = p.rtt_ns / 2_000;
+        for dir in ["forward", "reverse"] {
+            let d = link
+                .entry(dir)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .ok_or_else(|| err(&format!("`link.{dir}` is not a table")))?;
+            d.insert("delay".into(), format!("{one_way_us}us").into());
+        }
+        let fwd = link["forward"].as_table_mut().expect("inserted above");
+        fwd.insert(
+            "rate".into(),
+            format!("{}kbit", (p.rate_bps / 1e3).round()).into(),
+        );
+        let bdp_packets = p.rate_bps / 8.0 * p.rtt_ns as f64 / 1e9 / 1500.0;
+        let limit = (buffer_bdp * bdp_packets).ceil().max(2.0) as u64;
+        let q = fwd
+            .entry("queue")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| err("`link.forward.queue` is not a table"))?;
+        q.insert("limit".into(), format!("{limit}pkt").into());
+        let secs = (rtts * p.rtt_ns as f64 / 1e9).max(min_seconds);
+        t.insert(
+            "duration".into(),
+            format!("{}ms", (secs * 1e3).ceil() as u64).into(),
+        );
+        // An eighth of a round trip, 0.1 ms to 10 ms.
+        let sample_us = (p.rtt_ns / 8_000).clamp(100, 10_000);
+        t.insert("sample_interval".into(), format!("{sample_us}us").into());
+    }
+    let flows = t
+        .get_mut("flow")
+        .and_then(|f| f.as_array_mut())
+        .filter(|f| !f.is_empty())
+        .ok_or_else(|| err("no [[flow]]: the first flow is the controller under test"))?;
+    let f = flows[0]
+        .as_table_mut()
+        .ok_or_else(|| err("[[flow]] is not a table"))?;
+    f.insert("algorithm".into(), cc.algorithm.clone().into());
+    if let Some(p) = &cc.profile {
+        let b3 = f
+            .entry("bbr3")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| err("[flow.bbr3] is not a table"))?;
+        b3.insert("profile".into(), p.clone().into());
+    } else if cc.algorithm != "bbr3" {
+        // A case's bbr3 tuning does not apply to another controller.
+        f.remove("bbr3");
+    }
+    toml::to_string(&t).map_err(|e| err(&format!("cannot write the scenario: {e}")))
+}
