@@ -175,3 +175,64 @@ fn a_case_scales_with_the_grid_point_and_takes_the_controller() {
         congestion::Bbr3Profile::LinuxV3
     );
 }
+
+/// A controller from outside bbrlab, through `Controller::custom`: one
+/// that is BBRv3 inside passes as bbr3 does, one that is CUBIC inside
+/// fails A01's queue check, and one that panics fails its runs with the
+/// panic's message while the suite goes on.
+#[test]
+fn an_outside_controller_runs_through_the_trait_and_its_panic_is_a_failed_run() {
+    use congestion::{Algorithm, Config, CongestionControl, Instant};
+    let wrap = |alg: Algorithm| {
+        move |cfg: &Config, now: Instant| -> Box<dyn CongestionControl + Send + Sync> {
+            let mut c = *cfg;
+            c.algorithm = alg;
+            congestion::builtin(&c, now)
+        }
+    };
+    struct Panics;
+    impl CongestionControl for Panics {
+        fn on_ack(
+            &mut self,
+            _: &congestion::AckContext<'_>,
+            _: &mut congestion::DeliveryRateSampler,
+        ) {
+            panic!("an overflow in the outside controller");
+        }
+        fn on_packets_lost(&mut self, _: Instant, _: u64, _: u64, _: bool) {}
+        fn on_retransmission_timeout(&mut self, _: Instant, _: u64) {}
+        fn on_mss_change(&mut self, _: u64) {}
+        fn cwnd_bytes(&self) -> u64 {
+            15_000
+        }
+        fn pacing_rate_bytes_per_sec(&self) -> u64 {
+            1_000_000
+        }
+        fn send_quantum_bytes(&self) -> u64 {
+            1500
+        }
+        fn snapshot(&self) -> congestion::Snapshot {
+            congestion::Snapshot::default()
+        }
+    }
+    let mut o = opts(&[], Some(vec!["A01".into(), "A10".into()]));
+    o.controllers = vec![
+        grid::Controller::custom("outside-v3", true, wrap(Algorithm::Bbr3)),
+        grid::Controller::custom("outside-cubic", false, wrap(Algorithm::Cubic)),
+        grid::Controller::custom("outside-panics", true, |_: &Config, _: Instant| {
+            Box::new(Panics) as Box<dyn CongestionControl + Send + Sync>
+        }),
+    ];
+    let results = conformance::run(&o, &runner::sweep::Quiet).unwrap();
+    let of = |name: &'static str| results.iter().filter(move |r| r.controller == name);
+    assert!(of("outside-v3").all(|r| !r.failed()), "{results:?}");
+    assert!(of("outside-cubic").any(|r| r.case == "A01" && r.failed()));
+    assert_eq!(of("outside-panics").count(), 2);
+    for r in of("outside-panics") {
+        let e = r.error.as_deref().unwrap_or_default();
+        assert!(
+            e.contains("panicked") && e.contains("an overflow in the outside controller"),
+            "{e}"
+        );
+    }
+}

@@ -71,7 +71,7 @@ impl Grid {
 /// A controller under test, by the name `--cc` takes: bbrlab's algorithms
 /// (`bbr3` for the draft profile, `bbr3:linux-v3`, `bbr`, ...) or a QUIC
 /// stack's (`s2n:bbr2`, `quinn:bbr`, ...).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Serialize)]
 pub struct Controller {
     /// As given.
     pub name: String,
@@ -79,6 +79,19 @@ pub struct Controller {
     algorithm: String,
     /// `[flow.bbr3] profile`, for bbrlab's bbr3.
     profile: Option<String>,
+    /// A controller from outside bbrlab ([`Controller::custom`]), and
+    /// whether it reports BBR's state in its snapshot's mode.
+    #[serde(skip)]
+    custom: Option<(netsim::CustomCc, bool)>,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller")
+            .field("name", &self.name)
+            .field("custom", &self.custom.is_some())
+            .finish()
+    }
 }
 
 /// The controllers run when `--cc` is not given.
@@ -121,12 +134,50 @@ impl Controller {
             name: name.to_string(),
             algorithm,
             profile,
+            custom: None,
         })
+    }
+
+    /// A controller from outside bbrlab, through the `congestion` crate's
+    /// [`congestion::CongestionControl`] trait: `build` makes one per run
+    /// from the flow's configuration (its MSS and initial window are the
+    /// scenario's) and the start time. `reports_state` says whether its
+    /// snapshot's `mode` is BBR's state (STARTUP, DRAIN, PROBE_BW's
+    /// phases, PROBE_RTT); if not, the state checks are skipped for it.
+    /// The suite runs it on the same simulated sender as every other
+    /// controller.
+    pub fn custom(
+        name: &str,
+        reports_state: bool,
+        build: impl Fn(
+                &congestion::Config,
+                congestion::Instant,
+            ) -> Box<dyn congestion::CongestionControl + Send + Sync>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Controller {
+        Controller {
+            name: name.to_string(),
+            // The sender's configuration (MSS, initial window) comes from
+            // the scenario's flow, as for bbr3.
+            algorithm: "bbr3".into(),
+            profile: None,
+            custom: Some((netsim::CustomCc::new(name, build), reports_state)),
+        }
+    }
+
+    /// The outside controller's constructor, if it is one.
+    pub(super) fn custom_cc(&self) -> Option<&netsim::CustomCc> {
+        self.custom.as_ref().map(|(c, _)| c)
     }
 
     /// Why its BBR state cannot be read, if it cannot: loss-based
     /// controllers have none, and quinn's BBR keeps its own private.
     pub fn no_state(&self) -> Option<String> {
+        if let Some((_, reports_state)) = &self.custom {
+            return (!reports_state).then(|| format!("{} reports no BBR state", self.name));
+        }
         let a = self.algorithm.as_str();
         if a.ends_with("cubic") || a.ends_with("reno") {
             Some(format!("{} has no BBR state", self.name))
@@ -140,7 +191,9 @@ impl Controller {
     /// Whether it is bbrlab's own BBRv3 in the draft's profile, the
     /// implementation the suite is held to (`--strict`).
     pub fn is_reference(&self) -> bool {
-        self.algorithm == "bbr3" && self.profile.as_deref().is_none_or(|p| p == "draft")
+        self.custom.is_none()
+            && self.algorithm == "bbr3"
+            && self.profile.as_deref().is_none_or(|p| p == "draft")
     }
 }
 

@@ -219,7 +219,13 @@ pub fn scenario_of(
     let label = case.path.display().to_string();
     let sc = scenario::parse(&text, &label, dir, &case.path).map_err(|e| e.to_string())?;
     match sc.runs.len() {
-        1 => Ok(sc.runs.into_iter().next().expect("one run")),
+        1 => {
+            let mut run = sc.runs.into_iter().next().expect("one run");
+            if let Some(custom) = cc.custom_cc() {
+                run.config.flows[0].custom_cc = Some(custom.clone());
+            }
+            Ok(run)
+        }
         n => Err(format!(
             "{label}: a case is one run, this one makes {n} (no [sweep] in a case)"
         )),
@@ -276,10 +282,12 @@ fn path_of(case: &Case, point: Option<Point>) -> Result<check::Path, String> {
         link::RateSchedule::Constant(r) => *r,
         link::RateSchedule::Steps(v) if !v.is_empty() => v[0].1,
         link::RateSchedule::Square { high, .. } => *high,
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "{}: a fixed-path case needs a forward rate (constant, steps or square) to judge by",
             case.path.display()
-        )),
+        ))
+        }
     };
     Ok(check::Path {
         rtt_ns: cfg.forward.delay_ns + cfg.reverse.delay_ns,
