@@ -379,11 +379,11 @@ pub(crate) struct ConformanceArgs {
     /// Controllers to run, comma-separated: bbrlab's (`bbr3` or
     /// `bbr3:draft`, `bbr3:linux-v3`, `bbr`, `bbr-jitter`, `cubic`, `reno`)
     /// and the QUIC stacks' (`s2n:bbr2`, `s2n:cubic`, `quinn:bbr`,
-    /// `quinn:cubic`).
+    /// `quinn:cubic`, `noq:bbr3`, `noq:cubic`).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "bbr3,bbr3:linux-v3,bbr,s2n:bbr2,quinn:bbr"
+        default_value = "bbr3,bbr3:linux-v3,bbr,s2n:bbr2,quinn:bbr,noq:bbr3"
     )]
     pub(crate) cc: Vec<String>,
     /// Only these cases, comma-separated (`A01,A10`).

@@ -106,6 +106,17 @@ impl<T: Copy> Ledger<T> {
         e
     }
 
+    /// Removes and returns the packets of `states` it knows, in send
+    /// order (the order the stacks number them in).
+    pub fn take_sorted<'a>(
+        &mut self,
+        states: impl IntoIterator<Item = &'a SentPacketState>,
+    ) -> Vec<Entry<T>> {
+        let mut out: Vec<Entry<T>> = states.into_iter().filter_map(|s| self.take(s)).collect();
+        out.sort_by_key(|e| e.pn);
+        out
+    }
+
     /// Packets sent and neither acknowledged nor lost yet.
     #[cfg(test)]
     pub fn outstanding(&self) -> usize {

@@ -41,7 +41,7 @@
 //! (srtt + max(4 rttvar, 1 ms) + 25 ms max_ack_delay) × 3; bbrlab's
 //! retransmission timeout has no quinn counterpart and is ignored.
 
-use crate::ledger::Ledger;
+use crate::shell::Shell;
 use congestion::{
     AckContext, AckedPacket, Config, CongestionControl, DeliveryRateSampler, Instant, LossContext,
     Mode, Snapshot,
@@ -91,27 +91,11 @@ pub fn burst_bytes(window: u64, srtt: Duration, mtu: u64) -> u64 {
     cap.clamp(MIN_BURST_PACKETS * mtu, MAX_BURST_PACKETS * mtu)
 }
 
-/// One newly acknowledged packet, waiting for the ACK's RTT estimate.
-#[derive(Clone, Copy, Debug)]
-struct Acked {
-    pn: u64,
-    sent: Instant,
-    bytes: u64,
-}
-
 /// A quinn controller as a bbrlab [`CongestionControl`].
 pub struct Quinn {
     kind: Kind,
     cc: Box<dyn Controller>,
-    /// quinn time of bbrlab's `Instant::ZERO`.
-    base: std::time::Instant,
-    ledger: Ledger<()>,
-    acked: Vec<Acked>,
-    /// bbrlab's RTT estimates as of the last ACK (latest, smoothed,
-    /// variance, min); `None` before the first sample.
-    rtt: Option<rtt::Estimates>,
-    app_limited: bool,
-    mtu: u64,
+    s: Shell,
 }
 
 impl core::fmt::Debug for Quinn {
@@ -133,32 +117,18 @@ impl Quinn {
 
     /// A wrapper running `kind`, with `config`'s MSS as quinn's MTU.
     pub fn new(kind: Kind, config: &Config, now: Instant) -> Self {
-        let mtu = config.mss_bytes.clamp(1, u64::from(u16::MAX));
-        let base = std::time::Instant::now();
-        let qnow = base + Duration::from_nanos(now.as_nanos());
+        let s = Shell::new(config, INITIAL_RTT, MAX_ACK_DELAY);
+        let (qnow, mtu) = (s.at(now), s.mtu as u16);
         let cc = match kind {
-            Kind::Bbr => Arc::new(BbrConfig::default()).build(qnow, mtu as u16),
-            Kind::Cubic => Arc::new(CubicConfig::default()).build(qnow, mtu as u16),
+            Kind::Bbr => Arc::new(BbrConfig::default()).build(qnow, mtu),
+            Kind::Cubic => Arc::new(CubicConfig::default()).build(qnow, mtu),
         };
-        Quinn {
-            kind,
-            cc,
-            base,
-            ledger: Ledger::new(),
-            acked: Vec::new(),
-            rtt: None,
-            app_limited: false,
-            mtu,
-        }
-    }
-
-    fn q(&self, t: Instant) -> std::time::Instant {
-        self.base + Duration::from_nanos(t.as_nanos())
+        Quinn { kind, cc, s }
     }
 
     /// The smoothed RTT quinn's pacer would use (`RttEstimator::get`).
     pub fn srtt(&self) -> Duration {
-        self.rtt.map_or(INITIAL_RTT, |r| r.smoothed)
+        self.s.srtt()
     }
 
     /// quinn's window (`Controller::window`).
@@ -173,34 +143,19 @@ impl Quinn {
 
     /// ACKed or lost packets the wrapper could not match to a send.
     pub fn unmatched_packets(&self) -> u64 {
-        self.ledger.misses
-    }
-
-    fn persistent_threshold(&self) -> Option<Duration> {
-        let r = self.rtt?;
-        Some((r.smoothed + (4 * r.var).max(Duration::from_millis(1)) + MAX_ACK_DELAY) * 3)
+        self.s.ledger.misses
     }
 }
 
 impl CongestionControl for Quinn {
     fn on_packet_sent(&mut self, now: Instant, bytes: u64, in_flight_before: u64) {
-        let pn = self.ledger.on_sent(now, bytes, in_flight_before, ());
-        let q = self.q(now);
+        let pn = self.s.ledger.on_sent(now, bytes, in_flight_before, ());
+        let q = self.s.at(now);
         self.cc.on_sent(q, bytes, pn);
     }
 
     fn on_packets_acked(&mut self, _now: Instant, acked: &[AckedPacket]) {
-        self.acked.clear();
-        for p in acked {
-            if let Some(e) = self.ledger.take(&p.state) {
-                self.acked.push(Acked {
-                    pn: e.pn,
-                    sent: e.sent,
-                    bytes: e.bytes,
-                });
-            }
-        }
-        self.acked.sort_by_key(|a| a.pn);
+        self.s.take_acked(acked);
     }
 
     fn on_congestion_experienced(
@@ -212,49 +167,32 @@ impl CongestionControl for Quinn {
     ) -> bool {
         // quinn: `on_congestion_event(now, largest acked's send time,
         // false, 0)` when the ACK's ECN-CE count grows.
-        let sent = self.acked.last().map_or(now, |a| a.sent);
-        let (qn, qs) = (self.q(now), self.q(sent));
+        let sent = self.s.acked.last().map_or(now, |a| a.sent);
+        let (qn, qs) = (self.s.at(now), self.s.at(sent));
         self.cc.on_congestion_event(qn, qs, false, 0);
         self.kind == Kind::Cubic && new_episode
     }
 
     fn on_ack(&mut self, ack: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
-        self.ledger.set_totals(ack.delivered_bytes, ack.lost_bytes);
-        self.app_limited = sampler.is_app_limited();
-        if let (Some(latest), Some(smoothed), Some(min)) =
-            (ack.rtt.latest(), ack.rtt.smoothed(), ack.rtt.min())
-        {
-            self.rtt = Some(rtt::Estimates {
-                latest,
-                smoothed,
-                var: ack.rtt.var(),
-                min,
-            });
-        }
-        if self.acked.is_empty() {
+        let est = self.s.on_ack(ack, sampler.is_app_limited());
+        if self.s.acked.is_empty() {
             return;
         }
-        let est = self.rtt.unwrap_or(rtt::Estimates {
-            latest: INITIAL_RTT,
-            smoothed: INITIAL_RTT,
-            var: INITIAL_RTT / 2,
-            min: INITIAL_RTT,
-        });
         let Some(quinn_rtt) = rtt::build(est) else {
             // Layout not recognised (see `rtt`): the controller is
             // not told of ACKs, and the tests catch it.
             return;
         };
-        let now = self.q(ack.now);
-        for a in &self.acked {
-            let sent = self.base + Duration::from_nanos(a.sent.as_nanos());
-            self.cc
-                .on_ack(now, sent, a.bytes, self.app_limited, &quinn_rtt);
+        let now = self.s.at(ack.now);
+        let app_limited = self.s.app_limited;
+        for a in &self.s.acked {
+            let sent = self.s.at(a.sent);
+            self.cc.on_ack(now, sent, a.bytes, app_limited, &quinn_rtt);
         }
-        let largest = self.acked.last().map(|a| a.pn);
+        let largest = self.s.acked.last().map(|a| a.pn);
         self.cc
-            .on_end_acks(now, ack.bytes_in_flight, self.app_limited, largest);
-        self.acked.clear();
+            .on_end_acks(now, ack.bytes_in_flight, app_limited, largest);
+        self.s.acked.clear();
     }
 
     fn on_packets_lost(&mut self, _: Instant, _: u64, _: u64, _: bool) {
@@ -262,36 +200,13 @@ impl CongestionControl for Quinn {
     }
 
     fn on_loss(&mut self, loss: &LossContext<'_>) {
-        self.ledger
-            .set_totals(loss.delivered_bytes, loss.total_lost_bytes);
-        let mut lost: Vec<_> = loss
-            .lost
-            .iter()
-            .filter_map(|p| self.ledger.take(&p.state))
-            .collect();
+        let (lost, persistent) = self.s.take_lost(loss);
         if lost.is_empty() {
             return;
         }
-        lost.sort_by_key(|e| e.pn);
         let bytes: u64 = lost.iter().map(|e| e.bytes).sum();
         let newest = lost.iter().map(|e| e.sent).max().unwrap_or(loss.now);
-        // RFC 9002 §7.6.2, as quinn's `detect_lost_packets` applies it:
-        // a contiguous run of lost packets spanning more than the
-        // persistent-congestion duration, after an RTT sample.
-        let persistent = self.persistent_threshold().is_some_and(|thr| {
-            let mut i = 0;
-            let mut found = false;
-            while i < lost.len() && !found {
-                let mut j = i + 1;
-                while j < lost.len() && lost[j].pn == lost[j - 1].pn + 1 {
-                    j += 1;
-                }
-                found = lost[j - 1].sent.saturating_since(lost[i].sent) > thr;
-                i = j;
-            }
-            found
-        });
-        let (qn, qs) = (self.q(loss.now), self.q(newest));
+        let (qn, qs) = (self.s.at(loss.now), self.s.at(newest));
         self.cc.on_congestion_event(qn, qs, persistent, bytes);
     }
 
@@ -300,8 +215,8 @@ impl CongestionControl for Quinn {
     }
 
     fn on_mss_change(&mut self, mss: u64) {
-        self.mtu = mss.clamp(1, u64::from(u16::MAX));
-        self.cc.on_mtu_update(self.mtu as u16);
+        self.s.mtu = mss.clamp(1, u64::from(u16::MAX));
+        self.cc.on_mtu_update(self.s.mtu as u16);
     }
 
     fn cwnd_bytes(&self) -> u64 {
@@ -313,7 +228,7 @@ impl CongestionControl for Quinn {
     }
 
     fn send_quantum_bytes(&self) -> u64 {
-        burst_bytes(self.cc.window(), self.srtt(), self.mtu)
+        burst_bytes(self.cc.window(), self.srtt(), self.s.mtu)
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -323,7 +238,7 @@ impl CongestionControl for Quinn {
         s.cwnd_bytes = self.cc.window();
         s.pacing_rate_bytes_per_sec = self.pacing_rate_bytes_per_sec();
         s.ssthresh_bytes = m.ssthresh.filter(|&s| s != u64::MAX);
-        s.min_rtt = self.rtt.map(|r| r.min);
+        s.min_rtt = self.s.rtt.map(|r| r.min);
         // quinn's BBR reports its own pacing rate in bits/s; shown as
         // its bandwidth view although quinn does not pace by it.
         s.bw_estimate_bytes_per_sec = m.pacing_rate.map(|b| b as f64 / 8.0);
@@ -349,127 +264,12 @@ impl CongestionControl for Quinn {
 }
 
 pub mod rtt {
-    //! A `quinn_proto::RttEstimator` holding given estimates.
-    //!
-    //! quinn's `Controller::on_ack` borrows quinn's `RttEstimator`, and
-    //! quinn-proto 0.11 gives no way to make one outside the crate: its
-    //! constructor and update are `pub(crate)`. Its four fields (quinn-proto
-    //! 0.11.19, `connection/paths.rs`) are three `Duration`s (latest, var,
-    //! min) and an `Option<Duration>` (smoothed).
-    //!
-    //! [`build`] writes four `Duration`s, `[Duration; 4]`, and reinterprets
-    //! them as quinn's type. Why that is sound whatever order the compiler
-    //! gave quinn's fields:
-    //! - `transmute` refuses to compile unless both types have the same
-    //!   size, 64 bytes. That holds only if `Option<Duration>` is 16 bytes,
-    //!   i.e. uses the niche in `Duration`'s nanoseconds, so every valid
-    //!   `Duration` is also a valid `Option<Duration>` (a `Some`).
-    //! - Four fields of 16 bytes, aligned to 8, filling 64 bytes without
-    //!   padding, can only sit at offsets 0, 16, 32 and 48: each field
-    //!   reads exactly one of our `Duration`s, a valid value.
-    //!
-    //! Which slot holds which field is then found at run time through
-    //! quinn's public getters (`get`, `min`, `conservative`), once, and
-    //! checked; if the check fails (another quinn-proto), [`build`] returns
-    //! `None`. The crate pins quinn-proto to `=0.11.19`, the version read.
-
-    use core::time::Duration;
-    use quinn_proto::RttEstimator;
-    use std::sync::OnceLock;
-
-    /// The estimates to put in quinn's estimator.
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    pub struct Estimates {
-        /// The latest sample.
-        pub latest: Duration,
-        /// The smoothed RTT.
-        pub smoothed: Duration,
-        /// The RTT variation.
-        pub var: Duration,
-        /// The minimum RTT.
-        pub min: Duration,
-    }
-
-    /// Slot index of each field.
-    #[derive(Clone, Copy, Debug)]
-    struct Slots {
-        latest: usize,
-        smoothed: usize,
-        var: usize,
-        min: usize,
-    }
-
-    fn raw(slots: [Duration; 4]) -> RttEstimator {
-        // SAFETY: see the module's documentation: equal sizes are checked
-        // at compile time, which forces quinn's four 16-byte fields onto
-        // our four slots, and every slot holds a valid `Duration`, which is
-        // valid for both `Duration` and `Option<Duration>`.
-        unsafe { core::mem::transmute::<[Duration; 4], RttEstimator>(slots) }
-    }
-
-    fn ms(v: u64) -> Duration {
-        Duration::from_millis(v)
-    }
-
-    fn discover() -> Option<Slots> {
-        let probe = [ms(1), ms(2), ms(3), ms(4)];
-        let e = raw(probe);
-        let smoothed = probe.iter().position(|&d| d == e.get())?;
-        let min = probe.iter().position(|&d| d == e.min())?;
-        // With the smoothed slot zero, `conservative()` = max(smoothed,
-        // latest) is the latest.
-        let mut p2 = [ms(10), ms(20), ms(30), ms(40)];
-        p2[smoothed] = Duration::ZERO;
-        let latest = p2.iter().position(|&d| d == raw(p2).conservative())?;
-        let var = (0..4).find(|&i| i != smoothed && i != min && i != latest)?;
-        let mut seen = [smoothed, min, latest, var];
-        seen.sort_unstable();
-        if seen != [0, 1, 2, 3] {
-            return None;
-        }
-        let slots = Slots {
-            latest,
-            smoothed,
-            var,
-            min,
-        };
-        // Check on other values.
-        let want = Estimates {
-            latest: ms(90),
-            smoothed: ms(70),
-            var: ms(5),
-            min: ms(40),
-        };
-        let e = raw(place(slots, want));
-        (e.get() == want.smoothed && e.min() == want.min && e.conservative() == want.latest)
-            .then_some(slots)
-    }
-
-    fn place(s: Slots, e: Estimates) -> [Duration; 4] {
-        let mut out = [Duration::ZERO; 4];
-        out[s.latest] = e.latest;
-        out[s.smoothed] = e.smoothed;
-        out[s.var] = e.var;
-        out[s.min] = e.min;
-        out
-    }
-
-    /// quinn's estimator holding `e`; `None` if quinn's layout was not
-    /// recognised.
-    pub fn build(e: Estimates) -> Option<RttEstimator> {
-        static SLOTS: OnceLock<Option<Slots>> = OnceLock::new();
-        let slots = (*SLOTS.get_or_init(discover))?;
-        Some(raw(place(slots, e)))
-    }
-
-    /// Whether [`build`] works with the linked quinn-proto.
-    pub fn available() -> bool {
-        build(Estimates {
-            latest: Duration::ZERO,
-            smoothed: Duration::ZERO,
-            var: Duration::ZERO,
-            min: Duration::ZERO,
-        })
-        .is_some()
-    }
+    //! A `quinn_proto::RttEstimator` holding given estimates: quinn-proto
+    //! 0.11 gives no way to make one outside the crate (its constructor
+    //! and update are `pub(crate)`), so [`build`] lays the four estimates
+    //! out as quinn's type ([`crate::rtt_layout`] says how and why that
+    //! is sound). The crate pins quinn-proto to `=0.11.19`, the version
+    //! read.
+    pub use crate::rtt_layout::Estimates;
+    crate::estimator_layout!(quinn_proto::RttEstimator);
 }

@@ -390,12 +390,7 @@ impl<C: S2nController> CongestionControl for S2n<C> {
     fn on_loss(&mut self, loss: &LossContext<'_>) {
         self.ledger
             .set_totals(loss.delivered_bytes, loss.total_lost_bytes);
-        let mut lost: Vec<_> = loss
-            .lost
-            .iter()
-            .filter_map(|p| self.ledger.take(&p.state))
-            .collect();
-        lost.sort_by_key(|e| e.pn);
+        let lost = self.ledger.take_sorted(loss.lost.iter().map(|p| &p.state));
         // recovery/manager.rs `detect_and_remove_lost_packets`: persistent
         // congestion when the lost packets span more than the threshold
         // with none acknowledged between them (here: a contiguous run), and

@@ -134,3 +134,24 @@ fn quinn_controllers_match_every_packet() {
         assert_eq!(w.lock().unwrap().unmatched_packets(), 0, "bbr={bbr}");
     }
 }
+
+#[test]
+fn noq_controllers_match_every_packet() {
+    for bbr3 in [true, false] {
+        let slot = Arc::new(Mutex::new(None));
+        let s = slot.clone();
+        let f = run(CustomCc::new("n", move |cc, now| {
+            let q = if bbr3 {
+                quic_controllers::noq::Noq::bbr3(cc, now)
+            } else {
+                quic_controllers::noq::Noq::cubic(cc, now)
+            };
+            let w = Arc::new(Mutex::new(q));
+            *s.lock().unwrap() = Some(w.clone());
+            Box::new(Shared(w)) as Box<dyn CongestionControl + Send + Sync>
+        }));
+        assert!(f.delivered_bytes > 1_000_000, "{f:?}");
+        let w = slot.lock().unwrap().clone().expect("built");
+        assert_eq!(w.lock().unwrap().unmatched_packets(), 0, "bbr3={bbr3}");
+    }
+}

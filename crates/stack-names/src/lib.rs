@@ -1,6 +1,6 @@
 //! The names of the QUIC stacks' own congestion controllers that bbrlab
-//! runs inside its sender: `s2n:bbr2`, `s2n:cubic`, `quinn:bbr` and
-//! `quinn:cubic`.
+//! runs inside its sender: `s2n:bbr2`, `s2n:cubic`, `quinn:bbr`,
+//! `quinn:cubic`, `noq:bbr3` and `noq:cubic`.
 //!
 //! A scenario names a flow's controller; parsing and checking that name
 //! needs the list, not the stacks. The controllers themselves are in the
@@ -23,23 +23,30 @@ pub enum StackAlgorithm {
     QuinnBbr,
     /// quinn's CUBIC (`quinn_proto::congestion::Cubic`).
     QuinnCubic,
+    /// noq's BBRv3 (`noq_proto::congestion::Bbr3`).
+    NoqBbr3,
+    /// noq's CUBIC (`noq_proto::congestion::Cubic`).
+    NoqCubic,
 }
 
 impl StackAlgorithm {
     /// Every stack controller, in the order error messages list them.
-    pub const ALL: [StackAlgorithm; 4] = [
+    pub const ALL: [StackAlgorithm; 6] = [
         StackAlgorithm::S2nBbr2,
         StackAlgorithm::S2nCubic,
         StackAlgorithm::QuinnBbr,
         StackAlgorithm::QuinnCubic,
+        StackAlgorithm::NoqBbr3,
+        StackAlgorithm::NoqCubic,
     ];
 
-    /// The stack it comes from, as its name's prefix says: `s2n` or
-    /// `quinn`.
+    /// The stack it comes from, as its name's prefix says: `s2n`,
+    /// `quinn` or `noq`.
     pub fn stack(self) -> &'static str {
         match self {
             StackAlgorithm::S2nBbr2 | StackAlgorithm::S2nCubic => "s2n",
             StackAlgorithm::QuinnBbr | StackAlgorithm::QuinnCubic => "quinn",
+            StackAlgorithm::NoqBbr3 | StackAlgorithm::NoqCubic => "noq",
         }
     }
 
@@ -50,6 +57,8 @@ impl StackAlgorithm {
             StackAlgorithm::S2nCubic => "s2n:cubic",
             StackAlgorithm::QuinnBbr => "quinn:bbr",
             StackAlgorithm::QuinnCubic => "quinn:cubic",
+            StackAlgorithm::NoqBbr3 => "noq:bbr3",
+            StackAlgorithm::NoqCubic => "noq:cubic",
         }
     }
 }

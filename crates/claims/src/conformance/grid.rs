@@ -94,10 +94,6 @@ impl std::fmt::Debug for Controller {
     }
 }
 
-/// The controllers run when `--cc` is not given.
-pub const DEFAULT_CONTROLLERS: [&str; 5] =
-    ["bbr3", "bbr3:linux-v3", "bbr", "s2n:bbr2", "quinn:bbr"];
-
 impl Controller {
     /// Parses a `--cc` name, refusing what the simulator cannot run.
     pub fn parse(name: &str) -> Result<Controller, String> {
@@ -181,8 +177,8 @@ impl Controller {
         let a = self.algorithm.as_str();
         if a.ends_with("cubic") || a.ends_with("reno") {
             Some(format!("{} has no BBR state", self.name))
-        } else if a == "quinn:bbr" {
-            Some("quinn:bbr does not expose its state".into())
+        } else if a == "quinn:bbr" || a == "noq:bbr3" {
+            Some(format!("{a} does not expose its state"))
         } else {
             None
         }
