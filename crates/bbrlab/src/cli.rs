@@ -138,6 +138,12 @@ pub(crate) enum Command {
         /// scenario.toml). Other files are never removed; they are an error.
         #[arg(long)]
         force: bool,
+        /// Also write each listed flow's qlog (`run-NNNN/flow-<i>.sqlog`,
+        /// qlog 0.3 JSON-SEQ: recovery:metrics_updated,
+        /// congestion_state_updated and packet_lost from the sender's
+        /// samples), to open in qvis.
+        #[arg(long)]
+        qlog: bool,
     },
     /// Draw figures (SVG and PNG) from a run directory or a sweep's output.
     ///

@@ -52,6 +52,9 @@ pub struct FlowSample {
     pub packets_sent: u64,
     /// Of those, retransmissions.
     pub retransmissions: u64,
+    /// Packets the sender declared lost so far (not a `flows.csv` column;
+    /// qlog's `recovery:packet_lost`).
+    pub packets_lost: u64,
     /// Packets the sender has learned were CE-marked, cumulative (from
     /// QUIC's ECN counts or TCP's ECE, as told to the controller).
     pub delivered_ce: u64,

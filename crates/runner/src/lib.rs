@@ -40,6 +40,7 @@ pub mod metrics;
 pub mod output;
 pub mod plots;
 pub mod progress;
+pub mod qlog;
 pub mod run;
 pub mod stacks;
 /// The statistics crate, where these figures' rules live.

@@ -45,6 +45,8 @@ pub struct CsvRecorder {
     /// are formatted without allocating, `netsim::cells`).
     cell: String,
     dir: std::path::PathBuf,
+    /// The run's qlog files, when asked for (`bbrlab sim --qlog`).
+    qlog: Option<crate::qlog::QlogWriter>,
 }
 
 impl CsvRecorder {
@@ -70,11 +72,22 @@ impl CsvRecorder {
             model: None,
             cell: String::new(),
             dir: dir.to_path_buf(),
+            qlog: None,
         })
+    }
+
+    /// Also writes each listed flow's qlog file in the run's directory
+    /// ([`crate::qlog`]).
+    pub fn with_qlog(mut self, q: crate::qlog::QlogWriter) -> Self {
+        self.qlog = Some(q);
+        self
     }
 
     /// Flushes every file.
     pub fn finish(mut self) -> io::Result<()> {
+        if let Some(q) = self.qlog.take() {
+            q.finish()?;
+        }
         if let Some(f) = &mut self.fct {
             f.flush()?;
         }
@@ -88,6 +101,9 @@ impl CsvRecorder {
 
 impl Recorder for CsvRecorder {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
+        if let Some(q) = &mut self.qlog {
+            q.flow_sample(s)?;
+        }
         netsim::cells::write_row(s, &mut self.flows, &mut self.cell)
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {

@@ -46,12 +46,29 @@ pub fn run_one_with(
     dir: &Path,
     clock: &SimClock,
 ) -> Result<SummaryJson, String> {
+    run_one_logged(name, run, dir, clock, false)
+}
+
+/// [`run_one_with`], also writing each listed flow's qlog file
+/// (`flow-<i>.sqlog`, [`crate::qlog`]) when `qlog`.
+pub fn run_one_logged(
+    name: &str,
+    run: &Run,
+    dir: &Path,
+    clock: &SimClock,
+    qlog: bool,
+) -> Result<SummaryJson, String> {
     fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
     fs::write(dir.join("scenario.toml"), &run.text)
         .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
-    let csv =
+    let mut csv =
         CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    if qlog {
+        let names = run.config.flows.iter().map(|f| f.name.clone()).collect();
+        let title = format!("{name} {}", run_name(dir));
+        csv = csv.with_qlog(crate::qlog::QlogWriter::new(dir, &title, names));
+    }
     let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock)
         .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
     write_summaries(dir, name, &[&json])
@@ -89,7 +106,12 @@ fn ours(name: &str, is_dir: bool) -> bool {
         "slowdown_cdf",
         "pantheon",
     ];
+    let qlog = name
+        .strip_prefix("flow-")
+        .and_then(|n| n.strip_suffix(".sqlog"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
     FILES.contains(&name)
+        || qlog
         || FIGURES
             .iter()
             .any(|f| name == format!("{f}.svg") || name == format!("{f}.png"))
@@ -263,6 +285,8 @@ mod tests {
         }
         assert!(!ours("notes.svg", false));
         assert!(!ours("pantheon.pdf", false));
+        assert!(ours("flow-0.sqlog", false) && ours("flow-12.sqlog", false));
+        assert!(!ours("flow-.sqlog", false) && !ours("flow-x.sqlog", false));
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("pantheon.svg"), "x").unwrap();
         std::fs::write(dir.path().join("summary.json"), "{}").unwrap();

@@ -497,6 +497,7 @@ mod tests {
             drops: 0,
             packets_sent: 100,
             retransmissions: 3,
+            packets_lost: 3,
             delivered_ce: 0,
         }
     }

@@ -35,6 +35,7 @@ impl Sim<'_> {
                 drops: f.drops,
                 packets_sent: f.sender.packets_sent,
                 retransmissions: f.sender.retransmissions,
+                packets_lost: f.sender.packets_lost,
                 delivered_ce: f.sender.delivered_ce,
             })?;
             if crate::ModelSample::applies(&s) {

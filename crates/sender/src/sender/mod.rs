@@ -147,6 +147,10 @@ pub struct Sender {
     pub packets_sent: u64,
     /// Retransmitted packets.
     pub retransmissions: u64,
+    /// Packets declared lost so far (each one queued for repair; a loss
+    /// undone later still counted). For logs that want loss events
+    /// (qlog's `recovery:packet_lost`).
+    pub packets_lost: u64,
     /// Retransmission timeouts (probe timeouts with [`Timeout::Pto`]).
     pub rtos: u64,
     /// RTT samples, ns.
@@ -301,6 +305,7 @@ impl Sender {
             loss_time: None,
             packets_sent: 0,
             retransmissions: 0,
+            packets_lost: 0,
             rtos: 0,
             rtt_hist: LogHistogram::default(),
             latest_rtt_ns: None,

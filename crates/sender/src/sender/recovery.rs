@@ -15,6 +15,7 @@ impl Sender {
         p.status = Status::Lost;
         p.lost_in = episode.unwrap_or(0);
         let copy = *p;
+        self.packets_lost += 1;
         if self.last_lost_pn.is_none_or(|l| pn != l + 1) {
             self.lost_ranges += 1;
         }
