@@ -411,6 +411,10 @@ pub(crate) struct ConformanceArgs {
     /// Exit 1 if bbrlab's own bbr3 (draft profile) fails a case.
     #[arg(long)]
     pub(crate) strict: bool,
+    /// Wall-clock seconds a run may take before it is stopped and recorded
+    /// as a timeout (a failure of that run; the suite goes on).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub(crate) timeout: u64,
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -108,6 +108,7 @@ fn main() -> Result<(), String> {
         controllers: vec![mine, grid::Controller::parse("bbr3")?],
         grid: grid::Grid::Quick,
         jobs: None,
+        timeout: conformance::DEFAULT_TIMEOUT,
     };
     let cases = conformance::select(&opts)?;
     let results = conformance::run(&opts, &runner::sweep::Quiet)?;

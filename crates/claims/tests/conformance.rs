@@ -21,6 +21,7 @@ fn opts(controllers: &[&str], only: Option<Vec<String>>) -> conformance::Options
             .collect(),
         grid: grid::Grid::Quick,
         jobs: None,
+        timeout: conformance::DEFAULT_TIMEOUT,
     }
 }
 
@@ -235,4 +236,61 @@ fn an_outside_controller_runs_through_the_trait_and_its_panic_is_a_failed_run() 
             "{e}"
         );
     }
+}
+
+/// A run that takes longer than the timeout is stopped and recorded as a
+/// timed-out failure, and the suite goes on: here a controller slowed to
+/// half a millisecond per ACK, against a timeout of a third of a second.
+#[test]
+fn a_run_past_its_timeout_is_stopped_and_recorded() {
+    use congestion::{
+        AckContext, Algorithm, Config, CongestionControl, DeliveryRateSampler, Instant,
+    };
+    struct Slow(Box<dyn CongestionControl + Send + Sync>);
+    impl CongestionControl for Slow {
+        fn on_ack(&mut self, a: &AckContext<'_>, s: &mut DeliveryRateSampler) {
+            std::thread::sleep(std::time::Duration::from_micros(500));
+            self.0.on_ack(a, s)
+        }
+        fn on_packets_lost(&mut self, t: Instant, l: u64, i: u64, n: bool) {
+            self.0.on_packets_lost(t, l, i, n)
+        }
+        fn on_retransmission_timeout(&mut self, t: Instant, i: u64) {
+            self.0.on_retransmission_timeout(t, i)
+        }
+        fn on_mss_change(&mut self, m: u64) {
+            self.0.on_mss_change(m)
+        }
+        fn cwnd_bytes(&self) -> u64 {
+            self.0.cwnd_bytes()
+        }
+        fn pacing_rate_bytes_per_sec(&self) -> u64 {
+            self.0.pacing_rate_bytes_per_sec()
+        }
+        fn send_quantum_bytes(&self) -> u64 {
+            self.0.send_quantum_bytes()
+        }
+        fn snapshot(&self) -> congestion::Snapshot {
+            self.0.snapshot()
+        }
+    }
+    let mut o = opts(&["bbr3"], Some(vec!["A01".into()]));
+    o.controllers.push(grid::Controller::custom(
+        "slow",
+        true,
+        |cfg: &Config, now: Instant| {
+            let mut c = *cfg;
+            c.algorithm = Algorithm::Bbr3;
+            Box::new(Slow(congestion::builtin(&c, now))) as Box<dyn CongestionControl + Send + Sync>
+        },
+    ));
+    o.timeout = std::time::Duration::from_millis(300);
+    let started = std::time::Instant::now();
+    let results = conformance::run(&o, &runner::sweep::Quiet).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let slow = results.iter().find(|r| r.controller == "slow").unwrap();
+    let e = slow.error.as_deref().unwrap_or_default();
+    assert!(e.starts_with("timed out") && e.contains("simulated"), "{e}");
+    let fast = results.iter().find(|r| r.controller == "bbr3").unwrap();
+    assert!(!fast.failed(), "{fast:?}");
 }

@@ -24,6 +24,7 @@ pub fn command(a: ConformanceArgs) -> Result<(), String> {
             grid::Grid::Full
         },
         jobs: a.jobs,
+        timeout: std::time::Duration::from_secs(a.timeout),
     };
     // The case files first, so a bad one is reported before any run.
     let cases = conformance::select(&opts)?;

@@ -40,7 +40,15 @@ pub struct Options {
     pub grid: Grid,
     /// Worker threads (default: every core).
     pub jobs: Option<usize>,
+    /// Wall-clock time a run may take before it is stopped and recorded
+    /// as timed out.
+    pub timeout: std::time::Duration,
 }
+
+/// The default [`Options::timeout`]: far above any case's run here (the
+/// slowest takes about a second), so only a controller that has slowed
+/// the simulation to a crawl meets it.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// One case at one point on one controller.
 #[derive(Clone, Debug, Serialize)]
@@ -129,7 +137,7 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<RunResult>, String> {
             );
             (label, 0)
         },
-        |(c, p, cc), _clock| run_one(c, *p, cc),
+        |(c, p, cc), _clock| run_one(c, *p, cc, opts.timeout),
     );
     Ok(results
         .into_iter()
@@ -150,31 +158,54 @@ fn point_label(p: Option<Point>) -> String {
     p.map_or("fixed".into(), |p| p.to_string())
 }
 
-/// The first flow's samples, kept in memory.
-#[derive(Default)]
-struct Samples(Vec<FlowSample>);
+/// The first flow's samples, kept in memory; past `deadline` (wall
+/// clock) the next sample stops the run, through the error a recorder
+/// may return.
+struct Samples {
+    kept: Vec<FlowSample>,
+    deadline: std::time::Instant,
+}
 
-impl runner::run::Recorder for Samples {
-    fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
-        if s.flow == 0 {
-            self.0.push(s.clone());
+impl Samples {
+    fn on_time(&self, t_ns: u64) -> io::Result<()> {
+        if std::time::Instant::now() > self.deadline {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("{:.3} s of the run simulated", t_ns as f64 / 1e9),
+            ));
         }
         Ok(())
     }
-    fn link_sample(&mut self, _: &runner::run::LinkSample) -> io::Result<()> {
+}
+
+impl runner::run::Recorder for Samples {
+    fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
+        self.on_time(s.t_ns)?;
+        if s.flow == 0 {
+            self.kept.push(s.clone());
+        }
         Ok(())
+    }
+    fn link_sample(&mut self, s: &runner::run::LinkSample) -> io::Result<()> {
+        self.on_time(s.t_ns)
     }
 }
 
 impl Sink for Samples {
     type Output = Vec<FlowSample>;
     fn finish(self) -> io::Result<Vec<FlowSample>> {
-        Ok(self.0)
+        Ok(self.kept)
     }
 }
 
-/// One case at one point on one controller, judged.
-pub fn run_one(case: &Case, point: Option<Point>, cc: &Controller) -> RunResult {
+/// One case at one point on one controller, judged; stopped and failed
+/// when it takes more than `timeout` of wall-clock time.
+pub fn run_one(
+    case: &Case,
+    point: Option<Point>,
+    cc: &Controller,
+    timeout: std::time::Duration,
+) -> RunResult {
     let mut result = RunResult {
         case: case.id.clone(),
         point: point_label(point),
@@ -182,7 +213,7 @@ pub fn run_one(case: &Case, point: Option<Point>, cc: &Controller) -> RunResult 
         checks: Vec::new(),
         error: None,
     };
-    let samples = match simulate(case, point, cc) {
+    let samples = match simulate(case, point, cc, timeout) {
         Ok(s) => s,
         Err(e) => {
             result.error = Some(e);
@@ -232,16 +263,29 @@ pub fn scenario_of(
     }
 }
 
-fn simulate(case: &Case, point: Option<Point>, cc: &Controller) -> Result<Vec<FlowSample>, String> {
+fn simulate(
+    case: &Case,
+    point: Option<Point>,
+    cc: &Controller,
+    timeout: std::time::Duration,
+) -> Result<Vec<FlowSample>, String> {
     let run = scenario_of(case, point, cc)?;
     let clock = runner::progress::SimClock::default();
+    let sink = Samples {
+        kept: Vec::new(),
+        deadline: std::time::Instant::now() + timeout,
+    };
     // A foreign controller may panic; that is this run's failure, not the
     // suite's.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        runner::run::simulate(&case.id, "run-0000", &run, Samples::default(), &clock)
+        runner::run::simulate(&case.id, "run-0000", &run, sink, &clock)
     }));
     match outcome {
         Ok(Ok((_, samples))) => Ok(samples),
+        Ok(Err(e)) if e.kind() == io::ErrorKind::TimedOut => Err(format!(
+            "timed out: stopped after {:.0} s of wall-clock time, {e}",
+            timeout.as_secs_f64()
+        )),
         Ok(Err(e)) => Err(format!("the run failed: {e}")),
         Err(panic) => {
             let msg = panic
