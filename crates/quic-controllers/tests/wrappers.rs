@@ -7,6 +7,8 @@ use congestion::{
     AckEvent, AckedPacket, Config, Controller, Instant, LostPacket, Mode, SentPacketState,
 };
 use core::time::Duration;
+mod common;
+use common::Shared;
 use quic_controllers::noq::{self, Noq};
 use quic_controllers::quinn::{rtt, Quinn};
 use quic_controllers::s2n::S2n;
@@ -392,43 +394,6 @@ fn noq_bbr3_grows_and_paces_at_its_own_rate() {
     };
     // The same drive on a wrapper held here, to read noq's metrics.
     let shared = std::sync::Arc::new(std::sync::Mutex::new(Noq::bbr3(&cfg, Instant::ZERO)));
-    struct Shared(std::sync::Arc<std::sync::Mutex<Noq>>);
-    macro_rules! fwd {
-        ($($f:ident($($a:ident: $t:ty),*) $(-> $r:ty)?;)*) => {
-            $(fn $f(&mut self, $($a: $t),*) $(-> $r)? { self.0.lock().unwrap().$f($($a),*) })*
-        };
-    }
-    impl congestion::CongestionControl for Shared {
-        fwd! {
-            on_packet_sent(now: Instant, bytes: u64, before: u64);
-            on_packets_acked(now: Instant, acked: &[AckedPacket]);
-            on_packets_lost(now: Instant, lost: u64, inflight: u64, new: bool);
-            on_retransmission_timeout(now: Instant, inflight: u64);
-            on_mss_change(mss: u64);
-        }
-        fn on_ack(
-            &mut self,
-            a: &congestion::AckContext<'_>,
-            s: &mut congestion::DeliveryRateSampler,
-        ) {
-            self.0.lock().unwrap().on_ack(a, s)
-        }
-        fn on_loss(&mut self, l: &congestion::LossContext<'_>) {
-            self.0.lock().unwrap().on_loss(l)
-        }
-        fn cwnd_bytes(&self) -> u64 {
-            self.0.lock().unwrap().cwnd_bytes()
-        }
-        fn pacing_rate_bytes_per_sec(&self) -> u64 {
-            self.0.lock().unwrap().pacing_rate_bytes_per_sec()
-        }
-        fn send_quantum_bytes(&self) -> u64 {
-            self.0.lock().unwrap().send_quantum_bytes()
-        }
-        fn snapshot(&self) -> congestion::Snapshot {
-            self.0.lock().unwrap().snapshot()
-        }
-    }
     let mut e = Drive::with(Controller::custom(&cfg, Box::new(Shared(shared.clone()))));
     e.ser_ns = d.ser_ns;
     e.rounds(8);
