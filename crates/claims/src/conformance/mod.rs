@@ -129,15 +129,12 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<RunResult>, String> {
         opts.jobs,
         view,
         |(c, p, cc)| {
-            let label = format!(
-                "{} {} {}",
-                c.id,
-                p.map_or("fixed".into(), |p| p.to_string()),
-                cc.name
-            );
-            (label, 0)
+            let label = format!("{} {} {}", c.id, point_label(*p), cc.name);
+            // The simulated length, for the progress display's fraction.
+            let ns = scenario_of(c, *p, cc).map_or(0, |r| r.config.duration_ns);
+            (label, ns)
         },
-        |(c, p, cc), _clock| run_one(c, *p, cc, opts.timeout),
+        |(c, p, cc), clock| run_one_with(c, *p, cc, opts.timeout, clock),
     );
     Ok(results
         .into_iter()
@@ -206,6 +203,24 @@ pub fn run_one(
     cc: &Controller,
     timeout: std::time::Duration,
 ) -> RunResult {
+    run_one_with(
+        case,
+        point,
+        cc,
+        timeout,
+        &runner::progress::SimClock::default(),
+    )
+}
+
+/// [`run_one`], advancing `clock` with the simulated time, for a
+/// progress display.
+pub fn run_one_with(
+    case: &Case,
+    point: Option<Point>,
+    cc: &Controller,
+    timeout: std::time::Duration,
+    clock: &runner::progress::SimClock,
+) -> RunResult {
     let mut result = RunResult {
         case: case.id.clone(),
         point: point_label(point),
@@ -213,7 +228,7 @@ pub fn run_one(
         checks: Vec::new(),
         error: None,
     };
-    let samples = match simulate(case, point, cc, timeout) {
+    let samples = match simulate(case, point, cc, timeout, clock) {
         Ok(s) => s,
         Err(e) => {
             result.error = Some(e);
@@ -268,9 +283,9 @@ fn simulate(
     point: Option<Point>,
     cc: &Controller,
     timeout: std::time::Duration,
+    clock: &runner::progress::SimClock,
 ) -> Result<Vec<FlowSample>, String> {
     let run = scenario_of(case, point, cc)?;
-    let clock = runner::progress::SimClock::default();
     let sink = Samples {
         kept: Vec::new(),
         deadline: std::time::Instant::now() + timeout,
@@ -278,7 +293,7 @@ fn simulate(
     // A foreign controller may panic; that is this run's failure, not the
     // suite's.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        runner::run::simulate(&case.id, "run-0000", &run, sink, &clock)
+        runner::run::simulate(&case.id, "run-0000", &run, sink, clock)
     }));
     match outcome {
         Ok(Ok((_, samples))) => Ok(samples),
