@@ -10,6 +10,9 @@
 //! # Periodic: the delay takes `values` in turn, one per `every`, and
 //! # starts again from the first after the last (deterministic, no seed).
 //! delay_schedule = { every = "15s", values = ["25ms", "40ms", "32ms"] }
+//! # Either, as a table with `reorder = true`: a packet that leaves after
+//! # the delay drops may overtake those still on the longer path.
+//! delay_schedule = { steps = [{ at = "0s", delay = "40ms" }, { at = "3s", delay = "20ms" }], reorder = true }
 //! ```
 //!
 //! The schedule is looked up at the moment a packet leaves the link's
@@ -17,7 +20,12 @@
 //! left earlier on the same direction: its arrival is
 //! `max(previous arrival, leave time + delay(leave time))`. When the delay
 //! drops, the packets behind the change wait for those ahead, as they
-//! would on one wire; a scheduled direction therefore never reorders.
+//! would on one wire; a scheduled direction therefore never reorders,
+//! unless the schedule says `reorder = true`: then a drop is a route
+//! change to a shorter path, and what leaves after it may arrive before
+//! what is still on the longer one (reordering as real route changes
+//! cause it, which TCP's loss detection reads as loss until the late
+//! packets arrive).
 
 use crate::units::serde_units::Dur;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -38,18 +46,22 @@ struct StepTable {
     delay: Dur,
 }
 
+/// The table form: `{ every, values }`, or `{ steps }`, either with
+/// `reorder`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PeriodicTable {
-    every: Dur,
-    values: Vec<Dur>,
+struct ScheduleTable {
+    every: Option<Dur>,
+    values: Option<Vec<Dur>>,
+    steps: Option<Vec<StepTable>>,
+    reorder: Option<bool>,
 }
 
-/// The two written forms. Not `#[serde(untagged)]`: that would hide a
+/// The written forms. Not `#[serde(untagged)]`: that would hide a
 /// bad value inside a step behind "did not match any variant".
 enum ScheduleText {
     Steps(Vec<StepTable>),
-    Periodic(PeriodicTable),
+    Table(ScheduleTable),
 }
 
 impl<'de> Deserialize<'de> for ScheduleText {
@@ -58,15 +70,17 @@ impl<'de> Deserialize<'de> for ScheduleText {
         impl<'de> Visitor<'de> for V {
             type Value = ScheduleText;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of `{ at, delay }` steps or a table `{ every, values }`")
+                f.write_str(
+                    "an array of `{ at, delay }` steps, or a table `{ every, values }` or `{ steps }` (either may add `reorder`)",
+                )
             }
             fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<ScheduleText, A::Error> {
                 Vec::<StepTable>::deserialize(de::value::SeqAccessDeserializer::new(a))
                     .map(ScheduleText::Steps)
             }
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<ScheduleText, A::Error> {
-                PeriodicTable::deserialize(de::value::MapAccessDeserializer::new(a))
-                    .map(ScheduleText::Periodic)
+                ScheduleTable::deserialize(de::value::MapAccessDeserializer::new(a))
+                    .map(ScheduleText::Table)
             }
         }
         d.deserialize_any(V)
@@ -76,7 +90,17 @@ impl<'de> Deserialize<'de> for ScheduleText {
 /// A delay schedule, checked.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "ScheduleText")]
-pub enum DelaySchedule {
+pub struct DelaySchedule {
+    /// How the delay changes.
+    pub shape: DelayShape,
+    /// Whether a packet that leaves after a drop may overtake those still
+    /// on the longer path (a route change), rather than wait behind them.
+    pub reorder: bool,
+}
+
+/// How a scheduled delay changes over time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DelayShape {
     /// (from ns, delay ns), ascending, the first at 0.
     Steps(Vec<(u64, u64)>),
     /// The delay is `values[(t / every_ns) % values.len()]`.
@@ -86,6 +110,16 @@ pub enum DelaySchedule {
         /// Delays taken in turn, ns.
         values: Vec<u64>,
     },
+}
+
+impl DelaySchedule {
+    /// A schedule that keeps packets in order (the default).
+    pub fn in_order(shape: DelayShape) -> Self {
+        DelaySchedule {
+            shape,
+            reorder: false,
+        }
+    }
 }
 
 impl TryFrom<ScheduleText> for DelaySchedule {
@@ -101,52 +135,66 @@ impl TryFrom<ScheduleText> for DelaySchedule {
                 Ok(d)
             }
         };
-        match t {
-            ScheduleText::Steps(steps) => {
-                if steps.is_empty() {
-                    return Err(
-                        "an empty schedule; give at least `[{ at = \"0s\", delay = \"20ms\" }]`"
-                            .into(),
-                    );
-                }
-                if steps.len() > MAX_DELAY_STEPS {
-                    return Err(format!(
-                        "{} steps; allowed up to {MAX_DELAY_STEPS}",
-                        steps.len()
-                    ));
-                }
-                if steps[0].at.0 != 0 {
-                    return Err("the first step must be at \"0s\"".into());
-                }
-                let mut out = Vec::with_capacity(steps.len());
-                for (i, s) in steps.iter().enumerate() {
-                    if i > 0 && s.at.0 <= steps[i - 1].at.0 {
-                        return Err(format!(
-                            "step {i}: `at` must be later than the step before it"
-                        ));
-                    }
-                    out.push((s.at.0, check(s.delay.0)?));
-                }
-                Ok(DelaySchedule::Steps(out))
+        let steps = |steps: Vec<StepTable>| -> Result<DelayShape, String> {
+            if steps.is_empty() {
+                return Err(
+                    "an empty schedule; give at least `[{ at = \"0s\", delay = \"20ms\" }]`".into(),
+                );
             }
-            ScheduleText::Periodic(p) => {
-                if p.every.0 == 0 {
-                    return Err("`every` must be positive, e.g. \"15s\"".into());
-                }
-                if p.values.is_empty() || p.values.len() > MAX_DELAY_STEPS {
+            if steps.len() > MAX_DELAY_STEPS {
+                return Err(format!(
+                    "{} steps; allowed up to {MAX_DELAY_STEPS}",
+                    steps.len()
+                ));
+            }
+            if steps[0].at.0 != 0 {
+                return Err("the first step must be at \"0s\"".into());
+            }
+            let mut out = Vec::with_capacity(steps.len());
+            for (i, s) in steps.iter().enumerate() {
+                if i > 0 && s.at.0 <= steps[i - 1].at.0 {
                     return Err(format!(
-                        "{} values; give 1 to {MAX_DELAY_STEPS} delays in `values`",
-                        p.values.len()
+                        "step {i}: `at` must be later than the step before it"
                     ));
                 }
-                let values = p
-                    .values
-                    .iter()
-                    .map(|d| check(d.0))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(DelaySchedule::Periodic {
-                    every_ns: p.every.0,
-                    values,
+                out.push((s.at.0, check(s.delay.0)?));
+            }
+            Ok(DelayShape::Steps(out))
+        };
+        match t {
+            ScheduleText::Steps(s) => Ok(DelaySchedule::in_order(steps(s)?)),
+            ScheduleText::Table(t) => {
+                let shape = match (t.steps, t.every, t.values) {
+                    (Some(s), None, None) => steps(s)?,
+                    (None, Some(every), Some(values)) => {
+                        if every.0 == 0 {
+                            return Err("`every` must be positive, e.g. \"15s\"".into());
+                        }
+                        if values.is_empty() || values.len() > MAX_DELAY_STEPS {
+                            return Err(format!(
+                                "{} values; give 1 to {MAX_DELAY_STEPS} delays in `values`",
+                                values.len()
+                            ));
+                        }
+                        let values = values
+                            .iter()
+                            .map(|d| check(d.0))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        DelayShape::Periodic {
+                            every_ns: every.0,
+                            values,
+                        }
+                    }
+                    _ => {
+                        return Err(
+                            "a table schedule takes `steps`, or both `every` and `values` (and may add `reorder`)"
+                                .into(),
+                        )
+                    }
+                };
+                Ok(DelaySchedule {
+                    shape,
+                    reorder: t.reorder.unwrap_or(false),
                 })
             }
         }
@@ -156,13 +204,13 @@ impl TryFrom<ScheduleText> for DelaySchedule {
 impl DelaySchedule {
     /// The one-way delay at `t_ns`.
     pub fn delay_at(&self, t_ns: u64) -> u64 {
-        match self {
-            DelaySchedule::Steps(steps) => {
+        match &self.shape {
+            DelayShape::Steps(steps) => {
                 // The last step at or before t (the first is at 0).
                 let i = steps.partition_point(|s| s.0 <= t_ns);
                 steps[i.max(1) - 1].1
             }
-            DelaySchedule::Periodic { every_ns, values } => {
+            DelayShape::Periodic { every_ns, values } => {
                 values[((t_ns / every_ns) % values.len() as u64) as usize]
             }
         }
@@ -170,9 +218,17 @@ impl DelaySchedule {
 
     /// The smallest delay the schedule ever gives.
     pub fn min_delay_ns(&self) -> u64 {
-        match self {
-            DelaySchedule::Steps(s) => s.iter().map(|x| x.1).min().unwrap_or(0),
-            DelaySchedule::Periodic { values, .. } => values.iter().copied().min().unwrap_or(0),
+        match &self.shape {
+            DelayShape::Steps(s) => s.iter().map(|x| x.1).min().unwrap_or(0),
+            DelayShape::Periodic { values, .. } => values.iter().copied().min().unwrap_or(0),
+        }
+    }
+
+    /// The largest delay the schedule ever gives.
+    pub fn max_delay_ns(&self) -> u64 {
+        match &self.shape {
+            DelayShape::Steps(s) => s.iter().map(|x| x.1).max().unwrap_or(0),
+            DelayShape::Periodic { values, .. } => values.iter().copied().max().unwrap_or(0),
         }
     }
 }
@@ -195,11 +251,14 @@ impl ScheduledDelay {
     }
 
     /// When a packet that leaves the queue at `leave_ns` reaches the far
-    /// end: `max(previous arrival, leave + delay(leave))`.
+    /// end: `max(previous arrival, leave + delay(leave))`, or without the
+    /// `max` for a schedule that reorders.
     pub fn arrive_ns(&mut self, leave_ns: u64) -> u64 {
-        let t = leave_ns
-            .saturating_add(self.schedule.delay_at(leave_ns))
-            .max(self.last_arrive_ns);
+        let t = leave_ns.saturating_add(self.schedule.delay_at(leave_ns));
+        if self.schedule.reorder {
+            return t;
+        }
+        let t = t.max(self.last_arrive_ns);
         self.last_arrive_ns = t;
         t
     }
@@ -275,6 +334,18 @@ mod tests {
                 r#"delay_schedule = [{ at = "0s", delay = "61s" }]"#,
                 "allowed up to 60 s",
             ),
+            (
+                r#"delay_schedule = { every = "1s", reorder = true }"#,
+                "takes `steps`, or both `every` and `values`",
+            ),
+            (
+                r#"delay_schedule = { steps = [{ at = "0s", delay = "2ms" }], every = "1s", values = ["1ms"] }"#,
+                "takes `steps`, or both",
+            ),
+            (
+                r#"delay_schedule = { steps = [], reorder = true }"#,
+                "empty schedule",
+            ),
         ] {
             let e = parse(text).unwrap_err();
             assert!(e.contains(want), "{text}: {e}");
@@ -283,7 +354,7 @@ mod tests {
 
     #[test]
     fn a_delay_drop_never_reorders() {
-        let s = DelaySchedule::Steps(vec![(0, 80 * MS), (10 * MS, 20 * MS)]);
+        let s = DelaySchedule::in_order(DelayShape::Steps(vec![(0, 80 * MS), (10 * MS, 20 * MS)]));
         let mut w = ScheduledDelay::new(s);
         // Leaves at 9 ms with 80 ms: arrives at 89 ms.
         assert_eq!(w.arrive_ns(9 * MS), 89 * MS);
@@ -291,5 +362,27 @@ mod tests {
         assert_eq!(w.arrive_ns(10 * MS), 89 * MS);
         // Once the wire has drained, the new delay holds.
         assert_eq!(w.arrive_ns(100 * MS), 120 * MS);
+    }
+
+    #[test]
+    fn a_reordering_schedule_lets_packets_after_a_drop_overtake() {
+        let s = parse(
+            r#"delay_schedule = { steps = [{ at = "0s", delay = "80ms" }, { at = "10ms", delay = "20ms" }], reorder = true }"#,
+        )
+        .unwrap();
+        assert!(s.reorder);
+        assert_eq!(s.max_delay_ns(), 80 * MS);
+        let mut w = ScheduledDelay::new(s);
+        assert_eq!(w.arrive_ns(9 * MS), 89 * MS);
+        // The shorter path: arrives at 30 ms, before the packet ahead.
+        assert_eq!(w.arrive_ns(10 * MS), 30 * MS);
+        let p = parse(r#"delay_schedule = { every = "1s", values = ["5ms"], reorder = true }"#)
+            .unwrap();
+        assert!(p.reorder && p.delay_at(0) == 5 * MS);
+        assert!(
+            !parse(r#"delay_schedule = { every = "1s", values = ["5ms"] }"#)
+                .unwrap()
+                .reorder
+        );
     }
 }

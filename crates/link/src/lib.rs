@@ -82,6 +82,6 @@ pub use config::{
 };
 /// The ECN codepoint, shared with every other layer.
 pub use congestion::Ecn;
-pub use delay_schedule::{DelaySchedule, ScheduledDelay};
+pub use delay_schedule::{DelaySchedule, DelayShape, ScheduledDelay};
 pub use direction::{Direction, DirectionStats, DropReason, QueueState, Release, Verdict};
 pub use sched::fq_codel_bucket;

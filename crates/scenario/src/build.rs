@@ -225,6 +225,7 @@ fn flow_table(
         ("stop", f.stop),
         ("stagger", f.stagger),
         ("extra_rtt", f.extra_rtt),
+        ("app_rate_from", f.app_rate_from),
     ] {
         if let Some(d) = v.filter(|d| d.0 > crate::limits::MAX_TIME_NS) {
             return Err(err(
@@ -457,10 +458,23 @@ fn app_of(
     field: &dyn Fn(&str) -> String,
     err: &dyn Fn(&str, String) -> ScenarioError,
 ) -> Result<App, ScenarioError> {
+    if f.app_rate_from.is_some() && f.app_rate.is_none() {
+        return Err(err(
+            &field("app_rate_from"),
+            "needs `app_rate`: the flow is bulk until `app_rate_from`, then offers `app_rate`"
+                .into(),
+        ));
+    }
     Ok(match (f.app_rate, f.chunk_size, f.chunk_every) {
         (None, None, None) => App::Bulk,
-        (Some(r), None, None) if r.0 > 0.0 => App::Rate {
-            bytes_per_sec: r.0 / 8.0,
+        (Some(r), None, None) if r.0 > 0.0 => match f.app_rate_from {
+            Some(from) => App::BulkThenRate {
+                after_ns: from.0,
+                bytes_per_sec: r.0 / 8.0,
+            },
+            None => App::Rate {
+                bytes_per_sec: r.0 / 8.0,
+            },
         },
         (Some(_), None, None) => {
             return Err(err(

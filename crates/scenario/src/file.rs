@@ -15,6 +15,7 @@ pub struct FlowTable {
     pub(crate) size: Option<Bytes>,
     pub(crate) extra_rtt: Option<Dur>,
     pub(crate) app_rate: Option<Rate>,
+    pub(crate) app_rate_from: Option<Dur>,
     pub(crate) chunk_size: Option<Bytes>,
     pub(crate) chunk_every: Option<Dur>,
     pub(crate) ack: Option<AckName>,
@@ -84,4 +85,10 @@ pub struct ScenarioFile {
     /// Unresponsive cross traffic.
     #[serde(default)]
     pub(crate) cross: Vec<workload::CrossTable>,
+    /// A conformance case's expectations (`bbrlab conformance` reads
+    /// them); the simulator runs the case's path and workload as they
+    /// are, with the flow's own algorithm, so a case file is a scenario
+    /// `bbrlab sim` takes too (with `--qlog`, say).
+    #[serde(default, rename = "conformance")]
+    pub(crate) _conformance: Option<toml::Table>,
 }

@@ -667,6 +667,26 @@ mod tests {
     }
 
     #[test]
+    fn app_rate_from_makes_a_bulk_flow_turn_app_limited_and_needs_a_rate() {
+        let sc = parse_alg("bbr3", "app_rate = \"5mbit\"\napp_rate_from = \"2s\"").unwrap();
+        assert!(matches!(
+            sc.runs[0].config.flows[0].app,
+            App::BulkThenRate { after_ns: 2_000_000_000, bytes_per_sec } if bytes_per_sec == 625_000.0
+        ));
+        let e = parse_alg("bbr3", "app_rate_from = \"2s\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("app_rate_from") && e.contains("needs `app_rate`"),
+            "{e}"
+        );
+        let e = parse_alg("bbr3", "app_rate = \"5mbit\"\napp_rate_from = \"2d\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("app_rate_from"), "{e}");
+    }
+
+    #[test]
     fn a_bbr3_table_for_another_algorithm_is_an_error() {
         for alg in ["bbr", "cubic", "reno", "bbr-jitter"] {
             let e = parse_alg(alg, "[flow.bbr3]\nprofile = \"draft\"").unwrap_err();

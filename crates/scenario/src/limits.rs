@@ -102,13 +102,7 @@ pub fn packets(cfg: &SimConfig) -> f64 {
 
 /// The longest delay a scheduled direction gives (0 for none).
 fn schedule_max_ns(s: &Option<link::DelaySchedule>) -> f64 {
-    match s {
-        None => 0.0,
-        Some(link::DelaySchedule::Steps(v)) => v.iter().map(|x| x.1).max().unwrap_or(0) as f64,
-        Some(link::DelaySchedule::Periodic { values, .. }) => {
-            values.iter().copied().max().unwrap_or(0) as f64
-        }
-    }
+    s.as_ref().map_or(0.0, |s| s.max_delay_ns() as f64)
 }
 
 /// Checks what `check_run` checks of the shared directions for the hops

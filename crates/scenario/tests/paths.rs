@@ -106,17 +106,16 @@ fn delay_schedules_replace_delay_and_are_checked() {
     let c = &s.runs[0].config;
     assert_eq!(
         c.topology.forward_delay_schedule,
-        Some(link::DelaySchedule::Steps(vec![
-            (0, 20_000_000),
-            (10_000_000_000, 80_000_000)
-        ]))
+        Some(link::DelaySchedule::in_order(link::DelayShape::Steps(
+            vec![(0, 20_000_000), (10_000_000_000, 80_000_000)]
+        )))
     );
     assert_eq!(
         c.topology.reverse_delay_schedule,
-        Some(link::DelaySchedule::Periodic {
+        Some(link::DelaySchedule::in_order(link::DelayShape::Periodic {
             every_ns: 15_000_000_000,
             values: vec![25_000_000, 40_000_000]
-        })
+        }))
     );
     let e = parse(
         "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"5ms\"\ndelay_schedule = [{ at = \"0s\", delay = \"20ms\" }]\n[[flow]]\nalgorithm = \"bbr\"\n",
@@ -144,7 +143,10 @@ fn delay_schedules_replace_delay_and_are_checked() {
     assert_eq!(s.runs.len(), 2);
     assert!(matches!(
         s.runs[1].config.topology.forward_delay_schedule,
-        Some(link::DelaySchedule::Periodic { .. })
+        Some(link::DelaySchedule {
+            shape: link::DelayShape::Periodic { .. },
+            ..
+        })
     ));
 }
 

@@ -20,6 +20,12 @@ pub(crate) enum AppState {
         available: u64,
         next_at: Instant,
     },
+    /// Bulk until `until`, then [`AppState::Rate`] from there.
+    BulkUntil {
+        after_ns: u64,
+        until: Instant,
+        bytes_per_ns: f64,
+    },
 }
 
 impl AppState {
@@ -30,6 +36,14 @@ impl AppState {
                 bytes_per_ns: bytes_per_sec / 1e9,
                 credit: 0.0,
                 last: start,
+            },
+            App::BulkThenRate {
+                after_ns,
+                bytes_per_sec,
+            } => AppState::BulkUntil {
+                after_ns,
+                until: start.saturating_add_nanos(after_ns),
+                bytes_per_ns: bytes_per_sec / 1e9,
             },
             App::Chunks { bytes, every_ns } => AppState::Chunks {
                 bytes,
@@ -42,6 +56,22 @@ impl AppState {
 
     /// Brings the offered data up to `now`.
     pub(crate) fn advance(&mut self, now: Instant) {
+        if let AppState::BulkUntil {
+            until,
+            bytes_per_ns,
+            ..
+        } = *self
+        {
+            if now < until {
+                return;
+            }
+            // The rate starts with nothing banked at the switch.
+            *self = AppState::Rate {
+                bytes_per_ns,
+                credit: 0.0,
+                last: until,
+            };
+        }
         match self {
             AppState::Bulk => {}
             AppState::Rate {
@@ -65,6 +95,8 @@ impl AppState {
                     *next_at = next_at.saturating_add_nanos(*every_ns);
                 }
             }
+            // Replaced by `Rate` above once its time has come.
+            AppState::BulkUntil { .. } => {}
         }
     }
 
@@ -75,12 +107,15 @@ impl AppState {
             AppState::Bulk => {}
             AppState::Rate { last, .. } => *last = now,
             AppState::Chunks { next_at, .. } => *next_at = now,
+            AppState::BulkUntil {
+                after_ns, until, ..
+            } => *until = now.saturating_add_nanos(*after_ns),
         }
     }
 
     pub(crate) fn has(&self, bytes: u64) -> bool {
         match self {
-            AppState::Bulk => true,
+            AppState::Bulk | AppState::BulkUntil { .. } => true,
             AppState::Rate { credit, .. } => *credit >= bytes as f64,
             AppState::Chunks { available, .. } => *available >= bytes,
         }
@@ -88,7 +123,7 @@ impl AppState {
 
     pub(crate) fn consume(&mut self, bytes: u64) {
         match self {
-            AppState::Bulk => {}
+            AppState::Bulk | AppState::BulkUntil { .. } => {}
             AppState::Rate { credit, .. } => *credit -= bytes as f64,
             AppState::Chunks { available, .. } => *available -= bytes,
         }
@@ -97,7 +132,7 @@ impl AppState {
     /// When `bytes` more will be on offer.
     pub(crate) fn ready_at(&self, bytes: u64) -> Option<Instant> {
         match self {
-            AppState::Bulk => None,
+            AppState::Bulk | AppState::BulkUntil { .. } => None,
             AppState::Rate {
                 bytes_per_ns,
                 credit,
@@ -108,5 +143,31 @@ impl AppState {
             }
             AppState::Chunks { next_at, .. } => Some(*next_at),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bulk_then_rate_offers_everything_until_its_time_then_only_the_rate() {
+        let app = App::BulkThenRate {
+            after_ns: 1_000_000_000,
+            bytes_per_sec: 1e6,
+        };
+        let mut a = AppState::new(&app, Instant::from_nanos(0));
+        // The connection opens at 0.1 s: the bulk phase runs from there.
+        a.restart(Instant::from_nanos(100_000_000));
+        a.advance(Instant::from_nanos(1_099_000_000));
+        assert!(a.has(u64::MAX), "bulk before its end");
+        assert_eq!(a.ready_at(1500), None);
+        // 2 ms after the switch: 2,000 bytes on offer, none banked before.
+        a.advance(Instant::from_nanos(1_102_000_000));
+        assert!(a.has(2_000) && !a.has(2_001));
+        a.consume(1_500);
+        assert!(!a.has(1_500));
+        // The next 1,500 bytes need 1 ms more: ready 1 ms after now.
+        assert_eq!(a.ready_at(1_500), Some(Instant::from_nanos(1_103_000_000)));
     }
 }

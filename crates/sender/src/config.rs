@@ -98,6 +98,16 @@ pub enum App {
         /// Offered load, bytes per second.
         bytes_per_sec: f64,
     },
+    /// Always has data for `after_ns` from the flow's start, then offers
+    /// `bytes_per_sec`: a bulk flow that turns app-limited, so BBR meets
+    /// app-limited samples with its model already at the path's rate
+    /// (draft-ietf-ccwg-bbr-06 Appendix A.22, app-limited REFILL).
+    BulkThenRate {
+        /// How long the flow is bulk, from its start.
+        after_ns: u64,
+        /// Offered load from then on, bytes per second.
+        bytes_per_sec: f64,
+    },
     /// Offers `bytes` at once every `every_ns` (video-chunk-like).
     Chunks {
         /// Size of each chunk.
