@@ -133,7 +133,10 @@ impl Bbr3 {
     pub(super) fn update_ack_aggregation(&mut self, ctx: &AckContext<'_>) {
         let rs = ctx.rate;
         let linux = self.cfg.extra_acked == Bbr3ExtraAcked::Linux;
-        if rs.acked_bytes == 0 || (linux && rs.interval_ns.is_none()) {
+        if self.cfg.extra_acked == Bbr3ExtraAcked::Off
+            || rs.acked_bytes == 0
+            || (linux && rs.interval_ns.is_none())
+        {
             return;
         }
         if linux && self.round_start {
@@ -197,6 +200,7 @@ impl Bbr3 {
                     aggr
                 }
             }
+            Bbr3ExtraAcked::Off => 0,
         }
     }
 

@@ -543,4 +543,8 @@ pub enum Bbr3ExtraAcked {
     /// (of 1 round in STARTUP); the allowance capped at bw × 100 ms;
     /// sampled only on ACKs with a valid rate sample.
     Linux,
+    /// No allowance: the rule switched off, to show what it is for (the
+    /// conformance suite's negative for the draft's A.12 and A.13, where
+    /// ACKs come back in bursts).
+    Off,
 }
