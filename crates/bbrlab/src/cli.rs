@@ -167,12 +167,13 @@ pub(crate) enum Command {
     /// stack-controllers.md (the table the book includes) and prints the
     /// table.
     Stacks(StacksArgs),
-    /// The example test cases of draft-ietf-ccwg-bbr-06 that a path shows
-    /// (STARTUP's and DRAIN's exits, app-limited STARTUP, PROBE_RTT, ACK
-    /// aggregation, a sub-packet BDP, bandwidth steps, a policer: the
-    /// case files in --cases) run on each named controller over a grid of
-    /// path sizes in the simulator; prints a matrix of case ×
-    /// controller and writes conformance.md and conformance.json.
+    /// The 22 example test cases of draft-ietf-ccwg-bbr-06 (the exits of
+    /// STARTUP, DRAIN, PROBE_UP and PROBE_DOWN, app-limited phases,
+    /// PROBE_RTT, ACK aggregation, a sub-packet BDP, bandwidth steps, a
+    /// policer, spurious recoveries: the case files in --cases) run on
+    /// each named controller over a grid of path sizes in the simulator;
+    /// prints a matrix of case × controller and writes conformance.md,
+    /// conformance.json and, per case, a figure and conformance.html.
     ///
     /// Exit status: 0 when every run completed, whatever the verdicts
     /// (a controller failing a case is a finding); with --strict, 1 if

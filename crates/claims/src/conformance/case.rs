@@ -86,6 +86,15 @@ struct RawCase {
     checks: Vec<RawCheck>,
 }
 
+/// One state or several (`next = "probe_bw_down"` or `next =
+/// ["probe_bw_down", "probe_rtt"]`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Names {
+    One(String),
+    Many(Vec<String>),
+}
+
 fn yes() -> bool {
     true
 }
@@ -96,6 +105,7 @@ struct RawCheck {
     check: String,
     why: String,
     state: Option<String>,
+    next: Option<Names>,
     within: Option<String>,
     from: Option<String>,
     to: Option<String>,
@@ -207,16 +217,28 @@ fn check(c: RawCheck) -> Result<Check, String> {
     let need_when = |s: &Option<String>, key: &str| -> Result<When, String> {
         when(s, key)?.ok_or_else(|| format!("`{}` needs `{key}`", c.check))
     };
-    let state = || -> Result<String, String> {
-        let s = c
-            .state
+    let named = |s: &Option<String>, key: &str| -> Result<String, String> {
+        let s = s
             .clone()
-            .ok_or_else(|| format!("`{}` needs `state`", c.check))?;
+            .ok_or_else(|| format!("`{}` needs `{key}`", c.check))?;
         if STATES.contains(&s.as_str()) {
             Ok(s)
         } else {
-            Err(format!("state `{s}`; allowed {}", STATES.join(", ")))
+            Err(format!("{key} `{s}`; allowed {}", STATES.join(", ")))
         }
+    };
+    let state = || named(&c.state, "state");
+    let next = || -> Result<Vec<String>, String> {
+        let names = match &c.next {
+            None => return Err(format!("`{}` needs `next`", c.check)),
+            Some(Names::One(n)) => vec![n.clone()],
+            Some(Names::Many(v)) if v.is_empty() => return Err("`next` is an empty list".into()),
+            Some(Names::Many(v)) => v.clone(),
+        };
+        names
+            .iter()
+            .map(|n| named(&Some(n.clone()), "next"))
+            .collect()
     };
     let positive = |v: Option<f64>, key: &str| -> Result<f64, String> {
         match v {
@@ -245,6 +267,12 @@ fn check(c: RawCheck) -> Result<Check, String> {
         "state_duration_at_most" => CheckKind::StateDurationAtMost {
             state: state()?,
             within: need_when(&c.within, "within")?,
+        },
+        "state_followed_by" => CheckKind::StateFollowedBy {
+            state: state()?,
+            next: next()?,
+            from,
+            to,
         },
         "inflight_at_most" => CheckKind::InflightAtMost {
             bdp: positive(c.bdp, "bdp")?,
@@ -275,16 +303,55 @@ fn check(c: RawCheck) -> Result<Check, String> {
             from,
             to,
         },
+        "bw_estimate_at_least" => CheckKind::BwEstimateAtLeast {
+            mbps: positive(c.mbps, "mbps")?,
+            from,
+            to,
+        },
         "retransmitted_at_most" => {
             let fraction = positive(c.fraction, "fraction")?;
-            CheckKind::RetransmittedAtMost { fraction }
+            CheckKind::RetransmittedAtMost { fraction, from, to }
         }
         other => {
             return Err(format!(
-                "check `{other}`; allowed state_left, state_entered, state_absent, state_duration_at_most, inflight_at_most, goodput_at_least, queue_delay_at_most, retransmitted_at_most, bw_estimate_at_most"
+                "check `{other}`; allowed state_left, state_entered, state_absent, state_duration_at_most, state_followed_by, inflight_at_most, goodput_at_least, queue_delay_at_most, retransmitted_at_most, bw_estimate_at_most, bw_estimate_at_least"
             ))
         }
     };
+    // A key the check does not read is a mistake in the file (a bound
+    // that would silently not apply), not something to ignore.
+    let takes: &[&str] = match &kind {
+        CheckKind::StateLeft { .. } | CheckKind::StateDurationAtMost { .. } => &["state", "within"],
+        CheckKind::StateEntered { .. } => &["state", "from", "within"],
+        CheckKind::StateAbsent { .. } => &["state", "from", "to"],
+        CheckKind::StateFollowedBy { .. } => &["state", "next", "from", "to"],
+        CheckKind::InflightAtMost { .. } => &["bdp", "packets", "from", "to"],
+        CheckKind::GoodputAtLeast { .. } => &["fraction", "mbps", "from", "to"],
+        CheckKind::QueueDelayAtMost { .. } => &["rtt", "packets", "from", "to"],
+        CheckKind::RetransmittedAtMost { .. } => &["fraction", "from", "to"],
+        CheckKind::BwEstimateAtMost { .. } | CheckKind::BwEstimateAtLeast { .. } => {
+            &["mbps", "from", "to"]
+        }
+    };
+    let given = [
+        ("state", c.state.is_some()),
+        ("next", c.next.is_some()),
+        ("within", c.within.is_some()),
+        ("from", c.from.is_some()),
+        ("to", c.to.is_some()),
+        ("bdp", c.bdp.is_some()),
+        ("packets", c.packets.is_some()),
+        ("fraction", c.fraction.is_some()),
+        ("mbps", c.mbps.is_some()),
+        ("rtt", c.rtt.is_some()),
+    ];
+    if let Some((key, _)) = given.iter().find(|(k, set)| *set && !takes.contains(k)) {
+        return Err(format!(
+            "`{}` does not take `{key}` (it takes {})",
+            c.check,
+            takes.join(", ")
+        ));
+    }
     if c.why.trim().is_empty() {
         return Err("`why` is empty: every check says why its bound is what it is".into());
     }

@@ -92,6 +92,15 @@ pub enum CheckKind {
     },
     /// Every visit to `state` lasts at most `within` (plus a sample).
     StateDurationAtMost { state: String, within: When },
+    /// The flow visits `state` in [`from`, `to`], and every such visit
+    /// that ends before the run does ends in one of `next`: the draft's
+    /// transitions (UP to DOWN, DOWN to CRUISE, REFILL to UP, ...).
+    StateFollowedBy {
+        state: String,
+        next: Vec<String>,
+        from: When,
+        to: Option<When>,
+    },
     /// Inflight stays at most `bdp` × BDP + `packets` × MSS in [`from`, `to`].
     InflightAtMost {
         bdp: f64,
@@ -115,11 +124,23 @@ pub enum CheckKind {
         from: When,
         to: Option<When>,
     },
-    /// Retransmitted packets are at most `fraction` of those sent.
-    RetransmittedAtMost { fraction: f64 },
+    /// Retransmitted packets are at most `fraction` of those sent in
+    /// [`from`, `to`] (the whole run by default).
+    RetransmittedAtMost {
+        fraction: f64,
+        from: When,
+        to: Option<When>,
+    },
     /// The controller's bandwidth estimate stays at most `mbps` in
     /// [`from`, `to`] (skipped for a controller that reports none).
     BwEstimateAtMost {
+        mbps: f64,
+        from: When,
+        to: Option<When>,
+    },
+    /// The controller's bandwidth estimate stays at least `mbps` in
+    /// [`from`, `to`] (skipped for a controller that reports none).
+    BwEstimateAtLeast {
         mbps: f64,
         from: When,
         to: Option<When>,
@@ -135,6 +156,7 @@ impl CheckKind {
                 | CheckKind::StateEntered { .. }
                 | CheckKind::StateAbsent { .. }
                 | CheckKind::StateDurationAtMost { .. }
+                | CheckKind::StateFollowedBy { .. }
         )
     }
 
@@ -156,6 +178,17 @@ impl CheckKind {
             CheckKind::StateDurationAtMost { state, within } => {
                 format!("each {state} lasts at most {}", within.text())
             }
+            CheckKind::StateFollowedBy {
+                state,
+                next,
+                from,
+                to,
+            } => format!(
+                "each {state} begun from {} to {} is followed by {}",
+                from.text(),
+                end(to),
+                next.join(" or ")
+            ),
             CheckKind::InflightAtMost {
                 bdp,
                 packets,
@@ -173,7 +206,7 @@ impl CheckKind {
                 to,
             } => format!(
                 "goodput ≥ {} % of {} from {} to {}",
-                fraction * 100.0,
+                pct(*fraction),
                 mbps.map_or("the link".to_string(), |m| format!("{m} Mbit/s")),
                 from.text(),
                 end(to)
@@ -188,11 +221,25 @@ impl CheckKind {
                 from.text(),
                 end(to)
             ),
-            CheckKind::RetransmittedAtMost { fraction } => {
-                format!("retransmitted ≤ {} % of packets sent", fraction * 100.0)
+            CheckKind::RetransmittedAtMost { fraction, from, to } => {
+                if *from == When::Rtts(0.0) && to.is_none() {
+                    format!("retransmitted ≤ {} % of packets sent", pct(*fraction))
+                } else {
+                    format!(
+                        "retransmitted ≤ {} % of packets sent from {} to {}",
+                        pct(*fraction),
+                        from.text(),
+                        end(to)
+                    )
+                }
             }
             CheckKind::BwEstimateAtMost { mbps, from, to } => format!(
                 "bandwidth estimate ≤ {mbps} Mbit/s from {} to {}",
+                from.text(),
+                end(to)
+            ),
+            CheckKind::BwEstimateAtLeast { mbps, from, to } => format!(
+                "bandwidth estimate ≥ {mbps} Mbit/s from {} to {}",
                 from.text(),
                 end(to)
             ),
@@ -235,6 +282,14 @@ impl Path {
     pub fn bdp_bytes(&self) -> f64 {
         self.rate_bps / 8.0 * self.rtt_ns as f64 / 1e9
     }
+}
+
+/// A fraction as a percentage with at most four significant decimals and
+/// no float noise (0.035 is "3.5", not "3.5000000000000004").
+fn pct(fraction: f64) -> String {
+    let t = format!("{:.4}", fraction * 100.0);
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    t.to_string()
 }
 
 fn ms(ns: u64) -> String {
@@ -348,6 +403,60 @@ pub fn judge(check: &CheckKind, s: &[FlowSample], path: &Path, no_state: Option<
                 }
             }
         }
+        CheckKind::StateFollowedBy {
+            state,
+            next,
+            from,
+            to,
+        } => {
+            let (a, b) = (at(*from), until(to));
+            // Each visit begun in [a, b]: when it began and what came after.
+            let mut visits: Vec<(u64, Option<&FlowSample>)> = Vec::new();
+            let mut prev: Option<&FlowSample> = None;
+            for x in s {
+                let began = is(x, state) && prev.is_none_or(|p| !is(p, state));
+                if began && x.t_ns >= a && x.t_ns <= b {
+                    visits.push((x.t_ns, None));
+                }
+                if let (Some(p), Some(v)) = (prev, visits.last_mut()) {
+                    if is(p, state) && !is(x, state) && v.1.is_none() {
+                        v.1 = Some(x);
+                    }
+                }
+                prev = Some(x);
+            }
+            let ended: Vec<(u64, &FlowSample)> = visits
+                .iter()
+                .filter_map(|(t, n)| n.map(|n| (*t, n)))
+                .collect();
+            if ended.is_empty() {
+                return Outcome::Fail {
+                    measured: format!(
+                        "no {state} begun between {} and {} ended before the run did",
+                        ms(a),
+                        ms(b)
+                    ),
+                    allowed: format!("at least one, followed by {}", next.join(" or ")),
+                };
+            }
+            match ended
+                .iter()
+                .find(|(_, n)| !next.iter().any(|want| is(n, want)))
+            {
+                None => Outcome::Pass {
+                    measured: format!("{} × {state} → {}", ended.len(), next.join(" or ")),
+                },
+                Some((t, n)) => Outcome::Fail {
+                    measured: format!(
+                        "the {state} begun at {} went to {} at {}",
+                        ms(*t),
+                        n.mode.name(),
+                        ms(n.t_ns)
+                    ),
+                    allowed: format!("{state} → {}", next.join(" or ")),
+                },
+            }
+        }
         CheckKind::InflightAtMost {
             bdp,
             packets,
@@ -426,23 +535,37 @@ pub fn judge(check: &CheckKind, s: &[FlowSample], path: &Path, no_state: Option<
                 },
             }
         }
-        CheckKind::BwEstimateAtMost { mbps, from, to } => {
+        CheckKind::BwEstimateAtMost { mbps, from, to }
+        | CheckKind::BwEstimateAtLeast { mbps, from, to } => {
             if s.iter().all(|x| x.bw_estimate_bps.is_none()) {
                 return Outcome::Skipped {
                     why: "no bandwidth estimate reported".into(),
                 };
             }
+            let at_most = matches!(check, CheckKind::BwEstimateAtMost { .. });
             let limit = mbps * 1e6;
-            let top = window(*from, to)
-                .filter_map(|x| x.bw_estimate_bps.map(|b| (x.t_ns, b)))
-                .max_by(|a, b| a.1.total_cmp(&b.1));
-            match top {
-                Some((_, b)) if b <= limit => Outcome::Pass {
-                    measured: format!("at most {:.3} Mbit/s", b / 1e6),
-                },
+            let in_window =
+                window(*from, to).filter_map(|x| x.bw_estimate_bps.map(|b| (x.t_ns, b)));
+            // The sample furthest past the bound's side.
+            let worst = if at_most {
+                in_window.max_by(|a, b| a.1.total_cmp(&b.1))
+            } else {
+                in_window.min_by(|a, b| a.1.total_cmp(&b.1))
+            };
+            let (word, sign) = if at_most {
+                ("most", "≤")
+            } else {
+                ("least", "≥")
+            };
+            match worst {
+                Some((_, b)) if (at_most && b <= limit) || (!at_most && b >= limit) => {
+                    Outcome::Pass {
+                        measured: format!("at {word} {:.3} Mbit/s", b / 1e6),
+                    }
+                }
                 Some((t, b)) => Outcome::Fail {
                     measured: format!("{:.3} Mbit/s at {}", b / 1e6, ms(t)),
-                    allowed: format!("≤ {mbps} Mbit/s"),
+                    allowed: format!("{sign} {mbps} Mbit/s"),
                 },
                 None => Outcome::Fail {
                     measured: "no estimate in the window".into(),
@@ -450,24 +573,31 @@ pub fn judge(check: &CheckKind, s: &[FlowSample], path: &Path, no_state: Option<
                 },
             }
         }
-        CheckKind::RetransmittedAtMost { fraction } => {
-            let share = if last.packets_sent == 0 {
+        CheckKind::RetransmittedAtMost { fraction, from, to } => {
+            // The counters are cumulative: the window's share is the
+            // difference between the last sample at its start (none: the
+            // run's start) and the last at its end.
+            let (a, b) = (at(*from), until(to));
+            let base = s.iter().take_while(|x| x.t_ns <= a).last();
+            let upto = s.iter().take_while(|x| x.t_ns <= b).last().unwrap_or(last);
+            let (sent0, retx0) = match base {
+                Some(x) if a > 0 => (x.packets_sent, x.retransmissions),
+                _ => (0, 0),
+            };
+            let sent = upto.packets_sent.saturating_sub(sent0);
+            let retx = upto.retransmissions.saturating_sub(retx0);
+            let share = if sent == 0 {
                 0.0
             } else {
-                last.retransmissions as f64 / last.packets_sent as f64
+                retx as f64 / sent as f64
             };
-            let measured = format!(
-                "{} of {} ({:.2} %)",
-                last.retransmissions,
-                last.packets_sent,
-                share * 100.0
-            );
+            let measured = format!("{retx} of {sent} ({:.2} %)", share * 100.0);
             if share <= *fraction {
                 Outcome::Pass { measured }
             } else {
                 Outcome::Fail {
                     measured,
-                    allowed: format!("≤ {} %", fraction * 100.0),
+                    allowed: format!("≤ {} %", pct(*fraction)),
                 }
             }
         }
@@ -584,8 +714,109 @@ mod tests {
         };
         assert!(!judge(&goodput(0.9), &s, &PATH, None).failed());
         assert!(judge(&goodput(0.91), &s, &PATH, None).failed());
-        let retx = |fraction| CheckKind::RetransmittedAtMost { fraction };
+        let retx = |fraction| CheckKind::RetransmittedAtMost {
+            fraction,
+            from: When::Rtts(0.0),
+            to: None,
+        };
         assert!(!judge(&retx(0.03), &s, &PATH, None).failed());
         assert!(judge(&retx(0.02), &s, &PATH, None).failed());
+    }
+
+    #[test]
+    fn transitions_are_judged_per_visit_in_the_window_and_need_one_that_ended() {
+        let s = [
+            sample(0, Mode::ProbeBwUp, 0, 0),
+            sample(10, Mode::ProbeBwDown, 0, 0),
+            sample(20, Mode::ProbeBwCruise, 0, 0),
+            sample(30, Mode::ProbeBwDown, 0, 0),
+            sample(40, Mode::ProbeBwRefill, 0, 0),
+            sample(50, Mode::ProbeBwDown, 0, 0),
+        ];
+        let followed = |next: &[&str], from: f64, to: Option<f64>| CheckKind::StateFollowedBy {
+            state: "probe_bw_down".into(),
+            next: next.iter().map(|n| n.to_string()).collect(),
+            from: When::Seconds(from),
+            to: to.map(When::Seconds),
+        };
+        // DOWN → CRUISE at 10 ms, DOWN → REFILL at 30 ms; the last DOWN
+        // has not ended and is not judged.
+        assert!(judge(&followed(&["probe_bw_cruise"], 0.0, None), &s, &PATH, None).failed());
+        let both = judge(
+            &followed(&["probe_bw_cruise", "probe_bw_refill"], 0.0, None),
+            &s,
+            &PATH,
+            None,
+        );
+        assert!(
+            matches!(&both, Outcome::Pass { measured } if measured.starts_with("2 ×")),
+            "{both:?}"
+        );
+        assert!(!judge(
+            &followed(&["probe_bw_refill"], 0.025, None),
+            &s,
+            &PATH,
+            None
+        )
+        .failed());
+        // Only the unfinished visit begins after 45 ms: nothing to judge.
+        assert!(judge(
+            &followed(&["probe_bw_refill"], 0.045, None),
+            &s,
+            &PATH,
+            None
+        )
+        .failed());
+        assert!(matches!(
+            judge(
+                &followed(&["probe_bw_refill"], 0.0, None),
+                &s,
+                &PATH,
+                Some("no state")
+            ),
+            Outcome::Skipped { .. }
+        ));
+    }
+
+    #[test]
+    fn estimate_bounds_and_windowed_retransmissions_read_their_window() {
+        let mut s = [
+            sample(0, Mode::Startup, 0, 0),
+            sample(100, Mode::ProbeBwCruise, 0, 0),
+            sample(200, Mode::ProbeBwCruise, 0, 0),
+        ];
+        for (x, (bw, sent, retx)) in
+            s.iter_mut()
+                .zip([(5e6, 100, 10), (50e6, 200, 10), (48e6, 400, 12)])
+        {
+            x.bw_estimate_bps = Some(bw);
+            x.packets_sent = sent;
+            x.retransmissions = retx;
+        }
+        let at_least = |mbps, from| CheckKind::BwEstimateAtLeast {
+            mbps,
+            from: When::Seconds(from),
+            to: None,
+        };
+        assert!(judge(&at_least(45.0, 0.0), &s, &PATH, None).failed());
+        assert!(!judge(&at_least(45.0, 0.1), &s, &PATH, None).failed());
+        assert!(judge(&at_least(49.0, 0.1), &s, &PATH, None).failed());
+        let mut none = s.clone();
+        none.iter_mut().for_each(|x| x.bw_estimate_bps = None);
+        assert!(matches!(
+            judge(&at_least(1.0, 0.0), &none, &PATH, None),
+            Outcome::Skipped { .. }
+        ));
+        // Whole run: 12 of 400 (3 %); from 100 ms: 2 of 200 (1 %).
+        let retx = |fraction, from| CheckKind::RetransmittedAtMost {
+            fraction,
+            from: When::Seconds(from),
+            to: None,
+        };
+        assert!(judge(&retx(0.02, 0.0), &s, &PATH, None).failed());
+        assert!(!judge(&retx(0.02, 0.1), &s, &PATH, None).failed());
+        assert_eq!(pct(0.035), "3.5");
+        assert_eq!(pct(0.001), "0.1");
+        assert_eq!(pct(1.0), "100");
     }
 }

@@ -83,13 +83,21 @@ pub struct Controller {
     /// whether it reports BBR's state in its snapshot's mode.
     #[serde(skip)]
     custom: Option<(netsim::CustomCc, bool)>,
+    /// A change to the built-in controller's configuration
+    /// ([`Controller::configured`]).
+    #[serde(skip)]
+    tweak: Option<Tweak>,
 }
+
+/// A change to a built-in controller's configuration.
+pub type Tweak = std::sync::Arc<dyn Fn(&mut congestion::Config) + Send + Sync>;
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
             .field("name", &self.name)
             .field("custom", &self.custom.is_some())
+            .field("configured", &self.tweak.is_some())
             .finish()
     }
 }
@@ -131,7 +139,34 @@ impl Controller {
             algorithm,
             profile,
             custom: None,
+            tweak: None,
         })
+    }
+
+    /// A built-in controller (`base`, a `--cc` name) with its
+    /// configuration changed by `tweak` after the case's scenario has set
+    /// it, named `name`: a BBRv3 with one rule switched off, say, to show
+    /// that a case's checks catch what that rule is for. Not the
+    /// reference for `--strict`.
+    pub fn configured(
+        name: &str,
+        base: &str,
+        tweak: impl Fn(&mut congestion::Config) + Send + Sync + 'static,
+    ) -> Result<Controller, String> {
+        let mut c = Controller::parse(base)?;
+        if c.algorithm.parse::<congestion::Algorithm>().is_err() {
+            return Err(format!(
+                "{name}: only bbrlab's own controllers can be configured (not {base})"
+            ));
+        }
+        c.name = name.to_string();
+        c.tweak = Some(std::sync::Arc::new(tweak));
+        Ok(c)
+    }
+
+    /// The configuration change, if this is a configured controller.
+    pub(super) fn tweak(&self) -> Option<&Tweak> {
+        self.tweak.as_ref()
     }
 
     /// A controller from outside bbrlab, through the `congestion` crate's
@@ -160,6 +195,7 @@ impl Controller {
             algorithm: "bbr3".into(),
             profile: None,
             custom: Some((netsim::CustomCc::new(name, build), reports_state)),
+            tweak: None,
         }
     }
 
@@ -188,6 +224,7 @@ impl Controller {
     /// implementation the suite is held to (`--strict`).
     pub fn is_reference(&self) -> bool {
         self.custom.is_none()
+            && self.tweak.is_none()
             && self.algorithm == "bbr3"
             && self.profile.as_deref().is_none_or(|p| p == "draft")
     }

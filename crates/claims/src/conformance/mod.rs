@@ -270,6 +270,9 @@ pub fn scenario_of(
             if let Some(custom) = cc.custom_cc() {
                 run.config.flows[0].custom_cc = Some(custom.clone());
             }
+            if let Some(tweak) = cc.tweak() {
+                tweak(&mut run.config.flows[0].cc);
+            }
             Ok(run)
         }
         n => Err(format!(

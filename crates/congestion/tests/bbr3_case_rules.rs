@@ -1,16 +1,21 @@
-//! draft-ietf-ccwg-bbr-06 Appendix A, "BBR Example Test Cases": all 22,
-//! each as a deterministic test with the draft's expectation, a tolerance
-//! and its reason. Where the draft describes a path, the test runs the
-//! tests' packet-level path model (`support::run_path`: a paced sender, a
-//! fixed-rate drop-tail bottleneck, optional policer, ACK bunching and
-//! rate steps); where it asks for a condition a real path cannot hold
-//! (inflight held above the BDP, a spurious recovery), the ACKs are
-//! scripted (`bbr3_support`). Both profiles run the path cases.
+//! The rules under draft-ietf-ccwg-bbr-06's Appendix A cases, checked
+//! inside bbrlab's `bbr3`: the model variables, gains and round counts
+//! that no implementation exposes and no path alone can pin down.
 //!
-//! The appendix gives procedures, not numbers: it fixes no path, so the
-//! paths are chosen here (10–100 Mbit/s, 40 ms, as bbrlab's validation
-//! paths are), and tolerances come from the draft where it gives one (A.1:
-//! "within 2%") and otherwise from the mechanism (stated per test).
+//! The cases themselves (a path, a workload, and what any implementation
+//! must show there) are defined once, as the files under
+//! `scenarios/conformance/` (`A01-...toml` to `A22-...toml`), which
+//! `bbrlab conformance` runs on every controller and
+//! `crates/claims/tests/conformance.rs` holds bbrlab's `bbr3` to. This
+//! file does not restate them: each test here names the rule it checks
+//! and the case it underlies, and drives the controller either ACK by ACK
+//! (`bbr3_support`: for a condition a real path cannot hold, such as
+//! inflight held above the BDP, or a spurious recovery) or on this
+//! crate's own packet-level path model (`support::run_path`: a paced
+//! sender, a drop-tail bottleneck, optional policer, ACK bunching and rate
+//! steps; `congestion` depends on no simulator), in both profiles where
+//! they share the rule. Tolerances come from the draft where it gives one
+//! (A.1's "within 2%") and otherwise from the mechanism, stated per test.
 
 mod bbr3_support;
 mod support;
@@ -44,11 +49,11 @@ fn entries(r: &RunResult, mode: Mode) -> Vec<u64> {
     v
 }
 
-/// A.1: on 10 Mbit/s, 40 ms, a 3-BDP buffer (no loss), STARTUP ends on the
+/// Under case A01: on 10 Mbit/s, 40 ms, a 3-BDP buffer (no loss), STARTUP ends on the
 /// plateau (no inflight_longterm, so not by loss) into DRAIN, with max_bw
 /// within 2 % of the link (the draft's tolerance).
 #[test]
-fn a01_exiting_startup_on_bandwidth_plateau() {
+fn startup_ends_on_the_plateau_with_max_bw_within_2_percent_and_no_longterm_bound() {
     for b3 in profiles() {
         let r = run(&Path::new(10.0, 40, 100), b3, 5);
         let x = r
@@ -64,12 +69,12 @@ fn a01_exiting_startup_on_bandwidth_plateau() {
     }
 }
 
-/// A.2: app-limited at 20 of 100 Mbit/s with 15 % random loss (well above
+/// Under case A02: app-limited at 20 of 100 Mbit/s with 15 % random loss (well above
 /// 2 %, and ~10 losses a round so 6 ranges are reached), STARTUP ends on
 /// loss: full_bw_reached, DRAIN, inflight_longterm set. Within 1 s: the
 /// exit needs a round in recovery, a few 40 ms rounds.
 #[test]
-fn a02_exiting_startup_on_loss_when_app_limited() {
+fn app_limited_startup_ends_on_loss_and_sets_inflight_longterm() {
     for b3 in profiles() {
         let mut p = Path::new(100.0, 40, 1000);
         p.loss = 0.15;
@@ -87,10 +92,10 @@ fn a02_exiting_startup_on_loss_when_app_limited() {
     }
 }
 
-/// A.3: DRAIN paces at 0.5 (draft; Linux 88/256) and ends once inflight ≤
+/// Under case A03: DRAIN paces at 0.5 (draft; Linux 88/256) and ends once inflight ≤
 /// Inflight(1.0) (scripted so the boundary is exact: 100 000 B).
 #[test]
-fn a03_exiting_drain_based_on_inflight() {
+fn drain_paces_at_its_gain_and_ends_at_exactly_one_bdp_inflight() {
     for (b3, gain) in [
         (Bbr3Config::draft(), 0.5),
         (Bbr3Config::linux_v3(), 88.0 / 256.0),
@@ -103,12 +108,12 @@ fn a03_exiting_drain_based_on_inflight() {
     }
 }
 
-/// A.4: bandwidth 10 % below the estimate and inflight held above
+/// Under case A04: bandwidth 10 % below the estimate and inflight held above
 /// Inflight(1.0) (scripted: on a real path DRAIN's 0.5 gain empties the
 /// queue within 2 rounds even so): the draft enters PROBE_BW after 3 rounds
 /// in DRAIN, exactly (round_count > drain_start_round + 3).
 #[test]
-fn a04_exiting_drain_based_on_time() {
+fn drain_ends_after_exactly_three_rounds_in_the_draft_profile() {
     let mut d = Drv::draft();
     d.drive_to_drain(BW, RTT);
     let start = d.snap().round_count;
@@ -131,10 +136,10 @@ fn up(b3: Bbr3Config) -> Drv {
     d
 }
 
-/// A.5: in UP, with no loss and the rate flat, UP ends after exactly 3
+/// Under case A05: in UP, with no loss and the rate flat, UP ends after exactly 3
 /// rounds without 25 % growth (full_bw_count = 3) and goes DOWN.
 #[test]
-fn a05_exiting_probe_up_on_bandwidth_plateau() {
+fn probe_up_ends_after_exactly_three_rounds_without_growth() {
     for b3 in profiles() {
         let mut d = up(b3);
         assert_eq!(d.round(BW, RTT, 125_000).mode, Mode::ProbeBwUp);
@@ -143,11 +148,11 @@ fn a05_exiting_probe_up_on_bandwidth_plateau() {
     }
 }
 
-/// A.6: app-limited in UP with loss above 2 % of what was in flight: DOWN
+/// Under case A06: app-limited in UP with loss above 2 % of what was in flight: DOWN
 /// regardless; inflight_longterm is "updated appropriately", which for an
 /// app-limited sample is not at all (§5.5.10.2 `HandleInflightTooHigh()`).
 #[test]
-fn a06_exiting_probe_up_on_loss_when_app_limited() {
+fn app_limited_loss_in_probe_up_goes_down_and_leaves_inflight_longterm_unset() {
     for b3 in profiles() {
         let mut d = up(b3);
         let s = d.ack(
@@ -162,11 +167,11 @@ fn a06_exiting_probe_up_on_loss_when_app_limited() {
     }
 }
 
-/// A.7: app-limited without loss, STARTUP and UP last indefinitely (here
+/// Under case A07: app-limited without loss, STARTUP and UP last indefinitely (here
 /// 100 rounds, 10 s, each). RTT samples 1 ns lower each round keep
 /// PROBE_RTT (a separate rule, every 5 s) from interleaving.
 #[test]
-fn a07_never_exiting_probe_up_or_startup_when_app_limited_without_loss() {
+fn app_limited_samples_without_loss_never_end_startup_or_probe_up() {
     for b3 in profiles() {
         let mut d = Drv::new(b3);
         let mut rtt = RTT;
@@ -189,13 +194,13 @@ fn a07_never_exiting_probe_up_or_startup_when_app_limited_without_loss() {
     }
 }
 
-/// A.8: DOWN paces at 0.90 (Linux 232/256) and enters CRUISE when
+/// Under case A08: DOWN paces at 0.90 (Linux 232/256) and enters CRUISE when
 /// inflight ≤ min(InflightWithHeadroom(), Inflight(1.0)); the boundary is
 /// scripted exactly (the BDP here; headroom is infinite without loss).
 /// The draft judges C.inflight after the ACK; Linux judges the ACK's
 /// prior_in_flight (inflight + the 100 000 B it acknowledges).
 #[test]
-fn a08_exiting_probe_down_on_inflight() {
+fn probe_down_paces_at_its_gain_and_cruises_at_exactly_the_target() {
     for (b3, gain, at) in [
         (Bbr3Config::draft(), 0.9, BDP),
         (Bbr3Config::linux_v3(), 232.0 / 256.0, 0),
@@ -211,12 +216,12 @@ fn a08_exiting_probe_down_on_inflight() {
     }
 }
 
-/// A.9: bandwidth 10 % lower on entering DOWN keeps inflight above the
+/// Under case A09: bandwidth 10 % lower on entering DOWN keeps inflight above the
 /// target; once bw_probe_wait (2–3 s) has elapsed DOWN goes straight to
 /// REFILL, never CRUISE, on the first ACK after the wait (tolerance one
 /// 100 ms ACK interval).
 #[test]
-fn a09_exiting_probe_down_after_max_time() {
+fn probe_down_above_target_refills_on_the_first_ack_after_the_wait() {
     for b3 in profiles() {
         let mut d = up(b3);
         d.round(BW, RTT, 125_000);
@@ -241,12 +246,12 @@ fn a09_exiting_probe_down_after_max_time() {
     }
 }
 
-/// A.10: on 10 Mbit/s, 40 ms, PROBE_RTT comes 5 s after the last one ended
+/// Under case A10: on 10 Mbit/s, 40 ms, PROBE_RTT comes 5 s after the last one ended
 /// (tolerance: one 40 ms RTT for the ACK that notices), sets cwnd gain
 /// 0.5, lasts at least 200 ms and one round (at most 200 ms + 3 RTTs),
 /// and returns to PROBE_BW.
 #[test]
-fn a10_entering_and_exiting_probe_rtt() {
+fn probe_rtt_every_5_s_at_half_the_window_for_200_ms_and_a_round() {
     for b3 in profiles() {
         let r = run(&Path::new(10.0, 40, 100), b3, 20);
         let ins = entries(&r, Mode::ProbeRtt);
@@ -275,10 +280,10 @@ fn a10_entering_and_exiting_probe_rtt() {
     }
 }
 
-/// A.11: idle through the 5 s PROBE_RTT interval; the restart sets
+/// Under case A11: idle through the 5 s PROBE_RTT interval; the restart sets
 /// idle_restart (pacing at exactly bw), and PROBE_RTT is skipped.
 #[test]
-fn a11_skipping_probe_rtt_due_to_app_limited_sending() {
+fn an_idle_restart_paces_at_bw_and_skips_probe_rtt() {
     for b3 in profiles() {
         let mut d = Drv::new(b3);
         d.drive_to_probe_bw(BW, RTT);
@@ -293,13 +298,13 @@ fn a11_skipping_probe_rtt_due_to_app_limited_sending() {
     }
 }
 
-/// A.12: ACKs released in 20 ms bursts on 20 Mbit/s, 40 ms: in STARTUP
+/// Under case A12: ACKs released in 20 ms bursts on 20 Mbit/s, 40 ms: in STARTUP
 /// extra_acked is positive and cwnd exceeds 2 × BDP (200 000 B), and
 /// STARTUP still finds the bandwidth: max_bw at exit within 2 % of the link
 /// (the sampler caps each sample by the send rate, so bunching cannot
 /// inflate it beyond the pacing granularity).
 #[test]
-fn a12_startup_bandwidth_on_a_link_with_aggregation() {
+fn aggregated_acks_in_startup_raise_extra_acked_and_the_window() {
     for b3 in profiles() {
         let mut p = Path::new(20.0, 40, 200);
         p.ack_burst_ns = Some(20 * MS);
@@ -321,11 +326,11 @@ fn a12_startup_bandwidth_on_a_link_with_aggregation() {
     }
 }
 
-/// A.13: with that aggregation, CRUISE carries an extra_acked allowance
+/// Under case A13: with that aggregation, CRUISE carries an extra_acked allowance
 /// and the flow keeps the link busy: goodput ≥ 90 % of 20 Mbit/s from 5 s
 /// (the 10 % covers PROBE_RTT's ~2 % and DOWN's 0.9 gain).
 #[test]
-fn a13_cruise_bandwidth_on_a_link_with_aggregation() {
+fn cruise_keeps_an_extra_acked_allowance_for_aggregated_acks() {
     for b3 in profiles() {
         let mut p = Path::new(20.0, 40, 200);
         p.ack_burst_ns = Some(20 * MS);
@@ -339,14 +344,14 @@ fn a13_cruise_bandwidth_on_a_link_with_aggregation() {
     }
 }
 
-/// A.14: 64 kbit/s, 40 ms: a BDP of 320 B, a fifth of a packet (a packet
+/// Under case A14: 64 kbit/s, 40 ms: a BDP of 320 B, a fifth of a packet (a packet
 /// takes 188 ms to serialise, so STARTUP's queue makes rounds of seconds
 /// and STARTUP lasts tens of seconds). Once the pipe is full: cwnd never
 /// below MinPipeCwnd (4 packets); bw within 2 % of 8 000 B/s; pacing =
 /// gain × bw less 1 % (±1 B/s for truncation); goodput within 2 % of the
 /// link over the last 60 s.
 #[test]
-fn a14_correctly_managing_sub_packet_bdps() {
+fn a_sub_packet_bdp_keeps_min_pipe_cwnd_and_the_pacing_formula() {
     for b3 in profiles() {
         let r = run(&Path::new(0.064, 40, 20), b3, 120);
         let full = r
@@ -369,11 +374,11 @@ fn a14_correctly_managing_sub_packet_bdps() {
     }
 }
 
-/// A.15: 10 → 100 Mbit/s at 10 s (300-packet buffer): max_bw reaches 95 %
+/// Under case A15: 10 → 100 Mbit/s at 10 s (300-packet buffer): max_bw reaches 95 %
 /// of the new rate within one probe cycle (≤ 3 s wait + UP's rounds; 4 s)
 /// and goodput over the next 10 s is ≥ 90 Mbit/s.
 #[test]
-fn a15_increasing_bandwidth_10x() {
+fn max_bw_finds_a_10x_rise_within_one_probe_cycle() {
     for b3 in profiles() {
         let mut p = Path::new(10.0, 40, 300);
         p.rate_steps = vec![(10 * SEC, 100e6)];
@@ -392,12 +397,12 @@ fn a15_increasing_bandwidth_10x() {
     }
 }
 
-/// A.16: 100 → 10 Mbit/s at 10 s: the loss sets bw_shortterm within a
+/// Under case A16: 100 → 10 Mbit/s at 10 s: the loss sets bw_shortterm within a
 /// round (by 10.5 s); max_bw keeps 100 Mbit/s until two probe cycles
 /// after the drop have ended, then falls to the new rate (≤ 10.5 Mbit/s,
 /// 5 % for samples taken while the queue drains) before the next UP.
 #[test]
-fn a16_decreasing_bandwidth_10x() {
+fn a_10x_fall_cuts_bw_shortterm_at_once_and_max_bw_after_two_cycles() {
     for b3 in profiles() {
         let mut p = Path::new(100.0, 40, 300);
         p.rate_steps = vec![(10 * SEC, 10e6)];
@@ -437,7 +442,7 @@ fn a16_decreasing_bandwidth_10x() {
     }
 }
 
-/// A.17: 20 Mbit/s link behind a 5 Mbit/s token bucket (50 kB burst): BBR
+/// Under case A17: 20 Mbit/s link behind a 5 Mbit/s token bucket (50 kB burst): BBR
 /// settles on the token rate: from 10 s goodput ≥ 85 % of 5 Mbit/s (CRUISE
 /// keeps inflight 15 % under inflight_longterm, the binding limit here,
 /// so up to 15 % under the token rate), no RTO; the first drops set the
@@ -451,7 +456,7 @@ fn a16_decreasing_bandwidth_10x() {
 /// whole number of packets never grew in UP and this lost nothing,
 /// delivering 4.45–4.69 Mbit/s against 4.91–4.94 now.)
 #[test]
-fn a17_handling_token_bucket_policers() {
+fn a_policer_sets_the_short_and_long_term_bounds() {
     for b3 in profiles() {
         let mut p = Path::new(20.0, 40, 200);
         p.policer = Some(Policer {
@@ -472,11 +477,11 @@ fn a17_handling_token_bucket_policers() {
     }
 }
 
-/// A.18: a spurious fast recovery (reordering) that ended a probe: the
+/// Under case A18: a spurious fast recovery (reordering) that ended a probe: the
 /// saved model (inflight_longterm unset before the losses) comes back and
 /// the draft returns to probing (REFILL, then UP).
 #[test]
-fn a18_handling_spurious_fast_recovery() {
+fn an_undone_fast_recovery_restores_the_model_and_refills_in_the_draft() {
     let mut d = up(Bbr3Config::draft());
     d.ack(
         Ack::new(BW, RTT, 125_000)
@@ -493,10 +498,10 @@ fn a18_handling_spurious_fast_recovery() {
     assert_eq!(d.round(BW, RTT, BDP).mode, Mode::ProbeBwUp);
 }
 
-/// A.19: the same for a spurious RTO (the flight declared lost with the
+/// Under case A19: the same for a spurious RTO (the flight declared lost with the
 /// timeout, as bbrlab's transports report it).
 #[test]
-fn a19_handling_spurious_rto_recovery() {
+fn an_undone_timeout_restores_cwnd_and_the_model_and_refills_in_the_draft() {
     let mut d = up(Bbr3Config::draft());
     let cwnd = d.snap().cwnd_bytes;
     d.rto_now(60, 200_000, 0);
@@ -508,9 +513,9 @@ fn a19_handling_spurious_rto_recovery() {
     assert!(s.cwnd_bytes >= cwnd, "{} < {cwnd}", s.cwnd_bytes);
 }
 
-/// A.20: PROBE_RTT during a long app-limited STARTUP returns to STARTUP.
+/// Under case A20: PROBE_RTT during a long app-limited STARTUP returns to STARTUP.
 #[test]
-fn a20_entering_and_exiting_probe_rtt_during_startup() {
+fn probe_rtt_in_an_app_limited_startup_returns_to_startup() {
     for b3 in profiles() {
         let mut d = Drv::new(b3);
         d.round(1e5, RTT, 10_000);
@@ -522,11 +527,11 @@ fn a20_entering_and_exiting_probe_rtt_during_startup() {
     }
 }
 
-/// A.21: inflight_longterm set by a first lossy probe; in the next UP a
+/// Under case A21: inflight_longterm set by a first lossy probe; in the next UP a
 /// loss above 2 % (before any plateau) cuts it to the loss point, at least
 /// β × target inflight (70 000 B), and UP ends at once (DOWN).
 #[test]
-fn a21_handling_loss_during_probe_up_after_inflight_longterm_is_set() {
+fn loss_in_probe_up_cuts_inflight_longterm_to_the_loss_point_and_goes_down() {
     for b3 in profiles() {
         let mut d = up(b3);
         d.ack(
@@ -550,11 +555,11 @@ fn a21_handling_loss_during_probe_up_after_inflight_longterm_is_set() {
     }
 }
 
-/// A.22: REFILL app-limited at a tenth of the rate: the low samples leave
+/// Under case A22: REFILL app-limited at a tenth of the rate: the low samples leave
 /// max_bw alone; after one round REFILL → UP, which then probes normally
 /// (its first full-rate round keeps it in UP).
 #[test]
-fn a22_handling_app_limited_sending_during_probe_refill() {
+fn app_limited_refill_keeps_max_bw_and_moves_up_after_a_round() {
     for b3 in profiles() {
         let mut d = Drv::new(b3);
         d.drive_to_probe_bw(BW, RTT);
