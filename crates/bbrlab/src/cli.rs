@@ -403,12 +403,20 @@ pub(crate) struct ConformanceArgs {
     /// The directory of case files.
     #[arg(long, default_value = "scenarios/conformance")]
     pub(crate) cases: PathBuf,
-    /// Output directory (conformance.md, conformance.json).
+    /// Output directory (conformance.md, conformance.json,
+    /// conformance.html with its figures/, and qlog/ with --qlog).
     #[arg(long, short, default_value = "conformance")]
     pub(crate) out: PathBuf,
     /// Parallel runs (default: all cores).
     #[arg(long, short)]
     pub(crate) jobs: Option<usize>,
+    /// Also write each run's qlog (qlog 0.3 JSON-SEQ, from the sender's
+    /// samples, to open in qvis): qlog/<case>/<point>/<controller>/flow-0.sqlog.
+    #[arg(long)]
+    pub(crate) qlog: bool,
+    /// No figures (conformance.html then shows none).
+    #[arg(long)]
+    pub(crate) no_plots: bool,
     /// Exit 1 if bbrlab's own bbr3 (draft profile) fails a case.
     #[arg(long)]
     pub(crate) strict: bool,

@@ -32,6 +32,7 @@ fn the_quick_suite_writes_its_matrix_and_json_and_strict_holds_bbr3_to_it() {
         cases().to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--qlog",
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -39,6 +40,37 @@ fn the_quick_suite_writes_its_matrix_and_json_and_strict_holds_bbr3_to_it() {
         "{stdout}{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // The HTML report: the matrix, a section per case with its checks'
+    // reasons and its two figures, which exist.
+    let html = std::fs::read_to_string(out.join("conformance.html")).unwrap();
+    for want in [
+        "<section id=\"A01\">",
+        "<section id=\"A10\">",
+        "why the bound is what it is",
+        "figures/A10-inflight.svg",
+        "figures/A10-pacing.svg",
+        "<td class=\"fail\"",
+    ] {
+        assert!(html.contains(want), "{want} not in the report");
+    }
+    for f in ["A01-inflight", "A01-pacing", "A10-inflight", "A10-pacing"] {
+        let svg = std::fs::read_to_string(out.join("figures").join(format!("{f}.svg"))).unwrap();
+        assert!(svg.contains("bbr3") && svg.contains("bbr"), "{f}");
+        assert!(out.join("figures").join(format!("{f}.png")).exists(), "{f}");
+    }
+    // Each run's qlog: a JSON-SEQ header, then events of that controller.
+    let q = std::fs::read_to_string(out.join("qlog/A10/50M-40ms/bbr3/flow-0.sqlog")).unwrap();
+    let records: Vec<serde_json::Value> = q
+        .split('\u{1e}')
+        .filter(|r| !r.trim().is_empty())
+        .map(|r| serde_json::from_str(r.trim()).unwrap())
+        .collect();
+    assert_eq!(records[0]["qlog_version"], "0.3");
+    assert_eq!(records[0]["title"], "A10 50M-40ms on bbr3");
+    assert!(records.iter().any(
+        |r| r["name"] == "recovery:congestion_state_updated" && r["data"]["new"] == "probe_rtt"
+    ));
+    assert!(out.join("qlog/A01/50M-40ms/bbr/flow-0.sqlog").exists());
     let md = std::fs::read_to_string(out.join("conformance.md")).unwrap();
     assert!(md.starts_with("| case | bbr3 | bbr |"), "{md}");
     // bbr3 passes both; v1's PROBE_RTT comes after 10 s, not 5 s.

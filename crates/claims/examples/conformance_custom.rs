@@ -109,6 +109,7 @@ fn main() -> Result<(), String> {
         grid: grid::Grid::Quick,
         jobs: None,
         timeout: conformance::DEFAULT_TIMEOUT,
+        qlog: None,
     };
     let cases = conformance::select(&opts)?;
     let results = conformance::run(&opts, &runner::sweep::Quiet)?;

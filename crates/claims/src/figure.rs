@@ -63,6 +63,7 @@ pub(crate) fn figure_bands(
             log_y,
             series,
             published,
+            published_label: None,
         },
         bands,
     )?;

@@ -761,6 +761,7 @@ fn sweep_html(source: Source, csv: &Path, fig_dir: &Path, href: &str) -> Result<
             log_y: false,
             series: &[],
             published: &published,
+            published_label: None,
         },
         &bands,
     )?;

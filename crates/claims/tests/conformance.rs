@@ -22,6 +22,7 @@ fn opts(controllers: &[&str], only: Option<Vec<String>>) -> conformance::Options
         grid: grid::Grid::Quick,
         jobs: None,
         timeout: conformance::DEFAULT_TIMEOUT,
+        qlog: None,
     }
 }
 

@@ -60,6 +60,9 @@ pub struct Figure<'a> {
     pub series: &'a [Series],
     /// Published reference values, drawn as black-outlined markers.
     pub published: &'a [(f64, f64)],
+    /// The markers' legend text (none: "published"), for reference
+    /// values of another kind, such as a test's expected bound.
+    pub published_label: Option<&'a str>,
 }
 
 /// A linear figure titled "t" over `series` and `published`, for tests
@@ -75,5 +78,6 @@ pub(crate) fn sample<'a>(series: &'a [Series], published: &'a [(f64, f64)]) -> F
         log_y: false,
         series,
         published,
+        published_label: None,
     }
 }

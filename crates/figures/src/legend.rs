@@ -38,7 +38,8 @@ pub(crate) fn legend_entries(figure: &Figure<'_>, bands: &[Band]) -> Vec<(Key, S
         }
     }
     if !figure.published.is_empty() {
-        out.push((Key::Published, "published".to_string()));
+        let label = figure.published_label.unwrap_or("published");
+        out.push((Key::Published, label.to_string()));
     }
     out
 }

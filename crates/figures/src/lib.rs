@@ -48,6 +48,7 @@
 //!     log_y: false,
 //!     series: &series,
 //!     published: &[(1.0, 10.0)],
+//!     published_label: None,
 //! })?;
 //!
 //! let svg = std::fs::read_to_string(stem.with_extension("svg"))?;

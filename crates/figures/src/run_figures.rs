@@ -28,6 +28,7 @@ fn chart(
         log_y: false,
         series,
         published: &[],
+        published_label: None,
     };
     write_figure(&plan(&fig, &[], (900, 420)), &stem)
 }

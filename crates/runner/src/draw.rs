@@ -87,6 +87,7 @@ fn chart(
         log_y: false,
         series,
         published: &[],
+        published_label: None,
     })
 }
 
@@ -232,6 +233,7 @@ pub fn sweep_figures(dir: &Path) -> Result<Option<String>, String> {
             log_y: false,
             series: &by_alg,
             published: &[],
+            published_label: None,
         },
         true,
         &spreads,

@@ -642,6 +642,7 @@ pub fn run_with(
             log_y: false,
             series: &s,
             published: &[],
+            published_label: None,
         })?;
     }
     println!(

@@ -11,11 +11,14 @@
 //! grid point on every controller, in parallel; a panic inside a
 //! controller is caught and recorded as that run's failure, and the suite
 //! goes on. The result is `conformance.json` and a Markdown matrix of case
-//! × controller ([`report`]).
+//! × controller ([`report`]), an HTML report ([`html`]) with a figure per
+//! case ([`figures`]), and, on request, each run's qlog.
 
 pub mod case;
 pub mod check;
+pub mod figures;
 pub mod grid;
+pub mod html;
 pub mod report;
 
 use case::Case;
@@ -43,6 +46,9 @@ pub struct Options {
     /// Wall-clock time a run may take before it is stopped and recorded
     /// as timed out.
     pub timeout: std::time::Duration,
+    /// Write each run's qlog under this directory
+    /// (`<case>/<point>/<controller>/flow-0.sqlog`), or none.
+    pub qlog: Option<PathBuf>,
 }
 
 /// The default [`Options::timeout`]: far above any case's run here (the
@@ -64,6 +70,19 @@ pub struct RunResult {
     /// The run did not complete: the simulator's error or the
     /// controller's panic.
     pub error: Option<String>,
+    /// The flow's samples, kept for the run at the case's figure point
+    /// ([`figure_point`]) only.
+    #[serde(skip)]
+    pub samples: Vec<FlowSample>,
+}
+
+/// The point whose runs a case's figure draws: the grid's middle point
+/// (the quick grid's), or the fixed path.
+pub fn figure_point(case: &Case) -> Option<Point> {
+    match case.scale {
+        case::Scale::Grid { .. } => Grid::Quick.points().first().copied(),
+        case::Scale::Fixed => None,
+    }
 }
 
 /// One check's outcome on one run.
@@ -134,7 +153,15 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<RunResult>, String> {
             let ns = scenario_of(c, *p, cc).map_or(0, |r| r.config.duration_ns);
             (label, ns)
         },
-        |(c, p, cc), clock| run_one_with(c, *p, cc, opts.timeout, clock),
+        |(c, p, cc), clock| {
+            let qlog = opts.qlog.as_ref().map(|d| {
+                d.join(&c.id)
+                    .join(point_label(*p))
+                    .join(file_name(&cc.name))
+            });
+            let keep = *p == figure_point(c);
+            run_one_at(c, *p, cc, opts.timeout, clock, qlog.as_deref(), keep)
+        },
     );
     Ok(results
         .into_iter()
@@ -146,6 +173,7 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<RunResult>, String> {
                 controller: cc.name.clone(),
                 checks: Vec::new(),
                 error: Some("the worker running it died".into()),
+                samples: Vec::new(),
             })
         })
         .collect())
@@ -155,12 +183,27 @@ fn point_label(p: Option<Point>) -> String {
     p.map_or("fixed".into(), |p| p.to_string())
 }
 
-/// The first flow's samples, kept in memory; past `deadline` (wall
-/// clock) the next sample stops the run, through the error a recorder
-/// may return.
+/// A controller's name as a file name: `bbr3:linux-v3` → `bbr3-linux-v3`,
+/// spaces and other separators as `-`.
+pub fn file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The first flow's samples, kept in memory, and its qlog if asked for;
+/// past `deadline` (wall clock) the next sample stops the run, through the
+/// error a recorder may return.
 struct Samples {
     kept: Vec<FlowSample>,
     deadline: std::time::Instant,
+    qlog: Option<runner::qlog::QlogWriter>,
 }
 
 impl Samples {
@@ -179,6 +222,9 @@ impl runner::run::Recorder for Samples {
     fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
         self.on_time(s.t_ns)?;
         if s.flow == 0 {
+            if let Some(q) = &mut self.qlog {
+                q.flow_sample(s)?;
+            }
             self.kept.push(s.clone());
         }
         Ok(())
@@ -191,6 +237,9 @@ impl runner::run::Recorder for Samples {
 impl Sink for Samples {
     type Output = Vec<FlowSample>;
     fn finish(self) -> io::Result<Vec<FlowSample>> {
+        if let Some(q) = self.qlog {
+            q.finish()?;
+        }
         Ok(self.kept)
     }
 }
@@ -221,14 +270,29 @@ pub fn run_one_with(
     timeout: std::time::Duration,
     clock: &runner::progress::SimClock,
 ) -> RunResult {
+    run_one_at(case, point, cc, timeout, clock, None, false)
+}
+
+/// [`run_one_with`], writing the run's qlog into `qlog` (a directory) if
+/// given, and keeping its samples in the result if `keep`.
+fn run_one_at(
+    case: &Case,
+    point: Option<Point>,
+    cc: &Controller,
+    timeout: std::time::Duration,
+    clock: &runner::progress::SimClock,
+    qlog: Option<&Path>,
+    keep: bool,
+) -> RunResult {
     let mut result = RunResult {
         case: case.id.clone(),
         point: point_label(point),
         controller: cc.name.clone(),
         checks: Vec::new(),
         error: None,
+        samples: Vec::new(),
     };
-    let samples = match simulate(case, point, cc, timeout, clock) {
+    let samples = match simulate(case, point, cc, timeout, clock, qlog) {
         Ok(s) => s,
         Err(e) => {
             result.error = Some(e);
@@ -251,6 +315,9 @@ pub fn run_one_with(
             outcome: judge(&ch.kind, &samples, &run_path, no_state.as_deref()),
         })
         .collect();
+    if keep {
+        result.samples = samples;
+    }
     result
 }
 
@@ -287,11 +354,26 @@ fn simulate(
     cc: &Controller,
     timeout: std::time::Duration,
     clock: &runner::progress::SimClock,
+    qlog: Option<&Path>,
 ) -> Result<Vec<FlowSample>, String> {
     let run = scenario_of(case, point, cc)?;
+    let qlog = match qlog {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let title = format!("{} {} on {}", case.id, point_label(point), cc.name);
+            Some(runner::qlog::QlogWriter::new(
+                dir,
+                &title,
+                vec![cc.name.clone()],
+            ))
+        }
+        None => None,
+    };
     let sink = Samples {
         kept: Vec::new(),
         deadline: std::time::Instant::now() + timeout,
+        qlog,
     };
     // A foreign controller may panic; that is this run's failure, not the
     // suite's.
@@ -318,6 +400,12 @@ fn simulate(
 
 /// The path's size for the checks' units: the grid point's, or the fixed
 /// path's own (its forward rate and propagation round trip).
+/// The path's size for the checks' units at `point` (none: the fixed
+/// path's own).
+pub fn path_at(case: &Case, point: Option<Point>) -> Result<check::Path, String> {
+    path_of(case, point)
+}
+
 fn path_of(case: &Case, point: Option<Point>) -> Result<check::Path, String> {
     let mss = case
         .scenario
