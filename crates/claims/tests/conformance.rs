@@ -474,3 +474,57 @@ fn a_run_past_its_timeout_is_stopped_and_recorded() {
     let fast = results.iter().find(|r| r.controller == "bbr3").unwrap();
     assert!(!fast.failed(), "{fast:?}");
 }
+
+/// The findings' scenarios (`scenarios/conformance/findings/`) still show
+/// what their files say of the stacks at the versions bbrlab depends on;
+/// a stack upgrade that fixes one fails this test, and the file and the
+/// book's findings are then updated.
+#[test]
+fn the_findings_still_show_what_their_files_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |file: &str| {
+        let p = cases_dir().join("findings").join(file);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let sc = scenario::parse(&text, file, p.parent().unwrap(), &p).unwrap();
+        let out = dir.path().join(file);
+        let json = runner::sweep::run_one(&sc.name, &sc.runs[0], &out).unwrap();
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_path(out.join("flows.csv"))
+            .unwrap()
+            .records()
+            .map(|r| r.unwrap())
+            .collect();
+        let header = csv::Reader::from_path(out.join("flows.csv"))
+            .unwrap()
+            .headers()
+            .unwrap()
+            .clone();
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        (
+            json,
+            rows,
+            col("time_s"),
+            col("mode"),
+            col("bw_estimate_bps"),
+        )
+    };
+    let (json, ..) = run("quinn-bbr-policer-retransmits-half.toml");
+    let retx = json.flows[0].retransmission_rate;
+    assert!(retx > 0.4, "quinn's BBR behind the policer: {retx}");
+
+    let (_, rows, t, _, bw) = run("quinn-bbr-estimate-after-rate-fall.toml");
+    let late_min = rows
+        .iter()
+        .filter(|r| r[t].parse::<f64>().unwrap() >= 12.0)
+        .filter_map(|r| r[bw].parse::<f64>().ok())
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        late_min > 50e6,
+        "quinn's estimate after the fall: {late_min}"
+    );
+
+    let (_, rows, t, mode, _) = run("s2n-bbr2-probe-rtt-after-idle.toml");
+    let probe_rtt_after_idle = rows
+        .iter()
+        .any(|r| r[mode] == *"probe_rtt" && (7.0..7.5).contains(&r[t].parse::<f64>().unwrap()));
+    assert!(probe_rtt_after_idle, "s2n's BBRv2 after the 7 s idle");
+}
