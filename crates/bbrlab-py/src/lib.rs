@@ -633,6 +633,7 @@ fn reproduce(
         only: Some(ids),
         jobs,
         quiet: true,
+        qlog: false,
     };
     let outcomes = py
         .detach(|| claims::reproduce::run(&opts, &runner::sweep::Quiet))

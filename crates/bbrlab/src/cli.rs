@@ -208,6 +208,10 @@ pub(crate) struct ReproduceArgs {
     /// No progress bar or per-claim lines.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Also write each run's qlog (qlog 0.3 JSON-SEQ from the sender's
+    /// samples, to open in qvis): flow-<i>.sqlog in each run's directory.
+    #[arg(long)]
+    pub(crate) qlog: bool,
     /// Print the Markdown claims table (as the book's "Reproduced claims"
     /// chapter pastes it) from an existing
     /// claims.json (e.g. report/claims.json) and exit.

@@ -411,10 +411,25 @@ fn reproduce_runs_a_bbr3_result_by_its_id() {
         "--only",
         "V4",
         "--quiet",
+        "--qlog",
         "-o",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // --qlog: every run of the result has its flows' qlog beside its CSV.
+    let mut csvs = 0;
+    for e in fs::read_dir(out.join("v4-probe-rtt")).unwrap() {
+        let run = e.unwrap().path();
+        if run.join("flows.csv").exists() {
+            csvs += 1;
+            let q = fs::read_to_string(run.join("flow-0.sqlog")).unwrap();
+            assert!(
+                q.starts_with('\u{1e}') && q.contains("\"qlog_version\":\"0.3\""),
+                "{q:.200}"
+            );
+        }
+    }
+    assert!(csvs >= 2, "{csvs} runs");
     let json = fs::read_to_string(out.join("claims.json")).unwrap();
     let claims: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(claims.as_array().unwrap().len(), 1);

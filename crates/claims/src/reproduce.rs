@@ -16,7 +16,7 @@ use crate::jitter_sweep;
 use crate::meta;
 pub use crate::runs::RunData;
 use runner::output::SummaryJson;
-use runner::sweep::{run_one_with, run_parallel, View};
+use runner::sweep::{run_one_logged, run_parallel, View};
 use scenario::Run;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -63,6 +63,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// No progress bar or table.
     pub quiet: bool,
+    /// Also write each run's qlog (`flow-<i>.sqlog` in its run directory).
+    pub qlog: bool,
 }
 
 /// The claims and BBRv3 results `only` names (`C3`, `3`, `c03`, `V1`), in
@@ -176,7 +178,7 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
         },
         |j, clock| {
             let t0 = Instant::now();
-            run_one_with(defs[j.claim].file, &j.run, &j.dir, clock)
+            run_one_logged(defs[j.claim].file, &j.run, &j.dir, clock, opts.qlog)
                 .map(|s| (s, t0.elapsed().as_secs_f64()))
         },
     );

@@ -23,6 +23,7 @@ pub fn command(a: ReproduceArgs) -> Result<(), String> {
             only: a.only,
             jobs: a.jobs,
             quiet: a.quiet,
+            qlog: a.qlog,
         },
         &TerminalView::new(a.quiet),
     )?;
