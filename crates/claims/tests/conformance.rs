@@ -127,19 +127,37 @@ fn configured_negative(id: &str) -> Option<grid::Controller> {
             "bbr3 fed only app-limited samples",
             true,
             |cfg: &congestion::Config, now: congestion::Instant| {
-                Box::new(AllAppLimited(congestion::builtin(cfg, now)))
-                    as Box<dyn congestion::CongestionControl + Send + Sync>
+                Box::new(Hooked(congestion::builtin(cfg, now), |cc, ack, s| {
+                    let mut rate = *ack.rate;
+                    rate.is_app_limited = true;
+                    let mut ack = *ack;
+                    ack.rate = &rate;
+                    cc.on_ack(&ack, s)
+                })) as Box<dyn congestion::CongestionControl + Send + Sync>
             },
         )),
         _ => None,
     }
 }
 
-/// A built-in controller told that every rate sample is app-limited, as a
-/// transport that never clears its app-limited mark would tell it.
-struct AllAppLimited(Box<dyn congestion::CongestionControl + Send + Sync>);
+/// What a [`Hooked`] controller does with each ACK, given the controller
+/// inside.
+type AckHook = fn(
+    &mut (dyn congestion::CongestionControl + Send + Sync),
+    &congestion::AckContext<'_>,
+    &mut congestion::DeliveryRateSampler,
+);
 
-impl congestion::CongestionControl for AllAppLimited {
+/// A built-in controller whose ACKs pass through a hook first, every
+/// other event straight to it: a deliberately wrong controller made from
+/// a right one (a transport that flags every sample app-limited, one that
+/// slows each ACK).
+struct Hooked(
+    Box<dyn congestion::CongestionControl + Send + Sync>,
+    AckHook,
+);
+
+impl congestion::CongestionControl for Hooked {
     fn on_packet_sent(&mut self, now: congestion::Instant, bytes: u64, before: u64) {
         self.0.on_packet_sent(now, bytes, before)
     }
@@ -157,11 +175,7 @@ impl congestion::CongestionControl for AllAppLimited {
         ack: &congestion::AckContext<'_>,
         s: &mut congestion::DeliveryRateSampler,
     ) {
-        let mut rate = *ack.rate;
-        rate.is_app_limited = true;
-        let mut ack = *ack;
-        ack.rate = &rate;
-        self.0.on_ack(&ack, s)
+        (self.1)(&mut *self.0, ack, s)
     }
     fn on_packets_lost(&mut self, now: congestion::Instant, lost: u64, inflight: u64, new: bool) {
         self.0.on_packets_lost(now, lost, inflight, new)
@@ -423,37 +437,7 @@ fn an_outside_controller_runs_through_the_trait_and_its_panic_is_a_failed_run() 
 /// half a millisecond per ACK, against a timeout of a third of a second.
 #[test]
 fn a_run_past_its_timeout_is_stopped_and_recorded() {
-    use congestion::{
-        AckContext, Algorithm, Config, CongestionControl, DeliveryRateSampler, Instant,
-    };
-    struct Slow(Box<dyn CongestionControl + Send + Sync>);
-    impl CongestionControl for Slow {
-        fn on_ack(&mut self, a: &AckContext<'_>, s: &mut DeliveryRateSampler) {
-            std::thread::sleep(std::time::Duration::from_micros(500));
-            self.0.on_ack(a, s)
-        }
-        fn on_packets_lost(&mut self, t: Instant, l: u64, i: u64, n: bool) {
-            self.0.on_packets_lost(t, l, i, n)
-        }
-        fn on_retransmission_timeout(&mut self, t: Instant, i: u64) {
-            self.0.on_retransmission_timeout(t, i)
-        }
-        fn on_mss_change(&mut self, m: u64) {
-            self.0.on_mss_change(m)
-        }
-        fn cwnd_bytes(&self) -> u64 {
-            self.0.cwnd_bytes()
-        }
-        fn pacing_rate_bytes_per_sec(&self) -> u64 {
-            self.0.pacing_rate_bytes_per_sec()
-        }
-        fn send_quantum_bytes(&self) -> u64 {
-            self.0.send_quantum_bytes()
-        }
-        fn snapshot(&self) -> congestion::Snapshot {
-            self.0.snapshot()
-        }
-    }
+    use congestion::{Algorithm, Config, CongestionControl, Instant};
     let mut o = opts(&["bbr3"], Some(vec!["A01".into()]));
     o.controllers.push(grid::Controller::custom(
         "slow",
@@ -461,7 +445,10 @@ fn a_run_past_its_timeout_is_stopped_and_recorded() {
         |cfg: &Config, now: Instant| {
             let mut c = *cfg;
             c.algorithm = Algorithm::Bbr3;
-            Box::new(Slow(congestion::builtin(&c, now))) as Box<dyn CongestionControl + Send + Sync>
+            Box::new(Hooked(congestion::builtin(&c, now), |cc, a, s| {
+                std::thread::sleep(std::time::Duration::from_micros(500));
+                cc.on_ack(a, s)
+            })) as Box<dyn CongestionControl + Send + Sync>
         },
     ));
     o.timeout = std::time::Duration::from_millis(300);
