@@ -172,6 +172,15 @@ pub trait Recorder {
     fn model_sample(&mut self, _s: &crate::ModelSample) -> io::Result<()> {
         Ok(())
     }
+    /// Called every [`crate::HEARTBEAT_EVENTS`] events with the simulated
+    /// time, between samples too: a recorder that must stop a run on a
+    /// wall-clock deadline returns an error here, so a run that spends
+    /// long between two samples (a controller sending millions of packets
+    /// a millisecond) is stopped as well. Ignored unless a recorder wants
+    /// it.
+    fn heartbeat(&mut self, _t_ns: u64) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Discards everything (for benchmarks and summary-only runs).

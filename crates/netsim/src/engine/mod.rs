@@ -29,6 +29,22 @@ use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::time::Duration;
 
+/// Events the engine handles at one simulated instant before it calls
+/// the run a livelock: far above any real burst (a 10 Gbit/s link's
+/// aggregated ACKs or thousands of flows arriving together are thousands
+/// of events), reached in about a second of wall time by a loop.
+pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 20_000_000;
+
+/// Bytes one flow may have in flight before the run is stopped: 2^33
+/// (8.6 GB), over five times the most any path within the scenario limits
+/// holds (10^6 packets of 1,500 B); only a runaway window (a wrapped
+/// counter) gets there, and each packet in flight is a record in memory.
+pub const MAX_INFLIGHT_BYTES: u64 = 1 << 33;
+
+/// Events between two [`crate::Recorder::heartbeat`] calls (a power of
+/// two, so the test is a mask).
+pub const HEARTBEAT_EVENTS: u64 = 1 << 16;
+
 /// On-the-wire size of an ACK (TCP/IP headers with SACK and timestamps).
 pub const ACK_BYTES: u32 = 60;
 
@@ -581,12 +597,41 @@ impl<'a> Sim<'a> {
                 self.push(x.start_ns, Kind::Cross(c as u32));
             }
         }
+        // Events at one simulated instant, to stop a livelock (a timer
+        // that re-arms itself in the past) with an error rather than spin.
+        let mut at_this_instant: u64 = 0;
         while let Some(ev) = self.queue.pop() {
             if ev.t >= self.cfg.duration_ns {
                 break;
             }
+            if ev.t == self.now {
+                at_this_instant += 1;
+                if at_this_instant > MAX_EVENTS_AT_ONE_INSTANT {
+                    return Err(io::Error::other(format!(
+                        "the simulation made no progress: more than {MAX_EVENTS_AT_ONE_INSTANT} events at {:.9} s of simulated time (a timer re-arming itself at the same instant); please report the scenario",
+                        self.now as f64 / 1e9
+                    )));
+                }
+            } else {
+                at_this_instant = 0;
+            }
             self.now = ev.t;
             self.events += 1;
+            if self.events & (HEARTBEAT_EVENTS - 1) == 0 {
+                rec.heartbeat(self.now)?;
+                if let Some((i, f)) = self
+                    .flows
+                    .iter()
+                    .enumerate()
+                    .find(|(_, f)| f.sender.inflight > MAX_INFLIGHT_BYTES)
+                {
+                    return Err(io::Error::other(format!(
+                        "flow {i}'s controller put {} bytes in flight at {:.6} s, more than {MAX_INFLIGHT_BYTES}: its window ran away, and the run stops before its packet records fill memory",
+                        f.sender.inflight,
+                        self.now as f64 / 1e9
+                    )));
+                }
+            }
             match ev.kind {
                 Kind::Wake(f, gen) => {
                     let f = f as usize;

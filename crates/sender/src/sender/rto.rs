@@ -35,6 +35,16 @@ impl Sender {
 
     /// The timer fired at `now`.
     pub fn on_timer(&mut self, now: Instant) {
+        // A probe deadline that has passed with nothing in flight has
+        // nothing to probe (RFC 8985 §7.2 arms it only with data
+        // outstanding). Left armed, with the retransmission timer's base
+        // also past, nothing below cleared it, and the timer fired again
+        // at the same instant for ever (found by `bbrlab fuzz`: BBR flows
+        // sending chunks over a reordering path).
+        if self.inflight == 0 && self.tlp.deadline.is_some_and(|t| t <= now) {
+            self.tlp.deadline = None;
+            self.tlp.owed = false;
+        }
         if self.tlp.deadline.is_some_and(|t| t <= now)
             && self.loss_time.is_none_or(|t| t > now)
             && self.rto_at() > now
