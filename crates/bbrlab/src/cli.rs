@@ -183,6 +183,26 @@ pub(crate) enum Command {
         after_help = "Examples:\n  bbrlab conformance --quick\n  bbrlab conformance --cc bbr3,bbr,s2n:bbr2 --only A01,A10 --out out/conformance"
     )]
     Conformance(ConformanceArgs),
+    /// Random but valid paths and workloads (rates 64 kbit/s to 10 Gbit/s,
+    /// round trips 100 µs to 2 s, loss, rate and delay steps, reordering,
+    /// ACK aggregation, every AQM, policers, app-limited patterns, up to
+    /// three flows) run on each named controller in the simulator and
+    /// held to invariants any sane controller keeps: no panic, a window of
+    /// at least a packet and at most 2^40 bytes, a finite pacing rate, no
+    /// window growth while app-limited, no stall, no standing queue for
+    /// BBR on a clean path, recovery from a rate step. Each failing path
+    /// is shrunk (proptest) and written as a scenario file that `bbrlab
+    /// sim` reproduces; the seed is printed, so a run can be repeated.
+    ///
+    /// Build with overflow checks to catch arithmetic overflow as a panic:
+    /// `cargo run --profile fuzz -p bbrlab -- fuzz`.
+    ///
+    /// Exit status: 0 when the run completed, whatever it found; with
+    /// --strict, 1 if anything failed.
+    #[command(
+        after_help = "Examples:\n  bbrlab fuzz --seconds 60\n  bbrlab fuzz --cc bbr3,quinn:bbr --seconds 300 --seed 7 --out out/fuzz"
+    )]
+    Fuzz(FuzzArgs),
     /// Simulator speed: one flow of bbr, cubic and bbr3 in turn on
     /// 100 Mbit/s, 40 ms, repeated; the median and range of each rate and
     /// of bbr's and bbr3's ratio to cubic in the same round.
@@ -209,7 +229,7 @@ pub(crate) struct ReproduceArgs {
     #[arg(long, short)]
     pub(crate) quiet: bool,
     /// Also write each run's qlog (qlog 0.3 JSON-SEQ from the sender's
-    /// samples, to open in qvis): flow-<i>.sqlog in each run's directory.
+    /// samples, to open in qvis): `flow-<i>.sqlog` in each run's directory.
     #[arg(long)]
     pub(crate) qlog: bool,
     /// Print the Markdown claims table (as the book's "Reproduced claims"
@@ -415,7 +435,7 @@ pub(crate) struct ConformanceArgs {
     #[arg(long, short)]
     pub(crate) jobs: Option<usize>,
     /// Also write each run's qlog (qlog 0.3 JSON-SEQ, from the sender's
-    /// samples, to open in qvis): qlog/<case>/<point>/<controller>/flow-0.sqlog.
+    /// samples, to open in qvis): `qlog/<case>/<point>/<controller>/flow-0.sqlog`.
     #[arg(long)]
     pub(crate) qlog: bool,
     /// No figures (conformance.html then shows none).
@@ -428,6 +448,44 @@ pub(crate) struct ConformanceArgs {
     /// as a timeout (a failure of that run; the suite goes on).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub(crate) timeout: u64,
+    /// No progress display.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+/// `bbrlab fuzz`'s options.
+#[derive(clap::Args)]
+pub(crate) struct FuzzArgs {
+    /// Controllers to fuzz, comma-separated (the names `conformance --cc`
+    /// takes).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "bbr,bbr3,bbr3:linux-v3,cubic,reno,s2n:bbr2,quinn:bbr,noq:bbr3"
+    )]
+    pub(crate) cc: Vec<String>,
+    /// Wall-clock seconds to fuzz for.
+    #[arg(long, default_value_t = 60.0)]
+    pub(crate) seconds: f64,
+    /// The seed (default: from the clock; printed either way).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short)]
+    pub(crate) jobs: Option<usize>,
+    /// Output directory: fuzz.json and a scenario file per failure.
+    #[arg(long, short, default_value = "fuzz")]
+    pub(crate) out: PathBuf,
+    /// Stop after this many distinct failures (controller × invariant).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub(crate) max_failures: u64,
+    /// Wall-clock seconds one simulation may take before it is stopped and
+    /// counted, not judged.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) run_timeout: f64,
+    /// Exit 1 if anything failed.
+    #[arg(long)]
+    pub(crate) strict: bool,
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -37,8 +37,8 @@ mod cmd;
 mod terminal;
 
 use cmd::{
-    bbr3_signals, bench, compare, conformance, emu, jitter_sweep, kernel, plot, quic, reproduce,
-    sim, stacks, tcp, udp, validate,
+    bbr3_signals, bench, compare, conformance, emu, fuzz, jitter_sweep, kernel, plot, quic,
+    reproduce, sim, stacks, tcp, udp, validate,
 };
 
 fn main() -> ExitCode {
@@ -97,6 +97,7 @@ fn main() -> ExitCode {
         Command::Bbr3Signals(a) => bbr3_signals::command(a),
         Command::Stacks(a) => stacks::command(a),
         Command::Conformance(a) => conformance::command(a),
+        Command::Fuzz(a) => fuzz::command(a),
         Command::Bench(a) => {
             if a.transport {
                 bench::transport(a.seconds, a.runs, a.quic_bulk)

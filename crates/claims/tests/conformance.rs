@@ -470,7 +470,11 @@ fn a_run_past_its_timeout_is_stopped_and_recorded() {
 fn the_findings_still_show_what_their_files_say() {
     let dir = tempfile::tempdir().unwrap();
     let run = |file: &str| {
-        let p = cases_dir().join("findings").join(file);
+        let p = if file.contains("window-grows") {
+            cases_dir().join("../findings").join(file)
+        } else {
+            cases_dir().join("findings").join(file)
+        };
         let text = std::fs::read_to_string(&p).unwrap();
         let sc = scenario::parse(&text, file, p.parent().unwrap(), &p).unwrap();
         let out = dir.path().join(file);
@@ -492,13 +496,24 @@ fn the_findings_still_show_what_their_files_say() {
             col("time_s"),
             col("mode"),
             col("bw_estimate_bps"),
+            col("cwnd_bytes"),
         )
     };
+    // scenarios/findings/ (bbrlab fuzz): the stacks' BBR windows grow past
+    // a megabyte while at most a packet is in flight.
+    for f in [
+        "quinn-bbr-window-grows-when-app-limited.toml",
+        "s2n-bbr2-window-grows-when-app-limited.toml",
+    ] {
+        let (_, rows, _, _, _, cwnd) = run(f);
+        let last: u64 = rows.last().unwrap()[cwnd].parse().unwrap();
+        assert!(last > 1_000_000, "{f}: cwnd {last} at the end");
+    }
     let (json, ..) = run("quinn-bbr-policer-retransmits-half.toml");
     let retx = json.flows[0].retransmission_rate;
     assert!(retx > 0.4, "quinn's BBR behind the policer: {retx}");
 
-    let (_, rows, t, _, bw) = run("quinn-bbr-estimate-after-rate-fall.toml");
+    let (_, rows, t, _, bw, _) = run("quinn-bbr-estimate-after-rate-fall.toml");
     let late_min = rows
         .iter()
         .filter(|r| r[t].parse::<f64>().unwrap() >= 12.0)
@@ -509,7 +524,7 @@ fn the_findings_still_show_what_their_files_say() {
         "quinn's estimate after the fall: {late_min}"
     );
 
-    let (_, rows, t, mode, _) = run("s2n-bbr2-probe-rtt-after-idle.toml");
+    let (_, rows, t, mode, _, _) = run("s2n-bbr2-probe-rtt-after-idle.toml");
     let probe_rtt_after_idle = rows
         .iter()
         .any(|r| r[mode] == *"probe_rtt" && (7.0..7.5).contains(&r[t].parse::<f64>().unwrap()));

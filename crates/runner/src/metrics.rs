@@ -422,6 +422,9 @@ impl<R: netsim::Recorder> netsim::Recorder for MetricsRecorder<R> {
     fn model_sample(&mut self, s: &netsim::ModelSample) -> io::Result<()> {
         self.inner.model_sample(s)
     }
+    fn heartbeat(&mut self, t_ns: u64) -> io::Result<()> {
+        self.inner.heartbeat(t_ns)
+    }
 }
 
 /// Seconds in a CSV cell to ns.

@@ -62,6 +62,9 @@ impl<R: Recorder> Recorder for ClockRecorder<'_, R> {
     fn model_sample(&mut self, s: &netsim::ModelSample) -> io::Result<()> {
         self.inner.model_sample(s)
     }
+    fn heartbeat(&mut self, t_ns: u64) -> io::Result<()> {
+        self.inner.heartbeat(t_ns)
+    }
 }
 
 /// One running run as of a moment.

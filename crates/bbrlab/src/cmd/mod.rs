@@ -8,6 +8,7 @@ pub mod bench;
 pub mod compare;
 pub mod conformance;
 pub mod emu;
+pub mod fuzz;
 pub mod jitter_sweep;
 pub mod kernel;
 pub mod plot;

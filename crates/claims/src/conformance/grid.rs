@@ -165,7 +165,7 @@ impl Controller {
     }
 
     /// The configuration change, if this is a configured controller.
-    pub(super) fn tweak(&self) -> Option<&Tweak> {
+    pub(crate) fn tweak(&self) -> Option<&Tweak> {
         self.tweak.as_ref()
     }
 
@@ -199,8 +199,19 @@ impl Controller {
         }
     }
 
+    /// The scenario's `algorithm` for it (an outside controller runs as
+    /// `bbr3`'s sender with its own constructor).
+    pub fn scenario_algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    /// `[flow.bbr3] profile` for it, if it names one.
+    pub fn scenario_profile(&self) -> Option<&str> {
+        self.profile.as_deref()
+    }
+
     /// The outside controller's constructor, if it is one.
-    pub(super) fn custom_cc(&self) -> Option<&netsim::CustomCc> {
+    pub(crate) fn custom_cc(&self) -> Option<&netsim::CustomCc> {
         self.custom.as_ref().map(|(c, _)| c)
     }
 

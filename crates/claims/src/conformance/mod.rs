@@ -25,10 +25,8 @@ use case::Case;
 use check::{judge, Outcome};
 use grid::{Controller, Grid, Point};
 use runner::run::FlowSample;
-use runner::run::Sink;
 use runner::sweep::{run_parallel, View};
 use serde::Serialize;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// What to run.
@@ -197,53 +195,6 @@ pub fn file_name(name: &str) -> String {
         .collect()
 }
 
-/// The first flow's samples, kept in memory, and its qlog if asked for;
-/// past `deadline` (wall clock) the next sample stops the run, through the
-/// error a recorder may return.
-struct Samples {
-    kept: Vec<FlowSample>,
-    deadline: std::time::Instant,
-    qlog: Option<runner::qlog::QlogWriter>,
-}
-
-impl Samples {
-    fn on_time(&self, t_ns: u64) -> io::Result<()> {
-        if std::time::Instant::now() > self.deadline {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("{:.3} s of the run simulated", t_ns as f64 / 1e9),
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl runner::run::Recorder for Samples {
-    fn flow_sample(&mut self, s: &FlowSample) -> io::Result<()> {
-        self.on_time(s.t_ns)?;
-        if s.flow == 0 {
-            if let Some(q) = &mut self.qlog {
-                q.flow_sample(s)?;
-            }
-            self.kept.push(s.clone());
-        }
-        Ok(())
-    }
-    fn link_sample(&mut self, s: &runner::run::LinkSample) -> io::Result<()> {
-        self.on_time(s.t_ns)
-    }
-}
-
-impl Sink for Samples {
-    type Output = Vec<FlowSample>;
-    fn finish(self) -> io::Result<Vec<FlowSample>> {
-        if let Some(q) = self.qlog {
-            q.finish()?;
-        }
-        Ok(self.kept)
-    }
-}
-
 /// One case at one point on one controller, judged; stopped and failed
 /// when it takes more than `timeout` of wall-clock time.
 pub fn run_one(
@@ -370,36 +321,27 @@ fn simulate(
         }
         None => None,
     };
-    let sink = Samples {
-        kept: Vec::new(),
-        deadline: std::time::Instant::now() + timeout,
+    let keep = crate::sampled::Keep {
+        first_flow_only: true,
         qlog,
     };
-    // A foreign controller may panic; that is this run's failure, not the
-    // suite's.
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        runner::run::simulate(&case.id, "run-0000", &run, sink, clock)
-    }));
-    match outcome {
-        Ok(Ok((_, samples))) => Ok(samples),
-        Ok(Err(e)) if e.kind() == io::ErrorKind::TimedOut => Err(format!(
-            "timed out: stopped after {:.0} s of wall-clock time, {e}",
+    crate::sampled::run(
+        &case.id,
+        &run,
+        keep,
+        std::time::Instant::now() + timeout,
+        clock,
+    )
+    .map(|s| s.samples)
+    .map_err(|f| match f {
+        crate::sampled::Failure::TimedOut(m) => format!(
+            "timed out: stopped after {:.0} s of wall-clock time, {m}",
             timeout.as_secs_f64()
-        )),
-        Ok(Err(e)) => Err(format!("the run failed: {e}")),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "(no message)".into());
-            Err(format!("the controller panicked: {msg}"))
-        }
-    }
+        ),
+        other => other.to_string(),
+    })
 }
 
-/// The path's size for the checks' units: the grid point's, or the fixed
-/// path's own (its forward rate and propagation round trip).
 /// The path's size for the checks' units at `point` (none: the fixed
 /// path's own).
 pub fn path_at(case: &Case, point: Option<Point>) -> Result<check::Path, String> {

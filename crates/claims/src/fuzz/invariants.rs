@@ -1,0 +1,232 @@
+//! What any sane controller keeps to, on any path the fuzzer makes. Each
+//! invariant states its bound and why; the conditions under which it is
+//! judged keep it from firing on a path where the behaviour is right
+//! (a stall is judged only on a path with nothing that could starve a
+//! flow but the controller).
+
+use super::path::{FuzzPath, Sizes};
+use runner::run::FlowSample;
+
+/// One invariant that did not hold.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Violation {
+    /// Its name (`no_stall`, ...).
+    pub invariant: &'static str,
+    /// What was seen, with the flow and the time.
+    pub measured: String,
+    /// The bound.
+    pub bound: String,
+}
+
+/// The invariants, each with its reason, for the report and `--help`.
+pub const INVARIANTS: [(&str, &str); 10] = [
+    ("valid_scenario", "every generated path is a scenario the simulator accepts; a refusal is the fuzzer's own bug"),
+    ("run_completes", "the simulation must run to its end: an error from it, such as the engine's guard against a sender timer that re-arms itself at the same instant, is a failure"),
+    ("no_panic", "a controller must not panic on any input; the message is kept (with overflow checks on, an arithmetic overflow is a panic)"),
+    ("window_floor", "a window below one packet can send nothing, and the flow stops for good"),
+    ("window_ceiling", "a window above 2^40 bytes (1 TiB) is no path's: the largest BDP here is 10 Gbit/s × 2 s, 2.5 GB; such a value is a wrapped or overflowed counter"),
+    ("pacing_finite", "a pacing rate that is not a finite number from 0 to 10^15 bit/s is a division by zero or an overflow"),
+    ("app_limited_growth", "an app-limited flow (offering at most half the link at a constant rate) must not grow its window beyond what it uses: from 10 round trips on, at most 4 × the most it was seen to have in flight plus 1 MiB (Linux's tcp_is_cwnd_limited(), RFC 9002 §7.8; BBR's window is 2 × its estimate of a BDP the flow itself fills, plus its quantization budget; the QUIC stacks keep windows of a few hundred kB on sub-millisecond paths; the samples miss short bursts): the fault it catches is growth to megabytes, as CUBIC's window once grew to 18.7 MB keeping 28.5 kB in flight"),
+    ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter or aggregation), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run, and, where the buffer holds at least a BDP and 8 packets (below that TCP flows can lock each other out by timeouts), no flow less than 5 % of its fair share; for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
+    ("rate_step_recovery", "after the link's rate falls (to 0.1-1 times) on a path with nothing else, bulk flows must together deliver at least half the new rate over the last third of the time after the step, which is at least 30 round trips and 6 s: the queue fills and every controller's loss response meets the new rate; a rise is not judged, since Reno grows a packet a round trip and CUBIC and BBR v1 may take longer than a run to fill a pipe ten times larger"),
+    ("standing_queue", "a BBR flow alone on a clean path with a buffer of at least 2 BDP and a run of at least 40 round trips keeps its median queueing delay over the second half of the run within 1.5 base round trips plus the time of 10 packets and 3 send quanta (BBR caps inflight near 2 BDP, so 1 round trip of queue, half again for probing, plus its quantization budget of 3 TSO-sized quanta, min(64 KiB, 1 ms at the rate), bbr_quantization_budget())"),
+];
+
+/// How [`judge`] sees the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct Kind {
+    /// A BBR (bbrlab's or a stack's): the standing-queue bound applies.
+    pub bbr: bool,
+}
+
+/// The invariants that `samples` (every flow's, in time order) break on
+/// `path`.
+pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let flows = usize::from(path.flows.clamp(1, 3));
+    let mss = 1500.0;
+    let at = |x: &FlowSample| format!("flow {} at {:.3} s", x.flow, x.t_ns as f64 / 1e9);
+    // Per sample: the window's floor and ceiling, the pacing rate.
+    // From the first packet sent: before it a sender may report no
+    // window at all (a stack's controller is built on first use).
+    for x in samples.iter().filter(|x| x.packets_sent > 0) {
+        if (x.cwnd_bytes as f64) < mss {
+            out.push(Violation {
+                invariant: "window_floor",
+                measured: format!("cwnd {} B, {}", x.cwnd_bytes, at(x)),
+                bound: "≥ 1500 B".into(),
+            });
+            break;
+        }
+    }
+    if let Some(x) = samples.iter().find(|x| x.cwnd_bytes > 1 << 40) {
+        out.push(Violation {
+            invariant: "window_ceiling",
+            measured: format!("cwnd {} B, {}", x.cwnd_bytes, at(x)),
+            bound: "≤ 2^40 B".into(),
+        });
+    }
+    if let Some(x) = samples
+        .iter()
+        .find(|x| !(x.pacing_rate_bps.is_finite() && (0.0..=1e15).contains(&x.pacing_rate_bps)))
+    {
+        out.push(Violation {
+            invariant: "pacing_finite",
+            measured: format!("pacing rate {} bit/s, {}", x.pacing_rate_bps, at(x)),
+            bound: "finite, 0 to 10^15 bit/s".into(),
+        });
+    }
+    // App-limited growth: judged from 10 round trips on, per flow.
+    let warm_ns = (10.0 * sizes.rtt_s * 1e9) as u64;
+    if path.app == 1
+        && path
+            .app_rate_bps()
+            .is_some_and(|r| r * flows as f64 <= 0.5 * sizes.rate_bps)
+    {
+        for f in 0..flows {
+            let mut most = 0u64;
+            for x in samples.iter().filter(|x| x.flow == f) {
+                most = most.max(x.inflight_bytes);
+                let bound = 4 * most + (1 << 20);
+                if x.t_ns >= warm_ns && x.cwnd_bytes > bound {
+                    out.push(Violation {
+                        invariant: "app_limited_growth",
+                        measured: format!(
+                            "cwnd {} B with at most {most} B ever in flight, {}",
+                            x.cwnd_bytes,
+                            at(x)
+                        ),
+                        bound: format!("≤ {bound} B"),
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    let end_ns = samples.iter().map(|x| x.t_ns).max().unwrap_or(0);
+    let half_ns = end_ns / 2;
+    let bdp_packets = sizes.rate_bps * sizes.rtt_s / (mss * 8.0);
+    let delivered = |f: usize, from: u64| -> f64 {
+        let s: Vec<&FlowSample> = samples.iter().filter(|x| x.flow == f).collect();
+        let a = s
+            .iter()
+            .take_while(|x| x.t_ns <= from)
+            .last()
+            .map_or(0, |x| x.delivered_bytes);
+        let b = s.last().map_or(0, |x| x.delivered_bytes);
+        (b.saturating_sub(a)) as f64 * 8.0
+    };
+    let secs = (end_ns - half_ns) as f64 / 1e9;
+    let long_enough = sizes.seconds >= 0.99 * super::path::MIN_RTTS * sizes.rtt_s;
+    if path.is_clean()
+        && bdp_packets >= 4.0
+        && (kind.bbr || bdp_packets <= 20.0)
+        && secs > 0.0
+        && long_enough
+    {
+        // Pattern 3 offers the rate in the second half.
+        let offered = path
+            .app_rate_bps()
+            .map_or(sizes.rate_bps, |r| r * flows as f64);
+        let allowed = sizes.rate_bps.min(offered);
+        {
+            let total: f64 = (0..flows).map(|f| delivered(f, half_ns)).sum::<f64>() / secs;
+            if total < 0.1 * allowed {
+                out.push(Violation {
+                    invariant: "no_stall",
+                    measured: format!(
+                        "{:.3} Mbit/s delivered by all flows over the second half",
+                        total / 1e6
+                    ),
+                    bound: format!(
+                        "≥ {:.3} Mbit/s (10 % of {:.3})",
+                        0.1 * allowed / 1e6,
+                        allowed / 1e6
+                    ),
+                });
+            }
+            let deep = sizes.buffer_packets as f64 >= bdp_packets.max(8.0);
+            for f in (0..flows).filter(|_| deep) {
+                let got = delivered(f, half_ns) / secs;
+                let fair = allowed / flows as f64;
+                if got < 0.05 * fair {
+                    out.push(Violation {
+                        invariant: "no_stall",
+                        measured: format!("flow {f}: {:.3} Mbit/s over the second half", got / 1e6),
+                        bound: format!("≥ {:.3} Mbit/s (5 % of its fair share)", 0.05 * fair / 1e6),
+                    });
+                }
+            }
+        }
+    }
+    if let (Some((factor, _)), Some(step_s)) = (path.rate_step, sizes.step_s) {
+        // Only falls (factor ≤ 0.5 on its scale is ≤ 1×).
+        let falls = factor <= 0.5;
+        let after = sizes.seconds - step_s;
+        let others_clean = FuzzPath {
+            rate_step: None,
+            ..path.clone()
+        }
+        .is_clean();
+        if falls
+            && others_clean
+            && path.app == 0
+            && after
+                >= (super::path::RECOVERY_RTTS * sizes.rtt_s).max(super::path::RECOVERY_SECONDS)
+                    * 0.99
+            && path.final_rate_bps() * sizes.rtt_s / (mss * 8.0) >= 4.0
+        {
+            let from = ((step_s + after * 2.0 / 3.0) * 1e9) as u64;
+            let span = (end_ns.saturating_sub(from)) as f64 / 1e9;
+            if span > 0.0 {
+                let total: f64 = (0..flows).map(|f| delivered(f, from)).sum::<f64>() / span;
+                let want = 0.5 * path.final_rate_bps();
+                if total < want {
+                    out.push(Violation {
+                        invariant: "rate_step_recovery",
+                        measured: format!(
+                            "{:.3} Mbit/s from {:.2} s, the link at {:.3} Mbit/s since {:.2} s",
+                            total / 1e6,
+                            from as f64 / 1e9,
+                            path.final_rate_bps() / 1e6,
+                            step_s
+                        ),
+                        bound: format!("≥ {:.3} Mbit/s", want / 1e6),
+                    });
+                }
+            }
+        }
+    }
+    if kind.bbr
+        && flows == 1
+        && long_enough
+        && path.is_clean()
+        && path.app == 0
+        && path.aqm == 0
+        && bdp_packets >= 4.0
+        && sizes.buffer_packets as f64 >= 2.0 * bdp_packets
+    {
+        let mut q: Vec<u64> = samples
+            .iter()
+            .filter(|x| x.t_ns >= half_ns)
+            .map(|x| x.queue_delay_ns)
+            .collect();
+        q.sort_unstable();
+        if let Some(&median) = q.get(q.len() / 2) {
+            let quantum_bits = (65_536.0 * 8.0f64).min(sizes.rate_bps * 1e-3);
+            let bound = 1.5 * sizes.rtt_s * 1e9
+                + (10.0 * mss * 8.0 + 3.0 * quantum_bits) / sizes.rate_bps * 1e9;
+            if median as f64 > bound {
+                out.push(Violation {
+                    invariant: "standing_queue",
+                    measured: format!(
+                        "median queueing delay {:.2} ms over the second half",
+                        median as f64 / 1e6
+                    ),
+                    bound: format!("≤ {:.2} ms", bound / 1e6),
+                });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,374 @@
+//! The fuzzer's input: a random but valid path and workload, as a few
+//! numbers each drawn on a scale from 0 to 1 (so proptest, which shrinks
+//! a number toward the low end of its range and an option toward none,
+//! shrinks a failing path toward a slow, short, clean, single-flow bulk
+//! one), and the scenario file it stands for.
+//!
+//! The ranges are the issue's: rates from 64 kbit/s to 10 Gbit/s, round
+//! trips from 100 µs to 2 s, buffers from a tenth of a BDP to 20 BDPs,
+//! random and bursty loss, rate and delay steps, reordering jitter, ACK
+//! aggregation, every AQM, a policer, app-limited patterns (a rate from
+//! the first packet, on/off chunks, bulk that turns app-limited) and up
+//! to three competing flows. A run is kept to [`PACKET_BUDGET`] packets
+//! at the link's rate by shortening it (never below [`MIN_RTTS`] round
+//! trips), and, where even that is too many, by lowering the rate: the
+//! fuzzer's worth is in how many paths it tries.
+
+use proptest::prelude::*;
+use std::fmt::Write as _;
+
+/// Packets a run may carry at the link's rate (about 10 ms of work).
+pub const PACKET_BUDGET: f64 = 40_000.0;
+/// Round trips a run lasts at least: STARTUP and a few probe cycles.
+pub const MIN_RTTS: f64 = 40.0;
+/// The longest run, simulated seconds.
+pub const MAX_SECONDS: f64 = 20.0;
+/// Round trips after a rate step before its recovery is judged, at least.
+pub const RECOVERY_RTTS: f64 = 30.0;
+/// Seconds after a rate step before its recovery is judged, at least:
+/// BBRv3 probes for more bandwidth every 2-3 s.
+pub const RECOVERY_SECONDS: f64 = 6.0;
+
+const MSS_BITS: f64 = 1500.0 * 8.0;
+
+/// One generated path and workload. Every field is drawn so that its low
+/// end (0, `None`, `false`) is the simpler path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuzzPath {
+    /// Bottleneck rate, on a log scale from 64 kbit/s (0) to 10 Gbit/s (1).
+    pub rate: f64,
+    /// Base round trip, log scale from 100 µs (0) to 2 s (1).
+    pub rtt: f64,
+    /// Buffer, log scale from 0.1 BDP (0) to 20 BDP (1); at least 2 packets.
+    pub buffer: f64,
+    /// Flows of the controller under test, 1 to 3, each started an eighth
+    /// of a round trip after the one before.
+    pub flows: u8,
+    /// Random loss, log scale from 0.01 % (0) to 10 % (1), and whether it
+    /// comes in bursts (Gilbert-Elliott).
+    pub loss: Option<(f64, bool)>,
+    /// A rate step: the factor, log scale from 0.1 (0) to 10 (1), and when
+    /// (0 to 1 across the second half of the run before it; [`Sizes`]).
+    pub rate_step: Option<(f64, f64)>,
+    /// A forward delay step: the new one-way delay as a multiple of the
+    /// old, log scale from 0.1 (0) to 10 (1), when (as for the rate; a
+    /// rate step's time wins if both), and whether packets after a drop
+    /// overtake (a route change).
+    pub delay_step: Option<(f64, f64, bool)>,
+    /// Uniform extra delay up to this fraction of the round trip (0 to 1),
+    /// and whether packets may overtake.
+    pub jitter: Option<(f64, bool)>,
+    /// ACKs released in bursts, every 1 ms (0) to 40 ms (1).
+    pub ack_aggregation: Option<f64>,
+    /// 0 drop-tail, 1 CoDel, 2 FQ-CoDel, 3 PIE.
+    pub aqm: u8,
+    /// A token-bucket policer at this fraction of the link (0.1 to 0.9)
+    /// with a bucket of 5 (0) to 100 (1) packets.
+    pub policer: Option<(f64, f64)>,
+    /// The application: 0 bulk; 1 a constant rate (`app_share` of the
+    /// link, 1 % to 90 %); 2 chunks of `app_share` × 4 BDP every 1 to 20
+    /// round trips (`app_period`), idle between; 3 bulk for a third of the
+    /// run, then a constant rate.
+    pub app: u8,
+    /// The application's share of the link, log scale 1 % (0) to 90 % (1).
+    pub app_share: f64,
+    /// The chunks' period, 1 (0) to 20 (1) round trips.
+    pub app_period: f64,
+    /// The scenario's seed.
+    pub seed: u64,
+}
+
+fn log_scale(x: f64, lo: f64, hi: f64) -> f64 {
+    lo * (hi / lo).powf(x.clamp(0.0, 1.0))
+}
+
+/// The path's numbers in units.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    /// Bottleneck rate, bit/s (after the packet budget).
+    pub rate_bps: f64,
+    /// Base round trip, seconds.
+    pub rtt_s: f64,
+    /// The buffer, packets.
+    pub buffer_packets: u64,
+    /// The run, seconds.
+    pub seconds: f64,
+    /// When the rate or delay steps, seconds, if it does.
+    pub step_s: Option<f64>,
+}
+
+impl FuzzPath {
+    /// The path's sizes: the run as long as [`MIN_RTTS`] round trips (at
+    /// least 2 s), the rate lowered if even that would take more than
+    /// [`PACKET_BUDGET`] packets.
+    pub fn sizes(&self) -> Sizes {
+        let rtt_s = log_scale(self.rtt, 100e-6, 2.0);
+        let before = (MIN_RTTS * rtt_s).clamp(2.0, MAX_SECONDS);
+        // A step comes in the second half of that, and the run then goes
+        // on long enough to judge the recovery ([`RECOVERY_RTTS`] round
+        // trips and [`RECOVERY_SECONDS`]).
+        let at = self
+            .rate_step
+            .map(|(_, at)| at)
+            .or(self.delay_step.map(|(_, at, _)| at));
+        let step_s = at.map(|a| before * (0.5 + 0.5 * a.clamp(0.0, 1.0)));
+        let seconds = match step_s {
+            Some(t) => (t + (RECOVERY_RTTS * rtt_s).max(RECOVERY_SECONDS)).min(MAX_SECONDS),
+            None => before,
+        };
+        let wanted = log_scale(self.rate, 64e3, 10e9);
+        let rate_bps = wanted.min(PACKET_BUDGET * MSS_BITS / seconds).max(64e3);
+        let bdp_packets = rate_bps * rtt_s / MSS_BITS;
+        let buffer_packets = (log_scale(self.buffer, 0.1, 20.0) * bdp_packets)
+            .ceil()
+            .clamp(2.0, 1e6) as u64;
+        Sizes {
+            rate_bps,
+            rtt_s,
+            buffer_packets,
+            seconds,
+            step_s,
+        }
+    }
+
+    /// No loss, policer, step, jitter or aggregation: only a queue.
+    pub fn is_clean(&self) -> bool {
+        self.loss.is_none()
+            && self.rate_step.is_none()
+            && self.delay_step.is_none()
+            && self.jitter.is_none()
+            && self.ack_aggregation.is_none()
+            && self.policer.is_none()
+    }
+
+    /// The rate after the step (the rate without one), bit/s.
+    pub fn final_rate_bps(&self) -> f64 {
+        let r = self.sizes().rate_bps;
+        self.rate_step
+            .map_or(r, |(f, _)| (r * log_scale(f, 0.1, 10.0)).max(64e3))
+    }
+
+    /// The application's offered rate, bit/s, per flow: the constant rate
+    /// of patterns 1 and 3, the chunks' average of pattern 2; none for
+    /// bulk.
+    pub fn app_rate_bps(&self) -> Option<f64> {
+        let z = self.sizes();
+        let share = log_scale(self.app_share, 0.01, 0.9);
+        match self.app {
+            1 | 3 => Some(z.rate_bps * share),
+            2 => Some(self.chunk_bytes() * 8.0 / self.chunk_every_s()),
+            _ => None,
+        }
+    }
+
+    /// Pattern 2's chunk, bytes.
+    fn chunk_bytes(&self) -> f64 {
+        let z = self.sizes();
+        (z.rate_bps * z.rtt_s / 8.0 * 4.0 * log_scale(self.app_share, 0.01, 0.9))
+            .max(1500.0)
+            .round()
+    }
+
+    /// Pattern 2's period, seconds.
+    fn chunk_every_s(&self) -> f64 {
+        self.sizes().rtt_s * (1.0 + 19.0 * self.app_period.clamp(0.0, 1.0))
+    }
+
+    /// The scenario file: `algorithm` (and `[flow.bbr3] profile`) for
+    /// every flow; a header comment says what the numbers were drawn as.
+    pub fn scenario(&self, algorithm: &str, profile: Option<&str>) -> String {
+        let z = self.sizes();
+        let us = |s: f64| format!("{}us", (s * 1e6).round().max(1.0) as u64);
+        let kbit = |b: f64| format!("{}kbit", (b / 1e3).round().max(1.0) as u64);
+        let one_way = z.rtt_s / 2.0;
+        let mut t = String::new();
+        let _ = writeln!(t, "# Written by `bbrlab fuzz`: {self:?}");
+        let _ = writeln!(t, "name = \"fuzz\"");
+        let _ = writeln!(t, "duration = \"{}\"", us(z.seconds));
+        let _ = writeln!(t, "seed = {}", self.seed);
+        // About 400 samples a run, at most one per 100 µs.
+        let _ = writeln!(
+            t,
+            "sample_interval = \"{}\"",
+            us((z.seconds / 400.0).max(100e-6))
+        );
+        let _ = writeln!(t, "\n[link.forward]");
+        match self.rate_step {
+            Some((factor, at)) => {
+                let _ = writeln!(
+                    t,
+                    "rate = {{ steps = [ {{ at = \"0s\", rate = \"{}\" }}, {{ at = \"{}\", rate = \"{}\" }} ] }}",
+                    kbit(z.rate_bps),
+                    us(z.step_s.unwrap_or(z.seconds * at)),
+                    kbit((z.rate_bps * log_scale(factor, 0.1, 10.0)).max(64e3))
+                );
+            }
+            None => {
+                let _ = writeln!(t, "rate = \"{}\"", kbit(z.rate_bps));
+            }
+        }
+        match self.delay_step {
+            Some((factor, at, reorder)) => {
+                let _ = writeln!(
+                    t,
+                    "delay_schedule = {{ steps = [ {{ at = \"0s\", delay = \"{}\" }}, {{ at = \"{}\", delay = \"{}\" }} ], reorder = {reorder} }}",
+                    us(one_way),
+                    us(z.step_s.unwrap_or(z.seconds * at)),
+                    us(one_way * log_scale(factor, 0.1, 10.0))
+                );
+            }
+            None => {
+                let _ = writeln!(t, "delay = \"{}\"", us(one_way));
+            }
+        }
+        let aqm = [
+            "",
+            ", aqm = \"codel\"",
+            ", aqm = \"fq_codel\"",
+            ", aqm = \"pie\"",
+        ][usize::from(self.aqm.min(3))];
+        let _ = writeln!(t, "queue = {{ limit = \"{}pkt\"{aqm} }}", z.buffer_packets);
+        if let Some((p, bursty)) = self.loss {
+            let p = log_scale(p, 1e-4, 0.1);
+            if bursty {
+                // Bursts of 1 / r = 4 packets on average, entered so that
+                // the long-run loss is p.
+                let _ = writeln!(
+                    t,
+                    "loss = {{ gilbert_elliott = {{ p = {:.6}, r = 0.25, loss_good = 0.0, loss_bad = 1.0 }} }}",
+                    0.25 * p / (1.0 - p)
+                );
+            } else {
+                let _ = writeln!(t, "loss = {p:.6}");
+            }
+        }
+        if let Some((frac, reorder)) = self.jitter {
+            let _ = writeln!(
+                t,
+                "jitter = {{ uniform = {{ min = \"0us\", max = \"{}\" }}, reorder = {reorder} }}",
+                us(z.rtt_s * frac.clamp(0.0, 1.0))
+            );
+        }
+        if let Some((frac, bucket)) = self.policer {
+            let _ = writeln!(
+                t,
+                "policer = {{ rate = \"{}\", bucket = \"{}B\" }}",
+                kbit((z.rate_bps * (0.1 + 0.8 * frac.clamp(0.0, 1.0))).max(64e3)),
+                (5.0 + 95.0 * bucket.clamp(0.0, 1.0)).round() as u64 * 1500
+            );
+        }
+        let _ = writeln!(t, "\n[link.reverse]\ndelay = \"{}\"", us(one_way));
+        if let Some(x) = self.ack_aggregation {
+            let _ = writeln!(
+                t,
+                "ack_aggregation = {{ interval = \"{}\" }}",
+                us(log_scale(x, 1e-3, 40e-3))
+            );
+        }
+        for i in 0..self.flows.clamp(1, 3) {
+            let _ = writeln!(t, "\n[[flow]]\nalgorithm = \"{algorithm}\"");
+            if i > 0 {
+                let _ = writeln!(t, "start = \"{}\"", us(z.rtt_s * f64::from(i) / 8.0));
+            }
+            let share = log_scale(self.app_share, 0.01, 0.9);
+            match self.app {
+                1 => {
+                    let _ = writeln!(t, "app_rate = \"{}\"", kbit(z.rate_bps * share));
+                }
+                2 => {
+                    let _ = writeln!(
+                        t,
+                        "chunk_size = \"{}B\"\nchunk_every = \"{}\"",
+                        self.chunk_bytes() as u64,
+                        us(self.chunk_every_s())
+                    );
+                }
+                3 => {
+                    let _ = writeln!(
+                        t,
+                        "app_rate = \"{}\"\napp_rate_from = \"{}\"",
+                        kbit(z.rate_bps * share),
+                        us(z.seconds / 3.0)
+                    );
+                }
+                _ => {}
+            }
+            if let Some(p) = profile {
+                let _ = writeln!(t, "[flow.bbr3]\nprofile = \"{p}\"");
+            }
+        }
+        t
+    }
+
+    /// The same path with every number rounded to one significant decimal
+    /// step of its scale (tenths): a shrunk path read by people.
+    pub fn rounded(&self) -> FuzzPath {
+        let r = |x: f64| (x * 10.0).round() / 10.0;
+        FuzzPath {
+            rate: r(self.rate),
+            rtt: r(self.rtt),
+            buffer: r(self.buffer),
+            loss: self.loss.map(|(p, b)| (r(p), b)),
+            rate_step: self.rate_step.map(|(f, a)| (r(f), r(a))),
+            delay_step: self.delay_step.map(|(f, a, o)| (r(f), r(a), o)),
+            jitter: self.jitter.map(|(f, o)| (r(f), o)),
+            ack_aggregation: self.ack_aggregation.map(r),
+            policer: self.policer.map(|(f, b)| (r(f), r(b))),
+            app_share: r(self.app_share),
+            app_period: r(self.app_period),
+            ..self.clone()
+        }
+    }
+}
+
+/// The generator: each feature present with a fixed chance, numbers
+/// uniform on their 0..1 scales.
+pub fn strategy() -> impl Strategy<Value = FuzzPath> {
+    let unit = || 0.0..1.0f64;
+    let sometimes = |p: f64| proptest::bool::weighted(p);
+    // TOML integers are signed 64-bit: seeds below 2^32 are plenty.
+    let shape = (
+        unit(),
+        unit(),
+        unit(),
+        1u8..=3,
+        0u8..4,
+        any::<u32>().prop_map(u64::from),
+    );
+    let impairments = (
+        proptest::option::weighted(0.3, (unit(), sometimes(0.3))),
+        proptest::option::weighted(0.2, (unit(), unit())),
+        proptest::option::weighted(0.15, (unit(), unit(), sometimes(0.5))),
+        proptest::option::weighted(0.15, (unit(), sometimes(0.5))),
+        proptest::option::weighted(0.15, unit()),
+        proptest::option::weighted(0.1, (unit(), unit())),
+    );
+    let app = (
+        prop_oneof![4 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
+        unit(),
+        unit(),
+    );
+    (shape, impairments, app).prop_map(
+        |(
+            (rate, rtt, buffer, flows, aqm, seed),
+            (loss, rate_step, delay_step, jitter, ack_aggregation, policer),
+            (app, app_share, app_period),
+        )| FuzzPath {
+            rate,
+            rtt,
+            buffer,
+            flows,
+            loss,
+            rate_step,
+            delay_step,
+            jitter,
+            ack_aggregation,
+            aqm,
+            policer,
+            app,
+            app_share,
+            app_period,
+            seed,
+        },
+    )
+}
