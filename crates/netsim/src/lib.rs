@@ -82,7 +82,9 @@ pub use config::{
     AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, Handshake, LossDetection, Pacing,
     Segment, SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
 };
-pub use engine::{run, run_workload, HEARTBEAT_EVENTS, MAX_EVENTS_AT_ONE_INSTANT};
+pub use engine::{
+    run, run_workload, RunStopped, HEARTBEAT_EVENTS, MAX_EVENTS_AT_ONE_INSTANT, MAX_INFLIGHT_BYTES,
+};
 pub use model::{ModelSample, MODEL_COLUMNS};
 pub use record::{
     FlowSample, FlowSummary, HandshakeRecord, HopSummary, LinkSample, MemoryRecorder, NoRecorder,

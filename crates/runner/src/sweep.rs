@@ -69,8 +69,13 @@ pub fn run_one_logged(
         let title = format!("{name} {}", run_name(dir));
         csv = csv.with_qlog(crate::qlog::QlogWriter::new(dir, &title, names));
     }
-    let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock)
-        .map_err(|e| format!("writing time series in {}: {e}", dir.display()))?;
+    let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock).map_err(|e| {
+        if e.get_ref().is_some_and(|i| i.is::<netsim::RunStopped>()) {
+            format!("the run stopped: {e}")
+        } else {
+            format!("writing time series in {}: {e}", dir.display())
+        }
+    })?;
     write_summaries(dir, name, &[&json])
         .map_err(|e| format!("writing summaries in {}: {e}", dir.display()))?;
     Ok(json)

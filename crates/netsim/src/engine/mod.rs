@@ -35,6 +35,20 @@ use std::time::Duration;
 /// of events), reached in about a second of wall time by a loop.
 pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 20_000_000;
 
+/// Why the engine stopped a run that could not go on (a livelock, a
+/// runaway window): the error inside the `io::Error` it returns, so a
+/// caller tells it from a recorder's failure to write.
+#[derive(Debug)]
+pub struct RunStopped(pub String);
+
+impl std::fmt::Display for RunStopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RunStopped {}
+
 /// Bytes one flow may have in flight before the run is stopped: 2^33
 /// (8.6 GB), over five times the most any path within the scenario limits
 /// holds (10^6 packets of 1,500 B); only a runaway window (a wrapped
@@ -607,10 +621,10 @@ impl<'a> Sim<'a> {
             if ev.t == self.now {
                 at_this_instant += 1;
                 if at_this_instant > MAX_EVENTS_AT_ONE_INSTANT {
-                    return Err(io::Error::other(format!(
+                    return Err(io::Error::other(RunStopped(format!(
                         "the simulation made no progress: more than {MAX_EVENTS_AT_ONE_INSTANT} events at {:.9} s of simulated time (a timer re-arming itself at the same instant); please report the scenario",
                         self.now as f64 / 1e9
-                    )));
+                    ))));
                 }
             } else {
                 at_this_instant = 0;
@@ -625,11 +639,11 @@ impl<'a> Sim<'a> {
                     .enumerate()
                     .find(|(_, f)| f.sender.inflight > MAX_INFLIGHT_BYTES)
                 {
-                    return Err(io::Error::other(format!(
+                    return Err(io::Error::other(RunStopped(format!(
                         "flow {i}'s controller put {} bytes in flight at {:.6} s, more than {MAX_INFLIGHT_BYTES}: its window ran away, and the run stops before its packet records fill memory",
                         f.sender.inflight,
                         self.now as f64 / 1e9
-                    )));
+                    ))));
                 }
             }
             match ev.kind {
