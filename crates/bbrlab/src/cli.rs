@@ -467,6 +467,10 @@ pub(crate) struct FuzzArgs {
     /// Wall-clock seconds to fuzz for.
     #[arg(long, default_value_t = 60.0)]
     pub(crate) seconds: f64,
+    /// Stop after this many runs (shrinking included), whatever the time:
+    /// with --jobs 1 and --seed, a run is the same on any machine.
+    #[arg(long)]
+    pub(crate) runs: Option<u64>,
     /// The seed (default: from the clock; printed either way).
     #[arg(long)]
     pub(crate) seed: Option<u64>,

@@ -126,15 +126,18 @@ fn planted(bug: Bug) -> Controller {
     })
 }
 
-fn fuzz_it(cc: Controller, seconds: f64, seed: u64) -> fuzz::Report {
+/// `runs` runs of `cc` from `seed` on one worker: the same runs on any
+/// machine, however busy (the time limits are far above a run's).
+fn fuzz_it(cc: Controller, runs: u64, seed: u64) -> fuzz::Report {
     fuzz::run(
         &fuzz::Options {
             controllers: vec![cc],
-            seconds,
+            seconds: 1800.0,
             seed,
             jobs: 1,
             max_failures: 1,
-            run_timeout: Duration::from_secs(20),
+            max_runs: Some(runs),
+            run_timeout: Duration::from_secs(120),
         },
         &fuzz::Silent,
     )
@@ -157,7 +160,7 @@ fn each_planted_bug_fails_its_invariant_and_its_shrunk_path_still_fails() {
         ),
     ] {
         let cc = planted(bug);
-        let report = fuzz_it(cc.clone(), 30.0, 11);
+        let report = fuzz_it(cc.clone(), 3000, 11);
         let found = report
             .failures
             .first()
@@ -197,13 +200,8 @@ fn the_sane_controller_and_bbrlabs_own_pass_a_short_run_and_a_seed_repeats() {
         Controller::parse("bbr3").unwrap(),
         Controller::parse("cubic").unwrap(),
     ] {
-        let report = fuzz_it(cc.clone(), 3.0, 5);
-        assert!(
-            report.executions >= 10,
-            "{}: {} runs",
-            cc.name,
-            report.executions
-        );
+        let report = fuzz_it(cc.clone(), 300, 5);
+        assert_eq!(report.executions, 300, "{}", cc.name);
         assert!(
             report.failures.is_empty(),
             "{}: {:?}",
@@ -215,9 +213,15 @@ fn the_sane_controller_and_bbrlabs_own_pass_a_short_run_and_a_seed_repeats() {
                 .collect::<Vec<_>>()
         );
     }
-    // The same seed draws the same paths: the first of a stream is
-    // fixed, and its scenario file with it.
-    let a = fuzz_it(planted(Bug::UnderflowOnLoss), 30.0, 3);
-    let b = fuzz_it(planted(Bug::UnderflowOnLoss), 30.0, 3);
+    // The same seed and run count give the same failure, shrunk the same
+    // way, its scenario file byte for byte.
+    let a = fuzz_it(planted(Bug::UnderflowOnLoss), 3000, 3);
+    let b = fuzz_it(planted(Bug::UnderflowOnLoss), 3000, 3);
+    assert!(
+        !a.failures.is_empty(),
+        "{} runs found nothing",
+        a.executions
+    );
     assert_eq!(a.failures[0].scenario, b.failures[0].scenario);
+    assert_eq!(a.executions, b.executions);
 }

@@ -75,6 +75,7 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
             seed,
             jobs,
             max_failures: a.max_failures as usize,
+            max_runs: a.runs,
             run_timeout: Duration::from_secs_f64(a.run_timeout),
         },
         &Line(bar.clone()),

@@ -37,6 +37,10 @@ pub struct Options {
     pub jobs: usize,
     /// Stop after this many distinct failures (controller × invariant).
     pub max_failures: usize,
+    /// Stop after this many runs (shrinking included), whatever the time:
+    /// with one worker, a seed and this, a run is the same on any machine
+    /// however busy (as long as no run meets `run_timeout`).
+    pub max_runs: Option<u64>,
     /// Wall-clock time one simulation may take; a run past it is stopped
     /// and counted, not judged (on a busy machine a slow run is no bug).
     pub run_timeout: Duration,
@@ -201,7 +205,11 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
                         if start.elapsed() >= budget || done.load(Ordering::Relaxed) {
                             return Ok(());
                         }
-                        executions.fetch_add(1, Ordering::Relaxed);
+                        let n = executions.fetch_add(1, Ordering::Relaxed) + 1;
+                        if opts.max_runs.is_some_and(|m| n > m) {
+                            done.store(true, Ordering::Relaxed);
+                            return Ok(());
+                        }
                         match evaluate(&p, cc, opts.run_timeout) {
                             Outcome::Judged(v) if v.is_empty() => Ok(()),
                             Outcome::Judged(v) => Err(TestCaseError::fail(v[0].invariant)),
@@ -211,8 +219,11 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
                             }
                         }
                     });
+                    let over = opts
+                        .max_runs
+                        .is_some_and(|m| executions.load(Ordering::Relaxed) > m);
                     if let (Err(TestError::Fail(_, minimal)), false) =
-                        (result, start.elapsed() >= budget)
+                        (result, start.elapsed() >= budget || over)
                     {
                         if let Some(f) = settle(minimal, cc, opts.run_timeout) {
                             let mut all = found.lock().expect("no worker panics holding it");
@@ -246,15 +257,13 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
         }
     });
     let failures = found.into_inner().unwrap_or_default();
-    progress.update(
-        executions.load(Ordering::Relaxed),
-        failures.len(),
-        start.elapsed(),
-        budget,
-    );
+    // The counter passes `max_runs` by the runs turned away at the limit.
+    let runs = executions.load(Ordering::Relaxed);
+    let runs = opts.max_runs.map_or(runs, |m| runs.min(m));
+    progress.update(runs, failures.len(), start.elapsed(), budget);
     Ok(Report {
         seed: opts.seed,
-        executions: executions.load(Ordering::Relaxed),
+        executions: runs,
         stopped: stopped.load(Ordering::Relaxed),
         seconds: start.elapsed().as_secs_f64(),
         failures,
