@@ -203,6 +203,21 @@ pub(crate) enum Command {
         after_help = "Examples:\n  bbrlab fuzz --seconds 60\n  bbrlab fuzz --cc bbr3,quinn:bbr --seconds 300 --seed 7 --out out/fuzz"
     )]
     Fuzz(FuzzArgs),
+    /// Search a path budget for the path on which a controller (or the
+    /// first of two) does worst by an objective: CMA-ES (with restarts)
+    /// against uniform random sampling in the same number of evaluations,
+    /// each a deterministic simulation, in parallel on all cores.
+    ///
+    /// The budget: the rate within [--rate / --rate-ratio, --rate], the
+    /// forward one-way delay within [--delay, --delay + --jitter], random
+    /// loss up to --loss, a schedule of at most --pieces pieces of at least
+    /// --min-piece each. Writes the worst path found by each method as a
+    /// scenario file `bbrlab sim` reproduces, the history (history.csv and
+    /// a figure), search.json, and for a BBR a reading of why it failed.
+    #[command(
+        after_help = "Objectives: utilization, queue-p95, share, jain, retransmissions, convergence.\n\nExamples:\n  bbrlab search --cc bbr --rate 20mbit --rate-ratio 10 --objective utilization\n  bbrlab search --cc bbr,cubic --objective share --rate 20mbit --rate-ratio 1 --jitter 20ms --evaluations 300\n  bbrlab search --cc bbr3 --objective queue-p95 --loss 0.02 --pieces 1 --rate-ratio 1 --out out/search"
+    )]
+    Search(SearchArgs),
     /// Simulator speed: one flow of bbr, cubic and bbr3 in turn on
     /// 100 Mbit/s, 40 ms, repeated; the median and range of each rate and
     /// of bbr's and bbr3's ratio to cubic in the same round.
@@ -493,6 +508,89 @@ pub(crate) struct FuzzArgs {
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+}
+
+/// `bbrlab search`'s options.
+#[derive(clap::Args)]
+pub(crate) struct SearchArgs {
+    /// The controller, or two comma-separated to set the first against
+    /// the second (one flow each); the names `conformance --cc` takes.
+    #[arg(long, value_delimiter = ',', default_value = "bbr")]
+    pub(crate) cc: Vec<String>,
+    /// What to make worse (see below).
+    #[arg(long, default_value = "utilization")]
+    pub(crate) objective: String,
+    /// The highest bottleneck rate (R), e.g. `20mbit`.
+    #[arg(long, default_value = "20mbit", value_parser = rate_bps)]
+    pub(crate) rate: f64,
+    /// Rates range from R / this to R (1 fixes the rate).
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) rate_ratio: f64,
+    /// The shortest forward one-way delay, and the reverse one (d).
+    #[arg(long, default_value = "20ms", value_parser = duration_ns)]
+    pub(crate) delay: u64,
+    /// How far the forward one-way delay may rise above --delay (j).
+    #[arg(long, default_value = "0ms", value_parser = duration_ns)]
+    pub(crate) jitter: u64,
+    /// The most random loss, a fraction (0.01 is 1 %).
+    #[arg(long, default_value_t = 0.0)]
+    pub(crate) loss: f64,
+    /// The most pieces in the schedule; each has its own rate and delay.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) pieces: usize,
+    /// The shortest a piece may be.
+    #[arg(long, default_value = "2s", value_parser = duration_ns)]
+    pub(crate) min_piece: u64,
+    /// Each simulated run's length.
+    #[arg(long, default_value = "30s", value_parser = duration_ns)]
+    pub(crate) duration: u64,
+    /// The bottleneck's buffer, in BDPs of --rate and a round trip of
+    /// twice --delay.
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) buffer: f64,
+    /// The queue discipline: drop-tail, codel, fq_codel or pie.
+    #[arg(long, default_value = "drop-tail")]
+    pub(crate) aqm: String,
+    /// Flows of the one controller (two controllers: one flow each).
+    #[arg(long)]
+    pub(crate) flows: Option<usize>,
+    /// Evaluations for CMA-ES; the random baseline gets as many.
+    #[arg(long, default_value_t = 200)]
+    pub(crate) evaluations: usize,
+    /// The objective is measured from this time on (default: 2 s, or 10
+    /// of the budget's longest round trips if longer).
+    #[arg(long, value_parser = duration_ns)]
+    pub(crate) warmup: Option<u64>,
+    /// The seed of the optimizer, the baseline and the scenarios' loss
+    /// (default: from the clock; printed either way).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short)]
+    pub(crate) jobs: Option<usize>,
+    /// Output directory.
+    #[arg(long, short, default_value = "search")]
+    pub(crate) out: PathBuf,
+    /// Wall-clock seconds one simulation may take; a run past it counts
+    /// as failed, at the objective's worst, and is listed.
+    #[arg(long, default_value_t = 60.0)]
+    pub(crate) run_timeout: f64,
+    /// No figure (history.svg/png).
+    #[arg(long)]
+    pub(crate) no_plots: bool,
+    /// No progress display.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+/// A rate argument (`20mbit`), through the scenario files' parser.
+fn rate_bps(s: &str) -> Result<f64, String> {
+    link::units::parse_rate_bps(s).map_err(|e| e.to_string())
+}
+
+/// A duration argument (`20ms`), through the scenario files' parser.
+fn duration_ns(s: &str) -> Result<u64, String> {
+    link::units::parse_duration_ns(s).map_err(|e| e.to_string())
 }
 
 /// `bbrlab bench`'s options.

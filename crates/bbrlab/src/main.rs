@@ -17,6 +17,8 @@
 //! - `quic`: bulk transfers over real QUIC stacks (`quic-bulk`), their own
 //!   controllers and bbrlab's through the adapters, on loopback or through
 //!   the emulator beside kernel TCP
+//! - `fuzz`: random paths on every controller, held to invariants
+//! - `search`: the worst path inside a budget, by CMA-ES against random
 //! - `bench`: measure the simulator's speed on the standard dumbbell
 //! - `bbr3-signals`: the simulator's bbr3 with v3's exact signals against
 //!   the stock kernel's substitutes, on validate's paths
@@ -38,7 +40,7 @@ mod terminal;
 
 use cmd::{
     bbr3_signals, bench, compare, conformance, emu, fuzz, jitter_sweep, kernel, plot, quic,
-    reproduce, sim, stacks, tcp, udp, validate,
+    reproduce, search, sim, stacks, tcp, udp, validate,
 };
 
 fn main() -> ExitCode {
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Stacks(a) => stacks::command(a),
         Command::Conformance(a) => conformance::command(a),
         Command::Fuzz(a) => fuzz::command(a),
+        Command::Search(a) => search::command(a),
         Command::Bench(a) => {
             if a.transport {
                 bench::transport(a.seconds, a.runs, a.quic_bulk)

@@ -71,6 +71,7 @@ pub mod meta;
 pub mod reproduce;
 pub mod runs;
 pub mod sampled;
+pub mod search;
 mod seeds;
 pub mod stacks;
 mod stats;

@@ -14,6 +14,7 @@ pub mod kernel;
 pub mod plot;
 pub mod quic;
 pub mod reproduce;
+pub mod search;
 pub mod sim;
 pub mod stacks;
 pub mod tcp;

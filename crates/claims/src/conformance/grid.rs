@@ -164,9 +164,17 @@ impl Controller {
         Ok(c)
     }
 
-    /// The configuration change, if this is a configured controller.
-    pub(crate) fn tweak(&self) -> Option<&Tweak> {
-        self.tweak.as_ref()
+    /// Makes `flow` run this controller where the scenario's `algorithm`
+    /// alone cannot say so: an outside controller's constructor, or the
+    /// configuration change of a configured one (applied after the
+    /// scenario has set the configuration).
+    pub(crate) fn apply_to(&self, flow: &mut netsim::FlowConfig) {
+        if let Some((custom, _)) = &self.custom {
+            flow.custom_cc = Some(custom.clone());
+        }
+        if let Some(tweak) = &self.tweak {
+            tweak(&mut flow.cc);
+        }
     }
 
     /// A controller from outside bbrlab, through the `congestion` crate's
@@ -208,11 +216,6 @@ impl Controller {
     /// `[flow.bbr3] profile` for it, if it names one.
     pub fn scenario_profile(&self) -> Option<&str> {
         self.profile.as_deref()
-    }
-
-    /// The outside controller's constructor, if it is one.
-    pub(crate) fn custom_cc(&self) -> Option<&netsim::CustomCc> {
-        self.custom.as_ref().map(|(c, _)| c)
     }
 
     /// Why its BBR state cannot be read, if it cannot: loss-based

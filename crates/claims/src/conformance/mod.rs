@@ -285,12 +285,7 @@ pub fn scenario_of(
     match sc.runs.len() {
         1 => {
             let mut run = sc.runs.into_iter().next().expect("one run");
-            if let Some(custom) = cc.custom_cc() {
-                run.config.flows[0].custom_cc = Some(custom.clone());
-            }
-            if let Some(tweak) = cc.tweak() {
-                tweak(&mut run.config.flows[0].cc);
-            }
+            cc.apply_to(&mut run.config.flows[0]);
             Ok(run)
         }
         n => Err(format!(

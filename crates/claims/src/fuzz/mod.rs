@@ -128,15 +128,8 @@ pub fn evaluate(p: &FuzzPath, cc: &Controller, run_timeout: Duration) -> Outcome
     let Some(mut run) = sc.runs.into_iter().next() else {
         return fail("valid_scenario", "no run".into());
     };
-    if let Some(custom) = cc.custom_cc() {
-        for f in &mut run.config.flows {
-            f.custom_cc = Some(custom.clone());
-        }
-    }
-    if let Some(tweak) = cc.tweak() {
-        for f in &mut run.config.flows {
-            tweak(&mut f.cc);
-        }
+    for f in &mut run.config.flows {
+        cc.apply_to(f);
     }
     let keep = sampled::Keep {
         first_flow_only: false,

@@ -1,0 +1,270 @@
+//! `bbrlab search`: the worst path inside a budget for a controller, by
+//! CMA-ES against a random baseline (`claims::search`); writes each
+//! method's worst path as a scenario file, the history as CSV and a
+//! figure, search.json, and prints the reading.
+
+use crate::cli::SearchArgs;
+use claims::conformance::grid;
+use claims::search::{self, budget::Budget, objective::Objective, Progress, Report};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+/// The progress line: the method, evaluations done of the budget.
+struct Line(ProgressBar);
+
+impl Progress for Line {
+    fn update(&self, method: &'static str, done: usize, of: usize) {
+        self.0.set_length(of as u64);
+        self.0.set_position(done as u64);
+        self.0.set_message(method);
+    }
+}
+
+/// Runs the search and reports.
+pub fn command(a: SearchArgs) -> Result<(), String> {
+    let controllers =
+        a.cc.iter()
+            .map(|n| grid::Controller::parse(n.trim()))
+            .collect::<Result<Vec<_>, _>>()?;
+    let objective = Objective::parse(&a.objective)?;
+    if !(a.run_timeout.is_finite() && a.run_timeout > 0.0) {
+        return Err(format!(
+            "--run-timeout {}: must be a positive number of seconds",
+            a.run_timeout
+        ));
+    }
+    let budget = Budget {
+        rate_bps: a.rate,
+        rate_ratio: a.rate_ratio,
+        delay_ns: a.delay,
+        jitter_ns: a.jitter,
+        loss: a.loss,
+        pieces: a.pieces,
+        min_piece_ns: a.min_piece,
+        duration_ns: a.duration,
+        buffer_bdp: a.buffer,
+        aqm: a.aqm.clone(),
+    };
+    let flows = a
+        .flows
+        .unwrap_or(if controllers.len() == 2 { 2 } else { 1 });
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64 % (1 << 32))
+    });
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = search::Options {
+        warmup_ns: a
+            .warmup
+            .unwrap_or_else(|| search::default_warmup_ns(&budget)),
+        budget,
+        objective,
+        controllers,
+        flows,
+        evaluations: a.evaluations,
+        seed,
+        jobs,
+        run_timeout: Duration::from_secs_f64(a.run_timeout),
+    };
+    opts.check()?;
+    fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    eprintln!(
+        "search: seed {seed} (repeat with --seed {seed}), {} free number(s), {} evaluations each for CMA-ES and the random baseline, {jobs} worker(s)",
+        opts.budget.dimensions().len(),
+        opts.evaluations
+    );
+    let bar = ProgressBar::with_draw_target(
+        Some(opts.evaluations as u64),
+        if a.quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {msg:>6} {bar:30} {pos}/{len} evaluations ({per_sec})",
+        )
+        .expect("static template"),
+    );
+    let report = search::run(&opts, &Line(bar.clone()))?;
+    bar.finish_and_clear();
+    let reading = opts.reading(&report.cmaes.worst().path);
+    write(&a.out, &opts, &report, reading.as_deref(), !a.no_plots)?;
+    print(&a.out, &report, reading.as_deref());
+    Ok(())
+}
+
+/// `value unit`, to the objective's precision.
+fn show(r: &Report, v: f64) -> String {
+    let n = if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    };
+    if r.unit.is_empty() {
+        n
+    } else {
+        format!("{n} {}", r.unit)
+    }
+}
+
+fn write(
+    out: &Path,
+    o: &search::Options,
+    r: &Report,
+    reading: Option<&str>,
+    plots: bool,
+) -> Result<(), String> {
+    let put = |name: &str, text: &str| {
+        let p = out.join(name);
+        fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+    };
+    for (m, other, file) in [
+        (&r.cmaes, &r.random, "worst.toml"),
+        (&r.random, &r.cmaes, "baseline-worst.toml"),
+    ] {
+        let w = m.worst();
+        let header = vec![
+            format!(
+                "Written by `bbrlab search` (seed {}): the worst path {} found for {} by {}, {} of {} evaluations.",
+                r.seed,
+                if m.method == "cmaes" { "CMA-ES" } else { "the random baseline" },
+                r.flows.join(" against "),
+                r.objective,
+                m.worst + 1,
+                m.history.len()
+            ),
+            format!(
+                "{}: {} (measured from {:.1} s); {}'s worst: {}.",
+                r.objective,
+                show(r, w.value),
+                r.warmup_s,
+                if other.method == "cmaes" { "CMA-ES" } else { "the random baseline" },
+                show(r, other.worst().value)
+            ),
+            format!("The path: {}.", w.path.describe()),
+            format!("Reproduce: bbrlab sim {}", out.join(file).display()),
+        ];
+        put(file, &o.scenario(&w.path, &header))?;
+    }
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| format!("history.csv: {e}");
+    csv.write_record(["method", "evaluation", r.objective, "worst_so_far", "path"])
+        .map_err(io)?;
+    let mut lines = Vec::new();
+    for m in [&r.cmaes, &r.random] {
+        let mut worst = f64::NAN;
+        let mut points = Vec::new();
+        for (i, e) in m.history.iter().enumerate() {
+            let b = if r.lower_is_worse { -e.value } else { e.value };
+            let wb = if r.lower_is_worse { -worst } else { worst };
+            if worst.is_nan() || b > wb {
+                worst = e.value;
+            }
+            csv.write_record([
+                m.method.to_string(),
+                (i + 1).to_string(),
+                format!("{:.6}", e.value),
+                format!("{worst:.6}"),
+                e.path.describe(),
+            ])
+            .map_err(io)?;
+            points.push(((i + 1) as f64, worst));
+        }
+        lines.push(figures::Series {
+            label: if m.method == "cmaes" {
+                "CMA-ES (worst so far)".into()
+            } else {
+                "random baseline (worst so far)".into()
+            },
+            points,
+        });
+    }
+    let bytes = csv.into_inner().map_err(|e| format!("history.csv: {e}"))?;
+    put("history.csv", &String::from_utf8_lossy(&bytes))?;
+    if plots {
+        let title = format!("{}: {} by evaluation", r.flows.join(" vs "), r.objective);
+        let y = if r.unit.is_empty() {
+            r.objective.to_string()
+        } else {
+            format!("{} ({})", r.objective, r.unit)
+        };
+        figures::figure(&figures::Figure {
+            stem: &out.join("history"),
+            title: &title,
+            x_label: "evaluations",
+            y_label: &y,
+            log_x: false,
+            log_y: false,
+            series: &lines,
+            published: &[],
+            published_label: None,
+        })?;
+    }
+    #[derive(serde::Serialize)]
+    struct Json<'a> {
+        #[serde(flatten)]
+        report: &'a Report,
+        reading: Option<&'a str>,
+    }
+    let json = serde_json::to_string_pretty(&Json { report: r, reading })
+        .map_err(|e| format!("search.json: {e}"))?;
+    put("search.json", &json)
+}
+
+fn print(out: &Path, r: &Report, reading: Option<&str>) {
+    let (c, b) = (r.cmaes.worst(), r.random.worst());
+    println!(
+        "search: {} by {} over {} evaluations each in {:.1} s (seed {})",
+        r.flows.join(" against "),
+        r.objective,
+        r.cmaes.history.len(),
+        r.seconds,
+        r.seed
+    );
+    println!(
+        "  CMA-ES's worst:          {} at evaluation {}: {}",
+        show(r, c.value),
+        r.cmaes.worst + 1,
+        c.path.describe()
+    );
+    println!(
+        "  random baseline's worst: {} at evaluation {}: {}",
+        show(r, b.value),
+        r.random.worst + 1,
+        b.path.describe()
+    );
+    println!(
+        "  {}",
+        if r.beat_baseline {
+            "CMA-ES found a worse path than the baseline"
+        } else {
+            "CMA-ES did not beat the baseline in this budget (try more --evaluations)"
+        }
+    );
+    if !r.failures.is_empty() {
+        println!(
+            "  {} run(s) did not complete (counted at the objective's worst; see search.json), the first: {}",
+            r.failures.len(),
+            r.failures[0].message
+        );
+    }
+    if let Some(t) = reading {
+        println!("\n{t}\n");
+    }
+    println!(
+        "wrote {}, {}, {} and {}",
+        out.join("worst.toml").display(),
+        out.join("baseline-worst.toml").display(),
+        out.join("history.csv").display(),
+        out.join("search.json").display()
+    );
+}

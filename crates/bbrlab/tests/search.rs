@@ -1,0 +1,138 @@
+//! `bbrlab search` end to end: a short search prints its seed and both
+//! methods' worst, writes the scenario files (which `bbrlab sim` runs),
+//! the history as CSV and a figure, and search.json with the reading;
+//! bad arguments are named.
+
+use std::process::{Command, Output};
+
+fn bbrlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args(args)
+        .output()
+        .expect("run bbrlab")
+}
+
+#[test]
+fn a_short_search_writes_its_worst_paths_history_and_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let o = bbrlab(&[
+        "search",
+        "--cc",
+        "bbr",
+        "--rate",
+        "10mbit",
+        "--rate-ratio",
+        "5",
+        "--pieces",
+        "2",
+        "--duration",
+        "10s",
+        "--evaluations",
+        "30",
+        "--seed",
+        "7",
+        "--jobs",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{stdout}{stderr}");
+    assert!(stderr.contains("seed 7 (repeat with --seed 7)"), "{stderr}");
+    assert!(
+        stdout.contains("CMA-ES's worst:") && stdout.contains("random baseline's worst:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("The worst piece was number"), "{stdout}");
+    for f in [
+        "worst.toml",
+        "baseline-worst.toml",
+        "history.csv",
+        "history.svg",
+        "history.png",
+        "search.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("search.json")).unwrap()).unwrap();
+    assert_eq!(json["seed"], 7);
+    assert_eq!(json["objective"], "utilization");
+    let n = json["cmaes"]["history"].as_array().unwrap().len();
+    assert!((20..=30).contains(&n), "{n}");
+    assert_eq!(json["random"]["history"].as_array().unwrap().len(), n);
+    assert!(json["reading"]
+        .as_str()
+        .unwrap()
+        .contains("bandwidth estimate"));
+    // The history: a header and one row per evaluation of each method.
+    let mut rows = csv::Reader::from_path(out.join("history.csv")).unwrap();
+    assert_eq!(
+        rows.headers().unwrap().iter().collect::<Vec<_>>(),
+        [
+            "method",
+            "evaluation",
+            "utilization",
+            "worst_so_far",
+            "path"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = rows.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2 * n);
+    // Worst so far never improves (utilization: lower is worse).
+    let mut last = f64::INFINITY;
+    for r in rows.iter().take(n) {
+        let w: f64 = r[3].parse().unwrap();
+        assert!(w <= last);
+        last = w;
+    }
+    // The file runs in the simulator as it stands.
+    let o = bbrlab(&[
+        "sim",
+        out.join("worst.toml").to_str().unwrap(),
+        "--quiet",
+        "--no-plots",
+        "-o",
+        dir.path().join("sim").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn bad_arguments_are_named_and_help_lists_the_objectives() {
+    for (args, want) in [
+        (&["--objective", "speed"][..], "--objective speed"),
+        (&["--rate", "10mbps"][..], "ambiguous"),
+        (&["--pieces", "40"][..], "--pieces 40"),
+        (&["--objective", "share"][..], "give two controllers"),
+        (&["--cc", "bbr9"][..], "--cc bbr9"),
+        (
+            &["--rate-ratio", "1", "--jitter", "0ms"][..],
+            "nothing to search",
+        ),
+        (&["--aqm", "red"][..], "--aqm red"),
+    ] {
+        let mut a = vec!["search", "--quiet", "--evaluations", "10"];
+        a.extend_from_slice(args);
+        let o = bbrlab(&a);
+        assert!(!o.status.success(), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    let help = String::from_utf8_lossy(&bbrlab(&["search", "--help"]).stdout).into_owned();
+    for want in [
+        "--rate-ratio",
+        "--jitter",
+        "--min-piece",
+        "queue-p95",
+        "convergence",
+        "random",
+    ] {
+        assert!(help.contains(want), "{want} not in --help");
+    }
+}

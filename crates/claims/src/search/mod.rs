@@ -1,0 +1,347 @@
+//! `bbrlab search`: the path inside a budget ([`budget`]) on which a
+//! controller, or a pair, does worst by an objective ([`objective`]),
+//! found by CMA-ES and held against uniform random sampling in the same
+//! number of evaluations ([`engine`]), with a reading of why for the BBR
+//! family ([`reading`]).
+//!
+//! Every evaluation is one deterministic simulation of the path with the
+//! same scenario seed, so a search repeats for its seed and the worst
+//! path's scenario file reproduces its objective under `bbrlab sim`.
+
+pub mod budget;
+pub mod engine;
+pub mod objective;
+pub mod reading;
+
+use crate::conformance::grid::Controller;
+use crate::sampled;
+use budget::{Budget, SearchPath};
+use objective::Objective;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What to search.
+pub struct Options {
+    /// The path budget.
+    pub budget: Budget,
+    /// What to make worse.
+    pub objective: Objective,
+    /// One controller (every flow runs it) or two (one flow each).
+    pub controllers: Vec<Controller>,
+    /// Flows (with two controllers, 2).
+    pub flows: usize,
+    /// Evaluations for each method (CMA-ES, then the random baseline).
+    pub evaluations: usize,
+    /// The optimizer's and the baseline's seed, and the scenarios'.
+    pub seed: u64,
+    /// Worker threads.
+    pub jobs: usize,
+    /// The start of the window the objective is measured over, ns.
+    pub warmup_ns: u64,
+    /// Wall-clock time one simulation may take; past it the run counts
+    /// as failed (at the objective's worst) and is listed.
+    pub run_timeout: Duration,
+}
+
+/// The default warm-up: 2 s, or 10 of the budget's longest round trips
+/// if longer, STARTUP's time on any path the budget allows.
+pub fn default_warmup_ns(b: &Budget) -> u64 {
+    (10 * (2 * b.delay_ns + b.jitter_ns)).max(2_000_000_000)
+}
+
+/// One evaluated path.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Evaluated {
+    /// The point, in the unit cube.
+    pub x: Vec<f64>,
+    /// The path.
+    pub path: SearchPath,
+    /// The objective's value.
+    pub value: f64,
+}
+
+/// One method's search.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MethodResult {
+    /// `cmaes` or `random`.
+    pub method: &'static str,
+    /// Every evaluation, in order.
+    pub history: Vec<Evaluated>,
+    /// The index of the worst in `history`.
+    pub worst: usize,
+}
+
+impl MethodResult {
+    /// The worst evaluation.
+    pub fn worst(&self) -> &Evaluated {
+        &self.history[self.worst]
+    }
+}
+
+/// A run that did not complete.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Failed {
+    /// The path.
+    pub path: SearchPath,
+    /// What happened.
+    pub message: String,
+}
+
+/// A search's outcome.
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    /// The objective's name.
+    pub objective: &'static str,
+    /// Its unit ("" for a ratio).
+    pub unit: &'static str,
+    /// Whether lower is worse.
+    pub lower_is_worse: bool,
+    /// The budget.
+    pub budget: Budget,
+    /// The controllers, by flow.
+    pub flows: Vec<String>,
+    /// The seed.
+    pub seed: u64,
+    /// The warm-up, s.
+    pub warmup_s: f64,
+    /// CMA-ES's search.
+    pub cmaes: MethodResult,
+    /// The baseline's, with as many evaluations.
+    pub random: MethodResult,
+    /// Whether CMA-ES found a strictly worse path than the baseline.
+    pub beat_baseline: bool,
+    /// Runs that did not complete, each once.
+    pub failures: Vec<Failed>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// What a long search shows while it goes.
+pub trait Progress: Sync {
+    /// After each evaluation: the method, evaluations done of `of`.
+    fn update(&self, method: &'static str, done: usize, of: usize);
+}
+
+/// No display.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn update(&self, _: &'static str, _: usize, _: usize) {}
+}
+
+/// The search's flows: (the controller, its scenario algorithm and
+/// profile).
+fn flow_controllers(o: &Options) -> Vec<&Controller> {
+    if o.controllers.len() == 2 {
+        o.controllers.iter().collect()
+    } else {
+        vec![&o.controllers[0]; o.flows]
+    }
+}
+
+impl Options {
+    /// Checks everything but the controllers' names (parsed already).
+    pub fn check(&self) -> Result<(), String> {
+        self.budget.check()?;
+        match self.controllers.len() {
+            1 => {}
+            2 if self.flows == 2 => {}
+            2 => {
+                return Err(format!(
+                    "--flows {}: two controllers run one flow each (leave --flows out)",
+                    self.flows
+                ))
+            }
+            n => {
+                return Err(format!(
+                    "--cc: one controller, or two to set against each other; got {n}"
+                ))
+            }
+        }
+        if !(1..=8).contains(&self.flows) {
+            return Err(format!("--flows {}: from 1 to 8", self.flows));
+        }
+        if self.flows < self.objective.min_flows() {
+            return Err(format!(
+                "--objective {} compares flows: give two controllers (--cc bbr,cubic) or --flows 2",
+                self.objective.name()
+            ));
+        }
+        if self.objective == Objective::Convergence && self.budget.pieces < 2 {
+            return Err(
+                "--objective convergence measures after a change of the schedule: give --pieces 2 or more"
+                    .into(),
+            );
+        }
+        if !(2..=100_000).contains(&self.evaluations) {
+            return Err(format!(
+                "--evaluations {}: from 2 to 100000",
+                self.evaluations
+            ));
+        }
+        if self.warmup_ns.saturating_mul(2) > self.budget.duration_ns {
+            return Err(format!(
+                "--warmup {} s: the objective is measured after it, and it may take at most half of --duration {} s",
+                self.warmup_ns as f64 / 1e9,
+                self.budget.duration_ns as f64 / 1e9
+            ));
+        }
+        Ok(())
+    }
+
+    /// The scenario file of `path`, with `header` comment lines.
+    pub fn scenario(&self, path: &SearchPath, header: &[String]) -> String {
+        let flows: Vec<(&str, Option<&str>)> = flow_controllers(self)
+            .iter()
+            .map(|c| (c.scenario_algorithm(), c.scenario_profile()))
+            .collect();
+        path.scenario(&self.budget, &flows, self.seed, header)
+    }
+
+    /// Runs `path` and returns its samples and the share of a packet's
+    /// wire bytes that is payload.
+    pub fn simulate(
+        &self,
+        path: &SearchPath,
+    ) -> Result<(Vec<runner::run::FlowSample>, f64), String> {
+        let text = self.scenario(path, &[]);
+        let sc = scenario::parse(
+            &text,
+            "search.toml",
+            std::path::Path::new("."),
+            std::path::Path::new("search.toml"),
+        )
+        .map_err(|e| format!("the search made a scenario the simulator refuses (a bug): {e}"))?;
+        let mut run = sc
+            .runs
+            .into_iter()
+            .next()
+            .ok_or("the search's scenario has no run (a bug)")?;
+        for (f, cc) in run.config.flows.iter_mut().zip(flow_controllers(self)) {
+            cc.apply_to(f);
+        }
+        let payload = run.config.flows.first().map_or(1.0, |f| {
+            let mss = f.cc.mss_bytes as f64;
+            mss / (mss + f64::from(f.header_bytes))
+        });
+        let keep = sampled::Keep {
+            first_flow_only: false,
+            qlog: None,
+        };
+        let clock = runner::progress::SimClock::default();
+        sampled::run(
+            "search",
+            &run,
+            keep,
+            Instant::now() + self.run_timeout,
+            &clock,
+        )
+        .map(|s| (s.samples, payload))
+        .map_err(|e| e.to_string())
+    }
+
+    /// The objective on `path`, or the failure.
+    pub fn evaluate(&self, path: &SearchPath) -> Result<f64, String> {
+        let (samples, payload) = self.simulate(path)?;
+        Ok(self
+            .objective
+            .measure(path, &samples, self.flows, self.warmup_ns, payload))
+    }
+
+    /// The reading of the worst path, for the BBR family (the first
+    /// flow's controller); `None` for another, or if the path no longer
+    /// runs.
+    pub fn reading(&self, path: &SearchPath) -> Option<String> {
+        let cc = &self.controllers[0];
+        if !cc.name.contains("bbr") {
+            return None;
+        }
+        let (samples, payload) = self.simulate(path).ok()?;
+        Some(reading::read(
+            &reading::Context {
+                path,
+                objective: self.objective,
+                flows: self.flows,
+                warmup_ns: self.warmup_ns,
+                payload,
+                controller: &cc.name,
+                reports_state: cc.no_state().is_none(),
+            },
+            &samples,
+        ))
+    }
+}
+
+/// Runs the search: CMA-ES, then the baseline with as many evaluations.
+pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report, String> {
+    o.check()?;
+    let start = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(o.jobs.max(1))
+        .build()
+        .map_err(|e| format!("cannot start {} worker threads: {e}", o.jobs))?;
+    let dim = o.budget.dimensions().len();
+    let failures: Mutex<Vec<Failed>> = Mutex::new(Vec::new());
+    let f = |x: &[f64]| -> f64 {
+        let path = o.budget.path(x);
+        let value = match o.evaluate(&path) {
+            Ok(v) => v,
+            Err(message) => {
+                let worst = o.objective.worst_value(&path);
+                let mut all = failures.lock().expect("no evaluation panics holding it");
+                if !all.iter().any(|x| x.path == path) {
+                    all.push(Failed { path, message });
+                }
+                worst
+            }
+        };
+        o.objective.badness(value)
+    };
+    let c = engine::cmaes(dim, o.evaluations, o.seed, &pool, &f, &|n| {
+        progress.update("cmaes", n, o.evaluations)
+    });
+    let r = engine::random(dim, c.len(), o.seed, &pool, &f, &|n| {
+        progress.update("random", n, c.len())
+    });
+    let result = |method: &'static str, h: Vec<engine::Point>| -> MethodResult {
+        let worst = engine::worst(&h)
+            .and_then(|w| h.iter().position(|p| std::ptr::eq(p, w)))
+            .unwrap_or(0);
+        MethodResult {
+            method,
+            history: h
+                .into_iter()
+                .map(|p| Evaluated {
+                    path: o.budget.path(&p.x),
+                    value: o.objective.badness(p.badness),
+                    x: p.x,
+                })
+                .collect(),
+            worst,
+        }
+    };
+    let (cmaes, random) = (result("cmaes", c), result("random", r));
+    if cmaes.history.is_empty() {
+        return Err(format!(
+            "--evaluations {}: fewer than one CMA-ES generation ({} points for {dim} free numbers)",
+            o.evaluations,
+            4 + (3.0 * (dim as f64).ln()).floor() as usize
+        ));
+    }
+    let beat_baseline = random.history.is_empty()
+        || o.objective.badness(cmaes.worst().value) > o.objective.badness(random.worst().value);
+    Ok(Report {
+        objective: o.objective.name(),
+        unit: o.objective.unit(),
+        lower_is_worse: o.objective.lower_is_worse(),
+        budget: o.budget.clone(),
+        flows: flow_controllers(o).iter().map(|c| c.name.clone()).collect(),
+        seed: o.seed,
+        warmup_s: o.warmup_ns as f64 / 1e9,
+        cmaes,
+        random,
+        beat_baseline,
+        failures: failures.into_inner().unwrap_or_default(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}

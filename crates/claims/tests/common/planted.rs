@@ -1,0 +1,129 @@
+//! A small Reno-like controller, sane by itself, into which one bug at a
+//! time is planted: the fuzzer and the search must find each.
+
+use claims::conformance::grid::Controller;
+use congestion::{AckContext, Config, CongestionControl, DeliveryRateSampler, Instant, Snapshot};
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Bug {
+    /// None: the controller is sane.
+    None,
+    /// `cwnd -= 10 × lost`, unchecked: a u64 underflow on loss.
+    UnderflowOnLoss,
+    /// The window grows with every ACK, used or not.
+    GrowsWhenAppLimited,
+    /// Once the delivery rate has stayed below half its best for ten
+    /// samples (a rate drop), the window freezes at two packets.
+    StallsAfterRateDrop,
+    /// Once its smoothed round trip passes 70 ms, the window freezes at
+    /// two packets.
+    FreezesOnLongRtt,
+}
+
+/// Reno, growing only while it uses at least half its window.
+struct Planted {
+    bug: Bug,
+    mss: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    rate: u64,
+    best: f64,
+    low: u32,
+    frozen: bool,
+}
+
+impl Planted {
+    fn new(bug: Bug) -> Planted {
+        Planted {
+            bug,
+            mss: 1500,
+            cwnd: 15_000,
+            ssthresh: u64::MAX,
+            rate: 1_000_000_000,
+            best: 0.0,
+            low: 0,
+            frozen: false,
+        }
+    }
+}
+
+impl CongestionControl for Planted {
+    fn on_ack(&mut self, a: &AckContext<'_>, _: &mut DeliveryRateSampler) {
+        let rs = a.rate;
+        if let (Some(iv), false) = (rs.interval_ns, rs.is_app_limited) {
+            let r = rs.delivered_bytes as f64 / iv.max(1) as f64;
+            self.best = self.best.max(r);
+            self.low = if r < 0.5 * self.best { self.low + 1 } else { 0 };
+            if self.bug == Bug::StallsAfterRateDrop && self.low >= 10 {
+                self.frozen = true;
+            }
+        }
+        let used = 2 * a.bytes_in_flight + rs.acked_bytes >= self.cwnd;
+        if self.bug == Bug::GrowsWhenAppLimited || used {
+            if self.cwnd < self.ssthresh {
+                self.cwnd += rs.acked_bytes;
+            } else {
+                self.cwnd += (self.mss * rs.acked_bytes / self.cwnd).max(1);
+            }
+        }
+        if let (Bug::FreezesOnLongRtt, Some(srtt)) = (self.bug, a.rtt.smoothed()) {
+            self.frozen |= srtt.as_millis() > 70;
+        }
+        if self.frozen {
+            self.cwnd = 2 * self.mss;
+        }
+        if let Some(srtt) = a.rtt.smoothed() {
+            self.rate = (2 * self.cwnd as u128 * 1_000_000_000 / srtt.as_nanos().max(1)) as u64;
+        }
+    }
+    fn on_packets_lost(&mut self, _: Instant, lost: u64, _: u64, new_episode: bool) {
+        if self.bug == Bug::UnderflowOnLoss {
+            // Wraps (or, with overflow checks, panics) once 10 × lost
+            // exceeds the window.
+            self.cwnd = self.cwnd.wrapping_sub(10 * lost);
+            if cfg!(debug_assertions) && self.cwnd > 1 << 50 {
+                panic!("attempt to subtract with overflow");
+            }
+            return;
+        }
+        if new_episode {
+            self.ssthresh = (self.cwnd / 2).max(2 * self.mss);
+            self.cwnd = self.ssthresh;
+        }
+    }
+    fn on_retransmission_timeout(&mut self, _: Instant, _: u64) {
+        self.ssthresh = (self.cwnd / 2).max(2 * self.mss);
+        self.cwnd = self.mss;
+    }
+    fn on_mss_change(&mut self, mss: u64) {
+        self.mss = mss;
+    }
+    fn cwnd_bytes(&self) -> u64 {
+        self.cwnd
+    }
+    fn pacing_rate_bytes_per_sec(&self) -> u64 {
+        self.rate
+    }
+    fn send_quantum_bytes(&self) -> u64 {
+        self.mss
+    }
+    fn snapshot(&self) -> Snapshot {
+        let mut s = Snapshot::default();
+        s.cwnd_bytes = self.cwnd;
+        s.pacing_rate_bytes_per_sec = self.rate;
+        s
+    }
+}
+
+pub fn planted(bug: Bug) -> Controller {
+    let name = match bug {
+        Bug::None => "sane",
+        Bug::UnderflowOnLoss => "underflow-on-loss",
+        Bug::GrowsWhenAppLimited => "grows-when-app-limited",
+        Bug::StallsAfterRateDrop => "stalls-after-rate-drop",
+        Bug::FreezesOnLongRtt => "freezes-on-long-rtt",
+    };
+    Controller::custom(name, false, move |_: &Config, _: Instant| {
+        Box::new(Planted::new(bug)) as Box<dyn CongestionControl + Send + Sync>
+    })
+}
