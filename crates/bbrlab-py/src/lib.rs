@@ -747,6 +747,80 @@ fn column_units() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     ]
 }
 
+/// A search's options (the JSON of `claims::search::spec::Spec`),
+/// checked, on `jobs` threads.
+fn search_options(spec: &str, jobs: usize) -> PyResult<claims::search::Options> {
+    claims::search::spec::Spec::from_json(spec)
+        .and_then(|s| s.options(jobs))
+        .map_err(PyValueError::new_err)
+}
+
+/// Checks a search's options and returns what the driver needs:
+/// `(dimensions, evaluations, seed, lower_is_worse, warmup_s, objective,
+/// unit, flows)`.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn search_plan(
+    spec: &str,
+) -> PyResult<(
+    usize,
+    usize,
+    u64,
+    bool,
+    f64,
+    &'static str,
+    &'static str,
+    Vec<String>,
+)> {
+    let o = search_options(spec, 1)?;
+    let flows = (0..o.flows)
+        .map(|i| o.controllers[i.min(o.controllers.len() - 1)].name.clone())
+        .collect();
+    Ok((
+        o.budget.dimensions().len(),
+        o.evaluations,
+        o.seed,
+        o.objective.lower_is_worse(),
+        o.warmup_ns as f64 / 1e9,
+        o.objective.name(),
+        o.objective.unit(),
+        flows,
+    ))
+}
+
+/// The objective at each point (coordinates in [0, 1]), on `jobs`
+/// threads with the GIL released: `[(value, error or None)]`, a run that
+/// did not complete at the objective's worst with why.
+#[pyfunction]
+#[pyo3(signature = (spec, points, jobs=1))]
+fn search_evaluate(
+    py: Python<'_>,
+    spec: &str,
+    points: Vec<Vec<f64>>,
+    jobs: usize,
+) -> PyResult<Vec<(f64, Option<String>)>> {
+    let o = search_options(spec, jobs)?;
+    py.detach(|| o.evaluate_points(&points))
+        .map_err(PyRuntimeError::new_err)
+}
+
+/// A point's path: `(description, scenario file text)`, the file headed
+/// by `header` as comment lines.
+#[pyfunction]
+fn search_path(spec: &str, point: Vec<f64>, header: Vec<String>) -> PyResult<(String, String)> {
+    let o = search_options(spec, 1)?;
+    let p = o.budget.path(&point);
+    Ok((p.describe(), o.scenario(&p, &header)))
+}
+
+/// The reading of why the first flow's BBR did badly at `point`; None
+/// for a controller outside the BBR family.
+#[pyfunction]
+fn search_reading(py: Python<'_>, spec: &str, point: Vec<f64>) -> PyResult<Option<String>> {
+    let o = search_options(spec, 1)?;
+    Ok(py.detach(|| o.reading(&o.budget.path(&point))))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -760,5 +834,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(column_units, m)?)?;
     m.add_function(wrap_pyfunction!(plot_dir, m)?)?;
     m.add_function(wrap_pyfunction!(sliding_jain, m)?)?;
+    m.add_function(wrap_pyfunction!(search_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(search_evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(search_path, m)?)?;
+    m.add_function(wrap_pyfunction!(search_reading, m)?)?;
     Ok(())
 }

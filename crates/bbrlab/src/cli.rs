@@ -2,6 +2,7 @@
 //! (clap derive), and the parsing of flag values they share. Each
 //! command's work is in its own module; `main` only dispatches.
 
+use claims::search::spec::defaults as sd;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -510,57 +511,58 @@ pub(crate) struct FuzzArgs {
     pub(crate) quiet: bool,
 }
 
-/// `bbrlab search`'s options.
+/// `bbrlab search`'s options (the defaults are the library's, which
+/// Python's `bbrlab.search` shares).
 #[derive(clap::Args)]
 pub(crate) struct SearchArgs {
     /// The controller, or two comma-separated to set the first against
     /// the second (one flow each); the names `conformance --cc` takes.
-    #[arg(long, value_delimiter = ',', default_value = "bbr")]
+    #[arg(long, value_delimiter = ',', default_value = sd::CC)]
     pub(crate) cc: Vec<String>,
     /// What to make worse (see below).
-    #[arg(long, default_value = "utilization")]
+    #[arg(long, default_value = sd::OBJECTIVE)]
     pub(crate) objective: String,
     /// The highest bottleneck rate (R), e.g. `20mbit`.
-    #[arg(long, default_value = "20mbit", value_parser = rate_bps)]
-    pub(crate) rate: f64,
+    #[arg(long, default_value = sd::RATE)]
+    pub(crate) rate: String,
     /// Rates range from R / this to R (1 fixes the rate).
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = sd::RATE_RATIO)]
     pub(crate) rate_ratio: f64,
     /// The shortest forward one-way delay, and the reverse one (d).
-    #[arg(long, default_value = "20ms", value_parser = duration_ns)]
-    pub(crate) delay: u64,
+    #[arg(long, default_value = sd::DELAY)]
+    pub(crate) delay: String,
     /// How far the forward one-way delay may rise above --delay (j).
-    #[arg(long, default_value = "0ms", value_parser = duration_ns)]
-    pub(crate) jitter: u64,
+    #[arg(long, default_value = sd::JITTER)]
+    pub(crate) jitter: String,
     /// The most random loss, a fraction (0.01 is 1 %).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = sd::LOSS)]
     pub(crate) loss: f64,
     /// The most pieces in the schedule; each has its own rate and delay.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = sd::PIECES)]
     pub(crate) pieces: usize,
     /// The shortest a piece may be.
-    #[arg(long, default_value = "2s", value_parser = duration_ns)]
-    pub(crate) min_piece: u64,
+    #[arg(long, default_value = sd::MIN_PIECE)]
+    pub(crate) min_piece: String,
     /// Each simulated run's length.
-    #[arg(long, default_value = "30s", value_parser = duration_ns)]
-    pub(crate) duration: u64,
+    #[arg(long, default_value = sd::DURATION)]
+    pub(crate) duration: String,
     /// The bottleneck's buffer, in BDPs of --rate and a round trip of
     /// twice --delay.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = sd::BUFFER)]
     pub(crate) buffer: f64,
     /// The queue discipline: drop-tail, codel, fq_codel or pie.
-    #[arg(long, default_value = "drop-tail")]
+    #[arg(long, default_value = sd::AQM)]
     pub(crate) aqm: String,
     /// Flows of the one controller (two controllers: one flow each).
     #[arg(long)]
     pub(crate) flows: Option<usize>,
     /// Evaluations for CMA-ES; the random baseline gets as many.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = sd::EVALUATIONS)]
     pub(crate) evaluations: usize,
     /// The objective is measured from this time on (default: 2 s, or 10
     /// of the budget's longest round trips if longer).
-    #[arg(long, value_parser = duration_ns)]
-    pub(crate) warmup: Option<u64>,
+    #[arg(long)]
+    pub(crate) warmup: Option<String>,
     /// The seed of the optimizer, the baseline and the scenarios' loss
     /// (default: from the clock; printed either way).
     #[arg(long)]
@@ -573,7 +575,7 @@ pub(crate) struct SearchArgs {
     pub(crate) out: PathBuf,
     /// Wall-clock seconds one simulation may take; a run past it counts
     /// as failed, at the objective's worst, and is listed.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = sd::RUN_TIMEOUT_S)]
     pub(crate) run_timeout: f64,
     /// No figure (history.svg/png).
     #[arg(long)]
@@ -581,16 +583,6 @@ pub(crate) struct SearchArgs {
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,
-}
-
-/// A rate argument (`20mbit`), through the scenario files' parser.
-fn rate_bps(s: &str) -> Result<f64, String> {
-    link::units::parse_rate_bps(s).map_err(|e| e.to_string())
-}
-
-/// A duration argument (`20ms`), through the scenario files' parser.
-fn duration_ns(s: &str) -> Result<u64, String> {
-    link::units::parse_duration_ns(s).map_err(|e| e.to_string())
 }
 
 /// `bbrlab bench`'s options.

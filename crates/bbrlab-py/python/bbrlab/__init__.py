@@ -6,6 +6,9 @@ simulator.
   ``UNITS`` and docs/outputs.md).
 - ``sweep(scenario, grid, seeds=..., client=None) -> DataFrame``: every
   combination as Dask tasks, on a LocalCluster or any Dask ``Client``.
+- ``search(cc, objective, client=None, **budget) -> SearchResult``: the
+  path inside a budget on which a controller does worst, by CMA-ES
+  against a random baseline, each generation on Dask.
 - ``reproduce(["C3"])``: published claims' verdicts and figures.
 - ``pantheon_points(sweep_dir_or_frame)`` and ``plot_pantheon(points)``:
   throughput against 95th-percentile RTT, one row per run and algorithm.
@@ -24,6 +27,7 @@ from ._native import plot_dir
 from ._native import provenance as _provenance
 from ._plots import fairness_over_time, pantheon_points, plot_pantheon
 from ._run import UNITS, Claim, Run, reproduce, scenario_toml, simulate
+from ._search import SearchResult, search
 from ._sweep import sweep, to_parquet
 
 __version__, git_commit = _provenance()
@@ -39,6 +43,8 @@ __all__ = [
     "plot_pantheon",
     "reproduce",
     "scenario_toml",
+    "search",
+    "SearchResult",
     "simulate",
     "sweep",
     "to_parquet",

@@ -4,12 +4,10 @@
 //! figure, search.json, and prints the reading.
 
 use crate::cli::SearchArgs;
-use claims::conformance::grid;
-use claims::search::{self, budget::Budget, objective::Objective, Progress, Report};
+use claims::search::{self, spec::Spec, Progress, Report};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
 
 /// The progress line: the method, evaluations done of the budget.
 struct Line(ProgressBar);
@@ -24,32 +22,6 @@ impl Progress for Line {
 
 /// Runs the search and reports.
 pub fn command(a: SearchArgs) -> Result<(), String> {
-    let controllers =
-        a.cc.iter()
-            .map(|n| grid::Controller::parse(n.trim()))
-            .collect::<Result<Vec<_>, _>>()?;
-    let objective = Objective::parse(&a.objective)?;
-    if !(a.run_timeout.is_finite() && a.run_timeout > 0.0) {
-        return Err(format!(
-            "--run-timeout {}: must be a positive number of seconds",
-            a.run_timeout
-        ));
-    }
-    let budget = Budget {
-        rate_bps: a.rate,
-        rate_ratio: a.rate_ratio,
-        delay_ns: a.delay,
-        jitter_ns: a.jitter,
-        loss: a.loss,
-        pieces: a.pieces,
-        min_piece_ns: a.min_piece,
-        duration_ns: a.duration,
-        buffer_bdp: a.buffer,
-        aqm: a.aqm.clone(),
-    };
-    let flows = a
-        .flows
-        .unwrap_or(if controllers.len() == 2 { 2 } else { 1 });
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -58,20 +30,26 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let opts = search::Options {
-        warmup_ns: a
-            .warmup
-            .unwrap_or_else(|| search::default_warmup_ns(&budget)),
-        budget,
-        objective,
-        controllers,
-        flows,
+    let opts = Spec {
+        cc: a.cc,
+        objective: a.objective,
+        rate: a.rate,
+        rate_ratio: a.rate_ratio,
+        delay: a.delay,
+        jitter: a.jitter,
+        loss: a.loss,
+        pieces: a.pieces,
+        min_piece: a.min_piece,
+        duration: a.duration,
+        buffer: a.buffer,
+        aqm: a.aqm,
+        flows: a.flows,
         evaluations: a.evaluations,
+        warmup: a.warmup,
         seed,
-        jobs,
-        run_timeout: Duration::from_secs_f64(a.run_timeout),
-    };
-    opts.check()?;
+        run_timeout_s: a.run_timeout,
+    }
+    .options(jobs)?;
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     eprintln!(
         "search: seed {seed} (repeat with --seed {seed}), {} free number(s), {} evaluations each for CMA-ES and the random baseline, {jobs} worker(s)",

@@ -188,12 +188,19 @@ impl Budget {
             };
             let delay = self.delay_ns
                 + at(Dim::Delay(i)).map_or(0, |u| (u * self.jitter_ns as f64).round() as u64);
-            pieces.push(Piece {
-                start_ns: start,
-                // Whole bits per second and microseconds: what the file holds.
-                rate_bps: rate.round(),
-                delay_ns: delay / 1000 * 1000,
-            });
+            // Whole bits per second and microseconds: what the file holds.
+            let (rate_bps, delay_ns) = (rate.round(), delay / 1000 * 1000);
+            // A piece the same as the one before extends it: no change.
+            if !pieces
+                .last()
+                .is_some_and(|p: &Piece| p.rate_bps == rate_bps && p.delay_ns == delay_ns)
+            {
+                pieces.push(Piece {
+                    start_ns: start,
+                    rate_bps,
+                    delay_ns,
+                });
+            }
             start = ((start as f64 + len) / 1e6).round() as u64 * 1_000_000;
         }
         let loss = at(Dim::Loss).map_or(0.0, |u| (u * self.loss * 1e6).round() / 1e6);
@@ -426,9 +433,8 @@ mod tests {
         let b = budget();
         assert_eq!(b.dimensions().len(), 3 * 3 + 1);
         for x in [
-            vec![0.0; 10],
-            vec![1.0; 10],
-            vec![0.3; 10],
+            vec![0.0, 0.2, 0.5, 0.5, 0.3, 0.1, 1.0, 1.0, 0.9, 0.0],
+            vec![0.3, 0.1, 0.2, 0.9, 0.7, 0.3, 0.1, 0.2, 0.3, 0.4],
             vec![-5.0, 7.0, 0.5, 2.0, 0.1, 0.9, 0.4, 0.6, 0.2, 3.0],
         ] {
             let p = b.path(&x);
@@ -448,9 +454,12 @@ mod tests {
         assert_eq!(low.pieces[0].rate_bps, 5e6);
         assert_eq!(low.loss, 0.0);
         let high = b.path(&[1.0; 10]);
-        assert_eq!(high.pieces[2].rate_bps, 20e6);
-        assert_eq!(high.pieces[2].delay_ns, 30_000_000);
+        assert_eq!(high.pieces[0].rate_bps, 20e6);
+        assert_eq!(high.pieces[0].delay_ns, 30_000_000);
         assert_eq!(high.loss, 0.01);
+        // Pieces alike are one: the schedule has no change there.
+        assert_eq!((low.pieces.len(), high.pieces.len()), (1, 1));
+        assert_eq!(high.piece_end_ns(0), b.duration_ns);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod budget;
 pub mod engine;
 pub mod objective;
 pub mod reading;
+pub mod spec;
 
 use crate::conformance::grid::Controller;
 use crate::sampled;
@@ -21,6 +22,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What to search.
+#[derive(Debug)]
 pub struct Options {
     /// The path budget.
     pub budget: Budget,
@@ -248,6 +250,31 @@ impl Options {
             .measure(path, &samples, self.flows, self.warmup_ns, payload))
     }
 
+    /// The objective on `path`; for a run that did not complete, the
+    /// objective's worst value and why.
+    pub fn value_or_worst(&self, path: &SearchPath) -> (f64, Option<String>) {
+        match self.evaluate(path) {
+            Ok(v) => (v, None),
+            Err(e) => (self.objective.worst_value(path), Some(e)),
+        }
+    }
+
+    /// [`Options::value_or_worst`] for the paths of points `xs`, on
+    /// `self.jobs` threads, in the order given: for an outside driver
+    /// (Python's, which hands a generation to a Dask worker).
+    pub fn evaluate_points(&self, xs: &[Vec<f64>]) -> Result<Vec<(f64, Option<String>)>, String> {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.jobs.max(1))
+            .build()
+            .map_err(|e| format!("cannot start {} worker threads: {e}", self.jobs))?;
+        Ok(pool.install(|| {
+            xs.par_iter()
+                .map(|x| self.value_or_worst(&self.budget.path(x)))
+                .collect()
+        }))
+    }
+
     /// The reading of the worst path, for the BBR family (the first
     /// flow's controller); `None` for another, or if the path no longer
     /// runs.
@@ -284,17 +311,13 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report, String> {
     let failures: Mutex<Vec<Failed>> = Mutex::new(Vec::new());
     let f = |x: &[f64]| -> f64 {
         let path = o.budget.path(x);
-        let value = match o.evaluate(&path) {
-            Ok(v) => v,
-            Err(message) => {
-                let worst = o.objective.worst_value(&path);
-                let mut all = failures.lock().expect("no evaluation panics holding it");
-                if !all.iter().any(|x| x.path == path) {
-                    all.push(Failed { path, message });
-                }
-                worst
+        let (value, failed) = o.value_or_worst(&path);
+        if let Some(message) = failed {
+            let mut all = failures.lock().expect("no evaluation panics holding it");
+            if !all.iter().any(|x| x.path == path) {
+                all.push(Failed { path, message });
             }
-        };
+        }
         o.objective.badness(value)
     };
     let c = engine::cmaes(dim, o.evaluations, o.seed, &pool, &f, &|n| {

@@ -1,0 +1,73 @@
+"""bbrlab.search: the worst path inside a budget, by pycma's CMA-ES
+against a random baseline, evaluated here or as Dask tasks. The same
+search gives the same history either way; the worst path's scenario runs
+in simulate(); bad options are named by their keywords."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import bbrlab
+
+#: A small budget: 10 Mbit/s falling as low as 2, two pieces, 8 s runs.
+BUDGET = dict(rate="10mbit", rate_ratio=5, pieces=2, duration="8s", evaluations=24, seed=4)
+
+
+def test_a_local_search_reports_both_methods_and_the_worst_path_runs():
+    r = bbrlab.search("bbr", "utilization", progress=False, **BUDGET)
+    assert isinstance(r, bbrlab.SearchResult)
+    h = r.history
+    assert list(h.columns) == ["method", "evaluation", "utilization", "worst_so_far", "path", "error"]
+    n = (h["method"] == "cmaes").sum()
+    assert 16 <= n <= 24 and (h["method"] == "random").sum() == n
+    # Worst so far never improves; utilization is a fraction.
+    for _, g in h.groupby("method"):
+        assert g["worst_so_far"].is_monotonic_decreasing
+        assert g["utilization"].between(0, 1.2).all()
+    assert r.worst["value"] == h[h["method"] == "cmaes"]["utilization"].min()
+    assert r.beat_baseline == (r.worst["value"] < r.baseline_worst["value"])
+    assert "bandwidth estimate" in r.reading
+    # The worst path's file runs as it stands.
+    run = bbrlab.simulate(r.worst["scenario"], timeseries=False)
+    assert len(run.summary) == 1
+
+
+def test_dask_gives_the_same_search():
+    local = bbrlab.search("bbr,cubic", "share", progress=False, **{**BUDGET, "rate_ratio": 2})
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c, Client(
+        c
+    ) as client:
+        remote = bbrlab.search(["bbr", "cubic"], "share", client=client, progress=False, **{**BUDGET, "rate_ratio": 2})
+    pd.testing.assert_frame_equal(local.history, remote.history)
+    assert local.worst["scenario"] == remote.worst["scenario"]
+    assert local.flows == ["bbr", "cubic"]
+    assert local.reading is not None
+
+
+def test_a_loss_based_controller_gets_no_reading_and_write_makes_the_files(tmp_path):
+    r = bbrlab.search("cubic", "retransmissions", progress=False, rate_ratio=1, loss=0.03, pieces=1,
+                      duration="5s", evaluations=12, seed=2)
+    assert r.reading is None
+    # One free number (the loss): the path ignores pycma's second.
+    assert r.history["path"].str.contains("random loss").all()
+    r.write(tmp_path / "out")
+    for f in ["worst.toml", "baseline-worst.toml", "history.csv"]:
+        assert (tmp_path / "out" / f).is_file()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(rate_ratio=0.5), "rate_ratio 0.5: must be at least 1"),
+        (dict(speed=3), "unknown field `speed`"),
+        (dict(objective="share"), "give two controllers"),
+        (dict(rate="10mbps"), "rate `10mbps`"),
+        (dict(cc="bbr9"), "cc bbr9"),
+    ],
+)
+def test_bad_options_are_named_by_keyword(kwargs, message):
+    args = {"cc": "bbr", **kwargs}
+    with pytest.raises(ValueError, match=message):
+        bbrlab.search(**args, progress=False, evaluations=10)
