@@ -146,6 +146,75 @@ fn release_error_stays_within_200_us_with_every_core_busy() {
     }
 }
 
+/// A forward delay schedule in `--scenario` (10 ms, then 60 ms from
+/// 2 s, then 5 ms from 4 s) under a kernel TCP upload: every forward
+/// packet that leaves the queue well inside a piece is released that
+/// piece's delay after it left (within the emulator's release error), and
+/// none before; forward packets never overtake one another.
+#[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
+fn a_delay_schedule_delays_each_packet_by_the_piece_it_leaves_in() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("schedule.toml");
+    std::fs::write(
+        &scenario,
+        "[link.forward]\nrate = \"20mbit\"\ndelay_schedule = { steps = [ { at = \"0s\", delay = \"10ms\" }, { at = \"2s\", delay = \"60ms\" }, { at = \"4s\", delay = \"5ms\" } ] }\nqueue = { limit = \"100pkt\" }\n[link.reverse]\ndelay = \"10ms\"\n",
+    )
+    .unwrap();
+    let log = dir.path().join("log");
+    let (ok, out, err) = emu(
+        &[
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+        &format!("{BIN} tcp recv --listen {{server}}:5201"),
+        &format!("{BIN} tcp send --to {{server}}:5201 --cc cubic --duration 5s"),
+        60,
+    );
+    assert!(ok, "emu failed\n{out}\n{err}");
+    let mut rows = csv::Reader::from_path(log.join("packets.csv")).unwrap();
+    let h = rows.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    let (deq, rel, d) = (col("dequeue_s"), col("released_s"), col("direction"));
+    let mut seen = [0usize; 3];
+    let mut last_release = 0.0f64;
+    for r in rows.records().map(Result::unwrap) {
+        if &r[d] != "forward" || r[rel].is_empty() {
+            continue;
+        }
+        let (left, released): (f64, f64) = (r[deq].parse().unwrap(), r[rel].parse().unwrap());
+        // In order (with a few µs of slack for the log's rounding).
+        assert!(
+            released + 1e-5 >= last_release,
+            "a packet overtook at {released} s"
+        );
+        last_release = released;
+        let took = released - left;
+        // Away from the steps (and after the step down, once the packets
+        // that left at 60 ms have gone), the piece's delay.
+        let (piece, want) = match left {
+            t if (0.3..1.9).contains(&t) => (0, 0.010),
+            t if (2.1..3.9).contains(&t) => (1, 0.060),
+            t if (4.2..4.9).contains(&t) => (2, 0.005),
+            _ => continue,
+        };
+        assert!(
+            took >= want - 1e-4,
+            "released {took} s after leaving at {left} s, before {want} s"
+        );
+        assert!(
+            took <= want + 0.002,
+            "released {took} s after leaving at {left} s, want {want} s"
+        );
+        seen[piece] += 1;
+    }
+    assert!(seen.iter().all(|n| *n > 100), "packets per piece: {seen:?}");
+}
+
 /// Runs one kernel-TCP download (server → client) for 5 s through `path`
 /// and returns the receiver's goodput, bit/s.
 fn download_bps(path: &[&str]) -> f64 {

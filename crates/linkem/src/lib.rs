@@ -50,6 +50,7 @@
 //!     realtime: false,
 //!     ports: Vec::new(),
 //!     hops: Vec::new(),
+//!     delay_schedules: [None, None],
 //! };
 //!
 //! /// Two fake TUN devices on a simulated clock that stop the loop once

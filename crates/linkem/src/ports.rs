@@ -351,6 +351,7 @@ mod tests {
             sample_interval_ns: 0,
             realtime: false,
             hops: Vec::new(),
+            delay_schedules: [None, None],
             ports: vec![PortPath {
                 port: 5201,
                 forward: Some(direction("delay = \"30ms\"")),

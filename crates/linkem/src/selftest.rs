@@ -293,6 +293,7 @@ fn path(rate_bps: Option<f64>, rtt_ns: u64, queue_packets: u64) -> ForwardConfig
         realtime: true,
         ports: Vec::new(),
         hops: Vec::new(),
+        delay_schedules: [None, None],
     }
 }
 

@@ -63,6 +63,11 @@ pub struct LinkPath {
     /// `[[link.hops]]`: forward hops after `[link.forward]`, in series
     /// (every client → server packet crosses them all).
     pub hops: Vec<link::ResolvedDirection>,
+    /// `[link.forward]`'s and `[link.reverse]`'s `delay_schedule`, if
+    /// any (that direction's resolved delay is then 0; the forwarder
+    /// applies the schedule to what leaves its queue, as the simulator
+    /// does).
+    pub delay_schedules: [Option<link::DelaySchedule>; 2],
 }
 
 /// One `[[link.ports]]` table, resolved: extra directions the emulator
@@ -147,11 +152,13 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
     };
     let resolve = |d: Option<link::DirectionConfig>, which: &str| {
         let d = d.unwrap_or_default();
-        if d.delay_schedule.is_some() {
+        // The shared directions take a schedule; a port's or a hop's
+        // delay is constant (they are applied after the shared queue).
+        if d.delay_schedule.is_some() && which != "forward" && which != "reverse" {
             let key = format!("link.{which}.delay_schedule");
             return Err(ScenarioError {
                 location: position(file, &loc, &KeyPath::parse(&key)),
-                message: format!("`{key}`: the emulator applies a constant `delay` only; a delay schedule runs in the simulator (`bbrlab sim`)"),
+                message: format!("`{key}`: the emulator applies a delay schedule on [link.forward] and [link.reverse] only; a port's or a hop's delay is constant"),
             });
         }
         d.resolve(base_dir).map_err(|e| {
@@ -186,12 +193,16 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
     for (k, h) in link.hops.unwrap_or_default().into_iter().enumerate() {
         hops.push(resolve(Some(h), &format!("hops.{k}"))?);
     }
+    let schedule =
+        |d: &Option<link::DirectionConfig>| d.as_ref().and_then(|d| d.delay_schedule.clone());
+    let delay_schedules = [schedule(&link.forward), schedule(&link.reverse)];
     Ok(LinkPath {
         forward: resolve(link.forward, "forward")?,
         reverse: resolve(link.reverse, "reverse")?,
         seed: sc.seed.unwrap_or(1),
         ports,
         hops,
+        delay_schedules,
     })
 }
 
@@ -219,6 +230,28 @@ mod tests {
         assert!(e.contains("loss 1.5"), "{e}");
         let e = flag_direction(Some(0.0), 0, link::units::Size::Packets(10), 0.0).unwrap_err();
         assert!(e.contains("rate 0"), "{e}");
+    }
+
+    #[test]
+    fn the_shared_directions_take_a_delay_schedule_and_ports_do_not() {
+        let p = parse(
+            "[link.forward]\nrate = \"10mbit\"\ndelay_schedule = { steps = [ { at = \"0s\", delay = \"5ms\" }, { at = \"2s\", delay = \"30ms\" } ] }\n[link.reverse]\ndelay = \"5ms\"\n",
+        )
+        .unwrap();
+        let s = p.delay_schedules[0].as_ref().expect("forward's schedule");
+        assert_eq!(s.delay_at(1_000_000_000), 5_000_000);
+        assert_eq!(s.delay_at(3_000_000_000), 30_000_000);
+        assert_eq!(p.forward.delay_ns, 0);
+        assert!(p.delay_schedules[1].is_none());
+        assert_eq!(p.reverse.delay_ns, 5_000_000);
+        let e = parse(
+            "[link.forward]\nrate = \"10mbit\"\n[[link.ports]]\nport = 5201\nforward = { delay_schedule = { steps = [ { at = \"0s\", delay = \"5ms\" } ] } }\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("[link.forward] and [link.reverse] only"),
+            "{e:?}"
+        );
     }
 
     #[test]

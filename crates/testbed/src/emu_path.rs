@@ -195,6 +195,7 @@ pub fn forward_config(p: &EmuPath, sample_ns: u64) -> Result<ForwardConfig, Stri
             realtime: true,
             ports,
             hops: path.hops,
+            delay_schedules: path.delay_schedules,
         });
     }
     let (up_delay, down_delay) = one_way_delays(p)?;
@@ -206,6 +207,7 @@ pub fn forward_config(p: &EmuPath, sample_ns: u64) -> Result<ForwardConfig, Stri
         realtime: true,
         ports: Vec::new(),
         hops: Vec::new(),
+        delay_schedules: [None, None],
     })
 }
 

@@ -172,12 +172,30 @@ pub fn read(c: &Context<'_>, samples: &[FlowSample]) -> String {
                 String::new()
             }
         ),
-        (Some(b), _) if b < 0.8 * p.rate_bps => "Likely cause: a bandwidth estimate below the link's rate: the flow paced at a gain times what it had measured, and its probes did not raise the windowed max to the rate the link offered.".to_string(),
-        (_, Some(m)) if m > 1.25 * rtt => "Likely cause: a min_rtt measured with a queue standing, so BBR's inflight cap (a gain times bandwidth times min_rtt) allows that queue to stay.".to_string(),
+        // Loss first among the rest: a loss response caps inflight, so
+        // the delivery rate, and the estimate made from it, fall with it.
         _ if retx_frac > 0.02 => format!(
-            "Likely cause: loss ({:.1} % of packets retransmitted): the estimates were near the path's, but the losses cut the window or the data delivered.",
-            100.0 * retx_frac
+            "Likely cause: loss ({:.1} % of packets retransmitted){}.",
+            100.0 * retx_frac,
+            if bw.is_some_and(|b| b < 0.8 * p.rate_bps) {
+                ": its loss response capped inflight, which held the delivery rate, and so its bandwidth estimate, below the link's rate"
+            } else {
+                ": the estimates were near the path's, but the losses cut the window or the data delivered"
+            }
         ),
+        (Some(b), _) if b < 0.8 * p.rate_bps => format!(
+            "Likely cause: a bandwidth estimate below the link's rate{}: the flow paced at a gain times what it had measured, and its probes had not yet raised the windowed max to the rate the link offered.",
+            if i > 0 && path.pieces[i - 1].rate_bps < 0.8 * p.rate_bps {
+                format!(
+                    " after the rate rose from piece {}'s {:.2} Mbit/s (BBR learns of more bandwidth only by probing above its estimate, a quarter more each probe)",
+                    i,
+                    path.pieces[i - 1].rate_bps / 1e6
+                )
+            } else {
+                String::new()
+            }
+        ),
+        (_, Some(m)) if m > 1.25 * rtt => "Likely cause: a min_rtt measured with a queue standing, so BBR's inflight cap (a gain times bandwidth times min_rtt) allows that queue to stay.".to_string(),
         _ => "Its estimates were within 20-25 % of the path's; the shortfall is in how its state machine used them (the states above), not in a wrong estimate.".to_string(),
     };
     text.push(' ');

@@ -66,6 +66,12 @@ pub struct ForwardConfig {
     /// Forward hops after `forward`, in series ([`crate::hops`]); empty:
     /// one bottleneck.
     pub hops: Vec<ResolvedDirection>,
+    /// Delay schedules in place of `forward`'s and `reverse`'s constant
+    /// delay (which must then be 0), timed from the forwarder's start and
+    /// applied as the simulator applies them: to each packet as it leaves
+    /// the queue, keeping the order unless the schedule reorders
+    /// ([`link::ScheduledDelay`]). `[None, None]`: constant delays.
+    pub delay_schedules: [Option<link::DelaySchedule>; 2],
 }
 
 /// FQ-CoDel's flow key for an IPv4 packet: a hash of its 5-tuple
@@ -245,6 +251,21 @@ pub fn run_io(
         Direction::new(&cfg.forward, cfg.seed),
         Direction::new(&cfg.reverse, cfg.seed ^ 0x5DEE_CE66_D1CE_4E5B),
     ];
+    for (d, which, s) in [
+        (&cfg.forward, "forward", &cfg.delay_schedules[0]),
+        (&cfg.reverse, "reverse", &cfg.delay_schedules[1]),
+    ] {
+        if s.is_some() && d.delay_ns != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the {which} direction has a delay schedule and a delay of {} ns; the schedule replaces the delay, which must be 0", d.delay_ns),
+            ));
+        }
+    }
+    let mut wires = cfg
+        .delay_schedules
+        .clone()
+        .map(|s| s.map(link::ScheduledDelay::new));
     let mut port_paths = crate::ports::PortPaths::new(&cfg.ports, cfg.seed);
     let mut tandem = crate::hops::Tandem::new(&cfg.hops, cfg.seed)
         .map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
@@ -335,6 +356,7 @@ pub fn run_io(
                     }
                 };
                 if let Some(at) = arrive {
+                    let at = wires[d].as_mut().map_or(at, |w| w.arrive_ns(at));
                     let pkt = &mut slots[i].as_mut().expect("just filled").buf[..n];
                     let fate = tandem
                         .release_ns(d, pkt, at)
@@ -401,8 +423,11 @@ pub fn run_io(
                 // path, if it has them.
                 let slot = slots[i].as_mut().expect("held slots are filled");
                 let pkt = &mut slot.buf[..slot.len];
+                let at = wires[d]
+                    .as_mut()
+                    .map_or(r.arrive_ns, |w| w.arrive_ns(r.arrive_ns));
                 let fate = tandem
-                    .release_ns(d, pkt, r.arrive_ns)
+                    .release_ns(d, pkt, at)
                     .and_then(|at| port_paths.release_ns(d, pkt, at));
                 match fate {
                     Ok(at) => {
@@ -814,6 +839,7 @@ mod tests {
             realtime: false,
             ports: Vec::new(),
             hops: Vec::new(),
+            delay_schedules: [None, None],
         }
     }
 
@@ -867,6 +893,78 @@ mod tests {
             worst_reverse_late <= 4 * 300_000 + 200_000,
             "reverse packets up to {worst_reverse_late} ns late"
         );
+    }
+
+    /// A forward delay schedule (5 ms, 20 ms from 100 ms, 2 ms from
+    /// 200 ms) on a machine that preempts reads: each packet leaves no
+    /// earlier than it left the queue plus the delay in force then, the
+    /// packets keep their order when the delay falls (they bunch up, as
+    /// on the simulator's wire), and a packet that left the queue in a
+    /// piece is not held much past that piece's delay.
+    #[test]
+    fn a_delay_schedule_delays_by_the_piece_each_packet_leaves_in() {
+        let stop = AtomicBool::new(false);
+        let mut sim = Sim::new(&stop, 5, 200_000);
+        for i in 0..300u64 {
+            sim.offer(0, i * 1_000_000, 1000);
+        }
+        let schedule: link::DelaySchedule = toml::from_str::<toml::Table>(
+            "s = { steps = [ { at = \"0s\", delay = \"5ms\" }, { at = \"100ms\", delay = \"20ms\" }, { at = \"200ms\", delay = \"2ms\" } ] }",
+        )
+        .unwrap()["s"]
+            .clone()
+            .try_into()
+            .unwrap();
+        let mut cfg = config(dir(None, 0), dir(None, 0));
+        cfg.delay_schedules = [Some(schedule), None];
+        run_io(&mut sim, &cfg, &stop, &mut NoLog).unwrap();
+        assert_eq!(sim.sent.len(), 300);
+        let delay_at = |t: u64| match t {
+            t if t < 100_000_000 => 5_000_000,
+            t if t < 200_000_000 => 20_000_000,
+            _ => 2_000_000,
+        };
+        let mut last = 0;
+        for &(t, _, id) in &sim.sent {
+            let (at, _, _) = sim.arrival_of[&id];
+            assert!(id >= last, "packet {id} overtook {last}");
+            last = id;
+            // Read within a stall of arriving: it left the queue (no rate)
+            // between `at` and `at + stall`.
+            assert!(
+                t >= at + delay_at(at).min(delay_at(at + 200_000)),
+                "packet {id}: {t} ns"
+            );
+            if (10_000_000..90_000_000).contains(&at) {
+                assert!(
+                    t <= at + 5_000_000 + 1_000_000,
+                    "packet {id} held: {} ns",
+                    t - at
+                );
+            }
+            if (110_000_000..190_000_000).contains(&at) {
+                assert!(
+                    t >= at + 20_000_000 && t <= at + 21_000_000,
+                    "packet {id}: {} ns",
+                    t - at
+                );
+            }
+        }
+        // After the fall to 2 ms, the packets that left at 20 ms of delay
+        // are still ahead: the first packets of the new piece wait for
+        // them (kept in order), then the delay is 2 ms.
+        let late = sim
+            .sent
+            .iter()
+            .find(|x| sim.arrival_of[&x.2].0 == 250_000_000)
+            .unwrap();
+        assert!(late.0 - 250_000_000 < 3_000_000, "{}", late.0);
+        // A delay with a schedule is refused.
+        let mut bad = config(dir(None, 1_000_000), dir(None, 0));
+        bad.delay_schedules = cfg.delay_schedules.clone();
+        let stop = AtomicBool::new(false);
+        let e = run_io(&mut Sim::new(&stop, 0, 0), &bad, &stop, &mut NoLog).unwrap_err();
+        assert!(e.to_string().contains("must be 0"), "{e}");
     }
 
     /// A steady stream on a machine that takes the forwarder away for 5 ms

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The book's "Adversarial paths" study (docs/src/search.md): `bbrlab
+# search` for the worst utilization of each controller under three
+# budgets, CMA-ES against the random baseline, 200 evaluations each, one
+# seed; prints the table the chapter pastes. Usage:
+#   bash scripts/search-study.sh [OUT_DIR] [EVALUATIONS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-out/search-study}
+N=${2:-200}
+cargo build -q --release -p bbrlab
+BIN=target/release/bbrlab
+CCS="bbr bbr3 bbr3:linux-v3 cubic s2n:bbr2 quinn:bbr noq:bbr3"
+# name|flags: a cellular-like rate (20 Mbit/s falling as low as 2, six
+# pieces of at least 1 s), a jittery Wi-Fi-like delay (50 Mbit/s, 5 to
+# 25 ms one way, eight pieces of at least 0.5 s), a lossy long path
+# (50 Mbit/s, 50 ms one way, up to 5 % random loss).
+BUDGETS=(
+  "cellular|--rate 20mbit --rate-ratio 10 --delay 30ms --pieces 6 --min-piece 1s --duration 30s"
+  "wifi|--rate 50mbit --rate-ratio 1 --delay 5ms --jitter 20ms --pieces 8 --min-piece 500ms --duration 20s"
+  "lossy-long|--rate 50mbit --rate-ratio 1 --delay 50ms --loss 0.05 --pieces 1 --duration 30s"
+)
+mkdir -p "$OUT"
+start=$(date +%s)
+for b in "${BUDGETS[@]}"; do
+  name=${b%%|*}
+  flags=${b#*|}
+  for cc in $CCS; do
+    dir="$OUT/$name/${cc//:/-}"
+    mkdir -p "$OUT/$name"
+    # shellcheck disable=SC2086
+    "$BIN" search --cc "$cc" --objective utilization $flags --evaluations "$N" --seed 1 \
+      --quiet --no-plots --out "$dir" > "$dir.log" 2>&1 || { echo "search-study: $name $cc failed:"; cat "$dir.log"; exit 1; }
+  done
+done
+python3 - "$OUT" "$CCS" <<'PY'
+import json, sys, pathlib
+out, ccs = pathlib.Path(sys.argv[1]), sys.argv[2].split()
+print("| budget | controller | CMA-ES's worst utilization | random's worst | the worst path | likely cause (BBRs) |")
+print("| --- | --- | --- | --- | --- | --- |")
+for budget in ["cellular", "wifi", "lossy-long"]:
+    for cc in ccs:
+        j = json.loads((out / budget / cc.replace(":", "-") / "search.json").read_text())
+        c, r = j["cmaes"], j["random"]
+        cw, rw = c["history"][c["worst"]], r["history"][r["worst"]]
+        path = "; ".join(
+            f"{p['rate_bps'] / 1e6:.1f} Mbit/s, {p['delay_ns'] / 1e6:.0f} ms from {p['start_ns'] / 1e9:.1f} s"
+            for p in cw["path"]["pieces"]
+        )
+        if cw["path"]["loss"] > 0:
+            path += f"; {100 * cw['path']['loss']:.2f} % loss"
+        reading = j.get("reading") or ""
+        cause = reading.split("Likely cause: ")[1].split(":")[0] if "Likely cause: " in reading else ("estimates within 25 %" if reading else "–")
+        print(f"| {budget} | {cc} | {cw['value']:.3f} | {rw['value']:.3f} | {path} | {cause} |")
+PY
+echo "search-study: $(( $(date +%s) - start )) s"
