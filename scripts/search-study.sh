@@ -2,7 +2,8 @@
 # The book's "Adversarial paths" study (docs/src/search.md): `bbrlab
 # search` for the worst utilization of each controller under three
 # budgets, CMA-ES against the random baseline, 200 evaluations each, one
-# seed; prints the table the chapter pastes. Usage:
+# seed; prints the table the chapter pastes and copies the cellular bbr
+# search's history figure to docs/src/figures/search/. Usage:
 #   bash scripts/search-study.sh [OUT_DIR] [EVALUATIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +15,15 @@ CCS="bbr bbr3 bbr3:linux-v3 cubic s2n:bbr2 quinn:bbr noq:bbr3"
 # name|flags: a cellular-like rate (20 Mbit/s falling as low as 2, six
 # pieces of at least 1 s), a jittery Wi-Fi-like delay (50 Mbit/s, 5 to
 # 25 ms one way, eight pieces of at least 0.5 s), a lossy long path
-# (50 Mbit/s, 50 ms one way, up to 5 % random loss).
+# (50 Mbit/s, 50 ms one way, up to 5 % random loss), and seed 001's
+# per-packet jitter (3 Mbit/s, 60 ms, up to 120 ms of independent
+# per-packet delay, a 1000-packet buffer), the last also for bbr on the
+# QUIC 2018 stack the seed measured.
 BUDGETS=(
   "cellular|--rate 20mbit --rate-ratio 10 --delay 30ms --pieces 6 --min-piece 1s --duration 30s"
   "wifi|--rate 50mbit --rate-ratio 1 --delay 5ms --jitter 20ms --pieces 8 --min-piece 500ms --duration 20s"
   "lossy-long|--rate 50mbit --rate-ratio 1 --delay 50ms --loss 0.05 --pieces 1 --duration 30s"
+  "packet-jitter|--rate 3mbit --rate-ratio 1 --delay 30ms --packet-jitter 120ms --pieces 1 --duration 60s --buffer 66"
 )
 mkdir -p "$OUT"
 start=$(date +%s)
@@ -30,16 +35,22 @@ for b in "${BUDGETS[@]}"; do
     mkdir -p "$OUT/$name"
     # shellcheck disable=SC2086
     "$BIN" search --cc "$cc" --objective utilization $flags --evaluations "$N" --seed 1 \
-      --quiet --no-plots --out "$dir" > "$dir.log" 2>&1 || { echo "search-study: $name $cc failed:"; cat "$dir.log"; exit 1; }
+      --quiet --out "$dir" > "$dir.log" 2>&1 || { echo "search-study: $name $cc failed:"; cat "$dir.log"; exit 1; }
   done
 done
+dir="$OUT/packet-jitter/bbr-quic-2018"
+# shellcheck disable=SC2086
+"$BIN" search --cc bbr --stack quic-2018 --objective utilization ${BUDGETS[3]#*|} --evaluations "$N" \
+  --seed 1 --quiet --out "$dir" > "$dir.log" 2>&1 || { echo "search-study: quic-2018 failed:"; cat "$dir.log"; exit 1; }
+mkdir -p docs/src/figures/search
+cp "$OUT/cellular/bbr/history.svg" docs/src/figures/search/cellular-bbr-history.svg
 python3 - "$OUT" "$CCS" <<'PY'
 import json, sys, pathlib
 out, ccs = pathlib.Path(sys.argv[1]), sys.argv[2].split()
 print("| budget | controller | CMA-ES's worst utilization | random's worst | the worst path | likely cause (BBRs) |")
 print("| --- | --- | --- | --- | --- | --- |")
-for budget in ["cellular", "wifi", "lossy-long"]:
-    for cc in ccs:
+for budget in ["cellular", "wifi", "lossy-long", "packet-jitter"]:
+    for cc in ccs + (["bbr-quic-2018"] if budget == "packet-jitter" else []):
         j = json.loads((out / budget / cc.replace(":", "-") / "search.json").read_text())
         c, r = j["cmaes"], j["random"]
         cw, rw = c["history"][c["worst"]], r["history"][r["worst"]]
@@ -49,6 +60,8 @@ for budget in ["cellular", "wifi", "lossy-long"]:
         )
         if cw["path"]["loss"] > 0:
             path += f"; {100 * cw['path']['loss']:.2f} % loss"
+        if cw["path"]["packet_jitter_ns"] > 0:
+            path += f"; per-packet jitter up to {cw['path']['packet_jitter_ns'] / 1e6:.0f} ms"
         reading = j.get("reading") or ""
         cause = reading.split("Likely cause: ")[1].split(":")[0] if "Likely cause: " in reading else ("estimates within 25 %" if reading else "–")
         print(f"| {budget} | {cc} | {cw['value']:.3f} | {rw['value']:.3f} | {path} | {cause} |")

@@ -211,8 +211,8 @@ pub(crate) enum Command {
     ///
     /// The budget: the rate within [--rate / --rate-ratio, --rate], the
     /// forward one-way delay within [--delay, --delay + --jitter], random
-    /// loss up to --loss, a schedule of at most --pieces pieces of at least
-    /// --min-piece each. Writes the worst path found by each method as a
+    /// loss up to --loss, per-packet jitter up to --packet-jitter, a
+    /// schedule of at most --pieces pieces of at least --min-piece each. Writes the worst path found by each method as a
     /// scenario file `bbrlab sim` reproduces, the history (history.csv and
     /// a figure), search.json, and for a BBR a reading of why it failed.
     #[command(
@@ -537,6 +537,11 @@ pub(crate) struct SearchArgs {
     /// The most random loss, a fraction (0.01 is 1 %).
     #[arg(long, default_value_t = sd::LOSS)]
     pub(crate) loss: f64,
+    /// The most per-packet jitter: each packet's forward delay gains a
+    /// uniform draw from 0 to a level the search picks up to this, each
+    /// packet's its own (packets overtake, seed 001's independent delays).
+    #[arg(long, default_value = sd::PACKET_JITTER)]
+    pub(crate) packet_jitter: String,
     /// The most pieces in the schedule; each has its own rate and delay.
     #[arg(long, default_value_t = sd::PIECES)]
     pub(crate) pieces: usize,
@@ -556,6 +561,10 @@ pub(crate) struct SearchArgs {
     /// Flows of the one controller (two controllers: one flow each).
     #[arg(long)]
     pub(crate) flows: Option<usize>,
+    /// The flows' transport, as a scenario's `[[flow]] stack` names it
+    /// (`linux`, `quic-2018`, ...; default: each algorithm's own).
+    #[arg(long)]
+    pub(crate) stack: Option<String>,
     /// Evaluations for CMA-ES; the random baseline gets as many.
     #[arg(long, default_value_t = sd::EVALUATIONS)]
     pub(crate) evaluations: usize,

@@ -116,6 +116,8 @@ fn bad_arguments_are_named_and_help_lists_the_objectives() {
             "nothing to search",
         ),
         (&["--aqm", "red"][..], "--aqm red"),
+        (&["--stack", "tcp-9"][..], "--stack tcp-9"),
+        (&["--packet-jitter", "3s"][..], "at most 2 s"),
     ] {
         let mut a = vec!["search", "--quiet", "--evaluations", "10"];
         a.extend_from_slice(args);

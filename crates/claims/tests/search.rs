@@ -17,6 +17,7 @@ fn budget() -> Budget {
         delay_ns: 20_000_000,
         jitter_ns: 40_000_000,
         loss: 0.0,
+        packet_jitter_ns: 0,
         pieces: 2,
         min_piece_ns: 2_000_000_000,
         duration_ns: 10_000_000_000,
@@ -34,6 +35,7 @@ fn options(
     let warmup_ns = search::default_warmup_ns(&budget);
     Options {
         flows: if cc.len() == 2 { 2 } else { 1 },
+        stack: None,
         budget,
         objective,
         controllers: cc,

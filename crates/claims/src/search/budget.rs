@@ -26,6 +26,11 @@ pub struct Budget {
     pub jitter_ns: u64,
     /// The most random loss, a fraction (p; 0: none).
     pub loss: f64,
+    /// The most per-packet jitter, ns: each packet's forward delay gains
+    /// a uniform draw from 0 to a level the search picks up to this, drawn
+    /// independently, so packets overtake (seed 001's "independent
+    /// delays"); 0: none.
+    pub packet_jitter_ns: u64,
     /// The most pieces the schedule may have (n ≥ 1).
     pub pieces: usize,
     /// The shortest a piece may be, ns (t).
@@ -83,6 +88,12 @@ impl Budget {
                 secs(self.jitter_ns)
             ));
         }
+        if self.packet_jitter_ns > 2_000_000_000 {
+            return Err(format!(
+                "--packet-jitter {} s: at most 2 s",
+                secs(self.packet_jitter_ns)
+            ));
+        }
         if !(self.loss.is_finite() && (0.0..=0.5).contains(&self.loss)) {
             return Err(format!(
                 "--loss {}: a fraction from 0 to 0.5 (0.01 is 1 %)",
@@ -121,7 +132,7 @@ impl Budget {
         }
         if self.dimensions().is_empty() {
             return Err(
-                "nothing to search: the budget fixes the path (give --rate-ratio above 1, --jitter above 0 or --loss above 0)"
+                "nothing to search: the budget fixes the path (give --rate-ratio above 1, --jitter, --packet-jitter or --loss above 0)"
                     .into(),
             );
         }
@@ -131,7 +142,7 @@ impl Budget {
     /// The numbers the budget leaves free, in the order of a point's
     /// coordinates: per piece its rate (if k > 1), its delay (if j > 0)
     /// and its length (if n > 1 and pieces can differ), then the loss (if
-    /// p > 0).
+    /// p > 0), then the per-packet jitter (if allowed).
     pub fn dimensions(&self) -> Vec<Dim> {
         let mut d = Vec::new();
         let pieces_differ = self.rate_ratio > 1.0 || self.jitter_ns > 0;
@@ -148,6 +159,9 @@ impl Budget {
         }
         if self.loss > 0.0 {
             d.push(Dim::Loss);
+        }
+        if self.packet_jitter_ns > 0 {
+            d.push(Dim::PacketJitter);
         }
         d
     }
@@ -204,9 +218,13 @@ impl Budget {
             start = ((start as f64 + len) / 1e6).round() as u64 * 1_000_000;
         }
         let loss = at(Dim::Loss).map_or(0.0, |u| (u * self.loss * 1e6).round() / 1e6);
+        let packet_jitter_ns = at(Dim::PacketJitter).map_or(0, |u| {
+            (u * self.packet_jitter_ns as f64 / 1e3).round() as u64 * 1000
+        });
         SearchPath {
             pieces,
             loss,
+            packet_jitter_ns,
             duration_ns: self.duration_ns,
             reverse_delay_ns: self.delay_ns / 1000 * 1000,
         }
@@ -224,6 +242,8 @@ pub enum Dim {
     Length(usize),
     /// The random loss, from 0 to p.
     Loss,
+    /// The per-packet jitter's level, from 0 to its most.
+    PacketJitter,
 }
 
 /// One piece of a schedule.
@@ -244,6 +264,9 @@ pub struct SearchPath {
     pub pieces: Vec<Piece>,
     /// Random loss on the forward direction, a fraction.
     pub loss: f64,
+    /// Per-packet extra forward delay, uniform from 0 to this, ns, each
+    /// packet's drawn on its own (packets may overtake).
+    pub packet_jitter_ns: u64,
     /// The run, ns.
     pub duration_ns: u64,
     /// The reverse one-way delay, ns.
@@ -300,17 +323,25 @@ impl SearchPath {
         if self.loss > 0.0 {
             let _ = write!(t, "; {:.3} % random loss", self.loss * 100.0);
         }
+        if self.packet_jitter_ns > 0 {
+            let _ = write!(
+                t,
+                "; per-packet jitter up to {:.1} ms",
+                self.packet_jitter_ns as f64 / 1e6
+            );
+        }
         t
     }
 
     /// The scenario file: the schedule on `[link.forward]`, a buffer of
     /// `budget`'s size, one flow per entry of `flows` (its `algorithm`
-    /// and bbr3 profile), all starting together; `header` lines go first
-    /// as comments.
+    /// and bbr3 profile), all starting together, each with `stack` if
+    /// given; `header` lines go first as comments.
     pub fn scenario(
         &self,
         budget: &Budget,
         flows: &[(&str, Option<&str>)],
+        stack: Option<&str>,
         seed: u64,
         header: &[String],
     ) -> String {
@@ -394,6 +425,13 @@ impl SearchPath {
         if self.loss > 0.0 {
             let _ = writeln!(t, "loss = {}", self.loss);
         }
+        if self.packet_jitter_ns > 0 {
+            let _ = writeln!(
+                t,
+                "jitter = {{ uniform = {{ min = \"0us\", max = \"{}\" }}, reorder = true }}",
+                us(self.packet_jitter_ns)
+            );
+        }
         let _ = writeln!(
             t,
             "\n[link.reverse]\ndelay = \"{}\"",
@@ -401,6 +439,9 @@ impl SearchPath {
         );
         for (algorithm, profile) in flows {
             let _ = writeln!(t, "\n[[flow]]\nalgorithm = \"{algorithm}\"");
+            if let Some(s) = stack {
+                let _ = writeln!(t, "stack = \"{s}\"");
+            }
             if let Some(p) = profile {
                 let _ = writeln!(t, "[flow.bbr3]\nprofile = \"{p}\"");
             }
@@ -420,6 +461,7 @@ mod tests {
             delay_ns: 20_000_000,
             jitter_ns: 10_000_000,
             loss: 0.01,
+            packet_jitter_ns: 0,
             pieces: 3,
             min_piece_ns: 2_000_000_000,
             duration_ns: 20_000_000_000,
@@ -548,12 +590,44 @@ mod tests {
     }
 
     #[test]
+    fn per_packet_jitter_is_a_free_number_and_reaches_the_file() {
+        let b = Budget {
+            rate_ratio: 1.0,
+            jitter_ns: 0,
+            loss: 0.0,
+            packet_jitter_ns: 50_000_000,
+            pieces: 1,
+            ..budget()
+        };
+        assert_eq!(b.dimensions(), vec![Dim::PacketJitter]);
+        let p = b.path(&[0.5]);
+        assert_eq!(p.packet_jitter_ns, 25_000_000);
+        let text = p.scenario(&b, &[("bbr", None)], Some("quic-2018"), 1, &[]);
+        assert!(
+            text.contains(
+                "jitter = { uniform = { min = \"0us\", max = \"25ms\" }, reorder = true }"
+            ),
+            "{text}"
+        );
+        scenario::parse(
+            &text,
+            "s.toml",
+            std::path::Path::new("."),
+            std::path::Path::new("s.toml"),
+        )
+        .expect("the simulator takes it");
+        assert!(p.describe().contains("per-packet jitter up to 25.0 ms"));
+        assert!(text.contains("stack = \"quic-2018\""));
+    }
+
+    #[test]
     fn the_scenario_holds_the_schedule() {
         let b = budget();
         let p = b.path(&[1.0, 0.0, 0.5, 0.0, 1.0, 0.5, 1.0, 0.0, 0.5, 0.5]);
         let text = p.scenario(
             &b,
             &[("bbr", None), ("bbr3", Some("linux-v3"))],
+            None,
             7,
             &["hello".into()],
         );

@@ -32,6 +32,9 @@ pub struct Options {
     pub controllers: Vec<Controller>,
     /// Flows (with two controllers, 2).
     pub flows: usize,
+    /// The flows' transport (`[[flow]] stack`: `linux`, `quic-2018`, ...);
+    /// none: each algorithm's default.
+    pub stack: Option<String>,
     /// Evaluations for each method (CMA-ES, then the random baseline).
     pub evaluations: usize,
     /// The optimizer's and the baseline's seed, and the scenarios'.
@@ -181,6 +184,18 @@ impl Options {
                 self.evaluations
             ));
         }
+        if let Some(stack) = &self.stack {
+            // The simulator's parser knows the stacks and which algorithm
+            // each takes.
+            let text = self.scenario(&self.budget.path(&[]), &[]);
+            scenario::parse(
+                &text,
+                "--stack",
+                std::path::Path::new("."),
+                std::path::Path::new("--stack"),
+            )
+            .map_err(|e| format!("--stack {stack}: {e}"))?;
+        }
         if self.warmup_ns.saturating_mul(2) > self.budget.duration_ns {
             return Err(format!(
                 "--warmup {} s: the objective is measured after it, and it may take at most half of --duration {} s",
@@ -197,7 +212,13 @@ impl Options {
             .iter()
             .map(|c| (c.scenario_algorithm(), c.scenario_profile()))
             .collect();
-        path.scenario(&self.budget, &flows, self.seed, header)
+        path.scenario(
+            &self.budget,
+            &flows,
+            self.stack.as_deref(),
+            self.seed,
+            header,
+        )
     }
 
     /// Runs `path` and returns its samples and the share of a packet's

@@ -119,6 +119,7 @@ pub fn read(c: &Context<'_>, samples: &[FlowSample]) -> String {
     } else {
         0.0
     };
+    let drops = mine.last().map_or(0, |x| x.drops) - mine[0].drops;
     let mut q: Vec<u64> = mine.iter().map(|x| x.queue_delay_ns).collect();
     q.sort_unstable();
     let queue_ms = q[q.len() / 2] as f64 / 1e6;
@@ -174,6 +175,10 @@ pub fn read(c: &Context<'_>, samples: &[FlowSample]) -> String {
         ),
         // Loss first among the rest: a loss response caps inflight, so
         // the delivery rate, and the estimate made from it, fall with it.
+        _ if retx_frac > 0.02 && (drops as f64) < 0.2 * retx as f64 => format!(
+            "Likely cause: spurious retransmissions ({:.1} % of packets, but only {drops} of its packets dropped on the path): packets that arrived out of order were declared lost, and the loss response cut what it sent.",
+            100.0 * retx_frac
+        ),
         _ if retx_frac > 0.02 => format!(
             "Likely cause: loss ({:.1} % of packets retransmitted){}.",
             100.0 * retx_frac,

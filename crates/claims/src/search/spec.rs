@@ -27,6 +27,8 @@ pub mod defaults {
     pub const JITTER: &str = "0ms";
     /// The most loss.
     pub const LOSS: f64 = 0.0;
+    /// The most per-packet jitter.
+    pub const PACKET_JITTER: &str = "0ms";
     /// The most pieces.
     pub const PIECES: usize = 4;
     /// The shortest piece.
@@ -61,6 +63,8 @@ pub struct Spec {
     pub jitter: String,
     /// The most random loss, a fraction.
     pub loss: f64,
+    /// The most per-packet jitter.
+    pub packet_jitter: String,
     /// The most pieces.
     pub pieces: usize,
     /// The shortest piece.
@@ -73,6 +77,8 @@ pub struct Spec {
     pub aqm: String,
     /// Flows of the one controller.
     pub flows: Option<usize>,
+    /// The flows' transport, as `[[flow]] stack` names it.
+    pub stack: Option<String>,
     /// Evaluations per method.
     pub evaluations: usize,
     /// The objective is measured from this time on.
@@ -94,12 +100,14 @@ impl Default for Spec {
             delay: DELAY.into(),
             jitter: JITTER.into(),
             loss: LOSS,
+            packet_jitter: PACKET_JITTER.into(),
             pieces: PIECES,
             min_piece: MIN_PIECE.into(),
             duration: DURATION.into(),
             buffer: BUFFER,
             aqm: AQM.into(),
             flows: None,
+            stack: None,
             evaluations: EVALUATIONS,
             warmup: None,
             seed: 1,
@@ -138,6 +146,7 @@ impl Spec {
             delay_ns: dur("delay", &self.delay)?,
             jitter_ns: dur("jitter", &self.jitter)?,
             loss: self.loss,
+            packet_jitter_ns: dur("packet-jitter", &self.packet_jitter)?,
             pieces: self.pieces,
             min_piece_ns: dur("min-piece", &self.min_piece)?,
             duration_ns: dur("duration", &self.duration)?,
@@ -152,6 +161,7 @@ impl Spec {
             flows: self
                 .flows
                 .unwrap_or(if controllers.len() == 2 { 2 } else { 1 }),
+            stack: self.stack.clone(),
             budget,
             objective: Objective::parse(&self.objective)?,
             controllers,
