@@ -5,6 +5,7 @@
 # seed; prints the table the chapter pastes and copies the cellular bbr
 # search's history figure to docs/src/figures/search/. Usage:
 #   bash scripts/search-study.sh [OUT_DIR] [EVALUATIONS]
+#   sudo CONFIRM=1 bash scripts/search-study.sh ...   (also the kernel table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-out/search-study}
@@ -66,4 +67,34 @@ for budget in ["cellular", "wifi", "lossy-long", "packet-jitter"]:
         cause = reading.split("Likely cause: ")[1].split(":")[0] if "Likely cause: " in reading else ("estimates within 25 %" if reading else "–")
         print(f"| {budget} | {cc} | {cw['value']:.3f} | {rw['value']:.3f} | {path} | {cause} |")
 PY
+
+# With CONFIRM=1 (as root): the cellular and wifi budgets again for the
+# kernel's bbr and cubic with flows made like kernel TCP's (--tcp-like),
+# each worst path replayed on kernel TCP (--confirm); a second table.
+if [ "${CONFIRM:-0}" = 1 ]; then
+  for b in "${BUDGETS[@]:0:2}"; do
+    name=${b%%|*}
+    flags=${b#*|}
+    for cc in bbr cubic; do
+      dir="$OUT/confirm/$name/$cc"
+      mkdir -p "$OUT/confirm/$name"
+      # shellcheck disable=SC2086
+      "$BIN" search --cc "$cc" --tcp-like --confirm --objective utilization $flags --evaluations "$N" \
+        --seed 1 --quiet --no-plots --out "$dir" > "$dir.log" 2>&1 || { echo "search-study: confirm $name $cc failed:"; cat "$dir.log"; exit 1; }
+    done
+  done
+  python3 - "$OUT" <<'PY'
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1]) / "confirm"
+print()
+print("| budget | controller | search's worst (tcp-like flows) | on the path as the kernel met it: kernel | simulator, tcp-like flows | simulator, plain flows | lag (s) |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for budget in ["cellular", "wifi"]:
+    for cc in ["bbr", "cubic"]:
+        s = json.loads((out / budget / cc / "search.json").read_text())
+        c = json.loads((out / budget / cc / "confirm.json").read_text())
+        w = s["cmaes"]["history"][s["cmaes"]["worst"]]["value"]
+        print(f"| {budget} | {cc} | {w:.3f} | {c['kernel']:.3f} | {c['simulator']:.3f} | {c['simulator_plain_flows']:.3f} | {c['lag_s']:.2f} |")
+PY
+fi
 echo "search-study: $(( $(date +%s) - start )) s"

@@ -565,6 +565,13 @@ pub(crate) struct SearchArgs {
     /// (`linux`, `quic-2018`, ...; default: each algorithm's own).
     #[arg(long)]
     pub(crate) stack: Option<String>,
+    /// Make the flows run as kernel TCP's do, as `validate` makes its
+    /// competing flows: the kernel's packet size (1448 + 52 B), TCP's SYN
+    /// exchange, Linux's first burst of 10, its delayed-ACK receiver and
+    /// its pacing; `bbr3` then runs linux-v3 with stock-kernel signals.
+    /// What --confirm compares the kernel with.
+    #[arg(long)]
+    pub(crate) tcp_like: bool,
     /// Evaluations for CMA-ES; the random baseline gets as many.
     #[arg(long, default_value_t = sd::EVALUATIONS)]
     pub(crate) evaluations: usize,
@@ -589,6 +596,12 @@ pub(crate) struct SearchArgs {
     /// No figure (history.svg/png).
     #[arg(long)]
     pub(crate) no_plots: bool,
+    /// Then replay the worst path through `bbrlab emu` with kernel TCP
+    /// (root; `bbr`, `cubic`, `reno`, and `bbr3` as bbrlab_bbr3 where it
+    /// runs the linux-v3 profile with stock-kernel signals) and report
+    /// the objective on the kernel beside the simulator's (confirm.json).
+    #[arg(long)]
+    pub(crate) confirm: bool,
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,

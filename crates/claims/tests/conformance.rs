@@ -470,7 +470,7 @@ fn a_run_past_its_timeout_is_stopped_and_recorded() {
 fn the_findings_still_show_what_their_files_say() {
     let dir = tempfile::tempdir().unwrap();
     let run = |file: &str| {
-        let p = if file.contains("window-grows") {
+        let p = if file.contains("window-grows") || file.contains("packet-jitter") {
             cases_dir().join("../findings").join(file)
         } else {
             cases_dir().join("findings").join(file)
@@ -522,6 +522,21 @@ fn the_findings_still_show_what_their_files_say() {
     assert!(
         late_min > 50e6,
         "quinn's estimate after the fall: {late_min}"
+    );
+
+    // scenarios/findings/ (bbrlab search): s2n's BBRv2 lives in PROBE_RTT
+    // under per-packet jitter.
+    let (json, rows, _, mode, _, _) = run("s2n-bbr2-probe-rtt-under-packet-jitter.toml");
+    let in_probe_rtt =
+        rows.iter().filter(|r| r[mode] == *"probe_rtt").count() as f64 / rows.len() as f64;
+    assert!(
+        in_probe_rtt > 0.5,
+        "s2n's BBRv2 in PROBE_RTT: {in_probe_rtt}"
+    );
+    assert!(
+        json.flows[0].goodput_bps < 0.2 * 3e6,
+        "{}",
+        json.flows[0].goodput_bps
     );
 
     let (_, rows, t, mode, _, _) = run("s2n-bbr2-probe-rtt-after-idle.toml");

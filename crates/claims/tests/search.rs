@@ -36,6 +36,7 @@ fn options(
     Options {
         flows: if cc.len() == 2 { 2 } else { 1 },
         stack: None,
+        tcp_like: false,
         budget,
         objective,
         controllers: cc,

@@ -195,10 +195,7 @@ fn own_size(run: &scenario::Run) -> PacketSize {
     }
 }
 
-/// The packets Linux TCP sends before it paces any
-/// (`tcp_update_skb_after_send()` charges pacing time from the tenth data
-/// segment on): the simulated match's `initial_burst`.
-pub const LINUX_INITIAL_BURST: u32 = 10;
+pub use claims::validate::LINUX_INITIAL_BURST;
 
 /// How much longer the simulation matched to kernel TCP runs than the
 /// scenario says, ms ([`matched_run`]).

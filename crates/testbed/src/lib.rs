@@ -37,6 +37,7 @@ pub mod kernel;
 pub mod packet_size;
 pub mod quic;
 pub mod quic_bulk;
+pub mod search_confirm;
 pub mod signals;
 pub mod summaries;
 pub mod validate;

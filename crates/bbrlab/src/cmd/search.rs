@@ -46,12 +46,21 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
         aqm: a.aqm,
         flows: a.flows,
         stack: a.stack,
+        tcp_like: a.tcp_like,
         evaluations: a.evaluations,
         warmup: a.warmup,
         seed,
         run_timeout_s: a.run_timeout,
     }
     .options(jobs)?;
+    if a.confirm {
+        // Before the search: a controller the kernel lacks, or no root,
+        // is known now.
+        testbed::search_confirm::kernel_ccs(&opts, &opts.budget.path(&[]))?;
+        if !testbed::host::is_root() {
+            return Err("--confirm runs kernel TCP through `bbrlab emu`, which makes network namespaces: it needs root (run it with sudo)".into());
+        }
+    }
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     eprintln!(
         "search: seed {seed} (repeat with --seed {seed}), {} free number(s), {} evaluations each for CMA-ES and the random baseline, {jobs} worker(s)",
@@ -77,6 +86,29 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
     let reading = opts.reading(&report.cmaes.worst().path);
     write(&a.out, &opts, &report, reading.as_deref(), !a.no_plots)?;
     print(&a.out, &report, reading.as_deref());
+    if a.confirm {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+        let worst = &report.cmaes.worst().path;
+        eprintln!(
+            "confirm: replaying the worst path through the emulator with kernel TCP ({} s)",
+            worst.duration_ns / 1_000_000_000
+        );
+        let c = testbed::search_confirm::confirm(&opts, worst, &exe, &a.out.join("confirm"))?;
+        let json = serde_json::to_string_pretty(&c).map_err(|e| format!("confirm.json: {e}"))?;
+        let p = a.out.join("confirm.json");
+        fs::write(&p, json).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        println!(
+            "confirm: on the path as the kernel's flows met it ({:.2} s after the emulator's start), {} by {}: kernel {}, simulator {} with flows made like the kernel's (--tcp-like), {} with plain flows; the search's figure on its own path {}. Wrote {}",
+            c.lag_s,
+            c.kernel_ccs.join(" against "),
+            report.objective,
+            show(&report, c.kernel),
+            show(&report, c.simulator),
+            show(&report, c.simulator_plain_flows),
+            show(&report, report.cmaes.worst().value),
+            p.display()
+        );
+    }
     Ok(())
 }
 

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What to search.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// The path budget.
     pub budget: Budget,
@@ -35,6 +35,12 @@ pub struct Options {
     /// The flows' transport (`[[flow]] stack`: `linux`, `quic-2018`, ...);
     /// none: each algorithm's default.
     pub stack: Option<String>,
+    /// Flows made to run as kernel TCP's do, as `validate` makes its
+    /// competing flows ([`crate::validate::tcp_like_flow`]): the kernel's
+    /// packet size, TCP's SYN exchange, Linux's first burst, receiver and
+    /// pacing; `bbr3` then runs the linux-v3 profile with the stock
+    /// kernel's signals (the BPF control's counterpart).
+    pub tcp_like: bool,
     /// Evaluations for each method (CMA-ES, then the random baseline).
     pub evaluations: usize,
     /// The optimizer's and the baseline's seed, and the scenarios'.
@@ -184,6 +190,14 @@ impl Options {
                 self.evaluations
             ));
         }
+        if self.tcp_like {
+            if self.stack.is_some() {
+                return Err("--tcp-like makes the flows kernel TCP's; leave --stack out".into());
+            }
+            for c in &self.controllers {
+                kernel_name(c)?;
+            }
+        }
         if let Some(stack) = &self.stack {
             // The simulator's parser knows the stacks and which algorithm
             // each takes.
@@ -212,13 +226,41 @@ impl Options {
             .iter()
             .map(|c| (c.scenario_algorithm(), c.scenario_profile()))
             .collect();
-        path.scenario(
+        let text = path.scenario(
             &self.budget,
             &flows,
             self.stack.as_deref(),
             self.seed,
             header,
-        )
+        );
+        if !self.tcp_like {
+            return text;
+        }
+        // The same file with kernel-TCP-like flows in place of the plain
+        // ones (check() has made sure each controller has a kernel name).
+        let mut b = scenario::builder::ScenarioBuilder::new(scenario::builder::Direction::new());
+        for c in flow_controllers(self) {
+            if let Ok(k) = kernel_name(c) {
+                b = b.flow(crate::validate::tcp_like_flow(k));
+            }
+        }
+        // The builder's `[[flow]]` tables and their sub-tables, wherever
+        // in its file it puts them.
+        let mut out = text.split("\n[[flow]]").next().unwrap_or(&text).to_string();
+        let mut inside = false;
+        for line in b.to_toml().lines() {
+            if line.starts_with('[') {
+                inside = line.starts_with("[[flow]]") || line.starts_with("[flow.");
+                if line.starts_with("[[flow]]") {
+                    out.push('\n');
+                }
+            }
+            if inside {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
     }
 
     /// Runs `path` and returns its samples and the share of a packet's
@@ -320,6 +362,20 @@ impl Options {
     }
 }
 
+/// The kernel's name for `c`'s algorithm, for flows made like kernel
+/// TCP's (`tcp_like`); a QUIC stack's controller has none.
+pub fn kernel_name(c: &Controller) -> Result<&'static str, String> {
+    c.scenario_algorithm()
+        .parse::<congestion::Algorithm>()
+        .map(|a| a.kernel_name())
+        .map_err(|_| {
+            format!(
+                "--tcp-like: {} is a QUIC stack's controller, not one kernel TCP runs",
+                c.name
+            )
+        })
+}
+
 /// Runs the search: CMA-ES, then the baseline with as many evaluations.
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report, String> {
     o.check()?;
@@ -388,4 +444,41 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report, String> {
         failures: failures.into_inner().unwrap_or_default(),
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_like_flows_are_validates_and_refuse_a_stack_controller() {
+        let spec = |cc: &str| spec::Spec {
+            cc: cc.split(',').map(String::from).collect(),
+            tcp_like: true,
+            ..Default::default()
+        };
+        let o = spec("bbr,cubic").options(1).unwrap();
+        let text = o.scenario(&o.budget.path(&[]), &[]);
+        for want in [
+            "handshake = \"tcp\"",
+            "ack = \"linux\"",
+            "mss = 1448",
+            "header_bytes = 52",
+            "initial_burst = 10",
+            "hystart_variant = \"linux\"",
+        ] {
+            assert!(text.contains(want), "{want}:\n{text}");
+        }
+        let sc = scenario::parse(
+            &text,
+            "s.toml",
+            std::path::Path::new("."),
+            std::path::Path::new("s.toml"),
+        )
+        .unwrap();
+        assert_eq!(sc.runs[0].config.flows.len(), 2);
+        assert_eq!(sc.runs[0].config.flows[0].header_bytes, 52);
+        let e = spec("s2n:bbr2").options(1).unwrap_err();
+        assert!(e.contains("QUIC stack"), "{e}");
+    }
 }

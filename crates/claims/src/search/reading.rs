@@ -81,6 +81,16 @@ pub fn read(c: &Context<'_>, samples: &[FlowSample]) -> String {
     if mine.is_empty() {
         return text;
     }
+    // The share of the piece in PROBE_RTT, where BBR holds its window at
+    // about four packets (none if the state cannot be read).
+    let probe_rtt = if c.reports_state {
+        mine.iter()
+            .filter(|x| x.mode == congestion::Mode::ProbeRtt)
+            .count() as f64
+            / mine.len() as f64
+    } else {
+        0.0
+    };
     if c.reports_state {
         let mut modes: BTreeMap<&str, usize> = BTreeMap::new();
         for x in &mine {
@@ -157,6 +167,10 @@ pub fn read(c: &Context<'_>, samples: &[FlowSample]) -> String {
             .filter(|j| (path.piece_rtt_ns(*j) as f64 - m).abs() < 0.1 * m)
     };
     let cause = match (bw, min_rtt) {
+        _ if probe_rtt >= 0.2 => format!(
+            "Likely cause: {:.0} % of the piece in PROBE_RTT, where the window is held at about four packets: PROBE_RTT is meant to take about 200 ms in every 5 to 10 s, so the flow is entering it again and again or not leaving it.",
+            100.0 * probe_rtt
+        ),
         (_, Some(m)) if m < 0.8 * rtt && inflight < 0.9 * bdp => format!(
             "Likely cause: a min_rtt left from a shorter round trip{}: BBR caps inflight near a gain times its bandwidth estimate times min_rtt, so with the round trip longer than it believes, the window holds the pipe part empty until a new minimum is measured (PROBE_RTT, or the estimate's expiry).",
             other_rtt(m).map_or(String::new(), |j| format!(" (piece {}'s)", j + 1))

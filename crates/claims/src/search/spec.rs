@@ -79,6 +79,8 @@ pub struct Spec {
     pub flows: Option<usize>,
     /// The flows' transport, as `[[flow]] stack` names it.
     pub stack: Option<String>,
+    /// Flows made like kernel TCP's.
+    pub tcp_like: bool,
     /// Evaluations per method.
     pub evaluations: usize,
     /// The objective is measured from this time on.
@@ -108,6 +110,7 @@ impl Default for Spec {
             aqm: AQM.into(),
             flows: None,
             stack: None,
+            tcp_like: false,
             evaluations: EVALUATIONS,
             warmup: None,
             seed: 1,
@@ -162,6 +165,7 @@ impl Spec {
                 .flows
                 .unwrap_or(if controllers.len() == 2 { 2 } else { 1 }),
             stack: self.stack.clone(),
+            tcp_like: self.tcp_like,
             budget,
             objective: Objective::parse(&self.objective)?,
             controllers,

@@ -159,6 +159,23 @@ pub fn paths_named(names: &[String]) -> Result<Vec<PathSpec>, String> {
         .collect()
 }
 
+/// The packets Linux TCP sends before it paces any
+/// (`tcp_update_skb_after_send()` charges pacing time from the tenth data
+/// segment on): the simulated match's `initial_burst`.
+pub const LINUX_INITIAL_BURST: u32 = 10;
+
+/// A flow made to run as kernel TCP's `kernel_cc` does, as validate's
+/// competing flows are: [`sim_flow`] with the kernel's packet size,
+/// TCP's SYN exchange, Linux's first burst, receiver and pacing.
+pub fn tcp_like_flow(kernel_cc: &str) -> Flow {
+    sim_flow(kernel_cc)
+        .handshake("tcp")
+        .initial_burst(LINUX_INITIAL_BURST)
+        .packet(KERNEL_DEFAULT.payload, u64::from(KERNEL_DEFAULT.header))
+        .pacing(sim_pacing(kernel_cc))
+        .ack("linux")
+}
+
 /// The simulator's counterpart of the kernel's `kernel_cc`, for every
 /// scenario validate writes (single-flow and competing): its `algorithm`
 /// and the sub-table that makes it run as the kernel's does.

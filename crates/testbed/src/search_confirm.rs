@@ -1,0 +1,374 @@
+//! `bbrlab search --confirm`: the worst path a search found, replayed
+//! through the emulator with kernel TCP, its objective measured on the
+//! kernel's flows beside the simulator's.
+//!
+//! The emulator's schedules count from its own start, the kernel's flows
+//! start a little later (namespaces, then the receivers, then the
+//! senders' connections). The lag is read off the emulator's packet log
+//! (its first forward data packet), and both sides are judged on the
+//! path as the flows met it: the schedule moved earlier by the lag. The
+//! simulator runs that path again with flows made like kernel TCP's
+//! (`--tcp-like`: the kernel's packet size, TCP's SYN exchange, Linux's
+//! receiver and pacing, as `validate` runs its flows), so that both
+//! numbers are of one path and one kind of sender, and with the
+//! simulator's plain flows; the search's figure on its own path is
+//! reported beside.
+
+use claims::search::budget::SearchPath;
+use claims::search::Options;
+use runner::run::FlowSample;
+use std::path::{Path, PathBuf};
+
+/// The first receiver port; flow k's is this plus k.
+const PORT: u16 = 5201;
+
+/// A confirmation's outcome.
+#[derive(Debug, serde::Serialize)]
+pub struct Confirmed {
+    /// The kernel's congestion control per flow.
+    pub kernel_ccs: Vec<String>,
+    /// How much later than the emulator's start the first flow's first
+    /// data packet came, s.
+    pub lag_s: f64,
+    /// The path as the flows met it (the schedule moved earlier by the
+    /// lag).
+    pub path: SearchPath,
+    /// The objective on that path in the simulator, kernel-like flows.
+    pub simulator: f64,
+    /// The objective on that path in the simulator with plain flows (the
+    /// simulator's defaults, not `--tcp-like`): beside `simulator`, what
+    /// making the flows like the kernel's changes.
+    pub simulator_plain_flows: f64,
+    /// The objective on the kernel's flows.
+    pub kernel: f64,
+    /// Where the run's files are.
+    pub dir: PathBuf,
+}
+
+/// The kernel's congestion control for each of the search's flows, or
+/// why one has none (a QUIC stack's controller, bbr3's draft profile).
+pub fn kernel_ccs(o: &Options, path: &SearchPath) -> Result<Vec<String>, String> {
+    let text = o.scenario(path, &[]);
+    let sc = scenario::parse(
+        &text,
+        "search.toml",
+        Path::new("."),
+        Path::new("search.toml"),
+    )
+    .map_err(|e| e.to_string())?;
+    let run = sc.runs.first().ok_or("the search's scenario has no run")?;
+    o.controllers
+        .iter()
+        .cycle()
+        .zip(&run.config.flows)
+        .map(|(c, f)| {
+            if c.name.contains(':') && !c.name.starts_with("bbr3:") {
+                return Err(format!(
+                    "--confirm: {} is a QUIC stack's controller; kernel TCP has no counterpart",
+                    c.name
+                ));
+            }
+            crate::compare::kernel_counterpart(&f.cc)
+                .map_err(|e| format!("--confirm: {}: {e}", c.name))
+        })
+        .collect()
+}
+
+/// Whether the kernel offers `cc` now, from
+/// `net.ipv4.tcp_available_congestion_control`.
+fn available(cc: &str) -> bool {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .map(|s| s.split_whitespace().any(|x| x == cc))
+        .unwrap_or(false)
+}
+
+/// Replays `worst` through the emulator (as root) with the kernel's
+/// flows, writing into `dir`, and measures the objective on both sides.
+pub fn confirm(
+    o: &Options,
+    worst: &SearchPath,
+    exe: &Path,
+    dir: &Path,
+) -> Result<Confirmed, String> {
+    let ccs = kernel_ccs(o, worst)?;
+    if !crate::host::is_root() {
+        return Err("--confirm runs kernel TCP through `bbrlab emu`, which makes network namespaces: it needs root (run it with sudo)".into());
+    }
+    for cc in &ccs {
+        if !available(cc) {
+            // Linux loads its own on first use; bbrlab's BPF controls must
+            // be loaded first.
+            let _ = std::process::Command::new("modprobe")
+                .arg(format!("tcp_{cc}"))
+                .status();
+            if !available(cc) {
+                return Err(format!(
+                    "--confirm: the kernel does not offer `{cc}` (net.ipv4.tcp_available_congestion_control){}",
+                    if cc.starts_with("bbrlab_") {
+                        "; load bbrlab's BPF controls first: `bbrlab kernel load`"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let emu_path = dir.join("emu-path.toml");
+    std::fs::write(&emu_path, o.scenario(worst, &[]))
+        .map_err(|e| format!("cannot write {}: {e}", emu_path.display()))?;
+    let seconds = worst.duration_ns.div_ceil(1_000_000_000);
+    let exe_s = exe.display();
+    let mut server = String::new();
+    let mut client = String::new();
+    for (k, cc) in ccs.iter().enumerate() {
+        let port = PORT + k as u16;
+        server.push_str(&format!("{exe_s} tcp recv --listen {{server}}:{port} & "));
+        client.push_str(&format!(
+            "{exe_s} tcp send --to {{server}}:{port} --cc {cc} --duration {seconds}s --interval 10ms --log {} & p{k}=$!; ",
+            dir.join(format!("kernel-flow-{k}.csv")).display()
+        ));
+    }
+    server.push_str("wait");
+    client.push_str("s=0; ");
+    for k in 0..ccs.len() {
+        client.push_str(&format!("wait $p{k} || s=1; "));
+    }
+    client.push_str("exit $s");
+    let log = dir.join("emu-log");
+    let stdout = crate::emu::run_emu_with(
+        exe,
+        &emu_path,
+        (&server, &client),
+        seconds + 60,
+        &dir,
+        &["--log".to_string(), log.display().to_string()],
+    )?;
+    std::fs::write(dir.join("emu.out"), &stdout).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let lag_ns = first_data_ns(&log.join("packets.csv"))?;
+    let queue = queue_delays(&log.join("link.csv"))?;
+    let mut samples = Vec::new();
+    for k in 0..ccs.len() {
+        samples.extend(kernel_samples(
+            &dir.join(format!("kernel-flow-{k}.csv")),
+            k,
+            lag_ns,
+            &queue,
+        )?);
+    }
+    samples.sort_by_key(|s| (s.t_ns, s.flow));
+    let path = shifted(worst, lag_ns);
+    let tcp: Option<crate::summaries::TcpSendSummary> =
+        crate::summaries::line_with(&stdout, "pmtu").map_err(|e| format!("emu.out: {e}"))?;
+    let size = crate::packet_size::kernel_packet_size(tcp.as_ref());
+    let payload = size.payload as f64 / (size.payload + u64::from(size.header)) as f64;
+    let kernel = o
+        .objective
+        .measure(&path, &samples, o.flows, o.warmup_ns, payload);
+    let like = Options {
+        tcp_like: true,
+        stack: None,
+        ..o.clone()
+    };
+    like.check()?;
+    std::fs::write(dir.join("simulated.toml"), like.scenario(&path, &[]))
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let simulator = like.evaluate(&path)?;
+    let simulator_plain_flows = Options {
+        tcp_like: false,
+        ..o.clone()
+    }
+    .evaluate(&path)?;
+    Ok(Confirmed {
+        kernel_ccs: ccs,
+        lag_s: lag_ns as f64 / 1e9,
+        path,
+        simulator,
+        simulator_plain_flows,
+        kernel,
+        dir,
+    })
+}
+
+/// `p` as flows that start `lag_ns` into it meet it: each piece earlier
+/// by the lag, the pieces it passes dropped, the first at 0.
+pub fn shifted(p: &SearchPath, lag_ns: u64) -> SearchPath {
+    let mut out = p.clone();
+    let keep = p
+        .pieces
+        .iter()
+        .rposition(|x| x.start_ns <= lag_ns)
+        .unwrap_or(0);
+    out.pieces = p.pieces[keep..].to_vec();
+    for x in &mut out.pieces {
+        x.start_ns = x.start_ns.saturating_sub(lag_ns);
+    }
+    out
+}
+
+/// A CSV file's reader and the positions of the columns `names`, by
+/// header, so a column the schema gains later does not move them.
+fn columns<const N: usize>(
+    path: &Path,
+    names: [&str; N],
+) -> Result<(csv::Reader<std::fs::File>, [usize; N]), String> {
+    let mut r = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let h = r
+        .headers()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .clone();
+    let mut at = [0; N];
+    for (k, n) in names.iter().enumerate() {
+        at[k] = h
+            .iter()
+            .position(|c| c == *n)
+            .ok_or(format!("{}: no column {n}", path.display()))?;
+    }
+    Ok((r, at))
+}
+
+/// The emulator's time of its first forward packet with data (more than
+/// a header's worth of bytes), ns.
+fn first_data_ns(packets: &Path) -> Result<u64, String> {
+    let (mut r, [t, d, b]) = columns(packets, ["enqueue_s", "direction", "bytes"])?;
+    for row in r.records() {
+        let row = row.map_err(|e| e.to_string())?;
+        if &row[d] == "forward" && row[b].parse::<u64>().unwrap_or(0) > 200 {
+            let s: f64 = row[t]
+                .parse()
+                .map_err(|_| format!("{}: bad time", packets.display()))?;
+            return Ok((s * 1e9) as u64);
+        }
+    }
+    Err(format!(
+        "{}: no data packet was forwarded",
+        packets.display()
+    ))
+}
+
+/// The forward queue's delay over the emulator's time: (ns, delay ns).
+fn queue_delays(link: &Path) -> Result<Vec<(u64, u64)>, String> {
+    let (mut r, [t, d, q]) = columns(link, ["time_s", "direction", "queue_delay_ms"])?;
+    let mut out = Vec::new();
+    for row in r.records() {
+        let row = row.map_err(|e| e.to_string())?;
+        if &row[d] == "forward" {
+            let (ts, qs): (f64, f64) =
+                (row[t].parse().unwrap_or(0.0), row[q].parse().unwrap_or(0.0));
+            out.push(((ts * 1e9) as u64, (qs * 1e6) as u64));
+        }
+    }
+    Ok(out)
+}
+
+/// Flow `flow`'s samples from its `tcp send --log` file, on the flow's
+/// own clock (0 at its first write, which the emulator saw at `lag_ns`),
+/// with the queue's delay at each.
+fn kernel_samples(
+    csv_path: &Path,
+    flow: usize,
+    lag_ns: u64,
+    queue: &[(u64, u64)],
+) -> Result<Vec<FlowSample>, String> {
+    let (mut r, [t, d, s, x]) = columns(
+        csv_path,
+        [
+            "time_s",
+            "delivered_bytes",
+            "data_packets_sent",
+            "retransmitted_packets",
+        ],
+    )?;
+    let int = |v: &str| v.parse::<u64>().unwrap_or(0);
+    let mut out = Vec::new();
+    for row in r.records() {
+        let row = row.map_err(|e| e.to_string())?;
+        let t_ns = (row[t].parse::<f64>().unwrap_or(0.0) * 1e9) as u64;
+        let at = t_ns + lag_ns;
+        let i = queue.partition_point(|q| q.0 <= at);
+        out.push(FlowSample {
+            t_ns,
+            flow,
+            delivered_bytes: int(&row[d]),
+            goodput_bps: 0.0,
+            rtt_ns: None,
+            srtt_ns: None,
+            cwnd_bytes: 0,
+            pacing_rate_bps: 0.0,
+            inflight_bytes: 0,
+            mode: congestion::Mode::default(),
+            bw_estimate_bps: None,
+            min_rtt_ns: None,
+            queue_delay_ns: i.checked_sub(1).map_or(0, |i| queue[i].1),
+            drops: 0,
+            packets_sent: int(&row[s]),
+            retransmissions: int(&row[x]),
+            packets_lost: 0,
+            delivered_ce: 0,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use claims::search::budget::Piece;
+
+    fn path() -> SearchPath {
+        SearchPath {
+            pieces: vec![
+                Piece {
+                    start_ns: 0,
+                    rate_bps: 1e6,
+                    delay_ns: 10_000_000,
+                },
+                Piece {
+                    start_ns: 2_000_000_000,
+                    rate_bps: 2e6,
+                    delay_ns: 10_000_000,
+                },
+                Piece {
+                    start_ns: 5_000_000_000,
+                    rate_bps: 3e6,
+                    delay_ns: 10_000_000,
+                },
+            ],
+            loss: 0.0,
+            packet_jitter_ns: 0,
+            duration_ns: 10_000_000_000,
+            reverse_delay_ns: 10_000_000,
+        }
+    }
+
+    #[test]
+    fn the_path_the_flows_met_starts_at_their_first_packet() {
+        let p = shifted(&path(), 300_000_000);
+        let starts: Vec<u64> = p.pieces.iter().map(|x| x.start_ns).collect();
+        assert_eq!(starts, [0, 1_700_000_000, 4_700_000_000]);
+        let p = shifted(&path(), 2_500_000_000);
+        let starts: Vec<u64> = p.pieces.iter().map(|x| x.start_ns).collect();
+        assert_eq!(starts, [0, 2_500_000_000]);
+        assert_eq!(p.pieces[0].rate_bps, 2e6);
+        assert_eq!(shifted(&path(), 0), path());
+    }
+
+    #[test]
+    fn a_stack_controller_or_the_draft_bbr3_has_no_kernel_counterpart() {
+        let spec = |cc: &str| claims::search::spec::Spec {
+            cc: cc.split(',').map(String::from).collect(),
+            ..Default::default()
+        };
+        let p = path();
+        let o = spec("bbr,cubic").options(1).unwrap();
+        assert_eq!(kernel_ccs(&o, &p).unwrap(), ["bbr", "cubic"]);
+        let o = spec("s2n:bbr2").options(1).unwrap();
+        assert!(kernel_ccs(&o, &p).unwrap_err().contains("QUIC stack"));
+        let o = spec("bbr3").options(1).unwrap();
+        assert!(kernel_ccs(&o, &p).unwrap_err().contains("stock-kernel"));
+    }
+}
