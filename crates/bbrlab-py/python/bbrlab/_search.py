@@ -256,20 +256,9 @@ def _evaluator(
         return (lambda pts: [tuple(r) for r in _native.search_evaluate(spec_json, pts, threads)]), (
             lambda: None
         )
-    from distributed import Client
+    from ._sweep import _connect
 
-    from ._sweep import CONNECT_TIMEOUT
-
-    own = False
-    if isinstance(client, str):
-        try:
-            client, own = Client(client, timeout=CONNECT_TIMEOUT), True
-        except (OSError, TimeoutError, ValueError) as e:
-            raise ConnectionError(
-                f"client: cannot reach a Dask scheduler at {client!r} within {CONNECT_TIMEOUT} ({e})"
-            ) from None
-    elif not hasattr(client, "submit"):
-        raise TypeError(f"client: a dask.distributed.Client or a scheduler address, not {type(client).__name__}")
+    client, own = _connect(client)
     threads = sum(client.nthreads().values()) or 1
 
     def evaluate(points: List[List[float]]) -> List[Tuple[float, Optional[str]]]:

@@ -204,17 +204,8 @@ def sweep(
     if client is None:
         own_cluster = _local_cluster(n_workers)
         client, own_client = Client(own_cluster), True
-    elif isinstance(client, str):
-        try:
-            client, own_client = Client(client, timeout=CONNECT_TIMEOUT), True
-        except (OSError, TimeoutError, ValueError) as e:
-            raise ConnectionError(
-                f"client: cannot reach a Dask scheduler at {client!r} within {CONNECT_TIMEOUT} ({e})"
-            ) from None
-    elif not hasattr(client, "submit"):
-        raise TypeError(
-            f"client: a dask.distributed.Client or a scheduler address, not {type(client).__name__}"
-        )
+    else:
+        client, own_client = _connect(client)
     try:
         threads = sum(client.nthreads().values()) or os.cpu_count() or 1
         token = uuid.uuid4().hex[:8]
@@ -260,6 +251,26 @@ def sweep(
         if own_cluster is not None:
             own_cluster.close()
     return _assemble(points, results)
+
+
+def _connect(client: Any) -> Tuple[Any, bool]:
+    """A ``client=`` argument as a Dask client, and whether it was made
+    here (a scheduler's address, connected to; the caller closes it) or
+    given (a ``dask.distributed.Client``, left open)."""
+    from distributed import Client
+
+    if isinstance(client, str):
+        try:
+            return Client(client, timeout=CONNECT_TIMEOUT), True
+        except (OSError, TimeoutError, ValueError) as e:
+            raise ConnectionError(
+                f"client: cannot reach a Dask scheduler at {client!r} within {CONNECT_TIMEOUT} ({e})"
+            ) from None
+    if not hasattr(client, "submit"):
+        raise TypeError(
+            f"client: a dask.distributed.Client or a scheduler address, not {type(client).__name__}"
+        )
+    return client, False
 
 
 def _run_batch(runs: List[Tuple[int, str, str]], base_dir: str, retries: int) -> Dict[int, Any]:
