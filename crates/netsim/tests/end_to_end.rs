@@ -257,3 +257,33 @@ fn tcp_srtt_behind_linuxs_receiver_includes_the_wait_for_the_second_segment() {
         "RTT median {linux_rtt} against {every_rtt}"
     );
 }
+
+/// The time per controller mode adds up to the whole run, each mode in
+/// the order first entered, and PROBE_RTT gets its 200 ms and about a
+/// round trip (`bbr_probe_rtt_mode_ms`): the sender adds time only when
+/// the mode changes, so a missed change or a last interval left open
+/// shows here.
+#[test]
+fn mode_times_cover_the_run_in_the_order_modes_began() {
+    use congestion::Mode;
+    let cfg = sim(
+        vec![FlowConfig::bulk("a", Config::new(Algorithm::Bbr))],
+        "",
+        12,
+    );
+    let s = netsim::run(&cfg, &mut netsim::NoRecorder).unwrap();
+    let times = &s.flows[0].mode_times;
+    let total: u64 = times.entries.iter().map(|e| e.1).sum();
+    assert_eq!(total, 12 * SEC, "{times:?}");
+    let order: Vec<Mode> = times.entries.iter().map(|e| e.0).collect();
+    assert_eq!(
+        order,
+        [Mode::Startup, Mode::Drain, Mode::ProbeBw, Mode::ProbeRtt],
+        "{times:?}"
+    );
+    let probe_rtt = times.entries[3].1;
+    assert!(
+        (200 * MS..=300 * MS).contains(&probe_rtt),
+        "PROBE_RTT {probe_rtt} ns"
+    );
+}

@@ -25,12 +25,22 @@ impl Sender {
     }
 
     /// When the sender's timer (loss detection or RTO) next needs attention.
+    ///
+    /// Asked after every send and ACK, so the three candidates are compared
+    /// by hand: the iterator chain this replaced cost about 80 instructions
+    /// a call in the simulator's profile.
     pub fn timer_deadline(&self) -> Option<Instant> {
-        let rto = (self.inflight > 0).then(|| self.rto_at());
-        [self.loss_time, rto, self.tlp.deadline]
-            .into_iter()
-            .flatten()
-            .min()
+        let earlier = |a: Option<Instant>, b: Option<Instant>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        let rto = if self.inflight > 0 {
+            Some(self.rto_at())
+        } else {
+            None
+        };
+        earlier(earlier(self.loss_time, rto), self.tlp.deadline)
     }
 
     /// The timer fired at `now`.
