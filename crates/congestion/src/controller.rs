@@ -44,6 +44,23 @@ impl core::fmt::Debug for Inner {
     }
 }
 
+/// Calls `$call` on the algorithm inside `$inner` with static dispatch
+/// for the built-in ones. The per-packet accessors go through it: a call
+/// through `Inner::get()`'s trait object cannot be inlined, and the
+/// simulator asks for the window and the pacing rate several times per
+/// packet.
+macro_rules! dispatch {
+    ($inner:expr, $c:ident => $call:expr) => {
+        match $inner {
+            Inner::Bbr($c) => $call,
+            Inner::Bbr3($c) => $call,
+            Inner::Cubic($c) => $call,
+            Inner::Reno($c) => $call,
+            Inner::Custom($c) => $call,
+        }
+    };
+}
+
 impl Inner {
     /// A copy with its state: always for the built-in algorithms, and for
     /// a user's if it implements [`CongestionControl::clone_box`].
@@ -627,17 +644,17 @@ impl Controller {
 
     /// How many bytes may be in flight.
     pub fn cwnd_bytes(&self) -> u64 {
-        self.inner.get().cwnd_bytes()
+        dispatch!(&self.inner, c => c.cwnd_bytes())
     }
 
     /// How fast to send, in bytes per second (always ≥ 1).
     pub fn pacing_rate_bytes_per_sec(&self) -> u64 {
-        self.inner.get().pacing_rate_bytes_per_sec()
+        dispatch!(&self.inner, c => c.pacing_rate_bytes_per_sec())
     }
 
     /// How many bytes to release back to back per pacing opportunity.
     pub fn send_quantum_bytes(&self) -> u64 {
-        self.inner.get().send_quantum_bytes()
+        dispatch!(&self.inner, c => c.send_quantum_bytes())
     }
 
     /// The recovery state.
@@ -689,13 +706,13 @@ impl Controller {
     /// The current mode; cheaper than [`Controller::snapshot`] for callers
     /// that only account time per mode.
     pub fn mode(&self) -> Mode {
-        self.inner.get().mode()
+        dispatch!(&self.inner, c => c.mode())
     }
 
     /// Whether `bbr-jitter` currently builds its BDP on srtt; `None` for
     /// other algorithms. Cheap, for per-ACK accounting.
     pub fn using_srtt(&self) -> Option<bool> {
-        self.inner.get().using_srtt()
+        dispatch!(&self.inner, c => c.using_srtt())
     }
 
     /// A read-only view of the controller's state for plots and logs.
