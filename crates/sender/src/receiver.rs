@@ -413,6 +413,23 @@ impl Receiver {
             self.duplicate_seen = true;
             return; // duplicate of delivered data
         }
+        if chunk == self.next_chunk && self.ahead.is_empty() {
+            // In order with nothing ahead, as nearly every packet is: the
+            // same outcome as the general path below, without growing and
+            // shrinking the bitmap.
+            self.unique_bytes += bytes;
+            self.next_chunk += 1;
+        } else {
+            self.record_out_of_order(chunk, bytes);
+        }
+        if self.completed_at.is_none() && self.total_chunks == Some(self.next_chunk) {
+            self.completed_at = Some(now);
+        }
+    }
+
+    /// [`Receiver::record_chunk`] for a chunk above the in-order point, or
+    /// one that fills the hole below chunks already held.
+    fn record_out_of_order(&mut self, chunk: u64, bytes: u64) {
         let idx = (chunk - self.next_chunk) as usize;
         if idx >= self.ahead.len() {
             self.ahead.resize(idx + 1, false);
@@ -426,9 +443,6 @@ impl Receiver {
         while self.ahead.front() == Some(&true) {
             self.ahead.pop_front();
             self.next_chunk += 1;
-        }
-        if self.completed_at.is_none() && self.total_chunks == Some(self.next_chunk) {
-            self.completed_at = Some(now);
         }
     }
 }

@@ -277,6 +277,7 @@ impl Sim<'_> {
             cum_chunk: syn_sent_at,
             ..Ack::default()
         };
+        let ack = self.acks.put(ack);
         self.enter(
             SYN_BYTES,
             Payload::Ack {
@@ -369,6 +370,7 @@ impl Sim<'_> {
         // it early, out of the every-second-segment rhythm.
         self.flows[f].delack_at = None;
         let gen = self.flows[f].gen;
+        let ack = self.acks.put(ack);
         self.enter(
             ACK_BYTES,
             Payload::Ack {

@@ -8,6 +8,7 @@
 //! that instant is skipped when popped, so rescheduling never searches the
 //! queue.
 
+mod ack_slab;
 mod flows;
 mod path;
 mod report;
@@ -108,11 +109,10 @@ enum Kind {
         cwr: bool,
     },
     AckArrival {
-        // u32, not usize: the tag and the index share the word before the
-        // ACK, so an event is no larger than the ACK needs.
         flow: u32,
         gen: Gen,
-        ack: Ack,
+        /// Its slot in `Sim::acks`.
+        ack: u32,
     },
     Release(Dir),
     /// A data packet reaches the `pos`-th link of its flow's data path
@@ -132,7 +132,8 @@ enum Kind {
         flow: u32,
         gen: Gen,
         pos: u8,
-        ack: Ack,
+        /// Its slot in `Sim::acks`.
+        ack: u32,
     },
     Sample,
     /// The next flow of arrival process `i`.
@@ -185,7 +186,8 @@ enum Payload {
     Ack {
         flow: usize,
         gen: Gen,
-        ack: Ack,
+        /// Its slot in `Sim::acks`.
+        ack: u32,
         /// Which link of the flow's ACK path it is on.
         pos: u8,
     },
@@ -318,6 +320,8 @@ struct CrossState {
 struct Sim<'a> {
     cfg: &'a SimConfig,
     queue: EventQueue<Kind>,
+    /// The ACKs in transit, which events and link queues name by slot.
+    acks: ack_slab::AckSlab,
     now: u64,
     flows: Vec<Flow>,
     fwd: Direction,
@@ -552,6 +556,7 @@ impl<'a> Sim<'a> {
             live: listed,
             cfg,
             queue: EventQueue::default(),
+            acks: ack_slab::AckSlab::default(),
             now: 0,
             flows,
             fwd: Direction::new(
@@ -701,6 +706,7 @@ impl<'a> Sim<'a> {
                 }
                 Kind::AckArrival { flow, gen, ack } => {
                     let flow = flow as usize;
+                    let ack = self.acks.take(ack);
                     if self.flows[flow].gen == gen {
                         if ack.largest().is_none() {
                             // A SYN-ACK: the only ACK without ranges.
@@ -773,6 +779,8 @@ impl<'a> Sim<'a> {
                                 pos,
                             },
                         );
+                    } else {
+                        self.acks.discard(ack);
                     }
                 }
                 Kind::Sample => {
@@ -822,12 +830,53 @@ impl ArrivalState {
 
 #[cfg(test)]
 mod tests {
-    /// Events are copied in and out of the queue once each: an ACK's ECN
-    /// counts (12 bytes) and ECE fit without growing an event past the
-    /// ACK itself plus one word (104 bytes, as before ECN).
+    use super::*;
+    use crate::{FlowConfig, NoRecorder};
+    use congestion::{Algorithm, Config};
+
+    /// Events are copied in and out of the queue once each, so their size
+    /// is per-packet work: an ACK (96 bytes) travels as a slot number, and
+    /// an event is no larger than a data packet's fields need.
     #[test]
-    fn an_event_is_the_ack_plus_one_word() {
+    fn an_event_carries_an_ack_by_its_slot() {
         assert_eq!(std::mem::size_of::<sender::Ack>(), 96);
-        assert_eq!(std::mem::size_of::<super::Kind>(), 104);
+        assert!(
+            std::mem::size_of::<Kind>() <= 40,
+            "{}",
+            std::mem::size_of::<Kind>()
+        );
+        assert!(
+            std::mem::size_of::<Payload>() <= 40,
+            "{}",
+            std::mem::size_of::<Payload>()
+        );
+    }
+
+    /// Every ACK's slot is freed, whether the ACK arrives or a link drops
+    /// it: over 20 s with 10 % of ACKs lost (about 1,700 drops), the ACKs
+    /// still stored at the end are only those in transit then.
+    #[test]
+    fn dropped_and_delivered_acks_free_their_slots() {
+        let dir = |t: &str| {
+            let c: link::DirectionConfig = toml::from_str(t).expect("valid direction");
+            c.resolve(std::path::Path::new(".")).expect("resolves")
+        };
+        let cfg = SimConfig {
+            duration_ns: 20_000_000_000,
+            seed: 5,
+            forward: dir("rate = \"10mbit\"\ndelay = \"20ms\"\nqueue = { limit = \"100pkt\" }"),
+            reverse: dir("delay = \"20ms\"\nloss = { bernoulli = 0.1 }"),
+            flows: vec![FlowConfig::bulk("a", Config::new(Algorithm::Cubic))],
+            sample_interval_ns: 0,
+            topology: Default::default(),
+        };
+        let work = Workload::default();
+        let mut sim = Sim::new(&cfg, &work);
+        sim.run(&mut NoRecorder).unwrap();
+        let lost = sim.rev.stats().dropped_loss;
+        assert!(lost > 1_000, "{lost} ACKs lost");
+        // At most a round trip's worth of ACKs (about 35 at 10 Mbit/s,
+        // 40 ms) can be in transit when the run ends.
+        assert!(sim.acks.live() <= 100, "{} slots live", sim.acks.live());
     }
 }

@@ -101,7 +101,7 @@ impl Sim<'_> {
     /// Counts a packet the path dropped against its sender: a data packet
     /// lost on any link of its flow's data path, if the slot still holds
     /// that flow (a generated flow's slot may have been reused), or cross
-    /// traffic. Lost ACKs are not a flow's drops.
+    /// traffic. Lost ACKs are not a flow's drops; their slots are freed.
     pub(super) fn count_drop(&mut self, payload: &Payload) {
         match *payload {
             Payload::Data { flow, gen, .. } => {
@@ -109,7 +109,7 @@ impl Sim<'_> {
                     self.flows[flow].drops += 1;
                 }
             }
-            Payload::Ack { .. } => {}
+            Payload::Ack { ack, .. } => self.acks.discard(ack),
             Payload::Cross { src, .. } => self.cross[src].stats.drops += 1,
         }
     }
