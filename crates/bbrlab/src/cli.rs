@@ -186,8 +186,10 @@ pub(crate) enum Command {
     Conformance(ConformanceArgs),
     /// Random but valid paths and workloads (rates 64 kbit/s to 10 Gbit/s,
     /// round trips 100 µs to 2 s, loss, rate and delay steps, reordering,
-    /// ACK aggregation, every AQM, policers, app-limited patterns, up to
-    /// three flows) run on each named controller in the simulator and
+    /// ACK aggregation, delayed and decimated ACKs, every AQM, policers,
+    /// app-limited patterns and idles of up to 12 s, segments of 500 to
+    /// 9,000 bytes, transfers past 2^32 bytes, up to three flows) run on
+    /// each named controller in the simulator and
     /// held to invariants any sane controller keeps: no panic, a window of
     /// at least a packet and at most 2^40 bytes, a finite pacing rate, no
     /// window growth while app-limited, no stall, no standing queue for

@@ -36,6 +36,9 @@ pub struct FlowSample {
     pub pacing_rate_bps: f64,
     /// Bytes in flight.
     pub inflight_bytes: u64,
+    /// The most bytes in flight since the previous sample (not written to
+    /// `flows.csv`; the fuzzer judges window growth by it).
+    pub inflight_peak_bytes: u64,
     /// Controller mode.
     pub mode: Mode,
     /// BBR's bandwidth estimate, bits/s.

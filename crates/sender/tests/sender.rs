@@ -617,3 +617,21 @@ fn quic_2018_keeps_counting_packets_after_reordering_and_never_undoes() {
         assert_eq!(lost(&s), expect, "second hole (quic {quic})");
     }
 }
+
+/// The peak in flight between two reads counts a burst that is gone by
+/// the second: ten packets sent and eight acknowledged read as ten, and
+/// the next read starts from the two still in flight.
+#[test]
+fn the_inflight_peak_counts_a_burst_between_reads() {
+    let mut cc = Config::new(Algorithm::Cubic);
+    cc.initial_cwnd_packets = 10;
+    let mut f = SenderConfig::bulk(cc);
+    f.pacing = sender::Pacing::Off;
+    let mut s = sender::Sender::new(&f, 1);
+    assert_eq!(s.take_inflight_peak(), 0);
+    assert_eq!(send_all(&mut s, 0).len(), 10);
+    s.on_ack(at(40 * MS), &ack_of(&[(0, 7)]));
+    assert_eq!(s.inflight, 2 * 1500);
+    assert_eq!(s.take_inflight_peak(), 10 * 1500);
+    assert_eq!(s.take_inflight_peak(), 2 * 1500);
+}

@@ -300,6 +300,7 @@ fn kernel_samples(
             cwnd_bytes: 0,
             pacing_rate_bps: 0.0,
             inflight_bytes: 0,
+            inflight_peak_bytes: 0,
             mode: congestion::Mode::default(),
             bw_estimate_bps: None,
             min_rtt_ns: None,

@@ -620,6 +620,7 @@ mod tests {
             cwnd_bytes: 0,
             pacing_rate_bps: 0.0,
             inflight_bytes: inflight,
+            inflight_peak_bytes: inflight,
             mode,
             bw_estimate_bps: None,
             min_rtt_ns: None,

@@ -19,16 +19,17 @@ pub struct Violation {
 }
 
 /// The invariants, each with its reason, for the report and `--help`.
-pub const INVARIANTS: [(&str, &str); 10] = [
+pub const INVARIANTS: [(&str, &str); 11] = [
     ("valid_scenario", "every generated path is a scenario the simulator accepts; a refusal is the fuzzer's own bug"),
     ("run_completes", "the simulation must run to its end: an error from it, such as the engine's guard against a sender timer that re-arms itself at the same instant, is a failure"),
     ("no_panic", "a controller must not panic on any input; the message is kept (with overflow checks on, an arithmetic overflow is a panic)"),
-    ("window_floor", "a window below one packet can send nothing, and the flow stops for good"),
+    ("window_floor", "a window below one segment (the path's MSS) can send nothing, and the flow stops for good"),
     ("window_ceiling", "a window above 2^40 bytes (1 TiB) is no path's: the largest BDP here is 10 Gbit/s × 2 s, 2.5 GB; such a value is a wrapped or overflowed counter"),
     ("pacing_finite", "a pacing rate that is not a finite number from 0 to 10^15 bit/s is a division by zero or an overflow"),
-    ("app_limited_growth", "an app-limited flow (offering at most half the link at a constant rate) must not grow its window beyond what it uses: from 10 round trips on, at most 4 × the most it was seen to have in flight plus 1 MiB (Linux's tcp_is_cwnd_limited(), RFC 9002 §7.8; BBR's window is 2 × its estimate of a BDP the flow itself fills, plus its quantization budget; the QUIC stacks keep windows of a few hundred kB on sub-millisecond paths; the samples miss short bursts): the fault it catches is growth to megabytes, as CUBIC's window once grew to 18.7 MB keeping 28.5 kB in flight"),
-    ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter or aggregation), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run, and, where the buffer holds at least a BDP and 8 packets (below that TCP flows can lock each other out by timeouts), no flow less than 5 % of its fair share; for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
+    ("app_limited_growth", "an app-limited flow (offering at most half the link at a constant rate) must not grow its window beyond what it uses: from 10 round trips on, at most 4 × the most it had in flight so far plus 1 MiB (the sender's peak between samples, so a burst such as a backlog sent after PROBE_RTT counts) (Linux's tcp_is_cwnd_limited(), RFC 9002 §7.8; BBR's window is 2 × its estimate of a BDP the flow itself fills, plus its quantization budget; the QUIC stacks keep windows of a few hundred kB on sub-millisecond paths): the fault it catches is growth to megabytes, as CUBIC's window once grew to 18.7 MB keeping 28.5 kB in flight"),
+    ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter, ACK aggregation or a receiver that delays its ACKs), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run (where the application offers at least ten segments in it), and, where the buffer holds at least a BDP and 8 packets (below that TCP flows can lock each other out by timeouts), no flow less than 5 % of its fair share; for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
     ("rate_step_recovery", "after the link's rate falls (to 0.1-1 times) on a path with nothing else, bulk flows must together deliver at least half the new rate over the last third of the time after the step, which is at least 30 round trips and 6 s: the queue fills and every controller's loss response meets the new rate; for a loss-based controller only where the new BDP is at most 20 packets (an AQM's drops while the old queue drains can halve Reno's window several times, below the new BDP, and it regrows a packet a round trip); a rise is not judged, since Reno grows a packet a round trip and CUBIC and BBR v1 may take longer than a run to fill a pipe ten times larger"),
+    ("past_2_32", "a flow whose transfer passes 2^32 bytes on a path with nothing but a queue must go on delivering after it: at least 10 % of the link over the time after, judged where at least a second is left (a 32-bit byte counter wraps there, and a controller that trusts one computes a negative or a huge delivery; every counter in bbrlab's and the stacks' controllers is meant to be 64-bit)"),
     ("standing_queue", "a BBR flow alone on a clean path with a buffer of at least 2 BDP and a run of at least 40 round trips keeps its median queueing delay over the second half of the run within 1.5 base round trips plus the time of 10 packets and 3 send quanta (BBR caps inflight near 2 BDP, so 1 round trip of queue, half again for probing, plus its quantization budget of 3 TSO-sized quanta, min(64 KiB, 1 ms at the rate), bbr_quantization_budget())"),
 ];
 
@@ -43,8 +44,8 @@ pub struct Kind {
 /// `path`.
 pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample]) -> Vec<Violation> {
     let mut out = Vec::new();
-    let flows = usize::from(path.flows.clamp(1, 3));
-    let mss = 1500.0;
+    let flows = path.flow_count();
+    let mss = path.mss_bytes() as f64;
     let at = |x: &FlowSample| format!("flow {} at {:.3} s", x.flow, x.t_ns as f64 / 1e9);
     // Per sample: the window's floor and ceiling, the pacing rate.
     // From the first packet sent: before it a sender may report no
@@ -54,7 +55,7 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
             out.push(Violation {
                 invariant: "window_floor",
                 measured: format!("cwnd {} B, {}", x.cwnd_bytes, at(x)),
-                bound: "≥ 1500 B".into(),
+                bound: format!("≥ {mss} B (one segment)"),
             });
             break;
         }
@@ -86,7 +87,10 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
         for f in 0..flows {
             let mut most = 0u64;
             for x in samples.iter().filter(|x| x.flow == f) {
-                most = most.max(x.inflight_bytes);
+                // The most in flight since the sample before: a burst
+                // between samples (a backlog sent after PROBE_RTT, say)
+                // counts, as it fills the window it measures.
+                most = most.max(x.inflight_bytes).max(x.inflight_peak_bytes);
                 let bound = 4 * most + (1 << 20);
                 if x.t_ns >= warm_ns && x.cwnd_bytes > bound {
                     out.push(Violation {
@@ -118,17 +122,21 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
     };
     let secs = (end_ns - half_ns) as f64 / 1e9;
     let long_enough = sizes.seconds >= 0.99 * super::path::MIN_RTTS * sizes.rtt_s;
+    // Pattern 3 offers the rate in the second half.
+    let offered = path
+        .app_rate_bps()
+        .map_or(sizes.rate_bps, |r| r * flows as f64);
+    let allowed = sizes.rate_bps.min(offered);
     if path.is_clean()
         && bdp_packets >= 4.0
         && (kind.bbr || bdp_packets <= 20.0)
         && secs > 0.0
         && long_enough
+        // The application offers at least ten segments over the half: a
+        // sender sends whole segments, and at 1 kbit/s one takes 12 s to
+        // fill, so a second half with nothing delivered can be right.
+        && allowed * secs >= 10.0 * mss * 8.0
     {
-        // Pattern 3 offers the rate in the second half.
-        let offered = path
-            .app_rate_bps()
-            .map_or(sizes.rate_bps, |r| r * flows as f64);
-        let allowed = sizes.rate_bps.min(offered);
         {
             let total: f64 = (0..flows).map(|f| delivered(f, half_ns)).sum::<f64>() / secs;
             if total < 0.1 * allowed {
@@ -195,6 +203,32 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
                         bound: format!("≥ {:.3} Mbit/s", want / 1e6),
                     });
                 }
+            }
+        }
+    }
+    // Past 2^32 bytes: from the first sample at or past it.
+    if path.large && path.is_clean() {
+        for f in 0..flows {
+            let s: Vec<&FlowSample> = samples.iter().filter(|x| x.flow == f).collect();
+            let Some(i) = s.iter().position(|x| x.delivered_bytes >= 1 << 32) else {
+                continue;
+            };
+            let (a, b) = (s[i], s[s.len() - 1]);
+            let secs = b.t_ns.saturating_sub(a.t_ns) as f64 / 1e9;
+            if secs < 1.0 {
+                continue;
+            }
+            let rate = (b.delivered_bytes - a.delivered_bytes) as f64 * 8.0 / secs;
+            if rate < 0.1 * sizes.rate_bps {
+                out.push(Violation {
+                    invariant: "past_2_32",
+                    measured: format!(
+                        "flow {f}: {:.3} Gbit/s over the {secs:.2} s after passing 2^32 bytes at {:.3} s",
+                        rate / 1e9,
+                        a.t_ns as f64 / 1e9
+                    ),
+                    bound: format!("≥ {:.3} Gbit/s (10 % of the link)", 0.1 * sizes.rate_bps / 1e9),
+                });
             }
         }
     }

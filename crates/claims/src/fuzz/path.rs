@@ -7,9 +7,12 @@
 //! The ranges are the issue's: rates from 64 kbit/s to 10 Gbit/s, round
 //! trips from 100 µs to 2 s, buffers from a tenth of a BDP to 20 BDPs,
 //! random and bursty loss, rate and delay steps, reordering jitter, ACK
-//! aggregation, every AQM, a policer, app-limited patterns (a rate from
-//! the first packet, on/off chunks, bulk that turns app-limited) and up
-//! to three competing flows. A run is kept to [`PACKET_BUDGET`] packets
+//! aggregation and the receivers' ACK policies (delayed, Linux's,
+//! decimated), every AQM, a policer, app-limited patterns (a rate from
+//! the first packet, on/off chunks, bulk that turns app-limited, bursts
+//! with idles of up to 12 s), segment sizes from 500 to 9,000 bytes, a
+//! rare transfer past 2^32 bytes, and up to three competing flows. A run
+//! is kept to [`PACKET_BUDGET`] packets
 //! at the link's rate by shortening it (never below [`MIN_RTTS`] round
 //! trips), and, where even that is too many, by lowering the rate: the
 //! fuzzer's worth is in how many paths it tries.
@@ -29,7 +32,14 @@ pub const RECOVERY_RTTS: f64 = 30.0;
 /// BBRv3 probes for more bandwidth every 2-3 s.
 pub const RECOVERY_SECONDS: f64 = 6.0;
 
-const MSS_BITS: f64 = 1500.0 * 8.0;
+/// The run of a transfer past 2^32 bytes, seconds: at 10 Gbit/s a flow
+/// passes 2^32 bytes by 5 s if it averages 69 % of the link, and the 3 s
+/// after show whether it still sends.
+pub const LARGE_SECONDS: f64 = 8.0;
+/// The segment size of a transfer past 2^32 bytes (jumbo frames, as on a
+/// 10 Gbit/s data-centre path): 2^32 bytes are then 477,000 packets, not
+/// 2.9 million, so such a run takes about a second, not ten.
+pub const LARGE_MSS: u64 = 9000;
 
 /// One generated path and workload. Every field is drawn so that its low
 /// end (0, `None`, `false`) is the simpler path.
@@ -68,14 +78,35 @@ pub struct FuzzPath {
     /// The application: 0 bulk; 1 a constant rate (`app_share` of the
     /// link, 1 % to 90 %); 2 chunks of `app_share` × 4 BDP every 1 to 20
     /// round trips (`app_period`), idle between; 3 bulk for a third of the
-    /// run, then a constant rate.
+    /// run, then a constant rate; 4 chunks of `app_share` × a second at
+    /// the link's rate every 1 to 12 s, long idles between.
     pub app: u8,
     /// The application's share of the link, log scale 1 % (0) to 90 % (1).
     pub app_share: f64,
-    /// The chunks' period, 1 (0) to 20 (1) round trips.
+    /// The chunks' period, 1 (0) to 20 (1) round trips; for pattern 4, 1
+    /// (0) to 12 (1) seconds.
     pub app_period: f64,
+    /// The receiver: 0 an ACK per packet; 1 delayed ACKs (every second
+    /// packet or 40 ms); 2 Linux's receiver; 3 Chromium's ACK decimation.
+    pub ack: u8,
+    /// The segment size, log scale from 500 (0) to 9,000 (1) bytes;
+    /// `None` is 1,500.
+    pub mss: Option<f64>,
+    /// A transfer past 2^32 bytes: one flow at 10 Gbit/s for
+    /// [`LARGE_SECONDS`] with [`LARGE_MSS`]-byte segments, on a round trip
+    /// of 100 µs (0) to 10 ms (1) instead of `rtt`'s range; the other
+    /// features as drawn. Byte counters then pass 2^32, where a 32-bit
+    /// one wraps.
+    pub large: bool,
     /// The scenario's seed.
     pub seed: u64,
+}
+
+/// The rate after a step by `factor` (on its 0.1-10 scale), within the
+/// generator's range of 64 kbit/s to 10 Gbit/s (only a large transfer's
+/// rise would pass the top).
+fn stepped_rate_bps(rate_bps: f64, factor: f64) -> f64 {
+    (rate_bps * log_scale(factor, 0.1, 10.0)).clamp(64e3, 10e9)
 }
 
 fn log_scale(x: f64, lo: f64, hi: f64) -> f64 {
@@ -98,12 +129,42 @@ pub struct Sizes {
 }
 
 impl FuzzPath {
+    /// The segment size, bytes.
+    pub fn mss_bytes(&self) -> u64 {
+        if self.large {
+            return LARGE_MSS;
+        }
+        self.mss
+            .map_or(1500, |m| log_scale(m, 500.0, 9000.0).round() as u64)
+    }
+
+    /// The flows: one for a transfer past 2^32 bytes, else 1 to 3.
+    pub fn flow_count(&self) -> usize {
+        if self.large {
+            1
+        } else {
+            usize::from(self.flows.clamp(1, 3))
+        }
+    }
+
     /// The path's sizes: the run as long as [`MIN_RTTS`] round trips (at
     /// least 2 s), the rate lowered if even that would take more than
-    /// [`PACKET_BUDGET`] packets.
+    /// [`PACKET_BUDGET`] packets. A transfer past 2^32 bytes keeps 10
+    /// Gbit/s for [`LARGE_SECONDS`] (its steps, if any, in that time).
     pub fn sizes(&self) -> Sizes {
-        let rtt_s = log_scale(self.rtt, 100e-6, 2.0);
-        let before = (MIN_RTTS * rtt_s).clamp(2.0, MAX_SECONDS);
+        let mss_bits = self.mss_bytes() as f64 * 8.0;
+        let rtt_s = if self.large {
+            log_scale(self.rtt, 100e-6, 10e-3)
+        } else {
+            log_scale(self.rtt, 100e-6, 2.0)
+        };
+        let mut before = (MIN_RTTS * rtt_s).clamp(2.0, MAX_SECONDS);
+        if self.large {
+            before = LARGE_SECONDS;
+        } else if self.app == 4 {
+            // Two bursts and the idle between, at least.
+            before = before.max((2.0 * self.idle_period_s() + 1.0).min(MAX_SECONDS));
+        }
         // A step comes in the second half of that, and the run then goes
         // on long enough to judge the recovery ([`RECOVERY_RTTS`] round
         // trips and [`RECOVERY_SECONDS`]).
@@ -113,12 +174,19 @@ impl FuzzPath {
             .or(self.delay_step.map(|(_, at, _)| at));
         let step_s = at.map(|a| before * (0.5 + 0.5 * a.clamp(0.0, 1.0)));
         let seconds = match step_s {
+            // A large transfer keeps its length: at 10 Gbit/s each second
+            // is 140,000 jumbo packets.
+            _ if self.large => before,
             Some(t) => (t + (RECOVERY_RTTS * rtt_s).max(RECOVERY_SECONDS)).min(MAX_SECONDS),
             None => before,
         };
-        let wanted = log_scale(self.rate, 64e3, 10e9);
-        let rate_bps = wanted.min(PACKET_BUDGET * MSS_BITS / seconds).max(64e3);
-        let bdp_packets = rate_bps * rtt_s / MSS_BITS;
+        let rate_bps = if self.large {
+            10e9
+        } else {
+            let wanted = log_scale(self.rate, 64e3, 10e9);
+            wanted.min(PACKET_BUDGET * mss_bits / seconds).max(64e3)
+        };
+        let bdp_packets = rate_bps * rtt_s / mss_bits;
         let buffer_packets = (log_scale(self.buffer, 0.1, 20.0) * bdp_packets)
             .ceil()
             .clamp(2.0, 1e6) as u64;
@@ -131,9 +199,13 @@ impl FuzzPath {
         }
     }
 
-    /// No loss, policer, step, jitter or aggregation: only a queue.
+    /// No loss, policer, step, jitter, ACK aggregation or delayed ACKs:
+    /// only a queue. (A receiver that holds its ACKs aggregates them: BBR
+    /// then raises its window by the extra it sees acknowledged, and the
+    /// standing-queue bound is not for such paths.)
     pub fn is_clean(&self) -> bool {
-        self.loss.is_none()
+        self.ack == 0
+            && self.loss.is_none()
             && self.rate_step.is_none()
             && self.delay_step.is_none()
             && self.jitter.is_none()
@@ -144,34 +216,47 @@ impl FuzzPath {
     /// The rate after the step (the rate without one), bit/s.
     pub fn final_rate_bps(&self) -> f64 {
         let r = self.sizes().rate_bps;
-        self.rate_step
-            .map_or(r, |(f, _)| (r * log_scale(f, 0.1, 10.0)).max(64e3))
+        self.rate_step.map_or(r, |(f, _)| stepped_rate_bps(r, f))
     }
 
     /// The application's offered rate, bit/s, per flow: the constant rate
-    /// of patterns 1 and 3, the chunks' average of pattern 2; none for
-    /// bulk.
+    /// of patterns 1 and 3, the chunks' average of patterns 2 and 4; none
+    /// for bulk.
     pub fn app_rate_bps(&self) -> Option<f64> {
         let z = self.sizes();
         let share = log_scale(self.app_share, 0.01, 0.9);
         match self.app {
             1 | 3 => Some(z.rate_bps * share),
-            2 => Some(self.chunk_bytes() * 8.0 / self.chunk_every_s()),
+            2 | 4 => Some(self.chunk_bytes() * 8.0 / self.chunk_every_s()),
             _ => None,
         }
     }
 
-    /// Pattern 2's chunk, bytes.
+    /// The chunk of patterns 2 (`app_share` × 4 BDP) and 4 (`app_share` ×
+    /// a second at the link's rate), bytes.
     fn chunk_bytes(&self) -> f64 {
         let z = self.sizes();
-        (z.rate_bps * z.rtt_s / 8.0 * 4.0 * log_scale(self.app_share, 0.01, 0.9))
-            .max(1500.0)
+        let share = log_scale(self.app_share, 0.01, 0.9);
+        let span_s = if self.app == 4 { 1.0 } else { 4.0 * z.rtt_s };
+        (z.rate_bps * span_s / 8.0 * share)
+            .max(self.mss_bytes() as f64)
             .round()
     }
 
-    /// Pattern 2's period, seconds.
+    /// The chunks' period, seconds: patterns 2 and 4.
     fn chunk_every_s(&self) -> f64 {
-        self.sizes().rtt_s * (1.0 + 19.0 * self.app_period.clamp(0.0, 1.0))
+        if self.app == 4 {
+            self.idle_period_s()
+        } else {
+            self.sizes().rtt_s * (1.0 + 19.0 * self.app_period.clamp(0.0, 1.0))
+        }
+    }
+
+    /// Pattern 4's period, 1 to 12 s: its idles outlast the retransmission
+    /// timer and, from 10 s, BBR's min_rtt window, so a flow restarts from
+    /// idle with stale estimates.
+    fn idle_period_s(&self) -> f64 {
+        1.0 + 11.0 * self.app_period.clamp(0.0, 1.0)
     }
 
     /// The scenario file: `algorithm` (and `[flow.bbr3] profile`) for
@@ -200,7 +285,7 @@ impl FuzzPath {
                     "rate = {{ steps = [ {{ at = \"0s\", rate = \"{}\" }}, {{ at = \"{}\", rate = \"{}\" }} ] }}",
                     kbit(z.rate_bps),
                     us(z.step_s.unwrap_or(z.seconds * at)),
-                    kbit((z.rate_bps * log_scale(factor, 0.1, 10.0)).max(64e3))
+                    kbit(stepped_rate_bps(z.rate_bps, factor))
                 );
             }
             None => {
@@ -265,17 +350,24 @@ impl FuzzPath {
                 us(log_scale(x, 1e-3, 40e-3))
             );
         }
-        for i in 0..self.flows.clamp(1, 3) {
+        for i in 0..self.flow_count() {
             let _ = writeln!(t, "\n[[flow]]\nalgorithm = \"{algorithm}\"");
             if i > 0 {
-                let _ = writeln!(t, "start = \"{}\"", us(z.rtt_s * f64::from(i) / 8.0));
+                let _ = writeln!(t, "start = \"{}\"", us(z.rtt_s * i as f64 / 8.0));
+            }
+            if self.mss_bytes() != 1500 {
+                let _ = writeln!(t, "mss = {}", self.mss_bytes());
+            }
+            let ack = ["", "delayed", "linux", "decimated"][usize::from(self.ack.min(3))];
+            if !ack.is_empty() {
+                let _ = writeln!(t, "ack = \"{ack}\"");
             }
             let share = log_scale(self.app_share, 0.01, 0.9);
             match self.app {
                 1 => {
                     let _ = writeln!(t, "app_rate = \"{}\"", kbit(z.rate_bps * share));
                 }
-                2 => {
+                2 | 4 => {
                     let _ = writeln!(
                         t,
                         "chunk_size = \"{}B\"\nchunk_every = \"{}\"",
@@ -316,6 +408,7 @@ impl FuzzPath {
             policer: self.policer.map(|(f, b)| (r(f), r(b))),
             app_share: r(self.app_share),
             app_period: r(self.app_period),
+            mss: self.mss.map(r),
             ..self.clone()
         }
     }
@@ -344,15 +437,29 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
         proptest::option::weighted(0.1, (unit(), unit())),
     );
     let app = (
-        prop_oneof![4 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
+        prop_oneof![
+            8 => Just(0u8),
+            4 => Just(1u8),
+            2 => Just(2u8),
+            2 => Just(3u8),
+            1 => Just(4u8)
+        ],
         unit(),
         unit(),
     );
-    (shape, impairments, app).prop_map(
+    // The receiver, the segment size and the rare large transfer: each
+    // shrinks to the plain case (an ACK per packet, 1,500 bytes, small).
+    let ends = (
+        prop_oneof![4 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
+        proptest::option::weighted(0.15, unit()),
+        sometimes(0.01),
+    );
+    (shape, impairments, app, ends).prop_map(
         |(
             (rate, rtt, buffer, flows, aqm, seed),
             (loss, rate_step, delay_step, jitter, ack_aggregation, policer),
             (app, app_share, app_period),
+            (ack, mss, large),
         )| FuzzPath {
             rate,
             rtt,
@@ -368,6 +475,9 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
             app,
             app_share,
             app_period,
+            ack,
+            mss,
+            large,
             seed,
         },
     )

@@ -18,6 +18,10 @@ pub enum Bug {
     /// Once its smoothed round trip passes 70 ms, the window freezes at
     /// two packets.
     FreezesOnLongRtt,
+    /// Counts bytes delivered in 32 bits and, when the count wraps, takes
+    /// the drop for a collapse of the path: the window falls to one
+    /// segment and stays there.
+    Wraps32,
 }
 
 /// Reno, growing only while it uses at least half its window.
@@ -30,19 +34,25 @@ struct Planted {
     best: f64,
     low: u32,
     frozen: bool,
+    /// Bytes delivered, modulo 2^32 (the `Wraps32` bug's counter).
+    delivered32: u32,
+    wrapped: bool,
 }
 
 impl Planted {
-    fn new(bug: Bug) -> Planted {
+    /// Ten segments of the flow's size to start with.
+    fn new(bug: Bug, mss: u64) -> Planted {
         Planted {
             bug,
-            mss: 1500,
-            cwnd: 15_000,
+            mss,
+            cwnd: 10 * mss,
             ssthresh: u64::MAX,
             rate: 1_000_000_000,
             best: 0.0,
             low: 0,
             frozen: false,
+            delivered32: 0,
+            wrapped: false,
         }
     }
 }
@@ -71,6 +81,14 @@ impl CongestionControl for Planted {
         }
         if self.frozen {
             self.cwnd = 2 * self.mss;
+        }
+        let before = self.delivered32;
+        self.delivered32 = before.wrapping_add(rs.acked_bytes as u32);
+        if self.bug == Bug::Wraps32 && self.delivered32 < before {
+            self.wrapped = true;
+        }
+        if self.wrapped {
+            self.cwnd = self.mss;
         }
         if let Some(srtt) = a.rtt.smoothed() {
             self.rate = (2 * self.cwnd as u128 * 1_000_000_000 / srtt.as_nanos().max(1)) as u64;
@@ -122,8 +140,9 @@ pub fn planted(bug: Bug) -> Controller {
         Bug::GrowsWhenAppLimited => "grows-when-app-limited",
         Bug::StallsAfterRateDrop => "stalls-after-rate-drop",
         Bug::FreezesOnLongRtt => "freezes-on-long-rtt",
+        Bug::Wraps32 => "wraps-32",
     };
-    Controller::custom(name, false, move |_: &Config, _: Instant| {
-        Box::new(Planted::new(bug)) as Box<dyn CongestionControl + Send + Sync>
+    Controller::custom(name, false, move |c: &Config, _: Instant| {
+        Box::new(Planted::new(bug, c.mss_bytes)) as Box<dyn CongestionControl + Send + Sync>
     })
 }

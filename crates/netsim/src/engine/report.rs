@@ -28,6 +28,7 @@ impl Sim<'_> {
                 cwnd_bytes: s.cwnd_bytes,
                 pacing_rate_bps: s.pacing_rate_bytes_per_sec as f64 * 8.0,
                 inflight_bytes: f.sender.inflight,
+                inflight_peak_bytes: f.sender.take_inflight_peak(),
                 mode: s.mode,
                 bw_estimate_bps: s.bw_estimate_bytes_per_sec.map(|b| b * 8.0),
                 min_rtt_ns: s.min_rtt.map(|d| d.as_nanos() as u64),

@@ -115,6 +115,11 @@ pub struct Sender {
     largest_acked: Option<u64>,
     /// Bytes in flight.
     pub inflight: u64,
+    /// The most bytes in flight since [`Sender::take_inflight_peak`] was
+    /// last called: a time series sampled every few milliseconds misses
+    /// a burst between samples, and whether a flow ever filled its window
+    /// is judged from this.
+    inflight_peak: u64,
     retx: VecDeque<(u64, u32)>,
     next_chunk: u64,
     total_chunks: Option<u64>,
@@ -285,6 +290,7 @@ impl Sender {
             cursor: 0,
             largest_acked: None,
             inflight: 0,
+            inflight_peak: 0,
             retx: VecDeque::new(),
             next_chunk: 0,
             total_chunks,
@@ -369,6 +375,12 @@ impl Sender {
                 cwr_high: None,
             },
         }
+    }
+
+    /// The most bytes in flight since the last call (at least what is in
+    /// flight now); the next call counts from now.
+    pub fn take_inflight_peak(&mut self) -> u64 {
+        std::mem::replace(&mut self.inflight_peak, self.inflight).max(self.inflight)
     }
 
     fn chunk_bytes(&self, chunk: u64) -> u32 {

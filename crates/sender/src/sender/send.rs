@@ -179,6 +179,7 @@ impl Sender {
             ecn,
         });
         self.inflight += bytes as u64;
+        self.inflight_peak = self.inflight_peak.max(self.inflight);
         if self.tlp.deadline.is_none() {
             self.arm_tlp(now);
         }
