@@ -9,7 +9,8 @@
 use congestion::Config as CcConfig;
 use link::{DelaySchedule, ResolvedDirection};
 pub use sender::{
-    AckPolicy, App, CustomCc, Ecn, EcnFeedback, LossDetection, Pacing, SenderConfig, Timeout,
+    AckPolicy, App, CustomCc, Ecn, EcnFeedback, LossDetection, MssChange, Pacing, SenderConfig,
+    Timeout,
 };
 
 /// One flow.
@@ -38,6 +39,9 @@ pub struct FlowConfig {
     /// pacing starts (scenario `initial_burst`; Linux TCP: 10;
     /// [`sender::SenderConfig::initial_burst_packets`]).
     pub initial_burst_packets: u32,
+    /// A change of the segment size while the flow runs (sender's
+    /// [`sender::MssChange`]); `None` keeps `cc.mss_bytes`.
+    pub mss_change: Option<sender::MssChange>,
     /// What the sender does when ACKs stop coming.
     pub timeout: Timeout,
     /// How the sender detects losses (Linux TCP's or QUIC 2018's).
@@ -146,6 +150,7 @@ impl FlowConfig {
             app: self.app.clone(),
             pacing: self.pacing,
             initial_burst_packets: self.initial_burst_packets,
+            mss_change: self.mss_change,
             timeout: self.timeout,
             tail_loss_probe: true,
             loss_detection: self.loss_detection,
@@ -171,6 +176,7 @@ impl FlowConfig {
             ack: AckPolicy::EveryPacket,
             pacing: Pacing::Exact,
             initial_burst_packets: 0,
+            mss_change: None,
             timeout: Timeout::Rto,
             loss_detection: LossDetection::Linux,
             custom_cc: None,

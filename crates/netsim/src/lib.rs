@@ -79,8 +79,8 @@ pub mod stats;
 pub mod workload;
 
 pub use config::{
-    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, Handshake, LossDetection, Pacing,
-    Segment, SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
+    AckPolicy, App, CustomCc, Ecn, EcnFeedback, FlowConfig, Handshake, LossDetection, MssChange,
+    Pacing, Segment, SenderConfig, SimConfig, Timeout, Topology, MAX_HOPS,
 };
 pub use engine::{
     run, run_workload, RunStopped, HEARTBEAT_EVENTS, MAX_EVENTS_AT_ONE_INSTANT, MAX_INFLIGHT_BYTES,

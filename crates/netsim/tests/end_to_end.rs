@@ -287,3 +287,31 @@ fn mode_times_cover_the_run_in_the_order_modes_began() {
         "PROBE_RTT {probe_rtt} ns"
     );
 }
+
+/// A finite flow whose segment size changes while it runs (down and up,
+/// with 2 % loss, so segments of the old size are resent after the
+/// change) delivers exactly its size and completes.
+#[test]
+fn a_flow_whose_mss_changes_delivers_exactly_its_size() {
+    for (from, to) in [(1500, 1000), (1000, 1400)] {
+        for alg in [Algorithm::Bbr, Algorithm::Cubic] {
+            let mut cc = Config::new(alg);
+            cc.mss_bytes = from;
+            let mut f = FlowConfig::bulk("a", cc);
+            f.size_bytes = Some(2_000_003);
+            f.mss_change = Some(netsim::MssChange {
+                at_ns: 300 * MS,
+                mss: to,
+            });
+            let cfg = sim(vec![f], "loss = { bernoulli = 0.02 }", 30);
+            let s = netsim::run(&cfg, &mut netsim::NoRecorder).unwrap();
+            let flow = &s.flows[0];
+            assert_eq!(flow.delivered_bytes, 2_000_003, "{alg:?} {from} -> {to}");
+            assert!(
+                flow.completion_ns.is_some(),
+                "{alg:?} {from} -> {to}: not complete"
+            );
+            assert!(flow.retransmissions > 0, "{alg:?}: the loss was exercised");
+        }
+    }
+}

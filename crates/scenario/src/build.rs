@@ -217,6 +217,29 @@ fn flow_table(
             ))
         }
     };
+    let mss_change = match f.mss_change {
+        None => None,
+        Some(c) if !(500..=9000).contains(&c.mss) => {
+            return Err(err(
+                &field("mss_change.mss"),
+                format!("{} bytes; allowed 500 to 9000, as for `mss`", c.mss),
+            ))
+        }
+        Some(c) if c.at.0 > crate::limits::MAX_TIME_NS => {
+            return Err(err(
+                &field("mss_change.at"),
+                format!(
+                    "{:.0} s; the limit is {} s (one day, the longest run)",
+                    c.at.0 as f64 / 1e9,
+                    crate::limits::MAX_TIME_NS / 1_000_000_000
+                ),
+            ))
+        }
+        Some(c) => Some(netsim::MssChange {
+            at_ns: c.at.0,
+            mss: c.mss,
+        }),
+    };
     let quic = f.stack == Some(FlavourName::Quic2018);
     let cc = cc_tables(f, quic, field, err)?;
     let app = app_of(f, field, err)?;
@@ -295,6 +318,7 @@ fn flow_table(
                 Some(PacingName::Exact) | None => netsim::Pacing::Exact,
             },
             initial_burst_packets,
+            mss_change,
             header_bytes,
             handshake: match f.handshake {
                 Some(HandshakeName::Tcp) => netsim::Handshake::Tcp,

@@ -26,6 +26,7 @@ pub struct FlowTable {
     pub(crate) count: Option<u32>,
     pub(crate) stagger: Option<Dur>,
     pub(crate) mss: Option<u64>,
+    pub(crate) mss_change: Option<MssChangeTable>,
     pub(crate) header_bytes: Option<u64>,
     pub(crate) bbr: Option<BbrSwitches>,
     pub(crate) bbr3: Option<Bbr3Table>,
@@ -34,6 +35,15 @@ pub struct FlowTable {
     pub(crate) ecn: Option<EcnSetting>,
     pub(crate) access: Option<AccessTable>,
     pub(crate) hops: Option<Vec<i64>>,
+}
+
+/// `mss_change = { at = "5s", mss = 1200 }`: the flow's segment size
+/// changes while it runs.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MssChangeTable {
+    pub(crate) at: Dur,
+    pub(crate) mss: u64,
 }
 
 /// `[flow.access]`: a flow's own access link, each direction a table with

@@ -341,6 +341,40 @@ mod tests {
     }
 
     #[test]
+    fn mss_change_reaches_the_flow_and_a_bad_one_is_named() {
+        let mc = |extra| parse_text(extra).unwrap().runs[0].config.flows[0].mss_change;
+        assert_eq!(
+            mc("mss_change = { at = \"500ms\", mss = 1200 }"),
+            Some(netsim::MssChange {
+                at_ns: 500_000_000,
+                mss: 1200
+            })
+        );
+        assert_eq!(mc(""), None);
+        for (bad, want) in [
+            (
+                "mss_change = { at = \"1s\", mss = 100 }",
+                "flow[0].mss_change.mss",
+            ),
+            (
+                "mss_change = { at = \"2d\", mss = 1200 }",
+                "flow[0].mss_change.at",
+            ),
+            ("mss_change = { at = \"1s\" }", "mss"),
+            ("mss_change = { at = \"1s\", mss = 1200, size = 3 }", "size"),
+        ] {
+            let e = parse_text(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+        // A byte-limited queue must hold the larger segment.
+        let src = "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\nqueue = { limit = \"1600B\" }\n[[flow]]\nalgorithm = \"bbr\"\nmss_change = { at = \"1s\", mss = 9000 }\n";
+        let e = parse(src, "t.toml", Path::new("."), Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("9000 B on the wire"), "{e}");
+    }
+
+    #[test]
     fn bad_header_bytes_are_clear_errors() {
         let e = parse_text("header_bytes = 5000").unwrap_err().to_string();
         assert!(

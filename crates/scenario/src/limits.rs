@@ -70,7 +70,12 @@ fn fail<T>(field: &str, message: String) -> Result<T, LimitError> {
 fn min_wire_bytes(cfg: &SimConfig) -> f64 {
     cfg.flows
         .iter()
-        .map(|f| f.cc.mss_bytes as f64 + f.header_bytes as f64)
+        .map(|f| {
+            let mss = f
+                .mss_change
+                .map_or(f.cc.mss_bytes, |c| c.mss.min(f.cc.mss_bytes));
+            mss as f64 + f.header_bytes as f64
+        })
         .fold(f64::INFINITY, f64::min)
         .max(1.0)
 }
@@ -325,14 +330,19 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
     let largest = cfg
         .flows
         .iter()
-        .map(|f| f.cc.mss_bytes + f.header_bytes as u64)
+        .map(|f| {
+            let mss = f
+                .mss_change
+                .map_or(f.cc.mss_bytes, |c| c.mss.max(f.cc.mss_bytes));
+            mss + f.header_bytes as u64
+        })
         .max()
         .unwrap_or(0);
     if let Size::Bytes(b) = cfg.forward.queue.limit {
         if b < largest {
             return fail(
                 "link.forward.queue.limit",
-                format!("{b} B holds no packet: the largest data packet is {largest} B on the wire (mss + header_bytes); give at least `{largest}B`, or a packet count like `100pkt`"),
+                format!("{b} B holds no packet: the largest data packet is {largest} B on the wire (mss, or mss_change's if larger, + header_bytes); give at least `{largest}B`, or a packet count like `100pkt`"),
             );
         }
     }

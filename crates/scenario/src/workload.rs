@@ -143,6 +143,12 @@ pub(crate) fn check_template(
             ));
         }
     }
+    if a.flow.mss_change.is_some() {
+        return Err(err(
+            &format!("arrivals[{i}].mss_change"),
+            "`mss_change` does not apply to arrivals: its `at` is a time in the run, and generated flows start at times the process draws; give the flows their `mss`".into(),
+        ));
+    }
     Ok(())
 }
 

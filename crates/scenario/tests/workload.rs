@@ -115,6 +115,11 @@ fn bad_arrivals_are_located_and_say_what_is_allowed() {
         e.contains("arrivals[0].mss") && e.contains("500 to 9000"),
         "{e}"
     );
+    let e = err("[[arrivals]]\nalgorithm = \"bbr\"\nrate = 5\nsize = { dist = \"fixed\", bytes = \"1kB\" }\nmss_change = { at = \"1s\", mss = 1200 }\n");
+    assert!(
+        e.contains("arrivals[0].mss_change") && e.contains("does not apply to arrivals"),
+        "{e}"
+    );
 }
 
 #[test]

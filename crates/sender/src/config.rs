@@ -258,6 +258,22 @@ pub struct SenderConfig {
     pub ecn: Ecn,
     /// How CE marks come back: QUIC's counts or TCP's ECE flag.
     pub ecn_feedback: EcnFeedback,
+    /// A change of the segment size while the flow runs (path MTU
+    /// discovery raising it, or a route with a smaller MTU lowering it);
+    /// `None` keeps `cc.mss_bytes` throughout.
+    pub mss_change: Option<MssChange>,
+}
+
+/// The segment size changes at `at_ns` to `mss` bytes: data not yet sent
+/// then goes in segments of the new size (what was sent keeps its size,
+/// retransmissions included, as TCP resends a segment whole), and the
+/// controller is told (`on_mss_change`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MssChange {
+    /// When, in simulated (or transport) nanoseconds.
+    pub at_ns: u64,
+    /// The new segment size, bytes (at least 1).
+    pub mss: u64,
 }
 
 /// How the sender decides a packet is lost.
@@ -295,6 +311,7 @@ impl SenderConfig {
             custom_cc: None,
             ecn: Ecn::NotEct,
             ecn_feedback: EcnFeedback::Counts,
+            mss_change: None,
         }
     }
 }

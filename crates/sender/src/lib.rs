@@ -96,7 +96,9 @@ pub mod receiver;
 pub mod schema;
 pub mod sender;
 
-pub use config::{AckPolicy, App, CustomCc, LossDetection, Pacing, SenderConfig, Timeout};
+pub use config::{
+    AckPolicy, App, CustomCc, LossDetection, MssChange, Pacing, SenderConfig, Timeout,
+};
 pub use ecn::{extend_count, Ecn, EcnCounts, EcnFeedback, SentPacket};
 pub use histogram::LogHistogram;
 pub use mode_times::ModeTimes;

@@ -635,3 +635,54 @@ fn the_inflight_peak_counts_a_burst_between_reads() {
     assert_eq!(s.take_inflight_peak(), 10 * 1500);
     assert_eq!(s.take_inflight_peak(), 2 * 1500);
 }
+
+/// A segment-size change cuts the data not yet sent anew: a 15,500-byte
+/// flow that has sent four 1,500-byte segments when the size falls to
+/// 1,000 sends the remaining 9,500 bytes as nine of 1,000 and one of 500,
+/// and its controller counts in the new size.
+#[test]
+fn an_mss_change_recuts_the_unsent_data() {
+    fn send(s: &mut sender::Sender, now: u64, sizes: &mut Vec<u32>) {
+        while let sender::SendDecision::Send {
+            chunk,
+            bytes,
+            retransmission,
+        } = s.poll(at(now))
+        {
+            s.on_sent(at(now), chunk, bytes, retransmission);
+            sizes.push(bytes);
+        }
+    }
+    let mut cc = Config::new(Algorithm::Cubic);
+    cc.initial_cwnd_packets = 4;
+    let mut f = SenderConfig::bulk(cc);
+    f.pacing = sender::Pacing::Off;
+    f.size_bytes = Some(15_500);
+    f.mss_change = Some(sender::MssChange {
+        at_ns: MS,
+        mss: 1000,
+    });
+    let mut s = sender::Sender::new(&f, 1);
+    let mut sizes = Vec::new();
+    send(&mut s, 0, &mut sizes);
+    assert_eq!(sizes.len(), 4);
+    assert_eq!(s.take_new_total_chunks(), None, "not due yet");
+    // Everything sent is acknowledged a millisecond later, from 40 ms on:
+    // the change, due since 1 ms, applies before the fifth send.
+    for k in 0..20u64 {
+        let sent = sizes.len() as u64;
+        s.on_ack(at((40 + k) * MS), &ack_of(&[(0, sent - 1)]));
+        send(&mut s, (40 + k) * MS, &mut sizes);
+        if s.inflight == 0 {
+            break;
+        }
+    }
+    assert_eq!(
+        sizes,
+        [1500, 1500, 1500, 1500, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500]
+    );
+    assert!(s.is_done());
+    assert_eq!(s.cc.mss_bytes(), 1000);
+    assert_eq!(s.take_new_total_chunks(), Some(14));
+    assert_eq!(s.take_new_total_chunks(), None, "taken once");
+}

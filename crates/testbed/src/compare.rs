@@ -346,6 +346,14 @@ fn single_flow_run(scenario: &Path) -> Result<(String, scenario::Run), String> {
             custom.name
         ));
     }
+    // Kernel TCP takes its segment size from the path's MTU and the UDP
+    // transport keeps one: neither can be told to change it at a time.
+    if sc.runs[0].config.flows[0].mss_change.is_some() {
+        return Err(format!(
+            "{}: `mss_change` runs only in the simulator (`bbrlab sim`); kernel TCP and the UDP transport keep one segment size",
+            scenario.display()
+        ));
+    }
     let run = sc.runs[0].clone();
     if run.config.sample_interval_ns != 0 {
         return Ok((sc.name, run));
@@ -843,6 +851,21 @@ pub(crate) mod tests {
         assert!(kernel_counterpart(&with(Algorithm::BbrJitter))
             .unwrap_err()
             .contains("no `bbr-jitter`"));
+    }
+
+    /// A scenario whose segment size changes runs only in the simulator:
+    /// compare says so by name before it starts anything.
+    #[test]
+    fn a_segment_size_change_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mc.toml");
+        std::fs::write(
+            &path,
+            "duration = \"2s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\nmss_change = { at = \"1s\", mss = 1200 }\n",
+        )
+        .unwrap();
+        let e = single_flow_run(&path).unwrap_err();
+        assert!(e.contains("`mss_change` runs only in the simulator"), "{e}");
     }
 
     #[test]

@@ -23,10 +23,10 @@ pub const INVARIANTS: [(&str, &str); 11] = [
     ("valid_scenario", "every generated path is a scenario the simulator accepts; a refusal is the fuzzer's own bug"),
     ("run_completes", "the simulation must run to its end: an error from it, such as the engine's guard against a sender timer that re-arms itself at the same instant, is a failure"),
     ("no_panic", "a controller must not panic on any input; the message is kept (with overflow checks on, an arithmetic overflow is a panic)"),
-    ("window_floor", "a window below one segment (the path's MSS) can send nothing, and the flow stops for good"),
+    ("window_floor", "a window below one segment (the path's MSS, the smaller one where it changes) can send nothing, and the flow stops for good"),
     ("window_ceiling", "a window above 2^40 bytes (1 TiB) is no path's: the largest BDP here is 10 Gbit/s × 2 s, 2.5 GB; such a value is a wrapped or overflowed counter"),
     ("pacing_finite", "a pacing rate that is not a finite number from 0 to 10^15 bit/s is a division by zero or an overflow"),
-    ("app_limited_growth", "an app-limited flow (offering at most half the link at a constant rate) must not grow its window beyond what it uses: from 10 round trips on, at most 4 × the most it had in flight so far plus 1 MiB (the sender's peak between samples, so a burst such as a backlog sent after PROBE_RTT counts) (Linux's tcp_is_cwnd_limited(), RFC 9002 §7.8; BBR's window is 2 × its estimate of a BDP the flow itself fills, plus its quantization budget; the QUIC stacks keep windows of a few hundred kB on sub-millisecond paths): the fault it catches is growth to megabytes, as CUBIC's window once grew to 18.7 MB keeping 28.5 kB in flight"),
+    ("app_limited_growth", "an app-limited flow (offering at most half the link at a constant rate) must not grow its window beyond what it uses: from 10 round trips on, at most 4 × the most it had in flight so far plus 1 MiB (the sender's peak between samples, so a burst such as a backlog sent after PROBE_RTT counts), times the ratio of a larger segment size after a change (a window kept in segments, as TCP's, grows by it) (Linux's tcp_is_cwnd_limited(), RFC 9002 §7.8; BBR's window is 2 × its estimate of a BDP the flow itself fills, plus its quantization budget; the QUIC stacks keep windows of a few hundred kB on sub-millisecond paths): the fault it catches is growth to megabytes, as CUBIC's window once grew to 18.7 MB keeping 28.5 kB in flight"),
     ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter, ACK aggregation or a receiver that delays its ACKs), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run (where the application offers at least ten segments in it), and, where the buffer holds at least a BDP and 8 packets (below that TCP flows can lock each other out by timeouts), no flow less than 5 % of its fair share; for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
     ("rate_step_recovery", "after the link's rate falls (to 0.1-1 times) on a path with nothing else, bulk flows must together deliver at least half the new rate over the last third of the time after the step, which is at least 30 round trips and 6 s: the queue fills and every controller's loss response meets the new rate; for a loss-based controller only where the new BDP is at most 20 packets (an AQM's drops while the old queue drains can halve Reno's window several times, below the new BDP, and it regrows a packet a round trip); a rise is not judged, since Reno grows a packet a round trip and CUBIC and BBR v1 may take longer than a run to fill a pipe ten times larger"),
     ("past_2_32", "a flow whose transfer passes 2^32 bytes on a path with nothing but a queue must go on delivering after it: at least 10 % of the link over the time after, judged where at least a second is left (a 32-bit byte counter wraps there, and a controller that trusts one computes a negative or a huge delivery; every counter in bbrlab's and the stacks' controllers is meant to be 64-bit)"),
@@ -46,16 +46,17 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
     let mut out = Vec::new();
     let flows = path.flow_count();
     let mss = path.mss_bytes() as f64;
+    let floor = path.min_mss_bytes() as f64;
     let at = |x: &FlowSample| format!("flow {} at {:.3} s", x.flow, x.t_ns as f64 / 1e9);
     // Per sample: the window's floor and ceiling, the pacing rate.
     // From the first packet sent: before it a sender may report no
     // window at all (a stack's controller is built on first use).
     for x in samples.iter().filter(|x| x.packets_sent > 0) {
-        if (x.cwnd_bytes as f64) < mss {
+        if (x.cwnd_bytes as f64) < floor {
             out.push(Violation {
                 invariant: "window_floor",
                 measured: format!("cwnd {} B, {}", x.cwnd_bytes, at(x)),
-                bound: format!("≥ {mss} B (one segment)"),
+                bound: format!("≥ {floor} B (one segment)"),
             });
             break;
         }
@@ -86,12 +87,20 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
     {
         for f in 0..flows {
             let mut most = 0u64;
+            // A window kept in segments across a change of their size
+            // (TCP's rule: Linux's snd_cwnd counts packets) grows by the
+            // ratio of the sizes without growing in use.
+            let grown = match (path.mss_change_ns(), path.changed_mss_bytes()) {
+                (Some(at), Some(m)) => Some((at, (m as f64 / mss).max(1.0))),
+                _ => None,
+            };
             for x in samples.iter().filter(|x| x.flow == f) {
                 // The most in flight since the sample before: a burst
                 // between samples (a backlog sent after PROBE_RTT, say)
                 // counts, as it fills the window it measures.
                 most = most.max(x.inflight_bytes).max(x.inflight_peak_bytes);
-                let bound = 4 * most + (1 << 20);
+                let ratio = grown.filter(|&(at, _)| x.t_ns >= at).map_or(1.0, |g| g.1);
+                let bound = ((4 * most + (1 << 20)) as f64 * ratio) as u64;
                 if x.t_ns >= warm_ns && x.cwnd_bytes > bound {
                     out.push(Violation {
                         invariant: "app_limited_growth",

@@ -10,7 +10,8 @@
 //! aggregation and the receivers' ACK policies (delayed, Linux's,
 //! decimated), every AQM, a policer, app-limited patterns (a rate from
 //! the first packet, on/off chunks, bulk that turns app-limited, bursts
-//! with idles of up to 12 s), segment sizes from 500 to 9,000 bytes, a
+//! with idles of up to 12 s), segment sizes from 500 to 9,000 bytes and
+//! changes of it within a run, a
 //! rare transfer past 2^32 bytes, and up to three competing flows. A run
 //! is kept to [`PACKET_BUDGET`] packets
 //! at the link's rate by shortening it (never below [`MIN_RTTS`] round
@@ -92,6 +93,11 @@ pub struct FuzzPath {
     /// The segment size, log scale from 500 (0) to 9,000 (1) bytes;
     /// `None` is 1,500.
     pub mss: Option<f64>,
+    /// A change of the segment size while the flows run (path MTU
+    /// discovery, a route change): when (0 to 1 across the first 90 % of
+    /// the run) and the new size, log scale from 500 (0) to 9,000 (1)
+    /// bytes. Not with a large transfer.
+    pub mss_change: Option<(f64, f64)>,
     /// A transfer past 2^32 bytes: one flow at 10 Gbit/s for
     /// [`LARGE_SECONDS`] with [`LARGE_MSS`]-byte segments, on a round trip
     /// of 100 µs (0) to 10 ms (1) instead of `rtt`'s range; the other
@@ -136,6 +142,29 @@ impl FuzzPath {
         }
         self.mss
             .map_or(1500, |m| log_scale(m, 500.0, 9000.0).round() as u64)
+    }
+
+    /// The segment size after `mss_change`, if any (never with `large`).
+    pub fn changed_mss_bytes(&self) -> Option<u64> {
+        if self.large {
+            return None;
+        }
+        self.mss_change
+            .map(|(_, m)| log_scale(m, 500.0, 9000.0).round() as u64)
+    }
+
+    /// When the segment size changes, ns (as the scenario file gives it,
+    /// to the microsecond), if it does.
+    pub fn mss_change_ns(&self) -> Option<u64> {
+        self.changed_mss_bytes()?;
+        let (at, _) = self.mss_change?;
+        Some((self.sizes().seconds * 0.9 * at.clamp(0.0, 1.0) * 1e6).round() as u64 * 1000)
+    }
+
+    /// The smallest segment the flows send: a window floor is one of it.
+    pub fn min_mss_bytes(&self) -> u64 {
+        self.changed_mss_bytes()
+            .map_or(self.mss_bytes(), |m| m.min(self.mss_bytes()))
     }
 
     /// The flows: one for a transfer past 2^32 bytes, else 1 to 3.
@@ -358,6 +387,13 @@ impl FuzzPath {
             if self.mss_bytes() != 1500 {
                 let _ = writeln!(t, "mss = {}", self.mss_bytes());
             }
+            if let (Some(at_ns), Some(mss)) = (self.mss_change_ns(), self.changed_mss_bytes()) {
+                let _ = writeln!(
+                    t,
+                    "mss_change = {{ at = \"{}us\", mss = {mss} }}",
+                    at_ns / 1000
+                );
+            }
             let ack = ["", "delayed", "linux", "decimated"][usize::from(self.ack.min(3))];
             if !ack.is_empty() {
                 let _ = writeln!(t, "ack = \"{ack}\"");
@@ -409,6 +445,7 @@ impl FuzzPath {
             app_share: r(self.app_share),
             app_period: r(self.app_period),
             mss: self.mss.map(r),
+            mss_change: self.mss_change.map(|(a, m)| (r(a), r(m))),
             ..self.clone()
         }
     }
@@ -453,13 +490,14 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
         prop_oneof![4 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
         proptest::option::weighted(0.15, unit()),
         sometimes(0.01),
+        proptest::option::weighted(0.1, (unit(), unit())),
     );
     (shape, impairments, app, ends).prop_map(
         |(
             (rate, rtt, buffer, flows, aqm, seed),
             (loss, rate_step, delay_step, jitter, ack_aggregation, policer),
             (app, app_share, app_period),
-            (ack, mss, large),
+            (ack, mss, large, mss_change),
         )| FuzzPath {
             rate,
             rtt,
@@ -477,6 +515,7 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
             app_period,
             ack,
             mss,
+            mss_change,
             large,
             seed,
         },

@@ -226,6 +226,11 @@ impl Sim<'_> {
                 | SendDecision::NoData(None) => break,
             }
         }
+        // A segment-size change re-cut a finite flow: its receiver's
+        // completion test counts the new chunks.
+        if let Some(total) = self.flows[f].sender.take_new_total_chunks() {
+            self.flows[f].receiver.total_chunks = Some(total);
+        }
         self.arm_timer(f);
     }
 

@@ -13,7 +13,7 @@
 //! and are not yet resolved, instead of rescanning the window.
 
 use crate::app::AppState;
-use crate::config::{LossDetection, Pacing, SenderConfig, Timeout};
+use crate::config::{LossDetection, MssChange, Pacing, SenderConfig, Timeout};
 use crate::ecn::{extend_count, Ecn, EcnFeedback, SentPacket};
 use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
@@ -123,6 +123,19 @@ pub struct Sender {
     retx: VecDeque<(u64, u32)>,
     next_chunk: u64,
     total_chunks: Option<u64>,
+    /// The flow's size, for cutting what is left into segments of a new
+    /// size.
+    size_bytes: Option<u64>,
+    /// A segment-size change still to come.
+    mss_change: Option<MssChange>,
+    /// Chunks from this one on are of `mss` bytes; those before, of
+    /// `first_mss` (no change yet: never).
+    mss_from_chunk: u64,
+    /// The segment size before the change.
+    first_mss: u64,
+    /// A change that re-cut a finite flow: its new chunk count, for the
+    /// receiver's completion test (taken once).
+    new_total_chunks: Option<u64>,
     last_chunk_bytes: u32,
     stop: Option<Instant>,
     app: AppState,
@@ -294,6 +307,11 @@ impl Sender {
             retx: VecDeque::new(),
             next_chunk: 0,
             total_chunks,
+            size_bytes: flow.size_bytes,
+            mss_change: flow.mss_change,
+            mss_from_chunk: u64::MAX,
+            first_mss: mss,
+            new_total_chunks: None,
             last_chunk_bytes,
             stop: flow.stop_ns.map(Instant::from_nanos),
             app: AppState::new(&flow.app, start),
@@ -386,9 +404,44 @@ impl Sender {
     fn chunk_bytes(&self, chunk: u64) -> u32 {
         if Some(chunk + 1) == self.total_chunks {
             self.last_chunk_bytes
-        } else {
+        } else if chunk >= self.mss_from_chunk {
             self.mss as u32
+        } else {
+            self.first_mss as u32
         }
+    }
+
+    /// Applies a segment-size change that is due at `now`: chunks not yet
+    /// sent take the new size, a finite flow's remaining bytes are cut
+    /// anew, and the controller hears of it.
+    pub(super) fn apply_mss_change(&mut self, now: Instant) {
+        let Some(change) = self.mss_change.filter(|c| now.as_nanos() >= c.at_ns) else {
+            return;
+        };
+        self.mss_change = None;
+        let mss = change.mss.max(1);
+        let from = self.next_chunk;
+        if let (Some(size), Some(total)) = (self.size_bytes, self.total_chunks) {
+            if from < total {
+                // Every chunk before `from` is whole: the short last one
+                // has not been sent.
+                let left = size - from * self.mss;
+                let n = left.div_ceil(mss).max(1);
+                self.total_chunks = Some(from + n);
+                self.last_chunk_bytes = (left - (n - 1) * mss).max(1) as u32;
+                self.new_total_chunks = self.total_chunks;
+            }
+        }
+        self.first_mss = self.mss;
+        self.mss_from_chunk = from;
+        self.mss = mss;
+        self.cc.on_mss_change(mss);
+    }
+
+    /// A finite flow's new chunk count after a segment-size change, once:
+    /// whoever tests the receiver for completion needs it.
+    pub fn take_new_total_chunks(&mut self) -> Option<u64> {
+        self.new_total_chunks.take()
     }
 
     /// Whether every chunk of a finite flow has been sent at least once and

@@ -7,6 +7,9 @@ use super::*;
 impl Sender {
     /// Decides what to do at `now`.
     pub fn poll(&mut self, now: Instant) -> SendDecision {
+        if self.mss_change.is_some() {
+            self.apply_mss_change(now);
+        }
         self.prune_repairs();
         if self.tlp.owed {
             if let Some(d) = self.tail_loss_probe() {
