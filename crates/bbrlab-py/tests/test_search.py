@@ -57,6 +57,14 @@ def test_a_loss_based_controller_gets_no_reading_and_write_makes_the_files(tmp_p
         assert (tmp_path / "out" / f).is_file()
 
 
+def test_a_normal_packet_jitter_searches_its_mean_and_deviation():
+    r = bbrlab.search("bbr", "utilization", progress=False, rate="3mbit", rate_ratio=1, delay="15ms",
+                      packet_jitter="60ms", packet_jitter_dist="normal", pieces=1, duration="10s",
+                      evaluations=12, seed=3)
+    assert r.history["path"].str.contains("per-packet jitter Normal").all()
+    assert "normal = { mean" in r.worst["scenario"]
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -65,6 +73,7 @@ def test_a_loss_based_controller_gets_no_reading_and_write_makes_the_files(tmp_p
         (dict(objective="share"), "give two controllers"),
         (dict(rate="10mbps"), "rate `10mbps`"),
         (dict(cc="bbr9"), "cc bbr9"),
+        (dict(packet_jitter="60ms", packet_jitter_dist="gaussian"), "packet_jitter_dist gaussian"),
     ],
 )
 def test_bad_options_are_named_by_keyword(kwargs, message):

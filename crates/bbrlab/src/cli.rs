@@ -544,6 +544,12 @@ pub(crate) struct SearchArgs {
     /// packet's its own (packets overtake, seed 001's independent delays).
     #[arg(long, default_value = sd::PACKET_JITTER)]
     pub(crate) packet_jitter: String,
+    /// The per-packet jitter's distribution: `uniform` (from 0 to a
+    /// level) or `normal` (max(0, Normal(mean, sd)), the search picking
+    /// the mean and the standard deviation each up to --packet-jitter;
+    /// seed 001's delays were Normal(60 ms, 40 ms)).
+    #[arg(long, default_value = sd::PACKET_JITTER_DIST)]
+    pub(crate) packet_jitter_dist: String,
     /// The most pieces in the schedule; each has its own rate and delay.
     #[arg(long, default_value_t = sd::PIECES)]
     pub(crate) pieces: usize,

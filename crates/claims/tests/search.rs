@@ -18,6 +18,7 @@ fn budget() -> Budget {
         jitter_ns: 40_000_000,
         loss: 0.0,
         packet_jitter_ns: 0,
+        packet_jitter_normal: false,
         pieces: 2,
         min_piece_ns: 2_000_000_000,
         duration_ns: 10_000_000_000,

@@ -341,6 +341,7 @@ mod tests {
             ],
             loss: 0.0,
             packet_jitter_ns: 0,
+            packet_jitter_sd_ns: None,
             duration_ns: 10_000_000_000,
             reverse_delay_ns: 10_000_000,
         }

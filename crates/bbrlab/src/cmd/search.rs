@@ -39,6 +39,7 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
         jitter: a.jitter,
         loss: a.loss,
         packet_jitter: a.packet_jitter,
+        packet_jitter_dist: a.packet_jitter_dist,
         pieces: a.pieces,
         min_piece: a.min_piece,
         duration: a.duration,

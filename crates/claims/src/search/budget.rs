@@ -31,6 +31,12 @@ pub struct Budget {
     /// independently, so packets overtake (seed 001's "independent
     /// delays"); 0: none.
     pub packet_jitter_ns: u64,
+    /// The per-packet jitter drawn from a normal distribution instead:
+    /// each packet's extra delay is max(0, Normal(mean, sd)), the search
+    /// picking the mean and the standard deviation each up to
+    /// `packet_jitter_ns` (seed 001's delays: Normal(60 ms, 40 ms), a
+    /// longer tail than a uniform draw).
+    pub packet_jitter_normal: bool,
     /// The most pieces the schedule may have (n ≥ 1).
     pub pieces: usize,
     /// The shortest a piece may be, ns (t).
@@ -93,6 +99,12 @@ impl Budget {
                 "--packet-jitter {} s: at most 2 s",
                 secs(self.packet_jitter_ns)
             ));
+        }
+        if self.packet_jitter_normal && self.packet_jitter_ns == 0 {
+            return Err(
+                "--packet-jitter-dist normal: give --packet-jitter, the most its mean and its standard deviation may be"
+                    .into(),
+            );
         }
         if !(self.loss.is_finite() && (0.0..=0.5).contains(&self.loss)) {
             return Err(format!(
@@ -162,6 +174,9 @@ impl Budget {
         }
         if self.packet_jitter_ns > 0 {
             d.push(Dim::PacketJitter);
+            if self.packet_jitter_normal {
+                d.push(Dim::PacketJitterSd);
+            }
         }
         d
     }
@@ -218,13 +233,14 @@ impl Budget {
             start = ((start as f64 + len) / 1e6).round() as u64 * 1_000_000;
         }
         let loss = at(Dim::Loss).map_or(0.0, |u| (u * self.loss * 1e6).round() / 1e6);
-        let packet_jitter_ns = at(Dim::PacketJitter).map_or(0, |u| {
-            (u * self.packet_jitter_ns as f64 / 1e3).round() as u64 * 1000
-        });
+        let level =
+            |d: Dim| at(d).map(|u| (u * self.packet_jitter_ns as f64 / 1e3).round() as u64 * 1000);
+        let packet_jitter_ns = level(Dim::PacketJitter).unwrap_or(0);
         SearchPath {
             pieces,
             loss,
             packet_jitter_ns,
+            packet_jitter_sd_ns: level(Dim::PacketJitterSd),
             duration_ns: self.duration_ns,
             reverse_delay_ns: self.delay_ns / 1000 * 1000,
         }
@@ -242,8 +258,12 @@ pub enum Dim {
     Length(usize),
     /// The random loss, from 0 to p.
     Loss,
-    /// The per-packet jitter's level, from 0 to its most.
+    /// The per-packet jitter's level, from 0 to its most (a normal
+    /// jitter's mean).
     PacketJitter,
+    /// A normal per-packet jitter's standard deviation, from 0 to the
+    /// most.
+    PacketJitterSd,
 }
 
 /// One piece of a schedule.
@@ -265,8 +285,12 @@ pub struct SearchPath {
     /// Random loss on the forward direction, a fraction.
     pub loss: f64,
     /// Per-packet extra forward delay, uniform from 0 to this, ns, each
-    /// packet's drawn on its own (packets may overtake).
+    /// packet's drawn on its own (packets may overtake); with
+    /// `packet_jitter_sd_ns`, the mean of a normal draw.
     pub packet_jitter_ns: u64,
+    /// A normal per-packet jitter's standard deviation, ns: the extra
+    /// delay is then max(0, Normal(`packet_jitter_ns`, this)).
+    pub packet_jitter_sd_ns: Option<u64>,
     /// The run, ns.
     pub duration_ns: u64,
     /// The reverse one-way delay, ns.
@@ -323,12 +347,19 @@ impl SearchPath {
         if self.loss > 0.0 {
             let _ = write!(t, "; {:.3} % random loss", self.loss * 100.0);
         }
-        if self.packet_jitter_ns > 0 {
-            let _ = write!(
-                t,
-                "; per-packet jitter up to {:.1} ms",
-                self.packet_jitter_ns as f64 / 1e6
-            );
+        match (self.packet_jitter_ns, self.packet_jitter_sd_ns) {
+            (0, None | Some(0)) => {}
+            (m, Some(sd)) => {
+                let _ = write!(
+                    t,
+                    "; per-packet jitter Normal({:.1} ms, {:.1} ms)",
+                    m as f64 / 1e6,
+                    sd as f64 / 1e6
+                );
+            }
+            (max, None) => {
+                let _ = write!(t, "; per-packet jitter up to {:.1} ms", max as f64 / 1e6);
+            }
         }
         t
     }
@@ -425,12 +456,23 @@ impl SearchPath {
         if self.loss > 0.0 {
             let _ = writeln!(t, "loss = {}", self.loss);
         }
-        if self.packet_jitter_ns > 0 {
-            let _ = writeln!(
-                t,
-                "jitter = {{ uniform = {{ min = \"0us\", max = \"{}\" }}, reorder = true }}",
-                us(self.packet_jitter_ns)
-            );
+        match (self.packet_jitter_ns, self.packet_jitter_sd_ns) {
+            (0, None | Some(0)) => {}
+            (mean, Some(sd)) => {
+                let _ = writeln!(
+                    t,
+                    "jitter = {{ normal = {{ mean = \"{}\", sd = \"{}\", floor = \"0us\" }}, reorder = true }}",
+                    us(mean),
+                    us(sd)
+                );
+            }
+            (max, None) => {
+                let _ = writeln!(
+                    t,
+                    "jitter = {{ uniform = {{ min = \"0us\", max = \"{}\" }}, reorder = true }}",
+                    us(max)
+                );
+            }
         }
         let _ = writeln!(
             t,
@@ -462,6 +504,7 @@ mod tests {
             jitter_ns: 10_000_000,
             loss: 0.01,
             packet_jitter_ns: 0,
+            packet_jitter_normal: false,
             pieces: 3,
             min_piece_ns: 2_000_000_000,
             duration_ns: 20_000_000_000,
@@ -587,6 +630,55 @@ mod tests {
             assert!(e.contains(want), "{e}");
         }
         budget().check().expect("the sample budget is valid");
+    }
+
+    /// A normal per-packet jitter has two free numbers, its mean and its
+    /// standard deviation, and reaches the file as the link's normal
+    /// jitter (floored at 0, packets overtaking); without a most it is
+    /// refused.
+    #[test]
+    fn a_normal_packet_jitter_searches_its_mean_and_deviation() {
+        let b = Budget {
+            rate_ratio: 1.0,
+            jitter_ns: 0,
+            loss: 0.0,
+            packet_jitter_ns: 120_000_000,
+            packet_jitter_normal: true,
+            pieces: 1,
+            ..budget()
+        };
+        assert_eq!(b.dimensions(), vec![Dim::PacketJitter, Dim::PacketJitterSd]);
+        let p = b.path(&[0.5, 1.0 / 3.0]);
+        assert_eq!(
+            (p.packet_jitter_ns, p.packet_jitter_sd_ns),
+            (60_000_000, Some(40_000_000))
+        );
+        assert!(
+            p.describe().contains("Normal(60.0 ms, 40.0 ms)"),
+            "{}",
+            p.describe()
+        );
+        let text = p.scenario(&b, &[("bbr", None)], Some("quic-2018"), 1, &[]);
+        assert!(
+            text.contains(
+                "jitter = { normal = { mean = \"60ms\", sd = \"40ms\", floor = \"0us\" }, reorder = true }"
+            ),
+            "{text}"
+        );
+        scenario::parse(
+            &text,
+            "s.toml",
+            std::path::Path::new("."),
+            std::path::Path::new("s.toml"),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let e = Budget {
+            packet_jitter_ns: 0,
+            ..b
+        }
+        .check()
+        .unwrap_err();
+        assert!(e.contains("--packet-jitter-dist normal"), "{e}");
     }
 
     #[test]

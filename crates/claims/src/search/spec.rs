@@ -29,6 +29,8 @@ pub mod defaults {
     pub const LOSS: f64 = 0.0;
     /// The most per-packet jitter.
     pub const PACKET_JITTER: &str = "0ms";
+    /// The per-packet jitter's distribution.
+    pub const PACKET_JITTER_DIST: &str = "uniform";
     /// The most pieces.
     pub const PIECES: usize = 4;
     /// The shortest piece.
@@ -65,6 +67,8 @@ pub struct Spec {
     pub loss: f64,
     /// The most per-packet jitter.
     pub packet_jitter: String,
+    /// Its distribution: `uniform` or `normal`.
+    pub packet_jitter_dist: String,
     /// The most pieces.
     pub pieces: usize,
     /// The shortest piece.
@@ -103,6 +107,7 @@ impl Default for Spec {
             jitter: JITTER.into(),
             loss: LOSS,
             packet_jitter: PACKET_JITTER.into(),
+            packet_jitter_dist: PACKET_JITTER_DIST.into(),
             pieces: PIECES,
             min_piece: MIN_PIECE.into(),
             duration: DURATION.into(),
@@ -150,6 +155,15 @@ impl Spec {
             jitter_ns: dur("jitter", &self.jitter)?,
             loss: self.loss,
             packet_jitter_ns: dur("packet-jitter", &self.packet_jitter)?,
+            packet_jitter_normal: match self.packet_jitter_dist.as_str() {
+                "uniform" => false,
+                "normal" => true,
+                other => {
+                    return Err(format!(
+                        "--packet-jitter-dist {other}: allowed `uniform` (0 to a level) or `normal` (max(0, Normal(mean, sd)), each up to --packet-jitter)"
+                    ))
+                }
+            },
             pieces: self.pieces,
             min_piece_ns: dur("min-piece", &self.min_piece)?,
             duration_ns: dur("duration", &self.duration)?,
