@@ -71,7 +71,7 @@ pub struct FuzzPath {
     pub jitter: Option<(f64, bool)>,
     /// ACKs released in bursts, every 1 ms (0) to 40 ms (1).
     pub ack_aggregation: Option<f64>,
-    /// 0 drop-tail, 1 CoDel, 2 FQ-CoDel, 3 PIE.
+    /// 0 drop-tail, 1 CoDel, 2 FQ-CoDel, 3 PIE, 4 DualPI2.
     pub aqm: u8,
     /// A token-bucket policer at this fraction of the link (0.1 to 0.9)
     /// with a bucket of 5 (0) to 100 (1) packets.
@@ -340,7 +340,8 @@ impl FuzzPath {
             ", aqm = \"codel\"",
             ", aqm = \"fq_codel\"",
             ", aqm = \"pie\"",
-        ][usize::from(self.aqm.min(3))];
+            ", aqm = \"dualpi2\"",
+        ][usize::from(self.aqm.min(4))];
         let _ = writeln!(t, "queue = {{ limit = \"{}pkt\"{aqm} }}", z.buffer_packets);
         if let Some((p, bursty)) = self.loss {
             let p = log_scale(p, 1e-4, 0.1);
@@ -462,7 +463,7 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
         unit(),
         unit(),
         1u8..=3,
-        0u8..4,
+        0u8..5,
         any::<u32>().prop_map(u64::from),
     );
     let impairments = (
