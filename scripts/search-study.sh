@@ -68,14 +68,20 @@ for budget in ["cellular", "wifi", "lossy-long", "packet-jitter"]:
         print(f"| {budget} | {cc} | {cw['value']:.3f} | {rw['value']:.3f} | {path} | {cause} |")
 PY
 
-# With CONFIRM=1 (as root): the cellular and wifi budgets again for the
-# kernel's bbr and cubic with flows made like kernel TCP's (--tcp-like),
-# each worst path replayed on kernel TCP (--confirm); a second table.
+# With CONFIRM=1 (as root): the cellular, wifi and lossy-long budgets
+# again for the kernel's bbr and cubic, and bbr3 as bbrlab's BPF control
+# (bbrlab_bbr3, Linux v3's rules with the stock kernel's signals; the
+# binary is built with the kernel feature and loads it), with flows made
+# like kernel TCP's (--tcp-like), each worst path replayed on kernel TCP
+# (--confirm); a second table.
 if [ "${CONFIRM:-0}" = 1 ]; then
-  for b in "${BUDGETS[@]:0:2}"; do
+  cargo build -q --release -p bbrlab --features kernel
+  "$BIN" kernel load bbrlab_bbr3 > /dev/null
+  trap '"$BIN" kernel unload bbrlab_bbr3 > /dev/null 2>&1 || true' EXIT
+  for b in "${BUDGETS[@]:0:3}"; do
     name=${b%%|*}
     flags=${b#*|}
-    for cc in bbr cubic; do
+    for cc in bbr bbr3 cubic; do
       dir="$OUT/confirm/$name/$cc"
       mkdir -p "$OUT/confirm/$name"
       # shellcheck disable=SC2086
@@ -89,12 +95,13 @@ out = pathlib.Path(sys.argv[1]) / "confirm"
 print()
 print("| budget | controller | search's worst (tcp-like flows) | on the path as the kernel met it: kernel | simulator, tcp-like flows | simulator, plain flows | lag (s) |")
 print("| --- | --- | --- | --- | --- | --- | --- |")
-for budget in ["cellular", "wifi"]:
-    for cc in ["bbr", "cubic"]:
+for budget in ["cellular", "wifi", "lossy-long"]:
+    for cc in ["bbr", "bbr3", "cubic"]:
         s = json.loads((out / budget / cc / "search.json").read_text())
         c = json.loads((out / budget / cc / "confirm.json").read_text())
         w = s["cmaes"]["history"][s["cmaes"]["worst"]]["value"]
-        print(f"| {budget} | {cc} | {w:.3f} | {c['kernel']:.3f} | {c['simulator']:.3f} | {c['simulator_plain_flows']:.3f} | {c['lag_s']:.2f} |")
+        name = f"bbr3 (kernel: {c['kernel_ccs'][0]})" if cc == "bbr3" else cc
+        print(f"| {budget} | {name} | {w:.3f} | {c['kernel']:.3f} | {c['simulator']:.3f} | {c['simulator_plain_flows']:.3f} | {c['lag_s']:.2f} |")
 PY
 fi
 echo "search-study: $(( $(date +%s) - start )) s"
