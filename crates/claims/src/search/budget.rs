@@ -632,6 +632,22 @@ mod tests {
         budget().check().expect("the sample budget is valid");
     }
 
+    /// `p`'s scenario file for one `bbr` flow on the QUIC 2018 stack,
+    /// checked to hold the jitter line `line` and to be one the simulator
+    /// takes.
+    fn jitter_file(b: &Budget, p: &SearchPath, line: &str) -> String {
+        let text = p.scenario(b, &[("bbr", None)], Some("quic-2018"), 1, &[]);
+        assert!(text.contains(line), "{line} missing:\n{text}");
+        scenario::parse(
+            &text,
+            "s.toml",
+            std::path::Path::new("."),
+            std::path::Path::new("s.toml"),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        text
+    }
+
     /// A normal per-packet jitter has two free numbers, its mean and its
     /// standard deviation, and reaches the file as the link's normal
     /// jitter (floored at 0, packets overtaking); without a most it is
@@ -658,20 +674,11 @@ mod tests {
             "{}",
             p.describe()
         );
-        let text = p.scenario(&b, &[("bbr", None)], Some("quic-2018"), 1, &[]);
-        assert!(
-            text.contains(
-                "jitter = { normal = { mean = \"60ms\", sd = \"40ms\", floor = \"0us\" }, reorder = true }"
-            ),
-            "{text}"
+        jitter_file(
+            &b,
+            &p,
+            "jitter = { normal = { mean = \"60ms\", sd = \"40ms\", floor = \"0us\" }, reorder = true }",
         );
-        scenario::parse(
-            &text,
-            "s.toml",
-            std::path::Path::new("."),
-            std::path::Path::new("s.toml"),
-        )
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
         let e = Budget {
             packet_jitter_ns: 0,
             ..b
@@ -694,20 +701,11 @@ mod tests {
         assert_eq!(b.dimensions(), vec![Dim::PacketJitter]);
         let p = b.path(&[0.5]);
         assert_eq!(p.packet_jitter_ns, 25_000_000);
-        let text = p.scenario(&b, &[("bbr", None)], Some("quic-2018"), 1, &[]);
-        assert!(
-            text.contains(
-                "jitter = { uniform = { min = \"0us\", max = \"25ms\" }, reorder = true }"
-            ),
-            "{text}"
+        let text = jitter_file(
+            &b,
+            &p,
+            "jitter = { uniform = { min = \"0us\", max = \"25ms\" }, reorder = true }",
         );
-        scenario::parse(
-            &text,
-            "s.toml",
-            std::path::Path::new("."),
-            std::path::Path::new("s.toml"),
-        )
-        .expect("the simulator takes it");
         assert!(p.describe().contains("per-packet jitter up to 25.0 ms"));
         assert!(text.contains("stack = \"quic-2018\""));
     }
