@@ -2,8 +2,10 @@
 # The book's "Adversarial paths" study (docs/src/search.md): `bbrlab
 # search` for the worst utilization of each controller under three
 # budgets, CMA-ES against the random baseline, 200 evaluations each, one
-# seed; prints the table the chapter pastes and copies the cellular bbr
-# search's history figure to docs/src/figures/search/. Usage:
+# seed; prints the table the chapter pastes, copies the cellular bbr
+# search's history figure and every worst path's figures to
+# docs/src/figures/search/ and writes their gallery,
+# docs/search-study-figures.md. Usage:
 #   bash scripts/search-study.sh [OUT_DIR] [EVALUATIONS]
 #   sudo CONFIRM=1 bash scripts/search-study.sh ...   (also the kernel table)
 set -euo pipefail
@@ -45,6 +47,28 @@ dir="$OUT/packet-jitter/bbr-quic-2018"
   --seed 1 --quiet --out "$dir" > "$dir.log" 2>&1 || { echo "search-study: quic-2018 failed:"; cat "$dir.log"; exit 1; }
 mkdir -p docs/src/figures/search
 cp "$OUT/cellular/bbr/history.svg" docs/src/figures/search/cellular-bbr-history.svg
+# Each worst path's two figures (its rate and round trip beside what the
+# flow made of them), and the chapter's gallery of them
+# (docs/search-study-figures.md, included by docs/src/search.md).
+gallery=docs/search-study-figures.md
+{
+  echo "<!-- Written by scripts/search-study.sh: each worst path's figures. -->"
+  for b in "${BUDGETS[@]}"; do
+    name=${b%%|*}
+    echo
+    echo "**$name.**"
+    echo
+    for cc in $CCS $([ "$name" = packet-jitter ] && echo bbr-quic-2018); do
+      f=${cc//:/-}
+      for k in rate rtt; do
+        cp "$OUT/$name/$f/worst-$k.svg" "docs/src/figures/search/$name-$f-$k.svg"
+      done
+      echo "![$cc, the $name budget's worst path: rate and goodput](figures/search/$name-$f-rate.svg)"
+      echo "[the round trip](figures/search/$name-$f-rtt.svg)"
+      echo
+    done
+  done
+} > "$gallery"
 python3 - "$OUT" "$CCS" <<'PY'
 import json, sys, pathlib
 out, ccs = pathlib.Path(sys.argv[1]), sys.argv[2].split()

@@ -601,7 +601,8 @@ pub(crate) struct SearchArgs {
     /// as failed, at the objective's worst, and is listed.
     #[arg(long, default_value_t = sd::RUN_TIMEOUT_S)]
     pub(crate) run_timeout: f64,
-    /// No figure (history.svg/png).
+    /// No figures (history.svg/png, and the worst path's worst-rate and
+    /// worst-rtt .svg/.png).
     #[arg(long)]
     pub(crate) no_plots: bool,
     /// Then replay the worst path through `bbrlab emu` with kernel TCP

@@ -55,9 +55,23 @@ fn a_short_search_writes_its_worst_paths_history_and_reading() {
         "history.csv",
         "history.svg",
         "history.png",
+        "worst-rate.svg",
+        "worst-rate.png",
+        "worst-rtt.svg",
+        "worst-rtt.png",
         "search.json",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
+    }
+    // The worst path's figures draw the path beside the flow.
+    let rate = std::fs::read_to_string(out.join("worst-rate.svg")).unwrap();
+    for label in [
+        "the path&apos;s rate (payload)",
+        "bbr goodput",
+        "bbr bandwidth estimate",
+    ] {
+        let plain = label.replace("&apos;", "'");
+        assert!(rate.contains(label) || rate.contains(&plain), "{label}");
     }
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("search.json")).unwrap()).unwrap();

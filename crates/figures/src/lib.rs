@@ -84,5 +84,5 @@ pub use frame::Frame;
 pub use layer::Layer;
 pub use legend::{place_legend, Occupancy};
 pub use render::{figure, figure_with_bands, scatter};
-pub use run_figures::plot_run;
+pub use run_figures::{plot_run, time_chart};
 pub use ticks::{scale, Axis, Scale, Tick};

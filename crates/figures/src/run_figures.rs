@@ -9,8 +9,10 @@ use crate::text::register;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Draws one chart of a run into `<dir>/<stem>.svg` and `.png`.
-fn chart(
+/// Draws one chart of series over time (s) into `<dir>/<stem>.svg` and
+/// `.png`, at the size of a run's standard figures: shared with other
+/// time-series figures (the search's worst path) so that they look alike.
+pub fn time_chart(
     dir: &Path,
     stem: &str,
     title: &str,
@@ -73,7 +75,7 @@ pub fn plot_run(dir: &Path) -> Result<Vec<&'static str>, String> {
     let fpath = dir.join("flows.csv");
     let flows = Table::read(&fpath)?;
     let mut made = Vec::new();
-    chart(
+    time_chart(
         dir,
         "throughput",
         "Goodput",
@@ -81,7 +83,7 @@ pub fn plot_run(dir: &Path) -> Result<Vec<&'static str>, String> {
         &flow_series(&flows, &fpath, "goodput_bps", 1e-6, "")?,
     )?;
     made.push("throughput");
-    chart(
+    time_chart(
         dir,
         "rtt",
         "Round-trip time",
@@ -91,11 +93,11 @@ pub fn plot_run(dir: &Path) -> Result<Vec<&'static str>, String> {
     made.push("rtt");
     let mut inflight = flow_series(&flows, &fpath, "inflight_bytes", 1e-3, " inflight")?;
     inflight.extend(flow_series(&flows, &fpath, "cwnd_bytes", 1e-3, " cwnd")?);
-    chart(dir, "inflight", "Inflight and cwnd", "kB", &inflight)?;
+    time_chart(dir, "inflight", "Inflight and cwnd", "kB", &inflight)?;
     made.push("inflight");
     let bw = flow_series(&flows, &fpath, "bw_estimate_bps", 1e-6, "")?;
     if bw.iter().any(|s| !s.points.is_empty()) {
-        chart(dir, "bw_estimate", "Bandwidth estimate", "Mbit/s", &bw)?;
+        time_chart(dir, "bw_estimate", "Bandwidth estimate", "Mbit/s", &bw)?;
         made.push("bw_estimate");
     }
     let lpath = dir.join("link.csv");
@@ -112,7 +114,7 @@ pub fn plot_run(dir: &Path) -> Result<Vec<&'static str>, String> {
             .filter(|r| r.get(di).is_some_and(|d| d == "forward"))
             .filter_map(|r| Some((r.get(ti)?.parse().ok()?, r.get(qi)?.parse().ok()?)))
             .collect();
-        chart(
+        time_chart(
             dir,
             "queue",
             "Bottleneck queue",

@@ -1,7 +1,8 @@
 //! `bbrlab search`: the worst path inside a budget for a controller, by
 //! CMA-ES against a random baseline (`claims::search`); writes each
 //! method's worst path as a scenario file, the history as CSV and a
-//! figure, search.json, and prints the reading.
+//! figure, the worst path's own figures (its rate and round trip against
+//! what the flows made of them), search.json, and prints the reading.
 
 use crate::cli::SearchArgs;
 use claims::search::{self, spec::Spec, Progress, Report};
@@ -84,9 +85,32 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
     );
     let report = search::run(&opts, &Line(bar.clone()))?;
     bar.finish_and_clear();
-    let reading = opts.reading(&report.cmaes.worst().path);
+    // The worst path run once more, for its reading and its figures.
+    let worst_run = opts.simulate(&report.cmaes.worst().path);
+    let reading = worst_run.as_ref().ok().and_then(|(samples, payload)| {
+        opts.reading_of(&report.cmaes.worst().path, samples, *payload)
+    });
     write(&a.out, &opts, &report, reading.as_deref(), !a.no_plots)?;
-    print(&a.out, &report, reading.as_deref());
+    if !a.no_plots {
+        match &worst_run {
+            Ok((samples, payload)) => {
+                search::figure::WorstSeries::new(
+                    &report.cmaes.worst().path,
+                    samples,
+                    *payload,
+                    &report.flows,
+                )
+                .draw(
+                    &a.out,
+                    "worst",
+                    &format!("{}: the worst path", report.flows.join(" vs ")),
+                )?;
+            }
+            // Its evaluation failed the same way; the history names it.
+            Err(e) => eprintln!("search: no figure of the worst path: its run failed: {e}"),
+        }
+    }
+    print(&a.out, &report, reading.as_deref(), !a.no_plots);
     if a.confirm {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
         let worst = &report.cmaes.worst().path;
@@ -233,7 +257,7 @@ fn write(
     put("search.json", &json)
 }
 
-fn print(out: &Path, r: &Report, reading: Option<&str>) {
+fn print(out: &Path, r: &Report, reading: Option<&str>, plots: bool) {
     let (c, b) = (r.cmaes.worst(), r.random.worst());
     println!(
         "search: {} by {} over {} evaluations each in {:.1} s (seed {})",
@@ -274,10 +298,15 @@ fn print(out: &Path, r: &Report, reading: Option<&str>) {
         println!("\n{t}\n");
     }
     println!(
-        "wrote {}, {}, {} and {}",
+        "wrote {}, {}, {} and {}{}",
         out.join("worst.toml").display(),
         out.join("baseline-worst.toml").display(),
         out.join("history.csv").display(),
-        out.join("search.json").display()
+        out.join("search.json").display(),
+        if plots {
+            ", with the history's and the worst path's figures (history, worst-rate, worst-rtt: .svg and .png)"
+        } else {
+            ""
+        }
     );
 }

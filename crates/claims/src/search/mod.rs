@@ -2,7 +2,7 @@
 //! controller, or a pair, does worst by an objective ([`objective`]),
 //! found by CMA-ES and held against uniform random sampling in the same
 //! number of evaluations ([`engine`]), with a reading of why for the BBR
-//! family ([`reading`]).
+//! family ([`reading`]) and the worst path's figures ([`figure`]).
 //!
 //! Every evaluation is one deterministic simulation of the path with the
 //! same scenario seed, so a search repeats for its seed and the worst
@@ -10,6 +10,7 @@
 
 pub mod budget;
 pub mod engine;
+pub mod figure;
 pub mod objective;
 pub mod reading;
 pub mod spec;
@@ -342,11 +343,24 @@ impl Options {
     /// flow's controller); `None` for another, or if the path no longer
     /// runs.
     pub fn reading(&self, path: &SearchPath) -> Option<String> {
+        let (samples, payload) = self.simulate(path).ok()?;
+        self.reading_of(path, &samples, payload)
+    }
+
+    /// [`Self::reading`] from a run of `path` already made (`samples`,
+    /// `payload` as [`Self::simulate`] returns them), so that the
+    /// command simulates the worst path once for its reading and its
+    /// figures.
+    pub fn reading_of(
+        &self,
+        path: &SearchPath,
+        samples: &[runner::run::FlowSample],
+        payload: f64,
+    ) -> Option<String> {
         let cc = &self.controllers[0];
         if !cc.name.contains("bbr") {
             return None;
         }
-        let (samples, payload) = self.simulate(path).ok()?;
         Some(reading::read(
             &reading::Context {
                 path,
@@ -357,7 +371,7 @@ impl Options {
                 controller: &cc.name,
                 reports_state: cc.no_state().is_none(),
             },
-            &samples,
+            samples,
         ))
     }
 }
