@@ -102,6 +102,12 @@ impl core::fmt::Debug for Noq {
 
 impl Noq {
     /// noq's BBRv3 with its default settings.
+    ///
+    /// Not repeatable from run to run, whatever the scenario's seed:
+    /// noq-proto 1.4.0 seeds this controller's random wait before probing
+    /// (the draft's `BBRPickProbeWait`: 0 or 1 rounds, and 2-3 s) from the
+    /// operating system's entropy when `Bbr3Config`'s `probe_rng_seed` is
+    /// unset (`Bbr3::new`), and that field has no public setter.
     pub fn bbr3(config: &Config, now: Instant) -> Self {
         Self::new(Kind::Bbr3, config, now)
     }
