@@ -56,6 +56,14 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
         controllers.len(),
         a.seconds
     );
+    // By controller name: the failures name theirs.
+    let notes: Vec<(String, String)> = controllers
+        .iter()
+        .filter_map(|c| c.not_repeatable().map(|why| (c.name.clone(), why)))
+        .collect();
+    for (_, why) in &notes {
+        eprintln!("fuzz: note: {why}");
+    }
     let bar = ProgressBar::with_draw_target(
         Some(1),
         if a.quiet {
@@ -112,6 +120,9 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
             "# Why the bound: {why}\n# Reproduce: bbrlab sim {}\n",
             file.display()
         ));
+        if let Some((_, why)) = notes.iter().find(|(name, _)| *name == f.controller) {
+            text.push_str(&format!("# Note: {why}.\n"));
+        }
         text.push_str(&f.scenario);
         fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
         written.push(file);

@@ -69,6 +69,9 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
         opts.budget.dimensions().len(),
         opts.evaluations
     );
+    for why in opts.controllers.iter().filter_map(|c| c.not_repeatable()) {
+        eprintln!("search: note: {why}");
+    }
     let bar = ProgressBar::with_draw_target(
         Some(opts.evaluations as u64),
         if a.quiet {
@@ -169,7 +172,7 @@ fn write(
         (&r.random, &r.cmaes, "baseline-worst.toml"),
     ] {
         let w = m.worst();
-        let header = vec![
+        let mut header = vec![
             format!(
                 "Written by `bbrlab search` (seed {}): the worst path {} found for {} by {}, {} of {} evaluations.",
                 r.seed,
@@ -190,6 +193,12 @@ fn write(
             format!("The path: {}.", w.path.describe()),
             format!("Reproduce: bbrlab sim {}", out.join(file).display()),
         ];
+        header.extend(
+            o.controllers
+                .iter()
+                .filter_map(|c| c.not_repeatable())
+                .map(|why| format!("Note: {why}.")),
+        );
         put(file, &o.scenario(&w.path, &header))?;
     }
     let mut csv = csv::Writer::from_writer(Vec::new());

@@ -234,6 +234,22 @@ impl Controller {
         }
     }
 
+    /// Why two runs of one scenario may differ with this controller, if
+    /// they may: a search's worst path or a fuzz failure found with it may
+    /// then not reproduce its figure under `bbrlab sim`. noq-proto 1.4.0
+    /// seeds its BBRv3's random wait before probing from the operating
+    /// system's entropy and has no setter for the seed (`Bbr3::new`,
+    /// `Bbr3Config::probe_rng_seed`); every other controller is
+    /// deterministic for a scenario's seed.
+    pub fn not_repeatable(&self) -> Option<String> {
+        (self.custom.is_none() && self.algorithm == "noq:bbr3").then(|| {
+            format!(
+                "{}: runs do not repeat (noq seeds its BBRv3's wait before probing from the OS's entropy and offers no way to set it), so a path found with it may not reproduce its figure under `bbrlab sim`",
+                self.name
+            )
+        })
+    }
+
     /// Whether it is bbrlab's own BBRv3 in the draft's profile, the
     /// implementation the suite is held to (`--strict`).
     pub fn is_reference(&self) -> bool {
@@ -315,4 +331,31 @@ pub fn scenario_text(case: &Case, point: Option<Point>, cc: &Controller) -> Resu
         f.remove("bbr3");
     }
     toml::to_string(&t).map_err(|e| err(&format!("cannot write the scenario: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_noqs_bbr3_is_named_as_not_repeatable() {
+        let note = Controller::parse("noq:bbr3").unwrap().not_repeatable();
+        assert!(note.is_some_and(|n| n.starts_with("noq:bbr3: runs do not repeat")));
+        for cc in [
+            "bbr",
+            "bbr3",
+            "bbr3:linux-v3",
+            "cubic",
+            "reno",
+            "s2n:bbr2",
+            "quinn:bbr",
+            "noq:cubic",
+        ] {
+            assert_eq!(
+                Controller::parse(cc).unwrap().not_repeatable(),
+                None,
+                "{cc}"
+            );
+        }
+    }
 }
