@@ -70,19 +70,22 @@ fn kernel_bbr_tolerates_random_loss_that_starves_cubic() {
 /// tests that check its figures (it takes about 20 s).
 fn selftest() -> &'static Value {
     static RESULT: OnceLock<Value> = OnceLock::new();
-    RESULT.get_or_init(|| {
-        let out = Command::new(BIN)
-            .args(["emu", "--selftest", "--json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
-    })
+    RESULT.get_or_init(run_selftest)
+}
+
+/// One `bbrlab emu --selftest --json`, its JSON.
+fn run_selftest() -> Value {
+    let out = Command::new(BIN)
+        .args(["emu", "--selftest", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }
 
 /// The self-test's light-load probe RTT over a 20 ms path is within 1 ms
@@ -128,12 +131,38 @@ fn the_selftest_sees_no_early_release() {
 /// machine delays it by a timer's latency, not a scheduler slice (a normal
 /// thread's p99 was 3–37 ms here). The bound is the emulator's stated goal,
 /// not a loosened one.
+///
+/// A self-test whose forwarder stalled in a release phase beyond the
+/// emulator's own limit for the path is run again, at most twice, as
+/// `validate` runs a stalled repetition again: the release error is then
+/// the hypervisor's, not the forwarder's (a CI run on 2026-11-30 read a
+/// p99 of 484 µs with 73 stalls, 61 ms of a 3 s phase). Every run stalled
+/// fails the test, naming the stalls.
 #[test]
 #[ignore = "needs root: scripts/test.sh runs it as root"]
 fn release_error_stays_within_200_us_with_every_core_busy() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
-    let json = selftest();
+    // The self-test's release phases: 3 s of bulk TCP over 100 Mbit/s and
+    // 10 ms (linkem's selftest.rs, `measure_release`).
+    let limit_ms = linkem::stall::max_stalled_fraction(10.0) * 3000.0;
+    let stalled = |j: &Value| {
+        ["release_idle", "release_busy"]
+            .iter()
+            .any(|c| j[*c]["stalled_ms"].as_f64().unwrap_or(0.0) > limit_ms)
+    };
+    let mut json = selftest().clone();
+    for _ in 0..2 {
+        if !stalled(&json) {
+            break;
+        }
+        eprintln!("the emulator's forwarder stalled over {limit_ms:.0} ms in a release phase; running the self-test again: {json}");
+        json = run_selftest();
+    }
+    assert!(
+        !stalled(&json),
+        "the forwarder stalled over {limit_ms:.0} ms in a release phase in three self-tests (the machine did not give it the CPU): {json}"
+    );
     assert_eq!(
         json["scheduling"].as_str(),
         Some("SCHED_FIFO 10"),
