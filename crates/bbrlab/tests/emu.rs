@@ -143,25 +143,27 @@ fn the_selftest_sees_no_early_release() {
 fn release_error_stays_within_200_us_with_every_core_busy() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     require_root();
-    // The self-test's release phases: 3 s of bulk TCP over 100 Mbit/s and
-    // 10 ms (linkem's selftest.rs, `measure_release`).
-    let limit_ms = linkem::stall::max_stalled_fraction(10.0) * 3000.0;
+    // Each release phase says how long its forwarder stalled and how much
+    // the emulator's own limit allows for that phase's path and length.
     let stalled = |j: &Value| {
-        ["release_idle", "release_busy"]
-            .iter()
-            .any(|c| j[*c]["stalled_ms"].as_f64().unwrap_or(0.0) > limit_ms)
+        ["release_idle", "release_busy"].iter().any(|c| {
+            let limit = j[*c]["stall_limit_ms"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{c} has no stall_limit_ms: {j}"));
+            j[*c]["stalled_ms"].as_f64().unwrap_or(0.0) > limit
+        })
     };
     let mut json = selftest().clone();
     for _ in 0..2 {
         if !stalled(&json) {
             break;
         }
-        eprintln!("the emulator's forwarder stalled over {limit_ms:.0} ms in a release phase; running the self-test again: {json}");
+        eprintln!("the emulator's forwarder stalled beyond its limit (stall_limit_ms) in a release phase; running the self-test again: {json}");
         json = run_selftest();
     }
     assert!(
         !stalled(&json),
-        "the forwarder stalled over {limit_ms:.0} ms in a release phase in three self-tests (the machine did not give it the CPU): {json}"
+        "the forwarder stalled beyond its limit (stall_limit_ms) in a release phase in three self-tests (the machine did not give it the CPU): {json}"
     );
     assert_eq!(
         json["scheduling"].as_str(),

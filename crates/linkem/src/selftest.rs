@@ -70,6 +70,13 @@ pub struct ReleaseFigures {
     pub stalls: u64,
     /// Their total, ms.
     pub stalled_ms: f64,
+    /// The most the forwarder may stall in this phase before its figures
+    /// are the machine's rather than the emulator's, ms: the share
+    /// [`crate::stall::max_stalled_fraction`] allows on the phase's path
+    /// (10 ms), of the phase's wall time, the limit `bbrlab validate`
+    /// applies to a repetition. Carried here so a reader of the JSON need
+    /// not know the phase's length or path.
+    pub stall_limit_ms: f64,
     /// UDP datagrams whose one-way delay (the sender's CLOCK_MONOTONIC
     /// stamp to the receiver's) was below the configured one-way delay
     /// plus their own serialisation: the path was shorter than configured
@@ -99,6 +106,13 @@ impl ReleaseFigures {
     /// [`RELEASE_P99_GOAL_US`], nothing released or delivered early.
     pub fn meets_goal(&self) -> bool {
         self.p99_us <= RELEASE_P99_GOAL_US && self.early_releases == 0 && self.early_deliveries == 0
+    }
+
+    /// Whether the forwarder stalled beyond [`Self::stall_limit_ms`]:
+    /// then the release error measures the machine that took the CPU away,
+    /// not the emulator, and the phase is worth measuring again.
+    pub fn stalled_beyond_limit(&self) -> bool {
+        self.stalled_ms > self.stall_limit_ms
     }
 }
 
@@ -626,6 +640,8 @@ fn measure_release(topo: &Topology, busy: usize) -> Result<(ReleaseFigures, Forw
         early_releases: e.early() + st_udp.release_error.early(),
         stalls: st.stalls,
         stalled_ms: st.stalled_ns as f64 / 1e6,
+        stall_limit_ms: crate::stall::max_stalled_fraction(RELEASE_RTT_NS as f64 / 1e6) * wall
+            / 1e6,
         early_deliveries,
         datagrams,
         min_margin_us: if datagrams > 0 {
@@ -654,6 +670,7 @@ mod tests {
             early_releases: 0,
             stalls: 0,
             stalled_ms: 0.0,
+            stall_limit_ms: 15.0,
             early_deliveries,
             datagrams: 12_519,
             min_margin_us: 28.281,
@@ -661,6 +678,22 @@ mod tests {
             forwarder_cpu_share: 0.7335,
             spin_share: 0.642,
         }
+    }
+
+    #[test]
+    fn a_phase_stalled_beyond_its_limit_says_so() {
+        // The limit is the phase's own (15 ms in the fixture): stalls up to
+        // it leave the figures the emulator's, beyond it the machine's.
+        let mut f = figures(2, 480, 0);
+        assert!(!f.stalled_beyond_limit());
+        f.stalled_ms = 15.0;
+        assert!(!f.stalled_beyond_limit());
+        f.stalled_ms = 61.0;
+        assert!(f.stalled_beyond_limit());
+        // 0.5 % of a 3 s phase on the self-test's 10 ms path, as validate
+        // allows a repetition on that path.
+        let limit = crate::stall::max_stalled_fraction(RELEASE_RTT_NS as f64 / 1e6) * 3000.0;
+        assert!((limit - 15.0).abs() < 1e-9, "{limit}");
     }
 
     fn sample() -> SelfTest {
