@@ -88,14 +88,20 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
     );
     let report = search::run(&opts, &Line(bar.clone()))?;
     bar.finish_and_clear();
-    // The worst path run once more, for its reading and its figures.
-    let worst_run = opts.simulate(&report.cmaes.worst().path);
-    let reading = worst_run.as_ref().ok().and_then(|(samples, payload)| {
-        opts.reading_of(&report.cmaes.worst().path, samples, *payload)
-    });
+    // The worst path run once more, for its reading and its figures, when
+    // either is wanted (a reading is for BBR controllers only).
+    let worst_run =
+        (opts.reads_worst_path() || !a.no_plots).then(|| opts.simulate(&report.cmaes.worst().path));
+    let reading =
+        worst_run
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .and_then(|(samples, payload)| {
+                opts.reading_of(&report.cmaes.worst().path, samples, *payload)
+            });
     write(&a.out, &opts, &report, reading.as_deref(), !a.no_plots)?;
-    if !a.no_plots {
-        match &worst_run {
+    if let Some(worst_run) = worst_run.as_ref().filter(|_| !a.no_plots) {
+        match worst_run {
             Ok((samples, payload)) => {
                 search::figure::WorstSeries::new(
                     &report.cmaes.worst().path,

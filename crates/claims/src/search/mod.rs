@@ -343,8 +343,18 @@ impl Options {
     /// flow's controller); `None` for another, or if the path no longer
     /// runs.
     pub fn reading(&self, path: &SearchPath) -> Option<String> {
+        if !self.reads_worst_path() {
+            return None;
+        }
         let (samples, payload) = self.simulate(path).ok()?;
         self.reading_of(path, &samples, payload)
+    }
+
+    /// Whether [`Self::reading_of`] reads a path for this search's
+    /// controller: BBR's model only (a loss-based controller has no
+    /// estimates to read).
+    pub fn reads_worst_path(&self) -> bool {
+        self.controllers[0].name.contains("bbr")
     }
 
     /// [`Self::reading`] from a run of `path` already made (`samples`,
@@ -357,10 +367,10 @@ impl Options {
         samples: &[runner::run::FlowSample],
         payload: f64,
     ) -> Option<String> {
-        let cc = &self.controllers[0];
-        if !cc.name.contains("bbr") {
+        if !self.reads_worst_path() {
             return None;
         }
+        let cc = &self.controllers[0];
         Some(reading::read(
             &reading::Context {
                 path,
@@ -494,5 +504,29 @@ mod tests {
         assert_eq!(sc.runs[0].config.flows[0].header_bytes, 52);
         let e = spec("s2n:bbr2").options(1).unwrap_err();
         assert!(e.contains("QUIC stack"), "{e}");
+    }
+
+    /// The worst path is read (and so simulated once more for it) only for
+    /// a BBR controller; a loss-based one has no model to read, and
+    /// `reading` answers without a simulation.
+    #[test]
+    fn only_a_bbr_controllers_worst_path_is_read() {
+        let spec = |cc: &str| spec::Spec {
+            cc: cc.split(',').map(String::from).collect(),
+            ..Default::default()
+        };
+        for (cc, reads) in [
+            ("bbr", true),
+            ("bbr3", true),
+            ("cubic", false),
+            ("reno,bbr", false),
+        ] {
+            let o = spec(cc).options(1).unwrap();
+            assert_eq!(o.reads_worst_path(), reads, "{cc}");
+        }
+        let o = spec("cubic").options(1).unwrap();
+        assert_eq!(o.reading(&o.budget.path(&[])), None);
+        let o = spec("bbr").options(1).unwrap();
+        assert!(o.reading(&o.budget.path(&[])).is_some());
     }
 }
