@@ -176,7 +176,7 @@ impl fmt::Display for SelfTest {
             writeln!(
                 f,
                 "release error at 100 Mbit/s, {what}: p50 {} µs, p99 {} µs, max {} µs; {} of {} released early; \
-                 {} stalls ({:.1} ms); {} of {} datagrams delivered early (closest {:.0} µs above the floor) \
+                 {} stalls ({:.1} ms of {:.1} allowed{}); {} of {} datagrams delivered early (closest {:.0} µs above the floor) \
                  (goal p99 ≤ {RELEASE_P99_GOAL_US}, none early): {}",
                 r.p50_us,
                 r.p99_us,
@@ -185,6 +185,12 @@ impl fmt::Display for SelfTest {
                 r.releases,
                 r.stalls,
                 r.stalled_ms,
+                r.stall_limit_ms,
+                if r.stalled_beyond_limit() {
+                    ", so the machine took the forwarder away: measure again"
+                } else {
+                    ""
+                },
                 r.early_deliveries,
                 r.datagrams,
                 r.min_margin_us,
@@ -690,6 +696,14 @@ mod tests {
         assert!(!f.stalled_beyond_limit());
         f.stalled_ms = 61.0;
         assert!(f.stalled_beyond_limit());
+        // The report says so beside the stalls.
+        let mut t = sample();
+        t.release_busy = f;
+        let text = t.to_string();
+        assert!(
+            text.contains("0 stalls (61.0 ms of 15.0 allowed, so the machine took the forwarder away: measure again)"),
+            "{text}"
+        );
         // 0.5 % of a 3 s phase on the self-test's 10 ms path, as validate
         // allows a repetition on that path.
         let limit = crate::stall::max_stalled_fraction(RELEASE_RTT_NS as f64 / 1e6) * 3000.0;
@@ -730,9 +744,9 @@ mod tests {
             [
                 "unshaped forwarding: 2.06 Gbit/s (goal ≥ 1): ok",
                 "release error at 100 Mbit/s, idle: p50 8 µs, p99 66 µs, max 1346 µs; 0 of 37773 released early; \
-                 0 stalls (0.0 ms); 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): ok",
+                 0 stalls (0.0 ms of 15.0 allowed); 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): ok",
                 "release error at 100 Mbit/s, every core busy: p50 8 µs, p99 201 µs, max 1346 µs; 0 of 37773 released early; \
-                 0 stalls (0.0 ms); 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): MISSED",
+                 0 stalls (0.0 ms of 15.0 allowed); 0 of 12519 datagrams delivered early (closest 28 µs above the floor) (goal p99 ≤ 200, none early): MISSED",
                 "forwarder: SCHED_FIFO 10, memory locked; CPU 73 % of a core idle (64 % spinning), \
                  73 % busy (64 % spinning); load average 2.93 at the start",
                 "light load over 20 ms: median probe RTT 20.319 ms (319 µs above 20 ms, both hosts' stacks included); \
