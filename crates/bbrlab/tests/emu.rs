@@ -75,15 +75,7 @@ fn selftest() -> &'static Value {
 
 /// One `bbrlab emu --selftest --json`, its JSON.
 fn run_selftest() -> Value {
-    let out = Command::new(BIN)
-        .args(["emu", "--selftest", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = bbrlab(["emu", "--selftest", "--json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }

@@ -7,7 +7,6 @@
 mod common;
 
 use serde_json::Value;
-use std::process::Command;
 
 #[test]
 #[ignore = "needs root: scripts/test.sh runs it as root"]
@@ -15,27 +14,23 @@ fn validate_one_path_agrees_with_kernel_tcp_within_regression_bounds() {
     common::require_root();
     let _guard = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(common::BIN)
-        .args([
-            "validate",
-            "--only",
-            "10M-40ms-1bdp",
-            "--reps",
-            "1",
-            "--seconds",
-            "4",
-            "--algorithms",
-            "bbr,cubic",
-            "--out",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "validate failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out_dir = dir
+        .path()
+        .to_str()
+        .expect("a temporary directory's path is UTF-8");
+    common::bbrlab([
+        "validate",
+        "--only",
+        "10M-40ms-1bdp",
+        "--reps",
+        "1",
+        "--seconds",
+        "4",
+        "--algorithms",
+        "bbr,cubic",
+        "--out",
+        out_dir,
+    ]);
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("validate.json")).unwrap())
             .unwrap();
