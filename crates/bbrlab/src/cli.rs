@@ -611,6 +611,12 @@ pub(crate) struct SearchArgs {
     /// the objective on the kernel beside the simulator's (confirm.json).
     #[arg(long)]
     pub(crate) confirm: bool,
+    /// How many times --confirm replays the worst path with kernel TCP;
+    /// it reports the medians and the kernel's range (one kernel run of
+    /// competing flows is one draw). A replay during which the emulator
+    /// could not keep the path's timing is run again, up to three times.
+    #[arg(long, default_value_t = testbed::search_confirm::DEFAULT_REPLAYS as u64, value_parser = clap::value_parser!(u64).range(1..=100), requires = "confirm")]
+    pub(crate) confirm_replays: u64,
     /// No progress display.
     #[arg(long, short)]
     pub(crate) quiet: bool,

@@ -124,22 +124,50 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
         let worst = &report.cmaes.worst().path;
         eprintln!(
-            "confirm: replaying the worst path through the emulator with kernel TCP ({} s)",
+            "confirm: replaying the worst path through the emulator with kernel TCP, {} time(s) ({} s each)",
+            a.confirm_replays,
             worst.duration_ns / 1_000_000_000
         );
-        let c = testbed::search_confirm::confirm(&opts, worst, &exe, &a.out.join("confirm"))?;
+        let c = testbed::search_confirm::confirm(
+            &opts,
+            worst,
+            &exe,
+            &a.out.join("confirm"),
+            a.confirm_replays as usize,
+            &|line| {
+                if !a.quiet {
+                    eprintln!("{line}")
+                }
+            },
+        )?;
         let json = serde_json::to_string_pretty(&c).map_err(|e| format!("confirm.json: {e}"))?;
         let p = a.out.join("confirm.json");
         fs::write(&p, json).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        let stalled = c.replays.iter().filter(|r| r.stalled).count();
         println!(
-            "confirm: on the path as the kernel's flows met it ({:.2} s after the emulator's start), {} by {}: kernel {}, simulator {} with flows made like the kernel's (--tcp-like), {} with plain flows; the search's figure on its own path {}. Wrote {}",
+            "confirm: on the path as the kernel's flows met it ({:.2} s after the emulator's start), {} by {}, the median of {} replay(s): kernel {}{}, simulator {} with flows made like the kernel's (--tcp-like), {} with plain flows; the search's figure on its own path {}.{} Wrote {}",
             c.lag_s,
             c.kernel_ccs.join(" against "),
             report.objective,
+            c.replays.len(),
             show(&report, c.kernel),
+            if c.replays.len() > 1 {
+                format!(
+                    " (replays {} to {})",
+                    show(&report, c.kernel_range[0]),
+                    show(&report, c.kernel_range[1])
+                )
+            } else {
+                String::new()
+            },
             show(&report, c.simulator),
             show(&report, c.simulator_plain_flows),
             show(&report, report.cmaes.worst().value),
+            if stalled > 0 {
+                format!(" {stalled} replay(s) kept although the emulator's forwarder stalled longer than the path allows (a busy machine; confirm.json marks them).")
+            } else {
+                String::new()
+            },
             p.display()
         );
     }
