@@ -9,8 +9,9 @@
 //!   (`delay_min`), not with the previous round's, so a queue that builds
 //!   over several rounds is caught in the round it passes the threshold;
 //! - a train of ACKs spaced at most 2 ms apart that lasts longer than half
-//!   the minimum RTT also ends slow start (the bottleneck has been busy
-//!   for half a round trip, so the window already holds half a BDP);
+//!   the minimum RTT (plus half a cushion of up to 1 ms for TSO and GRO)
+//!   also ends slow start (the bottleneck has been busy for half a round
+//!   trip, so the window already holds half a BDP);
 //! - either test ends slow start at once (ssthresh := cwnd), with no
 //!   conservative phase.
 //!
@@ -26,6 +27,30 @@ use core::time::Duration;
 const LOW_WINDOW_PACKETS: u64 = 16;
 /// ACKs at most this far apart continue a train (`hystart_ack_delta_us`).
 const ACK_TRAIN_GAP_NS: u64 = 2_000_000;
+/// The largest burst the kernel's sockets hand the device, bytes
+/// (`sk_gso_max_size`: GSO_LEGACY_MAX_SIZE, the default of every device
+/// without BIG TCP, the emulator's included).
+const GSO_MAX_SIZE_BYTES: f64 = 65_536.0;
+/// The most the ACK train's cushion adds to `delay_min`, ns.
+const ACK_DELAY_CAP_NS: u64 = 1_000_000;
+
+/// The ACK train's allowance for TSO and GRO (`hystart_ack_delay()`): the
+/// time four GSO-sized bursts take at the socket's pacing rate, at most
+/// 1 ms, and none before the socket has a rate. Below about 2 Gbit/s
+/// (262 kB in 1 ms) it is the whole 1 ms.
+fn ack_delay_ns(pacing_rate_bytes_per_sec: f64) -> u64 {
+    // No rate yet (or not a number): Linux's `if (!rate) return 0`.
+    if pacing_rate_bytes_per_sec.is_nan() || pacing_rate_bytes_per_sec <= 0.0 {
+        return 0;
+    }
+    let ns = 4.0 * GSO_MAX_SIZE_BYTES * 1e9 / pacing_rate_bytes_per_sec;
+    if ns >= ACK_DELAY_CAP_NS as f64 {
+        ACK_DELAY_CAP_NS
+    } else {
+        ns as u64
+    }
+}
+
 /// RTT samples per round the delay test waits for (Linux's
 /// `HYSTART_MIN_SAMPLES`; RFC 9406 §4.3's N_RTT_SAMPLE is the same 8, and
 /// HyStart++ in [`crate::cubic`] uses this one).
@@ -64,14 +89,17 @@ impl LinuxHyStart {
     /// now (the caller sets ssthresh to cwnd). `rtt` is the ACK's RTT
     /// sample, `prior_delivered` what had been delivered when the newest
     /// packet it acknowledges was sent, `delivered` what has been
-    /// delivered with it.
+    /// delivered with it, `pacing_rate` the socket's pacing rate as the
+    /// last ACK left it (Linux's `sk_pacing_rate`, which
+    /// `tcp_update_pacing_rate()` sets after each ACK's window update),
+    /// bytes/s.
     pub(crate) fn on_ack(
         &mut self,
         now: Instant,
         rtt: Option<Duration>,
-        prior_delivered: u64,
-        delivered: u64,
+        (prior_delivered, delivered): (u64, u64),
         cwnd_packets: u64,
+        pacing_rate: f64,
     ) -> bool {
         let Some(rtt) = rtt else {
             // Linux's hook runs only for ACKs with an RTT sample.
@@ -100,11 +128,12 @@ impl LinuxHyStart {
         }
         // The ACK train: only an unbroken train counts, so a gap stops
         // `last_ack` from moving for the rest of the round. The threshold
-        // is half of delay_min, as for a flow no fq qdisc paces (the
-        // controller is not told whether one does).
+        // is delay_min plus the TSO/GRO cushion, halved, as for a flow no
+        // fq qdisc paces (the controller is not told whether one does).
         if now.nanos_since(self.last_ack) <= ACK_TRAIN_GAP_NS {
             self.last_ack = now;
-            if now.nanos_since(self.round_start) > self.delay_min_ns / 2 {
+            let threshold = (self.delay_min_ns + ack_delay_ns(pacing_rate)) / 2;
+            if now.nanos_since(self.round_start) > threshold {
                 self.found = true;
                 return true;
             }
@@ -134,6 +163,9 @@ mod tests {
     use super::*;
 
     const MS: u64 = 1_000_000;
+    /// A socket's pacing rate well below 2 Gbit/s: the ACK train's
+    /// cushion is the whole 1 ms.
+    const RATE: f64 = 1e6;
 
     fn at(ms: f64) -> Instant {
         Instant::from_nanos((ms * MS as f64) as u64)
@@ -156,7 +188,7 @@ mod tests {
             t += 3.0;
             delivered += 1448;
             let r = if i == 0 { 40.0 } else { 44.9 };
-            assert!(!h.on_ack(at(t), rtt(r), 0, delivered, 20));
+            assert!(!h.on_ack(at(t), rtt(r), (0, delivered), 20, RATE));
         }
         // Round 2 (its first ACK acknowledges a packet sent after round 1
         // began): the first 8 samples are 45.5 ms, so the 9th ends it.
@@ -165,7 +197,7 @@ mod tests {
         for i in 0..20 {
             t += 3.0;
             delivered += 1448;
-            if h.on_ack(at(t), rtt(45.5), start, delivered, 30) {
+            if h.on_ack(at(t), rtt(45.5), (start, delivered), 30, RATE) {
                 fired_at = Some(i);
                 break;
             }
@@ -178,13 +210,13 @@ mod tests {
     #[test]
     fn small_windows_are_not_judged_and_an_exit_is_reported_once() {
         let mut h = LinuxHyStart::default();
-        assert!(!h.on_ack(at(0.0), rtt(40.0), 0, 1448, 10));
+        assert!(!h.on_ack(at(0.0), rtt(40.0), (0, 1448), 10, RATE));
         for i in 1..=20u64 {
-            assert!(!h.on_ack(at(i as f64 * 3.0), rtt(80.0), 0, 1448 * i, 15));
+            assert!(!h.on_ack(at(i as f64 * 3.0), rtt(80.0), (0, 1448 * i), 15, RATE));
         }
         let mut fired = 0;
         for i in 21..=60u64 {
-            fired += u32::from(h.on_ack(at(i as f64 * 3.0), rtt(80.0), 0, 1448 * i, 16));
+            fired += u32::from(h.on_ack(at(i as f64 * 3.0), rtt(80.0), (0, 1448 * i), 16, RATE));
         }
         assert_eq!(fired, 1);
         h.reset();
@@ -206,19 +238,19 @@ mod tests {
         // Round 1 starts with nothing delivered before; its ACKs
         // acknowledge packets sent before anything was delivered.
         let mut delivered = 1448;
-        assert!(!h.on_ack(at(t), rtt(40.0), 0, delivered, 10));
+        assert!(!h.on_ack(at(t), rtt(40.0), (0, delivered), 10, RATE));
         let round1_end = delivered;
         for cwnd in 11..=30u64 {
             t += 3.0;
             delivered += 1448;
-            assert!(!h.on_ack(at(t), rtt(41.0), 0, delivered, cwnd));
+            assert!(!h.on_ack(at(t), rtt(41.0), (0, delivered), cwnd, RATE));
         }
         // Round 2: packets sent once round 1 had begun, RTTs 60 ms.
         let mut fired_at = None;
         for i in 0..20 {
             t += 3.0;
             delivered += 1448;
-            if h.on_ack(at(t), rtt(60.0), round1_end, delivered, 30) {
+            if h.on_ack(at(t), rtt(60.0), (round1_end, delivered), 30, RATE) {
                 fired_at = Some(i);
                 break;
             }
@@ -234,7 +266,13 @@ mod tests {
         let mut h = LinuxHyStart::default();
         let mut fired_at = None;
         for i in 0..40u64 {
-            if h.on_ack(at(100.0 + i as f64), rtt(40.0), 0, 1448 * (i + 1), 32) {
+            if h.on_ack(
+                at(100.0 + i as f64),
+                rtt(40.0),
+                (0, 1448 * (i + 1)),
+                32,
+                RATE,
+            ) {
                 fired_at = Some(i);
                 break;
             }
@@ -246,9 +284,36 @@ mod tests {
         for i in 0..40u64 {
             t += if i == 5 { 2.5 } else { 1.0 };
             assert!(
-                !h.on_ack(at(t), rtt(40.0), 0, 1448 * (i + 1), 32),
+                !h.on_ack(at(t), rtt(40.0), (0, 1448 * (i + 1)), 32, RATE),
                 "ack {i}"
             );
         }
+    }
+
+    /// The train's threshold is half of delay_min plus the TSO/GRO
+    /// cushion (`hystart_ack_delay()`): 1 ms below about 2 Gbit/s, the
+    /// time four 64 kB bursts take above it, none before the socket has a
+    /// rate. ACKs 0.25 ms apart on a 40 ms path: the train passes 20 ms
+    /// at its 81st ACK and 20.5 ms at its 83rd.
+    #[test]
+    fn the_ack_trains_threshold_counts_linuxs_tso_cushion() {
+        let fires_at = |rate: f64| {
+            let mut h = LinuxHyStart::default();
+            (0..200u64).find(|&i| {
+                h.on_ack(
+                    at(100.0 + i as f64 * 0.25),
+                    rtt(40.0),
+                    (0, 1448 * (i + 1)),
+                    32,
+                    rate,
+                )
+            })
+        };
+        assert_eq!(fires_at(RATE), Some(83), "cushion 1 ms");
+        assert_eq!(fires_at(0.0), Some(81), "no rate yet: no cushion");
+        // 1 GB/s: 4 x 65,536 B take 262 us, so the threshold is 20.13 ms.
+        assert_eq!(fires_at(1e9), Some(81), "cushion 0.26 ms");
+        assert_eq!(ack_delay_ns(1e9), 262_144);
+        assert_eq!(ack_delay_ns(2e8), ACK_DELAY_CAP_NS);
     }
 }
