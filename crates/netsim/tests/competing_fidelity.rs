@@ -259,8 +259,9 @@ fn cubic_exit_beside_bbr3(bdp: f64, offset_ns: u64, pacing: Pacing) -> (u64, u64
 /// BPF control: 0.53). And no pacer for CUBIC, as Linux sends it without
 /// fq: its slow-start bursts queue at once and reach the RTT samples of
 /// the round's first ACKs, where a paced CUBIC's spread-out packets do
-/// not. The median over the starts is 69 packets unpaced at each depth and
-/// 168 paced in quanta. HyStart's rounds are counted from the first ACK,
+/// not. The median over the starts is 70 packets unpaced at each depth and
+/// 168 paced in quanta (69 unpaced before the ACK train counted Linux's
+/// TSO/GRO cushion, `hystart_ack_delay()`). HyStart's rounds are counted from the first ACK,
 /// below its low window too, as Linux has done since 6.13 (and the stable kernels the fix went to)
 /// (`hystart_update()`); when they began only at 16 packets, the median
 /// over nine starts spread over the base RTT was 72 unpaced and 100 paced.
