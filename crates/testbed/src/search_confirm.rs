@@ -182,7 +182,11 @@ pub fn confirm(
     for k in 1..=replays {
         let rdir = dir.join(format!("replay-{k}"));
         let mut reruns = 0;
-        let (kernel, lag_ns, stalled_fraction) = loop {
+        let KernelRun {
+            objective: kernel,
+            lag_ns,
+            stalled: stalled_fraction,
+        } = loop {
             progress(&format!(
                 "confirm: replay {k}/{replays}{}",
                 if reruns > 0 {
@@ -192,11 +196,11 @@ pub fn confirm(
                 }
             ));
             let run = replay(o, worst, &ccs, exe, &rdir)?;
-            if run.2 <= max_stalled || reruns + 1 >= MAX_ATTEMPTS {
-                if run.2 > max_stalled {
+            if run.stalled <= max_stalled || reruns + 1 >= MAX_ATTEMPTS {
+                if run.stalled > max_stalled {
                     progress(&format!(
                         "confirm: replay {k}: the emulator's forwarder still could not run {:.1} % of the run after {MAX_ATTEMPTS} runs; kept, and marked stalled in confirm.json",
-                        run.2 * 100.0
+                        run.stalled * 100.0
                     ));
                 }
                 break run;
@@ -204,7 +208,7 @@ pub fn confirm(
             reruns += 1;
             progress(&format!(
                 "confirm: replay {k}: the emulator's forwarder could not run {:.1} % of the run (the machine did not give it the CPU; the path allows {:.1} %), running it again",
-                run.2 * 100.0,
+                run.stalled * 100.0,
                 max_stalled * 100.0
             ));
             std::thread::sleep(RERUN_WAIT);
@@ -238,7 +242,12 @@ pub fn confirm(
             path,
         ));
     }
-    let med = |f: fn(&Replay) -> f64| median(runs.iter().map(|(r, _)| f(r)).collect());
+    // The project's one quantile rule (the mean of the middle two for an
+    // even count).
+    let med = |f: fn(&Replay) -> f64| {
+        let mut v: Vec<f64> = runs.iter().map(|(r, _)| f(r)).collect();
+        stats::quantile(&mut v, 0.5).expect("at least one replay")
+    };
     let lag_s = med(|r| r.lag_s);
     let at_median_lag = runs
         .iter()
@@ -249,7 +258,7 @@ pub fn confirm(
         })
         .map(|(_, p)| p.clone())
         .expect("at least one replay");
-    let kernels = runs.iter().map(|(r, _)| r.kernel);
+    let kernels = stats::Stats::of(&runs.iter().map(|(r, _)| r.kernel).collect::<Vec<_>>());
     Ok(Confirmed {
         kernel_ccs: ccs,
         lag_s,
@@ -257,38 +266,31 @@ pub fn confirm(
         simulator: med(|r| r.simulator),
         simulator_plain_flows: med(|r| r.simulator_plain_flows),
         kernel: med(|r| r.kernel),
-        kernel_range: [
-            kernels.clone().fold(f64::INFINITY, f64::min),
-            kernels.fold(f64::NEG_INFINITY, f64::max),
-        ],
+        kernel_range: [kernels.min, kernels.max],
         replays: runs.into_iter().map(|(r, _)| r).collect(),
         dir,
     })
 }
 
-/// The middle of `v` (the mean of the two middle values when even); `v`
-/// is not empty.
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// What one run through the emulator gave.
+struct KernelRun {
+    /// The objective on the kernel's flows.
+    objective: f64,
+    /// The lag of their first data packet behind the emulator's start, ns.
+    lag_ns: u64,
+    /// The share of the run the forwarder stalled (`stalled_fraction`).
+    stalled: f64,
 }
 
 /// One run of `worst` through the emulator with the kernel's flows `ccs`,
-/// writing into `dir` (cleared first): the objective on the kernel's
-/// flows, the lag of their first data packet behind the emulator's
-/// start, ns, and the share of the run the forwarder stalled.
+/// writing into `dir` (cleared first).
 fn replay(
     o: &Options,
     worst: &SearchPath,
     ccs: &[String],
     exe: &Path,
     dir: &Path,
-) -> Result<(f64, u64, f64), String> {
+) -> Result<KernelRun, String> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
     }
@@ -347,7 +349,11 @@ fn replay(
     let kernel = o
         .objective
         .measure(&path, &samples, o.flows, o.warmup_ns, payload);
-    Ok((kernel, lag_ns, stalled))
+    Ok(KernelRun {
+        objective: kernel,
+        lag_ns,
+        stalled,
+    })
 }
 
 /// `p` as flows that start `lag_ns` into it meet it: each piece earlier
@@ -513,13 +519,6 @@ mod tests {
         assert_eq!(starts, [0, 2_500_000_000]);
         assert_eq!(p.pieces[0].rate_bps, 2e6);
         assert_eq!(shifted(&path(), 0), path());
-    }
-
-    #[test]
-    fn the_replays_are_judged_by_their_median() {
-        assert_eq!(median(vec![0.61]), 0.61);
-        assert_eq!(median(vec![0.61, 0.44, 0.53]), 0.53);
-        assert!((median(vec![0.6, 0.4, 0.5, 0.2]) - 0.45).abs() < 1e-12);
     }
 
     #[test]
