@@ -293,7 +293,8 @@ impl CongestionControl for Cubic {
             if self.linux_hystart.on_ack(
                 ctx.now,
                 ctx.rtt_sample,
-                (ctx.rate.prior_delivered_bytes, ctx.delivered_bytes),
+                ctx.rate.prior_delivered_bytes,
+                ctx.delivered_bytes,
                 cwnd_packets,
                 self.w.pacing_rate,
             ) {

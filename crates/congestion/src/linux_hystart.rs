@@ -43,12 +43,7 @@ fn ack_delay_ns(pacing_rate_bytes_per_sec: f64) -> u64 {
     if pacing_rate_bytes_per_sec.is_nan() || pacing_rate_bytes_per_sec <= 0.0 {
         return 0;
     }
-    let ns = 4.0 * GSO_MAX_SIZE_BYTES * 1e9 / pacing_rate_bytes_per_sec;
-    if ns >= ACK_DELAY_CAP_NS as f64 {
-        ACK_DELAY_CAP_NS
-    } else {
-        ns as u64
-    }
+    (4.0 * GSO_MAX_SIZE_BYTES * 1e9 / pacing_rate_bytes_per_sec).min(ACK_DELAY_CAP_NS as f64) as u64
 }
 
 /// RTT samples per round the delay test waits for (Linux's
@@ -97,7 +92,8 @@ impl LinuxHyStart {
         &mut self,
         now: Instant,
         rtt: Option<Duration>,
-        (prior_delivered, delivered): (u64, u64),
+        prior_delivered: u64,
+        delivered: u64,
         cwnd_packets: u64,
         pacing_rate: f64,
     ) -> bool {
@@ -188,7 +184,7 @@ mod tests {
             t += 3.0;
             delivered += 1448;
             let r = if i == 0 { 40.0 } else { 44.9 };
-            assert!(!h.on_ack(at(t), rtt(r), (0, delivered), 20, RATE));
+            assert!(!h.on_ack(at(t), rtt(r), 0, delivered, 20, RATE));
         }
         // Round 2 (its first ACK acknowledges a packet sent after round 1
         // began): the first 8 samples are 45.5 ms, so the 9th ends it.
@@ -197,7 +193,7 @@ mod tests {
         for i in 0..20 {
             t += 3.0;
             delivered += 1448;
-            if h.on_ack(at(t), rtt(45.5), (start, delivered), 30, RATE) {
+            if h.on_ack(at(t), rtt(45.5), start, delivered, 30, RATE) {
                 fired_at = Some(i);
                 break;
             }
@@ -210,13 +206,13 @@ mod tests {
     #[test]
     fn small_windows_are_not_judged_and_an_exit_is_reported_once() {
         let mut h = LinuxHyStart::default();
-        assert!(!h.on_ack(at(0.0), rtt(40.0), (0, 1448), 10, RATE));
+        assert!(!h.on_ack(at(0.0), rtt(40.0), 0, 1448, 10, RATE));
         for i in 1..=20u64 {
-            assert!(!h.on_ack(at(i as f64 * 3.0), rtt(80.0), (0, 1448 * i), 15, RATE));
+            assert!(!h.on_ack(at(i as f64 * 3.0), rtt(80.0), 0, 1448 * i, 15, RATE));
         }
         let mut fired = 0;
         for i in 21..=60u64 {
-            fired += u32::from(h.on_ack(at(i as f64 * 3.0), rtt(80.0), (0, 1448 * i), 16, RATE));
+            fired += u32::from(h.on_ack(at(i as f64 * 3.0), rtt(80.0), 0, 1448 * i, 16, RATE));
         }
         assert_eq!(fired, 1);
         h.reset();
@@ -238,19 +234,19 @@ mod tests {
         // Round 1 starts with nothing delivered before; its ACKs
         // acknowledge packets sent before anything was delivered.
         let mut delivered = 1448;
-        assert!(!h.on_ack(at(t), rtt(40.0), (0, delivered), 10, RATE));
+        assert!(!h.on_ack(at(t), rtt(40.0), 0, delivered, 10, RATE));
         let round1_end = delivered;
         for cwnd in 11..=30u64 {
             t += 3.0;
             delivered += 1448;
-            assert!(!h.on_ack(at(t), rtt(41.0), (0, delivered), cwnd, RATE));
+            assert!(!h.on_ack(at(t), rtt(41.0), 0, delivered, cwnd, RATE));
         }
         // Round 2: packets sent once round 1 had begun, RTTs 60 ms.
         let mut fired_at = None;
         for i in 0..20 {
             t += 3.0;
             delivered += 1448;
-            if h.on_ack(at(t), rtt(60.0), (round1_end, delivered), 30, RATE) {
+            if h.on_ack(at(t), rtt(60.0), round1_end, delivered, 30, RATE) {
                 fired_at = Some(i);
                 break;
             }
@@ -266,13 +262,7 @@ mod tests {
         let mut h = LinuxHyStart::default();
         let mut fired_at = None;
         for i in 0..40u64 {
-            if h.on_ack(
-                at(100.0 + i as f64),
-                rtt(40.0),
-                (0, 1448 * (i + 1)),
-                32,
-                RATE,
-            ) {
+            if h.on_ack(at(100.0 + i as f64), rtt(40.0), 0, 1448 * (i + 1), 32, RATE) {
                 fired_at = Some(i);
                 break;
             }
@@ -284,7 +274,7 @@ mod tests {
         for i in 0..40u64 {
             t += if i == 5 { 2.5 } else { 1.0 };
             assert!(
-                !h.on_ack(at(t), rtt(40.0), (0, 1448 * (i + 1)), 32, RATE),
+                !h.on_ack(at(t), rtt(40.0), 0, 1448 * (i + 1), 32, RATE),
                 "ack {i}"
             );
         }
@@ -303,7 +293,8 @@ mod tests {
                 h.on_ack(
                     at(100.0 + i as f64 * 0.25),
                     rtt(40.0),
-                    (0, 1448 * (i + 1)),
+                    0,
+                    1448 * (i + 1),
                     32,
                     rate,
                 )
