@@ -71,8 +71,9 @@ pub struct Options {
 
 /// What an earlier `--multiflow` run in `out` ran, for `--resimulate`:
 /// the paths it has kernel runs of (only `only`'s, when given), the
-/// entries of those it skipped or failed (kept as they were), its run
-/// length and repetitions.
+/// entries to keep as they were (the paths it skipped or failed, and
+/// every path `only` leaves out, as `--help` promises), its run length
+/// and repetitions.
 fn earlier_run(opts: &Options) -> Result<(Vec<MultiPath>, Vec<Value>, u64, usize), String> {
     let json = opts.out.join("validate.json");
     let text = std::fs::read_to_string(&json).map_err(|e| {
@@ -115,7 +116,7 @@ fn earlier_run(opts: &Options) -> Result<(Vec<MultiPath>, Vec<Value>, u64, usize
         .collect();
     let kept = entries
         .iter()
-        .filter(|e| wanted(e) && e.get("kernel").is_none())
+        .filter(|e| !wanted(e) || e.get("kernel").is_none())
         .cloned()
         .collect();
     Ok((paths_named(&ran)?, kept, seconds, reps.max(1) as usize))
@@ -920,6 +921,47 @@ mod tests {
             phases: 3,
             resimulate: true,
         })
+    }
+
+    /// `--resimulate --only` judges the paths named and leaves every
+    /// other path's entry, judged or skipped, as the earlier run wrote it
+    /// (it used to drop them from validate.json).
+    #[test]
+    fn resimulate_only_keeps_the_other_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run_dir(dir.path());
+        let json = dir.path().join("validate.json");
+        let mut doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let judged = json!({"path": "bbr-vs-cubic-1bdp", "kernel": {"flows": [{"share": 0.86}]},
+            "simulator": {"flows": [{"share": 0.84}]}, "simulator_vs_kernel": {"within": true}});
+        doc["multiflow"]["paths"]
+            .as_array_mut()
+            .unwrap()
+            .push(judged.clone());
+        std::fs::write(&json, doc.to_string()).unwrap();
+        resimulate(dir.path(), Some(vec!["cubic-vs-cubic-2bdp".into()])).unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let paths = doc["multiflow"]["paths"].as_array().unwrap();
+        let names: Vec<&str> = paths.iter().map(|p| p["path"].as_str().unwrap()).collect();
+        // The matrix's order; the untouched entries byte for byte.
+        assert_eq!(
+            names,
+            [
+                "bbr-vs-cubic-1bdp",
+                "cubic-vs-cubic-2bdp",
+                "bbr3-vs-cubic-codel-ecn"
+            ]
+        );
+        assert_eq!(paths[0], judged);
+        assert_eq!(paths[2]["skipped"], "no BPF");
+        assert!(
+            paths[1]["simulator"]["phases"].as_f64().is_some(),
+            "{}",
+            paths[1]
+        );
+        let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
+        assert!(md.contains("| bbr-vs-cubic-1bdp |"), "{md}");
     }
 
     #[test]
