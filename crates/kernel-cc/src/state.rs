@@ -89,7 +89,7 @@ pub(crate) fn value_size(cc: &str) -> usize {
 
 /// `sizeof(struct bbrlab_b3_state)` in `src/bpf/bbrlab_bbr3.bpf.c`: the
 /// published block (144 bytes) and the controller's private state.
-pub(crate) const BBR3_VALUE_SIZE: usize = 352;
+pub(crate) const BBR3_VALUE_SIZE: usize = 360;
 
 /// `bbrlab_bbr3`'s published state for one socket: the first block of
 /// `struct bbrlab_b3_state` in `src/bpf/bbrlab_bbr3.bpf.c`. Volumes are

@@ -18,6 +18,13 @@
 //! flight) instead of the kernel's 19: the simulated flow stayed in
 //! STARTUP one round longer, lost about 110 packets more, and left it on
 //! the bandwidth plateau without an `inflight_longterm`.
+//!
+//! Since 2026-12-01 the stock-kernel loss signal estimates a sample's
+//! losses from marks at the last two round starts instead
+//! (`congestion`'s `bbr3/round_losses.rs`), so it no longer depends on
+//! where in a round the first loss falls, and a paced first flight leaves
+//! STARTUP on loss here too: this path now tells the two apart only by
+//! a few milliseconds.
 
 use congestion::{Algorithm, Bbr3Config, Bbr3Profile, Bbr3Signals, Config, Mode};
 use netsim::{FlowConfig, Handshake, MemoryRecorder, Pacing, SimConfig};
@@ -82,8 +89,10 @@ fn startup_exit(initial_burst: u32) -> (u64, Option<f64>, u64) {
 /// what the kernel's did in all three of its runs: it leaves STARTUP on
 /// loss at the end of its first loss round, 0.48 s into the connection,
 /// with `inflight_longterm` at 313 packets, having retransmitted 237–242
-/// packets by 1 s. Pacing the first flight (`initial_burst = 0`) misses
-/// all three.
+/// packets by 1 s. Pacing the first flight (`initial_burst = 0`) missed
+/// all three while the loss signal counted from the round's start (left
+/// 30 ms later, on the plateau, 60 more retransmitted); with two marks it
+/// leaves on loss within 20 ms of the burst's exit, at the same bound.
 #[test]
 fn the_kernels_first_burst_makes_bbr3_leave_startup_on_loss_as_the_kernels_does() {
     let (t, longterm, retx) = startup_exit(10);
@@ -106,7 +115,7 @@ fn the_kernels_first_burst_makes_bbr3_leave_startup_on_loss_as_the_kernels_does(
 
     let (t0, longterm0, retx0) = startup_exit(0);
     assert!(
-        longterm0.is_none() && t0 > t + 30 * MS && retx0 > retx + 60,
+        longterm0.is_some_and(|l| (l - 313.0).abs() <= 6.5) && t0.abs_diff(t) <= 20 * MS,
         "paced from the first packet: left at {} ms with {longterm0:?}, {retx0} retransmitted",
         (t0 - 50 * MS) / MS
     );

@@ -30,6 +30,7 @@
 
 mod control;
 mod probe_bw;
+mod round_losses;
 mod signals;
 
 use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
@@ -42,6 +43,7 @@ use crate::snapshot::{Bbr3Snapshot, Mode, Snapshot};
 use crate::time::{duration_to_nanos, Instant};
 use crate::windowed_filter::{FilterKind, TwoSlotMax, WindowedFilter};
 use core::time::Duration;
+use round_losses::{Mark, RoundLosses};
 
 /// Nanoseconds per second, to turn bytes/ns into bytes/s.
 const NS_PER_SEC: f64 = 1e9;
@@ -239,10 +241,10 @@ pub struct Bbr3 {
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
     lost_total: u64,
-    /// `lost_total` when the current packet-timed round started: the
-    /// stock-kernel substitute for a sample's losses counts from here
-    /// (`Bbr3Signals::StockKernel`; `bbrlab_bbr3` snapshots `tp->lost`).
-    round_lost_start: u64,
+    /// Delivered and lost at the last two round starts: the stock-kernel
+    /// substitute for a sample's losses reads from them
+    /// (`Bbr3Signals::StockKernel`; `bbrlab_bbr3` marks `tp->lost`).
+    round_losses: RoundLosses,
 }
 
 impl Bbr3 {
@@ -332,7 +334,7 @@ impl Bbr3 {
             cwnd_limited_last_round: false,
             delivered_total: 0,
             lost_total: 0,
-            round_lost_start: 0,
+            round_losses: RoundLosses::default(),
             sample_rate: None,
             quantum_key: (u64::MAX, None),
         };
@@ -390,11 +392,14 @@ impl Bbr3 {
         }
     }
 
-    /// `StartRound()`. Also snapshots the cumulative losses, which the
-    /// stock-kernel signals measure a sample's losses from.
+    /// `StartRound()`. Also marks the cumulative losses, which the
+    /// stock-kernel signals estimate a sample's losses from.
     fn start_round(&mut self, delivered: u64) {
         self.next_round_delivered = delivered;
-        self.round_lost_start = self.lost_total;
+        self.round_losses.start_round(Mark {
+            delivered,
+            lost: self.lost_total,
+        });
     }
 
     /// `UpdateMaxBw()` (§5.5.5): app-limited samples count only if they

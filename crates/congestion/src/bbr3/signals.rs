@@ -3,7 +3,7 @@
 //! §5.5.11; Linux `bbr_skb_marked_lost()`, `bbr_adapt_lower_bounds()`,
 //! `bbr_update_ecn_alpha()`, `bbr_undo_cwnd()`).
 
-use super::{ceil_to_u64, scale, Bbr3, State, BBR_UNIT};
+use super::{ceil_to_u64, scale, Bbr3, Mark, State, BBR_UNIT};
 use crate::algorithm::{AckContext, LossContext, RecoveryState};
 use crate::config::{Bbr3Ecn, Bbr3Signals, StartupLossCount};
 use crate::delivery_rate::RateSample;
@@ -139,14 +139,21 @@ impl Bbr3 {
     /// The losses a sample carries. v3's `rs->lost` is what was marked lost
     /// between the ACKed packet's send and this ACK (its patches snapshot
     /// `tp->lost` per skb; `bbr_is_inflight_too_high()`). A stock kernel
-    /// keeps no per-packet snapshot; `bbrlab_bbr3` takes `tp->lost` now
-    /// minus `tp->lost` when the current packet-timed round started, since
-    /// a packet ACKed now was sent about one round ago. The simulator's
-    /// stock-kernel mode does the same with its cumulative lost bytes.
+    /// keeps no per-packet snapshot; `bbrlab_bbr3` estimates `tp->lost` at
+    /// the packet's send from marks taken at the last two round starts
+    /// (`round_losses.rs` says why one mark is not enough). The
+    /// simulator's stock-kernel mode does the same with its cumulative
+    /// lost bytes.
     pub(super) fn sample_lost(&self, ctx: &AckContext<'_>) -> u64 {
         match self.cfg.signals {
             Bbr3Signals::Exact => ctx.lost_bytes.saturating_sub(ctx.rate.tx_lost_bytes),
-            Bbr3Signals::StockKernel => self.lost_total.saturating_sub(self.round_lost_start),
+            Bbr3Signals::StockKernel => self.round_losses.since_sent(
+                ctx.rate.prior_delivered_bytes,
+                Mark {
+                    delivered: ctx.delivered_bytes,
+                    lost: self.lost_total,
+                },
+            ),
         }
     }
 

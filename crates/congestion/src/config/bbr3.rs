@@ -278,7 +278,8 @@ pub enum Bbr3Signals {
     Exact,
     /// The stock kernel's substitutes (issue 24's contract):
     /// `tx_in_flight` is `prior_in_flight`; a sample's losses are those
-    /// since the current packet-timed round started; the inflight-too-high
+    /// since the ACKed packet left, estimated from the losses marked at
+    /// the last two round starts (`bbr3/round_losses.rs`); the inflight-too-high
     /// check runs once per ACK that carries losses instead of per lost
     /// packet. The ECN signal (CE counts per ACK, per-round ratio) is the
     /// same in both modes, since the stock kernel has `delivered_ce`.

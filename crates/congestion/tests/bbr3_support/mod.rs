@@ -59,6 +59,9 @@ pub struct Ack {
     pub rtt_sample_ns: Option<u64>,
     /// The receiver's reported ACK delay.
     pub ack_delay_ns: u64,
+    /// The connection's lost bytes when the acked packet was sent;
+    /// `None`: as of this ACK (after any timer losses since the last).
+    pub lost_at_send: Option<u64>,
 }
 
 impl Ack {
@@ -74,7 +77,13 @@ impl Ack {
             cwnd_limited: false,
             rtt_sample_ns: None,
             ack_delay_ns: 0,
+            lost_at_send: None,
         }
+    }
+    /// The acked packet left when the connection had lost `bytes`.
+    pub fn sent_when_lost(mut self, bytes: u64) -> Self {
+        self.lost_at_send = Some(bytes);
+        self
     }
     pub fn rtt_sample(mut self, ns: u64) -> Self {
         self.rtt_sample_ns = Some(ns);
@@ -190,7 +199,9 @@ impl Drv {
             );
         }
         self.now_ns += a.rtt_ns;
-        let lost_at_send = self.cc.sampler().lost_bytes();
+        let lost_at_send = a
+            .lost_at_send
+            .unwrap_or_else(|| self.cc.sampler().lost_bytes());
         let (dp, dce) = self.counts();
         self.last_counts = (dp, dce);
         let tx = a.tx_in_flight.unwrap_or(a.inflight + bytes);

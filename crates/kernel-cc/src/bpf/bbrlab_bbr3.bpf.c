@@ -19,8 +19,11 @@
  *     inflight figure the stock rate sample has; close to the one a round
  *     trip ago in steady state, too high right after a cwnd cut.
  *  2. rs->lost (losses over the ACKed packet's flight) is tp->lost now
- *     less tp->lost when the current packet-timed round started
- *     (start_round()): a packet ACKed now was sent about a round ago.
+ *     less an estimate of tp->lost when the ACKed packet left: read at
+ *     rs->prior_delivered off the line through tp->lost marked at the
+ *     last two round starts (start_round()) and now (sample_lost()).
+ *     Counting only since the current round started read zero on the
+ *     ACK that starts a round, where STARTUP judges its loss rate.
  *  3. v3's per-lost-packet hook (skb_marked_lost ->
  *     bbr_handle_inflight_too_high) does not exist for BPF controls: the
  *     same loss-rate check runs once per ACK with rs->losses > 0, at the
@@ -41,7 +44,7 @@
  *    PROBE_RTT, tp->app_limited; a kernel that does not allow the last
  *    (older than this 6.18) rejects the load with the verifier's "no write
  *    support to tcp_sock at off N".
- *  - The state (344 bytes) does not fit icsk_ca_priv (104 bytes):
+ *  - The state (360 bytes) does not fit icsk_ca_priv (104 bytes):
  *    all of it lives in a socket-storage map created at init, which is
  *    also what the probe reads (get_info is not allowed for BPF controls).
  *    A socket whose storage could not be allocated (memory pressure) runs
@@ -187,6 +190,8 @@ struct bbrlab_b3_state {
 	u32 round_count;
 	u32 next_round_delivered;
 	u32 round_lost_start; /* tp->lost at the round's start (2.) */
+	u32 prev_round_delivered; /* the previous round start's marks (2.) */
+	u32 prev_round_lost;
 	u32 rounds_since_probe_up;
 	u32 bw_slot[2];       /* TwoSlotMax */
 	u32 bw_latest;
@@ -489,14 +494,42 @@ static __always_inline u32 probe_rtt_cwnd(const b3_t *b)
 /* StartRound(): also snapshots tp->lost (substitute 2). */
 static __always_inline void start_round(const struct tcp_sock *tp, b3_t *b)
 {
+	b->prev_round_delivered = b->next_round_delivered;
+	b->prev_round_lost = b->round_lost_start;
 	b->next_round_delivered = tp->delivered;
 	b->round_lost_start = tp->lost;
 }
 
-/* Losses since the round started: rs->lost's substitute (2). */
-static __always_inline u32 round_lost(const struct tcp_sock *tp, const b3_t *b)
+/* tp->lost at delivered = x on the line from mark a to mark b, clamped to
+ * the segment (the simulator's bbr3/round_losses.rs, lost_at()). */
+static __always_inline u32 lost_at(u32 a_del, u32 a_lost, u32 b_del, u32 b_lost, u32 x)
 {
-	return tp->lost - b->round_lost_start;
+	u32 span, part, rise;
+
+	if (!before32(a_del, x) || !before32(a_del, b_del) || !before32(a_lost, b_lost))
+		return a_lost;
+	if (!before32(x, b_del))
+		return b_lost;
+	span = b_del - a_del;
+	part = x - a_del;
+	rise = b_lost - a_lost;
+	return a_lost + (u32)((u64)rise * part / span);
+}
+
+/* rs->lost's substitute (2): losses since the ACKed packet left, which
+ * left when prior_delivered had been delivered. */
+static __always_inline u32 sample_lost(const struct tcp_sock *tp, const b3_t *b,
+				       const struct rate_sample *rs)
+{
+	u32 x = rs->prior_delivered, at_send;
+
+	if (!before32(x, b->next_round_delivered))
+		at_send = lost_at(b->next_round_delivered, b->round_lost_start,
+				  tp->delivered, tp->lost, x);
+	else
+		at_send = lost_at(b->prev_round_delivered, b->prev_round_lost,
+				  b->next_round_delivered, b->round_lost_start, x);
+	return before32(at_send, tp->lost) ? tp->lost - at_send : 0;
 }
 
 /* bbr_reset_congestion_signals() */
@@ -731,7 +764,7 @@ static __always_inline void per_ack_loss_check(const struct sock *sk, b3_t *b,
 
 	if (rs->losses <= 0 || !b->is_bw_probe_sample)
 		return;
-	lost = round_lost(tp, b);
+	lost = sample_lost(tp, b, rs);
 	tx = rs->prior_in_flight;
 	if (loss_too_high(lost, tx))
 		handle_inflight_too_high(sk, b, inflight_at_loss((u32)rs->losses, lost, tx),
@@ -906,7 +939,7 @@ static __always_inline void check_startup_high_loss(const struct sock *sk, b3_t 
 		return;
 	cas = ca_state(sk);
 	in_recovery = cas == CA_RECOVERY || (b->loss_round_had_loss && cas == CA_OPEN);
-	if (in_recovery && loss_too_high(round_lost(tp, b), rs->prior_in_flight) &&
+	if (in_recovery && loss_too_high(sample_lost(tp, b, rs), rs->prior_in_flight) &&
 	    b->loss_events_in_round >= STARTUP_FULL_LOSS_CNT)
 		queue_too_high_in_startup(sk, b);
 	b->loss_events_in_round = 0;
@@ -979,7 +1012,7 @@ static __always_inline bool adapt_long_term_model(const struct sock *sk, b3_t *b
 			return true;
 		}
 	}
-	too_high = (rs->acked_sacked > 0 && loss_too_high(round_lost(tp, b), tx)) ||
+	too_high = (rs->acked_sacked > 0 && loss_too_high(sample_lost(tp, b, rs), tx)) ||
 		   (b->round_start && round_ce_too_high(b));
 	if (too_high) {
 		if (b->is_bw_probe_sample)
