@@ -205,11 +205,17 @@ fn a_delay_schedule_delays_each_packet_by_the_piece_it_leaves_in() {
     let h = rows.headers().unwrap().clone();
     let col = |n: &str| h.iter().position(|c| c == n).unwrap();
     let (deq, rel, d) = (col("dequeue_s"), col("released_s"), col("direction"));
+    let (bytes, dport) = (col("bytes"), col("dst_port"));
     let mut took_by_piece: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     let mut last_release = 0.0f64;
     for r in rows.records().map(Result::unwrap) {
         if &r[d] != "forward" || r[rel].is_empty() {
             continue;
+        }
+        // Each forward packet names the connection's port (the log's
+        // ports tell competing flows apart).
+        if r[bytes].parse::<usize>().unwrap() > 100 {
+            assert_eq!(&r[dport], "5201", "{r:?}");
         }
         let (left, released): (f64, f64) = (r[deq].parse().unwrap(), r[rel].parse().unwrap());
         // In order (with a few µs of slack for the log's rounding).

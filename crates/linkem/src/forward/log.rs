@@ -23,6 +23,9 @@ pub struct PacketRecord {
     pub dropped: Option<DropReason>,
     /// It left CE-marked (marked here, or it arrived CE); false if dropped.
     pub ce: bool,
+    /// Its TCP or UDP source and destination ports ([`transport_ports`]),
+    /// so a log tells competing flows apart: which one the queue dropped.
+    pub ports: Option<(u16, u16)>,
 }
 
 /// Where the forwarder reports packets and queue samples.
@@ -85,8 +88,9 @@ impl Log for NoLog {
 
 const DIRS: [&str; 2] = ["forward", "reverse"];
 
-/// Columns of `packets.csv`.
-pub const PACKETS_CSV_HEADER: [&str; 8] = [
+/// Columns of `packets.csv`. The ports come last, so readers of the
+/// first eight by position still read them.
+pub const PACKETS_CSV_HEADER: [&str; 10] = [
     "enqueue_s",
     "dequeue_s",
     "scheduled_s",
@@ -95,6 +99,8 @@ pub const PACKETS_CSV_HEADER: [&str; 8] = [
     "bytes",
     "dropped",
     "ce",
+    "src_port",
+    "dst_port",
 ];
 
 /// Columns of `link.csv`: the one per-link schema
@@ -166,6 +172,8 @@ impl Log for CsvLog {
                 (None, false) => "0",
             }
             .to_string(),
+            p.ports.map_or(String::new(), |(s, _)| s.to_string()),
+            p.ports.map_or(String::new(), |(_, d)| d.to_string()),
         ])?;
         Ok(())
     }

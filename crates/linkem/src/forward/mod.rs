@@ -102,6 +102,22 @@ pub fn flow_key(pkt: &[u8]) -> u64 {
     h
 }
 
+/// The source and destination ports of an IPv4 TCP or UDP packet, or
+/// of the first fragment of one; `None` for other protocols, later
+/// fragments and packets too short to hold them.
+pub fn transport_ports(pkt: &[u8]) -> Option<(u16, u16)> {
+    if pkt.len() < 20 || pkt[0] >> 4 != 4 {
+        return None;
+    }
+    let ihl = usize::from(pkt[0] & 0x0f) * 4;
+    let frag_offset = u16::from_be_bytes([pkt[6], pkt[7]]) & 0x1fff;
+    if !matches!(pkt[9], 6 | 17) || frag_offset != 0 || ihl < 20 || pkt.len() < ihl + 4 {
+        return None;
+    }
+    let port = |i: usize| u16::from_be_bytes([pkt[i], pkt[i + 1]]);
+    Some((port(ihl), port(ihl + 2)))
+}
+
 /// Counters from a run.
 #[derive(Clone, Debug, Default)]
 pub struct ForwardStats {
@@ -325,6 +341,7 @@ pub fn run_io(
                             released_ns: None,
                             dropped: Some(reason),
                             ce: false,
+                            ports: transport_ports(&buf[..n]),
                         })?;
                         pool.push(buf);
                         continue;
@@ -399,6 +416,7 @@ pub fn run_io(
                         released_ns: None,
                         dropped: Some(reason),
                         ce: false,
+                        ports: transport_ports(&slot.buf[..slot.len]),
                     })?;
                     pool.push(slot.buf);
                     continue;
@@ -468,6 +486,7 @@ pub fn run_io(
                 released_ns: Some(released),
                 dropped: None,
                 ce: slot.ce,
+                ports: transport_ports(&slot.buf[..slot.len]),
             })?;
             pool.push(slot.buf);
         }
@@ -536,6 +555,7 @@ fn port_drop(
         released_ns: None,
         dropped: Some(reason),
         ce: slot.ce,
+        ports: transport_ports(&slot.buf[..slot.len]),
     })?;
     Ok(slot.buf)
 }
@@ -649,6 +669,7 @@ mod tests {
             released_ns: Some(22_010_000),
             dropped: None,
             ce: true,
+            ports: Some((40_000, 5201)),
         })
         .unwrap();
         log.packet(&PacketRecord {
@@ -660,6 +681,7 @@ mod tests {
             released_ns: None,
             dropped: Some(DropReason::QueueFull),
             ce: false,
+            ports: None,
         })
         .unwrap();
         log.link_sample(&LinkSample {
@@ -689,6 +711,8 @@ mod tests {
             (&rows[1][1], &rows[1][4], &rows[1][6], &rows[1][7]),
             ("", "reverse", "queue", "")
         );
+        assert_eq!((&rows[0][8], &rows[0][9]), ("40000", "5201"));
+        assert_eq!((&rows[1][8], &rows[1][9]), ("", ""));
         let (h, rows) = read("link.csv");
         assert_eq!(h, LINK_CSV_HEADER);
         assert_eq!(rows[0].len(), h.len());
@@ -1278,6 +1302,28 @@ mod tests {
         let mut udp = a.clone();
         udp[9] = 17;
         assert_ne!(flow_key(&a), flow_key(&udp));
+    }
+
+    /// The log's ports: TCP's and UDP's from the first fragment on; none
+    /// for other protocols, later fragments or a truncated header.
+    #[test]
+    fn transport_ports_are_read_where_they_exist() {
+        let a = tcp_packet(1, 40_000, 0, 100);
+        assert_eq!(transport_ports(&a), Some((40_000, 80)));
+        let mut udp = a.clone();
+        udp[9] = 17;
+        assert_eq!(transport_ports(&udp), Some((40_000, 80)));
+        let mut icmp = a.clone();
+        icmp[9] = 1;
+        assert_eq!(transport_ports(&icmp), None);
+        let mut later_fragment = a.clone();
+        later_fragment[7] = 3;
+        assert_eq!(transport_ports(&later_fragment), None);
+        assert_eq!(transport_ports(&a[..22]), None);
+        assert_eq!(transport_ports(&a[..19]), None);
+        let mut v6 = a.clone();
+        v6[0] = 0x60;
+        assert_eq!(transport_ports(&v6), None);
     }
 
     /// Real packets through an FQ-CoDel forward queue: a bulk connection
