@@ -67,11 +67,15 @@ fn lost_at(a: Mark, b: Mark, x: u64) -> u64 {
     if x >= b.delivered {
         return b.lost;
     }
-    let span = u128::from(b.delivered - a.delivered);
-    let part = u128::from(x - a.delivered);
-    let rise = u128::from(b.lost - a.lost);
-    // part < span, so the quotient is below `rise` and fits a u64.
-    a.lost + (rise * part / span) as u64
+    let (span, part, rise) = (b.delivered - a.delivered, x - a.delivered, b.lost - a.lost);
+    // part < span, so the quotient is below `rise` and fits a u64. This
+    // runs on every PROBE_BW ACK of a stock-kernel flow, so 64 bits first
+    // (a round's bytes keep the product well inside them), 128 beyond.
+    let step = match rise.checked_mul(part) {
+        Some(p) => p / span,
+        None => (u128::from(rise) * u128::from(part) / u128::from(span)) as u64,
+    };
+    a.lost + step
 }
 
 #[cfg(test)]
@@ -126,9 +130,14 @@ mod tests {
         assert_eq!(r.since_sent(u64::MAX, mark(100, 7)), 2);
         r.start_round(mark(50, 9));
         assert_eq!(r.since_sent(60, mark(40, 3)), 0);
+        // Beyond 64 bits the product takes 128, with the same result.
         assert_eq!(
             lost_at(mark(0, 0), mark(u64::MAX, u64::MAX), u64::MAX - 1),
             u64::MAX - 1
+        );
+        assert_eq!(
+            lost_at(mark(0, 0), mark(1 << 40, 1 << 40), 3 << 37),
+            3 << 37
         );
     }
 }
