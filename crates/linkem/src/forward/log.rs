@@ -6,7 +6,7 @@ use super::*;
 
 /// One packet's fate, for the per-packet log.
 #[derive(Clone, Copy, Debug)]
-pub struct PacketRecord {
+pub struct PacketRecord<'a> {
     /// 0 = client → server, 1 = server → client.
     pub direction: usize,
     /// IP packet size.
@@ -23,9 +23,11 @@ pub struct PacketRecord {
     pub dropped: Option<DropReason>,
     /// It left CE-marked (marked here, or it arrived CE); false if dropped.
     pub ce: bool,
-    /// Its TCP or UDP source and destination ports ([`transport_ports`]),
-    /// so a log tells competing flows apart: which one the queue dropped.
-    pub ports: Option<(u16, u16)>,
+    /// The packet itself (from its IP header), for a log to read what it
+    /// keeps: the CSV log its TCP or UDP ports ([`transport_ports`]), so
+    /// it tells competing flows apart. Lent, not parsed, so a run that
+    /// keeps no log does no work for it.
+    pub packet: &'a [u8],
 }
 
 /// Where the forwarder reports packets and queue samples.
@@ -158,6 +160,7 @@ fn secs(ns: Option<u64>) -> String {
 
 impl Log for CsvLog {
     fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
+        let ports = transport_ports(p.packet);
         self.packets.write_record([
             secs(Some(p.enqueue_ns)),
             secs(p.dequeue_ns),
@@ -172,8 +175,8 @@ impl Log for CsvLog {
                 (None, false) => "0",
             }
             .to_string(),
-            p.ports.map_or(String::new(), |(s, _)| s.to_string()),
-            p.ports.map_or(String::new(), |(_, d)| d.to_string()),
+            ports.map_or(String::new(), |(s, _)| s.to_string()),
+            ports.map_or(String::new(), |(_, d)| d.to_string()),
         ])?;
         Ok(())
     }

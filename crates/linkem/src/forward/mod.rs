@@ -341,7 +341,7 @@ pub fn run_io(
                             released_ns: None,
                             dropped: Some(reason),
                             ce: false,
-                            ports: transport_ports(&buf[..n]),
+                            packet: &buf[..n],
                         })?;
                         pool.push(buf);
                         continue;
@@ -416,7 +416,7 @@ pub fn run_io(
                         released_ns: None,
                         dropped: Some(reason),
                         ce: false,
-                        ports: transport_ports(&slot.buf[..slot.len]),
+                        packet: &slot.buf[..slot.len],
                     })?;
                     pool.push(slot.buf);
                     continue;
@@ -486,7 +486,7 @@ pub fn run_io(
                 released_ns: Some(released),
                 dropped: None,
                 ce: slot.ce,
-                ports: transport_ports(&slot.buf[..slot.len]),
+                packet: &slot.buf[..slot.len],
             })?;
             pool.push(slot.buf);
         }
@@ -555,7 +555,7 @@ fn port_drop(
         released_ns: None,
         dropped: Some(reason),
         ce: slot.ce,
-        ports: transport_ports(&slot.buf[..slot.len]),
+        packet: &slot.buf[..slot.len],
     })?;
     Ok(slot.buf)
 }
@@ -669,7 +669,7 @@ mod tests {
             released_ns: Some(22_010_000),
             dropped: None,
             ce: true,
-            ports: Some((40_000, 5201)),
+            packet: &tcp_packet(1, 40_000, 0, 100),
         })
         .unwrap();
         log.packet(&PacketRecord {
@@ -681,7 +681,7 @@ mod tests {
             released_ns: None,
             dropped: Some(DropReason::QueueFull),
             ce: false,
-            ports: None,
+            packet: &[],
         })
         .unwrap();
         log.link_sample(&LinkSample {
@@ -711,7 +711,7 @@ mod tests {
             (&rows[1][1], &rows[1][4], &rows[1][6], &rows[1][7]),
             ("", "reverse", "queue", "")
         );
-        assert_eq!((&rows[0][8], &rows[0][9]), ("40000", "5201"));
+        assert_eq!((&rows[0][8], &rows[0][9]), ("40000", "80"));
         assert_eq!((&rows[1][8], &rows[1][9]), ("", ""));
         let (h, rows) = read("link.csv");
         assert_eq!(h, LINK_CSV_HEADER);
