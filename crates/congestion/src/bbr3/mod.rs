@@ -125,7 +125,6 @@ pub struct Bbr3 {
     // Round counting (§5.5.1).
     round_count: u64,
     round_start: bool,
-    next_round_delivered: u64,
     rounds_since_probe_up: u64,
 
     // Long-term model.
@@ -241,8 +240,9 @@ pub struct Bbr3 {
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
     lost_total: u64,
-    /// Delivered and lost at the last two round starts: the stock-kernel
-    /// substitute for a sample's losses reads from them
+    /// Delivered and lost at the last two round starts: the current
+    /// round's boundary (`BBR.next_round_delivered`), and what the
+    /// stock-kernel substitute for a sample's losses reads
     /// (`Bbr3Signals::StockKernel`; `bbrlab_bbr3` marks `tp->lost`).
     round_losses: RoundLosses,
 }
@@ -267,7 +267,6 @@ impl Bbr3 {
             cwnd_gain: cfg.startup_cwnd_gain,
             round_count: 0,
             round_start: false,
-            next_round_delivered: 0,
             rounds_since_probe_up: 0,
             max_bw_filter: TwoSlotMax::new(),
             inflight_longterm: u64::MAX,
@@ -382,7 +381,7 @@ impl Bbr3 {
         if self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
             return;
         }
-        if rs.prior_delivered_bytes >= self.next_round_delivered {
+        if rs.prior_delivered_bytes >= self.round_losses.round_start_delivered() {
             self.start_round(delivered);
             self.round_count = self.round_count.saturating_add(1);
             self.rounds_since_probe_up = self.rounds_since_probe_up.saturating_add(1);
@@ -395,7 +394,6 @@ impl Bbr3 {
     /// `StartRound()`. Also marks the cumulative losses, which the
     /// stock-kernel signals estimate a sample's losses from.
     fn start_round(&mut self, delivered: u64) {
-        self.next_round_delivered = delivered;
         self.round_losses.start_round(Mark {
             delivered,
             lost: self.lost_total,

@@ -45,6 +45,12 @@ impl RoundLosses {
         self.cur = now;
     }
 
+    /// `C.delivered` when the current round started: the round ends with
+    /// the ACK of a packet sent after it (`BBR.next_round_delivered`).
+    pub fn round_start_delivered(&self) -> u64 {
+        self.cur.delivered
+    }
+
     /// Losses since the packet that left at `prior_delivered` was sent,
     /// estimated as the module explains; `now` is this ACK's totals.
     pub fn since_sent(&self, prior_delivered: u64, now: Mark) -> u64 {
