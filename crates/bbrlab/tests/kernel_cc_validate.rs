@@ -193,6 +193,18 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// The middle value (the mean of the middle two for an even count).
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 #[test]
 #[ignore = "needs root: scripts/test.sh runs it as root"]
 fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
@@ -233,14 +245,20 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
             fig("bbr", |r| r.retransmits),
             fig("bbrlab_bbr", |r| r.retransmits),
         );
-        let (sk, sb) = (
-            fig("bbr", |r| r.retransmits_after_startup),
-            fig("bbrlab_bbr", |r| r.retransmits_after_startup),
-        );
+        // The median, not the mean: see the retransmission bound below.
+        let mid = |cc: &str| {
+            median(
+                &runs[cc]
+                    .iter()
+                    .map(|r| r.retransmits_after_startup)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (sk, sb) = (mid("bbr"), mid("bbrlab_bbr"));
         let gd = gb / gk - 1.0;
         let rd = rb / rk - 1.0;
         report.push(format!(
-            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %), retransmissions {:.0} vs {:.0} ({:.0} vs {:.0} after STARTUP)",
+            "{}: goodput kernel {:.2} vs bpf {:.2} Mbit/s ({:+.1} %), median RTT {:.1} vs {:.1} ms ({:+.1} %), retransmissions {:.0} vs {:.0} (medians {:.0} vs {:.0} after STARTUP)",
             p.name,
             gk / 1e6,
             gb / 1e6,
@@ -265,9 +283,15 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
         // means over 3 runs differed by 20 % in a CI run (516 vs 620)
         // while the runs after STARTUP are a sum of many small events
         // (the next run: 586 vs 514 in all, 388 vs 389 after STARTUP).
+        // Judged on the medians of the repetitions: on the 0.5-BDP path
+        // one kernel run with a PROBE_RTT fewer moved the mean of three
+        // past the bound in a CI run (1,081 vs 1,329 after STARTUP), and
+        // the same test passed at once when run again; a median of three
+        // ignores one odd run and still sees a control that bursts in
+        // every run.
         if (sb - sk).abs() > 0.15 * sk + 10.0 || sb.is_nan() {
             failures.push(format!(
-                "{}: retransmissions after STARTUP {sb:.0} against the kernel's {sk:.0} (in all {xb:.0} and {xk:.0})",
+                "{}: retransmissions after STARTUP (median) {sb:.0} against the kernel's {sk:.0} (in all, mean {xb:.0} and {xk:.0})",
                 p.name
             ));
         }
