@@ -18,6 +18,20 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `sim SCENARIO --out OUT --quiet --no-plots` and `extra`.
+fn sim_into(scenario: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut a = vec![
+        "sim",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--no-plots",
+    ];
+    a.extend_from_slice(extra);
+    bbrlab(&a)
+}
+
 const GOOD: &str = r#"
 duration = "5s"
 [link.forward]
@@ -275,20 +289,7 @@ fn a_used_output_directory_needs_force_and_is_then_cleaned() {
     let p = write(dir.path(), "sweep.toml", &sweep);
     let one = write(dir.path(), "one.toml", &GOOD.replace("\"5s\"", "\"1s\""));
     let out = dir.path().join("out");
-    let run = |p: &Path, force: bool| {
-        let mut a = vec![
-            "sim",
-            p.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-            "--no-plots",
-        ];
-        if force {
-            a.push("--force");
-        }
-        bbrlab(&a)
-    };
+    let run = |p: &Path, force: bool| sim_into(p, &out, if force { &["--force"] } else { &[] });
     assert!(run(&p, false).status.success());
     assert!(out.join("run-0002").exists());
     let o = run(&one, false);
@@ -318,6 +319,49 @@ fn a_used_output_directory_needs_force_and_is_then_cleaned() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("notes.txt"));
     assert!(out.join("notes.txt").exists() && out.join("run-0000").exists());
+}
+
+/// `sim --packets` writes every packet the links took in to each run's
+/// `packets.csv`, as the emulator's log names its columns where they
+/// mean the same; without the flag there is no such file.
+#[test]
+fn sim_packets_writes_a_row_per_packet_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let shallow = GOOD
+        .replace("\"5s\"", "\"2s\"")
+        .replace("\"100pkt\"", "\"10pkt\"");
+    let p = write(dir.path(), "s.toml", &shallow);
+    let out = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        let o = sim_into(&p, &out, extra);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["--packets"]);
+    let csv = fs::read_to_string(out.join("run-0000/packets.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("enqueue_s,dequeue_s,direction,kind,flow,bytes,dropped,ce")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(
+        rows.iter().all(|r| r.len() == 8),
+        "every row as wide as the header"
+    );
+    let summary = summary_flow(&out);
+    let sent = summary["packets_sent"].as_u64().unwrap();
+    let data = rows
+        .iter()
+        .filter(|r| r[2] == "forward" && r[3] == "data")
+        .count() as u64;
+    assert_eq!(data, sent, "one forward row per data packet sent");
+    let drops = rows.iter().filter(|r| r[6] == "queue").count() as u64;
+    assert_eq!(drops, summary["drops"].as_u64().unwrap());
+    assert!(drops > 0, "a 10-packet queue overflows in BBR's STARTUP");
+    assert!(rows.iter().any(|r| r[2] == "reverse" && r[3] == "ack"));
+    run(&["--force"]);
+    assert!(out.join("run-0000/flows.csv").exists());
+    assert!(!out.join("run-0000/packets.csv").exists());
 }
 
 /// Issue 13: a flow named `bbr, no lt_bw` shifted every column of

@@ -178,8 +178,17 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
         },
         |j, clock| {
             let t0 = Instant::now();
-            run_one_logged(defs[j.claim].file, &j.run, &j.dir, clock, opts.qlog)
-                .map(|s| (s, t0.elapsed().as_secs_f64()))
+            run_one_logged(
+                defs[j.claim].file,
+                &j.run,
+                &j.dir,
+                clock,
+                runner::sweep::Logs {
+                    qlog: opts.qlog,
+                    packets: false,
+                },
+            )
+            .map(|s| (s, t0.elapsed().as_secs_f64()))
         },
     );
     type Slot = Option<Result<(SummaryJson, f64), String>>;

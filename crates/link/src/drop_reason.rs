@@ -25,3 +25,21 @@ pub enum DropReason {
     /// queue does not mark ECN) with probability p'^2.
     DualPi2,
 }
+
+impl DropReason {
+    /// Its name in the packet logs (the emulator's `packets.csv`, the
+    /// simulator's): one spelling for both, so the two logs compare
+    /// cell for cell.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::RandomLoss => "loss",
+            DropReason::Policer => "policer",
+            DropReason::QueueFull => "queue",
+            DropReason::Codel => "codel",
+            DropReason::Step => "step",
+            DropReason::FqCodel => "fq_codel",
+            DropReason::Pie => "pie",
+            DropReason::DualPi2 => "dualpi2",
+        }
+    }
+}

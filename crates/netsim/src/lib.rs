@@ -74,6 +74,7 @@ pub mod config;
 pub mod engine;
 pub mod event_queue;
 pub mod model;
+pub mod packet_log;
 pub mod record;
 pub mod stats;
 pub mod workload;
@@ -86,6 +87,7 @@ pub use engine::{
     run, run_workload, RunStopped, HEARTBEAT_EVENTS, MAX_EVENTS_AT_ONE_INSTANT, MAX_INFLIGHT_BYTES,
 };
 pub use model::{ModelSample, MODEL_COLUMNS};
+pub use packet_log::{PacketKind, PacketRecord, PACKET_COLUMNS};
 pub use record::{
     FlowSample, FlowSummary, HandshakeRecord, HopSummary, LinkSample, MemoryRecorder, NoRecorder,
     Recorder, Summary,

@@ -184,6 +184,17 @@ pub trait Recorder {
     fn heartbeat(&mut self, _t_ns: u64) -> io::Result<()> {
         Ok(())
     }
+    /// Whether this recorder wants every packet's row
+    /// ([`Self::packet`]); asked once when a run starts, so a run that
+    /// logs nothing builds no rows.
+    fn wants_packets(&self) -> bool {
+        false
+    }
+    /// A packet a link direction took in ([`crate::packet_log`]), once its
+    /// fate is settled. Only called if [`Self::wants_packets`].
+    fn packet(&mut self, _p: &crate::PacketRecord) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Discards everything (for benchmarks and summary-only runs).

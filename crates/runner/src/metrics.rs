@@ -425,6 +425,12 @@ impl<R: netsim::Recorder> netsim::Recorder for MetricsRecorder<R> {
     fn heartbeat(&mut self, t_ns: u64) -> io::Result<()> {
         self.inner.heartbeat(t_ns)
     }
+    fn wants_packets(&self) -> bool {
+        self.inner.wants_packets()
+    }
+    fn packet(&mut self, p: &netsim::PacketRecord) -> io::Result<()> {
+        self.inner.packet(p)
+    }
 }
 
 /// Seconds in a CSV cell to ns.

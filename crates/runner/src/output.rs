@@ -12,6 +12,10 @@
 //! - `model.csv`: a BBR-family flow's model (gains, rounds, BBRv3's
 //!   inflight bounds) at every sample, [`netsim::MODEL_COLUMNS`]; written
 //!   only by runs that have such a flow
+//! - `packets.csv`: every packet each link direction took in, when it
+//!   entered and left the queue or why it was dropped,
+//!   [`netsim::PACKET_COLUMNS`]; written only when asked for
+//!   (`bbrlab sim --packets`)
 //!
 //! Every CSV file goes through the `csv` crate, so a flow named
 //! `bbr, no lt_bw` is one quoted cell, not two. `summary.json` has one
@@ -47,6 +51,8 @@ pub struct CsvRecorder {
     dir: std::path::PathBuf,
     /// The run's qlog files, when asked for (`bbrlab sim --qlog`).
     qlog: Option<crate::qlog::QlogWriter>,
+    /// `packets.csv`, when asked for (`bbrlab sim --packets`).
+    packets: Option<csv::Writer<BufWriter<File>>>,
 }
 
 impl CsvRecorder {
@@ -73,7 +79,19 @@ impl CsvRecorder {
             cell: String::new(),
             dir: dir.to_path_buf(),
             qlog: None,
+            packets: None,
         })
+    }
+
+    /// Also writes every packet the run's links take in to `packets.csv`
+    /// ([`netsim::packet_log`]), created now with its header.
+    pub fn with_packets(mut self) -> io::Result<Self> {
+        let mut w =
+            csv::Writer::from_writer(BufWriter::new(File::create(self.dir.join("packets.csv"))?));
+        w.write_record(netsim::PACKET_COLUMNS)
+            .map_err(io::Error::other)?;
+        self.packets = Some(w);
+        Ok(self)
     }
 
     /// Also writes each listed flow's qlog file in the run's directory
@@ -92,6 +110,9 @@ impl CsvRecorder {
             f.flush()?;
         }
         if let Some(f) = &mut self.model {
+            f.flush()?;
+        }
+        if let Some(f) = &mut self.packets {
             f.flush()?;
         }
         self.flows.flush()?;
@@ -121,6 +142,15 @@ impl Recorder for CsvRecorder {
             &netsim::MODEL_COLUMNS.map(|c| c.name),
         )?;
         netsim::cells::write_row(s, w, &mut self.cell)
+    }
+    fn wants_packets(&self) -> bool {
+        self.packets.is_some()
+    }
+    fn packet(&mut self, p: &netsim::PacketRecord) -> io::Result<()> {
+        match &mut self.packets {
+            Some(w) => netsim::cells::write_row(p, w, &mut self.cell),
+            None => Ok(()),
+        }
     }
 }
 

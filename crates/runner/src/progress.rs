@@ -65,6 +65,12 @@ impl<R: Recorder> Recorder for ClockRecorder<'_, R> {
     fn heartbeat(&mut self, t_ns: u64) -> io::Result<()> {
         self.inner.heartbeat(t_ns)
     }
+    fn wants_packets(&self) -> bool {
+        self.inner.wants_packets()
+    }
+    fn packet(&mut self, p: &netsim::PacketRecord) -> io::Result<()> {
+        self.inner.packet(p)
+    }
 }
 
 /// One running run as of a moment.

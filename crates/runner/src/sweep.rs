@@ -46,17 +46,26 @@ pub fn run_one_with(
     dir: &Path,
     clock: &SimClock,
 ) -> Result<SummaryJson, String> {
-    run_one_logged(name, run, dir, clock, false)
+    run_one_logged(name, run, dir, clock, Logs::default())
 }
 
-/// [`run_one_with`], also writing each listed flow's qlog file
-/// (`flow-<i>.sqlog`, [`crate::qlog`]) when `qlog`.
+/// The optional files a run writes besides its time series and summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Logs {
+    /// Each listed flow's qlog file (`flow-<i>.sqlog`, [`crate::qlog`]).
+    pub qlog: bool,
+    /// Every packet the run's links took in (`packets.csv`,
+    /// [`netsim::packet_log`]).
+    pub packets: bool,
+}
+
+/// [`run_one_with`], also writing the files `logs` asks for.
 pub fn run_one_logged(
     name: &str,
     run: &Run,
     dir: &Path,
     clock: &SimClock,
-    qlog: bool,
+    logs: Logs,
 ) -> Result<SummaryJson, String> {
     fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create output directory {}: {e}", dir.display()))?;
@@ -64,10 +73,15 @@ pub fn run_one_logged(
         .map_err(|e| format!("writing scenario.toml in {}: {e}", dir.display()))?;
     let mut csv =
         CsvRecorder::create(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    if qlog {
+    if logs.qlog {
         let names = run.config.flows.iter().map(|f| f.name.clone()).collect();
         let title = format!("{name} {}", run_name(dir));
         csv = csv.with_qlog(crate::qlog::QlogWriter::new(dir, &title, names));
+    }
+    if logs.packets {
+        csv = csv
+            .with_packets()
+            .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
     }
     let (json, ()) = crate::run::simulate(name, &run_name(dir), run, csv, clock).map_err(|e| {
         if e.get_ref().is_some_and(|i| i.is::<netsim::RunStopped>()) {

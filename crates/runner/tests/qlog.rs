@@ -52,7 +52,17 @@ fn each_flows_qlog_follows_the_schema_and_rebuilds_its_csv() {
     )
     .unwrap();
     let run = &sc.runs[0];
-    runner::sweep::run_one_logged("qlog", run, dir.path(), &Default::default(), true).unwrap();
+    runner::sweep::run_one_logged(
+        "qlog",
+        run,
+        dir.path(),
+        &Default::default(),
+        runner::sweep::Logs {
+            qlog: true,
+            packets: false,
+        },
+    )
+    .unwrap();
     let mut csv = csv::Reader::from_path(dir.path().join("flows.csv")).unwrap();
     let h = csv.headers().unwrap().clone();
     let col = |n: &str| h.iter().position(|c| c == n).unwrap();

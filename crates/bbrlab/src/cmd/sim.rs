@@ -10,7 +10,7 @@
 
 use crate::terminal::TerminalView;
 use runner::output::{write_summaries, SummaryJson};
-use runner::sweep::{prepare_output, run_one_logged, run_parallel};
+use runner::sweep::{prepare_output, run_one_logged, run_parallel, Logs};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +22,7 @@ pub fn run(
     quiet: bool,
     plots: bool,
     force: bool,
-    qlog: bool,
+    logs: Logs,
 ) -> Result<(), String> {
     let sc = scenario::load(path).map_err(|e| e.to_string())?;
     let out = out
@@ -52,7 +52,7 @@ pub fn run(
         &TerminalView::new(quiet),
         |&i| (format!("run-{i:04}"), sc.runs[i].config.duration_ns),
         |&i, clock| {
-            let s = run_one_logged(&sc.name, &sc.runs[i], &dir_of(i), clock, qlog)?;
+            let s = run_one_logged(&sc.name, &sc.runs[i], &dir_of(i), clock, logs)?;
             if plots && sc.runs[i].config.sample_interval_ns > 0 {
                 runner::draw::run_figures(&dir_of(i), Default::default())?;
             }

@@ -168,7 +168,7 @@ impl Log for CsvLog {
             secs(p.released_ns),
             DIRS[p.direction].to_string(),
             p.bytes.to_string(),
-            p.dropped.map_or("", drop_name).to_string(),
+            p.dropped.map_or("", DropReason::name).to_string(),
             match (p.dropped, p.ce) {
                 (Some(_), _) => "",
                 (None, true) => "1",
@@ -189,18 +189,5 @@ impl Log for CsvLog {
                 .map(|name| s.cell(name).unwrap_or_default()),
         )?;
         Ok(())
-    }
-}
-
-fn drop_name(r: DropReason) -> &'static str {
-    match r {
-        DropReason::RandomLoss => "loss",
-        DropReason::Policer => "policer",
-        DropReason::QueueFull => "queue",
-        DropReason::Codel => "codel",
-        DropReason::Step => "step",
-        DropReason::FqCodel => "fq_codel",
-        DropReason::Pie => "pie",
-        DropReason::DualPi2 => "dualpi2",
     }
 }

@@ -148,7 +148,11 @@ impl Sim<'_> {
         // discipline, apart from every sender's key (see `flow_key`).
         let key = CROSS_KEY_BASE + c as u64;
         let verdict = self.fwd.enqueue_flow(self.now, bytes, Ecn::NotEct, key);
-        self.route(Dir::Forward, verdict, Payload::Cross { src: c, bytes });
+        let payload = Payload::Cross { src: c, bytes };
+        if self.packet_log.is_some() {
+            self.log_verdict(Dir::Forward, &verdict, &payload, bytes);
+        }
+        self.route(Dir::Forward, verdict, payload);
     }
 
     pub(super) fn schedule_wake(&mut self, f: usize, t: u64) {

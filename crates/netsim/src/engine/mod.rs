@@ -10,6 +10,7 @@
 
 mod ack_slab;
 mod flows;
+mod packet_trace;
 mod path;
 mod report;
 
@@ -160,6 +161,9 @@ const HOP_NAMES: [&str; crate::config::MAX_HOPS] = [
 /// A link direction besides the shared forward and reverse ones.
 struct Seg {
     link: Direction,
+    /// Its name in the packet log (`hop1`, ..., `access_forward`,
+    /// `access_reverse`).
+    name: &'static str,
     held: VecDeque<(u64, Payload)>,
     /// Packets waiting in a dequeue-time discipline, by link id.
     queued: HashMap<u64, Payload>,
@@ -366,6 +370,9 @@ struct Sim<'a> {
     /// `[link.reverse]` (no hops, no access links): the common case, which
     /// skips the per-packet path lookups.
     single_path: bool,
+    /// The per-packet log, when the recorder wants it
+    /// ([`Recorder::wants_packets`]); `None` costs one test per packet.
+    packet_log: Option<Box<packet_trace::PacketLog>>,
 }
 
 /// Runs `cfg` to completion, streaming samples to `rec`.
@@ -437,13 +444,14 @@ impl<'a> Sim<'a> {
         // access links, each with its own random stream (1 and 2 are the
         // shared directions, 100 + i the flows).
         let mut segs: Vec<Seg> = Vec::new();
-        let mut add_seg = |seg: &crate::config::Segment, stream: u64| {
+        let mut add_seg = |seg: &crate::config::Segment, stream: u64, name: &'static str| {
             let mut d = seg.direction.clone();
             if seg.delay_schedule.is_some() {
                 d.delay_ns = 0;
             }
             segs.push(Seg {
                 link: Direction::new(&d, sub_seed(cfg.seed, stream)),
+                name,
                 held: VecDeque::new(),
                 queued: HashMap::new(),
                 release_at: None,
@@ -457,7 +465,7 @@ impl<'a> Sim<'a> {
                     .hops
                     .iter()
                     .enumerate()
-                    .map(|(k, h)| add_seg(h, 3 + k as u64)),
+                    .map(|(k, h)| add_seg(h, 3 + k as u64, HOP_NAMES[k + 1])),
             )
             .collect();
         let hops_of = |f: &crate::config::FlowConfig| {
@@ -468,12 +476,12 @@ impl<'a> Sim<'a> {
         for (i, f) in cfg.flows.iter().enumerate() {
             let mut data_path = Vec::new();
             if let Some(a) = &f.access_forward {
-                data_path.push(add_seg(a, 1_000_000 + 2 * i as u64));
+                data_path.push(add_seg(a, 1_000_000 + 2 * i as u64, "access_forward"));
             }
             data_path.extend(hops_of(f));
             let mut ack_path = vec![Dir::Reverse];
             if let Some(a) = &f.access_reverse {
-                ack_path.push(add_seg(a, 1_000_001 + 2 * i as u64));
+                ack_path.push(add_seg(a, 1_000_001 + 2 * i as u64, "access_reverse"));
             }
             paths.push((data_path, ack_path));
         }
@@ -580,6 +588,7 @@ impl<'a> Sim<'a> {
             fwd_wire: topo.forward_delay_schedule.clone().map(ScheduledDelay::new),
             rev_wire: topo.reverse_delay_schedule.clone().map(ScheduledDelay::new),
             single_path,
+            packet_log: None,
         }
     }
 
@@ -588,6 +597,9 @@ impl<'a> Sim<'a> {
     }
 
     fn run(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
+        if rec.wants_packets() {
+            self.packet_log = Some(Box::default());
+        }
         for i in 0..self.flows.len() {
             let t = self.flows[i].start_ns;
             self.schedule_wake(i, t);
@@ -789,7 +801,11 @@ impl<'a> Sim<'a> {
                     self.push(next, Kind::Sample);
                 }
             }
+            if self.packet_log.is_some() {
+                self.flush_packets(rec)?;
+            }
         }
+        self.flush_packets(rec)?;
         self.now = self.cfg.duration_ns;
         for f in &mut self.flows[..self.listed] {
             f.sender

@@ -72,6 +72,9 @@ impl Sim<'_> {
         };
         let (now, key) = (self.now, self.flow_key(flow));
         let verdict = self.link_mut(dir).enqueue_flow(now, wire, ecn, key);
+        if self.packet_log.is_some() {
+            self.log_verdict(dir, &verdict, &payload, wire);
+        }
         self.route(dir, verdict, payload);
     }
 
@@ -230,6 +233,12 @@ impl Sim<'_> {
                     mark_ce(&mut p, r.ce);
                     out.push((r.arrive_ns, p, false));
                 }
+            }
+        }
+        if self.packet_log.is_some() {
+            for i in 0..self.releases.len() {
+                let r = self.releases[i];
+                self.log_release(dir, &r);
             }
         }
         // Neither counting a drop nor `arrive` comes back here, so the
