@@ -150,7 +150,7 @@ impl Sim<'_> {
         let verdict = self.fwd.enqueue_flow(self.now, bytes, Ecn::NotEct, key);
         let payload = Payload::Cross { src: c, bytes };
         if self.packet_log.is_some() {
-            self.log_verdict(Dir::Forward, &verdict, &payload, bytes);
+            self.log_verdict(Dir::Forward, verdict, payload, bytes);
         }
         self.route(Dir::Forward, verdict, payload);
     }

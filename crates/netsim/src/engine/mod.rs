@@ -650,6 +650,10 @@ impl<'a> Sim<'a> {
             self.events += 1;
             if self.events & (HEARTBEAT_EVENTS - 1) == 0 {
                 rec.heartbeat(self.now)?;
+                // The packet log's rows wait at most this many events.
+                if self.packet_log.is_some() {
+                    self.flush_packets(rec)?;
+                }
                 if let Some((i, f)) = self
                     .flows
                     .iter()
@@ -800,9 +804,6 @@ impl<'a> Sim<'a> {
                     let next = self.now + self.cfg.sample_interval_ns;
                     self.push(next, Kind::Sample);
                 }
-            }
-            if self.packet_log.is_some() {
-                self.flush_packets(rec)?;
             }
         }
         self.flush_packets(rec)?;
