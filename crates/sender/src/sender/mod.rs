@@ -19,7 +19,7 @@ use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
 use crate::receiver::{Ack, ACK_RANGES};
 use congestion::{
-    AckEvent, AckedPacket, Burst, Controller, Instant, LostPacket, Mode, Pacer, RecoveryExit,
+    AckEvent, AckedPacket, Controller, Instant, LostPacket, Mode, Pacer, RecoveryExit,
     RecoveryPoint, RecoveryState, SentPacketState,
 };
 use std::collections::{BTreeSet, VecDeque};
@@ -140,8 +140,7 @@ pub struct Sender {
     stop: Option<Instant>,
     app: AppState,
     /// When the next packet may leave (congestion's earliest-departure-time
-    /// schedule; with quantum pacing, packets may join the `burst` sent at
-    /// the same instant).
+    /// schedule; the burst a caught-up pacer opens is `burst_until`).
     pacer: Pacer,
     pacing: Pacing,
     /// Packets that may leave before the pacer charges any its time
@@ -156,9 +155,8 @@ pub struct Sender {
     /// Set by loss detection when the newly lost packets show persistent
     /// congestion.
     persistent_congestion: bool,
-    /// Quantum pacing: the last burst sent (one Linux TSO super-packet);
-    /// a packet at the same instant joins it while it has room.
-    burst: Option<Burst>,
+    /// Quantum pacing: packets whose slot is before this may go now.
+    burst_until: Instant,
     app_limited_marked: bool,
     rto_backoff: u32,
     rto_base: Instant,
@@ -324,7 +322,7 @@ impl Sender {
             probes_owed: 0,
             first_rtt_at: None,
             persistent_congestion: false,
-            burst: None,
+            burst_until: Instant::ZERO,
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base: start,
