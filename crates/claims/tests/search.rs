@@ -38,6 +38,7 @@ fn options(
         flows: if cc.len() == 2 { 2 } else { 1 },
         stack: None,
         tcp_like: false,
+        flow_starts_ns: Vec::new(),
         budget,
         objective,
         controllers: cc,

@@ -145,7 +145,7 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
         fs::write(&p, json).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
         let stalled = c.replays.iter().filter(|r| r.stalled).count();
         println!(
-            "confirm: on the path as the kernel's flows met it ({:.2} s after the emulator's start), {} by {}, the median of {} replay(s): kernel {}{}, simulator {} with flows made like the kernel's (--tcp-like), {} with plain flows; the search's figure on its own path {}.{} Wrote {}",
+            "confirm: on the path as the kernel's flows met it ({:.2} s after the emulator's start), {} by {}, the median of {} replay(s): kernel {}{}, simulator {} with flows made like the kernel's (--tcp-like, started in the order the kernel's reached the emulator, the median of {} seeds a replay), {} with plain flows; the search's figure on its own path {}.{} Wrote {}",
             c.lag_s,
             c.kernel_ccs.join(" against "),
             report.objective,
@@ -161,6 +161,7 @@ pub fn command(a: SearchArgs) -> Result<(), String> {
                 String::new()
             },
             show(&report, c.simulator),
+            testbed::search_confirm::SIM_DRAWS,
             show(&report, c.simulator_plain_flows),
             show(&report, report.cmaes.worst().value),
             if stalled > 0 {

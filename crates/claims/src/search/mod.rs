@@ -42,6 +42,14 @@ pub struct Options {
     /// pacing; `bbr3` then runs the linux-v3 profile with the stock
     /// kernel's signals (the BPF control's counterpart).
     pub tcp_like: bool,
+    /// When each flow starts (sends its first packet), ns from the run's
+    /// start, by flow; empty, or a flow past the list's end: at 0. A
+    /// kernel replay's flows connect a few microseconds apart, and which
+    /// flow's first window reaches the bottleneck first decides much of a
+    /// short run of competing flows, so `--confirm` starts the
+    /// simulator's flows in the order and at the offsets the kernel's met
+    /// the emulator.
+    pub flow_starts_ns: Vec<u64>,
     /// Evaluations for each method (CMA-ES, then the random baseline).
     pub evaluations: usize,
     /// The optimizer's and the baseline's seed, and the scenarios'.
@@ -223,6 +231,29 @@ impl Options {
 
     /// The scenario file of `path`, with `header` comment lines.
     pub fn scenario(&self, path: &SearchPath, header: &[String]) -> String {
+        let text = self.scenario_all_at_zero(path, header);
+        if self.flow_starts_ns.iter().all(|&s| s == 0) {
+            return text;
+        }
+        // Each `[[flow]]` table gets its start as its first key (neither
+        // writer below sets one).
+        let mut out = String::with_capacity(text.len() + 32 * self.flow_starts_ns.len());
+        let mut k = 0;
+        for line in text.lines() {
+            out.push_str(line);
+            out.push('\n');
+            if line == "[[flow]]" {
+                if let Some(&ns) = self.flow_starts_ns.get(k).filter(|&&ns| ns > 0) {
+                    out.push_str(&format!("start = \"{}us\"\n", ns.div_ceil(1000)));
+                }
+                k += 1;
+            }
+        }
+        out
+    }
+
+    /// [`Options::scenario`] with every flow starting at 0.
+    fn scenario_all_at_zero(&self, path: &SearchPath, header: &[String]) -> String {
         let flows: Vec<(&str, Option<&str>)> = flow_controllers(self)
             .iter()
             .map(|c| (c.scenario_algorithm(), c.scenario_profile()))
@@ -504,6 +535,47 @@ mod tests {
         assert_eq!(sc.runs[0].config.flows[0].header_bytes, 52);
         let e = spec("s2n:bbr2").options(1).unwrap_err();
         assert!(e.contains("QUIC stack"), "{e}");
+    }
+
+    /// `flow_starts_ns` starts each flow when told, plain or kernel-like,
+    /// to the microsecond (rounded up, so a flow a few hundred ns behind
+    /// is still behind); flows past the list's end start at 0.
+    #[test]
+    fn flows_start_when_told_in_either_kind_of_scenario() {
+        for tcp_like in [false, true] {
+            let mut o = spec::Spec {
+                cc: vec!["bbr".into(), "cubic".into()],
+                tcp_like,
+                ..Default::default()
+            }
+            .options(1)
+            .unwrap();
+            let path = o.budget.path(&[]);
+            let all_at_zero = o.scenario(&path, &[]);
+            assert!(!all_at_zero.contains("start ="), "{all_at_zero}");
+            o.flow_starts_ns = vec![6_400, 0];
+            let text = o.scenario(&path, &[]);
+            let sc = scenario::parse(
+                &text,
+                "s.toml",
+                std::path::Path::new("."),
+                std::path::Path::new("s.toml"),
+            )
+            .unwrap_or_else(|e| panic!("{e}:\n{text}"));
+            let starts: Vec<u64> = sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect();
+            assert_eq!(starts, [7_000, 0], "tcp_like {tcp_like}:\n{text}");
+            // A list shorter than the flows starts the rest at 0.
+            o.flow_starts_ns = vec![250_000_000];
+            let sc = scenario::parse(
+                &o.scenario(&path, &[]),
+                "s.toml",
+                std::path::Path::new("."),
+                std::path::Path::new("s.toml"),
+            )
+            .unwrap();
+            let starts: Vec<u64> = sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect();
+            assert_eq!(starts, [250_000_000, 0]);
+        }
     }
 
     /// The worst path is read (and so simulated once more for it) only for

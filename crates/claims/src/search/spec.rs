@@ -180,6 +180,7 @@ impl Spec {
                 .unwrap_or(if controllers.len() == 2 { 2 } else { 1 }),
             stack: self.stack.clone(),
             tcp_like: self.tcp_like,
+            flow_starts_ns: Vec::new(),
             budget,
             objective: Objective::parse(&self.objective)?,
             controllers,
