@@ -101,7 +101,7 @@ pub use delivery_rate::{
 };
 pub use ecn::Ecn;
 pub use event::{AckEvent, RecoveryPoint};
-pub use pacer::Pacer;
+pub use pacer::{Burst, Pacer};
 pub use rtt_estimator::RttEstimator;
 pub use snapshot::{Bbr3Snapshot, JitterSnapshot, LtBwSnapshot, Mode, Snapshot};
 pub use time::Instant;

@@ -16,7 +16,9 @@
 //! [`Controller::send_quantum_bytes`](crate::Controller::send_quantum_bytes))
 //! is the sender's choice; telling the controller the result with
 //! [`Controller::set_next_departure`](crate::Controller::set_next_departure)
-//! lets BBR discount what leaves before it.
+//! lets BBR discount what leaves before it. A sender that sends a quantum
+//! as one [`Burst`], as Linux sends one TSO/GSO super-packet, charges the
+//! burst's time as a whole ([`Pacer::add_to_burst`]).
 
 use crate::float::ceil_to_u64;
 use crate::time::Instant;
@@ -100,11 +102,70 @@ impl Pacer {
         next
     }
 
+    /// Opens a burst of up to `budget_bytes` leaving at `now`, as Linux
+    /// builds one skb of up to its TSO goal once `tcp_wstamp_ns` is
+    /// reached (`tcp_write_xmit()`). Add its packets with
+    /// [`Pacer::add_to_burst`].
+    #[inline]
+    pub fn open_burst(&self, now: Instant, budget_bytes: u64) -> Burst {
+        let schedule = self.next.unwrap_or(now);
+        Burst {
+            at: now,
+            base: schedule.max(now),
+            credit_ns: now.nanos_since(schedule),
+            len_ns: 0,
+            room: budget_bytes,
+        }
+    }
+
+    /// Adds a packet of `bytes`, taking `gap_ns` at the pacing rate, to
+    /// `burst`; returns the next departure. Linux charges a super-packet's
+    /// time as a whole and forgives lateness of at most half of it
+    /// (`tcp_update_skb_after_send()`: `len_ns -= min(len_ns / 2,
+    /// credit)`), so a sender that was waiting on its window, not its
+    /// pacer, sends one burst at once and the next half a burst's time
+    /// later: never two bursts back to back.
+    #[inline]
+    pub fn add_to_burst(&mut self, burst: &mut Burst, bytes: u64, gap_ns: u64) -> Instant {
+        burst.room = burst.room.saturating_sub(bytes);
+        burst.len_ns = burst.len_ns.saturating_add(gap_ns);
+        let forgiven = (burst.len_ns / 2).min(burst.credit_ns);
+        let next = burst.base.saturating_add_nanos(burst.len_ns - forgiven);
+        self.next = Some(next);
+        next
+    }
+
     /// No packet before `t` (a sender that may not send until then, for
     /// example until its handshake completes).
     #[inline]
     pub fn hold_until(&mut self, t: Instant) {
         self.next = Some(self.next.map_or(t, |d| d.max(t)));
+    }
+}
+
+/// Packets leaving together as one burst (Linux: one TSO/GSO skb), opened
+/// by [`Pacer::open_burst`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Burst {
+    /// When it leaves.
+    at: Instant,
+    /// The schedule's time it is charged from: the pacer's next departure,
+    /// or `at` if that was earlier.
+    base: Instant,
+    /// How late `at` was against the schedule.
+    credit_ns: u64,
+    /// Its packets' time at the pacing rate so far.
+    len_ns: u64,
+    /// Bytes it may still take.
+    room: u64,
+}
+
+impl Burst {
+    /// Whether a packet of `bytes` at `now` joins this burst: it leaves at
+    /// the same instant and fits.
+    #[inline]
+    pub fn admits(&self, now: Instant, bytes: u64) -> bool {
+        now == self.at && bytes <= self.room
     }
 }
 
@@ -138,6 +199,38 @@ mod tests {
         // Idle for a second: no burst banked beyond the slack.
         let next = p.on_sent(at(1_002_000_000), 1500, 1_500_000, 500_000);
         assert_eq!(next, at(1_002_000_000 - 500_000 + 1_000_000));
+    }
+
+    #[test]
+    fn a_burst_on_time_is_charged_its_whole_time() {
+        // 1 ms per packet; a two-packet burst due at 5 ms, sent at 5 ms.
+        let mut p = Pacer::starting_at(at(5_000_000));
+        let mut b = p.open_burst(at(5_000_000), 3000);
+        assert!(b.admits(at(5_000_000), 1500));
+        assert_eq!(p.add_to_burst(&mut b, 1500, 1_000_000), at(6_000_000));
+        assert!(b.admits(at(5_000_000), 1500));
+        assert_eq!(p.add_to_burst(&mut b, 1500, 1_000_000), at(7_000_000));
+        // Full, and a later instant is another burst.
+        assert!(!b.admits(at(5_000_000), 1500));
+        let b2 = p.open_burst(at(5_000_001), 3000);
+        assert!(!b2.admits(at(5_000_000), 1));
+    }
+
+    #[test]
+    fn a_late_burst_is_forgiven_at_most_half_its_time() {
+        // Waiting on the window for 10 ms past the schedule: the two-packet
+        // burst leaves at once and the next may follow half its time (1 ms)
+        // later, not at once, so no third packet joins the first two.
+        let mut p = Pacer::starting_at(at(0));
+        let mut b = p.open_burst(at(10_000_000), 3000);
+        p.add_to_burst(&mut b, 1500, 1_000_000);
+        assert_eq!(p.add_to_burst(&mut b, 1500, 1_000_000), at(11_000_000));
+        assert!(!p.is_due(at(10_999_999)));
+        // Late by 0.3 ms only: 0.3 ms forgiven.
+        let mut p = Pacer::starting_at(at(0));
+        let mut b = p.open_burst(at(300_000), 3000);
+        p.add_to_burst(&mut b, 1500, 1_000_000);
+        assert_eq!(p.add_to_burst(&mut b, 1500, 1_000_000), at(2_000_000));
     }
 
     #[test]

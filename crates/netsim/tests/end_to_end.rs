@@ -247,14 +247,18 @@ fn tcp_srtt_behind_linuxs_receiver_includes_the_wait_for_the_second_segment() {
         "median srtt with Linux's receiver {linux:.1} ms, with an ACK per packet {every:.1} ms"
     );
     // min_rtt and the per-packet RTT the controller sees come from the
-    // newest segment: no higher than with an ACK per packet.
+    // newest segment: min_rtt no higher than with an ACK per packet, and
+    // the samples at least half a packet time below the srtt, which waits
+    // for the second segment. (Not against `every_rtt`: the two receivers
+    // leave different queues, so their samples differ by more than the
+    // rule.)
     assert!(
         linux_min <= every_min + 0.1,
         "min_rtt {linux_min} against {every_min}"
     );
     assert!(
-        linux_rtt <= every_rtt,
-        "RTT median {linux_rtt} against {every_rtt}"
+        linux_rtt + 3.0 <= linux,
+        "RTT median {linux_rtt} against the srtt's {linux} (ACK per packet: {every_rtt})"
     );
 }
 

@@ -347,7 +347,11 @@ pub enum Pacing {
     /// Bursts of up to the controller's send quantum (about 1 ms of data,
     /// at most 64 KiB), then a pause of the burst's length at the rate, as
     /// Linux's fq releases TSO super-packets. A real sender needs this so
-    /// one timer wake and one GSO system call carry a whole quantum.
+    /// one timer wake and one GSO system call carry a whole quantum. A
+    /// burst that leaves late (the flow waited on its window, or woke
+    /// late) is forgiven at most half its length, as Linux charges a TSO
+    /// packet (`tcp_update_skb_after_send()`): one burst leaves at once,
+    /// never two.
     Quantum,
     /// No pacer: every packet the window allows leaves at once. Linux TCP
     /// sends a loss-based control this way when no fq qdisc is installed,

@@ -337,14 +337,18 @@ fn persistent_congestion_collapses_cwnd_only_across_three_ptos() {
     );
 }
 
-/// A late wake-up under quantum pacing is forgiven up to half a quantum
-/// (here 21 packets): a poll 10 packet-times after the pacer's time sends
-/// the quantum plus the 10 packets it owes (Linux fq likewise discounts timer drift), while
-/// exact pacing sends one packet and the lateness is lost.
+/// A late wake-up under quantum pacing is made up as Linux makes it up
+/// (`tcp_update_skb_after_send()`): one quantum (here 43 packets) leaves
+/// at once, never more, and the next follows early by the lateness, up to
+/// half the burst's time; exact pacing sends one packet and the lateness
+/// is lost. Before, a late poll sent the quantum plus the packets it owed
+/// in one burst (52-54 here), and a window-limited flow sent a third
+/// packet on the heels of every pair, where Linux sends it half a pair's
+/// time later.
 #[test]
 fn quantum_pacing_makes_up_a_late_wake_up() {
     let mut cc = Config::new(Algorithm::Bbr);
-    cc.initial_cwnd_packets = 100;
+    cc.initial_cwnd_packets = 200;
     for pacing in [sender::Pacing::Exact, sender::Pacing::Quantum] {
         let mut f = SenderConfig::bulk(cc);
         f.start_ns = 5 * MS;
@@ -355,13 +359,33 @@ fn quantum_pacing_makes_up_a_late_wake_up() {
             panic!("the pacer must pause after a burst");
         };
         let slot = 1500.0 * 1e9 / s.cc.pacing_rate_bytes_per_sec() as f64;
+        // 10 packet times late: within half a burst, so made up in full.
         let late = (10.0 * slot) as u64;
-        let second = send_all(&mut s, next.as_nanos() + late).len() as u64;
+        let woke = next.as_nanos() + late;
+        let second = send_all(&mut s, woke).len() as u64;
+        let sender::SendDecision::PaceUntil(after) = s.poll(at(woke)) else {
+            panic!("the pacer must pause after the second burst");
+        };
+        let gap = (after.as_nanos() - woke) as f64 / slot;
         match pacing {
-            sender::Pacing::Exact => assert_eq!((first, second), (1, 1)),
+            sender::Pacing::Exact => {
+                assert_eq!((first, second), (1, 1));
+                assert!((gap - 1.0).abs() < 0.01, "{gap}");
+            }
             sender::Pacing::Quantum => {
-                assert_eq!(first, 43);
-                assert!((52..=54).contains(&second), "second burst {second}");
+                assert_eq!((first, second), (43, 43));
+                // The schedule kept: 43 packet times after the second
+                // burst was due, 33 after it left.
+                assert!((gap - 33.0).abs() < 0.05, "next burst {gap} slots on");
+                // 40 packet times late: only half the burst (21.5) is
+                // forgiven.
+                let woke = after.as_nanos() + (40.0 * slot) as u64;
+                assert_eq!(send_all(&mut s, woke).len(), 43);
+                let sender::SendDecision::PaceUntil(then) = s.poll(at(woke)) else {
+                    panic!("the pacer must pause after the third burst");
+                };
+                let gap = (then.as_nanos() - woke) as f64 / slot;
+                assert!((gap - 21.5).abs() < 0.05, "next burst {gap} slots on");
             }
             sender::Pacing::Off => unreachable!("not in this test"),
         }

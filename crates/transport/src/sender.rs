@@ -381,8 +381,12 @@ pub fn send_with(
         }
         // Send what may be sent now.
         if fin.is_none() {
+            // One clock reading per wake, as Linux's `tcp_write_xmit()`
+            // stamps a whole write with one `tcp_clock_cache`: what leaves
+            // in this wake is one burst to the pacer (one GSO batch), which
+            // it would not be if each datagram read the clock afresh.
+            let now = now_ns(start);
             loop {
-                let now = now_ns(start);
                 match sender.poll(CcInstant::from_nanos(now)) {
                     SendDecision::Send {
                         chunk,

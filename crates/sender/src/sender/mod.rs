@@ -19,7 +19,7 @@ use crate::histogram::LogHistogram;
 use crate::mode_times::ModeTimes;
 use crate::receiver::{Ack, ACK_RANGES};
 use congestion::{
-    AckEvent, AckedPacket, Controller, Instant, LostPacket, Mode, Pacer, RecoveryExit,
+    AckEvent, AckedPacket, Burst, Controller, Instant, LostPacket, Mode, Pacer, RecoveryExit,
     RecoveryPoint, RecoveryState, SentPacketState,
 };
 use std::collections::{BTreeSet, VecDeque};
@@ -140,7 +140,8 @@ pub struct Sender {
     stop: Option<Instant>,
     app: AppState,
     /// When the next packet may leave (congestion's earliest-departure-time
-    /// schedule; the burst a caught-up pacer opens is `burst_until`).
+    /// schedule; with quantum pacing, packets may join the `burst` sent at
+    /// the same instant).
     pacer: Pacer,
     pacing: Pacing,
     /// Packets that may leave before the pacer charges any its time
@@ -155,8 +156,9 @@ pub struct Sender {
     /// Set by loss detection when the newly lost packets show persistent
     /// congestion.
     persistent_congestion: bool,
-    /// Quantum pacing: packets whose slot is before this may go now.
-    burst_until: Instant,
+    /// Quantum pacing: the last burst sent (one Linux TSO super-packet);
+    /// a packet at the same instant joins it while it has room.
+    burst: Option<Burst>,
     app_limited_marked: bool,
     rto_backoff: u32,
     rto_base: Instant,
@@ -322,7 +324,7 @@ impl Sender {
             probes_owed: 0,
             first_rtt_at: None,
             persistent_congestion: false,
-            burst_until: Instant::ZERO,
+            burst: None,
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base: start,

@@ -70,15 +70,10 @@ impl Sender {
             return SendDecision::CwndLimited;
         }
         let next_send = self.next_send();
-        if next_send > now {
-            // Mid-burst (quantum pacing): the packet's slot starts within
-            // the burst opened when the pacer last caught up.
-            if next_send >= self.burst_until {
-                return SendDecision::PaceUntil(next_send);
-            }
-        } else if self.pacing == Pacing::Quantum {
-            // Caught up: open a burst of one send quantum at the rate.
-            self.burst_until = now.saturating_add_nanos(self.quantum_ns());
+        // Quantum pacing: a packet joins the burst leaving now while it
+        // has room, as segments join one TSO super-packet.
+        if next_send > now && !self.burst.is_some_and(|b| b.admits(now, bytes as u64)) {
+            return SendDecision::PaceUntil(next_send);
         }
         SendDecision::Send {
             chunk,
@@ -190,26 +185,35 @@ impl Sender {
         // The next packet may leave once this one's time at the pacing rate
         // has passed. Exact pacing gives no credit for lateness or idle
         // time, so a flow resuming after a pause does not burst. Quantum
-        // pacing forgives up to half a quantum of lateness: a real
-        // sender's wake-ups come late (scheduling), and without credit
-        // each late wake would be sending time lost for good. Linux fq
-        // likewise discounts timer drift, by at most half of the next
-        // delay (`fq_dequeue()`). More credit means bigger catch-up bursts,
-        // which shorten send intervals and inflate delivery-rate samples.
+        // pacing sends a send quantum as one burst, as Linux sends one TSO
+        // super-packet, and charges the burst's time as Linux does
+        // (`Pacer::add_to_burst`): lateness, such as a wait on the window,
+        // is forgiven up to half of the burst's time, so a flow that was
+        // waiting on its window sends one burst at once and the next half
+        // a burst's time later. More credit would mean bigger catch-up
+        // bursts, which shorten send intervals, inflate delivery-rate
+        // samples and meet a full queue harder.
         // The first `initial_burst` packets cost no time: Linux charges a
         // segment's pacing time only once `data_segs_out` reaches ten, so
         // segments 1-10 leave together and the 11th waits the 10th's time.
         let rate = self.cc.pacing_rate_bytes_per_sec();
-        let (slack_ns, gap_ns) = match self.pacing {
-            _ if self.packets_sent < self.initial_burst => (0, 0),
-            Pacing::Exact => (0, Pacer::packet_time_ns(bytes as u64, rate)),
-            Pacing::Quantum => (
-                self.quantum_ns() / 2,
-                Pacer::packet_time_ns(bytes as u64, rate),
-            ),
-            Pacing::Off => (0, 0),
+        let next_send = match self.pacing {
+            _ if self.packets_sent < self.initial_burst => self.pacer.advance(now, 0, 0),
+            Pacing::Exact => self
+                .pacer
+                .advance(now, Pacer::packet_time_ns(bytes as u64, rate), 0),
+            Pacing::Quantum => {
+                let mut burst = match self.burst {
+                    Some(b) if b.admits(now, bytes as u64) => b,
+                    _ => self.pacer.open_burst(now, self.cc.send_quantum_bytes()),
+                };
+                let gap_ns = Pacer::packet_time_ns(bytes as u64, rate);
+                let next = self.pacer.add_to_burst(&mut burst, bytes as u64, gap_ns);
+                self.burst = Some(burst);
+                next
+            }
+            Pacing::Off => self.pacer.advance(now, 0, 0),
         };
-        let next_send = self.pacer.advance(now, gap_ns, slack_ns);
         let burst = match self.pacing {
             Pacing::Exact | Pacing::Off => bytes as u64,
             Pacing::Quantum => self.cc.send_quantum_bytes(),
@@ -222,11 +226,5 @@ impl Sender {
     pub(super) fn next_send(&self) -> Instant {
         // Started at the flow's start, so the schedule always exists.
         self.pacer.next_departure().unwrap_or(Instant::ZERO)
-    }
-
-    /// How long one send quantum lasts at the pacing rate.
-    pub(super) fn quantum_ns(&self) -> u64 {
-        let rate = self.cc.pacing_rate_bytes_per_sec().max(1) as f64;
-        (self.cc.send_quantum_bytes() as f64 * 1e9 / rate) as u64
     }
 }
