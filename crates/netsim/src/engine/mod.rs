@@ -151,10 +151,15 @@ enum Dir {
     Seg(u16),
 }
 
+/// The shared bottleneck's two directions as `link.csv` and the packet
+/// log name them: one spelling for both files.
+const FORWARD: &str = "forward";
+const REVERSE: &str = "reverse";
+
 /// Names of the hops after the first in `link.csv` (the first is
 /// `forward`); `LinkSample::direction` is a `&'static str`.
 const HOP_NAMES: [&str; crate::config::MAX_HOPS] = [
-    "forward", "hop1", "hop2", "hop3", "hop4", "hop5", "hop6", "hop7", "hop8", "hop9", "hop10",
+    FORWARD, "hop1", "hop2", "hop3", "hop4", "hop5", "hop6", "hop7", "hop8", "hop9", "hop10",
     "hop11", "hop12", "hop13", "hop14", "hop15",
 ];
 

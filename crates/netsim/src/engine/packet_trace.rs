@@ -46,8 +46,8 @@ impl Sim<'_> {
     /// The link direction's name in the log, as `link.csv` names it.
     fn link_name(&self, dir: Dir) -> &'static str {
         match dir {
-            Dir::Forward => "forward",
-            Dir::Reverse => "reverse",
+            Dir::Forward => super::FORWARD,
+            Dir::Reverse => super::REVERSE,
             Dir::Seg(k) => self.segs[k as usize].name,
         }
     }

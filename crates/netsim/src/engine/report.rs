@@ -54,7 +54,7 @@ impl Sim<'_> {
             .iter()
             .enumerate()
             .map(|(k, &s)| (HOP_NAMES[k + 1], &self.segs[s as usize].link));
-        for (name, link) in [("forward", &self.fwd), ("reverse", &self.rev)]
+        for (name, link) in [(super::FORWARD, &self.fwd), (super::REVERSE, &self.rev)]
             .into_iter()
             .chain(hops)
         {
