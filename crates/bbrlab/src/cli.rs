@@ -320,17 +320,18 @@ pub(crate) struct ValidateArgs {
     #[arg(long, value_enum, default_value = "every")]
     pub(crate) sim_ack: SimAck,
     /// With --multiflow: how many times the simulator runs each
-    /// repetition, the flows after the first started 1/N of the base
-    /// round trip apart each time, from half a round trip ahead of the
-    /// first flow to half behind (an even N never starts two flows at
-    /// once); its figures are the median over these start phases, the
-    /// shares' least and greatest shown beside them (1: one run, no
-    /// spread).
-    #[arg(long, value_name = "N", default_value_t = testbed::validate::multiflow::PHASES as u32,
+    /// repetition, each time with its own seed (BBR's random gain-cycle
+    /// phase), every flow sending its SYN when the repetition's kernel
+    /// flow did (the emulator's packet log; the scheduled start for a
+    /// kernel run logged without ports); its figures are the median over
+    /// these draws, the shares' least and greatest shown beside them
+    /// (1: one run, no spread). `--sim-phases` is its former name.
+    #[arg(long, value_name = "N", default_value_t = testbed::validate::multiflow::DRAWS as u32,
+          alias = "sim-phases",
           value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
-    pub(crate) sim_phases: u32,
+    pub(crate) sim_draws: u32,
     /// Run no real transfers; judge the simulator, run afresh (with
-    /// --sim-ack, and --sim-phases with --multiflow), against the real
+    /// --sim-ack, and --sim-draws with --multiflow), against the real
     /// runs an earlier validate (or validate --multiflow) left in
     /// --out: its paths (or --only's), algorithms (or, single flow,
     /// --algorithms'), run length and repetitions; with --only or

@@ -84,9 +84,23 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
             v["queue_delay_p50_diff_ms"].as_f64().is_some(),
             "{name}: {v}"
         );
-        // The simulator's figure is the median over its start phases, its
-        // spread beside it.
-        assert_eq!(p["simulator"]["phases"].as_f64(), Some(10.0), "{name}");
+        // The simulator's figure is the median over its seed draws, its
+        // spread beside it, every flow started at its kernel flow's SYN
+        // (the emulator logs each packet's ports), the earliest at 0.
+        assert_eq!(p["simulator"]["draws"].as_f64(), Some(10.0), "{name}");
+        let st = &p["simulator_starts_by_rep"][0];
+        assert_eq!(st["from"], "kernel SYNs", "{name}: {st}");
+        let us: Vec<u64> = st["flow_starts_us"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!((us.len(), us.iter().min()), (n, Some(&0)), "{name}: {st}");
+        // The kernel's flows of these paths start together: their SYNs
+        // within a second of each other however busy the machine (here
+        // they come within 0.35 ms).
+        assert!(us.iter().all(|&t| t < 1_000_000), "{name}: {st}");
         for f in p["simulator"]["flows"].as_array().unwrap() {
             let (lo, mid, hi) = (
                 f["share_min"].as_f64().unwrap(),
@@ -94,7 +108,7 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
                 f["share_max"].as_f64().unwrap(),
             );
             assert!(lo - 1e-3 <= mid && mid <= hi + 1e-3, "{name}: {f}");
-            assert_eq!(f["share_by_phase"].as_array().unwrap().len(), 10);
+            assert_eq!(f["share_by_draw"].as_array().unwrap().len(), 10);
         }
         // The RTT-unfairness flows really had their extra delay: the
         // +50 ms flow's srtt is about 40 ms above the +10 ms flow's.
@@ -119,13 +133,13 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
     assert!(table.status.success());
     assert_eq!(String::from_utf8_lossy(&table.stdout).trim(), md.trim());
     // --resimulate runs the simulator again against the same kernel runs:
-    // the kernel's side is unchanged, the simulator's has the new phases.
+    // the kernel's side is unchanged, the simulator's has the new draws.
     common::bbrlab(
         [
             "validate",
             "--multiflow",
             "--resimulate",
-            "--sim-phases",
+            "--sim-draws",
             "3",
             "--sim-ack",
             "linux",
@@ -145,7 +159,8 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
     {
         assert_eq!(a["path"], b["path"]);
         assert_eq!(a["kernel"], b["kernel"], "{}", a["path"]);
-        assert_eq!(b["simulator"]["phases"].as_f64(), Some(3.0));
+        assert_eq!(b["simulator"]["draws"].as_f64(), Some(3.0));
+        assert_eq!(a["simulator_starts_by_rep"], b["simulator_starts_by_rep"]);
     }
 }
 
@@ -165,7 +180,8 @@ fn an_unknown_competing_flow_path_is_refused_with_the_list() {
     );
 }
 
-/// Why `--multiflow` judges the simulator's median over start phases
+/// Why one simulator run cannot stand for a competing-flow path, and
+/// `--multiflow` starts the simulated flows at the kernel's SYN times
 /// (docs/src/validation.md): on the RTT-unfairness path in a 1 BDP buffer,
 /// moving the long flow's start by up to 50 ms or the short flow's extra
 /// RTT by up to 1 ms splits the link anywhere from about even to 0.85 for

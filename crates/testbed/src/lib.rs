@@ -5,6 +5,7 @@
 //! - [`child`]: supervised child processes (deadline, stop flag, output
 //!   to files, CPU time from `wait4`, why one failed);
 //! - [`emu`]: `bbrlab emu` as such a child;
+//! - [`emu_log`]: what its logs say of each flow's first packets;
 //! - [`emu_path`]: the emulator's path from its flags or a scenario's `[link]`;
 //! - [`host`]: the machine's facts (root, the kernel's congestion
 //!   controls), one reader each;
@@ -30,6 +31,7 @@ pub mod child;
 pub mod compare;
 pub mod compare_report;
 pub mod emu;
+pub mod emu_log;
 pub mod emu_path;
 pub mod host;
 pub mod jitter_sweep;

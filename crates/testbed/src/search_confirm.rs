@@ -21,6 +21,7 @@
 //! figure is the median of [`SIM_DRAWS`] runs with their own seeds, not
 //! one seed's run repeated.
 
+use crate::emu_log::{columns, first_packets};
 use claims::search::budget::SearchPath;
 use claims::search::Options;
 use runner::run::FlowSample;
@@ -371,7 +372,7 @@ fn replay(
     let stalled = crate::emu::emu_stats(dir)
         .and_then(|s| s.get("stalled_fraction")?.as_f64())
         .ok_or_else(|| format!("{}: the emulator wrote no stalled_fraction", dir.display()))?;
-    let firsts = first_packets(&log.join("packets.csv"), ccs.len())?;
+    let firsts = first_packets(&log.join("packets.csv"), PORT, ccs.len())?;
     let lag_ns = firsts.iter().map(|f| f.syn_ns).min().unwrap_or(0);
     let queue = queue_delays(&log.join("link.csv"))?;
     let mut samples = Vec::new();
@@ -415,83 +416,6 @@ pub fn shifted(p: &SearchPath, lag_ns: u64) -> SearchPath {
         x.start_ns = x.start_ns.saturating_sub(lag_ns);
     }
     out
-}
-
-/// A CSV file's reader and the positions of the columns `names`, by
-/// header, so a column the schema gains later does not move them.
-fn columns<const N: usize>(
-    path: &Path,
-    names: [&str; N],
-) -> Result<(csv::Reader<std::fs::File>, [usize; N]), String> {
-    let mut r = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let h = r
-        .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .clone();
-    let mut at = [0; N];
-    for (k, n) in names.iter().enumerate() {
-        at[k] = h
-            .iter()
-            .position(|c| c == *n)
-            .ok_or(format!("{}: no column {n}", path.display()))?;
-    }
-    Ok((r, at))
-}
-
-/// When one flow's packets first reached the emulator, ns on its clock.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct FirstPackets {
-    /// Its first forward packet: the SYN.
-    syn_ns: u64,
-    /// Its first forward packet with data (more than a header's worth of
-    /// bytes), at or after the SYN.
-    data_ns: u64,
-}
-
-/// Each of `flows` flows' first packets in the emulator's packet log,
-/// flow k by its receiver's port ([`PORT`] + k); an error names a flow
-/// that sent no SYN or no data.
-fn first_packets(packets: &Path, flows: usize) -> Result<Vec<FirstPackets>, String> {
-    let (mut r, [t, d, b, p]) = columns(packets, ["enqueue_s", "direction", "bytes", "dst_port"])?;
-    let mut syn: Vec<Option<u64>> = vec![None; flows];
-    let mut data: Vec<Option<u64>> = vec![None; flows];
-    for row in r.records() {
-        let row = row.map_err(|e| format!("{}: {e}", packets.display()))?;
-        if &row[d] != "forward" {
-            continue;
-        }
-        let Some(k) = row[p]
-            .parse::<u16>()
-            .ok()
-            .and_then(|port| port.checked_sub(PORT))
-            .map(usize::from)
-            .filter(|&k| k < flows)
-        else {
-            continue;
-        };
-        let s: f64 = row[t]
-            .parse()
-            .map_err(|_| format!("{}: bad time {:?}", packets.display(), &row[t]))?;
-        let ns = (s * 1e9) as u64;
-        syn[k].get_or_insert(ns);
-        if data[k].is_none() && row[b].parse::<u64>().unwrap_or(0) > 200 {
-            data[k] = Some(ns);
-        }
-        if data.iter().all(Option::is_some) {
-            break;
-        }
-    }
-    (0..flows)
-        .map(|k| match (syn[k], data[k]) {
-            (Some(syn_ns), Some(data_ns)) => Ok(FirstPackets { syn_ns, data_ns }),
-            _ => Err(format!(
-                "{}: flow {k} (port {}) sent no {} through the emulator",
-                packets.display(),
-                PORT + k as u16,
-                if syn[k].is_none() { "packet" } else { "data" }
-            )),
-        })
-        .collect()
 }
 
 /// The forward queue's delay over the emulator's time: (ns, delay ns).
@@ -603,44 +527,6 @@ mod tests {
         assert_eq!(starts, [0, 2_500_000_000]);
         assert_eq!(p.pieces[0].rate_bps, 2e6);
         assert_eq!(shifted(&path(), 0), path());
-    }
-
-    /// The emulator's log as `--log` writes it: SYNs, then data, the
-    /// second flow (port 5202) first; the reverse direction's ACKs and
-    /// another port's packets ignored.
-    #[test]
-    fn each_flows_syn_and_first_data_come_from_its_port() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("packets.csv");
-        std::fs::write(
-            &f,
-            "enqueue_s,dequeue_s,scheduled_s,released_s,direction,bytes,dropped,ce,src_port,dst_port\n\
-             0.100000,0.1,0.1,0.1,reverse,60,,0,5201,40000\n\
-             0.305735,0.3,0.3,0.3,forward,60,,0,39210,5202\n\
-             0.305891,0.3,0.3,0.3,forward,60,,0,40622,5201\n\
-             0.306000,0.3,0.3,0.3,forward,1500,,0,40000,5209\n\
-             0.346042,0.3,0.3,0.3,forward,52,,0,39210,5202\n\
-             0.346417,0.3,0.3,0.3,forward,1500,,0,39210,5202\n\
-             0.346702,0.3,0.3,0.3,forward,1500,,0,40622,5201\n",
-        )
-        .unwrap();
-        let got = first_packets(&f, 2).unwrap();
-        assert_eq!(
-            got,
-            [
-                FirstPackets {
-                    syn_ns: 305_891_000,
-                    data_ns: 346_702_000
-                },
-                FirstPackets {
-                    syn_ns: 305_735_000,
-                    data_ns: 346_417_000
-                },
-            ]
-        );
-        // A third flow that never sent is named, not read as at 0.
-        let e = first_packets(&f, 3).unwrap_err();
-        assert!(e.contains("flow 2 (port 5203) sent no packet"), "{e}");
     }
 
     /// A kernel flow's log counts from its first write; its samples are

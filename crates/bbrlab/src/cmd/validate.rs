@@ -23,7 +23,7 @@ pub fn command(a: ValidateArgs) -> Result<(), String> {
             reps: a.reps.map(|r| r as usize),
             seconds: a.seconds,
             ack: a.sim_ack.name(),
-            phases: a.sim_phases as usize,
+            draws: a.sim_draws as usize,
             resimulate: a.resimulate,
         })?
     } else {

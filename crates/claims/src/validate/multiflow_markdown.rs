@@ -9,11 +9,12 @@ pub fn num(v: &Value, p: usize) -> String {
 }
 
 /// "0.86 / 0.14": the flows' shares; with their spread over the
-/// simulator's start phases or the kernel's repetitions, when there is
-/// more than one, "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
+/// simulator's seed draws (start phases, in sections written before
+/// 2026-12-01) or the kernel's repetitions, when there is more than one,
+/// "0.61 [0.52–0.85] / 0.39 [0.15–0.48]".
 pub fn shares_cell(side: &Value) -> String {
     let draws = |key: &str| side[key].as_f64().unwrap_or(1.0);
-    let spread = draws("phases") > 1.0 || draws("repetitions") > 1.0;
+    let spread = draws("draws") > 1.0 || draws("phases") > 1.0 || draws("repetitions") > 1.0;
     side["flows"].as_array().map_or("–".into(), |a| {
         a.iter()
             .map(
@@ -60,12 +61,25 @@ pub fn queue_cell(side: &Value) -> String {
 
 /// The Markdown table of `validate.json`'s `multiflow` section (empty
 /// when it has none).
-/// How the simulator starts the flows, as `validate.json` says
-/// (`simulator_starts`): each flow opens with TCP's SYN exchange through
+/// How the simulator started the flows in sections written from
+/// 2026-11-30 until 2026-12-01's change to the kernel's SYN times
+/// (`simulator_starts`): each flow opened with TCP's SYN exchange through
 /// the simulated path (`handshake = "tcp"`), as the kernel's does, and
-/// sends its first data when the SYN-ACK arrives; the start phases are
+/// sent its first data when the SYN-ACK arrived; the start phases were
 /// centred on the first flow.
 pub const STARTS: &str = "SYN exchange simulated, phases centred";
+
+/// How the simulator starts the flows since 2026-12-01: each flow sends
+/// its SYN when the repetition's kernel flow did (the emulator's packet
+/// log), and the simulator's figures are the median over seed draws
+/// (`simulator_draws`), not over start phases.
+pub const STARTS_KERNEL: &str = "at the kernel's SYN times, seed draws";
+
+/// The same, when some repetition's kernel run was logged without ports
+/// (before 2026-12-01), so its simulated flows started at their
+/// scheduled times.
+pub const STARTS_SCHEDULED: &str =
+    "at the scheduled times where the kernel's are unknown, seed draws";
 
 /// What validate.json said of sections written when the simulator had
 /// no handshake and started each flow's data one round trip of its path
@@ -80,7 +94,9 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     let paths = mf["paths"]
         .as_array()
         .ok_or("validate.json's `multiflow` has no `paths` list")?;
-    // Sections written before the simulator ran start phases have none.
+    // Sections written before the simulator ran start phases have none;
+    // those written since 2026-12-01 have seed draws instead.
+    let draws = mf["simulator_draws"].as_u64();
     let phases = mf["simulator_phases"].as_u64().unwrap_or(1);
     // Sections written before the phases were centred and followed the
     // handshake have no `simulator_starts`: their later flows started
@@ -92,7 +108,19 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     } else {
         "one round trip apart in all"
     };
-    let mut sim_figures = if phases > 1 {
+    let mut sim_figures = if let Some(n) = draws {
+        let median = if n > 1 {
+            format!("; the simulator's figures are the median over {n} seeds per repetition, with each share's least and greatest in brackets")
+        } else {
+            String::new()
+        };
+        let when = if mf["simulator_starts"] == STARTS_KERNEL {
+            "when the repetition's kernel flows did (the emulator's packet log)"
+        } else {
+            "when the repetition's kernel flows did where the emulator's packet log says, else at their scheduled times"
+        };
+        format!("{median}; the simulator's flows send their SYNs {when} and open with a simulated SYN exchange")
+    } else if phases > 1 {
         format!("; the simulator's figures are the median over {phases} start phases of the later flows, {span}, with each share's least and greatest in brackets")
     } else {
         String::new()

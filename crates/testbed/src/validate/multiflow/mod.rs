@@ -61,8 +61,9 @@ pub struct Options {
     /// The simulated receiver's ACK policy (the scenario's `ack`: `every`
     /// or `linux`).
     pub ack: &'static str,
-    /// The simulator's start phases per repetition ([`PHASES`]).
-    pub phases: usize,
+    /// The simulator's runs per repetition, each with its own seed
+    /// ([`DRAWS`]).
+    pub draws: usize,
     /// Run no kernel flows: judge the simulator, run afresh, against the
     /// kernel runs an earlier `--multiflow` left in `out` (its paths, run
     /// length and repetitions). Needs no root.
@@ -142,7 +143,7 @@ fn cannot_run(p: &MultiPath, bbr3: &Result<(), String>) -> Option<String> {
 /// `out/validate.json` and rewrites `validate.md`. Returns whether every
 /// path that ran met its bounds.
 pub fn run(opts: &Options) -> Result<bool, String> {
-    let phases = opts.phases.max(1);
+    let draws = opts.draws.max(1);
     let (paths, mut results, seconds, reps) = if opts.resimulate {
         earlier_run(opts)?
     } else {
@@ -192,6 +193,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         }
         let mut kernel = Vec::new();
         let mut sim = Vec::new();
+        let mut starts_by_rep = Vec::new();
         let mut failed = Vec::new();
         for rep in 0..reps {
             let eta = if done == 0 {
@@ -215,21 +217,24 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 .join(format!("rep-{rep}"));
             done += 1;
             let seed = 1 + rep as u64;
-            let one = || -> Result<(Value, Value), String> {
+            let one = || -> Result<(Value, Value, Value), String> {
                 if !opts.resimulate {
                     kernel_run(p, &exe, &dir, seconds, seed)?;
                 }
                 let (k, size) = kernel_side(p, &dir, seconds)?;
-                let s = sim_side(p, &dir, seconds, seed, size, opts.ack, phases)?;
-                Ok((k, s))
+                let (starts, from) = sim_starts(p, &dir, seconds)?;
+                let first_seed = 1 + (rep * draws) as u64;
+                let s = sim_side(p, &dir, seconds, first_seed, size, opts.ack, &starts, draws)?;
+                Ok((k, s, json!({ "from": from, "flow_starts_us": starts })))
             };
             // A repetition that fails is this path's finding (written
             // into validate.json with why), not a reason to lose the
             // repetitions that ran or the other paths.
             match one() {
-                Ok((k, s)) => {
+                Ok((k, s, st)) => {
                     kernel.push(k);
                     sim.push(s);
+                    starts_by_rep.push(st);
                 }
                 Err(e) => {
                     eprintln!("validate: {} rep {} failed: {e}", p.name, rep + 1);
@@ -262,6 +267,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             "flows": flows_json(p, seconds),
             "kernel": k,
             "simulator": s,
+            "simulator_starts_by_rep": starts_by_rep,
             "simulator_vs_kernel": verdict,
         }));
     }
@@ -280,19 +286,26 @@ pub fn run(opts: &Options) -> Result<bool, String> {
     let all_within = results
         .iter()
         .all(|r| r["simulator_vs_kernel"]["within"].as_bool() != Some(false));
+    // Kept entries of an earlier run (`--only`) say nothing of how their
+    // simulation started; the ones simulated now do.
+    let all_from_kernel = results.iter().all(|r| {
+        r["simulator_starts_by_rep"]
+            .as_array()
+            .is_none_or(|a| a.iter().all(|s| s["from"] == "kernel SYNs"))
+    });
     let section = json!({
         "seconds_per_run": seconds,
         "repetitions": reps,
         "simulator_ack": opts.ack,
-        "simulator_phases": phases,
-        "simulator_starts": STARTS,
+        "simulator_draws": draws,
+        "simulator_starts": if all_from_kernel { STARTS_KERNEL } else { STARTS_SCHEDULED },
         "bounds": bounds_json(),
         "statistics": {
             "share": "a flow's payload bytes delivered (kernel: tcpi_bytes_acked from its `tcp send` log; simulator: delivered_bytes) by the run's end, over all flows' bytes",
             "total_goodput": "all flows' payload bytes × 8 / the run's length",
             "queue_delay": "the bottleneck's forward queue, sampled every 10 ms over the run (emulator: the last dequeued packet's wait, from the first sample with a packet queued; simulator: the wait a packet offered at the sample time would have)",
             "packet_size": "the simulator's flows carry the kernel connection's MSS and headers (tcp send's summary)",
-            "simulator_phases": "the simulator runs each repetition at `simulator_phases` start phases, the flows after the first started a step of 1/phases of the base round trip apart each time, from half a round trip ahead of the first flow to half behind (`simulator_starts`); its figures are the median over the phases (share_min, share_max and share_by_phase give the spread), since a deterministic run is one draw of an outcome that the kernel's timing jitter samples afresh every run",
+            "simulator_draws": "the simulator runs each repetition `simulator_draws` times, repetition r's draw j with seed 1 + r × simulator_draws + j, every flow started (its SYN sent) when the repetition's kernel flow sent its SYN, from the emulator's packet log by port (`simulator_starts_by_rep`: from `kernel SYNs`, or `scheduled` for a kernel run logged without ports); its figures are the median over the draws (share_min, share_max and share_by_draw give the spread), since a kernel run is one draw of BBR's random gain-cycle phase and the kernel's timing, and one seed's simulation is one draw that never varies",
         },
         "all_within": all_within,
         "paths": results,
@@ -409,27 +422,50 @@ fn kernel_side(
     Ok((side_json(&flows, seconds, &starts, qd), size))
 }
 
+/// When the simulator starts each flow of the repetition in `dir`, µs
+/// ([`MultiPath::sim_starts_us`]), and from what: `kernel SYNs` (the
+/// emulator's packet log, each flow's SYN by its receiver's port) or
+/// `scheduled` (a kernel run logged without ports, before 2026-12-01).
+fn sim_starts(p: &MultiPath, dir: &Path, seconds: u64) -> Result<(Vec<u64>, &'static str), String> {
+    let packets = dir.join("emu-log").join("packets.csv");
+    if !crate::emu_log::logs_ports(&packets) {
+        return Ok((p.sim_starts_us(seconds, None), "scheduled"));
+    }
+    let syn: Vec<u64> = crate::emu_log::first_packets(&packets, PORT, p.flows.len())?
+        .iter()
+        .map(|f| f.syn_ns)
+        .collect();
+    Ok((p.sim_starts_us(seconds, Some(&syn)), "kernel SYNs"))
+}
+
 /// The simulator's side of a repetition: the path with the kernel's
-/// packet size at `phases` start phases ([`PHASES`]), phase 0 in
-/// `dir/sim` (scenario `dir/scenario.toml`), phase j in `dir/sim-phase-j`
-/// (`dir/scenario-phase-j.toml`); what an earlier simulation left there is
-/// removed first.
+/// packet size and the flows started at `starts_us`, `draws` times with
+/// seeds `first_seed`, `first_seed` + 1, ... ([`DRAWS`]); draw 0 in
+/// `dir/sim` (scenario `dir/scenario.toml`), draw j in `dir/sim-draw-j`
+/// (`dir/scenario-draw-j.toml`). What an earlier simulation left there
+/// (its draws, or the start phases of runs before 2026-12-01) is removed
+/// first.
+#[allow(clippy::too_many_arguments)]
 fn sim_side(
     p: &MultiPath,
     dir: &Path,
     seconds: u64,
-    seed: u64,
+    first_seed: u64,
     size: crate::packet_size::PacketSize,
     ack: &str,
-    phases: usize,
+    starts_us: &[u64],
+    draws: usize,
 ) -> Result<Value, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let path = e.path();
-        if name == "sim" || name.starts_with("sim-phase-") {
+        if name == "sim" || name.starts_with("sim-phase-") || name.starts_with("sim-draw-") {
             std::fs::remove_dir_all(&path)
-        } else if name == "scenario.toml" || name.starts_with("scenario-phase-") {
+        } else if name == "scenario.toml"
+            || name.starts_with("scenario-phase-")
+            || name.starts_with("scenario-draw-")
+        {
             std::fs::remove_file(&path)
         } else {
             continue;
@@ -437,16 +473,16 @@ fn sim_side(
         .map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
     }
     let starts = p.starts(seconds);
-    let mut sides = Vec::with_capacity(phases);
-    for j in 0..phases.max(1) {
-        let offset = p.phase_offset_ms(j, phases);
+    let mut sides = Vec::with_capacity(draws);
+    for j in 0..draws.max(1) {
         let (toml, out) = if j == 0 {
             ("scenario.toml".to_string(), "sim".to_string())
         } else {
-            (format!("scenario-phase-{j}.toml"), format!("sim-phase-{j}"))
+            (format!("scenario-draw-{j}.toml"), format!("sim-draw-{j}"))
         };
         let sc_path = dir.join(toml);
-        std::fs::write(&sc_path, p.scenario_toml(seconds, seed, size, ack, offset))
+        let text = p.scenario_toml(seconds, first_seed + j as u64, size, ack, starts_us);
+        std::fs::write(&sc_path, text)
             .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
         let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
         let sim_dir = dir.join(out);
@@ -479,7 +515,7 @@ fn sim_side(
             queue_delay(&sim_dir.join("link.csv"), Some(0.0), seconds as f64)?,
         ));
     }
-    Ok(phases_json(&sides))
+    Ok(draws_json(&sides))
 }
 
 #[cfg(test)]
@@ -559,16 +595,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for p in matrix() {
             let f = dir.path().join(format!("{}.toml", p.name));
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", 0.0)).unwrap();
+            let starts = p.sim_starts_us(30, None);
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", &starts)).unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1, "{}", p.name);
             let c = &sc.runs[0].config;
             assert_eq!(c.flows.len(), p.flows.len(), "{}", p.name);
             assert_eq!(c.duration_ns, 30_000_000_000);
             for (k, (f, start)) in c.flows.iter().zip(p.starts(30)).enumerate() {
-                // At phase offset 0, each flow starts (sends its SYN)
-                // when the kernel's does; the simulated SYN exchange
-                // delays its data as the kernel's handshake does.
+                // Without the kernel's SYN times, each flow starts (sends
+                // its SYN) when the kernel's is scheduled to; the
+                // simulated SYN exchange delays its data as the kernel's
+                // handshake does.
                 assert_eq!(f.start_ns, start * 1_000_000_000, "{} flow {k}", p.name);
                 assert_eq!(f.handshake, netsim::Handshake::Tcp, "{} flow {k}", p.name);
                 assert_eq!(f.extra_rtt_ns, (p.flows[k].extra_rtt_ms * 1e6) as u64);
@@ -772,55 +810,65 @@ mod tests {
         );
         assert_eq!(markdown(&json!({})).unwrap(), "");
         assert!(markdown(&json!({"multiflow": {}})).is_err());
+        // Sections written with start phases (before 2026-12-01, as the
+        // book's committed runs are) still say what they did.
+        let mut old = doc.clone();
+        old["multiflow"]["simulator_phases"] = json!(10);
+        old["multiflow"]["simulator_starts"] = json!(STARTS);
+        let md = markdown(&old).unwrap();
+        assert!(
+            md.contains(
+                "the median over 10 start phases of the later flows, from half a round trip ahead"
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("seeds per repetition"), "{md}");
     }
 
+    /// Each simulated flow sends its SYN when the kernel's did, to the
+    /// microsecond, the earliest at 0 whichever flow it was; without the
+    /// kernel's times, at the scheduled starts.
     #[test]
-    fn phases_shift_only_the_later_flows_through_one_round_trip() {
-        let p = &paths_named(&["4bbr-staggered-2bdp".into()]).unwrap()[0];
-        // Ten phases: 4 ms apart, from 18 ms ahead to 18 ms behind, as
-        // many ahead as behind and none at 0.
-        let offsets: Vec<f64> = (0..10).map(|j| p.phase_offset_ms(j, 10)).collect();
-        assert_eq!(
-            offsets,
-            [-18.0, -14.0, -10.0, -6.0, -2.0, 2.0, 6.0, 10.0, 14.0, 18.0]
-        );
-        assert_eq!(p.phase_offset_ms(0, 1), 0.0);
-        assert_eq!(p.phase_offset_ms(1, 3), 0.0);
-        let starts = |p: &MultiPath, offset: f64| -> Vec<u64> {
+    fn the_simulated_flows_start_at_the_kernels_syns() {
+        let starts = |p: &MultiPath, starts_us: &[u64]| -> Vec<u64> {
             let dir = tempfile::tempdir().unwrap();
             let f = dir.path().join("s.toml");
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", offset)).unwrap();
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", starts_us)).unwrap();
             let sc = scenario::load(&f).unwrap();
             sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect()
         };
-        // The later flows move by the phase's offset, ahead or behind
-        // (each flow's SYN exchange then delays its data in the
-        // simulation, as the kernel's handshake does).
+        let p = &paths_named(&["4bbr-staggered-2bdp".into()]).unwrap()[0];
+        // The staggered flows' SYNs 5 s apart plus the shell's delays, on
+        // the emulator's clock (the first 0.3 s in).
+        let syn = [300_000_000, 5_301_234_567, 10_302_000_499, 15_300_000_500];
+        let us = p.sim_starts_us(30, Some(&syn));
+        assert_eq!(us, [0, 5_001_235, 10_002_000, 15_000_001]);
         assert_eq!(
-            starts(p, 12.5),
-            [0, 5_012_500_000, 10_012_500_000, 15_012_500_000]
+            starts(p, &us),
+            [0, 5_001_235_000, 10_002_000_000, 15_000_001_000]
         );
         assert_eq!(
-            starts(p, -12.5),
-            [0, 4_987_500_000, 9_987_500_000, 14_987_500_000]
+            p.sim_starts_us(30, None),
+            [0, 5_000_000, 10_000_000, 15_000_000]
         );
-        // Two flows at once, the second ahead: the first starts that much
-        // after the second.
+        // Two flows at once, the second's SYN 156 us ahead: the first
+        // starts that much after the second.
         let c = &paths_named(&["cubic-vs-cubic-2bdp".into()]).unwrap()[0];
-        assert_eq!(starts(c, -18.0), [18_000_000, 0]);
-        let r = &paths_named(&["bbr-rtt-10-50ms-1bdp".into()]).unwrap()[0];
-        assert_eq!(starts(r, 0.0), [0, 0]);
+        let us = c.sim_starts_us(30, Some(&[305_891_000, 305_735_000]));
+        assert_eq!(us, [156, 0]);
+        assert_eq!(starts(c, &us), [156_000, 0]);
+        assert_eq!(c.sim_starts_us(30, None), [0, 0]);
     }
 
     #[test]
-    fn the_simulators_figures_are_the_median_over_its_phases_with_the_spread() {
+    fn the_simulators_figures_are_the_median_over_its_draws_with_the_spread() {
         let sides = [
             side([80.0, 20.0], 40.0),
             side([50.0, 50.0], 44.0),
             side([60.0, 40.0], 30.0),
         ];
-        let m = phases_json(&sides);
-        assert_eq!(m["phases"], 3);
+        let m = draws_json(&sides);
+        assert_eq!(m["draws"], 3);
         assert_eq!(m["flows"][0]["share"].as_f64(), Some(0.6));
         assert_eq!(m["flows"][1]["share"].as_f64(), Some(0.4));
         assert_eq!(m["queue_delay_ms"]["p50"].as_f64(), Some(40.0));
@@ -831,12 +879,12 @@ mod tests {
             ),
             (Some(0.5), Some(0.8))
         );
-        assert_eq!(m["flows"][1]["share_by_phase"], json!([0.2, 0.5, 0.4]));
+        assert_eq!(m["flows"][1]["share_by_draw"], json!([0.2, 0.5, 0.4]));
         // The table shows the spread beside the median; a side without
-        // phases (the kernel's, or an older validate.json) shows none.
+        // draws (the kernel's, or an older validate.json) shows none.
         assert_eq!(shares_cell(&m), "0.60 [0.50–0.80] / 0.40 [0.20–0.50]");
         assert_eq!(shares_cell(&side([80.0, 20.0], 40.0)), "0.80 / 0.20");
-        // Repetitions average the phases' medians; the spread survives.
+        // Repetitions average the draws' medians; the spread survives.
         assert_eq!(
             shares_cell(&mean_json(&[m.clone(), m])),
             "0.60 [0.50–0.80] / 0.40 [0.20–0.50]"
@@ -870,9 +918,22 @@ mod tests {
             "{\"cc\":\"cubic\",\"bytes\":1000,\"seconds\":5.0,\"goodput_bps\":1600.0,\"rtt_median_ms\":41.0,\"rtt_median_steady_ms\":41.0,\"rtt_p95_ms\":45.0,\"retransmits\":0,\"data_segments_sent\":1,\"retransmitted_fraction\":0.0,\"rtos\":0,\"delivery_rate_median_bps\":null,\"busy_s\":5.0,\"rwnd_limited_s\":0.0,\"sndbuf_limited_s\":0.0,\"host_limited_fraction\":0.0,\"delivered_ce\":0,\"mss\":1448,\"pmtu\":1500,\"samples\":500}\n",
         )
         .unwrap();
-        // What a run with more phases left behind.
+        // The emulator's packet log: the second flow's SYN 156 us ahead.
+        std::fs::write(
+            rep.join("emu-log/packets.csv"),
+            "enqueue_s,direction,bytes,src_port,dst_port\n\
+             0.305735,forward,60,39210,5202\n\
+             0.305891,forward,60,40622,5201\n\
+             0.346417,forward,1500,39210,5202\n\
+             0.346702,forward,1500,40622,5201\n",
+        )
+        .unwrap();
+        // What runs with more draws, and with the start phases before
+        // 2026-12-01, left behind.
         std::fs::create_dir_all(rep.join("sim-phase-7")).unwrap();
         std::fs::write(rep.join("scenario-phase-7.toml"), "").unwrap();
+        std::fs::create_dir_all(rep.join("sim-draw-7")).unwrap();
+        std::fs::write(rep.join("scenario-draw-7.toml"), "").unwrap();
         std::fs::write(
             out.join("validate.json"),
             json!({"multiflow": {"seconds_per_run": 5, "repetitions": 1, "paths": [
@@ -918,7 +979,7 @@ mod tests {
             reps: None,
             seconds: None,
             ack: "linux",
-            phases: 3,
+            draws: 3,
             resimulate: true,
         })
     }
@@ -956,7 +1017,7 @@ mod tests {
         assert_eq!(paths[0], judged);
         assert_eq!(paths[2]["skipped"], "no BPF");
         assert!(
-            paths[1]["simulator"]["phases"].as_f64().is_some(),
+            paths[1]["simulator"]["draws"].as_f64().is_some(),
             "{}",
             paths[1]
         );
@@ -975,10 +1036,7 @@ mod tests {
         .unwrap();
         let mf = &doc["multiflow"];
         assert_eq!(
-            (
-                mf["simulator_phases"].as_u64(),
-                mf["simulator_ack"].as_str()
-            ),
+            (mf["simulator_draws"].as_u64(), mf["simulator_ack"].as_str()),
             (Some(3), Some("linux"))
         );
         assert_eq!(mf["seconds_per_run"], 5);
@@ -991,11 +1049,11 @@ mod tests {
         // The kernel side is read back from the logs.
         assert_eq!(p["kernel"]["flows"][0]["share"].as_f64(), Some(0.75));
         assert_eq!(p["kernel"]["queue_delay_ms"]["p50"].as_f64(), Some(20.0));
-        // The simulator ran three phases, and its figures are their median.
+        // The simulator ran three draws, and its figures are their median.
         let s = &p["simulator"];
-        assert_eq!(s["phases"].as_f64(), Some(3.0));
+        assert_eq!(s["draws"].as_f64(), Some(3.0));
         let f0 = &s["flows"][0];
-        assert_eq!(f0["share_by_phase"].as_array().unwrap().len(), 3);
+        assert_eq!(f0["share_by_draw"].as_array().unwrap().len(), 3);
         let (lo, mid, hi) = (
             f0["share_min"].as_f64().unwrap(),
             f0["share"].as_f64().unwrap(),
@@ -1004,25 +1062,83 @@ mod tests {
         assert!(lo - 1e-3 <= mid && mid <= hi + 1e-3 && lo > 0.0, "{f0}");
         assert!(p["simulator_vs_kernel"]["within"].is_boolean());
         let rep = dir.path().join("multiflow/cubic-vs-cubic-2bdp/rep-0");
-        for d in ["sim", "sim-phase-1", "sim-phase-2"] {
+        for d in ["sim", "sim-draw-1", "sim-draw-2"] {
             assert!(rep.join(d).join("flows.csv").exists(), "{d}");
         }
-        // Phase 2 of 3 starts the second flow 13.333 ms after the first,
-        // both with a SYN exchange, with the kernel's packet size; the
-        // earlier run's phase 7 is gone.
-        let sc = scenario::load(&rep.join("scenario-phase-2.toml")).unwrap();
-        let flows = &sc.runs[0].config.flows;
+        // Each draw starts the flows at the kernel's SYN times (the second
+        // 156 us ahead), both with a SYN exchange and the kernel's packet
+        // size, with its own seed (1, 2, 3 for the first repetition).
         assert_eq!(
-            (flows[0].start_ns, flows[1].start_ns),
-            (0, 13_333_000),
-            "{flows:?}"
+            p["simulator_starts_by_rep"],
+            json!([{"from": "kernel SYNs", "flow_starts_us": [156, 0]}])
         );
-        assert!(flows.iter().all(|f| f.handshake == netsim::Handshake::Tcp));
-        assert!(flows.iter().all(|f| f.initial_burst_packets == 10));
-        assert_eq!((flows[1].cc.mss_bytes, flows[1].header_bytes), (1448, 52));
-        assert!(!rep.join("sim-phase-7").exists() && !rep.join("scenario-phase-7.toml").exists());
+        assert_eq!(mf["simulator_starts"], STARTS_KERNEL);
+        for (j, file) in [
+            "scenario.toml",
+            "scenario-draw-1.toml",
+            "scenario-draw-2.toml",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let sc = scenario::load(&rep.join(file)).unwrap();
+            assert_eq!(sc.runs[0].config.seed, 1 + j as u64, "{file}");
+            let flows = &sc.runs[0].config.flows;
+            assert_eq!(
+                (flows[0].start_ns, flows[1].start_ns),
+                (156_000, 0),
+                "{flows:?}"
+            );
+            assert!(flows.iter().all(|f| f.handshake == netsim::Handshake::Tcp));
+            assert!(flows.iter().all(|f| f.initial_burst_packets == 10));
+            assert_eq!((flows[1].cc.mss_bytes, flows[1].header_bytes), (1448, 52));
+        }
+        // What earlier simulations left is gone.
+        for old in [
+            "sim-phase-7",
+            "scenario-phase-7.toml",
+            "sim-draw-7",
+            "scenario-draw-7.toml",
+        ] {
+            assert!(!rep.join(old).exists(), "{old}");
+        }
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
-        assert!(md.contains("median over 3 start phases"), "{md}");
+        assert!(md.contains("median over 3 seeds per repetition"), "{md}");
+        assert!(
+            md.contains("send their SYNs when the repetition's kernel flows did (the emulator's packet log)"),
+            "{md}"
+        );
+    }
+
+    /// A kernel run logged before the emulator named each packet's ports
+    /// has no SYN times: its simulated flows start at their scheduled
+    /// times, and the JSON and the table say so.
+    #[test]
+    fn a_kernel_run_without_ports_starts_the_flows_as_scheduled() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run_dir(dir.path());
+        let rep = dir.path().join("multiflow/cubic-vs-cubic-2bdp/rep-0");
+        std::fs::write(
+            rep.join("emu-log/packets.csv"),
+            "enqueue_s,direction,bytes\n0.305735,forward,60\n",
+        )
+        .unwrap();
+        resimulate(dir.path(), None).unwrap();
+        let doc: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
+        )
+        .unwrap();
+        let mf = &doc["multiflow"];
+        assert_eq!(
+            mf["paths"][0]["simulator_starts_by_rep"],
+            json!([{"from": "scheduled", "flow_starts_us": [0, 0]}])
+        );
+        assert_eq!(mf["simulator_starts"], STARTS_SCHEDULED);
+        let sc = scenario::load(&rep.join("scenario.toml")).unwrap();
+        let flows = &sc.runs[0].config.flows;
+        assert_eq!((flows[0].start_ns, flows[1].start_ns), (0, 0));
+        let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
+        assert!(md.contains("else at their scheduled times"), "{md}");
     }
 
     #[test]

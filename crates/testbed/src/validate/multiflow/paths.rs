@@ -63,43 +63,36 @@ pub(super) const RTT_MS: f64 = 40.0;
 /// The buffers of issue 31's table, in BDPs.
 pub const BUFFERS_BDP: &[f64] = &[0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 
-/// The simulator's start phases per repetition (`--sim-phases`): the
-/// path is simulated this many times, the flows after the first started
-/// a step of 1/`PHASES` of the base round trip apart each time, from
-/// half a round trip ahead of the first flow to half behind
-/// ([`MultiPath::phase_offset_ms`]).
+/// The simulator's runs per repetition (`--sim-draws`), each with its
+/// own seed, every flow started when the repetition's kernel flow sent its
+/// SYN ([`MultiPath::sim_starts_us`]); the simulator's figures are the
+/// median over the draws.
 ///
-/// Why phases: who wins a competing-flow run is decided in its first
-/// seconds, often by whether one round's bandwidth sample crosses a
-/// threshold (STARTUP's 1.25×, a loss round's 2 %), and that turns on how
-/// the flows' round trips interleave. The kernel's timers jitter, so each
-/// kernel run is one draw from that spread; the simulator is
-/// deterministic, so one run is one draw that never varies. Moving the
-/// later flows through one round trip covers every interleaving, and the
-/// median over the phases is the simulator's typical outcome. On
-/// `bbr-rtt-10-50ms-1bdp`, 55 such runs give the short flow 0.52–0.85
-/// (`scenarios/validate/rtt-unfairness-sensitivity.toml`).
+/// Why draws: who wins a competing-flow run is often decided in its first
+/// seconds, by whether one round's bandwidth sample crosses a threshold
+/// (STARTUP's 1.25×, a loss round's 2 %), and the kernel's runs are
+/// random draws of that: Linux's BBR enters PROBE_BW at a random phase of
+/// its gain cycle on every connection (`bbr_reset_probe_bw_mode()`),
+/// BBRv3 draws how long to wait before probing (`bbr_pick_probe_wait()`),
+/// and the kernel's timers jitter. One seed's simulation is one draw that
+/// never varies, so the simulator's typical outcome is the median over
+/// several seeds.
 ///
-/// Why centred on the first flow, and an even count: the kernel's flows
-/// send their SYNs within 0.35 ms of each other, most within 0.01 ms
-/// (the emulator's packet log, all 48 repetitions of the paths whose
-/// flows start together), so none has a head start;
-/// phases that only ever start the later flows late gave the first flow
-/// one (the first of two identical `cubic` flows got a median 0.56 of the
-/// link against the kernel's 0.47–0.49). With an even count no phase
-/// starts two flows at the same instant, a tie the simulator breaks by
-/// flow index every time and the kernel by chance.
-/// Ten phases cost ten simulations of a second or less each.
+/// Why the kernel's own start times, not start phases: the kernel's flows
+/// send their SYNs within 0.35 ms of each other, most within 0.01 ms (the
+/// emulator's packet log, every repetition of the paths whose flows start
+/// together), and the order and gap are one more thing a run turns on. Until 2026-12-01 the
+/// simulator moved the later flows through one base round trip instead
+/// (±20 ms, ten phases), which made starts the kernel never has: on
+/// `bbr-rtt-10-50ms-1bdp` the long-RTT flow then often left STARTUP at
+/// 0.8 s with 2–3 Mbit/s, which needs its SYN about 0.35 ms or more away
+/// from the other's, and the simulated short flow got 0.71–0.82 of the
+/// link against the kernel's 0.52 (Validation chapter). A kernel run
+/// logged before the emulator named each packet's ports gives no SYN
+/// times; its flows start at their scheduled times.
 ///
-/// What the phases do not settle (Validation chapter, 2026-11-30): a
-/// phase far from the first flow's start can make a start the kernel's
-/// runs never have (on `bbr3-vs-cubic-4bdp` the simulated `cubic` leaves
-/// slow start at 158-160 packets in three phases, at the kernel's 68-76
-/// in the others), and on `bbr-rtt-10-50ms-1bdp` the outcome also turns
-/// on a tenth of a millisecond of either flow's delay, which the kernel's
-/// timing noise averages within each run and no set of fixed phases
-/// does, so there the median is a draw between two modes.
-pub const PHASES: usize = 10;
+/// Ten draws cost ten simulations of a second or less each.
+pub const DRAWS: usize = 10;
 
 /// The paths `--quick` runs (CI): BBR against CUBIC where the share is
 /// most sensitive to the model (2 BDP), RTT unfairness in a shallow
@@ -209,34 +202,26 @@ impl MultiPath {
         crate::validate::buffer_packets(self.rate_mbit, self.rtt_ms, self.buffer_bdp)
     }
 
-    /// How much later phase `j` of `n` starts every flow after the
-    /// first, ms ([`PHASES`]): steps of 1/n of the base round trip,
-    /// centred on 0, so the phases span one round trip and as many put
-    /// the later flows ahead as behind (phase 0 the furthest ahead).
-    pub fn phase_offset_ms(&self, j: usize, n: usize) -> f64 {
-        let n = n.max(1);
-        self.rtt_ms * (j as f64 - (n - 1) as f64 / 2.0) / n as f64
-    }
-
-    /// When each flow starts (sends its SYN) in the simulator at a
-    /// phase's `offset_ms`, ms from the run's start: its start, plus
-    /// `offset_ms` for every flow after the first. All are moved later
-    /// together if that would put one before 0. Its data follows when its
+    /// When each flow starts (sends its SYN) in the simulator, µs from
+    /// the run's start: when the kernel's flow sent its SYN, from the
+    /// emulator's packet log (`kernel_syn_ns`, on the emulator's clock;
+    /// the earliest SYN is the run's start), or, for a kernel run logged
+    /// without ports, its scheduled start. Its data follows when its
     /// SYN-ACK arrives, one round trip of its own path later plus any
     /// queue the SYN met, as the kernel's does.
-    pub(super) fn sim_starts_ms(&self, seconds: u64, offset_ms: f64) -> Vec<f64> {
-        let raw: Vec<f64> = self
-            .flows
-            .iter()
-            .zip(self.starts(seconds))
-            .enumerate()
-            .map(|(k, (_, start))| {
-                let phase = if k > 0 { offset_ms } else { 0.0 };
-                start as f64 * 1000.0 + phase
-            })
-            .collect();
-        let lead = raw.iter().copied().fold(0.0_f64, f64::min);
-        raw.iter().map(|t| t - lead).collect()
+    pub fn sim_starts_us(&self, seconds: u64, kernel_syn_ns: Option<&[u64]>) -> Vec<u64> {
+        match kernel_syn_ns {
+            Some(syn) => {
+                let first = syn.iter().copied().min().unwrap_or(0);
+                // To the microsecond: the kernel's gaps are 10 µs and up.
+                syn.iter().map(|t| (t - first + 500) / 1000).collect()
+            }
+            None => self
+                .starts(seconds)
+                .into_iter()
+                .map(|s| s * 1_000_000)
+                .collect(),
+        }
     }
 
     /// Each flow's start, whole seconds into a run of `seconds`.
@@ -269,27 +254,20 @@ impl MultiPath {
     }
 
     /// The simulator's scenario: the flows with the kernel's packet size
-    /// (`size`), TCP's SYN exchange, their start times and extra delays,
-    /// the kernel's pacing
-    /// (BBR in TSO-sized bursts, CUBIC not paced: [`crate::validate::sim_pacing`]);
-    /// every flow after the first starts `offset_ms` later ([`PHASES`]).
+    /// (`size`), TCP's SYN exchange, their start times (`starts_us`,
+    /// [`MultiPath::sim_starts_us`]) and extra delays, the kernel's pacing
+    /// (BBR in TSO-sized bursts, CUBIC not paced: [`crate::validate::sim_pacing`]).
     pub fn scenario_toml(
         &self,
         seconds: u64,
         seed: u64,
         size: crate::packet_size::PacketSize,
         ack: &str,
-        offset_ms: f64,
+        starts_us: &[u64],
     ) -> String {
         let mut b = self.base(seconds, seed);
         let ecn = self.queue == Queue::CodelEcn;
-        for (f, start_ms) in self
-            .flows
-            .iter()
-            .zip(self.sim_starts_ms(seconds, offset_ms))
-        {
-            // To the microsecond, as the phases' offsets are written.
-            let start_us = (start_ms * 1e3).round() as u64;
+        for (f, &start_us) in self.flows.iter().zip(starts_us) {
             b = b.flow(
                 crate::validate::sim_flow(f.cc)
                     .handshake("tcp")

@@ -1,6 +1,6 @@
 //! The figures of one side (kernel or simulator) of a repetition: each
 //! flow's share and goodput, the queueing delay, and their combination
-//! over repetitions and start phases.
+//! over repetitions and the simulator's seed draws.
 
 use super::*;
 
@@ -125,13 +125,13 @@ pub(super) fn mean_json(sides: &[Value]) -> Value {
     combine_json(sides, |xs| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
-/// The simulator's side over its start phases: the median of each number
-/// ([`PHASES`]), and per flow the least and greatest share and every
-/// phase's share, so the table can show the spread the median hides.
-pub(super) fn phases_json(sides: &[Value]) -> Value {
+/// The simulator's side over its seed draws: the median of each number
+/// ([`DRAWS`]), and per flow the least and greatest share and every
+/// draw's share, so the table can show the spread the median hides.
+pub(super) fn draws_json(sides: &[Value]) -> Value {
     let mut m = combine_json(sides, |xs| quantile(xs, 0.5).unwrap_or(f64::NAN));
-    with_share_spread(&mut m, sides, "share_by_phase");
-    m["phases"] = json!(sides.len());
+    with_share_spread(&mut m, sides, "share_by_draw");
+    m["draws"] = json!(sides.len());
     m
 }
 
