@@ -252,7 +252,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             }));
             continue;
         }
-        let (k, s) = (repetitions_json(&kernel), mean_json(&sim));
+        let (k, s) = (repetitions_json(&kernel), repetitions_of_draws_json(&sim));
         let verdict = judge(&k, &s);
         results.push(json!({
             "path": p.name,
@@ -884,11 +884,20 @@ mod tests {
         // draws (the kernel's, or an older validate.json) shows none.
         assert_eq!(shares_cell(&m), "0.60 [0.50–0.80] / 0.40 [0.20–0.50]");
         assert_eq!(shares_cell(&side([80.0, 20.0], 40.0)), "0.80 / 0.20");
-        // Repetitions average the draws' medians; the spread survives.
+        // Repetitions average the draws' medians; the brackets are the
+        // least and greatest over every draw of every repetition.
+        let other = draws_json(&[
+            side([90.0, 10.0], 40.0),
+            side([70.0, 30.0], 40.0),
+            side([80.0, 20.0], 40.0),
+        ]);
+        let both = repetitions_of_draws_json(&[m.clone(), other]);
+        assert_eq!(shares_cell(&both), "0.70 [0.50–0.90] / 0.30 [0.10–0.50]");
         assert_eq!(
-            shares_cell(&mean_json(&[m.clone(), m])),
-            "0.60 [0.50–0.80] / 0.40 [0.20–0.50]"
+            both["flows"][1]["share_by_draw"],
+            json!([0.2, 0.5, 0.4, 0.1, 0.3, 0.2])
         );
+        assert_eq!(both["draws"], 3);
     }
 
     /// An earlier `--multiflow` run's directory for `cubic-vs-cubic-2bdp`

@@ -135,6 +135,40 @@ pub(super) fn draws_json(sides: &[Value]) -> Value {
     m
 }
 
+/// The simulator's side over the repetitions, each the [`draws_json`] of
+/// its draws: the mean of each number, and per flow the least and
+/// greatest share over every draw of every repetition, with every draw's
+/// share (`share_by_draw`, repetition by repetition), so the brackets
+/// are what the table's caption says they are, not a mean of extremes.
+pub(super) fn repetitions_of_draws_json(sims: &[Value]) -> Value {
+    let mut m = mean_json(sims);
+    // Every repetition ran the same number of draws.
+    m["draws"] = sims.first().map_or(Value::Null, |s| s["draws"].clone());
+    if let Some(flows) = m["flows"].as_array_mut() {
+        for (k, f) in flows.iter_mut().enumerate() {
+            let all: Vec<f64> = sims
+                .iter()
+                .flat_map(|s| {
+                    s["flows"][k]["share_by_draw"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_f64)
+                })
+                .collect();
+            if all.is_empty() {
+                continue;
+            }
+            let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            f["share_min"] = json!(lo);
+            f["share_max"] = json!(hi);
+            f["share_by_draw"] = json!(all);
+        }
+    }
+    m
+}
+
 /// The kernel's side over its repetitions: the mean of each number and,
 /// with more than one, each flow's least and greatest share and every
 /// repetition's (`share_by_rep`): two kernel runs of a path can differ by
