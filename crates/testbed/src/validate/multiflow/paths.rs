@@ -79,9 +79,11 @@ pub const BUFFERS_BDP: &[f64] = &[0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
 /// several seeds.
 ///
 /// Why the kernel's own start times, not start phases: the kernel's flows
-/// send their SYNs within 0.35 ms of each other, most within 0.01 ms (the
-/// emulator's packet log, every repetition of the paths whose flows start
-/// together), and the order and gap are one more thing a run turns on. Until 2026-12-01 the
+/// send their SYNs microseconds to milliseconds apart (the emulator's
+/// packet log, every repetition of the paths whose flows start together:
+/// within 0.35 ms, most within 0.01 ms, on a quiet machine; 6 µs to
+/// 4.4 ms on a busy one), in either order, and the order and gap are one
+/// more thing a run turns on. Until 2026-12-01 the
 /// simulator moved the later flows through one base round trip instead
 /// (±20 ms, ten phases), which made starts the kernel never has: on
 /// `bbr-rtt-10-50ms-1bdp` the long-RTT flow then often left STARTUP at
