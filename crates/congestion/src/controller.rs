@@ -16,7 +16,7 @@ use crate::event::{AckEvent, RecoveryPoint};
 use crate::reno::Reno;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{Mode, Snapshot};
-use crate::time::Instant;
+use crate::time::{duration_to_nanos, Instant};
 use core::time::Duration;
 
 pub use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
@@ -423,15 +423,22 @@ impl Controller {
             Inner::Custom(c) => c.on_packets_acked(now, acked),
         }
         if let Some(rtt) = rtt_sample {
-            let smoothed = match self.srtt_sample {
-                SrttSample::Newest => rtt,
+            // In nanoseconds, converting the sample once: `Duration` and
+            // its saturating conversion to u64 nanoseconds keep order and
+            // are exact below u64::MAX ns, and `saturating_since` is
+            // `Duration::from_nanos(nanos_since)`, so the max is taken on
+            // the same values as in `Duration`s.
+            let rtt_ns = duration_to_nanos(rtt);
+            let smoothed_ns = match self.srtt_sample {
+                SrttSample::Newest => rtt_ns,
                 SrttSample::Oldest => acked
                     .iter()
-                    .map(|p| now.saturating_since(p.state.sent_time))
+                    .map(|p| now.nanos_since(p.state.sent_time))
                     .max()
-                    .map_or(rtt, |oldest| oldest.max(rtt)),
+                    .map_or(rtt_ns, |oldest| oldest.max(rtt_ns)),
             };
-            self.rtt.update_split(rtt, smoothed, ack_delay);
+            self.rtt
+                .update_split_ns(rtt_ns, smoothed_ns, duration_to_nanos(ack_delay));
         }
         // CE marks count as delivered before the sample is taken, so the
         // sample's interval includes this ACK's marks (Linux counts

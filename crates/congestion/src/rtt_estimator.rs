@@ -41,9 +41,17 @@ impl RttEstimator {
     /// smooths the oldest segment an ACK covers and keeps the newest's for
     /// min_rtt ([`crate::SrttSample::Oldest`]).
     pub fn update_split(&mut self, latest: Duration, smoothed: Duration, ack_delay: Duration) {
-        let latest = duration_to_nanos(latest);
-        let rtt = duration_to_nanos(smoothed);
-        let ack_delay = duration_to_nanos(ack_delay);
+        self.update_split_ns(
+            duration_to_nanos(latest),
+            duration_to_nanos(smoothed),
+            duration_to_nanos(ack_delay),
+        );
+    }
+
+    /// [`RttEstimator::update_split`] in whole nanoseconds (each the
+    /// saturating conversion of the `Duration`), for the per-ACK path,
+    /// which converts a sample once when it serves as both.
+    pub(crate) fn update_split_ns(&mut self, latest: u64, rtt: u64, ack_delay: u64) {
         self.latest_ns = latest;
         if !self.has_sample {
             self.has_sample = true;

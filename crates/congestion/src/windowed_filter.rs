@@ -85,6 +85,7 @@ impl WindowedFilter {
     ///
     /// NaN samples are ignored: a filter poisoned by NaN would poison every
     /// rate computed from it.
+    #[inline]
     pub fn update(&mut self, time: u64, value: f64) -> f64 {
         if value.is_nan() {
             return self.get_or(0.0);

@@ -88,6 +88,53 @@ struct LongTermBw {
     last_lost: u64,
 }
 
+/// What [`Bbr::set_pacing_rate`] last saw and left: when the next call
+/// sees the same bandwidth, gain and full-pipe flag, and finds the pacing
+/// rate where the last call left it, it would compute the same rate and
+/// take the same decision, which has already been applied (a rate equal to
+/// the current one changes nothing), so it returns at once. Most ACKs in
+/// steady state are such repeats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PacingMemo {
+    bw_bits: u64,
+    gain_bits: u64,
+    full_bw_reached: bool,
+    /// `pacing_rate`'s bits after that call.
+    rate_bits: u64,
+}
+
+/// Every input of an inflight target (`bbr_inflight()`: gain × BDP
+/// through `bbr_quantization_budget()`), floats as their bits: the
+/// target is a pure function of these (the configuration aside, which
+/// never changes), so equal keys give the target already computed, bit
+/// for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct InflightKey {
+    bw_bits: u64,
+    gain_bits: u64,
+    /// The model RTT's bits (min_rtt, or `bbr-jitter`'s srtt); `None`
+    /// before any sample, when the BDP is the initial window.
+    rtt_bits: Option<u64>,
+    initial_cwnd: u64,
+    /// PROBE_BW's probing phase, which adds two packets of headroom.
+    probing: bool,
+    send_quantum: u64,
+    mss: u64,
+}
+
+/// Every input of the cwnd target: an inflight target's, plus those of
+/// the aggregation allowance added before the quantization budget
+/// (`bbr_set_cwnd()`'s `target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TargetKey {
+    inflight: InflightKey,
+    /// The larger `extra_acked` slot (Linux aggregation).
+    extra_acked: u64,
+    /// The `max_ack_height` filter's value bits (QUIC 2018 aggregation).
+    max_ack_height_bits: u64,
+    full_bw_reached: bool,
+}
+
 /// BBR v1 (and, with a [`JitterConfig`], `bbr-jitter`).
 #[derive(Clone, Debug)]
 pub struct Bbr {
@@ -150,6 +197,14 @@ pub struct Bbr {
     /// Total bytes delivered and lost (Linux `tp->delivered`, `tp->lost`).
     delivered_total: u64,
     lost_total: u64,
+
+    /// Speed only: the last pacing decision ([`PacingMemo`]).
+    pacing_memo: Option<PacingMemo>,
+    /// Speed only: the last cwnd target and its inputs ([`TargetKey`]).
+    target_memo: Option<(TargetKey, u64)>,
+    /// Speed only: the last inflight target the gain cycle and DRAIN
+    /// asked for, and its inputs ([`InflightKey`]).
+    inflight_memo: Option<(InflightKey, u64)>,
 }
 
 impl Bbr {
@@ -200,6 +255,9 @@ impl Bbr {
             delivered_time: now,
             delivered_total: 0,
             lost_total: 0,
+            pacing_memo: None,
+            target_memo: None,
+            inflight_memo: None,
         };
         bbr.reset_lt_bw_sampling(now, 0, 0);
         bbr.init_pacing_rate_from_rtt(None);
@@ -293,14 +351,42 @@ impl Bbr {
 
     /// Paces at gain × bw; before the pipe is full the rate only rises, so a
     /// noisy early sample cannot slow STARTUP (`bbr_set_pacing_rate()`).
+    #[inline]
     fn set_pacing_rate(&mut self, bw: f64, gain: f64, rtt: &RttEstimator) {
+        // With the RTT seen (so the initialisation below cannot run), the
+        // same inputs and the rate where the last call left it, this call
+        // would repeat the last one's decision, already in force.
+        let memo = PacingMemo {
+            bw_bits: bw.to_bits(),
+            gain_bits: gain.to_bits(),
+            full_bw_reached: self.full_bw_reached,
+            rate_bits: self.pacing_rate.to_bits(),
+        };
+        if self.has_seen_rtt && self.pacing_memo == Some(memo) {
+            return;
+        }
+        self.set_pacing_rate_rules(bw, gain, rtt);
+    }
+
+    /// [`Bbr::set_pacing_rate`] past its inline early exit.
+    fn set_pacing_rate_rules(&mut self, bw: f64, gain: f64, rtt: &RttEstimator) {
         if !self.has_seen_rtt && rtt.smoothed_ns().is_some() {
             self.init_pacing_rate_from_rtt(rtt.smoothed_ns());
         }
+        let memo = PacingMemo {
+            bw_bits: bw.to_bits(),
+            gain_bits: gain.to_bits(),
+            full_bw_reached: self.full_bw_reached,
+            rate_bits: 0,
+        };
         let rate = self.rate_for(bw, gain);
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
             self.set_pacing(rate);
         }
+        self.pacing_memo = Some(PacingMemo {
+            rate_bits: self.pacing_rate.to_bits(),
+            ..memo
+        });
     }
 
     // ----- mode changes ----------------------------------------------------
@@ -432,7 +518,7 @@ impl Bbr {
     }
 
     /// Whether the current gain phase is over (`bbr_is_next_cycle_phase()`).
-    fn is_next_cycle_phase(&self, ctx: &AckContext<'_>) -> bool {
+    fn is_next_cycle_phase(&mut self, ctx: &AckContext<'_>) -> bool {
         let rs = ctx.rate;
         let min_rtt_ns = self.min_rtt_ns.unwrap_or(0);
         let is_full_length = self.delivered_time.nanos_since(self.cycle_stamp) > min_rtt_ns;
@@ -445,10 +531,11 @@ impl Bbr {
             // Probe until the probe actually put 1.25 BDP in flight, unless a
             // loss says the extra data is not fitting.
             return is_full_length
-                && (rs.lost_bytes > 0 || inflight >= self.inflight_target(bw, self.pacing_gain));
+                && (rs.lost_bytes > 0
+                    || inflight >= self.inflight_target_memo(bw, self.pacing_gain));
         }
         // Drain phase: done early once the probe's queue is gone.
-        is_full_length || inflight <= self.inflight_target(bw, 1.0)
+        is_full_length || inflight <= self.inflight_target_memo(bw, 1.0)
     }
 
     /// What will still be in the network when the next packet leaves
@@ -506,7 +593,7 @@ impl Bbr {
         }
         if self.mode == Mode::Drain
             && self.in_net_at_edt(ctx.bytes_in_flight, ctx)
-                <= self.inflight_target(self.max_bw(), 1.0)
+                <= self.inflight_target_memo(self.max_bw(), 1.0)
         {
             self.reset_probe_bw_mode(ctx.now);
         }
@@ -636,10 +723,19 @@ impl Bbr {
     /// delivery rate. Sample intervals of 4–16 rounds that start and end with
     /// loss; an interval with ≥ 20 % loss yields a long-term bandwidth sample
     /// (`bbr_lt_bw_sampling()`, paper §6.3).
+    #[inline]
     fn lt_bw_sampling(&mut self, sample_lost: u64, is_app_limited: bool, now: Instant) {
-        if !self.cfg.lt_bw {
+        // The common ACK, checked inline: without the model, or with no
+        // interval open, the policed rate not in use and no loss to open
+        // one, the rules below change nothing.
+        if !self.cfg.lt_bw || (!self.lt.use_bw && !self.lt.is_sampling && sample_lost == 0) {
             return;
         }
+        self.lt_bw_sampling_rules(sample_lost, is_app_limited, now);
+    }
+
+    /// [`Bbr::lt_bw_sampling`] past its inline early exit.
+    fn lt_bw_sampling_rules(&mut self, sample_lost: u64, is_app_limited: bool, now: Instant) {
         let (delivered, lost) = (self.delivered_total, self.lost_total);
         if self.lt.use_bw {
             // Re-probe the path after pacing at the policed rate for a while.
@@ -725,6 +821,58 @@ impl Bbr {
         false
     }
 
+    /// The inputs of [`Bbr::inflight_target`] for `bw` and `gain`.
+    fn inflight_key(&self, bw: f64, gain: f64) -> InflightKey {
+        InflightKey {
+            bw_bits: bw.to_bits(),
+            gain_bits: gain.to_bits(),
+            rtt_bits: self.model_rtt_ns().map(f64::to_bits),
+            initial_cwnd: self.initial_cwnd,
+            probing: self.mode == Mode::ProbeBw && self.cycle_index == 0,
+            send_quantum: self.send_quantum,
+            mss: self.mss,
+        }
+    }
+
+    /// [`Bbr::inflight_target`], remembered with its inputs: the gain
+    /// cycle's probe and drain phases and DRAIN ask for it on every ACK,
+    /// and its inputs change far less often than ACKs arrive.
+    fn inflight_target_memo(&mut self, bw: f64, gain: f64) -> u64 {
+        let key = self.inflight_key(bw, gain);
+        if let Some((k, target)) = self.inflight_memo {
+            if k == key {
+                return target;
+            }
+        }
+        let target = self.inflight_target(bw, gain);
+        self.inflight_memo = Some((key, target));
+        target
+    }
+
+    /// The cwnd target: gain × BDP plus the aggregation allowance, with
+    /// the quantization budget (`bbr_set_cwnd()`'s `target`). Remembered
+    /// with its inputs ([`TargetKey`]), which in steady state change far
+    /// less often than ACKs arrive.
+    fn cwnd_target(&mut self) -> u64 {
+        let bw = self.bw();
+        let key = TargetKey {
+            inflight: self.inflight_key(bw, self.cwnd_gain),
+            extra_acked: self.extra_acked[0].max(self.extra_acked[1]),
+            max_ack_height_bits: self.max_ack_height.get_or(0.0).to_bits(),
+            full_bw_reached: self.full_bw_reached,
+        };
+        if let Some((k, target)) = self.target_memo {
+            if k == key {
+                return target;
+            }
+        }
+        let mut target = self.bdp(bw, self.cwnd_gain);
+        target = target.saturating_add(self.ack_aggregation_cwnd());
+        target = self.quantization_budget(target);
+        self.target_memo = Some((key, target));
+        target
+    }
+
     /// Moves cwnd towards its target, never faster than the data acked
     /// (`bbr_set_cwnd()`).
     fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
@@ -732,10 +880,7 @@ impl Bbr {
         let mut cwnd = self.cwnd;
         let quic_recovery = self.cfg.recovery == BbrRecovery::Quic2018;
         if acked > 0 && (quic_recovery || !self.set_cwnd_to_recover_or_restore(ctx, &mut cwnd)) {
-            let bw = self.bw();
-            let mut target = self.bdp(bw, self.cwnd_gain);
-            target = target.saturating_add(self.ack_aggregation_cwnd());
-            target = self.quantization_budget(target);
+            let target = self.cwnd_target();
             if self.full_bw_reached {
                 cwnd = cwnd.saturating_add(acked).min(target);
             } else if cwnd < target || ctx.delivered_bytes < self.initial_cwnd {

@@ -21,6 +21,41 @@ const LINUX_EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
 /// (`BBR.ExtraAckedFilterLen`).
 const DRAFT_EXTRA_ACKED_WIN_ROUNDS: u64 = 10;
 
+/// What [`Bbr3::set_pacing_rate_with_gain`] last saw and left: when the
+/// next call sees the same bandwidth, gain and full-pipe flag, and finds
+/// the pacing rate where the last call left it, it would compute the same
+/// rate and take the same decision, already in force (setting the rate it
+/// holds changes nothing), so it returns at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct PacingMemo {
+    bw_bits: u64,
+    gain_bits: u64,
+    full_bw_reached: bool,
+    /// `pacing_rate`'s bits after that call.
+    rate_bits: u64,
+}
+
+/// Every input of `UpdateMaxInflight()` (cwnd_gain × BDP plus
+/// extra_acked, through the quantization budget), floats as their bits:
+/// max_inflight is a pure function of these (the configuration aside,
+/// which never changes), so equal keys give the value already computed,
+/// bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MaxInflightKey {
+    bw_bits: u64,
+    gain_bits: u64,
+    min_rtt: Option<u64>,
+    initial_cwnd: u64,
+    /// The larger extra_acked slot (Linux).
+    extra_acked_slots: u64,
+    /// The extra_acked filter's value bits (the draft's).
+    extra_acked_filter_bits: u64,
+    send_quantum: u64,
+    mss: u64,
+    /// UP adds two packets to the budget.
+    up: bool,
+}
+
 impl Bbr3 {
     // ----- pacing (§5.6.2) ----------------------------------------------------
 
@@ -45,6 +80,18 @@ impl Bbr3 {
     /// `SetPacingRateWithGain()`: before the pipe is full the rate only
     /// rises, so app-limited samples cannot slow STARTUP.
     pub(super) fn set_pacing_rate_with_gain(&mut self, gain: f64, rtt: &RttEstimator) {
+        // With the RTT seen (so the initialisation below cannot run), the
+        // same inputs and the rate where the last call left it, this call
+        // would repeat the last one's decision, already in force.
+        let mut memo = PacingMemo {
+            bw_bits: self.bw.to_bits(),
+            gain_bits: gain.to_bits(),
+            full_bw_reached: self.full_bw_reached,
+            rate_bits: self.pacing_rate.to_bits(),
+        };
+        if self.has_seen_rtt && self.pacing_memo == Some(memo) {
+            return;
+        }
         if !self.has_seen_rtt && rtt.smoothed_ns().is_some() {
             self.init_pacing_rate(rtt.smoothed_ns());
         }
@@ -52,6 +99,8 @@ impl Bbr3 {
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
             self.pacing_rate = rate;
         }
+        memo.rate_bits = self.pacing_rate.to_bits();
+        self.pacing_memo = Some(memo);
     }
 
     /// `SetPacingRate()`.
@@ -114,11 +163,31 @@ impl Bbr3 {
     }
 
     /// `UpdateMaxInflight()`: cwnd_gain × BDP + extra_acked, budgeted.
-    fn max_inflight(&self) -> u64 {
+    /// Remembered with its inputs ([`MaxInflightKey`]), which in steady
+    /// state change far less often than ACKs arrive.
+    fn max_inflight(&mut self) -> u64 {
+        let key = MaxInflightKey {
+            bw_bits: self.bw.to_bits(),
+            gain_bits: self.cwnd_gain.to_bits(),
+            min_rtt: self.min_rtt(),
+            initial_cwnd: self.initial_cwnd,
+            extra_acked_slots: self.extra_acked_slots[0].max(self.extra_acked_slots[1]),
+            extra_acked_filter_bits: self.extra_acked_filter.get_or(0.0).to_bits(),
+            send_quantum: self.send_quantum,
+            mss: self.mss,
+            up: self.state == State::Up,
+        };
+        if let Some((k, v)) = self.max_inflight_memo {
+            if k == key {
+                return v;
+            }
+        }
         let cap = self
             .bdp_multiple(self.bw, self.cwnd_gain)
             .saturating_add(self.extra_acked());
-        self.quantization_budget(cap)
+        let v = self.quantization_budget(cap);
+        self.max_inflight_memo = Some((key, v));
+        v
     }
 
     /// `ProbeRTTCwnd()`: half the BDP, at least the minimum cwnd.

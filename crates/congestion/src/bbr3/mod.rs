@@ -236,6 +236,11 @@ pub struct Bbr3 {
     sample_rate: Option<f64>,
     /// The pacing rate and min_rtt the send quantum was last computed for.
     quantum_key: (u64, Option<u64>),
+    /// Speed only: the last max_inflight and its inputs
+    /// ([`control::MaxInflightKey`]).
+    max_inflight_memo: Option<(control::MaxInflightKey, u64)>,
+    /// Speed only: the last pacing decision ([`control::PacingMemo`]).
+    pacing_memo: Option<control::PacingMemo>,
 
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
@@ -336,6 +341,8 @@ impl Bbr3 {
             round_losses: RoundLosses::default(),
             sample_rate: None,
             quantum_key: (u64::MAX, None),
+            max_inflight_memo: None,
+            pacing_memo: None,
         };
         if cfg.round_needs_valid_sample {
             // Linux: `loss_round_delivered = tp->delivered + 1`, so the
