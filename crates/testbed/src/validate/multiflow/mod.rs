@@ -223,8 +223,14 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 }
                 let (k, size) = kernel_side(p, &dir, seconds)?;
                 let (starts, from) = sim_starts(p, &dir, seconds)?;
-                let first_seed = 1 + (rep * draws) as u64;
-                let s = sim_side(p, &dir, seconds, first_seed, size, opts.ack, &starts, draws)?;
+                let run = SimRun {
+                    first_seed: 1 + (rep * draws) as u64,
+                    draws,
+                    size,
+                    ack: opts.ack,
+                    starts_us: &starts,
+                };
+                let s = sim_side(p, &dir, seconds, &run)?;
                 Ok((k, s, json!({ "from": from, "flow_starts_us": starts })))
             };
             // A repetition that fails is this path's finding (written
@@ -438,24 +444,35 @@ fn sim_starts(p: &MultiPath, dir: &Path, seconds: u64) -> Result<(Vec<u64>, &'st
     Ok((p.sim_starts_us(seconds, Some(&syn)), "kernel SYNs"))
 }
 
-/// The simulator's side of a repetition: the path with the kernel's
-/// packet size and the flows started at `starts_us`, `draws` times with
-/// seeds `first_seed`, `first_seed` + 1, ... ([`DRAWS`]); draw 0 in
-/// `dir/sim` (scenario `dir/scenario.toml`), draw j in `dir/sim-draw-j`
-/// (`dir/scenario-draw-j.toml`). What an earlier simulation left there
-/// (its draws, or the start phases of runs before 2026-12-01) is removed
-/// first.
-#[allow(clippy::too_many_arguments)]
-fn sim_side(
-    p: &MultiPath,
-    dir: &Path,
-    seconds: u64,
+/// What the simulator copies from one kernel repetition, and how often
+/// it draws: the inputs of [`sim_side`] besides the path.
+struct SimRun<'a> {
+    /// Seed of draw 0; draw j runs with `first_seed + j` ([`DRAWS`]).
     first_seed: u64,
-    size: crate::packet_size::PacketSize,
-    ack: &str,
-    starts_us: &[u64],
+    /// Seed draws (at least one).
     draws: usize,
-) -> Result<Value, String> {
+    /// The kernel connection's packet size.
+    size: crate::packet_size::PacketSize,
+    /// The simulated receiver (`--sim-ack`).
+    ack: &'a str,
+    /// When each flow sends its SYN, µs ([`sim_starts`]).
+    starts_us: &'a [u64],
+}
+
+/// The simulator's side of a repetition: the path with the kernel's
+/// packet size and the flows started when the kernel's did, `run.draws`
+/// times; draw 0 in `dir/sim` (scenario `dir/scenario.toml`), draw j in
+/// `dir/sim-draw-j` (`dir/scenario-draw-j.toml`). What an earlier
+/// simulation left there (its draws, or the start phases of runs before
+/// 2026-12-01) is removed first.
+fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Value, String> {
+    let SimRun {
+        first_seed,
+        draws,
+        size,
+        ack,
+        starts_us,
+    } = *run;
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();

@@ -156,14 +156,9 @@ pub(super) fn repetitions_of_draws_json(sims: &[Value]) -> Value {
                         .filter_map(Value::as_f64)
                 })
                 .collect();
-            if all.is_empty() {
-                continue;
+            if !all.is_empty() {
+                put_share_spread(f, &all, "share_by_draw");
             }
-            let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            f["share_min"] = json!(lo);
-            f["share_max"] = json!(hi);
-            f["share_by_draw"] = json!(all);
         }
     }
     m
@@ -191,14 +186,20 @@ pub(super) fn with_share_spread(m: &mut Value, sides: &[Value], key: &str) {
                 .iter()
                 .filter_map(|s| s["flows"][k]["share"].as_f64())
                 .collect();
-            let (lo, hi) = shares
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                    (lo.min(x), hi.max(x))
-                });
-            f["share_min"] = json!(round3(lo));
-            f["share_max"] = json!(round3(hi));
-            f[key] = json!(shares.iter().map(|&x| round3(x)).collect::<Vec<_>>());
+            put_share_spread(f, &shares, key);
         }
     }
+}
+
+/// Sets a flow's least and greatest share of `shares`, and every one of
+/// them under `key`, each to three decimals.
+fn put_share_spread(f: &mut Value, shares: &[f64], key: &str) {
+    let (lo, hi) = shares
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    f["share_min"] = json!(round3(lo));
+    f["share_max"] = json!(round3(hi));
+    f[key] = json!(shares.iter().map(|&x| round3(x)).collect::<Vec<_>>());
 }
