@@ -366,12 +366,15 @@ impl SearchPath {
 
     /// The scenario file: the schedule on `[link.forward]`, a buffer of
     /// `budget`'s size, one flow per entry of `flows` (its `algorithm`
-    /// and bbr3 profile), all starting together, each with `stack` if
-    /// given; `header` lines go first as comments.
+    /// and bbr3 profile), flow k starting at `starts_ns[k]` (to the
+    /// microsecond, rounded up so a flow a few hundred ns behind is still
+    /// behind; at 0 past the list's end), each with `stack` if given;
+    /// `header` lines go first as comments.
     pub fn scenario(
         &self,
         budget: &Budget,
         flows: &[(&str, Option<&str>)],
+        starts_ns: &[u64],
         stack: Option<&str>,
         seed: u64,
         header: &[String],
@@ -479,8 +482,12 @@ impl SearchPath {
             "\n[link.reverse]\ndelay = \"{}\"",
             us(self.reverse_delay_ns)
         );
-        for (algorithm, profile) in flows {
-            let _ = writeln!(t, "\n[[flow]]\nalgorithm = \"{algorithm}\"");
+        for (k, (algorithm, profile)) in flows.iter().enumerate() {
+            let _ = writeln!(t, "\n[[flow]]");
+            if let Some(us) = start_us(starts_ns, k) {
+                let _ = writeln!(t, "start = \"{us}us\"");
+            }
+            let _ = writeln!(t, "algorithm = \"{algorithm}\"");
             if let Some(s) = stack {
                 let _ = writeln!(t, "stack = \"{s}\"");
             }
@@ -490,6 +497,15 @@ impl SearchPath {
         }
         t
     }
+}
+
+/// Flow `k`'s start in `starts_ns`, in whole microseconds rounded up;
+/// none for a flow at 0 or past the list's end.
+pub(crate) fn start_us(starts_ns: &[u64], k: usize) -> Option<u64> {
+    starts_ns
+        .get(k)
+        .filter(|&&ns| ns > 0)
+        .map(|ns| ns.div_ceil(1000))
 }
 
 #[cfg(test)]
@@ -636,7 +652,7 @@ mod tests {
     /// checked to hold the jitter line `line` and to be one the simulator
     /// takes.
     fn jitter_file(b: &Budget, p: &SearchPath, line: &str) -> String {
-        let text = p.scenario(b, &[("bbr", None)], Some("quic-2018"), 1, &[]);
+        let text = p.scenario(b, &[("bbr", None)], &[], Some("quic-2018"), 1, &[]);
         assert!(text.contains(line), "{line} missing:\n{text}");
         scenario::parse(
             &text,
@@ -717,6 +733,7 @@ mod tests {
         let text = p.scenario(
             &b,
             &[("bbr", None), ("bbr3", Some("linux-v3"))],
+            &[],
             None,
             7,
             &["hello".into()],

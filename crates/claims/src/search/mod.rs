@@ -229,31 +229,9 @@ impl Options {
         Ok(())
     }
 
-    /// The scenario file of `path`, with `header` comment lines.
+    /// The scenario file of `path`, with `header` comment lines, each
+    /// flow starting when `flow_starts_ns` says.
     pub fn scenario(&self, path: &SearchPath, header: &[String]) -> String {
-        let text = self.scenario_all_at_zero(path, header);
-        if self.flow_starts_ns.iter().all(|&s| s == 0) {
-            return text;
-        }
-        // Each `[[flow]]` table gets its start as its first key (neither
-        // writer below sets one).
-        let mut out = String::with_capacity(text.len() + 32 * self.flow_starts_ns.len());
-        let mut k = 0;
-        for line in text.lines() {
-            out.push_str(line);
-            out.push('\n');
-            if line == "[[flow]]" {
-                if let Some(&ns) = self.flow_starts_ns.get(k).filter(|&&ns| ns > 0) {
-                    out.push_str(&format!("start = \"{}us\"\n", ns.div_ceil(1000)));
-                }
-                k += 1;
-            }
-        }
-        out
-    }
-
-    /// [`Options::scenario`] with every flow starting at 0.
-    fn scenario_all_at_zero(&self, path: &SearchPath, header: &[String]) -> String {
         let flows: Vec<(&str, Option<&str>)> = flow_controllers(self)
             .iter()
             .map(|c| (c.scenario_algorithm(), c.scenario_profile()))
@@ -261,6 +239,7 @@ impl Options {
         let text = path.scenario(
             &self.budget,
             &flows,
+            &self.flow_starts_ns,
             self.stack.as_deref(),
             self.seed,
             header,
@@ -271,9 +250,13 @@ impl Options {
         // The same file with kernel-TCP-like flows in place of the plain
         // ones (check() has made sure each controller has a kernel name).
         let mut b = scenario::builder::ScenarioBuilder::new(scenario::builder::Direction::new());
-        for c in flow_controllers(self) {
+        for (i, c) in flow_controllers(self).iter().enumerate() {
             if let Ok(k) = kernel_name(c) {
-                b = b.flow(crate::validate::tcp_like_flow(k));
+                let mut flow = crate::validate::tcp_like_flow(k);
+                if let Some(us) = budget::start_us(&self.flow_starts_ns, i) {
+                    flow = flow.start(Duration::from_micros(us));
+                }
+                b = b.flow(flow);
             }
         }
         // The builder's `[[flow]]` tables and their sub-tables, wherever
