@@ -206,16 +206,23 @@ fn a_delay_schedule_delays_each_packet_by_the_piece_it_leaves_in() {
     let col = |n: &str| h.iter().position(|c| c == n).unwrap();
     let (deq, rel, d) = (col("dequeue_s"), col("released_s"), col("direction"));
     let (bytes, dport) = (col("bytes"), col("dst_port"));
+    let (seq, flags) = (col("tcp_seq"), col("tcp_flags"));
     let mut took_by_piece: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     let mut last_release = 0.0f64;
+    let mut data_seqs = std::collections::HashSet::new();
+    let mut data_rows = 0usize;
     for r in rows.records().map(Result::unwrap) {
         if &r[d] != "forward" || r[rel].is_empty() {
             continue;
         }
         // Each forward packet names the connection's port (the log's
-        // ports tell competing flows apart).
+        // ports tell competing flows apart), and each data segment its
+        // sequence number and flags (ACK set on every one after the SYN).
         if r[bytes].parse::<usize>().unwrap() > 100 {
             assert_eq!(&r[dport], "5201", "{r:?}");
+            data_seqs.insert(r[seq].parse::<u32>().unwrap());
+            assert!(r[flags].contains('.'), "{r:?}");
+            data_rows += 1;
         }
         let (left, released): (f64, f64) = (r[deq].parse().unwrap(), r[rel].parse().unwrap());
         // In order (with a few µs of slack for the log's rounding).
@@ -239,6 +246,13 @@ fn a_delay_schedule_delays_each_packet_by_the_piece_it_leaves_in() {
         );
         took_by_piece[piece].push(took);
     }
+    // Sequence numbers are the segments' own: nearly all distinct (a
+    // retransmission repeats one).
+    assert!(
+        data_seqs.len() * 10 >= data_rows * 9,
+        "{} distinct sequence numbers in {data_rows} data segments",
+        data_seqs.len()
+    );
     for (piece, want) in [0.010, 0.060, 0.005].into_iter().enumerate() {
         let t = &mut took_by_piece[piece];
         assert!(t.len() > 100, "piece {piece}: {} packets", t.len());

@@ -25,7 +25,8 @@ pub struct PacketRecord<'a> {
     pub ce: bool,
     /// The packet itself (from its IP header), for a log to read what it
     /// keeps: the CSV log its TCP or UDP ports ([`transport_ports`]), so
-    /// it tells competing flows apart. Lent, not parsed, so a run that
+    /// it tells competing flows apart, and a TCP segment's header fields
+    /// ([`tcp_fields`]). Lent, not parsed, so a run that
     /// keeps no log does no work for it.
     pub packet: &'a [u8],
 }
@@ -90,9 +91,10 @@ impl Log for NoLog {
 
 const DIRS: [&str; 2] = ["forward", "reverse"];
 
-/// Columns of `packets.csv`. The ports come last, so readers of the
+/// Columns of `packets.csv`. The ports and then the TCP header's fields
+/// ([`tcp_fields`]; empty for other packets) come last, so readers of the
 /// first eight by position still read them.
-pub const PACKETS_CSV_HEADER: [&str; 10] = [
+pub const PACKETS_CSV_HEADER: [&str; 14] = [
     "enqueue_s",
     "dequeue_s",
     "scheduled_s",
@@ -103,6 +105,10 @@ pub const PACKETS_CSV_HEADER: [&str; 10] = [
     "ce",
     "src_port",
     "dst_port",
+    "tcp_seq",
+    "tcp_ack",
+    "tcp_flags",
+    "tcp_window",
 ];
 
 /// Columns of `link.csv`: the one per-link schema
@@ -161,6 +167,7 @@ fn secs(ns: Option<u64>) -> String {
 impl Log for CsvLog {
     fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
         let ports = transport_ports(p.packet);
+        let tcp = tcp_fields(p.packet);
         self.packets.write_record([
             secs(Some(p.enqueue_ns)),
             secs(p.dequeue_ns),
@@ -177,6 +184,10 @@ impl Log for CsvLog {
             .to_string(),
             ports.map_or(String::new(), |(s, _)| s.to_string()),
             ports.map_or(String::new(), |(_, d)| d.to_string()),
+            tcp.map_or(String::new(), |t| t.seq.to_string()),
+            tcp.map_or(String::new(), |t| t.ack.to_string()),
+            tcp.map_or(String::new(), |t| t.flags.as_str().to_string()),
+            tcp.map_or(String::new(), |t| t.window.to_string()),
         ])?;
         Ok(())
     }

@@ -118,6 +118,74 @@ pub fn transport_ports(pkt: &[u8]) -> Option<(u16, u16)> {
     Some((port(ihl), port(ihl + 2)))
 }
 
+/// The TCP header fields the per-packet log keeps, so a run can be read
+/// segment by segment (which segment an ACK covers, where PSH falls,
+/// the window offered) without a packet capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpFields {
+    /// Sequence number, as on the wire (not relative to the ISN).
+    pub seq: u32,
+    /// Acknowledgment number, as on the wire.
+    pub ack: u32,
+    /// The flags, one letter each in header bit order: `F` FIN, `S` SYN,
+    /// `R` RST, `P` PSH, `.` ACK, `U` URG, `E` ECE, `W` CWR (tcpdump's
+    /// letters).
+    pub flags: TcpFlagLetters,
+    /// The window field, before the window scale is applied.
+    pub window: u16,
+}
+
+/// A TCP header's flags as letters ([`TcpFields::flags`]); up to eight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpFlagLetters {
+    letters: [u8; 8],
+    len: u8,
+}
+
+impl TcpFlagLetters {
+    /// The letters, e.g. `P.` for a data segment with PSH and ACK.
+    pub fn as_str(&self) -> &str {
+        // Only ASCII letters and '.' are ever stored.
+        std::str::from_utf8(&self.letters[..self.len as usize]).unwrap_or("")
+    }
+}
+
+/// The TCP header of an IPv4 packet that is not a fragment; `None` for
+/// other protocols, fragments and packets too short or malformed to hold
+/// one (read with `etherparse`).
+pub fn tcp_fields(pkt: &[u8]) -> Option<TcpFields> {
+    let ip = etherparse::Ipv4Slice::from_slice(pkt).ok()?;
+    if ip.payload_ip_number() != etherparse::IpNumber::TCP || ip.is_payload_fragmented() {
+        return None;
+    }
+    let tcp = etherparse::TcpHeaderSlice::from_slice(ip.payload().payload).ok()?;
+    let mut flags = TcpFlagLetters {
+        letters: [0; 8],
+        len: 0,
+    };
+    for (on, letter) in [
+        (tcp.fin(), b'F'),
+        (tcp.syn(), b'S'),
+        (tcp.rst(), b'R'),
+        (tcp.psh(), b'P'),
+        (tcp.ack(), b'.'),
+        (tcp.urg(), b'U'),
+        (tcp.ece(), b'E'),
+        (tcp.cwr(), b'W'),
+    ] {
+        if on {
+            flags.letters[flags.len as usize] = letter;
+            flags.len += 1;
+        }
+    }
+    Some(TcpFields {
+        seq: tcp.sequence_number(),
+        ack: tcp.acknowledgment_number(),
+        flags,
+        window: tcp.window_size(),
+    })
+}
+
 /// Counters from a run.
 #[derive(Clone, Debug, Default)]
 pub struct ForwardStats {
@@ -1288,6 +1356,66 @@ mod tests {
         let c = crate::ecn::ipv4_header_checksum(&p[..20]);
         p[10..12].copy_from_slice(&c.to_be_bytes());
         p
+    }
+
+    /// A segment's header as a sender built it: sequence and ACK numbers,
+    /// the flags in tcpdump's letters and the raw window; nothing for UDP,
+    /// a later fragment, a cut-off header or an IPv6 packet.
+    #[test]
+    fn tcp_fields_are_read_from_a_real_segment() {
+        let segment = |psh: bool, cwr: bool| {
+            let mut b = etherparse::PacketBuilder::ipv4([10, 77, 0, 1], [10, 77, 0, 2], 64)
+                .tcp(50_974, 5202, 2_074_646_516, 628)
+                .ack(839_834_714);
+            if psh {
+                b = b.psh();
+            }
+            if cwr {
+                b = b.cwr();
+            }
+            let payload = [7u8; 1448];
+            let mut out = Vec::new();
+            b.write(&mut out, &payload).unwrap();
+            out
+        };
+        let p = segment(true, false);
+        let f = tcp_fields(&p).expect("a TCP segment");
+        assert_eq!(f.seq, 2_074_646_516);
+        assert_eq!(f.ack, 839_834_714);
+        assert_eq!(f.flags.as_str(), "P.");
+        assert_eq!(f.window, 628);
+        assert_eq!(
+            tcp_fields(&segment(false, false)).unwrap().flags.as_str(),
+            "."
+        );
+        assert_eq!(
+            tcp_fields(&segment(true, true)).unwrap().flags.as_str(),
+            "P.W"
+        );
+        let syn = {
+            let b = etherparse::PacketBuilder::ipv4([10, 77, 0, 1], [10, 77, 0, 2], 64)
+                .tcp(50_974, 5202, 1, 64_240)
+                .syn();
+            let mut out = Vec::new();
+            b.write(&mut out, &[]).unwrap();
+            out
+        };
+        assert_eq!(tcp_fields(&syn).unwrap().flags.as_str(), "S");
+        let udp = {
+            let b = etherparse::PacketBuilder::ipv4([10, 77, 0, 1], [10, 77, 0, 2], 64).udp(1, 2);
+            let mut out = Vec::new();
+            b.write(&mut out, &[1, 2, 3]).unwrap();
+            out
+        };
+        assert_eq!(tcp_fields(&udp), None);
+        assert_eq!(transport_ports(&udp), Some((1, 2)));
+        let mut later_fragment = p.clone();
+        later_fragment[7] = 3;
+        assert_eq!(tcp_fields(&later_fragment), None);
+        assert_eq!(tcp_fields(&p[..30]), None);
+        let mut v6 = p.clone();
+        v6[0] = 0x60;
+        assert_eq!(tcp_fields(&v6), None);
     }
 
     /// The flow key is the 5-tuple: the same for every packet of a
