@@ -58,7 +58,8 @@ impl Sender {
         if spurious && self.undo.marker && self.loss_detection == LossDetection::Linux {
             self.undo();
         }
-        self.advance_largest(largest, prev_largest, rtt_from);
+        let new_covered = ack.ranges[0].0 <= self.cursor.max(self.base_pn);
+        self.advance_largest(largest, prev_largest, rtt_from, new_covered);
         let rtt = rtt_from.map(|sent| now.nanos_since(sent));
         if let Some(r) = rtt {
             self.first_rtt_at.get_or_insert(now);
@@ -143,19 +144,30 @@ impl Sender {
                 }
             }
         }
+        // The whole array, a fixed-size move rather than a call to copy
+        // `len` entries: only the first `prev_len` are ever read.
         self.prev_len = ack.ranges().len();
-        self.prev_ranges[..self.prev_len].copy_from_slice(ack.ranges());
+        self.prev_ranges = ack.ranges;
         spurious
     }
 
     /// The largest acknowledged packet moves up to `largest` (remembering
     /// when it was sent, for RACK), and everything skipped below it that
     /// is still outstanding becomes a hole.
+    ///
+    /// `new_covered`: the ACK's newest range reaches down to the cursor, so
+    /// nothing was skipped. Every packet from the cursor to `largest` (the
+    /// newest range's top, or below it) was then in that range, and
+    /// `mark_acked` left none of them outstanding: packets at or above the
+    /// cursor are only ever acknowledged there (losses, their undo and the
+    /// cumulative point concern packets below it), so the scan below would
+    /// find no hole, and the usual in-order ACK skips it.
     pub(super) fn advance_largest(
         &mut self,
         largest: u64,
         prev_largest: Option<u64>,
         sent: Option<Instant>,
+        new_covered: bool,
     ) {
         if prev_largest.is_none_or(|l| largest > l) {
             self.largest_acked = Some(largest);
@@ -164,6 +176,10 @@ impl Sender {
             }
         }
         let upto = self.largest_acked.map_or(0, |l| l + 1);
+        if new_covered {
+            self.cursor = self.cursor.max(upto);
+            return;
+        }
         let start = self.cursor.max(self.base_pn);
         for pn in start..upto {
             if self

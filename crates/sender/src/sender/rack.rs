@@ -84,8 +84,21 @@ impl Sender {
 
     /// Declares lost every hole that meets the packet or time threshold,
     /// and arms the loss timer for the rest.
+    #[inline]
     pub(super) fn detect_losses(&mut self, now: Instant) {
         self.loss_time = None;
+        // Without holes there is nothing to judge: `judge_holes`' loop
+        // would not run, so no loss, no timer and no persistent congestion
+        // (the usual ACK, which then skips the call and the loss delay's
+        // arithmetic).
+        if !self.holes.is_empty() {
+            self.judge_holes(now);
+        }
+    }
+
+    /// [`Sender::detect_losses`] with holes to judge.
+    #[inline(never)]
+    fn judge_holes(&mut self, now: Instant) {
         let Some(largest) = self.largest_acked else {
             return;
         };
@@ -188,17 +201,29 @@ impl Sender {
     /// widening belongs to the same round); the width then persists for
     /// 16 recoveries, after which it falls back to one step.
     pub(super) fn update_reo_wnd(&mut self) {
-        let prior_delivered = self.acked_buf.iter().map(|p| p.state.delivered_bytes).max();
-        if self.reo.dsack_pending && prior_delivered.is_some_and(|d| d >= self.reo.last_delivered) {
-            self.reo.dsack_pending = false;
+        // The packets this ACK acknowledged: the DSACK pending is weighed
+        // (and cleared) only on an ACK that acknowledged something, and the
+        // maximum of their delivered counts matters only when one is
+        // pending, so the usual ACK skips the scan.
+        let Some(first) = self.acked_buf.first() else {
+            return;
+        };
+        let widen = self.reo.dsack_pending && {
+            let prior_delivered = self
+                .acked_buf
+                .iter()
+                .fold(first.state.delivered_bytes, |m, p| {
+                    m.max(p.state.delivered_bytes)
+                });
+            prior_delivered >= self.reo.last_delivered
+        };
+        self.reo.dsack_pending = false;
+        if widen {
             self.reo.steps = (self.reo.steps + 1).min(255);
             self.reo.last_delivered = self.cc.sampler().delivered_bytes();
             self.reo.persist = REO_WND_PERSIST;
-        } else if prior_delivered.is_some() {
-            self.reo.dsack_pending = false;
-            if self.reo.persist == 0 {
-                self.reo.steps = 1;
-            }
+        } else if self.reo.persist == 0 {
+            self.reo.steps = 1;
         }
     }
 }

@@ -7,6 +7,7 @@ impl Sender {
     /// on every ACK: the sums are the same, since the intervals between
     /// ACKs in one mode add up to the time since it began, and an ACK that
     /// changes nothing then costs two reads.
+    #[inline]
     pub(super) fn account_mode(&mut self, now: Instant) {
         let mode = self.cc.mode();
         let using_srtt = self.cc.using_srtt();
@@ -19,6 +20,9 @@ impl Sender {
     }
 
     /// Adds the time since the last change to the mode it was spent in.
+    /// Out of line: it runs only on a change, and keeps the inlined
+    /// per-ACK test small.
+    #[inline(never)]
     fn close_mode_interval(&mut self, now: Instant) {
         let ns = now.nanos_since(self.last_mode_at);
         self.mode_times.add(self.last_mode, ns);
