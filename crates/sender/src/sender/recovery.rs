@@ -28,6 +28,7 @@ impl Sender {
         });
         self.retx.push_back((copy.chunk, copy.bytes));
         self.unrepaired.insert(copy.chunk);
+        self.unrepaired_bound = self.unrepaired_bound.max(copy.chunk);
     }
 
     /// Starts gathering a new batch of losses.
