@@ -144,6 +144,9 @@ pub struct Sender {
     /// the same instant).
     pacer: Pacer,
     pacing: Pacing,
+    /// The last packet time the pacer was charged: (bytes, rate in bytes
+    /// per second, `Pacer::packet_time_ns` of the two).
+    pacing_memo: (u64, u64, u64),
     /// Packets that may leave before the pacer charges any its time
     /// ([`SenderConfig::initial_burst_packets`]).
     initial_burst: u64,
@@ -324,6 +327,7 @@ impl Sender {
             app: AppState::new(&flow.app, start),
             pacer: Pacer::starting_at(start),
             pacing: flow.pacing,
+            pacing_memo: (0, 0, Pacer::packet_time_ns(0, 0)),
             initial_burst: u64::from(flow.initial_burst_packets),
             timeout: flow.timeout,
             probes_owed: 0,

@@ -199,15 +199,16 @@ impl Sender {
         let rate = self.cc.pacing_rate_bytes_per_sec();
         let next_send = match self.pacing {
             _ if self.packets_sent < self.initial_burst => self.pacer.advance(now, 0, 0),
-            Pacing::Exact => self
-                .pacer
-                .advance(now, Pacer::packet_time_ns(bytes as u64, rate), 0),
+            Pacing::Exact => {
+                let gap_ns = self.packet_time_ns(bytes as u64, rate);
+                self.pacer.advance(now, gap_ns, 0)
+            }
             Pacing::Quantum => {
                 let mut burst = match self.burst {
                     Some(b) if b.admits(now, bytes as u64) => b,
                     _ => self.pacer.open_burst(now, self.cc.send_quantum_bytes()),
                 };
-                let gap_ns = Pacer::packet_time_ns(bytes as u64, rate);
+                let gap_ns = self.packet_time_ns(bytes as u64, rate);
                 let next = self.pacer.add_to_burst(&mut burst, bytes as u64, gap_ns);
                 self.burst = Some(burst);
                 next
@@ -220,6 +221,21 @@ impl Sender {
         };
         self.cc.set_next_departure(next_send, burst);
         pn
+    }
+
+    /// [`Pacer::packet_time_ns`], remembered for the last packet size and
+    /// rate: a pure function of the two, which stay the same from packet
+    /// to packet while the controller's pacing rate holds, so a repeat
+    /// skips the floating-point conversion, division and rounding.
+    #[inline]
+    fn packet_time_ns(&mut self, bytes: u64, rate: u64) -> u64 {
+        let (b, r, gap) = self.pacing_memo;
+        if b == bytes && r == rate {
+            return gap;
+        }
+        let gap = Pacer::packet_time_ns(bytes, rate);
+        self.pacing_memo = (bytes, rate, gap);
+        gap
     }
 
     /// When the pacer lets the next packet leave.
