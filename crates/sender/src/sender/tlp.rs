@@ -59,7 +59,15 @@ impl Sender {
         } else {
             2 * GRANULARITY_NS
         };
-        Some((2 * srtt + extra).min(self.rto_ns()))
+        let t = 2 * srtt + extra;
+        // TCP's retransmission timeout is never below MIN_RTO_NS (its
+        // floor, and backoff only raises it), so a probe timeout within
+        // that is the smaller without computing the RTO: the usual case,
+        // on every ACK, for paths under 100 ms.
+        if t <= MIN_RTO_NS && self.timeout == Timeout::Rto {
+            return Some(t);
+        }
+        Some(t.min(self.rto_ns()))
     }
 
     /// Arms the tail-loss probe if Linux would: TLP is on, data is in
