@@ -178,6 +178,31 @@ pub fn prepare_forwarding_thread() -> (RealtimeStatus, LatencyRequest) {
     (st, latency)
 }
 
+/// Puts the calling thread back under normal scheduling (`SCHED_OTHER`,
+/// nice 0), whatever it inherited: a thread started by the forwarder
+/// after it took `SCHED_FIFO` inherits that policy, and a helper that
+/// writes files (the packet log's writer) must never hold a core ahead of
+/// the forwarder or block the machine under it. Lowering one's own
+/// priority is always permitted, so this cannot fail in practice; the
+/// result is returned for the caller that wants to know.
+pub fn normal_scheduling() -> Result<(), String> {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pthread_self is always valid; param outlives the call.
+    let r = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_OTHER, &param) };
+    if r != 0 {
+        return Err(format!("cannot return to SCHED_OTHER ({})", errno_text(r)));
+    }
+    // SAFETY: as in prepare_forwarding_thread: only this thread changes.
+    let nice = unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 0) };
+    if nice != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EACCES) {
+        return Err(format!(
+            "cannot return to nice 0 ({})",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +211,44 @@ mod tests {
     /// and every refusal comes with a warning naming it. (Run on a thread
     /// of its own, which exits at once, so the test harness keeps its
     /// scheduling; the memory lock is process-wide and harmless here.)
+    /// A thread started by a `SCHED_FIFO` forwarder inherits its policy
+    /// until it calls `normal_scheduling`, and then runs as a normal
+    /// thread. (Where SCHED_FIFO is refused the inheritance cannot be
+    /// shown; the call must still leave the thread under SCHED_OTHER.)
+    #[test]
+    fn a_thread_started_by_the_forwarder_returns_to_normal_scheduling() {
+        fn policy() -> i32 {
+            let mut policy = 0;
+            let mut param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: both pointers are valid for the call.
+            let r = unsafe {
+                libc::pthread_getschedparam(libc::pthread_self(), &mut policy, &mut param)
+            };
+            assert_eq!(r, 0);
+            policy
+        }
+        let (fifo, inherited, after) = std::thread::spawn(|| {
+            let (st, _latency) = prepare_forwarding_thread();
+            std::thread::spawn(move || {
+                let inherited = policy();
+                normal_scheduling().unwrap();
+                (st.is_fifo(), inherited, policy())
+            })
+            .join()
+            .unwrap()
+        })
+        .join()
+        .unwrap();
+        if fifo {
+            assert_eq!(
+                inherited,
+                libc::SCHED_FIFO,
+                "the child did not inherit SCHED_FIFO"
+            );
+        }
+        assert_eq!(after, libc::SCHED_OTHER);
+    }
+
     #[test]
     fn every_refusal_is_reported() {
         let (st, latency) = std::thread::spawn(prepare_forwarding_thread)

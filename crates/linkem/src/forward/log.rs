@@ -3,6 +3,7 @@
 //! schema), through the [`Log`] a run is given.
 
 use super::*;
+use std::sync::mpsc;
 
 /// One packet's fate, for the per-packet log.
 #[derive(Clone, Copy, Debug)]
@@ -133,50 +134,71 @@ const fn names<const N: usize>(columns: &[sender::schema::Column; N]) -> [&'stat
 /// simulator's queue schema, so `bbrlab plot` reads it). Written through
 /// the `csv` crate, like every CSV bbrlab writes, so quoting is right
 /// whatever a cell holds.
+///
+/// The rows are formatted and written by a thread of their own, not by
+/// the forwarder that calls [`Log::packet`]: the forwarder runs under
+/// `SCHED_FIFO` and every packet's release waits on it, while a file
+/// write can block for milliseconds when the machine is flushing dirty
+/// pages (a build writing its artefacts, say), and formatting fourteen
+/// cells costs microseconds a packet. The forwarder only reads the header
+/// fields the log keeps and sends a fixed-size row down a channel, which
+/// holds whatever the writer has not caught up with: no row is dropped,
+/// and a write error reaches the caller at the next call or at
+/// [`CsvLog::finish`].
 pub struct CsvLog {
-    packets: csv::Writer<BufWriter<File>>,
-    link: csv::Writer<BufWriter<File>>,
+    rows: Option<mpsc::Sender<Row>>,
+    writer: Option<std::thread::JoinHandle<io::Result<()>>>,
 }
 
-impl CsvLog {
-    /// Creates both files in `dir`.
-    pub fn create(dir: &Path) -> io::Result<CsvLog> {
-        std::fs::create_dir_all(dir)?;
-        let open = |name: &str, header: &[&str]| -> io::Result<csv::Writer<BufWriter<File>>> {
-            let mut w = csv::Writer::from_writer(BufWriter::new(File::create(dir.join(name))?));
-            w.write_record(header)?;
-            Ok(w)
-        };
-        Ok(CsvLog {
-            packets: open("packets.csv", &PACKETS_CSV_HEADER)?,
-            link: open("link.csv", &LINK_CSV_HEADER)?,
-        })
+/// What the forwarder hands the writing thread.
+enum Row {
+    Packet(PacketRow),
+    Link(LinkSample),
+}
+
+/// One packet's row of `packets.csv`, before formatting: the record's
+/// times and fate and the header fields read from the packet.
+#[derive(Clone, Copy, Debug)]
+struct PacketRow {
+    direction: usize,
+    bytes: usize,
+    enqueue_ns: u64,
+    dequeue_ns: Option<u64>,
+    scheduled_ns: Option<u64>,
+    released_ns: Option<u64>,
+    dropped: Option<DropReason>,
+    ce: bool,
+    ports: Option<(u16, u16)>,
+    tcp: Option<TcpFields>,
+}
+
+impl PacketRow {
+    fn of(p: &PacketRecord) -> PacketRow {
+        PacketRow {
+            direction: p.direction,
+            bytes: p.bytes,
+            enqueue_ns: p.enqueue_ns,
+            dequeue_ns: p.dequeue_ns,
+            scheduled_ns: p.scheduled_ns,
+            released_ns: p.released_ns,
+            dropped: p.dropped,
+            ce: p.ce,
+            ports: transport_ports(p.packet),
+            tcp: tcp_fields(p.packet),
+        }
     }
 
-    /// Flushes both files.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.packets.flush()?;
-        self.link.flush()
-    }
-}
-
-fn secs(ns: Option<u64>) -> String {
-    ns.map_or(String::new(), |v| format!("{:.6}", v as f64 / 1e9))
-}
-
-impl Log for CsvLog {
-    fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
-        let ports = transport_ports(p.packet);
-        let tcp = tcp_fields(p.packet);
-        self.packets.write_record([
-            secs(Some(p.enqueue_ns)),
-            secs(p.dequeue_ns),
-            secs(p.scheduled_ns),
-            secs(p.released_ns),
-            DIRS[p.direction].to_string(),
-            p.bytes.to_string(),
-            p.dropped.map_or("", DropReason::name).to_string(),
-            match (p.dropped, p.ce) {
+    fn write(&self, w: &mut csv::Writer<BufWriter<File>>) -> io::Result<()> {
+        let (ports, tcp) = (self.ports, self.tcp);
+        w.write_record([
+            secs(Some(self.enqueue_ns)),
+            secs(self.dequeue_ns),
+            secs(self.scheduled_ns),
+            secs(self.released_ns),
+            DIRS[self.direction].to_string(),
+            self.bytes.to_string(),
+            self.dropped.map_or("", DropReason::name).to_string(),
+            match (self.dropped, self.ce) {
                 (Some(_), _) => "",
                 (None, true) => "1",
                 (None, false) => "0",
@@ -188,17 +210,116 @@ impl Log for CsvLog {
             tcp.map_or(String::new(), |t| t.ack.to_string()),
             tcp.map_or(String::new(), |t| t.flags.as_str().to_string()),
             tcp.map_or(String::new(), |t| t.window.to_string()),
-        ])?;
-        Ok(())
+        ])
+        .map_err(io_error)
+    }
+}
+
+/// The I/O error inside a `csv` error, so the caller sees its kind (a
+/// full disk as `StorageFull`, not as an opaque CSV failure).
+fn io_error(e: csv::Error) -> io::Error {
+    if !e.is_io_error() {
+        return io::Error::other(e);
+    }
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+impl CsvLog {
+    /// Creates both files in `dir` (errors here, on the caller's thread)
+    /// and starts the thread that writes them.
+    pub fn create(dir: &Path) -> io::Result<CsvLog> {
+        std::fs::create_dir_all(dir)?;
+        let open = |name: &str, header: &[&str]| -> io::Result<csv::Writer<BufWriter<File>>> {
+            let mut w = csv::Writer::from_writer(BufWriter::new(File::create(dir.join(name))?));
+            w.write_record(header)?;
+            Ok(w)
+        };
+        let mut packets = open("packets.csv", &PACKETS_CSV_HEADER)?;
+        let mut link = open("link.csv", &LINK_CSV_HEADER)?;
+        let (tx, rx) = mpsc::channel::<Row>();
+        let writer = std::thread::Builder::new().name("emu-log".into()).spawn(
+            move || -> io::Result<()> {
+                // Whatever the thread that made the log runs under, the
+                // writer must not compete with the forwarder.
+                let _ = crate::rt::normal_scheduling();
+                for row in rx {
+                    match row {
+                        Row::Packet(p) => p.write(&mut packets)?,
+                        // By the schema's names, in its order: a column the
+                        // schema gains is written as soon as
+                        // `LinkSample::cell` knows it.
+                        Row::Link(s) => link
+                            .write_record(
+                                LINK_CSV_HEADER
+                                    .iter()
+                                    .map(|name| s.cell(name).unwrap_or_default()),
+                            )
+                            .map_err(io_error)?,
+                    }
+                }
+                packets.flush()?;
+                link.flush()
+            },
+        )?;
+        Ok(CsvLog {
+            rows: Some(tx),
+            writer: Some(writer),
+        })
+    }
+
+    /// Waits for the writer to write every row sent so far and flush both
+    /// files; its first error, if it had one.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.stop_writer()
+    }
+
+    /// Closes the channel and waits for the writer: its result, once.
+    fn stop_writer(&mut self) -> io::Result<()> {
+        self.rows = None;
+        match self.writer.take().map(|h| h.join()) {
+            None => Ok(()),
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(io::Error::other("the log's writing thread panicked")),
+        }
+    }
+
+    /// Sends a row; if the writer has stopped (it stops only on an
+    /// error), that error.
+    fn send(&mut self, row: Row) -> io::Result<()> {
+        let sent = match &self.rows {
+            Some(tx) => tx.send(row).is_ok(),
+            None => false,
+        };
+        if sent {
+            return Ok(());
+        }
+        match self.stop_writer() {
+            Err(e) => Err(e),
+            Ok(()) => Err(io::Error::other("the log was already finished")),
+        }
+    }
+}
+
+/// A log dropped without [`CsvLog::finish`] (the forwarder failed) still
+/// writes what it was given before its thread ends.
+impl Drop for CsvLog {
+    fn drop(&mut self) {
+        let _ = self.stop_writer();
+    }
+}
+
+fn secs(ns: Option<u64>) -> String {
+    ns.map_or(String::new(), |v| format!("{:.6}", v as f64 / 1e9))
+}
+
+impl Log for CsvLog {
+    fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
+        self.send(Row::Packet(PacketRow::of(p)))
     }
     fn link_sample(&mut self, s: &LinkSample) -> io::Result<()> {
-        // By the schema's names, in its order: a column the schema gains
-        // is written as soon as `LinkSample::cell` knows it.
-        self.link.write_record(
-            LINK_CSV_HEADER
-                .iter()
-                .map(|name| s.cell(name).unwrap_or_default()),
-        )?;
-        Ok(())
+        self.send(Row::Link(*s))
     }
 }

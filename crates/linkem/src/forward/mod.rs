@@ -721,6 +721,47 @@ mod tests {
     use link::{QueueConfig, RateSchedule};
     use std::collections::VecDeque;
 
+    /// The log's rows are written by a thread of its own; when writing
+    /// fails (here the files are `/dev/full`), the error reaches the
+    /// forwarder, at a later row or at `finish`, and is not lost.
+    #[test]
+    fn a_failing_log_write_reaches_the_caller() {
+        if !Path::new("/dev/full").exists() {
+            return;
+        }
+        let d = std::env::temp_dir().join(format!("linkem-fulllog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        for name in ["packets.csv", "link.csv"] {
+            std::os::unix::fs::symlink("/dev/full", d.join(name)).unwrap();
+        }
+        let mut log = CsvLog::create(&d).unwrap();
+        let pkt = tcp_packet(1, 40_000, 0, 100);
+        let mut first_err = None;
+        for i in 0..10_000u64 {
+            let r = log.packet(&PacketRecord {
+                direction: 0,
+                bytes: 1500,
+                enqueue_ns: i,
+                dequeue_ns: Some(i + 1),
+                scheduled_ns: Some(i + 2),
+                released_ns: Some(i + 3),
+                dropped: None,
+                ce: false,
+                packet: &pkt,
+            });
+            if let Err(e) = r {
+                first_err = Some(e);
+                break;
+            }
+        }
+        let err = first_err
+            .or_else(|| log.finish().err())
+            .expect("no error from a full disk");
+        let _ = std::fs::remove_dir_all(&d);
+        assert_eq!(err.kind(), io::ErrorKind::StorageFull, "{err}");
+    }
+
     /// packets.csv and link.csv, written through the `csv` crate, read
     /// back by column name: every row has the header's width, dropped
     /// packets leave their times empty and name the reason.
