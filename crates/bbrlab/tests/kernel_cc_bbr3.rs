@@ -504,6 +504,55 @@ fn transfer(s: &mut TcpStream, c: &mut TcpStream, n: usize, salt: u8) {
     assert_eq!((got, bad), (n, 0), "bytes received, bytes corrupted");
 }
 
+/// `tcpi_min_rtt` of a socket (µs), read from `TCP_INFO` at its offset in
+/// `struct tcp_info` (148: 8 bytes of u8 fields, 24 u32s, 4 u64s, then
+/// segs_out, segs_in, notsent_bytes).
+fn tcpi_min_rtt(fd: i32) -> u32 {
+    let mut buf = [0u8; 256];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: buf is valid for len bytes; len is updated by the call.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            buf.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    assert_eq!(r, 0, "TCP_INFO: {}", std::io::Error::last_os_error());
+    assert!(len >= 152, "TCP_INFO of {len} bytes has no tcpi_min_rtt");
+    u32::from_ne_bytes(buf[148..152].try_into().unwrap())
+}
+
+/// v3's `bbr_init()` starts min_rtt (and the PROBE_RTT minimum) from the
+/// handshake's RTT, `tcp_min_rtt()`, as the simulator's linux-v3 profile
+/// does (`Bbr3::on_handshake_rtt`): right after connect, before any data,
+/// the control's min_rtt is the socket's, not "no sample" (u32::MAX, as it
+/// was before 2026-12-01).
+#[test]
+#[ignore = "needs root: scripts/test.sh runs it as root"]
+fn min_rtt_starts_from_the_handshake_rtt() {
+    common::require_root();
+    let _serial = common::SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _kernel = common::kernel_lock();
+    let _v3 = Loaded::new(&[CC]);
+    let t = std::thread::spawn(|| {
+        // SAFETY: unshare affects only this thread's network namespace.
+        assert_eq!(unsafe { libc::unshare(libc::CLONE_NEWNET) }, 0);
+        loopback_up();
+        let (s, _c) = pair(CC);
+        let st = kernel_cc::StateReader::open(CC)
+            .unwrap()
+            .read3(s.as_raw_fd())
+            .expect("no bbrlab_bbr3 state for its socket");
+        let handshake = tcpi_min_rtt(s.as_raw_fd());
+        assert!(handshake < 10_000, "loopback handshake RTT {handshake} µs");
+        assert_eq!(st.min_rtt_us, handshake, "{st:?}");
+    });
+    t.join().unwrap();
+}
+
 /// bbrlab_bbr3 loads beside the v1 controls (all three registered at
 /// once, each chosen by its own sockets, each carrying a transfer intact).
 #[test]

@@ -1355,8 +1355,12 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 	__builtin_memset(b, 0, sizeof(*b));
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	b->mode = S_STARTUP;
-	b->min_rtt_us = INF32;
-	b->probe_rtt_min_us = INF32;
+	/* bbr_init(): min_rtt and the PROBE_RTT minimum start from the
+	 * handshake's RTT (tcp_min_rtt(); ~0U, our INF32, when there was no
+	 * sample), as the simulator's linux-v3 profile does
+	 * (Bbr3::on_handshake_rtt). */
+	b->min_rtt_us = tp->rtt_min.s[0].v;
+	b->probe_rtt_min_us = b->min_rtt_us;
 	b->min_rtt_stamp = now_us(tp);
 	b->probe_rtt_min_stamp = now_us(tp);
 	b->cycle_stamp = now_us(tp);
