@@ -252,6 +252,13 @@ impl DeliveryRateSampler {
 
     /// [`DeliveryRateSampler::on_ack`] with min_rtt in nanoseconds (the
     /// per-ACK path avoids `Duration` conversions).
+    ///
+    /// Always inlined: the controller calls it once per ACK, and as a call
+    /// about a quarter of its cost went to register saves and to writing
+    /// the returned sample twice through memory (zeroed, then filled);
+    /// inlined, the sample is built in place (`examples/ack_loop`: 28
+    /// instructions fewer per ACK, of about 105, for every algorithm).
+    #[inline(always)]
     pub fn on_ack_ns(
         &mut self,
         now: Instant,
