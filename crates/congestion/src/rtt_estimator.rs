@@ -4,7 +4,7 @@
 //! CUBIC needs one for its pacing rate, so the estimator lives here once and
 //! transports call it instead of writing their own.
 
-use crate::time::duration_to_nanos;
+use crate::time::{duration_to_nanos, nanos_to_duration};
 use core::time::Duration;
 
 /// Smoothed RTT, RTT variation, latest and minimum RTT.
@@ -74,13 +74,12 @@ impl RttEstimator {
 
     /// The most recent sample.
     pub fn latest(&self) -> Option<Duration> {
-        self.has_sample
-            .then(|| Duration::from_nanos(self.latest_ns))
+        self.has_sample.then(|| nanos_to_duration(self.latest_ns))
     }
 
     /// The smallest sample seen over the connection's life.
     pub fn min(&self) -> Option<Duration> {
-        self.has_sample.then(|| Duration::from_nanos(self.min_ns))
+        self.has_sample.then(|| nanos_to_duration(self.min_ns))
     }
 
     /// The smallest sample in ns, for per-ACK paths that avoid `Duration`.
@@ -95,13 +94,12 @@ impl RttEstimator {
 
     /// The exponentially smoothed RTT (gain 1/8).
     pub fn smoothed(&self) -> Option<Duration> {
-        self.has_sample
-            .then(|| Duration::from_nanos(self.smoothed_ns))
+        self.has_sample.then(|| nanos_to_duration(self.smoothed_ns))
     }
 
     /// The RTT mean deviation (gain 1/4).
     pub fn var(&self) -> Duration {
-        Duration::from_nanos(self.var_ns)
+        nanos_to_duration(self.var_ns)
     }
 
     /// A retransmission/probe timeout: `srtt + max(4·rttvar, granularity)`
@@ -115,7 +113,7 @@ impl RttEstimator {
             .var_ns
             .saturating_mul(4)
             .max(duration_to_nanos(granularity));
-        Duration::from_nanos(self.smoothed_ns.saturating_add(v))
+        nanos_to_duration(self.smoothed_ns.saturating_add(v))
     }
 }
 

@@ -42,7 +42,7 @@ impl Instant {
     /// Time elapsed from `earlier` to `self`, or zero if `earlier` is later
     /// (time that does not advance, or reordered events, must not underflow).
     pub fn saturating_since(self, earlier: Instant) -> Duration {
-        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+        nanos_to_duration(self.0.saturating_sub(earlier.0))
     }
 
     /// Nanoseconds from `earlier` to `self`, saturating at zero: for
@@ -70,8 +70,29 @@ impl Instant {
 
 /// Converts a duration to whole nanoseconds, saturating at `u64::MAX`
 /// (about 584 years), which is far beyond any RTT we model.
+///
+/// A duration under a second (every RTT sample and ACK delay on a path
+/// that works) is its sub-second part, read without the 128-bit
+/// multiplication and the overflow test of the general case; the per-ACK
+/// path converts two or three durations.
+#[inline]
 pub(crate) fn duration_to_nanos(d: Duration) -> u64 {
+    if d.as_secs() == 0 {
+        return u64::from(d.subsec_nanos());
+    }
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// `Duration::from_nanos(nanos)`. Under a second the duration is built
+/// from its sub-second part alone, without the division by 10^9 that
+/// splits off whole seconds (the same `Duration`: zero seconds and
+/// `nanos` nanoseconds); the per-ACK path builds one per ACK.
+#[inline]
+pub(crate) fn nanos_to_duration(nanos: u64) -> Duration {
+    match u32::try_from(nanos) {
+        Ok(n) if n < 1_000_000_000 => Duration::new(0, n),
+        _ => Duration::from_nanos(nanos),
+    }
 }
 
 /// Nanoseconds per second, for rate arithmetic.
@@ -83,6 +104,31 @@ mod tests {
 
     /// A transport's `std::time::Instant` maps to the time since its
     /// epoch, and a time before the epoch to the epoch.
+    /// The sub-second shortcuts give what the general conversions give,
+    /// on both sides of a second and at the ends of the range.
+    #[test]
+    fn conversions_match_the_general_ones() {
+        let nanos = [
+            0,
+            1,
+            999_999_999,
+            1_000_000_000,
+            1_000_000_001,
+            u64::from(u32::MAX),
+            u64::from(u32::MAX) + 1,
+            u64::MAX,
+        ];
+        for n in nanos {
+            assert_eq!(nanos_to_duration(n), Duration::from_nanos(n), "{n}");
+            let d = Duration::from_nanos(n);
+            assert_eq!(duration_to_nanos(d), n, "{n}");
+        }
+        for d in [Duration::MAX, Duration::new(u64::MAX / 1_000_000_000, 0)] {
+            let general = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            assert_eq!(duration_to_nanos(d), general, "{d:?}");
+        }
+    }
+
     #[test]
     fn std_instants_map_to_the_time_since_the_epoch() {
         let epoch = std::time::Instant::now();
