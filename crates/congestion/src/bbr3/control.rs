@@ -56,6 +56,23 @@ pub(super) struct MaxInflightKey {
     up: bool,
 }
 
+/// The two BDPs BBRv3 asks for on every ACK in some state, at the
+/// current bw: `BDPMultiple(1.0)` (the target inflight, checked each ACK
+/// of PROBE_BW for the Reno-coexistence probe) and
+/// `BDPMultiple(probe_rtt_cwnd_gain)` (PROBE_RTT's cwnd, checked each
+/// ACK of PROBE_RTT). Each costs two float multiplications and a rounding
+/// up, a few dozen instructions, and its inputs (bw, min_rtt, the initial
+/// cwnd; the gains are configuration) change far less often than ACKs
+/// arrive. [`Bbr3::refresh_bdps`] recomputes both wherever an input is
+/// written, so a read is a load.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Bdps {
+    /// `BDPMultiple(bw, 1.0)`.
+    unit: u64,
+    /// `BDPMultiple(bw, probe_rtt_cwnd_gain)`.
+    probe_rtt: u64,
+}
+
 impl Bbr3 {
     // ----- pacing (§5.6.2) ----------------------------------------------------
 
@@ -140,6 +157,22 @@ impl Bbr3 {
         }
     }
 
+    /// Recomputes [`Bdps`]. Called after every write of an input of
+    /// `BDPMultiple()` at the current bw: `bw`, `min_rtt_ns`,
+    /// `initial_cwnd` (and at creation).
+    pub(super) fn refresh_bdps(&mut self) {
+        self.bdps = Bdps {
+            unit: self.bdp_multiple(self.bw, 1.0),
+            probe_rtt: self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain),
+        };
+    }
+
+    /// `BDPMultiple(bw, 1.0)`, from [`Bdps`].
+    pub(super) fn unit_bdp(&self) -> u64 {
+        debug_assert_eq!(self.bdps.unit, self.bdp_multiple(self.bw, 1.0));
+        self.bdps.unit
+    }
+
     /// `UpdateOffloadBudget()` (§5.5.8): `offload_budget_quanta` send quanta
     /// (3 for TCP's TSO/GSO and GRO, 1 for QUIC).
     fn offload_budget(&self) -> u64 {
@@ -192,8 +225,11 @@ impl Bbr3 {
 
     /// `ProbeRTTCwnd()`: half the BDP, at least the minimum cwnd.
     pub(super) fn probe_rtt_cwnd(&self) -> u64 {
-        self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain)
-            .max(self.min_pipe_cwnd())
+        debug_assert_eq!(
+            self.bdps.probe_rtt,
+            self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain)
+        );
+        self.bdps.probe_rtt.max(self.min_pipe_cwnd())
     }
 
     // ----- ACK aggregation (§5.5.9) ------------------------------------------

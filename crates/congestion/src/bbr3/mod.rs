@@ -241,6 +241,10 @@ pub struct Bbr3 {
     max_inflight_memo: Option<(control::MaxInflightKey, u64)>,
     /// Speed only: the last pacing decision ([`control::PacingMemo`]).
     pacing_memo: Option<control::PacingMemo>,
+    /// Speed only: the BDPs asked for on every ACK, kept current by
+    /// [`Bbr3::refresh_bdps`] wherever an input changes
+    /// ([`control::Bdps`]).
+    bdps: control::Bdps,
 
     /// Totals as of the last event (`C.delivered`, `C.lost`).
     delivered_total: u64,
@@ -343,7 +347,9 @@ impl Bbr3 {
             quantum_key: (u64::MAX, None),
             max_inflight_memo: None,
             pacing_memo: None,
+            bdps: control::Bdps::default(),
         };
+        b.refresh_bdps();
         if cfg.round_needs_valid_sample {
             // Linux: `loss_round_delivered = tp->delivered + 1`, so the
             // first loss round ends only after the first flight.
@@ -420,7 +426,12 @@ impl Bbr3 {
 
     /// `BoundBWForModel()`: bw = min(max_bw, bw_shortterm).
     fn bound_bw_for_model(&mut self) {
-        self.bw = self.max_bw().min(self.bw_shortterm);
+        let bw = self.max_bw().min(self.bw_shortterm);
+        // Most ACKs leave it as it was, and then so are the BDPs.
+        if bw.to_bits() != self.bw.to_bits() {
+            self.bw = bw;
+            self.refresh_bdps();
+        }
     }
 
     // ----- state entries ---------------------------------------------------
@@ -498,7 +509,10 @@ impl Bbr3 {
         let min_rtt_expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
         if let Some(p) = self.probe_rtt_min_ns {
             if self.min_rtt_ns.is_none_or(|m| p <= m) || min_rtt_expired {
-                self.min_rtt_ns = Some(p);
+                if self.min_rtt_ns != Some(p) {
+                    self.min_rtt_ns = Some(p);
+                    self.refresh_bdps();
+                }
                 self.min_rtt_stamp = self.probe_rtt_min_stamp;
             }
         }
@@ -637,6 +651,7 @@ impl CongestionControl for Bbr3 {
     /// stamps it at initialisation.
     fn on_handshake_rtt(&mut self, now: Instant, rtt: &RttEstimator) {
         self.min_rtt_ns = rtt.min_ns();
+        self.refresh_bdps();
         self.min_rtt_stamp = now;
         self.probe_rtt_min_ns = rtt.min_ns();
         self.probe_rtt_min_stamp = now;
@@ -781,6 +796,7 @@ impl CongestionControl for Bbr3 {
         self.cwnd = per_packet(self.cwnd, old).max(mss);
         self.prior_cwnd = per_packet(self.prior_cwnd, old);
         self.initial_cwnd = per_packet(self.initial_cwnd, old).max(mss);
+        self.refresh_bdps();
         self.inflight_longterm = per_packet(self.inflight_longterm, old);
         self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
         self.mss = mss;

@@ -159,9 +159,9 @@ impl Bbr3 {
     /// (`bbr_target_inflight()`) includes the quantization budget.
     pub(super) fn target_inflight(&self) -> u64 {
         let bdp = if self.cfg.target_inflight_with_budget {
-            self.inflight(self.bw, 1.0)
+            self.quantization_budget(self.unit_bdp())
         } else {
-            self.bdp_multiple(self.bw, 1.0)
+            self.unit_bdp()
         };
         bdp.min(self.cwnd)
     }
