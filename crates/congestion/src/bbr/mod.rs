@@ -103,11 +103,15 @@ struct PacingMemo {
     rate_bits: u64,
 }
 
-/// Every input of an inflight target (`bbr_inflight()`: gain × BDP
-/// through `bbr_quantization_budget()`), floats as their bits: the
-/// target is a pure function of these (the configuration aside, which
-/// never changes), so equal keys give the target already computed, bit
-/// for bit.
+/// The inputs of an inflight target (`bbr_inflight()`: gain × BDP
+/// through `bbr_quantization_budget()`) that change from ACK to ACK,
+/// floats as their bits. The others (the send quantum, the MSS and the
+/// initial window) change rarely, and where they do
+/// ([`Bbr::set_pacing`], [`CongestionControl::on_mss_change`]) both
+/// memos are forgotten, which is cheaper than comparing them on every
+/// ACK. The target is a pure function of these and those (the
+/// configuration aside, which never changes), so equal keys in a memo
+/// that survived give the target already computed, bit for bit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct InflightKey {
     bw_bits: u64,
@@ -115,11 +119,8 @@ struct InflightKey {
     /// The model RTT's bits (min_rtt, or `bbr-jitter`'s srtt); `None`
     /// before any sample, when the BDP is the initial window.
     rtt_bits: Option<u64>,
-    initial_cwnd: u64,
     /// PROBE_BW's probing phase, which adds two packets of headroom.
     probing: bool,
-    send_quantum: u64,
-    mss: u64,
 }
 
 /// Every input of the cwnd target: an inflight target's, plus those of
@@ -331,8 +332,19 @@ impl Bbr {
     fn set_pacing(&mut self, rate: f64) {
         if rate != self.pacing_rate {
             self.pacing_rate = rate;
-            self.send_quantum = send_quantum_bytes(rate, self.mss);
+            let quantum = send_quantum_bytes(rate, self.mss);
+            if quantum != self.send_quantum {
+                self.send_quantum = quantum;
+                self.forget_targets();
+            }
         }
+    }
+
+    /// Forgets the remembered inflight and cwnd targets: an input left out
+    /// of their keys ([`InflightKey`]) changed.
+    fn forget_targets(&mut self) {
+        self.inflight_memo = None;
+        self.target_memo = None;
     }
 
     /// The initial pacing rate: high_gain × initial cwnd / RTT, using srtt
@@ -827,10 +839,7 @@ impl Bbr {
             bw_bits: bw.to_bits(),
             gain_bits: gain.to_bits(),
             rtt_bits: self.model_rtt_ns().map(f64::to_bits),
-            initial_cwnd: self.initial_cwnd,
             probing: self.mode == Mode::ProbeBw && self.cycle_index == 0,
-            send_quantum: self.send_quantum,
-            mss: self.mss,
         }
     }
 
@@ -841,6 +850,7 @@ impl Bbr {
         let key = self.inflight_key(bw, gain);
         if let Some((k, target)) = self.inflight_memo {
             if k == key {
+                debug_assert_eq!(target, self.inflight_target(bw, gain));
                 return target;
             }
         }
@@ -863,14 +873,20 @@ impl Bbr {
         };
         if let Some((k, target)) = self.target_memo {
             if k == key {
+                debug_assert_eq!(target, self.cwnd_target_rules(bw));
                 return target;
             }
         }
-        let mut target = self.bdp(bw, self.cwnd_gain);
-        target = target.saturating_add(self.ack_aggregation_cwnd());
-        target = self.quantization_budget(target);
+        let target = self.cwnd_target_rules(bw);
         self.target_memo = Some((key, target));
         target
+    }
+
+    /// [`Bbr::cwnd_target`] computed, at bandwidth `bw`.
+    fn cwnd_target_rules(&self, bw: f64) -> u64 {
+        let target = self.bdp(bw, self.cwnd_gain);
+        let target = target.saturating_add(self.ack_aggregation_cwnd());
+        self.quantization_budget(target)
     }
 
     /// Moves cwnd towards its target, never faster than the data acked
@@ -1034,6 +1050,7 @@ impl CongestionControl for Bbr {
         self.mss = mss;
         self.cwnd = packets.saturating_mul(mss);
         self.send_quantum = send_quantum_bytes(self.pacing_rate, mss);
+        self.forget_targets();
     }
 
     fn cwnd_bytes(&self) -> u64 {
