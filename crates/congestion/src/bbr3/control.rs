@@ -35,23 +35,24 @@ pub(super) struct PacingMemo {
     rate_bits: u64,
 }
 
-/// Every input of `UpdateMaxInflight()` (cwnd_gain × BDP plus
-/// extra_acked, through the quantization budget), floats as their bits:
-/// max_inflight is a pure function of these (the configuration aside,
-/// which never changes), so equal keys give the value already computed,
-/// bit for bit.
+/// The inputs of `UpdateMaxInflight()` (cwnd_gain × BDP plus
+/// extra_acked, through the quantization budget) that change from ACK to
+/// ACK, floats as their bits. The others (the send quantum, the MSS and
+/// the initial window) change rarely, and where they do
+/// ([`Bbr3::set_send_quantum`], `on_mss_change`) the memo is forgotten,
+/// which is cheaper than comparing them on every ACK. max_inflight is a
+/// pure function of these and those (the configuration aside, which
+/// never changes), so equal keys in a memo that survived give the value
+/// already computed, bit for bit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct MaxInflightKey {
     bw_bits: u64,
     gain_bits: u64,
     min_rtt: Option<u64>,
-    initial_cwnd: u64,
     /// The larger extra_acked slot (Linux).
     extra_acked_slots: u64,
     /// The extra_acked filter's value bits (the draft's).
     extra_acked_filter_bits: u64,
-    send_quantum: u64,
-    mss: u64,
     /// UP adds two packets to the budget.
     up: bool,
 }
@@ -139,11 +140,16 @@ impl Bbr3 {
             return;
         }
         self.quantum_key = key;
-        self.send_quantum = if self.cfg.quantum_rtt_allowance {
+        let quantum = if self.cfg.quantum_rtt_allowance {
             send_quantum_bytes_bbr3_linux(self.pacing_rate, self.mss, self.min_rtt())
         } else {
             send_quantum_bytes_bbr3_draft(self.pacing_rate, self.mss)
         };
+        if quantum != self.send_quantum {
+            self.send_quantum = quantum;
+            // An input left out of its key ([`MaxInflightKey`]).
+            self.max_inflight_memo = None;
+        }
     }
 
     // ----- volumes (§5.6.4.2) -------------------------------------------------
@@ -203,15 +209,19 @@ impl Bbr3 {
             bw_bits: self.bw.to_bits(),
             gain_bits: self.cwnd_gain.to_bits(),
             min_rtt: self.min_rtt(),
-            initial_cwnd: self.initial_cwnd,
             extra_acked_slots: self.extra_acked_slots[0].max(self.extra_acked_slots[1]),
             extra_acked_filter_bits: self.extra_acked_filter.get_or(0.0).to_bits(),
-            send_quantum: self.send_quantum,
-            mss: self.mss,
             up: self.state == State::Up,
         };
         if let Some((k, v)) = self.max_inflight_memo {
             if k == key {
+                debug_assert_eq!(
+                    v,
+                    self.quantization_budget(
+                        self.bdp_multiple(self.bw, self.cwnd_gain)
+                            .saturating_add(self.extra_acked())
+                    )
+                );
                 return v;
             }
         }

@@ -800,6 +800,8 @@ impl CongestionControl for Bbr3 {
         self.inflight_longterm = per_packet(self.inflight_longterm, old);
         self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
         self.mss = mss;
+        // Inputs left out of its key ([`control::MaxInflightKey`]).
+        self.max_inflight_memo = None;
         self.quantum_key = (u64::MAX, None);
         self.set_send_quantum();
     }
