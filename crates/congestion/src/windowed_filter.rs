@@ -74,35 +74,42 @@ impl WindowedFilter {
         self.has_value = true;
     }
 
-    fn better_or_equal(&self, a: f64, b: f64) -> bool {
-        match self.kind {
-            FilterKind::Max => a >= b,
-            FilterKind::Min => a <= b,
-        }
-    }
-
     /// Adds a sample taken at `time` and returns the new best value.
     ///
     /// NaN samples are ignored: a filter poisoned by NaN would poison every
     /// rate computed from it.
     #[inline]
     pub fn update(&mut self, time: u64, value: f64) -> f64 {
+        // The kind is tested once, and each body below compares one way:
+        // tested inside each comparison, it cost both comparisons and a
+        // select each time (`examples/ack_loop`: bbr and bbr3 ran the
+        // comparisons on every ACK).
+        match self.kind {
+            FilterKind::Max => self.update_as::<true>(time, value),
+            FilterKind::Min => self.update_as::<false>(time, value),
+        }
+    }
+
+    /// [`WindowedFilter::update`] for a max filter (`MAX`) or a min one.
+    #[inline(always)]
+    fn update_as<const MAX: bool>(&mut self, time: u64, value: f64) -> f64 {
+        let better_or_equal = |a: f64, b: f64| if MAX { a >= b } else { a <= b };
         if value.is_nan() {
             return self.get_or(0.0);
         }
         let new = Sample { time, value };
         // A new overall best, or the whole window has expired: restart.
         if !self.has_value
-            || self.better_or_equal(value, self.samples[0].value)
+            || better_or_equal(value, self.samples[0].value)
             || time.saturating_sub(self.samples[2].time) > self.window
         {
             self.reset(time, value);
             return value;
         }
-        if self.better_or_equal(value, self.samples[1].value) {
+        if better_or_equal(value, self.samples[1].value) {
             self.samples[1] = new;
             self.samples[2] = new;
-        } else if self.better_or_equal(value, self.samples[2].value) {
+        } else if better_or_equal(value, self.samples[2].value) {
             self.samples[2] = new;
         }
         self.subwindow_update(new)
