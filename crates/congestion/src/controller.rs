@@ -341,7 +341,7 @@ impl Controller {
     /// An event that acknowledges nothing (only losses) runs steps 1–3;
     /// its CE marks wait for the next ACK that acknowledges data.
     pub fn on_ack(&mut self, ack: &AckEvent<'_>) {
-        self.begin_ack();
+        self.sampler.forget_pending_losses();
         // Most ACKs carry nothing but acknowledgements: one test skips the
         // rest of steps 1-3 for them.
         if ack.app_limited
@@ -350,7 +350,20 @@ impl Controller {
             | !ack.lost.is_empty()
             | (ack.recovery_point != RecoveryPoint::NotReached)
         {
+            self.begin_ack();
             self.ack_signals(ack);
+            if !ack.acked.is_empty() {
+                self.packets_acked(ack);
+            }
+        } else if !ack.acked.is_empty() {
+            // Nothing runs between the two, so one dispatch serves both.
+            let (now, acked) = (ack.now, ack.acked);
+            dispatch!(&mut self.inner, c => {
+                c.on_ack_begin();
+                c.on_packets_acked(now, acked)
+            });
+        } else {
+            self.begin_ack();
         }
         if ack.acked.is_empty() {
             self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
@@ -392,9 +405,8 @@ impl Controller {
         self.declare_lost(now, lost, lost_ranges, bytes_in_flight);
     }
 
-    /// Step 1 of [`Controller::on_ack`].
+    /// Step 1 of [`Controller::on_ack`], the algorithm's part.
     fn begin_ack(&mut self) {
-        self.sampler.forget_pending_losses();
         match &mut self.inner {
             Inner::Bbr(c) => c.on_ack_begin(),
             Inner::Bbr3(c) => c.on_ack_begin(),
@@ -404,7 +416,15 @@ impl Controller {
         }
     }
 
-    /// Step 4 of [`Controller::on_ack`]: the rate sample and the algorithm.
+    /// The start of step 4 of [`Controller::on_ack`]: the algorithm hears
+    /// of the packets acknowledged.
+    fn packets_acked(&mut self, ack: &AckEvent<'_>) {
+        let (now, acked) = (ack.now, ack.acked);
+        dispatch!(&mut self.inner, c => c.on_packets_acked(now, acked));
+    }
+
+    /// Step 4 of [`Controller::on_ack`] after
+    /// [`Controller::packets_acked`]: the rate sample and the algorithm.
     fn ack_packets(&mut self, ack: &AckEvent<'_>) {
         let AckEvent {
             now,
@@ -415,13 +435,6 @@ impl Controller {
             prior_bytes_in_flight: prior_in_flight,
             ..
         } = *ack;
-        match &mut self.inner {
-            Inner::Bbr(c) => c.on_packets_acked(now, acked),
-            Inner::Bbr3(c) => c.on_packets_acked(now, acked),
-            Inner::Cubic(c) => c.on_packets_acked(now, acked),
-            Inner::Reno(c) => c.on_packets_acked(now, acked),
-            Inner::Custom(c) => c.on_packets_acked(now, acked),
-        }
         if let Some(rtt) = rtt_sample {
             // In nanoseconds, converting the sample once: `Duration` and
             // its saturating conversion to u64 nanoseconds keep order and
