@@ -23,7 +23,13 @@ pub use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryS
 
 /// The algorithm a [`Controller`] runs: a built-in one, dispatched
 /// statically (no allocation), or a user's, boxed.
+///
+/// `repr(u8)` gives it a tag of its own: without one the variant is
+/// encoded in a niche of BBR's state, and each of the several dispatches
+/// per packet and per ACK first decodes it (a load, a subtraction and a
+/// select) before its jump.
 #[allow(clippy::large_enum_variant)] // BBR's state is the point; boxing would allocate.
+#[repr(u8)]
 enum Inner {
     Bbr(Bbr),
     Bbr3(Bbr3),
