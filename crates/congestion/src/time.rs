@@ -102,8 +102,6 @@ pub(crate) const NANOS_PER_SEC: f64 = 1e9;
 mod tests {
     use super::*;
 
-    /// A transport's `std::time::Instant` maps to the time since its
-    /// epoch, and a time before the epoch to the epoch.
     /// The sub-second shortcuts give what the general conversions give,
     /// on both sides of a second and at the ends of the range.
     #[test]
@@ -129,6 +127,8 @@ mod tests {
         }
     }
 
+    /// A transport's `std::time::Instant` maps to the time since its
+    /// epoch, and a time before the epoch to the epoch.
     #[test]
     fn std_instants_map_to_the_time_since_the_epoch() {
         let epoch = std::time::Instant::now();
