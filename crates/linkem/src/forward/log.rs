@@ -156,18 +156,12 @@ enum Row {
     Link(LinkSample),
 }
 
-/// One packet's row of `packets.csv`, before formatting: the record's
-/// times and fate and the header fields read from the packet.
+/// One packet's row of `packets.csv`, before formatting: the record
+/// (without the packet it lent) and the header fields read from the
+/// packet on the forwarder's side.
 #[derive(Clone, Copy, Debug)]
 struct PacketRow {
-    direction: usize,
-    bytes: usize,
-    enqueue_ns: u64,
-    dequeue_ns: Option<u64>,
-    scheduled_ns: Option<u64>,
-    released_ns: Option<u64>,
-    dropped: Option<DropReason>,
-    ce: bool,
+    record: PacketRecord<'static>,
     ports: Option<(u16, u16)>,
     tcp: Option<TcpFields>,
 }
@@ -175,30 +169,23 @@ struct PacketRow {
 impl PacketRow {
     fn of(p: &PacketRecord) -> PacketRow {
         PacketRow {
-            direction: p.direction,
-            bytes: p.bytes,
-            enqueue_ns: p.enqueue_ns,
-            dequeue_ns: p.dequeue_ns,
-            scheduled_ns: p.scheduled_ns,
-            released_ns: p.released_ns,
-            dropped: p.dropped,
-            ce: p.ce,
+            record: PacketRecord { packet: &[], ..*p },
             ports: transport_ports(p.packet),
             tcp: tcp_fields(p.packet),
         }
     }
 
     fn write(&self, w: &mut csv::Writer<BufWriter<File>>) -> io::Result<()> {
-        let (ports, tcp) = (self.ports, self.tcp);
+        let (p, ports, tcp) = (&self.record, self.ports, self.tcp);
         w.write_record([
-            secs(Some(self.enqueue_ns)),
-            secs(self.dequeue_ns),
-            secs(self.scheduled_ns),
-            secs(self.released_ns),
-            DIRS[self.direction].to_string(),
-            self.bytes.to_string(),
-            self.dropped.map_or("", DropReason::name).to_string(),
-            match (self.dropped, self.ce) {
+            secs(Some(p.enqueue_ns)),
+            secs(p.dequeue_ns),
+            secs(p.scheduled_ns),
+            secs(p.released_ns),
+            DIRS[p.direction].to_string(),
+            p.bytes.to_string(),
+            p.dropped.map_or("", DropReason::name).to_string(),
+            match (p.dropped, p.ce) {
                 (Some(_), _) => "",
                 (None, true) => "1",
                 (None, false) => "0",
