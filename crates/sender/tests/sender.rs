@@ -710,3 +710,94 @@ fn an_mss_change_recuts_the_unsent_data() {
     assert_eq!(s.take_new_total_chunks(), Some(14));
     assert_eq!(s.take_new_total_chunks(), None, "taken once");
 }
+
+/// `timer_deadline_not_before(t)` is the simulator's shortcut past
+/// `timer_deadline()`: whenever it says yes, the deadline is at or after
+/// `t` or there is none. Checked for TCP's RTO (with and without tail-loss
+/// probes) and QUIC's PTO over two seconds of sends, ACKs with holes
+/// (every seventh packet is never acknowledged: losses, loss timers and
+/// repairs) and timer expiries, at instants around the deadline and
+/// after the present; and, with the RTO, the shortcut does answer yes at
+/// the deadline itself most of the time.
+#[test]
+fn the_timer_shortcut_never_says_not_before_a_deadline_that_is() {
+    let timeouts = [
+        (sender::Timeout::Rto, true),
+        (sender::Timeout::Rto, false),
+        (
+            sender::Timeout::Pto {
+                max_ack_delay_ns: 25 * MS,
+            },
+            false,
+        ),
+    ];
+    for (timeout, tlp) in timeouts {
+        let mut f = SenderConfig::bulk(Config::new(Algorithm::Cubic));
+        f.timeout = timeout;
+        f.tail_loss_probe = tlp;
+        let mut s = sender::Sender::new(&f, 1);
+        let mut sent_at: Vec<u64> = Vec::new();
+        let (mut checked, mut yes_at_deadline, mut deadlines) = (0u64, 0u64, 0u64);
+        let mut t = 0;
+        while t < 2_000 * MS {
+            // A silence from 0.8 s to 1.5 s lets the timers fire.
+            let silent = (800 * MS..1_500 * MS).contains(&t);
+            if let Some(d) = s.timer_deadline().map(Instant::as_nanos) {
+                if d <= t {
+                    s.on_timer(at(d.max(t)));
+                }
+            }
+            for _ in send_all(&mut s, t) {
+                sent_at.push(t);
+            }
+            // ACK what was sent 40 ms ago or earlier, the newest four runs
+            // between the never-acknowledged packets.
+            let acked = sent_at.iter().take_while(|&&x| x + 40 * MS <= t).count() as u64;
+            if !silent && acked > 0 {
+                let mut ranges = Vec::new();
+                let mut hi = acked - 1;
+                while ranges.len() < 4 {
+                    let lo = hi - hi % 7 + if hi % 7 >= 4 { 4 } else { 0 };
+                    let lo = if hi % 7 == 3 { hi + 1 } else { lo };
+                    if lo <= hi {
+                        ranges.push((lo, hi));
+                    }
+                    if lo < 2 {
+                        break;
+                    }
+                    hi = lo - 2;
+                }
+                if !ranges.is_empty() {
+                    s.on_ack(at(t), &ack_of(&ranges));
+                }
+            }
+            let deadline = s.timer_deadline().map(Instant::as_nanos);
+            let mut probes = vec![t, t + MS, t + 200 * MS, t + 400 * MS, t + 10_000 * MS];
+            if let Some(d) = deadline {
+                probes.extend([d.saturating_sub(1), d, d + 1]);
+                deadlines += 1;
+                if s.timer_deadline_not_before(at(d)) {
+                    yes_at_deadline += 1;
+                }
+            }
+            for p in probes {
+                if s.timer_deadline_not_before(at(p)) {
+                    assert!(
+                        deadline.is_none_or(|d| d >= p),
+                        "{timeout:?}: deadline {deadline:?} is before {p} at {t}"
+                    );
+                    checked += 1;
+                }
+            }
+            t += MS;
+        }
+        // QUIC's PTO has no floor, so the shortcut helps only TCP's RTO.
+        if timeout == sender::Timeout::Rto {
+            assert!(checked > 1_000, "{timeout:?}: {checked} yes answers");
+            assert!(
+                yes_at_deadline * 2 > deadlines,
+                "{timeout:?}: yes at the deadline {yes_at_deadline} of {deadlines}"
+            );
+        }
+    }
+}

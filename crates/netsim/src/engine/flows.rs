@@ -165,6 +165,18 @@ impl Sim<'_> {
     }
 
     pub(super) fn arm_timer(&mut self, f: usize) {
+        // A timer already armed no later than every candidate deadline
+        // stays as it is (the test below would return), and the sender
+        // tells that from the deadlines' floors without computing the
+        // RTO: the common case after a send or an ACK.
+        if let Some(t) = self.flows[f].timer_at {
+            if self.flows[f]
+                .sender
+                .timer_deadline_not_before(Instant::from_nanos(t))
+            {
+                return;
+            }
+        }
         let Some(d) = self.flows[f].sender.timer_deadline() else {
             return;
         };

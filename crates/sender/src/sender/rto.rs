@@ -43,6 +43,27 @@ impl Sender {
         earlier(earlier(self.loss_time, rto), self.tlp.deadline)
     }
 
+    /// Whether [`Sender::timer_deadline`] is at or after `t`, or there is
+    /// none, told without computing it: the loss time and the tail-loss
+    /// probe's deadline are compared as they are, and the retransmission
+    /// timer by its floor, `rto_base` plus the least `rto_ns`
+    /// can be (TCP's 200 ms floor, which backoff only multiplies and
+    /// `MAX_RTO_NS` is above; nothing for QUIC's PTO, whose sum has no
+    /// floor). A caller whose timer is already armed at `t` (the
+    /// simulator, after every send and ACK) learns that the deadline
+    /// cannot move it earlier at a fraction of `timer_deadline`'s cost;
+    /// when this says `false` the deadline may still be at or after `t`.
+    #[inline]
+    pub fn timer_deadline_not_before(&self, t: Instant) -> bool {
+        let rto_floor_ns = match self.timeout {
+            Timeout::Rto => MIN_RTO_NS,
+            Timeout::Pto { .. } => 0,
+        };
+        self.loss_time.is_none_or(|l| l >= t)
+            && self.tlp.deadline.is_none_or(|d| d >= t)
+            && (self.inflight == 0 || self.rto_base.saturating_add_nanos(rto_floor_ns) >= t)
+    }
+
     /// The timer fired at `now`.
     pub fn on_timer(&mut self, now: Instant) {
         // A probe deadline that has passed with nothing in flight has
