@@ -198,7 +198,17 @@ impl Sim<'_> {
             self.open(f, opening);
             return;
         }
-        loop {
+        // Between two paced sends (an ACK's kick) the sender often knows,
+        // for less than a `poll`, that `poll` would only ask to be woken
+        // no earlier than the wake-up already queued: the loop below
+        // would then do nothing (`schedule_wake` keeps the earlier one).
+        let fl = &self.flows[f];
+        let woken_in_time = fl.wake_at.is_some_and(|w| {
+            fl.sender
+                .paced_until(Instant::from_nanos(self.now))
+                .is_some_and(|t| w <= t.as_nanos())
+        });
+        while !woken_in_time {
             match self.flows[f].sender.poll(Instant::from_nanos(self.now)) {
                 SendDecision::Send {
                     chunk,
