@@ -801,3 +801,143 @@ fn the_timer_shortcut_never_says_not_before_a_deadline_that_is() {
         }
     }
 }
+
+/// An ACK of packets `0..acked` but every seventh (pn % 7 == 3), which is
+/// never acknowledged: its newest four ranges, or `None` if empty.
+fn ack_with_holes(acked: u64) -> Option<sender::Ack> {
+    let mut ranges = Vec::new();
+    let mut hi = acked.checked_sub(1)?;
+    while ranges.len() < 4 {
+        let lo = if hi % 7 == 3 {
+            hi + 1
+        } else {
+            hi - hi % 7 + if hi % 7 >= 4 { 4 } else { 0 }
+        };
+        if lo <= hi {
+            ranges.push((lo, hi));
+        }
+        if lo < 2 {
+            break;
+        }
+        hi = lo - 2;
+    }
+    (!ranges.is_empty()).then(|| ack_of(&ranges))
+}
+
+/// `paced_until` is the simulator's shortcut past `poll` for a flow that
+/// is already to be woken in time: two senders driven alike, one always
+/// polled and one whose poll is skipped whenever the shortcut allows,
+/// send the same packets at the same instants, in the same kick (an
+/// ACK's or a wake-up's, which may come at the wake-up's own instant),
+/// and end in the same state, with exact and quantum pacing, losses
+/// (repairs, tail-loss probes and RTOs through a silence) and an
+/// application that is not bulk.
+#[test]
+fn skipping_poll_when_paced_until_allows_changes_nothing() {
+    /// (which kick, when, chunk, bytes, retransmission, packet number)
+    type Sent = Vec<(u8, u64, u64, u32, bool, u64)>;
+    /// Kicks `s` at `t` as the simulator does; returns whether poll was
+    /// skipped.
+    fn kick(
+        s: &mut sender::Sender,
+        wake_at: &mut Option<u64>,
+        (t, which): (u64, u8),
+        fast: bool,
+        sent: &mut Sent,
+    ) -> bool {
+        if fast && wake_at.is_some_and(|w| s.paced_until(at(t)).is_some_and(|p| w <= p.as_nanos()))
+        {
+            return true;
+        }
+        loop {
+            match s.poll(at(t)) {
+                sender::SendDecision::Send {
+                    chunk,
+                    bytes,
+                    retransmission,
+                } => {
+                    let pn = s.on_sent(at(t), chunk, bytes, retransmission);
+                    sent.push((which, t, chunk, bytes, retransmission, pn));
+                }
+                sender::SendDecision::PaceUntil(p) | sender::SendDecision::NoData(Some(p)) => {
+                    if wake_at.is_none_or(|w| p.as_nanos() < w) {
+                        *wake_at = Some(p.as_nanos());
+                    }
+                    break;
+                }
+                _ => break,
+            }
+        }
+        false
+    }
+    let mut cases = Vec::new();
+    for alg in [Algorithm::Bbr, Algorithm::Cubic] {
+        for pacing in [sender::Pacing::Exact, sender::Pacing::Quantum] {
+            let mut f = SenderConfig::bulk(Config::new(alg));
+            f.pacing = pacing;
+            cases.push(f);
+        }
+    }
+    let mut f = SenderConfig::bulk(Config::new(Algorithm::Bbr));
+    f.app = sender::App::Rate { bytes_per_sec: 2e6 };
+    cases.push(f);
+    for f in cases {
+        let mut a = sender::Sender::new(&f, 1);
+        let mut b = sender::Sender::new(&f, 1);
+        // The first wake-up at the start, as the simulator queues it.
+        let (mut wake_a, mut wake_b) = (Some(0), Some(0));
+        let (mut sent_a, mut sent_b) = (Sent::new(), Sent::new());
+        let mut skipped = 0;
+        let mut t = 0;
+        while t < 3_000 * MS {
+            // A timer due fires and kicks.
+            for (s, wake, sent, fast) in [
+                (&mut a, &mut wake_a, &mut sent_a, false),
+                (&mut b, &mut wake_b, &mut sent_b, true),
+            ] {
+                if s.timer_deadline().is_some_and(|d| d.as_nanos() <= t) {
+                    s.on_timer(at(t));
+                    skipped += kick(s, wake, (t, 0), fast, sent) as u64;
+                }
+            }
+            // An ACK of what was sent 40 ms ago (none from 1 s to 1.6 s),
+            // then a wake-up due now.
+            let acked = sent_a.iter().take_while(|x| x.1 + 40 * MS <= t).count() as u64;
+            let ack = ack_with_holes(acked).filter(|_| !(1_000 * MS..1_600 * MS).contains(&t));
+            for (s, wake, sent, fast) in [
+                (&mut a, &mut wake_a, &mut sent_a, false),
+                (&mut b, &mut wake_b, &mut sent_b, true),
+            ] {
+                if let Some(ack) = &ack {
+                    s.on_ack(at(t), ack);
+                    skipped += kick(s, wake, (t, 1), fast, sent) as u64;
+                }
+                if wake.is_some_and(|w| w <= t) {
+                    *wake = None;
+                    skipped += kick(s, wake, (t, 2), fast, sent) as u64;
+                }
+            }
+            assert_eq!(sent_a, sent_b, "{:?} {:?} at {t}", f.cc.algorithm, f.pacing);
+            assert_eq!(wake_a, wake_b);
+            t += MS / 4;
+        }
+        assert_eq!(a.inflight, b.inflight);
+        assert_eq!(a.cc.cwnd_bytes(), b.cc.cwnd_bytes());
+        assert_eq!(a.timer_deadline(), b.timer_deadline());
+        assert!(
+            a.retransmissions > 0 && a.packets_sent > 100,
+            "{:?} {:?}: {} sent, {} retransmitted, {skipped} skipped",
+            f.cc.algorithm,
+            f.pacing,
+            a.packets_sent,
+            a.retransmissions
+        );
+        if matches!(f.app, sender::App::Bulk) && f.pacing == sender::Pacing::Exact {
+            assert!(
+                skipped > 1_000,
+                "{:?}: {skipped} polls skipped",
+                f.cc.algorithm
+            );
+        }
+    }
+}
