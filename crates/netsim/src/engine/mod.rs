@@ -727,16 +727,19 @@ impl<'a> Sim<'a> {
                 }
                 Kind::AckArrival { flow, gen, ack } => {
                     let flow = flow as usize;
+                    // Read in place: nothing below stores an ACK before
+                    // the sender has read this one.
                     let ack = self.acks.take(ack);
                     if self.flows[flow].gen == gen {
                         if ack.largest().is_none() {
                             // A SYN-ACK: the only ACK without ranges.
-                            self.on_syn_ack(flow, ack.cum_chunk);
+                            let syn_sent_at = ack.cum_chunk;
+                            self.on_syn_ack(flow, syn_sent_at);
                             continue;
                         }
                         self.flows[flow]
                             .sender
-                            .on_ack(Instant::from_nanos(self.now), &ack);
+                            .on_ack(Instant::from_nanos(self.now), ack);
                         if self.flows[flow].size_bytes.is_some() {
                             self.check_complete(flow);
                             self.flush_completed(rec)?;
