@@ -208,48 +208,50 @@ impl Sim<'_> {
                 .paced_until(Instant::from_nanos(self.now))
                 .is_some_and(|t| w <= t.as_nanos())
         });
-        while !woken_in_time {
-            match self.flows[f].sender.poll(Instant::from_nanos(self.now)) {
-                SendDecision::Send {
-                    chunk,
-                    bytes,
-                    retransmission,
-                } => {
-                    let sent = self.flows[f].sender.on_sent_ecn(
-                        Instant::from_nanos(self.now),
+        if !woken_in_time {
+            loop {
+                match self.flows[f].sender.poll(Instant::from_nanos(self.now)) {
+                    SendDecision::Send {
                         chunk,
                         bytes,
                         retransmission,
-                    );
-                    self.packets += 1;
-                    // The link carries the headers; the receiver counts
-                    // only the payload (`bytes`, which travels on).
-                    let wire = bytes.saturating_add(self.flows[f].header_bytes);
-                    self.enter(
-                        wire,
-                        Payload::Data {
-                            flow: f,
-                            gen: self.flows[f].gen,
-                            pn: sent.pn,
+                    } => {
+                        let sent = self.flows[f].sender.on_sent_ecn(
+                            Instant::from_nanos(self.now),
                             chunk,
                             bytes,
-                            ecn: sent.ecn,
-                            cwr: sent.cwr,
-                            pos: 0,
-                        },
-                    );
+                            retransmission,
+                        );
+                        self.packets += 1;
+                        // The link carries the headers; the receiver counts
+                        // only the payload (`bytes`, which travels on).
+                        let wire = bytes.saturating_add(self.flows[f].header_bytes);
+                        self.enter(
+                            wire,
+                            Payload::Data {
+                                flow: f,
+                                gen: self.flows[f].gen,
+                                pn: sent.pn,
+                                chunk,
+                                bytes,
+                                ecn: sent.ecn,
+                                cwr: sent.cwr,
+                                pos: 0,
+                            },
+                        );
+                    }
+                    SendDecision::PaceUntil(t) => {
+                        self.schedule_wake(f, t.as_nanos());
+                        break;
+                    }
+                    SendDecision::NoData(Some(t)) => {
+                        self.schedule_wake(f, t.as_nanos());
+                        break;
+                    }
+                    SendDecision::CwndLimited
+                    | SendDecision::FlowBlocked
+                    | SendDecision::NoData(None) => break,
                 }
-                SendDecision::PaceUntil(t) => {
-                    self.schedule_wake(f, t.as_nanos());
-                    break;
-                }
-                SendDecision::NoData(Some(t)) => {
-                    self.schedule_wake(f, t.as_nanos());
-                    break;
-                }
-                SendDecision::CwndLimited
-                | SendDecision::FlowBlocked
-                | SendDecision::NoData(None) => break,
             }
         }
         // A segment-size change re-cut a finite flow: its receiver's
