@@ -88,7 +88,7 @@ impl Sender {
     /// `NoData(None)`); `None` when only `poll` can tell. A caller that is
     /// already to be woken at or before `t` (the simulator, on an ACK that
     /// arrives between two paced sends) then has nothing to do and skips
-    /// `poll`, about a quarter of its calls.
+    /// `poll`, about a third of its calls on a paced flow.
     ///
     /// Told from the inputs of `poll`'s branches that come before the
     /// pacer's: no segment-size change pending, no tail-loss or PTO probe
