@@ -270,27 +270,18 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
                 runs.entry(cc).or_default().push(r);
             }
         }
-        let fig = |cc: &str, f: fn(&Run) -> f64| mean(&runs[cc].iter().map(f).collect::<Vec<_>>());
-        let (gk, gb) = (fig("bbr", |r| r.goodput), fig("bbrlab_bbr", |r| r.goodput));
-        let (rk, rb) = (
-            fig("bbr", |r| r.rtt_median),
-            fig("bbrlab_bbr", |r| r.rtt_median),
-        );
-        let (xk, xb) = (
-            fig("bbr", |r| r.retransmits),
-            fig("bbrlab_bbr", |r| r.retransmits),
-        );
-        // Medians, not means: see the retransmission bounds below.
-        let mid =
-            |cc: &str, f: fn(&Run) -> f64| median(&runs[cc].iter().map(f).collect::<Vec<_>>());
-        let (bw_k, bw_b) = (
-            mid("bbr", |r| r.probe_bw_retx_per_s),
-            mid("bbrlab_bbr", |r| r.probe_bw_retx_per_s),
-        );
-        let (ep_k, ep_b) = (
-            mid("bbr", |r| r.probe_rtt_retx),
-            mid("bbrlab_bbr", |r| r.probe_rtt_retx),
-        );
+        // A figure of the kernel's control and of ours over the
+        // repetitions: their mean, or (retransmissions after STARTUP: see
+        // the bounds below) their median.
+        let both = |stat: fn(&[f64]) -> f64, f: fn(&Run) -> f64| {
+            let of = |cc: &str| stat(&runs[cc].iter().map(f).collect::<Vec<_>>());
+            (of("bbr"), of("bbrlab_bbr"))
+        };
+        let (gk, gb) = both(mean, |r| r.goodput);
+        let (rk, rb) = both(mean, |r| r.rtt_median);
+        let (xk, xb) = both(mean, |r| r.retransmits);
+        let (bw_k, bw_b) = both(median, |r| r.probe_bw_retx_per_s);
+        let (ep_k, ep_b) = both(median, |r| r.probe_rtt_retx);
         let gd = gb / gk - 1.0;
         let rd = rb / rk - 1.0;
         report.push(format!(
