@@ -86,8 +86,9 @@ phase publish-dry-run "${low[@]}" bash scripts/check-publish.sh
 # Their API against their last release tags (none yet: reported, and
 # cargo-semver-checks is installed only once there is one).
 phase semver-test bash scripts/semver_check_test.sh
-# The packet-log tool of the Validation chapter (stdlib unittest).
+# The packet-log tools of the Validation chapter (stdlib unittest).
 phase rate-rebuild-test python3 scripts/tcp_rate_rebuild_test.py
+phase host-noise-test python3 scripts/host_noise_test.py
 phase semver "${low[@]}" bash scripts/semver-check.sh
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).

@@ -330,6 +330,16 @@ pub(crate) struct ValidateArgs {
           alias = "sim-phases",
           value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
     pub(crate) sim_draws: u32,
+    /// With --multiflow: the hosts' timing noise the simulator adds to
+    /// each ACK's way back, `MEAN,SD` (a normal extra delay cut at zero,
+    /// in order), or `off`. The default is what the emulator's packet log
+    /// shows between a segment leaving the bottleneck and its sender's
+    /// answer arriving there (the Validation chapter); without it the
+    /// simulated flows answer to the nanosecond and lock in phase at a
+    /// full drop-tail queue.
+    #[arg(long, value_name = "MEAN,SD|off", default_value = "50us,20us",
+          value_parser = host_noise_arg, requires = "multiflow")]
+    pub(crate) sim_host_noise: HostNoiseArg,
     /// Run no real transfers; judge the simulator, run afresh (with
     /// --sim-ack, and --sim-draws with --multiflow), against the real
     /// runs an earlier validate (or validate --multiflow) left in
@@ -983,6 +993,39 @@ pub(crate) fn duration_arg(flag: &str, v: &str) -> Result<std::time::Duration, S
         .map_err(|e| format!("{flag}: {e}"))
 }
 
+/// `--sim-host-noise`'s value: the noise, or `None` for `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostNoiseArg(pub Option<testbed::validate::multiflow::HostNoise>);
+
+/// The longest mean or standard deviation `--sim-host-noise` takes: it
+/// stands for the hosts' microseconds, not for a path's delay.
+const HOST_NOISE_MAX: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Parses `--sim-host-noise`: `MEAN,SD` (durations, each at most 10 ms)
+/// or `off`.
+pub(crate) fn host_noise_arg(v: &str) -> Result<HostNoiseArg, String> {
+    if v.trim().eq_ignore_ascii_case("off") {
+        return Ok(HostNoiseArg(None));
+    }
+    let Some((mean, sd)) = v.split_once(',') else {
+        return Err(format!(
+            "`{v}`: give MEAN,SD (for example 50us,20us) or off"
+        ));
+    };
+    let mean = duration_arg("mean", mean.trim())?;
+    let sd = duration_arg("sd", sd.trim())?;
+    for (what, d) in [("mean", mean), ("sd", sd)] {
+        if d > HOST_NOISE_MAX {
+            return Err(format!(
+                "`{v}`: the {what} is {d:?}, above 10ms; the noise stands for the hosts' timing, not a path's delay (add that to the path)"
+            ));
+        }
+    }
+    Ok(HostNoiseArg(Some(
+        testbed::validate::multiflow::HostNoise { mean, sd },
+    )))
+}
+
 /// The simulated receiver's ACK policy for `validate --multiflow`, as the
 /// scenario key `ack` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -1001,5 +1044,45 @@ impl SimAck {
             SimAck::Every => "every",
             SimAck::Linux => "linux",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn host_noise_takes_mean_and_sd_or_off_and_says_what_is_wrong() {
+        let n = host_noise_arg("50us,20us").unwrap().0.unwrap();
+        assert_eq!(
+            (n.mean, n.sd),
+            (Duration::from_micros(50), Duration::from_micros(20))
+        );
+        assert_eq!(
+            host_noise_arg(" 1ms , 0ms ").unwrap().0.unwrap().sd,
+            Duration::ZERO
+        );
+        assert_eq!(host_noise_arg("off").unwrap(), HostNoiseArg(None));
+        assert_eq!(host_noise_arg("OFF").unwrap(), HostNoiseArg(None));
+        let e = host_noise_arg("50us").unwrap_err();
+        assert!(e.contains("MEAN,SD") && e.contains("off"), "{e}");
+        let e = host_noise_arg("50us,fast").unwrap_err();
+        assert!(e.starts_with("sd:"), "{e}");
+        let e = host_noise_arg("20ms,1us").unwrap_err();
+        assert!(e.contains("mean") && e.contains("10ms"), "{e}");
+    }
+
+    /// The default is the measured noise the testbed documents.
+    #[test]
+    fn host_noise_defaults_to_the_measured_one() {
+        let cli = Cli::try_parse_from(["bbrlab", "validate", "--multiflow"]).unwrap();
+        let Command::Validate(a) = cli.command else {
+            panic!("not validate")
+        };
+        assert_eq!(
+            a.sim_host_noise.0,
+            Some(testbed::validate::multiflow::HOST_NOISE)
+        );
     }
 }

@@ -32,6 +32,11 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
             .unwrap();
     let mf = &doc["multiflow"];
     assert_eq!(mf["seconds_per_run"], 20);
+    // The simulated ACKs carry the measured host noise by default.
+    assert_eq!(
+        mf["simulator_host_noise"],
+        serde_json::json!({ "mean_us": 50, "sd_us": 20 })
+    );
     assert!(mf["bounds"]["share"]["reason"].as_str().is_some(), "{mf}");
     assert!(mf["all_within"].is_boolean());
     let paths = mf["paths"].as_array().unwrap();
@@ -143,6 +148,8 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
             "3",
             "--sim-ack",
             "linux",
+            "--sim-host-noise",
+            "off",
             "--out",
         ]
         .iter()
@@ -153,6 +160,7 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("validate.json")).unwrap())
             .unwrap();
     assert_eq!(redo["multiflow"]["simulator_ack"], "linux");
+    assert!(redo["multiflow"]["simulator_host_noise"].is_null());
     for (a, b) in paths
         .iter()
         .zip(redo["multiflow"]["paths"].as_array().unwrap())

@@ -64,6 +64,9 @@ pub struct Options {
     /// The simulator's runs per repetition, each with its own seed
     /// ([`DRAWS`]).
     pub draws: usize,
+    /// The hosts' timing noise the simulator adds to each ACK's way back
+    /// ([`HostNoise`]; `None`: none).
+    pub noise: Option<HostNoise>,
     /// Run no kernel flows: judge the simulator, run afresh, against the
     /// kernel runs an earlier `--multiflow` left in `out` (its paths, run
     /// length and repetitions). Needs no root.
@@ -229,6 +232,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                     size,
                     ack: opts.ack,
                     starts_us: &starts,
+                    noise: opts.noise,
                 };
                 let s = sim_side(p, &dir, seconds, &run)?;
                 Ok((k, s, json!({ "from": from, "flow_starts_us": starts })))
@@ -304,6 +308,10 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "repetitions": reps,
         "simulator_ack": opts.ack,
         "simulator_draws": draws,
+        "simulator_host_noise": opts.noise.map(|n| json!({
+            "mean_us": n.mean.as_micros() as u64,
+            "sd_us": n.sd.as_micros() as u64,
+        })),
         "simulator_starts": if all_from_kernel { STARTS_KERNEL } else { STARTS_SCHEDULED },
         "bounds": bounds_json(),
         "statistics": {
@@ -457,6 +465,8 @@ struct SimRun<'a> {
     ack: &'a str,
     /// When each flow sends its SYN, µs ([`sim_starts`]).
     starts_us: &'a [u64],
+    /// The hosts' timing noise on the ACKs' way back (`--sim-host-noise`).
+    noise: Option<HostNoise>,
 }
 
 /// The simulator's side of a repetition: the path with the kernel's
@@ -472,6 +482,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
         size,
         ack,
         starts_us,
+        noise,
     } = *run;
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
@@ -498,7 +509,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
             (format!("scenario-draw-{j}.toml"), format!("sim-draw-{j}"))
         };
         let sc_path = dir.join(toml);
-        let text = p.scenario_toml(seconds, first_seed + j as u64, size, ack, starts_us);
+        let text = p.scenario_toml(seconds, first_seed + j as u64, size, ack, starts_us, noise);
         std::fs::write(&sc_path, text)
             .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
         let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
@@ -607,13 +618,48 @@ mod tests {
         crate::packet_size::KERNEL_DEFAULT
     }
 
+    /// The hosts' timing noise goes on the simulated ACKs' way back, in
+    /// order and cut at zero, and nowhere else: not on the data's way,
+    /// and never into the emulator's path (its hosts bring their own).
+    #[test]
+    fn the_host_noise_is_on_the_simulated_acks_way_back_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = &paths_named(&["bbr-rtt-10-50ms-1bdp".into()]).unwrap()[0];
+        let starts = p.sim_starts_us(30, None);
+        let load = |noise: Option<HostNoise>, name: &str| {
+            let f = dir.path().join(name);
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", &starts, noise)).unwrap();
+            scenario::load(&f).unwrap().runs.remove(0).config
+        };
+        let with = load(Some(HOST_NOISE), "with.toml");
+        let want = link::JitterConfig {
+            dist: link::JitterDist::Normal {
+                mean_ns: 50_000,
+                sd_ns: 20_000,
+                floor_ns: 0,
+            },
+            reorder: false,
+        };
+        assert_eq!(with.reverse.jitter, Some(want));
+        assert_eq!(with.forward.jitter, None);
+        // Everything else as without it.
+        let without = load(None, "without.toml");
+        assert_eq!(without.reverse.jitter, None);
+        assert_eq!(
+            (with.reverse.rate, with.reverse.delay_ns),
+            (without.reverse.rate, without.reverse.delay_ns)
+        );
+        assert_eq!(format!("{:?}", with.flows), format!("{:?}", without.flows));
+        assert!(!p.emu_toml(30, 1).contains("jitter"));
+    }
+
     #[test]
     fn every_paths_scenario_parses_with_its_flows() {
         let dir = tempfile::tempdir().unwrap();
         for p in matrix() {
             let f = dir.path().join(format!("{}.toml", p.name));
             let starts = p.sim_starts_us(30, None);
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", &starts)).unwrap();
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", &starts, None)).unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1, "{}", p.name);
             let c = &sc.runs[0].config;
@@ -850,7 +896,7 @@ mod tests {
         let starts = |p: &MultiPath, starts_us: &[u64]| -> Vec<u64> {
             let dir = tempfile::tempdir().unwrap();
             let f = dir.path().join("s.toml");
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", starts_us)).unwrap();
+            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", starts_us, None)).unwrap();
             let sc = scenario::load(&f).unwrap();
             sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect()
         };
@@ -1006,6 +1052,7 @@ mod tests {
             seconds: None,
             ack: "linux",
             draws: 3,
+            noise: Some(HOST_NOISE),
             resimulate: true,
         })
     }
@@ -1109,6 +1156,8 @@ mod tests {
         {
             let sc = scenario::load(&rep.join(file)).unwrap();
             assert_eq!(sc.runs[0].config.seed, 1 + j as u64, "{file}");
+            // With the hosts' timing noise on the ACKs' way back.
+            assert!(sc.runs[0].config.reverse.jitter.is_some(), "{file}");
             let flows = &sc.runs[0].config.flows;
             assert_eq!(
                 (flows[0].start_ns, flows[1].start_ns),
@@ -1130,6 +1179,14 @@ mod tests {
         }
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
         assert!(md.contains("median over 3 seeds per repetition"), "{md}");
+        assert!(
+            md.contains("each simulated ACK comes back 50 µs ± 20 µs later"),
+            "{md}"
+        );
+        assert_eq!(
+            mf["simulator_host_noise"],
+            json!({ "mean_us": 50, "sd_us": 20 })
+        );
         assert!(
             md.contains("send their SYNs when the repetition's kernel flows did (the emulator's packet log)"),
             "{md}"

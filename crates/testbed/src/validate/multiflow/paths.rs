@@ -15,6 +15,41 @@ pub enum Queue {
     CodelEcn,
 }
 
+/// The hosts' timing noise the simulator adds to each ACK's way back
+/// (`--sim-host-noise`): a normally distributed extra delay, cut at zero,
+/// in order (an ACK never overtakes another).
+///
+/// Why: a real sender does not answer an ACK at the instant the
+/// bottleneck let the acknowledged segment go one round trip earlier.
+/// The receiver's stack, both hosts' softirqs and the emulator's release
+/// timer each add some microseconds, different for every packet. A
+/// simulation without that noise answers to the nanosecond, so where two
+/// flows' packets meet at a full drop-tail queue the same flow loses the
+/// race for the place a departure frees, round after round, and a
+/// STARTUP that needs one round's sample 25 % above the last can be
+/// starved by phase alone (Floyd and Jacobson's traffic phase effects).
+/// Measured on the emulator's packet log (`scripts/host_noise.py`, the
+/// three repetitions of `cubic-vs-cubic-2bdp` of 2026-12-02, whose
+/// unpaced flows answer each ACK at once): from a segment's departure at
+/// the bottleneck to its sender's next segment arriving there, 54-77 µs
+/// beyond the 40 ms path at the median, about 21 µs of which is the ACK's
+/// own transmission on the way back (the simulator has that), and a
+/// spread a normal distribution with a standard deviation of 15-23 µs
+/// has: a mean of 50 µs and a standard deviation of 20 µs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostNoise {
+    /// Mean extra delay.
+    pub mean: Duration,
+    /// Standard deviation.
+    pub sd: Duration,
+}
+
+/// The default [`HostNoise`], as measured (see there).
+pub const HOST_NOISE: HostNoise = HostNoise {
+    mean: Duration::from_micros(50),
+    sd: Duration::from_micros(20),
+};
+
 /// One flow of a path.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Flow {
@@ -252,13 +287,24 @@ impl MultiPath {
             .duration(Duration::from_secs(seconds))
             .sample_interval(Duration::from_millis(10))
             .seed(seed)
-            .reverse(Direction::new().rate_bps(rate_bps).delay(half))
+            .reverse(self.reverse_direction())
+    }
+
+    /// The ACKs' way back: the bottleneck's rate, no queue limit, half
+    /// the round trip.
+    fn reverse_direction(&self) -> Direction {
+        let rate_bps = (self.rate_mbit * 1000.0).round() * 1e3;
+        Direction::new()
+            .rate_bps(rate_bps)
+            .delay(millis(self.rtt_ms / 2.0))
     }
 
     /// The simulator's scenario: the flows with the kernel's packet size
     /// (`size`), TCP's SYN exchange, their start times (`starts_us`,
     /// [`MultiPath::sim_starts_us`]) and extra delays, the kernel's pacing
-    /// (BBR in TSO-sized bursts, CUBIC not paced: [`crate::validate::sim_pacing`]).
+    /// (BBR in TSO-sized bursts, CUBIC not paced: [`crate::validate::sim_pacing`]),
+    /// and the hosts' timing noise on the ACKs' way back ([`HostNoise`];
+    /// `None`: none).
     pub fn scenario_toml(
         &self,
         seconds: u64,
@@ -266,8 +312,17 @@ impl MultiPath {
         size: crate::packet_size::PacketSize,
         ack: &str,
         starts_us: &[u64],
+        noise: Option<HostNoise>,
     ) -> String {
         let mut b = self.base(seconds, seed);
+        if let Some(n) = noise {
+            b = b.reverse(self.reverse_direction().jitter(&builder::Jitter {
+                mean: n.mean,
+                sd: n.sd,
+                floor: Duration::ZERO,
+                reorder: false,
+            }));
+        }
         let ecn = self.queue == Queue::CodelEcn;
         for (f, &start_us) in self.flows.iter().zip(starts_us) {
             b = b.flow(
