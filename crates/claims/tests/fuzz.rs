@@ -11,6 +11,11 @@ use claims::fuzz::{self, Outcome};
 use common::planted::{planted, Bug};
 use std::time::Duration;
 
+/// A run's time limit, far above any run's time on a quiet machine
+/// (a flooding planted bug's run takes seconds) so that a busy one
+/// changes no outcome.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// `runs` runs of `cc` from `seed` on one worker: the same runs on any
 /// machine, however busy (the time limits are far above a run's).
 fn fuzz_it(cc: Controller, runs: u64, seed: u64) -> fuzz::Report {
@@ -22,7 +27,7 @@ fn fuzz_it(cc: Controller, runs: u64, seed: u64) -> fuzz::Report {
             jobs: 1,
             max_failures: 1,
             max_runs: Some(runs),
-            run_timeout: Duration::from_secs(120),
+            run_timeout: RUN_TIMEOUT,
         },
         &fuzz::Silent,
     )
@@ -58,7 +63,7 @@ fn each_planted_bug_fails_its_invariant_and_its_shrunk_path_still_fails() {
             found.violations
         );
         // The written path, run again, still breaks it.
-        match fuzz::evaluate(&found.path, &cc, Duration::from_secs(20)) {
+        match fuzz::evaluate(&found.path, &cc, RUN_TIMEOUT) {
             Outcome::Judged(v) => assert!(
                 v.iter().any(|x| x.invariant == found.invariant),
                 "{}: the shrunk path no longer fails: {v:?}\n{}",
@@ -75,7 +80,7 @@ fn each_planted_bug_fails_its_invariant_and_its_shrunk_path_still_fails() {
                 flows: 1,
                 ..found.path.clone()
             };
-            match fuzz::evaluate(&one, &cc, Duration::from_secs(20)) {
+            match fuzz::evaluate(&one, &cc, RUN_TIMEOUT) {
                 Outcome::Judged(v) => assert!(
                     !v.iter().any(|x| x.invariant == found.invariant),
                     "{}: shrunk to {} flows, but one fails too: {v:?}\n{}",
@@ -190,7 +195,7 @@ fn a_large_transfer_passes_two_to_the_32_bytes() {
         ..p.clone()
     };
     assert!(!changing.scenario("bbr", None).contains("mss_change = {"));
-    let judge = |cc: &Controller| match fuzz::evaluate(&p, cc, Duration::from_secs(120)) {
+    let judge = |cc: &Controller| match fuzz::evaluate(&p, cc, RUN_TIMEOUT) {
         Outcome::Judged(v) => v,
         Outcome::Stopped => panic!("{}: timed out", cc.name),
     };
@@ -257,11 +262,7 @@ fn a_burst_between_samples_counts_as_window_used() {
         seed: 0,
         ..plain()
     };
-    match fuzz::evaluate(
-        &p,
-        &Controller::parse("bbr3").unwrap(),
-        Duration::from_secs(120),
-    ) {
+    match fuzz::evaluate(&p, &Controller::parse("bbr3").unwrap(), RUN_TIMEOUT) {
         Outcome::Judged(v) => assert!(v.is_empty(), "{v:?}"),
         Outcome::Stopped => panic!("timed out"),
     }

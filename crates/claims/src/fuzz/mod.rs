@@ -179,11 +179,20 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
                     let cc = &opts.controllers
                         [(worker + chunk as usize * jobs) % opts.controllers.len()];
                     let left = budget.saturating_sub(start.elapsed());
+                    // With --runs, the run count bounds shrinking too (each
+                    // step is a run), so no wall-clock cap of its own: where
+                    // a shrink stopped would then depend on how busy the
+                    // machine was, and --runs promises one result per seed.
+                    let shrink_ms = if opts.max_runs.is_some() {
+                        left.as_millis()
+                    } else {
+                        left.as_millis().min(60_000)
+                    };
                     let config = Config {
                         cases: CHUNK,
                         failure_persistence: None,
                         max_shrink_iters: 400,
-                        max_shrink_time: left.as_millis().min(60_000) as u32,
+                        max_shrink_time: u32::try_from(shrink_ms).unwrap_or(u32::MAX),
                         ..Config::default()
                     };
                     let mut rng_seed = [0u8; 32];
