@@ -341,7 +341,8 @@ pub(crate) struct ValidateArgs {
           value_parser = host_noise_arg, requires = "multiflow")]
     pub(crate) sim_host_noise: HostNoiseArg,
     /// Run no real transfers; judge the simulator, run afresh (with
-    /// --sim-ack, and --sim-draws with --multiflow), against the real
+    /// --sim-ack, and --sim-draws and --sim-host-noise with --multiflow),
+    /// against the real
     /// runs an earlier validate (or validate --multiflow) left in
     /// --out: its paths (or --only's), algorithms (or, single flow,
     /// --algorithms'), run length and repetitions; with --only or
