@@ -142,6 +142,10 @@ pub struct Bbr {
     cfg: BbrConfig,
     mss: u64,
     initial_cwnd: u64,
+    /// [`Bbr::min_cwnd_for`] at `mss`, kept: it is read up to four times
+    /// per ACK (PROBE_RTT, the cwnd floor, QUIC 2018's recovery window),
+    /// and its inputs change only with the MSS.
+    min_cwnd: u64,
     rng: SplitMix64,
 
     mode: Mode,
@@ -219,6 +223,7 @@ impl Bbr {
             cfg,
             mss,
             initial_cwnd,
+            min_cwnd: Self::min_cwnd_for(&cfg, mss),
             rng: SplitMix64::new(config.seed),
             mode: Mode::Startup,
             cwnd: initial_cwnd,
@@ -316,9 +321,14 @@ impl Bbr {
     /// The cwnd floor: `bbr_cwnd_min_target` packets, or a fixed byte
     /// count (QUIC's `kDefaultMinimumCongestionWindow`).
     fn min_cwnd(&self) -> u64 {
-        self.cfg
-            .min_cwnd_bytes
-            .unwrap_or_else(|| self.cfg.min_cwnd_packets.saturating_mul(self.mss))
+        debug_assert_eq!(self.min_cwnd, Self::min_cwnd_for(&self.cfg, self.mss));
+        self.min_cwnd
+    }
+
+    /// [`Bbr::min_cwnd`] computed, for segments of `mss` bytes.
+    fn min_cwnd_for(cfg: &BbrConfig, mss: u64) -> u64 {
+        cfg.min_cwnd_bytes
+            .unwrap_or_else(|| cfg.min_cwnd_packets.saturating_mul(mss))
     }
 
     // ----- pacing ----------------------------------------------------------
@@ -1061,6 +1071,7 @@ impl CongestionControl for Bbr {
         self.prior_cwnd = (self.prior_cwnd / self.mss).saturating_mul(mss);
         self.initial_cwnd = (self.initial_cwnd / self.mss).max(1).saturating_mul(mss);
         self.mss = mss;
+        self.min_cwnd = Self::min_cwnd_for(&self.cfg, mss);
         self.cwnd = packets.saturating_mul(mss);
         self.send_quantum = send_quantum_bytes(self.pacing_rate, mss);
         self.forget_targets();
