@@ -111,6 +111,9 @@ pub struct Bbr3 {
     cfg: Bbr3Config,
     mss: u64,
     initial_cwnd: u64,
+    /// [`Bbr3::min_pipe_cwnd`], kept: read several times per ACK, and
+    /// changed only with the MSS (set with it).
+    min_pipe_cwnd: u64,
     rng: SplitMix64,
 
     state: State,
@@ -266,6 +269,7 @@ impl Bbr3 {
             cfg,
             mss,
             initial_cwnd,
+            min_pipe_cwnd: cfg.min_pipe_cwnd_packets.saturating_mul(mss),
             rng: SplitMix64::new(config.seed),
             state: State::Startup,
             cwnd: initial_cwnd,
@@ -373,7 +377,11 @@ impl Bbr3 {
 
     /// The minimum cwnd, `BBR.MinPipeCwnd` = 4 packets (§2.8).
     fn min_pipe_cwnd(&self) -> u64 {
-        self.cfg.min_pipe_cwnd_packets.saturating_mul(self.mss)
+        debug_assert_eq!(
+            self.min_pipe_cwnd,
+            self.cfg.min_pipe_cwnd_packets.saturating_mul(self.mss)
+        );
+        self.min_pipe_cwnd
     }
 
     /// `C.is_cwnd_limited`: the whole cwnd was used at some point in the
@@ -800,6 +808,7 @@ impl CongestionControl for Bbr3 {
         self.inflight_longterm = per_packet(self.inflight_longterm, old);
         self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
         self.mss = mss;
+        self.min_pipe_cwnd = self.cfg.min_pipe_cwnd_packets.saturating_mul(mss);
         // Inputs left out of its key ([`control::MaxInflightKey`]).
         self.max_inflight_memo = None;
         self.quantum_key = (u64::MAX, None);
