@@ -17,9 +17,82 @@ pub(crate) fn ceil_to_u64(x: f64) -> u64 {
     }
 }
 
+/// `a <= x as u64`, without the conversion (a dozen instructions on
+/// baseline x86-64, as `as` saturates) when `a` is exact as an `f64`
+/// (below 2^53) and `x` is neither NaN nor negative. Exact: for
+/// 0 <= x < 2^64, `x as u64` is the integer t with t <= x < t + 1, and an
+/// integer is <= t exactly when it is <= x; from 2^64 up `as` gives
+/// `u64::MAX`, and both sides are true. Other inputs take the conversion.
+#[inline(always)]
+pub(crate) fn at_most_as_u64(a: u64, x: f64) -> bool {
+    if a < 1 << 53 && x >= 0.0 {
+        a as f64 <= x
+    } else {
+        a <= x as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_most_as_u64_is_the_comparison_with_the_cast() {
+        let xs = [
+            0.0,
+            -0.0,
+            -0.5,
+            -1.0,
+            0.5,
+            1.0,
+            1.5,
+            2.0,
+            1e6 - 0.5,
+            1e6,
+            1e6 + 0.5,
+            4503599627370495.5,
+            9007199254740991.0,
+            9007199254740992.0,
+            9007199254740994.0,
+            1.8e19,
+            18446744073709549568.0,
+            18446744073709551616.0,
+            2e19,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        let as_: [u64; 14] = [
+            0,
+            1,
+            2,
+            999_999,
+            1_000_000,
+            1_000_001,
+            (1 << 52) - 1,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 53) + 2,
+            18446744073709549568,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for x in xs {
+            for a in as_ {
+                assert_eq!(at_most_as_u64(a, x), a <= x as u64, "{a} {x}");
+            }
+        }
+        let mut x = 0.1f64;
+        for _ in 0..3000 {
+            let t = x as u64;
+            for a in [t.saturating_sub(1), t, t.saturating_add(1)] {
+                assert_eq!(at_most_as_u64(a, x), a <= x as u64, "{a} {x}");
+            }
+            x = x * 1.031 + 0.7;
+        }
+    }
 
     #[test]
     fn rounds_up_and_handles_non_finite() {

@@ -38,7 +38,7 @@ use self::quic_2018::{QuicRecovery, QUIC_ACK_HEIGHT_WINDOW_ROUNDS};
 use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::{AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, MinRttSamples};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
-use crate::float::ceil_to_u64;
+use crate::float::{at_most_as_u64, ceil_to_u64};
 use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
@@ -500,18 +500,22 @@ impl Bbr {
             }
         }
         let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
-        // `as` saturates, and everything after is saturating arithmetic.
-        let mut expected = (self.bw() * epoch_ns) as u64;
+        // The data bw predicts for the epoch: `expected_f as u64` (`as`
+        // saturates, and everything after is saturating arithmetic).
+        let expected_f = self.bw() * epoch_ns;
         // A new epoch starts when ACKs arrive no faster than bw predicts, or
         // when the epoch has run so long its arithmetic would lose meaning.
+        let within_expected = at_most_as_u64(self.ack_epoch_acked, expected_f);
         let reset_bytes = ACK_EPOCH_RESET_PACKETS.saturating_mul(self.mss);
-        if self.ack_epoch_acked <= expected
+        let expected = if within_expected
             || self.ack_epoch_acked.saturating_add(rs.acked_bytes) >= reset_bytes
         {
             self.ack_epoch_acked = 0;
             self.ack_epoch_stamp = self.delivered_time;
-            expected = 0;
-        }
+            0
+        } else {
+            expected_f as u64
+        };
         self.ack_epoch_acked = self
             .ack_epoch_acked
             .saturating_add(rs.acked_bytes)

@@ -6,6 +6,7 @@
 use super::{ceil_to_u64, Bbr3, State, NS_PER_SEC};
 use crate::algorithm::AckContext;
 use crate::config::Bbr3ExtraAcked;
+use crate::float::at_most_as_u64;
 use crate::pacing::{send_quantum_bytes_bbr3_draft, send_quantum_bytes_bbr3_linux};
 use crate::rtt_estimator::RttEstimator;
 
@@ -268,12 +269,16 @@ impl Bbr3 {
             }
         }
         let interval_ns = ctx.now.nanos_since(self.extra_acked_interval_start) as f64;
-        let mut expected = (self.bw * interval_ns) as u64;
-        if self.extra_acked_delivered <= expected {
+        // `as` saturates; the test is `extra_acked_delivered <=
+        // expected_f as u64`, mostly without the conversion.
+        let expected_f = self.bw * interval_ns;
+        let expected = if at_most_as_u64(self.extra_acked_delivered, expected_f) {
             self.extra_acked_delivered = 0;
             self.extra_acked_interval_start = ctx.now;
-            expected = 0;
-        }
+            0
+        } else {
+            expected_f as u64
+        };
         self.extra_acked_delivered = self.extra_acked_delivered.saturating_add(rs.acked_bytes);
         let extra = self
             .extra_acked_delivered
