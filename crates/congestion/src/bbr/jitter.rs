@@ -142,6 +142,16 @@ impl Bbr {
         self.min_rtt_ns.map(|n| n as f64)
     }
 
+    /// What [`Bbr::model_rtt_ns`] is computed from, for the targets'
+    /// memo keys: `bbr-jitter`'s srtt as its bits and `true`, or min_rtt
+    /// in ns and `false`. Equal pairs give equal model RTTs.
+    pub(super) fn model_rtt_held(&self) -> (Option<u64>, bool) {
+        if let Some(j) = self.jitter.as_ref().filter(|j| j.unstable()) {
+            return (Some(j.srtt_ns.to_bits()), true);
+        }
+        (self.min_rtt_ns, false)
+    }
+
     /// The PROBE_BW cycle length in force: 5 phases while `bbr-jitter`
     /// uses srtt, else Linux's 8 (seed 001, eq. 11).
     pub(super) fn cycle_len(&self) -> usize {

@@ -116,9 +116,13 @@ struct PacingMemo {
 struct InflightKey {
     bw_bits: u64,
     gain_bits: u64,
-    /// The model RTT's bits (min_rtt, or `bbr-jitter`'s srtt); `None`
+    /// The model RTT as it is held: min_rtt in ns, or, when
+    /// `rtt_is_srtt`, `bbr-jitter`'s srtt as its f64 bits (the model RTT
+    /// is a function of the pair, without the conversion to f64 of
+    /// min_rtt that comparing the model RTT itself would cost); `None`
     /// before any sample, when the BDP is the initial window.
-    rtt_bits: Option<u64>,
+    rtt_held: Option<u64>,
+    rtt_is_srtt: bool,
     /// PROBE_BW's probing phase, which adds two packets of headroom.
     probing: bool,
 }
@@ -852,10 +856,12 @@ impl Bbr {
 
     /// The inputs of [`Bbr::inflight_target`] for `bw` and `gain`.
     fn inflight_key(&self, bw: f64, gain: f64) -> InflightKey {
+        let (rtt_held, rtt_is_srtt) = self.model_rtt_held();
         InflightKey {
             bw_bits: bw.to_bits(),
             gain_bits: gain.to_bits(),
-            rtt_bits: self.model_rtt_ns().map(f64::to_bits),
+            rtt_held,
+            rtt_is_srtt,
             probing: self.mode == Mode::ProbeBw && self.cycle_index == 0,
         }
     }
