@@ -129,6 +129,10 @@ impl Bbr3 {
 
     /// `SetSendQuantum()` (§5.6.3), or Linux v3's TSO goal, which adds a
     /// min_rtt-based allowance (`bbr_tso_segs_generic()`).
+    ///
+    /// Always inlined: its early exit is a few comparisons, and as a call
+    /// it cost 2 instructions more per ACK (`examples/ack_loop`).
+    #[inline(always)]
     pub(super) fn set_send_quantum(&mut self) {
         // Recomputed only when its inputs change (most ACKs leave them).
         let rtt = self
@@ -140,6 +144,13 @@ impl Bbr3 {
         if key == self.quantum_key {
             return;
         }
+        self.set_send_quantum_rules(key);
+    }
+
+    /// [`Bbr3::set_send_quantum`] past its inline early exit, for inputs
+    /// `key`.
+    #[inline(never)]
+    fn set_send_quantum_rules(&mut self, key: (u64, Option<u64>)) {
         self.quantum_key = key;
         let quantum = if self.cfg.quantum_rtt_allowance {
             send_quantum_bytes_bbr3_linux(self.pacing_rate, self.mss, self.min_rtt())
