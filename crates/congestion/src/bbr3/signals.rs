@@ -259,7 +259,12 @@ impl Bbr3 {
             return;
         }
         let rate = self.sample_rate.unwrap_or(0.0);
-        self.bw_latest = self.bw_latest.max(rate);
+        // `bw_latest.max(rate)` without `f64::max`'s NaN handling: neither
+        // is ever NaN or -0 (a sample's rate is bytes over a non-zero
+        // interval, both integers; `bw_latest` holds 0 or such a rate).
+        if rate > self.bw_latest {
+            self.bw_latest = rate;
+        }
         self.inflight_latest = self.inflight_latest.max(rs.delivered_bytes);
         if rs.prior_delivered_bytes >= self.loss_round_delivered {
             self.loss_round_delivered = delivered;
