@@ -272,13 +272,11 @@ impl MultiPath {
     /// What the simulator's and the emulator's files share: the header
     /// and the `[link]` tables.
     pub(super) fn base(&self, seconds: u64, seed: u64) -> ScenarioBuilder {
-        let half = millis(self.rtt_ms / 2.0);
-        let rate_bps = (self.rate_mbit * 1000.0).round() * 1e3;
         let queue = match self.queue {
             Queue::DropTail => builder::Queue::packets(self.queue_packets()),
             Queue::CodelEcn => builder::Queue::packets(self.queue_packets()).codel().ecn(),
         };
-        ScenarioBuilder::new(Direction::new().rate_bps(rate_bps).delay(half).queue(queue))
+        ScenarioBuilder::new(self.one_way().queue(queue))
             .comment(&format!(
                 "Written by `bbrlab validate --multiflow` for path {}.",
                 self.name
@@ -293,6 +291,12 @@ impl MultiPath {
     /// The ACKs' way back: the bottleneck's rate, no queue limit, half
     /// the round trip.
     fn reverse_direction(&self) -> Direction {
+        self.one_way()
+    }
+
+    /// Either way of the path without its queue: the bottleneck's rate
+    /// (whole kbit/s) and half the round trip.
+    fn one_way(&self) -> Direction {
         let rate_bps = (self.rate_mbit * 1000.0).round() * 1e3;
         Direction::new()
             .rate_bps(rate_bps)
