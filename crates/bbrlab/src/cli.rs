@@ -331,8 +331,8 @@ pub(crate) struct ValidateArgs {
           value_parser = clap::value_parser!(u32).range(1..=64), requires = "multiflow")]
     pub(crate) sim_draws: u32,
     /// With --multiflow: the hosts' timing noise the simulator adds to
-    /// each ACK's way back, `MEAN,SD` (a normal extra delay cut at zero,
-    /// in order), or `off`. The default is what the emulator's packet log
+    /// each ACK's way back, `MEAN,SD` in whole microseconds (a normal
+    /// extra delay cut at zero, in order), or `off`. The default is what the emulator's packet log
     /// shows between a segment leaving the bottleneck and its sender's
     /// answer arriving there (the Validation chapter); without it the
     /// simulated flows answer to the nanosecond and lock in phase at a
@@ -342,9 +342,8 @@ pub(crate) struct ValidateArgs {
     pub(crate) sim_host_noise: HostNoiseArg,
     /// Run no real transfers; judge the simulator, run afresh (with
     /// --sim-ack, and --sim-draws and --sim-host-noise with --multiflow),
-    /// against the real
-    /// runs an earlier validate (or validate --multiflow) left in
-    /// --out: its paths (or --only's), algorithms (or, single flow,
+    /// against the real runs an earlier validate (or validate
+    /// --multiflow) left in --out: its paths (or --only's), algorithms (or, single flow,
     /// --algorithms'), run length and repetitions; with --only or
     /// --algorithms the other rows stay as they were. Rewrites --out's
     /// validate.json, validate.md and each repetition's compare.json.
@@ -1002,8 +1001,8 @@ pub struct HostNoiseArg(pub Option<testbed::validate::multiflow::HostNoise>);
 /// stands for the hosts' microseconds, not for a path's delay.
 const HOST_NOISE_MAX: std::time::Duration = std::time::Duration::from_millis(10);
 
-/// Parses `--sim-host-noise`: `MEAN,SD` (durations, each at most 10 ms)
-/// or `off`.
+/// Parses `--sim-host-noise`: `MEAN,SD` (durations in whole
+/// microseconds, each at most 10 ms) or `off`.
 pub(crate) fn host_noise_arg(v: &str) -> Result<HostNoiseArg, String> {
     if v.trim().eq_ignore_ascii_case("off") {
         return Ok(HostNoiseArg(None));
@@ -1016,6 +1015,12 @@ pub(crate) fn host_noise_arg(v: &str) -> Result<HostNoiseArg, String> {
     let mean = duration_arg("mean", mean.trim())?;
     let sd = duration_arg("sd", sd.trim())?;
     for (what, d) in [("mean", mean), ("sd", sd)] {
+        // validate.json and the table record it in whole microseconds.
+        if d.subsec_nanos() % 1_000 != 0 {
+            return Err(format!(
+                "`{v}`: the {what} is {d:?}; give whole microseconds (validate.json records them so)"
+            ));
+        }
         if d > HOST_NOISE_MAX {
             return Err(format!(
                 "`{v}`: the {what} is {d:?}, above 10ms; the noise stands for the hosts' timing, not a path's delay (add that to the path)"
@@ -1070,6 +1075,8 @@ mod tests {
         assert!(e.contains("MEAN,SD") && e.contains("off"), "{e}");
         let e = host_noise_arg("50us,fast").unwrap_err();
         assert!(e.starts_with("sd:"), "{e}");
+        let e = host_noise_arg("50us,1500ns").unwrap_err();
+        assert!(e.contains("sd") && e.contains("whole microseconds"), "{e}");
         let e = host_noise_arg("20ms,1us").unwrap_err();
         assert!(e.contains("mean") && e.contains("10ms"), "{e}");
     }
