@@ -319,3 +319,43 @@ fn a_flow_whose_mss_changes_delivers_exactly_its_size() {
         }
     }
 }
+
+/// Linux's receiver offers a window and the simulated TCP sender keeps to
+/// it, as the kernel's does (`tcp_snd_wnd_test()`): with the receive
+/// buffer held to 20,000 bytes (13 whole 1,500-byte segments) on a
+/// 10 Mbit/s, 40 ms path, at most 13 segments are ever in flight and the
+/// goodput is about 13 segments per round trip (3.9 Mbit/s, 3.0-4.2
+/// allowed for the queue
+/// the flow's own bursts add to the round trip and the first round
+/// trips), where an ACK per packet (no window) fills the link.
+#[test]
+fn a_linux_receivers_window_holds_the_sender() {
+    let run = |ack: AckPolicy| {
+        let mut f = FlowConfig::bulk("f", Config::new(Algorithm::Cubic));
+        f.ack = ack;
+        let mut rec = MemoryRecorder::default();
+        let s = netsim::run(&sim(vec![f], "", 10), &mut rec).unwrap();
+        let peak = rec
+            .flows
+            .iter()
+            .map(|x| x.inflight_peak_bytes)
+            .max()
+            .unwrap();
+        (s.flows[0].goodput_bps / 1e6, peak)
+    };
+    let small = AckPolicy::Linux {
+        quickacks: 16,
+        max_delay_ns: 40 * MS,
+        comp_sack_delay_ns: MS,
+        comp_sack_max: 44,
+        rcv_window_init: 20_000,
+        rcv_window_max: 20_000,
+    };
+    let mss = Config::new(Algorithm::Cubic).mss_bytes;
+    assert_eq!(mss, 1500);
+    let (goodput, peak) = run(small);
+    assert!(peak <= 13 * mss, "{peak} bytes in flight");
+    assert!((3.0..=4.2).contains(&goodput), "{goodput:.2} Mbit/s");
+    let (every, _) = run(AckPolicy::EveryPacket);
+    assert!(every >= 9.0, "{every:.2} Mbit/s without a window");
+}

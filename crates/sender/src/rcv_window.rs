@@ -20,10 +20,26 @@
 //! left slow start at 70-90 packets beside a BBRv3 flow in a 16-BDP
 //! buffer, the simulated one at 118-147.
 //!
+//! The window is also what the receiver offers the sender, and a kernel
+//! sender never has data beyond it (`tcp_snd_wnd_test()`). Offered
+//! (`__tcp_select_window()`): `rcv_ssthresh`, at most the free buffer,
+//! counted from the in-order point; the right edge never moves back
+//! (`tcp_select_window()`). Data held above a hole takes buffer space,
+//! so after a loss the offer shrinks by what waits for the repair, and
+//! `rcv_ssthresh` stops growing once it reaches the free space
+//! (`tcp_grow_window()` grows on out-of-order segments too, with SACK).
+//! A long-RTT flow in STARTUP meets this: kernel BBR beside a 50 ms
+//! shorter flow on a 1-BDP buffer was receive-window-limited for 72-192
+//! ms of its first second (`tcpi_rwnd_limited`), with 81,920 bytes
+//! offered until the receiver's first DRS measurement.
+//!
 //! The model assumes what bbrlab's receivers do: the application reads
-//! every segment as it arrives (so the free buffer never limits the
-//! window, and `tcp_rcv_space_adjust()` runs per segment), and packets
-//! of the path's MSS.
+//! every segment as it arrives (so only out-of-order data occupies the
+//! buffer, and `tcp_rcv_space_adjust()` runs per segment), and packets
+//! of the path's MSS. The buffer's free space, in window bytes, is the
+//! clamp less the out-of-order payload: Linux sets the clamp from the
+//! buffer at the window share it measures of a segment's memory
+//! (`scaling_ratio`), and charges held segments at that same share.
 
 use congestion::Instant;
 
@@ -83,27 +99,81 @@ impl RcvWindow {
     /// An in-order segment of `seg_bytes` arrived at `now`, bringing the
     /// in-order total to `in_order_bytes`. Returns whether it raised the
     /// window, which makes Linux acknowledge it at once.
+    /// `held_bytes`: payload held above a hole after this segment.
     pub(crate) fn on_in_order(
         &mut self,
         now: Instant,
         seg_bytes: u64,
         in_order_bytes: u64,
+        held_bytes: u64,
     ) -> bool {
         let mss = seg_bytes.max(1);
+        self.start(now, mss, in_order_bytes - seg_bytes.min(in_order_bytes));
+        let grew = self.grow(mss, held_bytes);
+        self.adjust_space(now, mss, in_order_bytes);
+        grew
+    }
+
+    /// A segment of `seg_bytes` arrived above a hole, bringing what is
+    /// held there to `held_bytes`: with SACK it may raise `rcv_ssthresh`
+    /// as an in-order one does (`tcp_data_queue_ofo()` calls
+    /// `tcp_grow_window()`), though the ACK policy does not change (the
+    /// receiver acknowledges out-of-order data at once or compressed).
+    pub(crate) fn on_out_of_order(
+        &mut self,
+        now: Instant,
+        seg_bytes: u64,
+        in_order_bytes: u64,
+        held_bytes: u64,
+    ) {
+        let mss = seg_bytes.max(1);
+        self.start(now, mss, in_order_bytes);
+        self.grow(mss, held_bytes);
+    }
+
+    /// The first segment gives the MSS: the window starts at the SYN's.
+    fn start(&mut self, now: Instant, mss: u64, in_order_before: u64) {
         if self.ssthresh == 0 {
-            self.ssthresh = (INITIAL_WINDOW_BYTES / mss * mss).min(self.clamp);
+            self.ssthresh = Self::initial_window(mss).min(self.clamp);
             self.space = DRS_INITIAL_SEGMENTS * mss;
             self.measure_at = now;
-            self.measure_bytes = in_order_bytes - seg_bytes.min(in_order_bytes);
+            self.measure_bytes = in_order_before;
         }
-        // tcp_grow_window(): full-sized segments (truesize no larger than
-        // their window share) add two segments.
-        let grew = self.ssthresh < self.clamp;
+    }
+
+    /// The window offered before any data arrived, in whole segments of
+    /// `mss` bytes (the SYN-ACK's).
+    pub(crate) fn initial_window(mss: u64) -> u64 {
+        let mss = mss.max(1);
+        INITIAL_WINDOW_BYTES / mss * mss
+    }
+
+    /// `tcp_grow_window()`: full-sized segments (truesize no larger than
+    /// their window share) add two segments, while `rcv_ssthresh` is below
+    /// both the clamp and the free space (`tcp_space()`).
+    fn grow(&mut self, mss: u64, held_bytes: u64) -> bool {
+        let grew = self.ssthresh < self.clamp && self.ssthresh < self.free(held_bytes);
         if grew {
             self.ssthresh = (self.ssthresh + 2 * mss).min(self.clamp);
         }
-        self.adjust_space(now, mss, in_order_bytes);
         grew
+    }
+
+    /// The buffer's free space in window bytes, with `held_bytes` of
+    /// payload waiting above a hole.
+    fn free(&self, held_bytes: u64) -> u64 {
+        self.clamp.saturating_sub(held_bytes)
+    }
+
+    /// The window to offer now, bytes (`__tcp_select_window()`): the
+    /// free space, at most `rcv_ssthresh`; before any data, the SYN's
+    /// window at `mss`. Counted from the in-order point; the caller keeps
+    /// the right edge from moving back.
+    pub(crate) fn offer(&self, mss: u64, held_bytes: u64) -> u64 {
+        if self.ssthresh == 0 {
+            return Self::initial_window(mss).min(self.clamp);
+        }
+        self.ssthresh.min(self.free(held_bytes))
     }
 
     /// `tcp_rcv_space_adjust()`: once per receiver round trip, if more was
@@ -153,7 +223,7 @@ mod tests {
         let mut raised = 0;
         for i in 0..n {
             *bytes += MSS;
-            raised += u64::from(w.on_in_order(at(*t + rtt * i / n), MSS, *bytes));
+            raised += u64::from(w.on_in_order(at(*t + rtt * i / n), MSS, *bytes, 0));
         }
         *t += rtt;
         raised
@@ -168,7 +238,7 @@ mod tests {
         let mut w = RcvWindow::new(81_920, 20_000_000);
         let mut grew = Vec::new();
         for i in 1..=10 {
-            grew.push(w.on_in_order(at(i * MS), MSS, i * MSS));
+            grew.push(w.on_in_order(at(i * MS), MSS, i * MSS, 0));
         }
         assert_eq!(
             grew,
@@ -208,6 +278,33 @@ mod tests {
             }
         }
         assert_eq!(raised_late, 0, "window {}", w.window());
+    }
+
+    /// What waits above a hole takes buffer space: the offer is the
+    /// clamp less the held payload once that is below `rcv_ssthresh`, and
+    /// `rcv_ssthresh` stops growing at the free space, in order or not.
+    /// Below it, a segment above a hole raises it as an in-order one does.
+    #[test]
+    fn data_held_above_a_hole_shrinks_the_offer_and_stops_growth() {
+        let mut w = RcvWindow::new(81_920, 20_000_000);
+        assert_eq!(w.offer(MSS, 0), 65_160, "the SYN's window");
+        // The first segment: 45 segments, then 47 (below the clamp).
+        assert!(w.on_in_order(at(0), MSS, MSS, 0));
+        assert_eq!(w.offer(MSS, 0), 47 * MSS);
+        // Two segments held: 47 < 81,920 - 2,896, so it grows.
+        w.on_out_of_order(at(MS), MSS, 3 * MSS, 2 * MSS);
+        assert_eq!(w.window(), 49 * MSS);
+        assert_eq!(w.offer(MSS, 2 * MSS), 49 * MSS);
+        // Twenty held: free space 81,920 - 28,960 = 52,960 < 49 segments:
+        // no growth, and the offer is the free space.
+        w.on_out_of_order(at(2 * MS), MSS, 21 * MSS, 20 * MSS);
+        assert_eq!(w.window(), 49 * MSS);
+        assert_eq!(w.offer(MSS, 20 * MSS), 81_920 - 20 * MSS);
+        assert!(!w.on_in_order(at(3 * MS), MSS, 22 * MSS, 20 * MSS));
+        // The hole filled: growth resumes up to the clamp.
+        assert!(w.on_in_order(at(4 * MS), MSS, 23 * MSS, 0));
+        assert_eq!(w.offer(MSS, 0), 51 * MSS);
+        assert_eq!(w.offer(MSS, 100 * MSS), 0, "a full buffer offers nothing");
     }
 
     /// The clamp never passes its ceiling, however fast the sender grows.

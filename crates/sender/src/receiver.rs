@@ -41,6 +41,12 @@ pub struct Ack {
     /// TCP's ECN-Echo (RFC 3168 §6.1.3): a CE arrived and no data packet
     /// with CWR has arrived since.
     pub ece: bool,
+    /// The receive window, in chunks from `cum_chunk`: the sender may not
+    /// send new data at or beyond `cum_chunk + rwnd_chunks` (TCP's ACK
+    /// number plus window, `tcp_snd_wnd_test()`). `None` from a receiver
+    /// that offers no window ([`AckPolicy::Linux`] is the one that does).
+    /// 32 bits: a window of 4 billion segments is beyond any buffer.
+    pub rwnd_chunks: Option<u32>,
 }
 
 impl Ack {
@@ -101,6 +107,14 @@ pub struct Receiver {
     dupacks_sent: u32,
     /// Linux policy: out-of-order packets held by SACK compression.
     compressed: u32,
+    /// Chunks held above a hole (the set flags of `ahead`).
+    held_chunks: u64,
+    /// The size of the newest data segment, bytes: the MSS the window is
+    /// counted in.
+    seg_bytes: u64,
+    /// Linux policy: the right edge offered so far, in chunks (never
+    /// moves back, `tcp_select_window()`).
+    rwnd_edge: u64,
     /// Codepoints received so far (QUIC's ECN counts).
     pub ecn_counts: EcnCounts,
     /// TCP: ECE goes on every ACK until a packet with CWR arrives
@@ -145,6 +159,9 @@ impl Receiver {
             dupack_point: 0,
             dupacks_sent: 0,
             compressed: 0,
+            held_chunks: 0,
+            seg_bytes: 0,
+            rwnd_edge: 0,
             ecn_counts: EcnCounts::default(),
             ece: false,
             min_rtt_ns: 0,
@@ -174,6 +191,15 @@ impl Receiver {
     /// Chunks received in order so far.
     pub fn contiguous_chunks(&self) -> u64 {
         self.next_chunk
+    }
+
+    /// The window a sender of `mss`-byte segments has before any ACK, in
+    /// chunks: the SYN-ACK's 65,535 bytes for [`AckPolicy::Linux`]; `None`
+    /// for the policies that offer no window.
+    pub fn initial_rwnd_chunks(&self, mss: u64) -> Option<u64> {
+        self.rcv_window
+            .as_ref()
+            .map(|w| w.offer(mss, 0) / mss.max(1))
     }
 
     /// Records packet `pn` carrying `chunk` (`bytes` of payload) at `now`,
@@ -213,6 +239,7 @@ impl Receiver {
                 quick = true;
             }
         }
+        self.seg_bytes = bytes;
         let in_order = self.ranges.last().is_none_or(|r| pn == r.1 + 1);
         let had_hole = !self.ahead.is_empty();
         let in_order_before = self.next_chunk;
@@ -294,10 +321,26 @@ impl Receiver {
     /// counts data above a hole a little early, until the hole fills,
     /// which moves DRS's measurement by at most that data.
     fn window_grew(&mut self, now: Instant, advanced: bool, bytes: u64) -> bool {
+        let held = self.held_chunks * bytes;
         match self.rcv_window.as_mut() {
-            Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes),
-            _ => false,
+            Some(w) if advanced => w.on_in_order(now, bytes, self.unique_bytes, held),
+            Some(w) => {
+                if held > 0 {
+                    w.on_out_of_order(now, bytes, self.unique_bytes, held);
+                }
+                false
+            }
+            None => false,
         }
+    }
+
+    /// The right edge to offer now, in chunks, for [`AckPolicy::Linux`].
+    fn offer_edge(&mut self) -> Option<u64> {
+        let w = self.rcv_window.as_ref()?;
+        let mss = self.seg_bytes.max(1);
+        let window = w.offer(mss, self.held_chunks * mss);
+        self.rwnd_edge = self.rwnd_edge.max(self.next_chunk + window / mss);
+        Some(self.rwnd_edge)
     }
 
     /// [`AckPolicy::Linux`]'s decision after a packet arrived; `at_once`:
@@ -356,6 +399,9 @@ impl Receiver {
             cum_chunk: self.next_chunk,
             ecn: self.ecn_counts,
             ece: self.ece,
+            rwnd_chunks: self
+                .offer_edge()
+                .map(|edge| (edge - self.next_chunk).min(u64::from(u32::MAX)) as u32),
         };
         self.duplicate_seen = false;
         self.ack_deadline = None;
@@ -439,10 +485,12 @@ impl Receiver {
             return;
         }
         self.ahead[idx] = true;
+        self.held_chunks += 1;
         self.unique_bytes += bytes;
         while self.ahead.front() == Some(&true) {
             self.ahead.pop_front();
             self.next_chunk += 1;
+            self.held_chunks -= 1;
         }
     }
 }
@@ -549,6 +597,50 @@ mod tests {
         for &(n, acks) in &fixed[2..] {
             assert_eq!(acks, n / 2, "{fixed:?}");
         }
+    }
+
+    /// Linux's receiver offers a window: 45 segments in the SYN-ACK, then
+    /// the in-order point plus what it offers, an edge that never moves
+    /// back when data held above a hole shrinks the offer. The other
+    /// policies offer none.
+    #[test]
+    fn linux_policy_offers_a_window_whose_right_edge_never_moves_back() {
+        const MSS: u64 = 1448;
+        let edge = |a: AckAction| match a {
+            AckAction::Send(a) => a.rwnd_chunks.map(|w| a.cum_chunk + u64::from(w)),
+            other => panic!("{other:?}"),
+        };
+        let mut r = Receiver::new(AckPolicy::LINUX, None);
+        assert_eq!(r.initial_rwnd_chunks(MSS), Some(45));
+        // Chunk 0: 47 segments offered from chunk 1.
+        assert_eq!(edge(r.on_packet(at(0), 0, 0, MSS)), Some(1 + 47));
+        // Chunks 1-9 in order (quick ACKs): each raises the window by two,
+        // up to the first clamp (81,920 bytes: 56 whole segments).
+        for c in 1..10u64 {
+            let window = (47 + 2 * c).min(56);
+            assert_eq!(edge(r.on_packet(at(c), c, c, MSS)), Some(c + 1 + window));
+        }
+        let before = 10 + 56;
+        // Chunk 10 lost; 11-40 arrive and are held. The offer from the
+        // in-order point (10) shrinks to 81,920 bytes less 30 segments,
+        // but the edge stays where it was.
+        let mut last = None;
+        for c in 11..=40u64 {
+            if let AckAction::Send(a) = r.on_packet(at(100 + c), c, c, MSS) {
+                last = a.rwnd_chunks.map(|w| a.cum_chunk + u64::from(w));
+            }
+        }
+        assert_eq!(last, Some(before));
+        let a = r
+            .on_delayed_ack_timer(at(10_000_000))
+            .expect("compressed ACK");
+        assert_eq!(a.cum_chunk + u64::from(a.rwnd_chunks.unwrap()), before);
+        // The repair fills the hole: the offer counts from chunk 41 again.
+        let a = edge(r.on_packet(at(20_000_000), 41, 10, MSS)).unwrap();
+        assert!(a > before, "{a} <= {before}");
+        let mut every = Receiver::new(AckPolicy::EveryPacket, None);
+        assert_eq!(every.initial_rwnd_chunks(MSS), None);
+        assert_eq!(edge(every.on_packet(at(0), 0, 0, MSS)), None);
     }
 
     #[test]

@@ -928,3 +928,40 @@ fn skipping_poll_when_paced_until_allows_changes_nothing() {
         }
     }
 }
+
+/// A TCP receiver's window holds the sender: no new chunk at or beyond
+/// the right edge offered (`tcp_snd_wnd_test()`), first the SYN-ACK's,
+/// then each ACK's; the sender then says it is flow-blocked, not
+/// cwnd-limited (cwnd is 100 packets here), and an ACK that moves the
+/// edge lets exactly that much more go. An edge never moves back.
+#[test]
+fn new_data_stops_at_the_receive_windows_right_edge() {
+    let mut cc = Config::new(Algorithm::Cubic);
+    cc.initial_cwnd_packets = 100;
+    let mut f = SenderConfig::bulk(cc);
+    f.tail_loss_probe = false;
+    let mut s = sender::Sender::new(&f, 1);
+    s.set_flow_limit(10);
+    let (sent, t) = send_until(&mut s, 0, 100 * MS, 20);
+    assert_eq!(sent, (0..10).collect::<Vec<_>>());
+    assert_eq!(s.poll(at(t)), sender::SendDecision::FlowBlocked);
+    let mut a = ack_cum(&[(0, 9)], 10, false);
+    a.rwnd_chunks = Some(4);
+    s.on_ack(at(40 * MS), &a);
+    let (sent, t) = send_until(&mut s, 40 * MS, 100 * MS, 20);
+    assert_eq!(sent, (10..14).collect::<Vec<_>>());
+    assert_eq!(s.poll(at(t)), sender::SendDecision::FlowBlocked);
+    let mut b = ack_cum(&[(10, 10)], 11, false);
+    b.rwnd_chunks = Some(6);
+    s.on_ack(at(t), &b);
+    let (sent, t) = send_until(&mut s, t, 200 * MS, 20);
+    assert_eq!(sent, (14..17).collect::<Vec<_>>());
+    let mut c = ack_cum(&[(10, 11)], 12, false);
+    c.rwnd_chunks = Some(3);
+    s.on_ack(at(t), &c);
+    assert_eq!(s.poll(at(t)), sender::SendDecision::FlowBlocked);
+    // Without an edge (a receiver that offers no window) nothing changes.
+    let d = ack_cum(&[(10, 12)], 13, false);
+    s.on_ack(at(t + MS), &d);
+    assert_eq!(s.poll(at(t + MS)), sender::SendDecision::FlowBlocked);
+}

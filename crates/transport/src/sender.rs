@@ -341,6 +341,8 @@ pub fn send_with(
                         // validation once ECT packets are acknowledged.
                         ecn: counts.map(wire::EcnCounts::to_shared).unwrap_or_default(),
                         ece: false,
+                        // The frame's `max_chunks` is this protocol's window.
+                        rwnd_chunks: None,
                     };
                     // Stamped when read, not when the loop began: a
                     // datagram read later in a drained batch would

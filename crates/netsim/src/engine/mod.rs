@@ -270,9 +270,16 @@ impl Flow {
     ) -> Self {
         let mss = sc.cc.mss_bytes.max(1);
         let total_chunks = sc.size_bytes.map(|s| s.div_ceil(mss).max(1));
+        let receiver = Receiver::new(ack, total_chunks);
+        let mut sender = Sender::new(sc, seed);
+        // A receiver that offers a window (Linux's) offers its first in
+        // the SYN-ACK: the sender is held to it until the first ACK.
+        if let Some(window) = receiver.initial_rwnd_chunks(mss) {
+            sender.set_flow_limit(window);
+        }
         Flow {
-            sender: Sender::new(sc, seed),
-            receiver: Receiver::new(ack, total_chunks),
+            sender,
+            receiver,
             start_ns: sc.start_ns,
             extra_rtt_ns,
             header_bytes,
@@ -860,11 +867,11 @@ mod tests {
     use congestion::{Algorithm, Config};
 
     /// Events are copied in and out of the queue once each, so their size
-    /// is per-packet work: an ACK (96 bytes) travels as a slot number, and
+    /// is per-packet work: an ACK (104 bytes) travels as a slot number, and
     /// an event is no larger than a data packet's fields need.
     #[test]
     fn an_event_carries_an_ack_by_its_slot() {
-        assert_eq!(std::mem::size_of::<sender::Ack>(), 96);
+        assert_eq!(std::mem::size_of::<sender::Ack>(), 104);
         assert!(
             std::mem::size_of::<Kind>() <= 40,
             "{}",

@@ -19,6 +19,11 @@ impl Sender {
         // anything, and only its own losses enter the rate sample.
         let prior_in_flight = self.inflight;
         let prev_largest = self.largest_acked;
+        // TCP's receive window: new data stops at the right edge the
+        // receiver offers (`tcp_snd_wnd_test()`); the edge never moves back.
+        if let Some(window) = ack.rwnd_chunks {
+            self.set_flow_limit(ack.cum_chunk + u64::from(window));
+        }
         let Some(largest) = ack.largest() else {
             // Nothing acknowledged; the controller still sees the ACK
             // (losses a timer declared since the last one leave its next
