@@ -293,6 +293,10 @@ pub struct FlowSummary {
     /// (its data began), and the handshake's RTT. `None` without a
     /// handshake, or if no SYN-ACK arrived within the run.
     pub handshake: Option<HandshakeRecord>,
+    /// How long new data waited for the receiver's window, ns (Linux's
+    /// `tcpi_rwnd_limited`): `None` for a receiver that offers none (only
+    /// [`crate::AckPolicy::Linux`]'s does).
+    pub rwnd_limited_ns: Option<u64>,
 }
 
 impl FlowSummary {

@@ -219,6 +219,11 @@ pub struct FlowJson {
     /// as before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handshake: Option<HandshakeJson>,
+    /// How long new data waited for the receiver's window, s (Linux's
+    /// `tcpi_rwnd_limited`). Only for a flow whose receiver offers a
+    /// window (`ack = "linux"`), so other summaries are as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rwnd_limited_s: Option<f64>,
 }
 
 /// How a flow's handshake went, in `summary.json`.
@@ -371,6 +376,7 @@ impl SummaryJson {
                         opened_s: r6(h.opened_ns as f64 / 1e9),
                         rtt_ms: r6(h.rtt_ns as f64 / 1e6),
                     }),
+                    rwnd_limited_s: f.rwnd_limited_ns.map(|n| r6(n as f64 / 1e9)),
                 }
             })
             .collect();
@@ -629,6 +635,7 @@ mod tests {
             ce_packets: 0,
             ce_fraction: 0.0,
             handshake: None,
+            rwnd_limited_s: None,
         }
     }
 

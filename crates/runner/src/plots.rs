@@ -212,6 +212,7 @@ mod tests {
             ce_packets: 0,
             ce_fraction: 0.0,
             handshake: None,
+            rwnd_limited_s: None,
         }
     }
 

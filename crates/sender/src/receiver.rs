@@ -193,6 +193,11 @@ impl Receiver {
         self.next_chunk
     }
 
+    /// Whether this receiver offers a window ([`AckPolicy::Linux`]'s).
+    pub fn offers_window(&self) -> bool {
+        self.rcv_window.is_some()
+    }
+
     /// The window a sender of `mss`-byte segments has before any ACK, in
     /// chunks: the SYN-ACK's 65,535 bytes for [`AckPolicy::Linux`]; `None`
     /// for the policies that offer no window.

@@ -112,6 +112,10 @@ impl Sim<'_> {
                     // Exact: a run holds at most 10^8 packets (scenario limits).
                     ce_received: f.receiver.ecn_counts.ce as u64,
                     handshake: f.opened,
+                    rwnd_limited_ns: f
+                        .receiver
+                        .offers_window()
+                        .then(|| s.rwnd_limited_ns(Instant::from_nanos(end))),
                 }
             })
             .collect();

@@ -96,8 +96,9 @@ pub enum SendDecision {
     CwndLimited,
     /// The application has nothing to send until this time (or never).
     NoData(Option<Instant>),
-    /// The receiver's flow-control limit stops new data (a transport
-    /// sets it with [`Sender::set_flow_limit`]; the simulator never does).
+    /// The receiver's flow-control limit stops new data: a transport's
+    /// ([`Sender::set_flow_limit`]) or a TCP receiver's window (the
+    /// right edge its ACKs offer, [`crate::Ack::rwnd_chunks`]).
     FlowBlocked,
 }
 
@@ -204,6 +205,11 @@ pub struct Sender {
     cum_chunk: u64,
     /// Chunks below this index may be sent (receiver flow control).
     flow_limit: Option<u64>,
+    /// Since when new data has waited for the receiver's window, if it
+    /// does, and the time it waited before: Linux's
+    /// `TCP_CHRONO_RWND_LIMITED` (`tcpi_rwnd_limited`).
+    rwnd_blocked_since: Option<Instant>,
+    rwnd_limited_ns: u64,
     /// Packets declared lost that are still in the window, so an ACK that
     /// arrives for one after all (it was reordered or delayed, not lost)
     /// is found in O(log n).
@@ -355,6 +361,8 @@ impl Sender {
             recovery_point: None,
             seen_episodes: 0,
             flow_limit: None,
+            rwnd_blocked_since: None,
+            rwnd_limited_ns: 0,
             cum_chunk: 0,
             lost: LostList::default(),
             prev_ranges: [(0, 0); ACK_RANGES],
@@ -497,6 +505,30 @@ impl Sender {
     /// sent. Limits only grow, as in QUIC's MAX_DATA.
     pub fn set_flow_limit(&mut self, limit: u64) {
         self.flow_limit = Some(self.flow_limit.map_or(limit, |l| l.max(limit)));
+    }
+
+    /// How long new data the application had waited for the receiver's
+    /// window (or a transport's flow-control limit), ns: Linux's
+    /// `tcpi_rwnd_limited`, whose clock starts when a send finds the
+    /// window closed and stops at the next send attempt that does not
+    /// (`tcp_chrono_start()`/`tcp_chrono_stop()` in `tcp_write_xmit()`).
+    /// An interval still open counts up to `now`.
+    pub fn rwnd_limited_ns(&self, now: Instant) -> u64 {
+        self.rwnd_limited_ns + self.rwnd_blocked_since.map_or(0, |t| now.nanos_since(t))
+    }
+
+    /// A send attempt found the window closed with data to send.
+    #[cold]
+    pub(super) fn rwnd_blocked(&mut self, now: Instant) {
+        self.rwnd_blocked_since.get_or_insert(now);
+    }
+
+    /// A send attempt found the window open: the blocked time ends.
+    #[inline]
+    pub(super) fn rwnd_open(&mut self, now: Instant) {
+        if let Some(t) = self.rwnd_blocked_since.take() {
+            self.rwnd_limited_ns += now.nanos_since(t);
+        }
     }
 
     /// The connection's handshake ended at `now`, its exchange taking

@@ -50,10 +50,17 @@ impl Sender {
             if stopped {
                 return SendDecision::NoData(None);
             }
+            let b = self.chunk_bytes(self.next_chunk);
             if self.flow_limit.is_some_and(|l| self.next_chunk >= l) {
+                // Window-limited only with data to send (Linux starts the
+                // clock in `tcp_write_xmit()`, which runs for queued data).
+                self.app.advance(now);
+                if self.app.has(b as u64) {
+                    self.rwnd_blocked(now);
+                }
                 return SendDecision::FlowBlocked;
             }
-            let b = self.chunk_bytes(self.next_chunk);
+            self.rwnd_open(now);
             self.app.advance(now);
             if !self.app.has(b as u64) {
                 // The application is the bottleneck: tell the sampler once,
@@ -93,18 +100,24 @@ impl Sender {
     /// Told from the inputs of `poll`'s branches that come before the
     /// pacer's: no segment-size change pending, no tail-loss or PTO probe
     /// owed, no repair queued (so pruning the queue would change nothing),
-    /// and a bulk application (`poll` advances any other, which moves its
-    /// state). What follows in `poll` then only returns: `NoData(None)`
-    /// for a stopped or complete flow, `FlowBlocked`, `CwndLimited`, or
+    /// a bulk application (`poll` advances any other, which moves its
+    /// state), and new data inside the receiver's window with its clock
+    /// stopped. What follows in `poll` then only returns: `NoData(None)`
+    /// for a stopped or complete flow, `CwndLimited`, or
     /// the pacer's `PaceUntil`, which this requires to hold (the next
     /// departure after `now`, and no quantum burst open to the packet).
     #[inline]
     pub fn paced_until(&self, now: Instant) -> Option<Instant> {
+        // The window's clock (`rwnd_limited_ns`) starts and stops in
+        // `poll`: a flow at its window's edge, or one whose clock runs,
+        // is left to it.
         let quiet = self.mss_change.is_none()
             && !self.tlp.owed
             && self.probes_owed == 0
             && self.retx.is_empty()
-            && matches!(self.app, AppState::Bulk);
+            && matches!(self.app, AppState::Bulk)
+            && self.rwnd_blocked_since.is_none()
+            && self.flow_limit.is_none_or(|l| self.next_chunk < l);
         if !quiet {
             return None;
         }
