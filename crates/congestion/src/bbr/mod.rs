@@ -929,14 +929,23 @@ impl Bbr {
         let mut cwnd = self.cwnd;
         let quic_recovery = self.cfg.recovery == BbrRecovery::Quic2018;
         if acked > 0 && (quic_recovery || !self.set_cwnd_to_recover_or_restore(ctx, &mut cwnd)) {
-            let target = self.cwnd_target();
-            if self.full_bw_reached {
-                cwnd = cwnd.saturating_add(acked).min(target);
-            } else if cwnd < target || ctx.delivered_bytes < self.initial_cwnd {
-                // STARTUP: grow freely (slow-start-like) until the target is known.
-                cwnd = cwnd.saturating_add(acked);
+            if self.mode == Mode::ProbeRtt {
+                // Whatever the target, cwnd would be raised to the floor
+                // here and capped at it below (x.max(m).min(m) is m for
+                // every x), so it ends at the floor: the target, a memo
+                // key built and compared on every ACK of PROBE_RTT,
+                // cannot matter and is not asked for.
+                cwnd = self.min_cwnd();
+            } else {
+                let target = self.cwnd_target();
+                if self.full_bw_reached {
+                    cwnd = cwnd.saturating_add(acked).min(target);
+                } else if cwnd < target || ctx.delivered_bytes < self.initial_cwnd {
+                    // STARTUP: grow freely (slow-start-like) until the target is known.
+                    cwnd = cwnd.saturating_add(acked);
+                }
+                cwnd = cwnd.max(self.min_cwnd());
             }
-            cwnd = cwnd.max(self.min_cwnd());
         }
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.min_cwnd());

@@ -36,7 +36,7 @@ mod signals;
 use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
 use crate::config::{Bbr3Config, Bbr3Ecn, Bbr3Signals, Config};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
-use crate::float::ceil_to_u64;
+use crate::float::{ceil_to_u64, min_of_not_nan};
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{Bbr3Snapshot, Mode, Snapshot};
@@ -433,8 +433,13 @@ impl Bbr3 {
     }
 
     /// `BoundBWForModel()`: bw = min(max_bw, bw_shortterm).
+    ///
+    /// `max_bw` is never NaN ([`TwoSlotMax`] stores only a value that
+    /// compares greater), so the minimum is taken without `f64::min`'s
+    /// NaN test ([`min_of_not_nan`], the same value bit for bit); it runs
+    /// on every ACK.
     fn bound_bw_for_model(&mut self) {
-        let bw = self.max_bw().min(self.bw_shortterm);
+        let bw = min_of_not_nan(self.max_bw(), self.bw_shortterm);
         // Most ACKs leave it as it was, and then so are the BDPs.
         if bw.to_bits() != self.bw.to_bits() {
             self.bw = bw;
