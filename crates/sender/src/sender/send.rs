@@ -91,8 +91,8 @@ impl Sender {
 
     /// `Some(t)` when [`Sender::poll`] at `now` is known to send nothing
     /// and change nothing, and to decide either `PaceUntil(t)` or a
-    /// decision that asks for no wake-up (`CwndLimited`, `FlowBlocked`,
-    /// `NoData(None)`); `None` when only `poll` can tell. A caller that is
+    /// decision that asks for no wake-up (`CwndLimited`, `NoData(None)`);
+    /// `None` when only `poll` can tell. A caller that is
     /// already to be woken at or before `t` (the simulator, on an ACK that
     /// arrives between two paced sends) then has nothing to do and skips
     /// `poll`, about a third of its calls on a paced flow.
