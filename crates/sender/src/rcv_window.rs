@@ -134,7 +134,8 @@ impl RcvWindow {
     /// The first segment gives the MSS: the window starts at the SYN's.
     fn start(&mut self, now: Instant, mss: u64, in_order_before: u64) {
         if self.ssthresh == 0 {
-            self.ssthresh = Self::initial_window(mss).min(self.clamp);
+            // Still 0 here, so the offer is the SYN's window.
+            self.ssthresh = self.offer(mss, 0);
             self.space = DRS_INITIAL_SEGMENTS * mss;
             self.measure_at = now;
             self.measure_bytes = in_order_before;
@@ -143,7 +144,7 @@ impl RcvWindow {
 
     /// The window offered before any data arrived, in whole segments of
     /// `mss` bytes (the SYN-ACK's).
-    pub(crate) fn initial_window(mss: u64) -> u64 {
+    fn initial_window(mss: u64) -> u64 {
         let mss = mss.max(1);
         INITIAL_WINDOW_BYTES / mss * mss
     }

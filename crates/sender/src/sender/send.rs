@@ -51,18 +51,18 @@ impl Sender {
                 return SendDecision::NoData(None);
             }
             let b = self.chunk_bytes(self.next_chunk);
+            self.app.advance(now);
+            let has_data = self.app.has(b as u64);
             if self.flow_limit.is_some_and(|l| self.next_chunk >= l) {
                 // Window-limited only with data to send (Linux starts the
                 // clock in `tcp_write_xmit()`, which runs for queued data).
-                self.app.advance(now);
-                if self.app.has(b as u64) {
+                if has_data {
                     self.rwnd_blocked(now);
                 }
                 return SendDecision::FlowBlocked;
             }
             self.rwnd_open(now);
-            self.app.advance(now);
-            if !self.app.has(b as u64) {
+            if !has_data {
                 // The application is the bottleneck: tell the sampler once,
                 // so the idle time is not read as a slow path.
                 if !self.app_limited_marked {
