@@ -350,6 +350,7 @@ fn a_linux_receivers_window_holds_the_sender() {
         quickacks: 16,
         max_delay_ns: 40 * MS,
         comp_sack_delay_ns: MS,
+        comp_sack_slack_ns: 100_000,
         comp_sack_max: 44,
         rcv_window_init: 20_000,
         rcv_window_max: 20_000,

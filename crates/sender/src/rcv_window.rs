@@ -96,6 +96,11 @@ impl RcvWindow {
         self.rtt_ns = rtt_ns;
     }
 
+    /// The receiver's RTT estimate, ns (0: none yet).
+    pub(crate) fn rtt_ns(&self) -> u64 {
+        self.rtt_ns
+    }
+
     /// An in-order segment of `seg_bytes` arrived at `now`, bringing the
     /// in-order total to `in_order_bytes`. Returns whether it raised the
     /// window, which makes Linux acknowledge it at once.

@@ -120,7 +120,9 @@ pub struct Receiver {
     /// TCP: ECE goes on every ACK until a packet with CWR arrives
     /// (Linux `TCP_ECN_DEMAND_CWR`).
     ece: bool,
-    /// Decimated policy: the receiver's min_rtt, ns (0: none yet).
+    /// The receiver's min_rtt, ns (0: none yet): the Decimated policy's
+    /// timer scales by it; the Linux policy's SACK compression takes it
+    /// for the handshake's RTT.
     min_rtt_ns: u64,
     /// Decimated policy: packets received so far.
     received: u64,
@@ -171,9 +173,10 @@ impl Receiver {
     }
 
     /// The receiver's min_rtt, which [`AckPolicy::Decimated`] scales its
-    /// timer by (other policies ignore it). In Chromium it is the
-    /// receiving endpoint's own RTT statistics; the simulator passes the
-    /// sender's, measured on the same path.
+    /// timer by and [`AckPolicy::Linux`]'s SACK compression takes for the
+    /// RTT of the handshake (other policies ignore it). In Chromium it is
+    /// the receiving endpoint's own RTT statistics; the simulator passes
+    /// the sender's, measured on the same path.
     pub fn set_min_rtt_ns(&mut self, min_rtt_ns: Option<u64>) {
         self.min_rtt_ns = min_rtt_ns.unwrap_or(0);
     }
@@ -299,6 +302,7 @@ impl Receiver {
             AckPolicy::Linux {
                 max_delay_ns,
                 comp_sack_delay_ns,
+                comp_sack_slack_ns,
                 comp_sack_max,
                 ..
             } => {
@@ -307,7 +311,7 @@ impl Receiver {
                     now,
                     had_hole || grew,
                     max_delay_ns,
-                    comp_sack_delay_ns,
+                    (comp_sack_delay_ns, comp_sack_slack_ns),
                     comp_sack_max,
                 ) {
                     AckAction::Delay(_) if quick => {
@@ -348,14 +352,35 @@ impl Receiver {
         Some(self.rwnd_edge)
     }
 
+    /// How long [`AckPolicy::Linux`] holds a compressed SACK, ns
+    /// (`__tcp_ack_snd_check()`): 5 % of the receiver's RTT, at most
+    /// `delay_ns`, plus the hrtimer's `slack_ns`, at whose end the timer
+    /// fires when no other timer interrupt comes first. Linux takes the
+    /// smaller of its RTT estimate from echoed timestamps and its srtt,
+    /// which a receiver that sends no data keeps from the handshake: the
+    /// sender's smoothed RTT and min_rtt stand in for them (given by
+    /// [`Receiver::set_rtt_ns`] and [`Receiver::set_min_rtt_ns`]). Without
+    /// either, `delay_ns`.
+    fn comp_sack_timer_ns(&self, delay_ns: u64, slack_ns: u64) -> u64 {
+        let smoothed = self.rcv_window.as_ref().map_or(0, |w| w.rtt_ns());
+        let rtt = match (self.min_rtt_ns, smoothed) {
+            (0, 0) => None,
+            (0, r) | (r, 0) => Some(r),
+            (a, b) => Some(a.min(b)),
+        };
+        rtt.map_or(delay_ns, |r| delay_ns.min(r / 20))
+            .saturating_add(slack_ns)
+    }
+
     /// [`AckPolicy::Linux`]'s decision after a packet arrived; `at_once`:
-    /// it filled a hole or raised the receive window.
+    /// it filled a hole or raised the receive window; `comp_sack`: the
+    /// compression timer's longest delay and its slack.
     fn linux_ack(
         &mut self,
         now: Instant,
         at_once: bool,
         max_delay_ns: u64,
-        comp_sack_delay_ns: u64,
+        comp_sack: (u64, u64),
         comp_sack_max: u32,
     ) -> AckAction {
         if !self.ahead.is_empty() {
@@ -376,7 +401,8 @@ impl Receiver {
                 self.compressed = 0;
                 return AckAction::Send(self.make_ack(now));
             }
-            return AckAction::Delay(now.saturating_add_nanos(comp_sack_delay_ns));
+            let wait = self.comp_sack_timer_ns(comp_sack.0, comp_sack.1);
+            return AckAction::Delay(now.saturating_add_nanos(wait));
         }
         self.compressed = 0;
         // A filled hole is acknowledged at once (RFC 5681 §4.2), as are
@@ -514,8 +540,8 @@ mod tests {
 
     /// Linux's receiver: 16 quick ACKs, then every second packet with a
     /// 40 ms timer for an odd one; a hole gets three immediate duplicate
-    /// ACKs and then compressed ones (1 ms timer, 44 at most); filling the
-    /// hole is acknowledged at once.
+    /// ACKs and then compressed ones (1 ms timer and its 0.1 ms slack with
+    /// no RTT known, 44 at most); filling the hole is acknowledged at once.
     #[test]
     fn linux_policy_quickacks_delays_and_compresses_sacks() {
         let mut r = Receiver::new(AckPolicy::LINUX, None);
@@ -541,7 +567,7 @@ mod tests {
         for _ in 0..43 {
             assert_eq!(
                 r.on_packet(at(t), pn, pn, 1448),
-                AckAction::Delay(at(t + 1_000_000))
+                AckAction::Delay(at(t + 1_100_000))
             );
             pn += 1;
         }
@@ -552,10 +578,10 @@ mod tests {
         pn += 1;
         assert_eq!(
             r.on_packet(at(t), pn, pn, 1448),
-            AckAction::Delay(at(t + 1_000_000))
+            AckAction::Delay(at(t + 1_100_000))
         );
         let a = r
-            .on_delayed_ack_timer(at(t + 1_000_000))
+            .on_delayed_ack_timer(at(t + 1_100_000))
             .expect("compressed ACK");
         assert_eq!(a.cum_chunk, 18);
         // The repair fills the hole: acknowledged at once.
@@ -563,6 +589,32 @@ mod tests {
             AckAction::Send(a) => assert_eq!(a.cum_chunk, pn + 1),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The compression timer is 5 % of the receiver's RTT, at most 1 ms,
+    /// plus the hrtimer's 0.1 ms slack (`__tcp_ack_snd_check()`); the RTT
+    /// is the smaller of the smoothed one and the handshake's (min_rtt).
+    #[test]
+    fn linux_sack_compression_waits_a_twentieth_of_the_rtt_at_most_1_ms() {
+        let wait = |srtt: Option<u64>, min_rtt: Option<u64>| {
+            let mut r = Receiver::new(AckPolicy::LINUX, None);
+            r.set_rtt_ns(srtt);
+            r.set_min_rtt_ns(min_rtt);
+            // Chunk 0 lost; three duplicate ACKs go at once, the fourth
+            // out-of-order segment is compressed.
+            for pn in 1..4 {
+                assert!(sends(r.on_packet(at(0), pn, pn, 1448)));
+            }
+            match r.on_packet(at(0), 4, 4, 1448) {
+                AckAction::Delay(t) => t.as_nanos(),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(wait(Some(40_000_000), Some(40_000_000)), 1_100_000);
+        assert_eq!(wait(Some(10_000_000), Some(8_000_000)), 500_000);
+        assert_eq!(wait(Some(6_000_000), None), 400_000);
+        assert_eq!(wait(None, Some(2_000_000)), 200_000);
+        assert_eq!(wait(None, None), 1_100_000);
     }
 
     /// Linux's receiver acknowledges every in-order segment that raises

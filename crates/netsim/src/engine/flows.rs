@@ -366,10 +366,13 @@ impl Sim<'_> {
             }
             // Linux's receive window grows once per receiver RTT, which it
             // measures from echoed timestamps: the sender's smoothed RTT
-            // stands in.
+            // stands in. Its SACK compression also takes the handshake's
+            // RTT, for which the sender's min_rtt stands in.
             ReceiverRtt::Smoothed => {
-                let srtt = self.flows[f].sender.cc.rtt().smoothed_ns();
+                let rtt = self.flows[f].sender.cc.rtt();
+                let (srtt, min_rtt) = (rtt.smoothed_ns(), rtt.min_ns());
                 self.flows[f].receiver.set_rtt_ns(srtt);
+                self.flows[f].receiver.set_min_rtt_ns(min_rtt);
             }
         }
         match self.flows[f].receiver.on_packet_ecn(
