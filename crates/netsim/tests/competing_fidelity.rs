@@ -5,7 +5,8 @@
 
 use congestion::{Algorithm, Bbr3Profile, Config, CubicAvoidance, HyStartVariant, Mode};
 use netsim::{
-    AckPolicy, App, Ecn, FlowConfig, MemoryRecorder, NoRecorder, Pacing, SimConfig, Summary,
+    AckPolicy, App, Ecn, FlowConfig, Handshake, MemoryRecorder, NoRecorder, Pacing, SimConfig,
+    Summary,
 };
 use std::path::Path;
 
@@ -61,9 +62,16 @@ fn share(s: &Summary) -> f64 {
 
 /// BBR against CUBIC by buffer depth, TCP-like on both sides, against the
 /// kernel's shares on the same path (iperf3 `-C bbr` and `-C cubic`
-/// through `bbrlab emu`): within 0.05 of each, the bound `bbrlab validate`
-/// holds competing flows to (two 30 s runs differ by about 0.03 in the
-/// kernel; the rest is model error we accept). The rules that decide it
+/// through `bbrlab emu`; the mean of three 30 s runs of 2026-12-02, as
+/// `docs/validate/validate-multiflow-linux.json` has them; issue 31's
+/// first single runs gave 0.89, 0.86, 0.53, 0.29, 0.16 and 0.08): the
+/// median of five seeds within 0.05 of each,
+/// the bound `bbrlab validate` holds competing flows to (two 30 s runs
+/// differ by about 0.03 in the kernel; the rest is model error we
+/// accept). One seed is not enough: with no host timing noise the two
+/// flows can lock in phase at the full queue, and at 2 BDP seed 1 gives
+/// 0.62 where seeds 2-8 give 0.52-0.58 (since TCP repairs leave in
+/// bursts of their own). The rules that decide it
 /// are Linux's: which ACK may refresh an expired min_rtt (a lone runt's
 /// only, `FLAG_ACK_MAYBE_DELAYED`), CUBIC's window brought down by PRR and
 /// grown only when used, and the receiver's delayed-ACK timer cancelled by
@@ -79,12 +87,12 @@ fn share(s: &Summary) -> f64 {
 #[test]
 fn bbr_against_cubic_shares_the_link_as_the_kernels_do() {
     for (bdp, kernel) in [
-        (0.5, 0.89),
-        (1.0, 0.86),
-        (2.0, 0.53),
-        (4.0, 0.29),
-        (8.0, 0.16),
-        (16.0, 0.08),
+        (0.5, 0.886),
+        (1.0, 0.866),
+        (2.0, 0.557),
+        (4.0, 0.330),
+        (8.0, 0.182),
+        (16.0, 0.118),
     ] {
         let flows = vec![
             tcp_flow(Config::new(Algorithm::Bbr)),
@@ -93,9 +101,16 @@ fn bbr_against_cubic_shares_the_link_as_the_kernels_do() {
         let mut rec = MemoryRecorder::default();
         let mut cfg = dumbbell(bdp, flows, 30);
         cfg.sample_interval_ns = 100 * MS;
-        let s = netsim::run(&cfg, &mut rec).expect("simulation");
-        let bbr = share(&s);
-        eprintln!("{bdp} BDP: bbr's share {bbr:.3}, the kernel's {kernel}");
+        let mut shares = vec![share(&netsim::run(&cfg, &mut rec).expect("simulation"))];
+        for seed in 2..=5 {
+            cfg.seed = seed;
+            shares.push(share(
+                &netsim::run(&cfg, &mut NoRecorder).expect("simulation"),
+            ));
+        }
+        shares.sort_by(f64::total_cmp);
+        let bbr = shares[2];
+        eprintln!("{bdp} BDP: bbr's share {bbr:.3} (seeds {shares:.3?}), the kernel's {kernel}");
         assert!(
             (bbr - kernel).abs() <= 0.05,
             "{bdp} BDP: bbr's share {bbr:.3}, the kernel's {kernel}"
@@ -116,6 +131,56 @@ fn bbr_against_cubic_shares_the_link_as_the_kernels_do() {
             );
         }
     }
+}
+
+/// Two `bbr` flows with 10 and 50 ms added to the 40 ms path in a 1-BDP
+/// drop-tail buffer: the kernel's shorter flow takes 0.55 of the goodput
+/// (0.54-0.57 over three 30 s runs of 2026-12-02,
+/// `docs/validate/validate-multiflow-linux.json`). Both STARTUPs overflow
+/// the queue, and what the longer flow loses there sets the bandwidth it
+/// leaves STARTUP with, which it then keeps. Linux retransmits a lost skb
+/// alone, so a kernel flow in recovery sends most repairs as single
+/// segments and meets the full queue in more, smaller bursts; before the
+/// simulated TCP sender did the same, its repairs rode in new data's
+/// bursts, the longer flow lost 44 packets to the kernel's 27 in the first
+/// overflow (one kernel run against its simulation without the timing
+/// noise) and the shorter one got 0.69 in `validate`. As `validate
+/// --multiflow` runs it (Linux's receiver, kernel-sized bursts, TCP's
+/// handshake, the hosts' timing noise on the ACK path), the median of 15
+/// seeds within 0.05: 0.567 (0.52-0.67); without the rule 0.661
+/// (0.57-0.83). The outcome turns on a few packets in the first second,
+/// so one seed says little.
+#[test]
+fn two_bbr_flows_rtt_unfairness_in_one_bdp_shares_as_the_kernels_do() {
+    let flow = |extra_ms: u64, start_ns: u64| {
+        let mut f = tcp_flow(Config::new(Algorithm::Bbr));
+        f.extra_rtt_ns = extra_ms * MS;
+        f.start_ns = start_ns;
+        f.handshake = Handshake::Tcp;
+        f.initial_burst_packets = 10;
+        f
+    };
+    let mut shares = Vec::new();
+    for seed in 1..=15 {
+        let mut cfg = dumbbell(1.0, vec![flow(10, 0), flow(50, 444_000)], 30);
+        cfg.seed = seed;
+        cfg.forward =
+            direction("rate = \"20mbit\"\ndelay = \"20ms\"\nqueue = { limit = \"67pkt\" }");
+        cfg.reverse = direction(
+            "rate = \"20mbit\"\ndelay = \"20ms\"\n\
+             jitter = { reorder = false, normal = { mean = \"50us\", sd = \"20us\", floor = \"0s\" } }",
+        );
+        shares.push(share(
+            &netsim::run(&cfg, &mut NoRecorder).expect("simulation"),
+        ));
+    }
+    shares.sort_by(f64::total_cmp);
+    let short = shares[7];
+    eprintln!("the shorter flow's share {short:.3} (seeds {shares:.3?}), the kernel's 0.55");
+    assert!(
+        (short - 0.55).abs() <= 0.05,
+        "{short:.3} (seeds {shares:.3?})"
+    );
 }
 
 /// An application-limited CUBIC flow must not grow a window it does not

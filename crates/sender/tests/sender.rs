@@ -965,3 +965,58 @@ fn new_data_stops_at_the_receive_windows_right_edge() {
     s.on_ack(at(t + MS), &d);
     assert_eq!(s.poll(at(t + MS)), sender::SendDecision::FlowBlocked);
 }
+
+/// The sends of each instant from `from` until `until` (stepping 10 µs,
+/// at most `bursts` instants that sent something): the chunks of each
+/// burst.
+fn bursts_from(s: &mut sender::Sender, from: u64, until: u64, bursts: usize) -> Vec<Vec<u64>> {
+    let mut out = Vec::new();
+    let mut t = from;
+    while out.len() < bursts && t < until {
+        let sent = send_all(s, t);
+        if !sent.is_empty() {
+            out.push(sent);
+        }
+        t += 10_000;
+    }
+    out
+}
+
+/// A TCP segment burst is one skb: contiguous data of one kind. Linux
+/// retransmits a lost skb on its own (`tcp_xmit_retransmit_queue()`,
+/// paced by `tcp_pacing_check()`), so with quantum pacing a repair
+/// never leaves in one burst with new data or with a repair of a chunk
+/// that is not next to it; adjacent repairs leave together. A QUIC
+/// sender (PTO) may put any packets in one GSO burst. Without the rule
+/// the TCP sender sent all four repairs and the new data in one burst.
+#[test]
+fn a_tcp_repair_leaves_in_its_own_burst_and_quic_mixes() {
+    let run = |timeout: sender::Timeout| {
+        let mut cc = Config::new(Algorithm::Bbr);
+        cc.initial_cwnd_packets = 100;
+        let mut f = SenderConfig::bulk(cc);
+        f.pacing = sender::Pacing::Quantum;
+        f.tail_loss_probe = false;
+        f.timeout = timeout;
+        let mut s = sender::Sender::new(&f, 1);
+        let first = send_all(&mut s, 0);
+        assert_eq!(first.len(), 43, "one 64 KiB quantum");
+        // Chunks 2, 4, 10 and 11 missing, everything else up to 42
+        // SACKed: all four lost by the packet threshold.
+        let ack = ack_cum(&[(12, 42), (5, 9), (3, 3), (0, 1)], 2, false);
+        s.on_ack(at(40 * MS), &ack);
+        bursts_from(&mut s, 40 * MS, 60 * MS, 4)
+    };
+    let tcp = run(sender::Timeout::Rto);
+    assert_eq!(tcp[0], vec![2], "{tcp:?}");
+    assert_eq!(tcp[1], vec![4], "{tcp:?}");
+    assert_eq!(tcp[2], vec![10, 11], "adjacent repairs together: {tcp:?}");
+    assert!(
+        tcp[3][0] == 43 && tcp[3].len() > 1,
+        "then new data: {tcp:?}"
+    );
+    let quic = run(sender::Timeout::Pto {
+        max_ack_delay_ns: 25 * MS,
+    });
+    assert_eq!(quic[0][..5], [2, 4, 10, 11, 43], "{quic:?}");
+}

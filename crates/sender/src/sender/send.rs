@@ -79,7 +79,7 @@ impl Sender {
         let next_send = self.next_send();
         // Quantum pacing: a packet joins the burst leaving now while it
         // has room, as segments join one TSO super-packet.
-        if next_send > now && !self.burst.is_some_and(|b| b.admits(now, bytes as u64)) {
+        if next_send > now && !self.joins_burst(now, chunk, bytes as u64, retransmission) {
             return SendDecision::PaceUntil(next_send);
         }
         SendDecision::Send {
@@ -123,7 +123,17 @@ impl Sender {
         }
         let next_send = self.next_send();
         let bytes = self.chunk_bytes(self.next_chunk) as u64;
-        (next_send > now && !self.burst.is_some_and(|b| b.admits(now, bytes))).then_some(next_send)
+        (next_send > now && !self.joins_burst(now, self.next_chunk, bytes, false))
+            .then_some(next_send)
+    }
+
+    /// Whether a packet of `bytes` carrying `chunk` may join the quantum
+    /// burst open at `now`: it leaves at the same instant and fits, and a
+    /// TCP segment continues the burst's skb (`skb_next`).
+    #[inline]
+    fn joins_burst(&self, now: Instant, chunk: u64, bytes: u64, retransmission: bool) -> bool {
+        self.burst.is_some_and(|b| b.admits(now, bytes))
+            && self.skb_next.is_none_or(|n| n == (chunk, retransmission))
     }
 
     /// Records the send decided by [`Sender::poll`]; returns the packet
@@ -249,9 +259,12 @@ impl Sender {
             }
             Pacing::Quantum => {
                 let mut burst = match self.burst {
-                    Some(b) if b.admits(now, bytes as u64) => b,
+                    Some(b) if self.joins_burst(now, chunk, bytes as u64, retransmission) => b,
                     _ => self.pacer.open_burst(now, self.cc.send_quantum_bytes()),
                 };
+                if matches!(self.timeout, Timeout::Rto) {
+                    self.skb_next = Some((chunk + 1, retransmission));
+                }
                 let gap_ns = self.packet_time_ns(bytes as u64, rate);
                 let next = self.pacer.add_to_burst(&mut burst, bytes as u64, gap_ns);
                 self.burst = Some(burst);
