@@ -265,6 +265,16 @@ impl Bbr3 {
                 return true;
             }
         }
+        // What follows acts only on a bandwidth-probe sample (the cut) or
+        // on a finite inflight_longterm (the raise, Linux
+        // `bbr_adapt_upper_bounds()`); without either, both of its exits
+        // return false with nothing changed, so the per-sample loss and CE
+        // tests, pure reads, are skipped: the common case outside probes
+        // until congestion first bounds the model (all of PROBE_RTT on a
+        // path without loss).
+        if !self.is_bw_probe_sample && self.inflight_longterm == u64::MAX {
+            return false;
+        }
         let lost = self.sample_lost(ctx);
         let tx_in_flight = self.sample_tx_in_flight(rs);
         let loss_too_high = rs.acked_bytes > 0 && self.is_inflight_too_high(lost, tx_in_flight);
