@@ -36,28 +36,6 @@ pub(super) struct PacingMemo {
     rate_bits: u64,
 }
 
-/// The inputs of `UpdateMaxInflight()` (cwnd_gain × BDP plus
-/// extra_acked, through the quantization budget) that change from ACK to
-/// ACK, floats as their bits. The others (the send quantum, the MSS and
-/// the initial window) change rarely, and where they do
-/// ([`Bbr3::set_send_quantum`], `on_mss_change`) the memo is forgotten,
-/// which is cheaper than comparing them on every ACK. max_inflight is a
-/// pure function of these and those (the configuration aside, which
-/// never changes), so equal keys in a memo that survived give the value
-/// already computed, bit for bit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct MaxInflightKey {
-    bw_bits: u64,
-    gain_bits: u64,
-    min_rtt: Option<u64>,
-    /// The larger extra_acked slot (Linux).
-    extra_acked_slots: u64,
-    /// The extra_acked filter's value bits (the draft's).
-    extra_acked_filter_bits: u64,
-    /// UP adds two packets to the budget.
-    up: bool,
-}
-
 /// The two BDPs BBRv3 asks for on every ACK in some state, at the
 /// current bw: `BDPMultiple(1.0)` (the target inflight, checked each ACK
 /// of PROBE_BW for the Reno-coexistence probe) and
@@ -159,7 +137,7 @@ impl Bbr3 {
         };
         if quantum != self.send_quantum {
             self.send_quantum = quantum;
-            // An input left out of its key ([`MaxInflightKey`]).
+            // An input of max_inflight (the offload budget).
             self.max_inflight_memo = None;
         }
     }
@@ -175,10 +153,12 @@ impl Bbr3 {
         }
     }
 
-    /// Recomputes [`Bdps`]. Called after every write of an input of
-    /// `BDPMultiple()` at the current bw: `bw`, `min_rtt_ns`,
-    /// `initial_cwnd` (and at creation).
+    /// Recomputes [`Bdps`] and forgets max_inflight, which reads the same
+    /// inputs. Called after every write of an input of `BDPMultiple()` at
+    /// the current bw: `bw`, `min_rtt_ns`, `initial_cwnd` (and at
+    /// creation).
     pub(super) fn refresh_bdps(&mut self) {
+        self.max_inflight_memo = None;
         self.bdps = Bdps {
             unit: self.bdp_multiple(self.bw, 1.0),
             probe_rtt: self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain),
@@ -214,35 +194,34 @@ impl Bbr3 {
     }
 
     /// `UpdateMaxInflight()`: cwnd_gain × BDP + extra_acked, budgeted.
-    /// Remembered with its inputs ([`MaxInflightKey`]), which in steady
-    /// state change far less often than ACKs arrive.
+    ///
+    /// Remembered until an input changes, which in steady state is far
+    /// less often than ACKs arrive. Its inputs are bw, min_rtt and the
+    /// initial cwnd (forgotten in [`Bbr3::refresh_bdps`]), cwnd_gain
+    /// ([`Bbr3::set_cwnd_gain`]), extra_acked
+    /// ([`Bbr3::update_ack_aggregation`]), whether the state is UP
+    /// ([`Bbr3::set_state`]), the send quantum
+    /// ([`Bbr3::set_send_quantum`]) and the MSS (`on_mss_change`), and the
+    /// configuration, which never changes. Forgetting it where each is
+    /// written costs less than comparing them all on every ACK, as a key
+    /// did (`examples/ack_loop`); a remembered value is the one the rules
+    /// would compute, bit for bit (checked under `debug_assert!`).
     fn max_inflight(&mut self) -> u64 {
-        let key = MaxInflightKey {
-            bw_bits: self.bw.to_bits(),
-            gain_bits: self.cwnd_gain.to_bits(),
-            min_rtt: self.min_rtt(),
-            extra_acked_slots: self.extra_acked_slots[0].max(self.extra_acked_slots[1]),
-            extra_acked_filter_bits: self.extra_acked_filter.get_or(0.0).to_bits(),
-            up: self.state == State::Up,
-        };
-        if let Some((k, v)) = self.max_inflight_memo {
-            if k == key {
-                debug_assert_eq!(
-                    v,
-                    self.quantization_budget(
-                        self.bdp_multiple(self.bw, self.cwnd_gain)
-                            .saturating_add(self.extra_acked())
-                    )
-                );
-                return v;
-            }
+        if let Some(v) = self.max_inflight_memo {
+            debug_assert_eq!(v, self.max_inflight_rules());
+            return v;
         }
+        let v = self.max_inflight_rules();
+        self.max_inflight_memo = Some(v);
+        v
+    }
+
+    /// [`Bbr3::max_inflight`] computed.
+    fn max_inflight_rules(&self) -> u64 {
         let cap = self
             .bdp_multiple(self.bw, self.cwnd_gain)
             .saturating_add(self.extra_acked());
-        let v = self.quantization_budget(cap);
-        self.max_inflight_memo = Some((key, v));
-        v
+        self.quantization_budget(cap)
     }
 
     /// `ProbeRTTCwnd()`: half the BDP, at least the minimum cwnd.
@@ -277,6 +256,8 @@ impl Bbr3 {
                 self.extra_acked_win_rounds = 0;
                 self.extra_acked_win_idx ^= 1;
                 self.extra_acked_slots[self.extra_acked_win_idx] = 0;
+                // extra_acked may fall: max_inflight reads it.
+                self.max_inflight_memo = None;
             }
         }
         let interval_ns = ctx.now.nanos_since(self.extra_acked_interval_start) as f64;
@@ -297,7 +278,11 @@ impl Bbr3 {
             .min(self.cwnd);
         if linux {
             let slot = &mut self.extra_acked_slots[self.extra_acked_win_idx];
-            *slot = (*slot).max(extra);
+            if extra > *slot {
+                *slot = extra;
+                // extra_acked may rise: max_inflight reads it.
+                self.max_inflight_memo = None;
+            }
         } else {
             let window = if self.full_bw_reached {
                 DRAFT_EXTRA_ACKED_WIN_ROUNDS
@@ -305,8 +290,14 @@ impl Bbr3 {
                 1
             };
             self.extra_acked_filter.set_window(window);
-            self.extra_acked_filter
+            let before = self.extra_acked_filter.get_or(0.0);
+            let after = self
+                .extra_acked_filter
                 .update(self.round_count, extra as f64);
+            if after.to_bits() != before.to_bits() {
+                // extra_acked changed: max_inflight reads it.
+                self.max_inflight_memo = None;
+            }
         }
     }
 

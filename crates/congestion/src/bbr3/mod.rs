@@ -239,9 +239,9 @@ pub struct Bbr3 {
     sample_rate: Option<f64>,
     /// The pacing rate and min_rtt the send quantum was last computed for.
     quantum_key: (u64, Option<u64>),
-    /// Speed only: the last max_inflight and its inputs
-    /// ([`control::MaxInflightKey`]).
-    max_inflight_memo: Option<(control::MaxInflightKey, u64)>,
+    /// Speed only: max_inflight, until an input changes
+    /// ([`Bbr3::max_inflight`] lists where each is written).
+    max_inflight_memo: Option<u64>,
     /// Speed only: the last pacing decision ([`control::PacingMemo`]).
     pacing_memo: Option<control::PacingMemo>,
     /// Speed only: the BDPs asked for on every ACK, kept current by
@@ -449,19 +449,37 @@ impl Bbr3 {
 
     // ----- state entries ---------------------------------------------------
 
+    /// Every write of `state` goes through here: whether it is UP is an
+    /// input of max_inflight (the budget's two packets), so the memo of it
+    /// is forgotten. State changes are rare next to ACKs.
+    fn set_state(&mut self, state: State) {
+        self.state = state;
+        self.max_inflight_memo = None;
+    }
+
+    /// Every write of `cwnd_gain` goes through here: it is an input of
+    /// max_inflight, whose memo is forgotten when the gain changes
+    /// ([`Bbr3::update_gains`] writes it on every ACK, mostly unchanged).
+    fn set_cwnd_gain(&mut self, gain: f64) {
+        if gain.to_bits() != self.cwnd_gain.to_bits() {
+            self.max_inflight_memo = None;
+        }
+        self.cwnd_gain = gain;
+    }
+
     /// `EnterStartup()`.
     fn enter_startup(&mut self) {
-        self.state = State::Startup;
+        self.set_state(State::Startup);
         self.pacing_gain = self.cfg.startup_pacing_gain;
-        self.cwnd_gain = self.cfg.startup_cwnd_gain;
+        self.set_cwnd_gain(self.cfg.startup_cwnd_gain);
     }
 
     /// `EnterDrain()`; Linux also resets the congestion signals
     /// (`bbr_check_drain()`).
     fn enter_drain(&mut self) {
-        self.state = State::Drain;
+        self.set_state(State::Drain);
         self.pacing_gain = self.cfg.drain_pacing_gain;
-        self.cwnd_gain = self.cfg.startup_cwnd_gain;
+        self.set_cwnd_gain(self.cfg.startup_cwnd_gain);
         self.drain_start_round = self.round_count;
         if self.cfg.drain_resets_congestion_signals {
             self.reset_congestion_signals();
@@ -550,9 +568,9 @@ impl Bbr3 {
 
     /// `EnterProbeRTT()`: cwnd gain 0.5, the cap at half the BDP.
     fn enter_probe_rtt(&mut self) {
-        self.state = State::ProbeRtt;
+        self.set_state(State::ProbeRtt);
         self.pacing_gain = 1.0;
-        self.cwnd_gain = self.cfg.probe_rtt_cwnd_gain;
+        self.set_cwnd_gain(self.cfg.probe_rtt_cwnd_gain);
     }
 
     /// `HandleProbeRTT()`.
@@ -618,7 +636,7 @@ impl Bbr3 {
             State::ProbeRtt => (1.0, c.probe_rtt_cwnd_gain),
         };
         self.pacing_gain = p;
-        self.cwnd_gain = w;
+        self.set_cwnd_gain(w);
     }
 }
 
@@ -814,7 +832,8 @@ impl CongestionControl for Bbr3 {
         self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
         self.mss = mss;
         self.min_pipe_cwnd = self.cfg.min_pipe_cwnd_packets.saturating_mul(mss);
-        // Inputs left out of its key ([`control::MaxInflightKey`]).
+        // Inputs of max_inflight (the budget's packets), written after
+        // `refresh_bdps` forgot it.
         self.max_inflight_memo = None;
         self.quantum_key = (u64::MAX, None);
         self.set_send_quantum();

@@ -10,7 +10,7 @@ use crate::time::Instant;
 impl Bbr3 {
     /// `EnterProbeBW()`.
     pub(super) fn enter_probe_bw(&mut self, ctx: &AckContext<'_>) {
-        self.cwnd_gain = self.cfg.cwnd_gain;
+        self.set_cwnd_gain(self.cfg.cwnd_gain);
         self.start_probe_bw_down(ctx.now, ctx.delivered_bytes);
     }
 
@@ -22,7 +22,7 @@ impl Bbr3 {
         self.cycle_stamp = now;
         self.ack_phase = AckPhase::ProbeStopping;
         self.start_round(delivered);
-        self.state = State::Down;
+        self.set_state(State::Down);
     }
 
     /// `StartProbeBW_CRUISE()`; Linux (`bbr_start_bw_probe_cruise()`) also
@@ -31,7 +31,7 @@ impl Bbr3 {
         if self.cfg.cruise_clamps_shortterm && self.inflight_shortterm != u64::MAX {
             self.inflight_shortterm = self.inflight_shortterm.min(self.inflight_longterm);
         }
-        self.state = State::Cruise;
+        self.set_state(State::Cruise);
     }
 
     /// `StartProbeBW_REFILL()`: the pivot of the time-scale strategy; the
@@ -44,7 +44,7 @@ impl Bbr3 {
         self.prev_probe_precautionary = false;
         self.ack_phase = AckPhase::Refilling;
         self.start_round(delivered);
-        self.state = State::Refill;
+        self.set_state(State::Refill);
     }
 
     /// `StartProbeBW_UP()`.
@@ -53,7 +53,7 @@ impl Bbr3 {
         self.start_round(ctx.delivered_bytes);
         self.reset_full_bw();
         self.full_bw = self.sample_rate.unwrap_or(0.0);
-        self.state = State::Up;
+        self.set_state(State::Up);
         self.raise_inflight_longterm_slope();
     }
 
