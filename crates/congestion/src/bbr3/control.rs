@@ -22,20 +22,6 @@ const LINUX_EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
 /// (`BBR.ExtraAckedFilterLen`).
 const DRAFT_EXTRA_ACKED_WIN_ROUNDS: u64 = 10;
 
-/// What [`Bbr3::set_pacing_rate_with_gain`] last saw and left: when the
-/// next call sees the same bandwidth, gain and full-pipe flag, and finds
-/// the pacing rate where the last call left it, it would compute the same
-/// rate and take the same decision, already in force (setting the rate it
-/// holds changes nothing), so it returns at once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct PacingMemo {
-    bw_bits: u64,
-    gain_bits: u64,
-    full_bw_reached: bool,
-    /// `pacing_rate`'s bits after that call.
-    rate_bits: u64,
-}
-
 /// The two BDPs BBRv3 asks for on every ACK in some state, at the
 /// current bw: `BDPMultiple(1.0)` (the target inflight, checked each ACK
 /// of PROBE_BW for the Reno-coexistence probe) and
@@ -72,21 +58,33 @@ impl Bbr3 {
         };
         let bw = self.cwnd as f64 / rtt_ns.max(1) as f64;
         self.pacing_rate = self.rate_for(bw, self.cfg.startup_pacing_gain);
+        // An input of the next pacing decision.
+        self.pacing_memo = None;
     }
 
     /// `SetPacingRateWithGain()`: before the pipe is full the rate only
     /// rises, so app-limited samples cannot slow STARTUP.
+    ///
+    /// Its decision reads bw, the gain, the full-pipe flag and the pacing
+    /// rate it may replace (and the configuration, which never changes).
+    /// Taken again on the same inputs, it sets the rate it already set
+    /// or again leaves it, so it changes nothing: a call with the gain of
+    /// the last one ([`Bbr3::pacing_memo`]) returns at once while the
+    /// memo stands. The memo is forgotten wherever another input is
+    /// written: bw in [`Bbr3::refresh_bdps`], the flag in
+    /// [`Bbr3::set_full_bw_reached`], the rate in
+    /// [`Bbr3::init_pacing_rate`]; cheaper than comparing them all on
+    /// every ACK, as a key did (`examples/ack_loop`). Only with the RTT
+    /// seen, so the initialisation below cannot run.
     pub(super) fn set_pacing_rate_with_gain(&mut self, gain: f64, rtt: &RttEstimator) {
-        // With the RTT seen (so the initialisation below cannot run), the
-        // same inputs and the rate where the last call left it, this call
-        // would repeat the last one's decision, already in force.
-        let mut memo = PacingMemo {
-            bw_bits: self.bw.to_bits(),
-            gain_bits: gain.to_bits(),
-            full_bw_reached: self.full_bw_reached,
-            rate_bits: self.pacing_rate.to_bits(),
-        };
-        if self.has_seen_rtt && self.pacing_memo == Some(memo) {
+        if self.has_seen_rtt && self.pacing_memo == Some(gain.to_bits()) {
+            debug_assert!({
+                let rate = self.rate_for(self.bw, gain);
+                let acts = rate.is_finite()
+                    && rate > 0.0
+                    && (self.full_bw_reached || rate > self.pacing_rate);
+                !acts || rate.to_bits() == self.pacing_rate.to_bits()
+            });
             return;
         }
         if !self.has_seen_rtt && rtt.smoothed_ns().is_some() {
@@ -96,8 +94,7 @@ impl Bbr3 {
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
             self.pacing_rate = rate;
         }
-        memo.rate_bits = self.pacing_rate.to_bits();
-        self.pacing_memo = Some(memo);
+        self.pacing_memo = Some(gain.to_bits());
     }
 
     /// `SetPacingRate()`.
@@ -154,11 +151,12 @@ impl Bbr3 {
     }
 
     /// Recomputes [`Bdps`] and forgets max_inflight, which reads the same
-    /// inputs. Called after every write of an input of `BDPMultiple()` at
+    /// inputs, and the pacing decision, which reads bw. Called after every write of an input of `BDPMultiple()` at
     /// the current bw: `bw`, `min_rtt_ns`, `initial_cwnd` (and at
     /// creation).
     pub(super) fn refresh_bdps(&mut self) {
         self.max_inflight_memo = None;
+        self.pacing_memo = None;
         self.bdps = Bdps {
             unit: self.bdp_multiple(self.bw, 1.0),
             probe_rtt: self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain),

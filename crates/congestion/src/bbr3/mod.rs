@@ -124,6 +124,10 @@ pub struct Bbr3 {
     has_seen_rtt: bool,
     pacing_gain: f64,
     cwnd_gain: f64,
+    /// Speed only: the two gains are the table's for the current state,
+    /// as [`Bbr3::update_gains`] left them; cleared wherever the state or
+    /// a gain is written (`set_state`, `set_gains`, `set_cwnd_gain`).
+    gains_current: bool,
 
     // Round counting (§5.5.1).
     round_count: u64,
@@ -242,8 +246,9 @@ pub struct Bbr3 {
     /// Speed only: max_inflight, until an input changes
     /// ([`Bbr3::max_inflight`] lists where each is written).
     max_inflight_memo: Option<u64>,
-    /// Speed only: the last pacing decision ([`control::PacingMemo`]).
-    pacing_memo: Option<control::PacingMemo>,
+    /// Speed only: the gain's bits of the last pacing decision, while
+    /// its other inputs stand ([`Bbr3::set_pacing_rate_with_gain`]).
+    pacing_memo: Option<u64>,
     /// Speed only: the BDPs asked for on every ACK, kept current by
     /// [`Bbr3::refresh_bdps`] wherever an input changes
     /// ([`control::Bdps`]).
@@ -278,6 +283,7 @@ impl Bbr3 {
             has_seen_rtt: false,
             pacing_gain: cfg.startup_pacing_gain,
             cwnd_gain: cfg.startup_cwnd_gain,
+            gains_current: false,
             round_count: 0,
             round_start: false,
             rounds_since_probe_up: 0,
@@ -451,10 +457,27 @@ impl Bbr3 {
 
     /// Every write of `state` goes through here: whether it is UP is an
     /// input of max_inflight (the budget's two packets), so the memo of it
-    /// is forgotten. State changes are rare next to ACKs.
+    /// is forgotten, and the gains are the new state's only once
+    /// [`Bbr3::update_gains`] has run. State changes are rare next to
+    /// ACKs.
     fn set_state(&mut self, state: State) {
         self.state = state;
         self.max_inflight_memo = None;
+        self.gains_current = false;
+    }
+
+    /// Writes both gains, as a state entry does (`EnterStartup()`,
+    /// `EnterDrain()`, `EnterProbeRTT()`).
+    fn set_gains(&mut self, pacing_gain: f64, cwnd_gain: f64) {
+        self.pacing_gain = pacing_gain;
+        self.set_cwnd_gain(cwnd_gain);
+    }
+
+    /// Every write of `full_bw_reached` goes through here: it is an input
+    /// of the pacing decision, whose memo is forgotten.
+    fn set_full_bw_reached(&mut self, reached: bool) {
+        self.full_bw_reached = reached;
+        self.pacing_memo = None;
     }
 
     /// Every write of `cwnd_gain` goes through here: it is an input of
@@ -465,21 +488,20 @@ impl Bbr3 {
             self.max_inflight_memo = None;
         }
         self.cwnd_gain = gain;
+        self.gains_current = false;
     }
 
     /// `EnterStartup()`.
     fn enter_startup(&mut self) {
         self.set_state(State::Startup);
-        self.pacing_gain = self.cfg.startup_pacing_gain;
-        self.set_cwnd_gain(self.cfg.startup_cwnd_gain);
+        self.set_gains(self.cfg.startup_pacing_gain, self.cfg.startup_cwnd_gain);
     }
 
     /// `EnterDrain()`; Linux also resets the congestion signals
     /// (`bbr_check_drain()`).
     fn enter_drain(&mut self) {
         self.set_state(State::Drain);
-        self.pacing_gain = self.cfg.drain_pacing_gain;
-        self.set_cwnd_gain(self.cfg.startup_cwnd_gain);
+        self.set_gains(self.cfg.drain_pacing_gain, self.cfg.startup_cwnd_gain);
         self.drain_start_round = self.round_count;
         if self.cfg.drain_resets_congestion_signals {
             self.reset_congestion_signals();
@@ -569,8 +591,7 @@ impl Bbr3 {
     /// `EnterProbeRTT()`: cwnd gain 0.5, the cap at half the BDP.
     fn enter_probe_rtt(&mut self) {
         self.set_state(State::ProbeRtt);
-        self.pacing_gain = 1.0;
-        self.set_cwnd_gain(self.cfg.probe_rtt_cwnd_gain);
+        self.set_gains(1.0, self.cfg.probe_rtt_cwnd_gain);
     }
 
     /// `HandleProbeRTT()`.
@@ -625,18 +646,36 @@ impl Bbr3 {
     // ----- the per-ACK pipeline (§5.2.3) -----------------------------------
 
     /// Gains for the current state (§5.6.1's table; Linux `bbr_update_gains()`).
+    ///
+    /// They depend on the state alone (the configuration never changes),
+    /// so once written for a state they are left until the state or a
+    /// gain is written again ([`Bbr3::gains_current`]); most ACKs change
+    /// neither.
     fn update_gains(&mut self) {
+        if self.gains_current {
+            debug_assert_eq!((self.pacing_gain.to_bits(), self.cwnd_gain.to_bits()), {
+                let (p, w) = self.gains_for_state();
+                (p.to_bits(), w.to_bits())
+            });
+            return;
+        }
+        let (p, w) = self.gains_for_state();
+        self.pacing_gain = p;
+        self.set_cwnd_gain(w);
+        self.gains_current = true;
+    }
+
+    /// §5.6.1's table: the pacing and cwnd gains of the current state.
+    fn gains_for_state(&self) -> (f64, f64) {
         let c = &self.cfg;
-        let (p, w) = match self.state {
+        match self.state {
             State::Startup => (c.startup_pacing_gain, c.startup_cwnd_gain),
             State::Drain => (c.drain_pacing_gain, c.startup_cwnd_gain),
             State::Down => (c.probe_down_pacing_gain, c.cwnd_gain),
             State::Cruise | State::Refill => (1.0, c.cwnd_gain),
             State::Up => (c.probe_up_pacing_gain, c.probe_up_cwnd_gain),
             State::ProbeRtt => (1.0, c.probe_rtt_cwnd_gain),
-        };
-        self.pacing_gain = p;
-        self.set_cwnd_gain(w);
+        }
     }
 }
 

@@ -416,7 +416,7 @@ impl Bbr3 {
         self.full_bw_count = self.full_bw_count.saturating_add(1);
         self.full_bw_now = self.full_bw_count >= self.cfg.full_bw_rounds;
         if self.full_bw_now {
-            self.full_bw_reached = true;
+            self.set_full_bw_reached(true);
         }
     }
 
@@ -462,7 +462,7 @@ impl Bbr3 {
     /// (draft §5.3.1.3; Linux `bbr_handle_queue_too_high_in_startup()`,
     /// whose BDP includes the quantization budget). Undo may return here.
     pub(super) fn handle_queue_too_high_in_startup(&mut self) {
-        self.full_bw_reached = true;
+        self.set_full_bw_reached(true);
         self.undo_state = Some(State::Startup);
         let bw = self.max_bw();
         let bdp = if self.cfg.startup_exit_bdp_with_budget {
@@ -626,7 +626,7 @@ impl Bbr3 {
         if self.cfg.undo_restores_state {
             match self.undo_state {
                 Some(State::Startup) if self.state != State::Startup => {
-                    self.full_bw_reached = false;
+                    self.set_full_bw_reached(false);
                     if self.state != State::ProbeRtt {
                         self.enter_startup();
                     }
