@@ -58,8 +58,9 @@ impl Bbr3 {
         };
         let bw = self.cwnd as f64 / rtt_ns.max(1) as f64;
         self.pacing_rate = self.rate_for(bw, self.cfg.startup_pacing_gain);
-        // An input of the next pacing decision.
+        // An input of the next pacing decision and of the send quantum.
         self.pacing_memo = None;
+        self.quantum_current = false;
     }
 
     /// `SetPacingRateWithGain()`: before the pipe is full the rate only
@@ -93,6 +94,8 @@ impl Bbr3 {
         let rate = self.rate_for(self.bw, gain);
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
             self.pacing_rate = rate;
+            // An input of the send quantum.
+            self.quantum_current = false;
         }
         self.pacing_memo = Some(gain.to_bits());
     }
@@ -105,37 +108,42 @@ impl Bbr3 {
     /// `SetSendQuantum()` (§5.6.3), or Linux v3's TSO goal, which adds a
     /// min_rtt-based allowance (`bbr_tso_segs_generic()`).
     ///
-    /// Always inlined: its early exit is a few comparisons, and as a call
-    /// it cost 2 instructions more per ACK (`examples/ack_loop`).
+    /// Recomputed only after an input was written (most ACKs write
+    /// none): the pacing rate ([`Bbr3::init_pacing_rate`],
+    /// [`Bbr3::set_pacing_rate_with_gain`]), min_rtt
+    /// ([`Bbr3::refresh_bdps`]) or the MSS (`on_mss_change`); the
+    /// configuration never changes. Cheaper than comparing a key of the
+    /// inputs on every ACK (`examples/ack_loop`).
+    ///
+    /// Always inlined: its early exit is a test, and as a call it cost 2
+    /// instructions more per ACK (`examples/ack_loop`).
     #[inline(always)]
     pub(super) fn set_send_quantum(&mut self) {
-        // Recomputed only when its inputs change (most ACKs leave them).
-        let rtt = self
-            .cfg
-            .quantum_rtt_allowance
-            .then(|| self.min_rtt())
-            .flatten();
-        let key = (self.pacing_rate.to_bits(), rtt);
-        if key == self.quantum_key {
+        if self.quantum_current {
+            debug_assert_eq!(self.send_quantum, self.send_quantum_rules());
             return;
         }
-        self.set_send_quantum_rules(key);
+        self.update_send_quantum();
     }
 
-    /// [`Bbr3::set_send_quantum`] past its inline early exit, for inputs
-    /// `key`.
+    /// [`Bbr3::set_send_quantum`] past its inline early exit.
     #[inline(never)]
-    fn set_send_quantum_rules(&mut self, key: (u64, Option<u64>)) {
-        self.quantum_key = key;
-        let quantum = if self.cfg.quantum_rtt_allowance {
-            send_quantum_bytes_bbr3_linux(self.pacing_rate, self.mss, self.min_rtt())
-        } else {
-            send_quantum_bytes_bbr3_draft(self.pacing_rate, self.mss)
-        };
+    fn update_send_quantum(&mut self) {
+        self.quantum_current = true;
+        let quantum = self.send_quantum_rules();
         if quantum != self.send_quantum {
             self.send_quantum = quantum;
             // An input of max_inflight (the offload budget).
             self.max_inflight_memo = None;
+        }
+    }
+
+    /// The send quantum its inputs give now.
+    fn send_quantum_rules(&self) -> u64 {
+        if self.cfg.quantum_rtt_allowance {
+            send_quantum_bytes_bbr3_linux(self.pacing_rate, self.mss, self.min_rtt())
+        } else {
+            send_quantum_bytes_bbr3_draft(self.pacing_rate, self.mss)
         }
     }
 
@@ -150,13 +158,16 @@ impl Bbr3 {
         }
     }
 
-    /// Recomputes [`Bdps`] and forgets max_inflight, which reads the same
-    /// inputs, and the pacing decision, which reads bw. Called after every write of an input of `BDPMultiple()` at
-    /// the current bw: `bw`, `min_rtt_ns`, `initial_cwnd` (and at
+    /// Recomputes [`Bdps`], and forgets what reads the same inputs:
+    /// max_inflight, the pacing decision (bw) and the send quantum
+    /// (min_rtt). Called after every write of an input of `BDPMultiple()`
+    /// at the current bw: `bw`, `min_rtt_ns`, `initial_cwnd` (and at
     /// creation).
     pub(super) fn refresh_bdps(&mut self) {
         self.max_inflight_memo = None;
         self.pacing_memo = None;
+        // min_rtt is an input of Linux's send quantum.
+        self.quantum_current = false;
         self.bdps = Bdps {
             unit: self.bdp_multiple(self.bw, 1.0),
             probe_rtt: self.bdp_multiple(self.bw, self.cfg.probe_rtt_cwnd_gain),

@@ -241,8 +241,9 @@ pub struct Bbr3 {
     /// This ACK's delivery rate, bytes/ns (`RS.delivery_rate`), divided
     /// out once per ACK; `None` for an invalid sample.
     sample_rate: Option<f64>,
-    /// The pacing rate and min_rtt the send quantum was last computed for.
-    quantum_key: (u64, Option<u64>),
+    /// Speed only: the send quantum is the one its inputs give, none of
+    /// them written since ([`Bbr3::set_send_quantum`]).
+    quantum_current: bool,
     /// Speed only: max_inflight, until an input changes
     /// ([`Bbr3::max_inflight`] lists where each is written).
     max_inflight_memo: Option<u64>,
@@ -354,7 +355,7 @@ impl Bbr3 {
             lost_total: 0,
             round_losses: RoundLosses::default(),
             sample_rate: None,
-            quantum_key: (u64::MAX, None),
+            quantum_current: false,
             max_inflight_memo: None,
             pacing_memo: None,
             bdps: control::Bdps::default(),
@@ -874,7 +875,8 @@ impl CongestionControl for Bbr3 {
         // Inputs of max_inflight (the budget's packets), written after
         // `refresh_bdps` forgot it.
         self.max_inflight_memo = None;
-        self.quantum_key = (u64::MAX, None);
+        // An input of the send quantum.
+        self.quantum_current = false;
         self.set_send_quantum();
     }
 
