@@ -443,8 +443,10 @@ impl Bbr3 {
     ///
     /// `max_bw` is never NaN ([`TwoSlotMax`] stores only a value that
     /// compares greater), so the minimum is taken without `f64::min`'s
-    /// NaN test ([`min_of_not_nan`], the same value bit for bit); it runs
-    /// on every ACK.
+    /// NaN test ([`min_of_not_nan`]); it runs on every ACK. The two agree
+    /// bit for bit unless both are zeros of opposite sign, and neither is
+    /// ever -0 here: max_bw is 0 or a rate, bw_shortterm infinite, max_bw,
+    /// or the larger of bw_latest (0 or a rate) and β × itself (β > 0).
     fn bound_bw_for_model(&mut self) {
         let bw = min_of_not_nan(self.max_bw(), self.bw_shortterm);
         // Most ACKs leave it as it was, and then so are the BDPs.
