@@ -60,6 +60,11 @@ impl WindowedFilter {
         self.get().unwrap_or(default)
     }
 
+    /// The window length.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
     /// Changes the window length; samples already held age against the new
     /// length from the next update (QUIC-style BBR ties its bandwidth
     /// window to a cycle length that `bbr-jitter` changes).

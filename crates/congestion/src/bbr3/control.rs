@@ -22,6 +22,17 @@ const LINUX_EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
 /// (`BBR.ExtraAckedFilterLen`).
 const DRAFT_EXTRA_ACKED_WIN_ROUNDS: u64 = 10;
 
+/// The draft's extra_acked filter window, rounds: one in STARTUP, so the
+/// allowance follows the growing rate, `BBR.ExtraAckedFilterLen` once the
+/// pipe is full.
+pub(super) fn draft_extra_acked_window(full_bw_reached: bool) -> u64 {
+    if full_bw_reached {
+        DRAFT_EXTRA_ACKED_WIN_ROUNDS
+    } else {
+        1
+    }
+}
+
 /// The two BDPs BBRv3 asks for on every ACK in some state, at the
 /// current bw: `BDPMultiple(1.0)` (the target inflight, checked each ACK
 /// of PROBE_BW for the Reno-coexistence probe) and
@@ -293,12 +304,13 @@ impl Bbr3 {
                 self.max_inflight_memo = None;
             }
         } else {
-            let window = if self.full_bw_reached {
-                DRAFT_EXTRA_ACKED_WIN_ROUNDS
-            } else {
-                1
-            };
-            self.extra_acked_filter.set_window(window);
+            // The window (1 round in STARTUP, then
+            // `BBR.ExtraAckedFilterLen`) is set with the full-pipe flag
+            // ([`Bbr3::set_full_bw_reached`]), which it follows.
+            debug_assert_eq!(
+                self.extra_acked_filter.window(),
+                draft_extra_acked_window(self.full_bw_reached)
+            );
             let before = self.extra_acked_filter.get_or(0.0);
             let after = self
                 .extra_acked_filter

@@ -316,7 +316,10 @@ impl Bbr3 {
             idle_restart: false,
             extra_acked_interval_start: now,
             extra_acked_delivered: 0,
-            extra_acked_filter: WindowedFilter::new(FilterKind::Max, 1),
+            extra_acked_filter: WindowedFilter::new(
+                FilterKind::Max,
+                control::draft_extra_acked_window(false),
+            ),
             extra_acked_slots: [0; 2],
             extra_acked_win_rounds: 0,
             extra_acked_win_idx: 0,
@@ -477,10 +480,16 @@ impl Bbr3 {
     }
 
     /// Every write of `full_bw_reached` goes through here: it is an input
-    /// of the pacing decision, whose memo is forgotten.
+    /// of the pacing decision, whose memo is forgotten, and of the draft's
+    /// extra_acked window.
     fn set_full_bw_reached(&mut self, reached: bool) {
         self.full_bw_reached = reached;
         self.pacing_memo = None;
+        // The draft's extra_acked window follows the flag; set here, where
+        // it changes, instead of before each of the filter's updates (the
+        // window is read only by them).
+        self.extra_acked_filter
+            .set_window(control::draft_extra_acked_window(reached));
     }
 
     /// Every write of `cwnd_gain` goes through here: it is an input of
