@@ -342,7 +342,26 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
         //   refill sent in a burst would overflow by twice as much. Only
         //   the first episode: whether a second comes within a run turns on
         //   whether a lower RTT sample refreshed the filter in between.
-        if (bw_b - bw_k).abs() > 0.10 * bw_k + 1.0 || bw_b.is_nan() || bw_k.is_nan() {
+        // The kernel's own runs scatter more than that bound on the
+        // 0.5-BDP path on some days: on 2026-12-02 its three runs gave
+        // 44.1, 46.8 and 63.2/s in CI and a median of 55.2/s in a quiet
+        // rerun an hour later, where the eight runs above gave
+        // 46.7-48.5/s; the two controls' medians then missed by 6.1 and
+        // 8.1/s in opposite directions. So our median is also accepted
+        // within the kernel's runs' range, each end widened by the same
+        // 10 % + 1/s: a control that bursts (twice the kernel's rate)
+        // still falls far outside it.
+        let kernel_runs: Vec<f64> = runs["bbr"].iter().map(|r| r.probe_bw_retx_per_s).collect();
+        let lo = kernel_runs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = kernel_runs
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let in_kernel_range = bw_b >= lo - (0.10 * lo + 1.0) && bw_b <= hi + 0.10 * hi + 1.0;
+        if ((bw_b - bw_k).abs() > 0.10 * bw_k + 1.0 && !in_kernel_range)
+            || bw_b.is_nan()
+            || bw_k.is_nan()
+        {
             failures.push(format!(
                 "{}: retransmissions per second after STARTUP (median) {bw_b:.1} against the kernel's {bw_k:.1} (in all, mean {xb:.0} and {xk:.0})",
                 p.name
