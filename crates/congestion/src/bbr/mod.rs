@@ -93,7 +93,9 @@ struct LongTermBw {
 /// rate where the last call left it, it would compute the same rate and
 /// take the same decision, which has already been applied (a rate equal to
 /// the current one changes nothing), so it returns at once. Most ACKs in
-/// steady state are such repeats.
+/// steady state are such repeats. The release build learns that the
+/// inputs are unchanged from [`Bbr::pacing_stale`] instead of comparing
+/// this; debug builds compare it on every early return.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PacingMemo {
     bw_bits: u64,
@@ -209,6 +211,30 @@ pub struct Bbr {
 
     /// Speed only: the last pacing decision ([`PacingMemo`]).
     pacing_memo: Option<PacingMemo>,
+    /// Speed only: whether an input of the per-ACK pacing decision (the
+    /// bandwidth, the pacing gain, the full-pipe flag, the pacing rate)
+    /// may have been written since [`Bbr::set_pacing_rate_rules`] last
+    /// ran for it. Set where each is written, so that the common ACK
+    /// tests one flag instead of building and comparing the
+    /// [`PacingMemo`] key (which debug builds still compare on every
+    /// skip).
+    pacing_stale: bool,
+    /// Speed only: whether an input of [`Bbr::update_gains`] (the mode,
+    /// the gain-cycle phase, whether the policed rate is in use) or its
+    /// output (the pacing gain, which the policer model also writes) may
+    /// have been written since it last ran. Set where each is written.
+    gains_stale: bool,
+    /// Speed only: whether an input of the cwnd target ([`TargetKey`])
+    /// may have been written since [`Bbr::cwnd_target`] last built its
+    /// key; while clear, the remembered target is returned without
+    /// building and comparing the key (debug builds still do).
+    targets_stale: bool,
+    /// Speed only: the same for the inflight target ([`InflightKey`],
+    /// [`Bbr::inflight_target_memo`]).
+    inflight_stale: bool,
+    /// `bbr_ack_epoch_acked_reset_thresh` in bytes at `mss`, kept with
+    /// the MSS as [`Bbr::min_cwnd`] is: it is read on every ACK.
+    ack_epoch_reset_bytes: u64,
     /// Speed only: the last cwnd target and its inputs ([`TargetKey`]).
     target_memo: Option<(TargetKey, u64)>,
     /// Speed only: the last inflight target the gain cycle and DRAIN
@@ -266,6 +292,11 @@ impl Bbr {
             delivered_total: 0,
             lost_total: 0,
             pacing_memo: None,
+            pacing_stale: true,
+            gains_stale: true,
+            targets_stale: true,
+            inflight_stale: true,
+            ack_epoch_reset_bytes: ACK_EPOCH_RESET_PACKETS.saturating_mul(mss),
             target_memo: None,
             inflight_memo: None,
         };
@@ -346,6 +377,7 @@ impl Bbr {
     fn set_pacing(&mut self, rate: f64) {
         if rate != self.pacing_rate {
             self.pacing_rate = rate;
+            self.pacing_stale = true;
             let quantum = send_quantum_bytes(rate, self.mss);
             if quantum != self.send_quantum {
                 self.send_quantum = quantum;
@@ -359,6 +391,18 @@ impl Bbr {
     fn forget_targets(&mut self) {
         self.inflight_memo = None;
         self.target_memo = None;
+        self.targets_stale = true;
+        self.inflight_stale = true;
+    }
+
+    /// An input shared by the pacing decision and both targets (the
+    /// bandwidth, a gain, the full-pipe flag, min_rtt, the mode or the
+    /// gain-cycle phase) may have changed: each must look at its inputs
+    /// again on its next call.
+    fn model_written(&mut self) {
+        self.pacing_stale = true;
+        self.targets_stale = true;
+        self.inflight_stale = true;
     }
 
     /// The initial pacing rate: high_gain × initial cwnd / RTT, using srtt
@@ -380,21 +424,33 @@ impl Bbr {
     ///
     /// Always inlined: its early exit is a few comparisons, and as a call
     /// (which `#[inline]` left it) it cost 8 more instructions per ACK.
+    ///
+    /// The per-ACK call, at `bw()` and the pacing gain, both read only
+    /// past the early exit.
     #[inline(always)]
-    fn set_pacing_rate(&mut self, bw: f64, gain: f64, rtt: &RttEstimator) {
+    fn set_pacing_rate(&mut self, rtt: &RttEstimator) {
         // With the RTT seen (so the initialisation below cannot run), the
         // same inputs and the rate where the last call left it, this call
         // would repeat the last one's decision, already in force.
-        let memo = PacingMemo {
-            bw_bits: bw.to_bits(),
-            gain_bits: gain.to_bits(),
-            full_bw_reached: self.full_bw_reached,
-            rate_bits: self.pacing_rate.to_bits(),
-        };
-        if self.has_seen_rtt && self.pacing_memo == Some(memo) {
+        //
+        // Whether the inputs are the same is known without comparing
+        // them: every place that writes one sets `pacing_stale`, and only
+        // this per-ACK call (at the pacing gain) clears it. Debug builds
+        // compare the remembered key anyway.
+        if self.has_seen_rtt && !self.pacing_stale {
+            debug_assert_eq!(
+                self.pacing_memo,
+                Some(PacingMemo {
+                    bw_bits: self.bw().to_bits(),
+                    gain_bits: self.pacing_gain.to_bits(),
+                    full_bw_reached: self.full_bw_reached,
+                    rate_bits: self.pacing_rate.to_bits(),
+                })
+            );
             return;
         }
-        self.set_pacing_rate_rules(bw, gain, rtt);
+        self.set_pacing_rate_rules(self.bw(), self.pacing_gain, rtt);
+        self.pacing_stale = false;
     }
 
     /// [`Bbr::set_pacing_rate`] past its inline early exit.
@@ -423,6 +479,8 @@ impl Bbr {
     /// `bbr_reset_startup_mode()`.
     fn reset_startup_mode(&mut self) {
         self.mode = Mode::Startup;
+        self.gains_stale = true;
+        self.model_written();
     }
 
     /// Enters PROBE_BW at a random phase other than the 0.75 drain phase:
@@ -430,6 +488,8 @@ impl Bbr {
     /// there is no probe queue to drain (`bbr_reset_probe_bw_mode()`).
     fn reset_probe_bw_mode(&mut self, now: Instant) {
         self.mode = Mode::ProbeBw;
+        self.gains_stale = true;
+        self.model_written();
         let len = self.cycle_len() as u64;
         // Pick from {1, ..., len-1}, then advance once: lands anywhere but 1.
         self.cycle_index = (len - 1 - self.rng.below(len - 1)) as usize;
@@ -481,8 +541,13 @@ impl Bbr {
         self.lt_bw_sampling(rs.lost_bytes, rs.is_app_limited, ctx.now);
         // App-limited samples underestimate the path, so they may only raise
         // the estimate, never hold it up or replace a better one.
-        if !rs.is_app_limited || rate >= self.max_bw() {
-            self.bw_filter.update(self.round_count, rate);
+        let max_bw = self.max_bw();
+        if !rs.is_app_limited || rate >= max_bw {
+            let new_max = self.bw_filter.update(self.round_count, rate);
+            // `max_bw()` after the update; the pacing decision rests on it.
+            if new_max.to_bits() != max_bw.to_bits() {
+                self.model_written();
+            }
         }
     }
 
@@ -501,6 +566,7 @@ impl Bbr {
                 self.extra_acked_win_rounds = 0;
                 self.extra_acked_win_idx ^= 1;
                 self.extra_acked[self.extra_acked_win_idx] = 0;
+                self.targets_stale = true;
             }
         }
         let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
@@ -510,7 +576,11 @@ impl Bbr {
         // A new epoch starts when ACKs arrive no faster than bw predicts, or
         // when the epoch has run so long its arithmetic would lose meaning.
         let within_expected = at_most_as_u64(self.ack_epoch_acked, expected_f);
-        let reset_bytes = ACK_EPOCH_RESET_PACKETS.saturating_mul(self.mss);
+        let reset_bytes = self.ack_epoch_reset_bytes;
+        debug_assert_eq!(
+            reset_bytes,
+            ACK_EPOCH_RESET_PACKETS.saturating_mul(self.mss)
+        );
         let expected = if within_expected
             || self.ack_epoch_acked.saturating_add(rs.acked_bytes) >= reset_bytes
         {
@@ -527,6 +597,7 @@ impl Bbr {
         let extra = self.ack_epoch_acked.saturating_sub(expected).min(self.cwnd);
         if extra > self.extra_acked[self.extra_acked_win_idx] {
             self.extra_acked[self.extra_acked_win_idx] = extra;
+            self.targets_stale = true;
         }
     }
 
@@ -593,6 +664,8 @@ impl Bbr {
     fn advance_cycle_phase(&mut self, now: Instant) {
         self.cycle_index = (self.cycle_index + 1) % self.cycle_len();
         self.cycle_stamp = now;
+        self.gains_stale = true;
+        self.model_written();
     }
 
     /// `bbr_update_cycle_phase()`.
@@ -616,6 +689,7 @@ impl Bbr {
         }
         self.full_bw_count += 1;
         self.full_bw_reached = self.full_bw_count >= self.cfg.full_bw_rounds;
+        self.model_written();
     }
 
     /// STARTUP → DRAIN when the pipe is full; DRAIN → PROBE_BW once inflight
@@ -623,6 +697,8 @@ impl Bbr {
     fn check_drain(&mut self, ctx: &AckContext<'_>) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
+            self.gains_stale = true;
+            self.model_written();
         }
         if self.mode == Mode::Drain
             && self.in_net_at_edt(ctx.bytes_in_flight, ctx)
@@ -662,10 +738,13 @@ impl Bbr {
             if lower || (expired && replaces_expired) {
                 self.min_rtt_ns = Some(rtt_ns);
                 self.min_rtt_stamp = now;
+                self.model_written();
             }
         }
         if self.cfg.probe_rtt && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
+            self.gains_stale = true;
+            self.model_written();
             self.save_cwnd();
             self.probe_rtt_done_stamp = None;
         }
@@ -697,9 +776,27 @@ impl Bbr {
         }
     }
 
-    /// `bbr_update_gains()`.
+    /// `bbr_update_gains()`. Skipped while its inputs and outputs are
+    /// as it left them ([`Bbr::gains_stale`]), as it would write the same
+    /// gains again (debug builds compute them and compare).
     fn update_gains(&mut self) {
-        let (p, c) = match self.mode {
+        if !self.gains_stale {
+            debug_assert_eq!((self.pacing_gain.to_bits(), self.cwnd_gain.to_bits()), {
+                let (p, c) = self.gains_rules();
+                (p.to_bits(), c.to_bits())
+            });
+            return;
+        }
+        self.gains_stale = false;
+        let (p, c) = self.gains_rules();
+        self.model_written();
+        self.pacing_gain = p;
+        self.cwnd_gain = c;
+    }
+
+    /// The pacing and cwnd gains [`Bbr::update_gains`] sets.
+    fn gains_rules(&self) -> (f64, f64) {
+        match self.mode {
             Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
             Mode::Drain => (self.cfg.drain_gain, self.cfg.high_gain),
             Mode::ProbeBw => {
@@ -711,9 +808,7 @@ impl Bbr {
                 (g, self.cfg.cwnd_gain)
             }
             _ => (1.0, 1.0),
-        };
-        self.pacing_gain = p;
-        self.cwnd_gain = c;
+        }
     }
 
     // ----- long-term bandwidth (policer) model -----------------------------
@@ -728,6 +823,8 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, now: Instant, delivered: u64, lost: u64) {
         self.lt.bw = 0.0;
         self.lt.use_bw = false;
+        self.model_written();
+        self.gains_stale = true;
         self.lt.is_sampling = false;
         self.reset_lt_bw_sampling_interval(now, delivered, lost);
     }
@@ -744,11 +841,14 @@ impl Bbr {
                 self.lt.bw = (bw + self.lt.bw) / 2.0;
                 self.lt.use_bw = true;
                 self.pacing_gain = 1.0;
+                self.model_written();
+                self.gains_stale = true;
                 self.lt.rounds = 0;
                 return;
             }
         }
         self.lt.bw = bw;
+        self.model_written();
         self.reset_lt_bw_sampling_interval(self.delivered_time, delivered, lost);
     }
 
@@ -874,6 +974,17 @@ impl Bbr {
     /// call); computing and remembering a new target is not.
     #[inline(always)]
     fn inflight_target_memo(&mut self, bw: f64, gain: f64) -> u64 {
+        // Nothing the key is built from written since it was last built:
+        // each caller passes the same bandwidth and gain until the phase,
+        // the mode or the gains change, which set `inflight_stale`.
+        if !self.inflight_stale {
+            if let Some((k, target)) = self.inflight_memo {
+                debug_assert_eq!(k, self.inflight_key(bw, gain));
+                debug_assert_eq!(target, self.inflight_target(bw, gain));
+                return target;
+            }
+        }
+        self.inflight_stale = false;
         let key = self.inflight_key(bw, gain);
         if let Some((k, target)) = self.inflight_memo {
             if k == key {
@@ -897,13 +1008,16 @@ impl Bbr {
     /// with its inputs ([`TargetKey`]), which in steady state change far
     /// less often than ACKs arrive.
     fn cwnd_target(&mut self) -> u64 {
+        if !self.targets_stale {
+            if let Some((k, target)) = self.target_memo {
+                debug_assert_eq!(k, self.target_key(self.bw()));
+                debug_assert_eq!(target, self.cwnd_target_rules(self.bw()));
+                return target;
+            }
+        }
+        self.targets_stale = false;
         let bw = self.bw();
-        let key = TargetKey {
-            inflight: self.inflight_key(bw, self.cwnd_gain),
-            extra_acked: self.extra_acked[0].max(self.extra_acked[1]),
-            max_ack_height_bits: self.max_ack_height.get_or(0.0).to_bits(),
-            full_bw_reached: self.full_bw_reached,
-        };
+        let key = self.target_key(bw);
         if let Some((k, target)) = self.target_memo {
             if k == key {
                 debug_assert_eq!(target, self.cwnd_target_rules(bw));
@@ -913,6 +1027,16 @@ impl Bbr {
         let target = self.cwnd_target_rules(bw);
         self.target_memo = Some((key, target));
         target
+    }
+
+    /// The inputs of the cwnd target at bandwidth `bw`.
+    fn target_key(&self, bw: f64) -> TargetKey {
+        TargetKey {
+            inflight: self.inflight_key(bw, self.cwnd_gain),
+            extra_acked: self.extra_acked[0].max(self.extra_acked[1]),
+            max_ack_height_bits: self.max_ack_height.get_or(0.0).to_bits(),
+            full_bw_reached: self.full_bw_reached,
+        }
     }
 
     /// [`Bbr::cwnd_target`] computed, at bandwidth `bw`.
@@ -978,7 +1102,12 @@ impl CongestionControl for Bbr {
         self.ack_epoch_stamp = now;
         self.ack_epoch_acked = 0;
         match self.mode {
-            Mode::ProbeBw => self.set_pacing_rate(self.bw(), 1.0, rtt),
+            Mode::ProbeBw => {
+                // Paced at 1.0 × bw, not the per-ACK call's gain: the
+                // rules run whole, and the next ACK's call must too.
+                self.set_pacing_rate_rules(self.bw(), 1.0, rtt);
+                self.pacing_stale = true;
+            }
             Mode::ProbeRtt => self.check_probe_rtt_done(now),
             _ => {}
         }
@@ -993,6 +1122,7 @@ impl CongestionControl for Bbr {
     fn on_handshake_rtt(&mut self, now: Instant, rtt: &RttEstimator) {
         self.min_rtt_ns = rtt.min_ns();
         self.min_rtt_stamp = now;
+        self.model_written();
         self.cycle_stamp = now;
         self.ack_epoch_stamp = now;
         self.delivered_time = now;
@@ -1013,6 +1143,10 @@ impl CongestionControl for Bbr {
             let round = self.round_count + u64::from(self.starts_round(rs));
             if let Some(j) = self.jitter.as_mut() {
                 j.on_sample(rtt, ctx.ack_delay, round);
+                // srtt, and whether it stands in for min_rtt, may have
+                // changed: both targets rest on the model RTT.
+                self.targets_stale = true;
+                self.inflight_stale = true;
             }
         }
         if self.cfg.bw_window_follows_cycle {
@@ -1028,7 +1162,7 @@ impl CongestionControl for Bbr {
         self.update_min_rtt(ctx, sampler);
         self.update_gains();
 
-        self.set_pacing_rate(self.bw(), self.pacing_gain, ctx.rtt);
+        self.set_pacing_rate(ctx.rtt);
         if self.cfg.recovery == BbrRecovery::Quic2018 {
             self.update_quic_recovery_state(ctx);
         }
@@ -1091,6 +1225,7 @@ impl CongestionControl for Bbr {
         self.initial_cwnd = (self.initial_cwnd / self.mss).max(1).saturating_mul(mss);
         self.mss = mss;
         self.min_cwnd = Self::min_cwnd_for(&self.cfg, mss);
+        self.ack_epoch_reset_bytes = ACK_EPOCH_RESET_PACKETS.saturating_mul(mss);
         self.cwnd = packets.saturating_mul(mss);
         self.send_quantum = send_quantum_bytes(self.pacing_rate, mss);
         self.forget_targets();

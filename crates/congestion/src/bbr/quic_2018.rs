@@ -105,6 +105,8 @@ impl Bbr {
         self.ack_epoch_acked = self.ack_epoch_acked.saturating_add(acked);
         let excess = self.ack_epoch_acked as f64 - expected;
         self.max_ack_height.update(self.round_count, excess);
+        // The cwnd target adds this filter's max.
+        self.targets_stale = true;
     }
 
     /// The allowance `max_ack_height` grants: the gain times the filter's
