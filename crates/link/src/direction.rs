@@ -241,6 +241,20 @@ pub struct Direction {
     in_service_bytes: u64,
     /// Drops a discipline made, to turn into releases.
     sched_drops: Vec<(Pkt, DropReason)>,
+    /// Set at construction when the direction is only a wire: no rate
+    /// limit, loss, policer, jitter, aggregation or discipline (an ACK
+    /// path's usual reverse direction). Its verdict is then the
+    /// propagation delay alone, which [`Direction::pass_wire`] gives
+    /// without looking at each of those settings for every packet; the
+    /// configuration never changes after construction, so neither does
+    /// this.
+    wire_only: bool,
+    /// A constant rate's transmission time: (bytes, whole ns) of the
+    /// last packet size [`Direction::finish_time`] computed, a pure
+    /// function of the size while the rate is constant, so a repeat
+    /// skips the float division and rounding. `u64::MAX` bytes (never a
+    /// packet's size, which is a `u32`) until the first.
+    tx_memo: (u64, u64),
 }
 
 /// Where a trace-driven direction has got to in its delivery opportunities.
@@ -329,6 +343,18 @@ impl Direction {
                 .map(|d| Box::new(Sched::new(d))),
             in_service_bytes: 0,
             sched_drops: Vec::new(),
+            wire_only: cfg.rate == RateSchedule::Unlimited
+                && cfg.policer.is_none()
+                && cfg.jitter.is_none()
+                && cfg.aggregation.is_none()
+                && cfg.queue.discipline.is_none()
+                // `random_loss` draws nothing for Bernoulli p <= 0 (or NaN).
+                && match cfg.loss {
+                    None => true,
+                    Some(LossConfig::Bernoulli(p)) => p.is_nan() || p <= 0.0,
+                    Some(LossConfig::GilbertElliott { .. }) => false,
+                },
+            tx_memo: (u64::MAX, 0),
         }
     }
 
@@ -429,6 +455,15 @@ impl Direction {
             return self
                 .trace
                 .finish(opportunities_ns, *period_ns, start, bytes);
+        }
+        if let RateSchedule::Constant(rate) = self.cfg.rate {
+            // The loop below's first pass, which returns at once as a
+            // constant rate never changes (`rate_at` gives `u64::MAX`).
+            if self.tx_memo.0 != bytes {
+                let need = ceil(bytes as f64 * 8.0 / rate * 1e9);
+                self.tx_memo = (bytes, need as u64);
+            }
+            return start + self.tx_memo.1;
         }
         let mut t = start;
         let mut bits = bytes as f64 * 8.0;
@@ -536,10 +571,37 @@ impl Direction {
     /// every [`Direction::next_release_ns`] for its fate.
     #[inline]
     pub fn enqueue_flow(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn, flow: u64) -> Verdict {
+        if self.wire_only {
+            return self.pass_wire(now_ns, codepoint);
+        }
         if self.sched.is_some() {
             return self.enqueue_sched(now_ns, bytes, codepoint, flow);
         }
         self.enqueue_fifo(now_ns, bytes, codepoint)
+    }
+
+    /// [`Direction::enqueue_fifo`]'s verdict for a direction that is only
+    /// a wire (`wire_only`), as that path computes it: no loss or
+    /// policer, dequeued on arrival, no AQM (which acts only on a
+    /// rate-limited queue), no jitter (so arrivals keep their order) and
+    /// no aggregation. Kept out of `enqueue_fifo`, whose prologue and
+    /// epilogue alone (about 20 instructions: it saves every register it
+    /// uses) cost as much as this whole path.
+    #[inline]
+    fn pass_wire(&mut self, now_ns: u64, codepoint: Ecn) -> Verdict {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.stats.offered += 1;
+        self.stats.delivered += 1;
+        let arrive = (now_ns + self.cfg.delay_ns).max(self.last_arrive_ns);
+        self.last_arrive_ns = arrive;
+        Verdict::Deliver {
+            id,
+            enqueue_ns: now_ns,
+            dequeue_ns: now_ns,
+            arrive_ns: arrive,
+            ce: codepoint == Ecn::Ce,
+        }
     }
 
     /// Loss and the policer, shared by both paths: Some(drop) if the
@@ -945,6 +1007,84 @@ mod ceil_tests {
                 a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
                 "{x:e}: {a:e} against {b:e}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod shortcut_tests {
+    use super::*;
+    use crate::config::QueueConfig;
+
+    fn cfg(rate: RateSchedule, loss: Option<LossConfig>) -> ResolvedDirection {
+        ResolvedDirection {
+            rate,
+            delay_ns: 20_000_000,
+            queue: QueueConfig::drop_tail(Size::Packets(50)),
+            loss,
+            jitter: None,
+            policer: None,
+            aggregation: None,
+        }
+    }
+
+    /// A few hundred packets of mixed sizes and codepoints, at times that
+    /// sometimes repeat and sometimes leave the queue to drain.
+    fn offers() -> Vec<(u64, u32, Ecn)> {
+        let mut x: u64 = 7;
+        let mut now = 0;
+        (0..600)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                now += (x >> 40) % 400_000;
+                let bytes = [1500, 1500, 1500, 40, 9000, 1][((x >> 20) % 6) as usize];
+                let ecn = [Ecn::NotEct, Ecn::Ect0, Ecn::Ce][((x >> 10) % 3) as usize];
+                (now, bytes, ecn)
+            })
+            .collect()
+    }
+
+    /// A wire-only direction's shortcut gives the general path's verdicts
+    /// (that path taken by clearing the flag), and the flag is set only
+    /// when nothing but the delay acts.
+    #[test]
+    fn a_wire_only_direction_gives_the_general_paths_verdicts() {
+        for loss in [None, Some(LossConfig::Bernoulli(0.0))] {
+            let c = cfg(RateSchedule::Unlimited, loss);
+            let mut fast = Direction::new(&c, 3);
+            let mut slow = Direction::new(&c, 3);
+            assert!(fast.wire_only);
+            slow.wire_only = false;
+            for (now, bytes, ecn) in offers() {
+                assert_eq!(
+                    fast.enqueue_with(now, bytes, ecn),
+                    slow.enqueue_with(now, bytes, ecn)
+                );
+            }
+            assert_eq!(fast.stats(), slow.stats());
+        }
+        let lossy = cfg(RateSchedule::Unlimited, Some(LossConfig::Bernoulli(0.1)));
+        assert!(!Direction::new(&lossy, 3).wire_only);
+        assert!(!Direction::new(&cfg(RateSchedule::Constant(1e8), None), 3).wire_only);
+    }
+
+    /// A constant rate's remembered transmission time gives the times of
+    /// the general integration, which a one-step schedule of the same rate
+    /// takes.
+    #[test]
+    fn a_constant_rates_remembered_time_matches_the_general_integration() {
+        for rate in [1e8, 9.6e3, 1e10, 3.3e7] {
+            let mut memo = Direction::new(&cfg(RateSchedule::Constant(rate), None), 5);
+            let mut steps = Direction::new(&cfg(RateSchedule::Steps(vec![(0, rate)]), None), 5);
+            for (now, bytes, ecn) in offers() {
+                assert_eq!(
+                    memo.enqueue_with(now, bytes, ecn),
+                    steps.enqueue_with(now, bytes, ecn),
+                    "{rate} b/s"
+                );
+            }
         }
     }
 }
