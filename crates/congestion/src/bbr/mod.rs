@@ -405,6 +405,15 @@ impl Bbr {
         self.inflight_stale = true;
     }
 
+    /// An input of [`Bbr::update_gains`] (the mode, the gain-cycle phase,
+    /// the policed rate's use) or the pacing gain itself may have
+    /// changed: the gains must be set again, and so must everything that
+    /// rests on them ([`Bbr::model_written`]).
+    fn gains_input_written(&mut self) {
+        self.gains_stale = true;
+        self.model_written();
+    }
+
     /// The initial pacing rate: high_gain × initial cwnd / RTT, using srtt
     /// when one exists and 1 ms otherwise (`bbr_init_pacing_rate_from_rtt()`).
     fn init_pacing_rate_from_rtt(&mut self, srtt_ns: Option<u64>) {
@@ -479,8 +488,7 @@ impl Bbr {
     /// `bbr_reset_startup_mode()`.
     fn reset_startup_mode(&mut self) {
         self.mode = Mode::Startup;
-        self.gains_stale = true;
-        self.model_written();
+        self.gains_input_written();
     }
 
     /// Enters PROBE_BW at a random phase other than the 0.75 drain phase:
@@ -488,8 +496,7 @@ impl Bbr {
     /// there is no probe queue to drain (`bbr_reset_probe_bw_mode()`).
     fn reset_probe_bw_mode(&mut self, now: Instant) {
         self.mode = Mode::ProbeBw;
-        self.gains_stale = true;
-        self.model_written();
+        self.gains_input_written();
         let len = self.cycle_len() as u64;
         // Pick from {1, ..., len-1}, then advance once: lands anywhere but 1.
         self.cycle_index = (len - 1 - self.rng.below(len - 1)) as usize;
@@ -664,8 +671,7 @@ impl Bbr {
     fn advance_cycle_phase(&mut self, now: Instant) {
         self.cycle_index = (self.cycle_index + 1) % self.cycle_len();
         self.cycle_stamp = now;
-        self.gains_stale = true;
-        self.model_written();
+        self.gains_input_written();
     }
 
     /// `bbr_update_cycle_phase()`.
@@ -697,8 +703,7 @@ impl Bbr {
     fn check_drain(&mut self, ctx: &AckContext<'_>) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
-            self.gains_stale = true;
-            self.model_written();
+            self.gains_input_written();
         }
         if self.mode == Mode::Drain
             && self.in_net_at_edt(ctx.bytes_in_flight, ctx)
@@ -743,8 +748,7 @@ impl Bbr {
         }
         if self.cfg.probe_rtt && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
-            self.gains_stale = true;
-            self.model_written();
+            self.gains_input_written();
             self.save_cwnd();
             self.probe_rtt_done_stamp = None;
         }
@@ -823,8 +827,7 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, now: Instant, delivered: u64, lost: u64) {
         self.lt.bw = 0.0;
         self.lt.use_bw = false;
-        self.model_written();
-        self.gains_stale = true;
+        self.gains_input_written();
         self.lt.is_sampling = false;
         self.reset_lt_bw_sampling_interval(now, delivered, lost);
     }
@@ -841,8 +844,7 @@ impl Bbr {
                 self.lt.bw = (bw + self.lt.bw) / 2.0;
                 self.lt.use_bw = true;
                 self.pacing_gain = 1.0;
-                self.model_written();
-                self.gains_stale = true;
+                self.gains_input_written();
                 self.lt.rounds = 0;
                 return;
             }
