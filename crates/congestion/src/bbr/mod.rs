@@ -391,6 +391,13 @@ impl Bbr {
     fn forget_targets(&mut self) {
         self.inflight_memo = None;
         self.target_memo = None;
+        self.targets_written();
+    }
+
+    /// An input of both the cwnd and the inflight target (the model's
+    /// RTT, say) may have changed: each must look at its inputs again on
+    /// its next call.
+    fn targets_written(&mut self) {
         self.targets_stale = true;
         self.inflight_stale = true;
     }
@@ -401,8 +408,7 @@ impl Bbr {
     /// again on its next call.
     fn model_written(&mut self) {
         self.pacing_stale = true;
-        self.targets_stale = true;
-        self.inflight_stale = true;
+        self.targets_written();
     }
 
     /// An input of [`Bbr::update_gains`] (the mode, the gain-cycle phase,
@@ -1147,8 +1153,7 @@ impl CongestionControl for Bbr {
                 j.on_sample(rtt, ctx.ack_delay, round);
                 // srtt, and whether it stands in for min_rtt, may have
                 // changed: both targets rest on the model RTT.
-                self.targets_stale = true;
-                self.inflight_stale = true;
+                self.targets_written();
             }
         }
         if self.cfg.bw_window_follows_cycle {
