@@ -72,6 +72,21 @@ impl WindowedFilter {
         self.window = window;
     }
 
+    /// Whether the filter holds `value` at `time` and nothing else: all
+    /// three samples are that one, as [`WindowedFilter::reset`] leaves
+    /// them. A max filter in that state is left exactly as it is by
+    /// [`WindowedFilter::update`] with the same sample, whatever the
+    /// window: the sample ties the best, so the update restarts the
+    /// filter with it, which rewrites each sample with itself. (Likewise
+    /// a min filter.) Compared bit for bit, so no NaN holds.
+    pub fn holds_only(&self, time: u64, value: f64) -> bool {
+        self.has_value
+            && self
+                .samples
+                .iter()
+                .all(|s| s.time == time && s.value.to_bits() == value.to_bits())
+    }
+
     /// Forgets everything and starts over with `value` at `time`.
     pub fn reset(&mut self, time: u64, value: f64) {
         let s = Sample { time, value };
@@ -224,6 +239,32 @@ mod tests {
         assert_eq!(f.get(), Some(8.0));
         // Far beyond the window everything old is gone.
         assert_eq!(f.update(1000, 30.0), 30.0);
+    }
+
+    /// `holds_only` is true exactly after a restart with that sample, and
+    /// updating with the same sample then changes nothing.
+    #[test]
+    fn holds_only_after_a_restart_and_a_repeat_changes_nothing() {
+        for kind in [FilterKind::Max, FilterKind::Min] {
+            let mut f = WindowedFilter::new(kind, 10);
+            assert!(!f.holds_only(0, 0.0), "empty");
+            f.update(0, 5.0);
+            assert!(f.holds_only(0, 5.0));
+            assert!(!f.holds_only(1, 5.0) && !f.holds_only(0, 4.0));
+            let worse = if kind == FilterKind::Max { 3.0 } else { 7.0 };
+            // A quarter window on, the second and third samples move.
+            f.update(3, worse);
+            assert!(!f.holds_only(3, worse) && !f.holds_only(0, 5.0));
+            f.update(30, worse);
+            assert!(f.holds_only(30, worse));
+            for window in [0, 1, 10, u64::MAX] {
+                f.set_window(window);
+                let before = f.samples;
+                assert_eq!(f.update(30, worse), worse);
+                assert_eq!(f.samples, before);
+                assert!(f.holds_only(30, worse));
+            }
+        }
     }
 
     #[test]

@@ -311,14 +311,25 @@ impl Bbr3 {
                 self.extra_acked_filter.window(),
                 draft_extra_acked_window(self.full_bw_reached)
             );
+            let round = self.round_count;
+            if self.extra_acked_settled == Some((round, extra)) {
+                // The filter holds only this sample, so updating it with
+                // the sample again would change nothing
+                // (`WindowedFilter::holds_only`): most ACKs of a round
+                // bring the same extra (a steady flow's is its own size).
+                debug_assert!(self.extra_acked_filter.holds_only(round, extra as f64));
+                return;
+            }
             let before = self.extra_acked_filter.get_or(0.0);
-            let after = self
-                .extra_acked_filter
-                .update(self.round_count, extra as f64);
+            let after = self.extra_acked_filter.update(round, extra as f64);
             if after.to_bits() != before.to_bits() {
                 // extra_acked changed: max_inflight reads it.
                 self.max_inflight_memo = None;
             }
+            self.extra_acked_settled = self
+                .extra_acked_filter
+                .holds_only(round, extra as f64)
+                .then_some((round, extra));
         }
     }
 

@@ -187,6 +187,12 @@ pub struct Bbr3 {
     extra_acked_interval_start: Instant,
     extra_acked_delivered: u64,
     extra_acked_filter: WindowedFilter,
+    /// Speed only: the round and extra_acked of the draft filter's last
+    /// update when it left the filter holding that sample alone, which
+    /// the same sample again leaves unchanged
+    /// ([`Bbr3::update_ack_aggregation`]). Only updates write the
+    /// filter's samples.
+    extra_acked_settled: Option<(u64, u64)>,
     extra_acked_slots: [u64; 2],
     extra_acked_win_rounds: u32,
     extra_acked_win_idx: usize,
@@ -320,6 +326,7 @@ impl Bbr3 {
                 FilterKind::Max,
                 control::draft_extra_acked_window(false),
             ),
+            extra_acked_settled: None,
             extra_acked_slots: [0; 2],
             extra_acked_win_rounds: 0,
             extra_acked_win_idx: 0,
