@@ -176,6 +176,8 @@ impl Bbr3 {
     /// creation).
     pub(super) fn refresh_bdps(&mut self) {
         self.max_inflight_memo = None;
+        // PROBE_RTT's BDP is an input of cwnd's cap.
+        self.cwnd_cap_memo = None;
         self.pacing_memo = None;
         // min_rtt is an input of Linux's send quantum.
         self.quantum_current = false;
@@ -374,13 +376,39 @@ impl Bbr3 {
             }
             cwnd = cwnd.max(self.min_pipe_cwnd());
         }
-        // BoundCwndForProbeRTT()
-        if self.state == State::ProbeRtt {
-            cwnd = cwnd.min(self.probe_rtt_cwnd());
+        // BoundCwndForProbeRTT() and BoundCwndForModel(): two caps, one
+        // minimum.
+        self.cwnd = cwnd.min(self.cwnd_cap()).max(self.mss);
+    }
+
+    /// The cap `BoundCwndForProbeRTT()` and `BoundCwndForModel()` put on
+    /// cwnd together, the smaller of theirs.
+    ///
+    /// Remembered until an input changes, which is far less often than
+    /// ACKs arrive: the state ([`Bbr3::set_state`]), inflight_longterm
+    /// and inflight_shortterm ([`Bbr3::set_inflight_longterm`],
+    /// [`Bbr3::set_inflight_shortterm`]), PROBE_RTT's BDP
+    /// ([`Bbr3::refresh_bdps`]) and the MSS with the minimum cwnd
+    /// (`on_mss_change`); the configuration never changes. A remembered
+    /// cap is the one the rules give, checked under `debug_assert!`.
+    fn cwnd_cap(&mut self) -> u64 {
+        if let Some(cap) = self.cwnd_cap_memo {
+            debug_assert_eq!(cap, self.cwnd_cap_rules());
+            return cap;
         }
-        self.cwnd = cwnd;
-        self.bound_cwnd_for_model();
-        self.cwnd = self.cwnd.max(self.mss);
+        let cap = self.cwnd_cap_rules();
+        self.cwnd_cap_memo = Some(cap);
+        cap
+    }
+
+    /// [`Bbr3::cwnd_cap`] computed.
+    fn cwnd_cap_rules(&self) -> u64 {
+        let model = self.model_cwnd_cap();
+        if self.state == State::ProbeRtt {
+            model.min(self.probe_rtt_cwnd())
+        } else {
+            model
+        }
     }
 
     /// STARTUP grows cwnd past max_inflight while little is known: the
@@ -396,8 +424,9 @@ impl Bbr3 {
 
     /// `BoundCwndForModel()` (§5.6.4.7): inflight_longterm in DOWN, REFILL
     /// and UP; inflight_longterm less headroom in CRUISE and PROBE_RTT;
-    /// inflight_shortterm everywhere; never below the minimum cwnd.
-    fn bound_cwnd_for_model(&mut self) {
+    /// inflight_shortterm everywhere; never below the minimum cwnd. The
+    /// cap; cwnd takes the smaller of it and its own value.
+    fn model_cwnd_cap(&self) -> u64 {
         let mut cap = u64::MAX;
         if self.state.is_probe_bw() && self.state != State::Cruise {
             cap = self.inflight_longterm;
@@ -405,7 +434,6 @@ impl Bbr3 {
             cap = self.inflight_with_headroom();
         }
         cap = cap.min(self.inflight_shortterm);
-        cap = cap.max(self.min_pipe_cwnd());
-        self.cwnd = self.cwnd.min(cap);
+        cap.max(self.min_pipe_cwnd())
     }
 }

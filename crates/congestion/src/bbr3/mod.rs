@@ -256,6 +256,9 @@ pub struct Bbr3 {
     /// Speed only: the gain's bits of the last pacing decision, while
     /// its other inputs stand ([`Bbr3::set_pacing_rate_with_gain`]).
     pacing_memo: Option<u64>,
+    /// Speed only: cwnd's cap in the current state, until an input
+    /// changes ([`Bbr3::cwnd_cap`] lists where each is written).
+    cwnd_cap_memo: Option<u64>,
     /// Speed only: the BDPs asked for on every ACK, kept current by
     /// [`Bbr3::refresh_bdps`] wherever an input changes
     /// ([`control::Bdps`]).
@@ -368,6 +371,7 @@ impl Bbr3 {
             quantum_current: false,
             max_inflight_memo: None,
             pacing_memo: None,
+            cwnd_cap_memo: None,
             bdps: control::Bdps::default(),
         };
         b.refresh_bdps();
@@ -476,7 +480,23 @@ impl Bbr3 {
     fn set_state(&mut self, state: State) {
         self.state = state;
         self.max_inflight_memo = None;
+        // Which bounds apply to cwnd.
+        self.cwnd_cap_memo = None;
         self.gains_current = false;
+    }
+
+    /// Every write of `inflight_longterm` goes through here: it is an
+    /// input of cwnd's cap ([`Bbr3::cwnd_cap`]), whose memo is forgotten.
+    fn set_inflight_longterm(&mut self, v: u64) {
+        self.inflight_longterm = v;
+        self.cwnd_cap_memo = None;
+    }
+
+    /// Every write of `inflight_shortterm` goes through here, for the
+    /// same reason as [`Bbr3::set_inflight_longterm`].
+    fn set_inflight_shortterm(&mut self, v: u64) {
+        self.inflight_shortterm = v;
+        self.cwnd_cap_memo = None;
     }
 
     /// Writes both gains, as a state entry does (`EnterStartup()`,
@@ -854,7 +874,7 @@ impl CongestionControl for Bbr3 {
         if self.cfg.rto_resets_full_bw {
             self.reset_full_bw();
             if !self.is_probing_bw() && self.inflight_shortterm == u64::MAX {
-                self.inflight_shortterm = self.cwnd.max(self.prior_cwnd);
+                self.set_inflight_shortterm(self.cwnd.max(self.prior_cwnd));
             }
         }
         self.cwnd = bytes_in_flight.saturating_add(self.mss);
@@ -886,13 +906,14 @@ impl CongestionControl for Bbr3 {
         self.prior_cwnd = per_packet(self.prior_cwnd, old);
         self.initial_cwnd = per_packet(self.initial_cwnd, old).max(mss);
         self.refresh_bdps();
-        self.inflight_longterm = per_packet(self.inflight_longterm, old);
-        self.inflight_shortterm = per_packet(self.inflight_shortterm, old);
+        self.set_inflight_longterm(per_packet(self.inflight_longterm, old));
+        self.set_inflight_shortterm(per_packet(self.inflight_shortterm, old));
         self.mss = mss;
         self.min_pipe_cwnd = self.cfg.min_pipe_cwnd_packets.saturating_mul(mss);
         // Inputs of max_inflight (the budget's packets), written after
-        // `refresh_bdps` forgot it.
+        // `refresh_bdps` forgot it, and of cwnd's cap (the floors).
         self.max_inflight_memo = None;
+        self.cwnd_cap_memo = None;
         // An input of the send quantum.
         self.quantum_current = false;
         self.set_send_quantum();

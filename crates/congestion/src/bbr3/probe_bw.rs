@@ -29,7 +29,7 @@ impl Bbr3 {
     /// clamps a set inflight_shortterm to inflight_longterm.
     pub(super) fn start_probe_bw_cruise(&mut self) {
         if self.cfg.cruise_clamps_shortterm && self.inflight_shortterm != u64::MAX {
-            self.inflight_shortterm = self.inflight_shortterm.min(self.inflight_longterm);
+            self.set_inflight_shortterm(self.inflight_shortterm.min(self.inflight_longterm));
         }
         self.set_state(State::Cruise);
     }
@@ -233,9 +233,10 @@ impl Bbr3 {
         if self.bw_probe_up_acked >= per {
             let delta = self.bw_probe_up_acked / per;
             self.bw_probe_up_acked -= delta * per;
-            self.inflight_longterm = self
-                .inflight_longterm
-                .saturating_add(delta.saturating_mul(self.mss));
+            self.set_inflight_longterm(
+                self.inflight_longterm
+                    .saturating_add(delta.saturating_mul(self.mss)),
+            );
         }
         if self.round_start {
             self.raise_inflight_longterm_slope();
@@ -300,7 +301,7 @@ impl Bbr3 {
             return false;
         }
         if tx_in_flight > self.inflight_longterm {
-            self.inflight_longterm = tx_in_flight;
+            self.set_inflight_longterm(tx_in_flight);
         }
         if self.state == State::Up {
             self.probe_inflight_longterm_upward(ctx);

@@ -239,7 +239,7 @@ impl Bbr3 {
         self.is_bw_probe_sample = false;
         if !is_app_limited {
             let floor = scale(self.target_inflight(), self.cfg.beta);
-            self.inflight_longterm = tx_in_flight.max(floor);
+            self.set_inflight_longterm(tx_in_flight.max(floor));
         }
         if self.state == State::Up {
             self.undo_state = Some(State::Up);
@@ -352,9 +352,9 @@ impl Bbr3 {
             // sent before the last cut do not cut again.
             self.init_lower_bounds(false);
             let beta = self.cfg.beta;
-            self.inflight_shortterm = scale(self.inflight_shortterm, beta);
+            self.set_inflight_shortterm(scale(self.inflight_shortterm, beta));
         }
-        self.inflight_shortterm = self.inflight_shortterm.min(ecn_inflight);
+        self.set_inflight_shortterm(self.inflight_shortterm.min(ecn_inflight));
     }
 
     /// `InitLowerBounds()`: the first cut of a cycle starts from max_bw and
@@ -364,7 +364,7 @@ impl Bbr3 {
             self.bw_shortterm = self.max_bw();
         }
         if self.inflight_shortterm == u64::MAX {
-            self.inflight_shortterm = self.cwnd;
+            self.set_inflight_shortterm(self.cwnd);
         }
     }
 
@@ -372,15 +372,16 @@ impl Bbr3 {
     fn loss_lower_bounds(&mut self) {
         let beta = self.cfg.beta;
         self.bw_shortterm = self.bw_latest.max(beta * self.bw_shortterm);
-        self.inflight_shortterm = self
-            .inflight_latest
-            .max(scale(self.inflight_shortterm, beta));
+        self.set_inflight_shortterm(
+            self.inflight_latest
+                .max(scale(self.inflight_shortterm, beta)),
+        );
     }
 
     /// `ResetShortTermModel()`.
     pub(super) fn reset_short_term_model(&mut self) {
         self.bw_shortterm = f64::INFINITY;
-        self.inflight_shortterm = u64::MAX;
+        self.set_inflight_shortterm(u64::MAX);
     }
 
     // ----- full pipe and STARTUP's exits (§5.3.1) ---------------------------
@@ -470,7 +471,7 @@ impl Bbr3 {
         } else {
             self.bdp_multiple(bw, 1.0)
         };
-        self.inflight_longterm = bdp.max(self.inflight_latest);
+        self.set_inflight_longterm(bdp.max(self.inflight_latest));
     }
 
     // ----- ECN ---------------------------------------------------------------
@@ -621,8 +622,8 @@ impl Bbr3 {
         self.is_loss_in_round = false;
         self.reset_full_bw();
         self.bw_shortterm = self.bw_shortterm.max(self.undo_bw_shortterm);
-        self.inflight_shortterm = self.inflight_shortterm.max(self.undo_inflight_shortterm);
-        self.inflight_longterm = self.inflight_longterm.max(self.undo_inflight_longterm);
+        self.set_inflight_shortterm(self.inflight_shortterm.max(self.undo_inflight_shortterm));
+        self.set_inflight_longterm(self.inflight_longterm.max(self.undo_inflight_longterm));
         if self.cfg.undo_restores_state {
             match self.undo_state {
                 Some(State::Startup) if self.state != State::Startup => {
