@@ -249,21 +249,27 @@ impl Bbr3 {
     /// Returns true when it decided a state transition.
     fn adapt_long_term_model(&mut self, ctx: &AckContext<'_>) -> bool {
         let rs = ctx.rate;
-        if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
-            self.ack_phase = AckPhase::ProbeFeedback;
-        }
-        if self.ack_phase == AckPhase::ProbeStopping && self.round_start {
-            self.is_bw_probe_sample = false;
-            self.ack_phase = AckPhase::Init;
-            if self.state.is_probe_bw() && !rs.is_app_limited {
-                self.advance_max_bw_filter();
-            }
-            if self.state.is_probe_bw()
-                && self.prev_probe_precautionary
-                && !self.prev_probe_too_high
-            {
-                self.start_probe_bw_refill(0, ctx.delivered_bytes);
-                return true;
+        // Both phase steps wait for a round start, tested once: most ACKs
+        // start no round. (The first step's ProbeFeedback is not the
+        // second's ProbeStopping, so at most one of them runs.)
+        if self.round_start {
+            match self.ack_phase {
+                AckPhase::ProbeStarting => self.ack_phase = AckPhase::ProbeFeedback,
+                AckPhase::ProbeStopping => {
+                    self.is_bw_probe_sample = false;
+                    self.ack_phase = AckPhase::Init;
+                    if self.state.is_probe_bw() && !rs.is_app_limited {
+                        self.advance_max_bw_filter();
+                    }
+                    if self.state.is_probe_bw()
+                        && self.prev_probe_precautionary
+                        && !self.prev_probe_too_high
+                    {
+                        self.start_probe_bw_refill(0, ctx.delivered_bytes);
+                        return true;
+                    }
+                }
+                _ => {}
             }
         }
         // What follows acts only on a bandwidth-probe sample (the cut) or
