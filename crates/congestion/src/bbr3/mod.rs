@@ -797,8 +797,18 @@ impl CongestionControl for Bbr3 {
         self.update_congestion_signals(rs);
         self.update_ack_aggregation(ctx);
         self.check_full_bw_reached(rs);
-        self.check_startup_done(ctx);
-        self.check_drain_done(ctx);
+        if matches!(self.state, State::Startup | State::Drain) {
+            self.check_startup_done(ctx);
+            self.check_drain_done(ctx);
+        } else {
+            // What the two checks do outside STARTUP and DRAIN, by one
+            // test of the state instead of their three: the high-loss
+            // check's per-round reset of the loss events (nothing else:
+            // neither state can be entered from these checks here).
+            if self.loss_round_start {
+                self.loss_events_in_round = 0;
+            }
+        }
         self.update_probe_bw_cycle_phase(ctx);
         self.update_min_rtt(ctx);
         self.check_probe_rtt(ctx, sampler);
