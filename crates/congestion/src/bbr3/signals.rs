@@ -29,9 +29,16 @@ impl Bbr3 {
     /// Restores cwnd when a recovery episode ends: the draft after any
     /// episode (§5.6.4.4), Linux v3 only after an RTO's (`bbr_set_state()`
     /// calls `bbr_exit_loss_recovery()` on leaving TCP_CA_Loss).
+    ///
+    /// Most ACKs find the state as the last one left it: then nothing
+    /// ends (`now` is `was`, which cannot be both at least Recovery and
+    /// Open) and nothing is written, so one comparison answers.
     pub(super) fn track_recovery(&mut self, ctx: &AckContext<'_>) {
         let was = self.prev_recovery;
         let now = ctx.recovery;
+        if now == was {
+            return;
+        }
         if was >= RecoveryState::Recovery
             && now == RecoveryState::Open
             && (was == RecoveryState::Loss || self.cfg.restore_cwnd_after_fast_recovery)
