@@ -193,11 +193,16 @@ impl TwoSlotMax {
         }
     }
 
-    /// Adds a sample to the current period; NaN is ignored.
-    pub fn update(&mut self, value: f64) {
-        if value > self.slots[1] {
+    /// Adds a sample to the current period; NaN is ignored. Returns
+    /// whether the filter changed (the sample beat the current period's),
+    /// so a caller that derives values from [`TwoSlotMax::get`] knows
+    /// when they may have changed.
+    pub fn update(&mut self, value: f64) -> bool {
+        let beats = value > self.slots[1];
+        if beats {
             self.slots[1] = value;
         }
+        beats
     }
 
     /// Starts a new period: the current one becomes the previous, unless it

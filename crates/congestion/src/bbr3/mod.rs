@@ -144,6 +144,11 @@ pub struct Bbr3 {
     inflight_shortterm: u64,
     /// min(max_bw, bw_shortterm), bytes/ns (`BoundBWForModel()`).
     bw: f64,
+    /// Speed only: max_bw or bw_shortterm was written since `bw` was
+    /// last taken from them: set where the max_bw filter changes
+    /// ([`Bbr3::update_max_bw`], [`Bbr3::advance_max_bw_filter`]) and by
+    /// [`Bbr3::set_bw_shortterm`], cleared by [`Bbr3::bound_bw_for_model`].
+    bw_inputs_written: bool,
 
     // Latest delivery signals and the loss round (§5.5.10.3).
     bw_latest: f64,
@@ -302,6 +307,7 @@ impl Bbr3 {
             bw_shortterm: f64::INFINITY,
             inflight_shortterm: u64::MAX,
             bw: 0.0,
+            bw_inputs_written: true,
             bw_latest: 0.0,
             inflight_latest: 0,
             // Linux starts the loss round after the first full flight.
@@ -448,8 +454,11 @@ impl Bbr3 {
         let Some(rate) = self.sample_rate else {
             return;
         };
-        if rate > 0.0 && (rate >= self.max_bw() || !rs.is_app_limited) {
-            self.max_bw_filter.update(rate);
+        if rate > 0.0
+            && (rate >= self.max_bw() || !rs.is_app_limited)
+            && self.max_bw_filter.update(rate)
+        {
+            self.bw_inputs_written = true;
         }
     }
 
@@ -461,7 +470,19 @@ impl Bbr3 {
     /// bit for bit unless both are zeros of opposite sign, and neither is
     /// ever -0 here: max_bw is 0 or a rate, bw_shortterm infinite, max_bw,
     /// or the larger of bw_latest (0 or a rate) and β × itself (β > 0).
+    ///
+    /// Taken again only after one of its two inputs was written
+    /// ([`Bbr3::bw_inputs_written`]): a minimum of the same inputs is the
+    /// bw it left.
     fn bound_bw_for_model(&mut self) {
+        if !self.bw_inputs_written {
+            debug_assert_eq!(
+                min_of_not_nan(self.max_bw(), self.bw_shortterm).to_bits(),
+                self.bw.to_bits()
+            );
+            return;
+        }
+        self.bw_inputs_written = false;
         let bw = min_of_not_nan(self.max_bw(), self.bw_shortterm);
         // Most ACKs leave it as it was, and then so are the BDPs.
         if bw.to_bits() != self.bw.to_bits() {
@@ -490,6 +511,13 @@ impl Bbr3 {
     fn set_inflight_longterm(&mut self, v: u64) {
         self.inflight_longterm = v;
         self.cwnd_cap_memo = None;
+    }
+
+    /// Every write of `bw_shortterm` goes through here: it is an input of
+    /// bw ([`Bbr3::bound_bw_for_model`]).
+    fn set_bw_shortterm(&mut self, v: f64) {
+        self.bw_shortterm = v;
+        self.bw_inputs_written = true;
     }
 
     /// Every write of `inflight_shortterm` goes through here, for the

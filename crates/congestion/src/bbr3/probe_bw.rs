@@ -320,6 +320,8 @@ impl Bbr3 {
     /// `bbr_advance_max_bw_filter()`).
     fn advance_max_bw_filter(&mut self) {
         self.max_bw_filter.advance();
+        // max_bw may fall: an input of bw.
+        self.bw_inputs_written = true;
     }
 
     /// What will still be in the network at the pacer's next departure

@@ -368,7 +368,7 @@ impl Bbr3 {
     /// the current cwnd.
     fn init_lower_bounds(&mut self, init_bw: bool) {
         if init_bw && self.bw_shortterm.is_infinite() {
-            self.bw_shortterm = self.max_bw();
+            self.set_bw_shortterm(self.max_bw());
         }
         if self.inflight_shortterm == u64::MAX {
             self.set_inflight_shortterm(self.cwnd);
@@ -378,7 +378,7 @@ impl Bbr3 {
     /// `LossLowerBounds()`: × β, floored at the latest round's delivery.
     fn loss_lower_bounds(&mut self) {
         let beta = self.cfg.beta;
-        self.bw_shortterm = self.bw_latest.max(beta * self.bw_shortterm);
+        self.set_bw_shortterm(self.bw_latest.max(beta * self.bw_shortterm));
         self.set_inflight_shortterm(
             self.inflight_latest
                 .max(scale(self.inflight_shortterm, beta)),
@@ -387,7 +387,7 @@ impl Bbr3 {
 
     /// `ResetShortTermModel()`.
     pub(super) fn reset_short_term_model(&mut self) {
-        self.bw_shortterm = f64::INFINITY;
+        self.set_bw_shortterm(f64::INFINITY);
         self.set_inflight_shortterm(u64::MAX);
     }
 
@@ -628,7 +628,7 @@ impl Bbr3 {
         self.restore_cwnd();
         self.is_loss_in_round = false;
         self.reset_full_bw();
-        self.bw_shortterm = self.bw_shortterm.max(self.undo_bw_shortterm);
+        self.set_bw_shortterm(self.bw_shortterm.max(self.undo_bw_shortterm));
         self.set_inflight_shortterm(self.inflight_shortterm.max(self.undo_inflight_shortterm));
         self.set_inflight_longterm(self.inflight_longterm.max(self.undo_inflight_longterm));
         if self.cfg.undo_restores_state {
