@@ -160,7 +160,8 @@ fn bbr_against_cubic_shares_the_link_as_the_kernels_do() {
 /// noise) and the shorter one got 0.69 in `validate`. As `validate
 /// --multiflow` runs it (Linux's receiver, kernel-sized bursts, TCP's
 /// handshake, the hosts' timing noise on the ACK path), the median of 15
-/// seeds within 0.05: 0.567 (0.52-0.67); without the rule 0.661
+/// seeds within 0.05: 0.591 (0.56-0.83; 0.567 before the sender pushed
+/// the last segment of each whole burst); without the rule 0.661
 /// (0.57-0.83). The outcome turns on a few packets in the first second,
 /// so one seed says little.
 #[test]
@@ -326,18 +327,20 @@ fn cubic_exit_beside_bbr3(bdp: f64, offset_ns: u64, pacing: Pacing) -> (u64, u64
 /// with HyStart++ CUBIC grew to 184 packets at 2 BDP, BBRv3 lost 8 packets
 /// in STARTUP and kept about 0.3 of the link for the rest of the run (the
 /// BPF control: 0.53). And no pacer for CUBIC, as Linux sends it without
-/// fq: its slow-start bursts queue at once and reach the RTT samples of
-/// the round's first ACKs, where a paced CUBIC's spread-out packets do
-/// not. The median over the starts is 70 packets unpaced at each depth and
-/// 168 paced in quanta (69 unpaced before the ACK train counted Linux's
-/// TSO/GRO cushion, `hystart_ack_delay()`). HyStart's rounds are counted from the first ACK,
+/// fq. The median over the starts is 68 packets at each depth (70 before
+/// the sender pushed the last segment of each burst, 69 before the ACK
+/// train counted Linux's TSO/GRO cushion, `hystart_ack_delay()`). Paced
+/// in quanta it was 168 before PSH (the spread-out packets missed the
+/// round's first RTT samples) and is 62 with it, each paced burst's
+/// pushed segment now acknowledged at once: the kernel's figure comes
+/// from the unpaced sender it has, not from this contrast. HyStart's rounds are counted from the first ACK,
 /// below its low window too, as Linux has done since 6.13 (and the stable kernels the fix went to)
 /// (`hystart_update()`); when they began only at 16 packets, the median
 /// over nine starts spread over the base RTT was 72 unpaced and 100 paced.
 #[test]
 fn kernel_cubic_leaves_slow_start_before_it_overflows_a_bbr3_flows_buffer() {
     for bdp in [2.0, 4.0, 16.0] {
-        let median_exit = |pacing| {
+        let median_exit = |pacing: Pacing| {
             let mut exits: Vec<u64> = [0, 100, 200, 350, 1_000, 2_000, 4_000]
                 .into_iter()
                 .map(|us| {
@@ -356,10 +359,6 @@ fn kernel_cubic_leaves_slow_start_before_it_overflows_a_bbr3_flows_buffer() {
             (60..=90).contains(&unpaced),
             "{bdp} BDP: cubic left slow start at {unpaced} packets (median; the kernel: 70-89)"
         );
-        let paced = median_exit(Pacing::Quantum);
-        assert!(
-            paced >= unpaced + 20,
-            "{bdp} BDP: paced, cubic left slow start at {paced} packets, unpaced at {unpaced}"
-        );
+        eprintln!("{bdp} BDP: cubic left slow start at {unpaced} packets (median)");
     }
 }

@@ -6,6 +6,8 @@
 //! The codepoint type itself is [`congestion::Ecn`], shared with the link
 //! model.
 
+/// Kept here too, where it was first defined.
+pub use crate::segment::SentPacket;
 pub use congestion::Ecn;
 
 /// The cumulative ECN counts a QUIC ACK frame of type 0x03 carries
@@ -69,16 +71,4 @@ pub enum EcnFeedback {
     /// CWR on its next new data packet. Retransmissions go out Not-ECT
     /// (RFC 3168 §6.1.5).
     Ece,
-}
-
-/// How a data packet leaves the sender: its number, its ECN codepoint and
-/// whether it carries TCP's CWR flag ([`crate::Sender::on_sent_ecn`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SentPacket {
-    /// The packet number.
-    pub pn: u64,
-    /// Its ECN codepoint.
-    pub ecn: Ecn,
-    /// TCP's Congestion Window Reduced flag ([`EcnFeedback::Ece`] only).
-    pub cwr: bool,
 }

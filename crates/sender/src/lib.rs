@@ -94,6 +94,7 @@ pub mod pattern;
 mod rcv_window;
 pub mod receiver;
 pub mod schema;
+pub mod segment;
 pub mod sender;
 
 pub use config::{
@@ -103,4 +104,5 @@ pub use ecn::{extend_count, Ecn, EcnCounts, EcnFeedback, SentPacket};
 pub use histogram::LogHistogram;
 pub use mode_times::ModeTimes;
 pub use receiver::{Ack, AckAction, Receiver, ACK_RANGES};
+pub use segment::TcpFlags;
 pub use sender::{SendDecision, Sender, MAX_RTO_NS};

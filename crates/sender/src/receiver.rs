@@ -8,6 +8,7 @@
 use crate::config::AckPolicy;
 use crate::ecn::{Ecn, EcnCounts};
 use crate::rcv_window::RcvWindow;
+use crate::segment::TcpFlags;
 use congestion::Instant;
 use std::collections::VecDeque;
 
@@ -196,6 +197,12 @@ impl Receiver {
         self.next_chunk
     }
 
+    /// Whether this receiver acknowledges a segment with PSH differently
+    /// ([`AckPolicy::Linux`]'s: [`Receiver::on_segment`]).
+    pub fn acts_on_push(&self) -> bool {
+        matches!(self.policy, AckPolicy::Linux { .. })
+    }
+
     /// Whether this receiver offers a window ([`AckPolicy::Linux`]'s).
     pub fn offers_window(&self) -> bool {
         self.rcv_window.is_some()
@@ -236,6 +243,31 @@ impl Receiver {
         ecn: Ecn,
         cwr: bool,
     ) -> AckAction {
+        let flags = TcpFlags { cwr, psh: false };
+        self.on_segment(now, pn, chunk, bytes, ecn, flags)
+    }
+
+    /// [`Receiver::on_packet_ecn`] for a TCP segment with its `flags`.
+    /// Under [`AckPolicy::Linux`] an in-order segment with PSH is
+    /// acknowledged at once, without waiting for a second one: Linux sets
+    /// `ICSK_ACK_PUSHED` for it (`tcp_measure_rcv_mss()`) and sends the
+    /// pending ACK when the application has read the queue empty
+    /// (`tcp_cleanup_rbuf()`). On the emulator's packet log (kernel 6.18,
+    /// 20 Mbit/s, 40 ms) a full-sized `cubic` segment with PSH that arrived
+    /// with nothing else unacknowledged was acknowledged alone in 689 of
+    /// 690 cases, about 27 µs later (the reader's wake-up, which the
+    /// simulated receiver does not take); one without PSH waited for the
+    /// next segment in 5,361 of 5,713. Other policies ignore PSH.
+    pub fn on_segment(
+        &mut self,
+        now: Instant,
+        pn: u64,
+        chunk: u64,
+        bytes: u64,
+        ecn: Ecn,
+        flags: TcpFlags,
+    ) -> AckAction {
+        let TcpFlags { cwr, psh } = flags;
         let mut quick = false;
         if ecn != Ecn::NotEct || cwr {
             self.ecn_counts.count(ecn);
@@ -309,7 +341,7 @@ impl Receiver {
                 let grew = self.window_grew(now, advanced, bytes);
                 match self.linux_ack(
                     now,
-                    had_hole || grew,
+                    had_hole || grew || psh,
                     max_delay_ns,
                     (comp_sack_delay_ns, comp_sack_slack_ns),
                     comp_sack_max,
@@ -373,7 +405,7 @@ impl Receiver {
     }
 
     /// [`AckPolicy::Linux`]'s decision after a packet arrived; `at_once`:
-    /// it filled a hole or raised the receive window; `comp_sack`: the
+    /// it filled a hole, raised the receive window or carried PSH; `comp_sack`: the
     /// compression timer's longest delay and its slack.
     fn linux_ack(
         &mut self,
@@ -589,6 +621,58 @@ mod tests {
             AckAction::Send(a) => assert_eq!(a.cum_chunk, pn + 1),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A pushed segment is acknowledged at once under Linux's policy,
+    /// even alone, so the pairs after an odd burst line up with the
+    /// sender's bursts again: bursts of 1, 2, 2 with PSH on each last
+    /// segment get an ACK at the end of each burst, where without PSH the
+    /// pairs straddle them (the lone segment waits for the next burst's
+    /// first). Other policies ignore PSH; out of order it changes nothing.
+    #[test]
+    fn linux_policy_acks_a_pushed_segment_at_once() {
+        let segment = |r: &mut Receiver, t: u64, pn: u64, psh: bool| {
+            let flags = TcpFlags { cwr: false, psh };
+            r.on_segment(at(t), pn, pn, 1448, Ecn::NotEct, flags)
+        };
+        let acked_after = |psh_on: bool| {
+            let mut r = Receiver::new(AckPolicy::LINUX, None);
+            // Past the 16 quick ACKs.
+            for pn in 0..16 {
+                assert!(sends(segment(&mut r, pn * 1000, pn, false)));
+            }
+            // Bursts of 1, 2 and 2 segments, 1 ms apart.
+            let bursts: [&[u64]; 3] = [&[16], &[17, 18], &[19, 20]];
+            let mut acked = Vec::new();
+            for (b, burst) in bursts.iter().enumerate() {
+                for (i, &pn) in burst.iter().enumerate() {
+                    let last = i + 1 == burst.len();
+                    let t = 1_000_000 * (b as u64 + 1) + i as u64;
+                    if sends(segment(&mut r, t, pn, psh_on && last)) {
+                        acked.push(pn);
+                    }
+                }
+            }
+            acked
+        };
+        assert_eq!(acked_after(true), [16, 18, 20]);
+        assert_eq!(acked_after(false), [17, 19]);
+
+        // Every packet is acknowledged under an ACK per packet anyway;
+        // Delayed waits for its second packet whatever the flags.
+        let delayed = AckPolicy::Delayed {
+            max_packets: 2,
+            max_delay_ns: 25_000_000,
+        };
+        let mut d = Receiver::new(delayed, None);
+        assert!(!sends(segment(&mut d, 0, 0, true)));
+        // Above a hole the SACK rules decide, not PSH: the fourth
+        // out-of-order segment is compressed.
+        let mut r = Receiver::new(AckPolicy::LINUX, None);
+        for pn in 1..4 {
+            assert!(sends(segment(&mut r, 0, pn, false)));
+        }
+        assert!(!sends(segment(&mut r, 0, 4, true)));
     }
 
     /// The compression timer is 5 % of the receiver's RTT, at most 1 ms,

@@ -235,7 +235,7 @@ impl Sim<'_> {
                                 chunk,
                                 bytes,
                                 ecn: sent.ecn,
-                                cwr: sent.cwr,
+                                flags: sent.tcp_flags(),
                                 pos: 0,
                             },
                         );
@@ -293,7 +293,7 @@ impl Sim<'_> {
                 chunk: self.now,
                 bytes: 0,
                 ecn: Ecn::NotEct,
-                cwr: false,
+                flags: TcpFlags::default(),
                 pos: 0,
             },
         );
@@ -354,7 +354,7 @@ impl Sim<'_> {
         chunk: u64,
         bytes: u32,
         ecn: Ecn,
-        cwr: bool,
+        flags: TcpFlags,
     ) {
         match self.flows[f].receiver_rtt {
             ReceiverRtt::None => {}
@@ -375,13 +375,13 @@ impl Sim<'_> {
                 self.flows[f].receiver.set_min_rtt_ns(min_rtt);
             }
         }
-        match self.flows[f].receiver.on_packet_ecn(
+        match self.flows[f].receiver.on_segment(
             Instant::from_nanos(self.now),
             pn,
             chunk,
             bytes as u64,
             ecn,
-            cwr,
+            flags,
         ) {
             AckAction::Send(ack) => self.send_ack(f, ack),
             AckAction::Delay(t) => {

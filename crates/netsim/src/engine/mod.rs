@@ -26,7 +26,7 @@ use link::{Direction, Release, ScheduledDelay, Verdict};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
-use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender};
+use sender::{Ack, AckAction, Ecn, Receiver, SendDecision, Sender, TcpFlags};
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::time::Duration;
@@ -107,7 +107,7 @@ enum Kind {
         chunk: u64,
         bytes: u32,
         ecn: Ecn,
-        cwr: bool,
+        flags: TcpFlags,
     },
     AckArrival {
         flow: u32,
@@ -126,7 +126,7 @@ enum Kind {
         chunk: u64,
         bytes: u32,
         ecn: Ecn,
-        cwr: bool,
+        flags: TcpFlags,
     },
     /// An ACK reaches the `pos`-th link of its flow's ACK path.
     AckHop {
@@ -187,8 +187,8 @@ enum Payload {
         bytes: u32,
         /// Its ECN codepoint as it travels: CE once a queue marked it.
         ecn: Ecn,
-        /// TCP's CWR flag.
-        cwr: bool,
+        /// TCP's CWR and PSH flags.
+        flags: TcpFlags,
         /// Which link of the flow's data path it is on.
         pos: u8,
     },
@@ -276,6 +276,11 @@ impl Flow {
         // the SYN-ACK: the sender is held to it until the first ACK.
         if let Some(window) = receiver.initial_rwnd_chunks(mss) {
             sender.set_flow_limit(window);
+        }
+        // Only Linux's receiver acts on PSH: for the others the sender
+        // need not work out where it goes.
+        if !receiver.acts_on_push() {
+            sender.set_marks_push(false);
         }
         Flow {
             sender,
@@ -721,14 +726,14 @@ impl<'a> Sim<'a> {
                     chunk,
                     bytes,
                     ecn,
-                    cwr,
+                    flags,
                 } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
                         if pn == SYN_PN {
                             self.answer_syn(flow, chunk);
                         } else {
-                            self.on_data(flow, pn, chunk, bytes, ecn, cwr)
+                            self.on_data(flow, pn, chunk, bytes, ecn, flags)
                         }
                     }
                 }
@@ -771,7 +776,7 @@ impl<'a> Sim<'a> {
                     chunk,
                     bytes,
                     ecn,
-                    cwr,
+                    flags,
                 } => {
                     let flow = flow as usize;
                     if self.flows[flow].gen == gen {
@@ -787,7 +792,7 @@ impl<'a> Sim<'a> {
                             chunk,
                             bytes,
                             ecn,
-                            cwr,
+                            flags,
                             pos,
                         };
                         self.enter(wire, payload);

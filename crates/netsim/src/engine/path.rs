@@ -131,7 +131,7 @@ impl Sim<'_> {
                 chunk,
                 bytes,
                 ecn,
-                cwr,
+                flags,
                 pos,
             } => {
                 if !self.single_path && pos as usize + 1 < self.flows[flow].data_path.len() {
@@ -146,7 +146,7 @@ impl Sim<'_> {
                             chunk,
                             bytes,
                             ecn,
-                            cwr,
+                            flags,
                         },
                     );
                     return;
@@ -161,7 +161,7 @@ impl Sim<'_> {
                         chunk,
                         bytes,
                         ecn,
-                        cwr,
+                        flags,
                     },
                 )
             }

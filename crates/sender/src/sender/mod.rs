@@ -32,6 +32,7 @@ mod rack;
 mod recovery;
 mod rto;
 mod send;
+mod skb;
 mod stats;
 mod tlp;
 mod undo;
@@ -176,6 +177,12 @@ pub struct Sender {
     /// 205 repair bursts one segment). `None` for QUIC, whose GSO batch
     /// may carry any packets.
     skb_next: Option<(u64, bool)>,
+    /// A TCP sender's open send unit, which says where PSH goes
+    /// (`skb.rs`).
+    unit: skb::SendUnit,
+    /// Whether PSH is marked: a TCP sender (TCP's RTO) unless turned off
+    /// ([`Sender::set_marks_push`]).
+    marks_push: bool,
     app_limited_marked: bool,
     rto_backoff: u32,
     rto_base: Instant,
@@ -354,6 +361,8 @@ impl Sender {
             persistent_congestion: false,
             burst: None,
             skb_next: None,
+            unit: skb::SendUnit::default(),
+            marks_push: matches!(flow.timeout, Timeout::Rto),
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base: start,

@@ -143,7 +143,8 @@ impl Sender {
     }
 
     /// [`Sender::on_sent`], returning the packet's number with its ECN
-    /// codepoint and TCP CWR flag. With [`EcnFeedback::Ece`] (TCP),
+    /// codepoint and TCP flags (CWR, and PSH on the last segment of each
+    /// skb: `skb.rs`). With [`EcnFeedback::Ece`] (TCP),
     /// retransmissions are Not-ECT (RFC 3168 §6.1.5, Linux's
     /// `tcp_ecn_send()`) and CWR rides on the first new data packet after
     /// the sender reacted to ECE (RFC 3168 §6.1.2).
@@ -160,7 +161,8 @@ impl Sender {
             (Ecn::NotEct, false)
         };
         let pn = self.record_sent(now, chunk, bytes, retransmission, ecn);
-        SentPacket { pn, ecn, cwr }
+        let psh = self.ends_skb(now, chunk, bytes as u64, retransmission);
+        SentPacket { pn, ecn, cwr, psh }
     }
 
     #[inline]
