@@ -405,8 +405,8 @@ impl Receiver {
     }
 
     /// [`AckPolicy::Linux`]'s decision after a packet arrived; `at_once`:
-    /// it filled a hole, raised the receive window or carried PSH; `comp_sack`: the
-    /// compression timer's longest delay and its slack.
+    /// it filled a hole, raised the receive window or carried PSH;
+    /// `comp_sack`: the compression timer's longest delay and its slack.
     fn linux_ack(
         &mut self,
         now: Instant,

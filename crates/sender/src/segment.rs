@@ -11,12 +11,12 @@ pub struct TcpFlags {
     /// Congestion Window Reduced (RFC 3168 §6.1.2): the sender reacted to
     /// ECE, so the receiver stops echoing it.
     pub cwr: bool,
-    /// Push: the segment ends what the sender's application wrote in one
-    /// piece, as the sender cut it (Linux marks the last segment of each
-    /// skb it queues, `tcp_mark_push()`). A Linux receiver acknowledges a
-    /// pushed segment once the application has read it, without waiting
-    /// for a second segment ([`crate::AckPolicy::Linux`]), which keeps its
-    /// delayed ACKs on the sender's bursts.
+    /// Push: the segment ends a whole TSO packet of the sender's (Linux
+    /// marks the skbs it queues, `tcp_mark_push()`, and the front of one
+    /// the window cut loses the mark, `tso_fragment()`). A Linux receiver
+    /// acknowledges a pushed segment once the application has read it,
+    /// without waiting for a second segment ([`crate::AckPolicy::Linux`]),
+    /// which keeps its delayed ACKs on the sender's bursts.
     pub psh: bool,
 }
 
@@ -31,9 +31,8 @@ pub struct SentPacket {
     /// TCP's Congestion Window Reduced flag ([`crate::EcnFeedback::Ece`]
     /// only).
     pub cwr: bool,
-    /// TCP's Push flag: the segment ends one of the sender's skbs (a
-    /// sender with TCP's retransmission timeout only; see
-    /// [`TcpFlags::psh`]).
+    /// TCP's Push flag: the segment ends a whole send unit (a sender with
+    /// TCP's retransmission timeout only; see [`TcpFlags::psh`]).
     pub psh: bool,
 }
 
