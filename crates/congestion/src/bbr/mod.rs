@@ -1170,13 +1170,17 @@ impl CongestionControl for Bbr {
         self.update_gains();
 
         self.set_pacing_rate(ctx.rtt);
-        if self.cfg.recovery == BbrRecovery::Quic2018 {
-            self.update_quic_recovery_state(ctx);
+        // QUIC 2018's recovery state and window, unless they would write
+        // nothing (`QuicRecovery::is_quiet`: no episode, no loss), as on
+        // most ACKs. Both run before `set_cwnd()`, though QUIC updates the
+        // window after it: they write only the recovery state and
+        // `next_round_delivered`, which `set_cwnd()` does not read, and
+        // read nothing it writes (the window step reads the MSS and the
+        // floor), so the order changes no value.
+        if self.cfg.recovery == BbrRecovery::Quic2018 && !self.quic_recovery_is_quiet(ctx) {
+            self.update_quic_recovery(ctx);
         }
         self.set_cwnd(ctx);
-        if self.cfg.recovery == BbrRecovery::Quic2018 {
-            self.update_quic_recovery_window(ctx);
-        }
     }
 
     /// Losses act through the next ACK's rate sample, as in Linux; here we

@@ -56,7 +56,7 @@ enum QuicRecoveryPhase {
 }
 
 /// QUIC 2018's recovery window state.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct QuicRecovery {
     phase: QuicRecoveryPhase,
     /// The recovery window, bytes; 0 until the first ACK of an episode.
@@ -85,6 +85,18 @@ impl QuicRecovery {
         self.timer_lost = self
             .timer_lost
             .saturating_add(std::mem::take(&mut self.lost_since_ack));
+    }
+
+    /// Whether this ACK's two recovery steps
+    /// ([`Bbr::update_quic_recovery_state`] and
+    /// [`Bbr::update_quic_recovery_window`]) would write nothing: outside
+    /// recovery, with no loss in the sample, none counted by a timer and
+    /// none waiting. Then the state step sees no loss and returns in
+    /// `Off`, and the window step takes a zero and zeroes a zero before
+    /// returning in `Off`: the common ACK can skip both at one test.
+    pub(super) fn is_quiet(&self, sample_lost: u64) -> bool {
+        self.phase == QuicRecoveryPhase::Off
+            && (self.timer_lost | self.lost_since_ack | sample_lost) == 0
     }
 }
 
@@ -134,6 +146,29 @@ impl Bbr {
 
     /// QUIC 2018's recovery phases (`BbrSender::UpdateRecoveryState()`),
     /// after the round counter has been updated for this ACK.
+    /// [`QuicRecovery::is_quiet`] for this ACK. Debug builds run both
+    /// steps anyway when it holds, and check that they wrote nothing.
+    #[inline(always)]
+    pub(super) fn quic_recovery_is_quiet(&mut self, ctx: &AckContext<'_>) -> bool {
+        let quiet = self.quic_recovery.is_quiet(ctx.rate.lost_bytes);
+        #[cfg(debug_assertions)]
+        if quiet {
+            let before = (self.quic_recovery, self.next_round_delivered);
+            self.update_quic_recovery_state(ctx);
+            self.update_quic_recovery_window(ctx);
+            debug_assert_eq!((self.quic_recovery, self.next_round_delivered), before);
+        }
+        quiet
+    }
+
+    /// Both recovery steps, state then window, out of line: most ACKs
+    /// skip them ([`QuicRecovery::is_quiet`]).
+    #[inline(never)]
+    pub(super) fn update_quic_recovery(&mut self, ctx: &AckContext<'_>) {
+        self.update_quic_recovery_state(ctx);
+        self.update_quic_recovery_window(ctx);
+    }
+
     pub(super) fn update_quic_recovery_state(&mut self, ctx: &AckContext<'_>) {
         let r = &mut self.quic_recovery;
         let has_losses = ctx.rate.lost_bytes > 0 || r.timer_lost > 0;
