@@ -144,8 +144,6 @@ impl Bbr {
             .set_window(self.cycle_len() as u64 + BW_WINDOW_EXTRA_ROUNDS);
     }
 
-    /// QUIC 2018's recovery phases (`BbrSender::UpdateRecoveryState()`),
-    /// after the round counter has been updated for this ACK.
     /// [`QuicRecovery::is_quiet`] for this ACK. Debug builds run both
     /// steps anyway when it holds, and check that they wrote nothing.
     #[inline(always)]
@@ -169,6 +167,8 @@ impl Bbr {
         self.update_quic_recovery_window(ctx);
     }
 
+    /// QUIC 2018's recovery phases (`BbrSender::UpdateRecoveryState()`),
+    /// after the round counter has been updated for this ACK.
     pub(super) fn update_quic_recovery_state(&mut self, ctx: &AckContext<'_>) {
         let r = &mut self.quic_recovery;
         let has_losses = ctx.rate.lost_bytes > 0 || r.timer_lost > 0;
