@@ -92,7 +92,7 @@ pub(crate) enum Command {
     /// goodput and the queueing delay, judged per flow and per path.
     /// validate.json gains a `multiflow` section, validate.md its table.
     #[command(
-        after_help = "Examples (as root):\n  bbrlab validate --quick --out out/validate                 # single flow, 4 paths, ~3 min\n  bbrlab validate --multiflow --quick --out out/validate     # competing flows, 3 paths of 20 s, ~2 min\n  bbrlab validate --multiflow --only bbr-vs-cubic-0.5bdp,bbr-vs-cubic-16bdp\n  bbrlab validate --multiflow --resimulate --sim-ack linux --out out/validate   # the simulator again, the same kernel runs (no root)\n  bbrlab validate --resimulate --sim-ack linux --out out/validate               # the same, single flow\n  scripts/validate-multiflow.sh                              # the whole competing-flow matrix\n  bbrlab validate --table out/validate/validate.json"
+        after_help = "Examples (as root):\n  bbrlab validate --quick --out out/validate                 # single flow, 4 paths, ~3 min\n  bbrlab validate --multiflow --quick --out out/validate     # competing flows, 3 paths of 20 s, ~2 min\n  bbrlab validate --multiflow --only bbr-vs-cubic-0.5bdp,bbr-vs-cubic-16bdp\n  bbrlab validate --multiflow --resimulate --sim-ack every --out out/validate   # the simulator again, the same kernel runs, an ACK per packet (no root)\n  bbrlab validate --resimulate --out out/validate                             # the same, single flow, Linux's receiver\n  scripts/validate-multiflow.sh                              # the whole competing-flow matrix\n  bbrlab validate --table out/validate/validate.json"
     )]
     Validate(ValidateArgs),
     /// Kernel-TCP bulk transfer that records Linux's own BBR/CUBIC/Reno.
@@ -312,12 +312,12 @@ pub(crate) struct ValidateArgs {
     /// --multiflow 30, 20 with --quick).
     #[arg(long)]
     pub(crate) seconds: Option<u64>,
-    /// The receiver of the simulation matched to kernel TCP: `every`
-    /// (an ACK per packet, the simulator's default) or `linux` (Linux's
-    /// delayed ACKs and SACK compression, as the kernel's receiver
-    /// does). The UDP transport's and s2n-quic's matched simulations
-    /// keep an ACK per packet.
-    #[arg(long, value_enum, default_value = "every")]
+    /// The receiver of the simulation matched to kernel TCP: `linux`
+    /// (Linux's, the simulator's default for TCP-like flows) or `every`
+    /// (an ACK per packet, the default before 2026-12-02). The UDP
+    /// transport's and s2n-quic's matched simulations keep an ACK per
+    /// packet.
+    #[arg(long, value_enum, default_value = "linux")]
     pub(crate) sim_ack: SimAck,
     /// With --multiflow: how many times the simulator runs each
     /// repetition, each time with its own seed (BBR's random gain-cycle
@@ -1036,10 +1036,10 @@ pub(crate) fn host_noise_arg(v: &str) -> Result<HostNoiseArg, String> {
 /// scenario key `ack` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SimAck {
-    /// An ACK for every packet (the simulator's default).
+    /// An ACK for every packet (the default before 2026-12-02).
     Every,
     /// Linux's receiver (quick ACKs, every second segment or 40 ms, SACK
-    /// compression).
+    /// compression; the default for TCP-like flows).
     Linux,
 }
 

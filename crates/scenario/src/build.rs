@@ -271,7 +271,12 @@ fn flow_table(
     if count == 0 || count > 1000 {
         return Err(err(&field("count"), format!("{count}; allowed 1 to 1000")));
     }
-    let ack = ack_policy(f.ack, quic);
+    let ack = with_rcv_buffer(
+        ack_policy(f.ack, quic, f.algorithm.builtin().is_none()),
+        f.rcv_buffer,
+        field,
+        err,
+    )?;
     let mut flows = Vec::new();
     for k in 0..count {
         let label = f
@@ -526,9 +531,83 @@ fn app_of(
     })
 }
 
-/// The receiver's ACK policy: `ack`, or for the `quic-2018` stack QUIC's
-/// own.
-fn ack_policy(ack: Option<AckName>, quic: bool) -> AckPolicy {
+/// Linux's window share of a receive buffer: the kernel traced counts
+/// 160/256 of a segment's memory as window (`scaling_ratio`), the share
+/// `AckPolicy::LINUX`'s window sizes are taken at.
+const RCV_WINDOW_SHARE: (u64, u64) = (160, 256);
+
+/// The receive buffers `rcv_buffer` accepts, bytes: from one that still
+/// holds the SYN's 64 KiB window to the largest `net.ipv4.tcp_rmem[2]`
+/// takes (an `int`).
+const RCV_BUFFER_RANGE: std::ops::RangeInclusive<u64> = 65_536..=2_147_483_647;
+
+/// `ack` with `rcv_buffer` (Linux's `net.ipv4.tcp_rmem[2]`, the most the
+/// receive buffer may grow to; 32 MiB by default) applied: the window may
+/// grow to its window share. Only Linux's receiver has a window, so the
+/// key is refused with any other. A path whose BDP exceeds the default's
+/// 20 MB window (C2's 10 Gbit/s × 100 ms) needs it, as a kernel receiver
+/// there needs its sysctl raised.
+fn with_rcv_buffer(
+    ack: AckPolicy,
+    rcv_buffer: Option<Bytes>,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<AckPolicy, ScenarioError> {
+    let Some(Bytes(b)) = rcv_buffer else {
+        return Ok(ack);
+    };
+    if !RCV_BUFFER_RANGE.contains(&b) {
+        return Err(err(
+            &field("rcv_buffer"),
+            format!(
+                "{b} bytes; allowed {} to {} (Linux's tcp_rmem[2] is 32 MiB by default)",
+                RCV_BUFFER_RANGE.start(),
+                RCV_BUFFER_RANGE.end()
+            ),
+        ));
+    }
+    match ack {
+        AckPolicy::Linux {
+            quickacks,
+            max_delay_ns,
+            comp_sack_delay_ns,
+            comp_sack_slack_ns,
+            comp_sack_max,
+            rcv_window_init,
+            ..
+        } => {
+            let max = b * RCV_WINDOW_SHARE.0 / RCV_WINDOW_SHARE.1;
+            Ok(AckPolicy::Linux {
+                quickacks,
+                max_delay_ns,
+                comp_sack_delay_ns,
+                comp_sack_slack_ns,
+                comp_sack_max,
+                rcv_window_init: rcv_window_init.min(max),
+                rcv_window_max: max,
+            })
+        }
+        _ => Err(err(
+            &field("rcv_buffer"),
+            "sets Linux's receive buffer, and this flow's receiver is not Linux's (`ack = \"linux\"`, the default of bbrlab's algorithms on the Linux stack)".into(),
+        )),
+    }
+}
+
+/// The receiver's ACK policy: `ack`, or when it is not given the
+/// receiver of the flow's stack.
+///
+/// - A TCP-like flow (one of bbrlab's algorithms on the Linux stack, the
+///   default) gets Linux's receiver (`AckPolicy::LINUX`): it is what a
+///   kernel TCP sender meets, and `bbrlab validate` found it matching
+///   kernel TCP at least as well as an ACK per packet on every single-flow
+///   and competing-flow path (book, Validation, "PSH in the simulator";
+///   the default since 2026-12-02, see the book's changelog of
+///   behaviour). Its ECN feedback is TCP's ECE.
+/// - `stack = "quic-2018"`: QUIC 2018's receiver.
+/// - A QUIC stack's own controller (`quinn:bbr`, ...): an ACK per packet,
+///   as before; its stack's receiver is not modelled.
+fn ack_policy(ack: Option<AckName>, quic: bool, stack_controller: bool) -> AckPolicy {
     match ack {
         // QUIC 2018's receiver: an ACK every second packet or after
         // 25 ms (`kMaxDelayedAckTimeMs`), at once on reordering.
@@ -540,12 +619,13 @@ fn ack_policy(ack: Option<AckName>, quic: bool) -> AckPolicy {
             max_packets: 2,
             max_delay_ns: QUIC_MAX_ACK_DELAY_NS,
         },
-        None | Some(AckName::Every) => AckPolicy::EveryPacket,
+        None if stack_controller => AckPolicy::EveryPacket,
+        None | Some(AckName::Linux) => AckPolicy::LINUX,
+        Some(AckName::Every) => AckPolicy::EveryPacket,
         Some(AckName::Delayed) => AckPolicy::Delayed {
             max_packets: 2,
             max_delay_ns: 40_000_000,
         },
-        Some(AckName::Linux) => AckPolicy::LINUX,
         Some(AckName::Decimated) => AckPolicy::CHROMIUM_ACK_DECIMATION,
     }
 }

@@ -53,6 +53,25 @@ pub fn set_keys(src: &str, keys: &[(Table, &str, Value)]) -> Result<String, Stri
     Ok(doc.to_string())
 }
 
+/// Whether `table` of `src` sets `key` itself. A caller that fills in a
+/// setting of its own only where the file is silent asks this first
+/// (`bbrlab compare` gives a QUIC-like source's simulation an ACK per
+/// packet unless the scenario names a receiver), since the parsed
+/// configuration cannot tell a default from a value written out.
+pub fn has_key(src: &str, table: Table, key: &str) -> Result<bool, String> {
+    let doc: DocumentMut = src
+        .parse()
+        .map_err(|e| format!("the scenario is not valid TOML: {e}"))?;
+    Ok(match table {
+        Table::Top => doc.contains_key(key),
+        Table::Flow(i) => doc
+            .get("flow")
+            .and_then(Item::as_array_of_tables)
+            .and_then(|f| f.get(i))
+            .is_some_and(|t| t.contains_key(key)),
+    })
+}
+
 /// `toml`'s value as `toml_edit`'s, through its TOML text (the two crates'
 /// values are separate types).
 fn to_edit_value(value: &Value) -> Result<toml_edit::Value, String> {
@@ -67,6 +86,16 @@ mod tests {
     use super::*;
 
     const SRC: &str = "# a comment kept\nduration = \"5s\"\n\n[[flow]]\nalgorithm = \"bbr\" # why bbr\n\n[[flow]]\nalgorithm = \"cubic\"\nmss = 1500\n\n[link.forward]\nrate = \"10Mbit\"\n";
+
+    #[test]
+    fn has_key_tells_a_key_written_from_one_left_to_its_default() {
+        assert!(has_key(SRC, Table::Flow(1), "mss").unwrap());
+        assert!(!has_key(SRC, Table::Flow(0), "mss").unwrap());
+        assert!(!has_key(SRC, Table::Flow(2), "mss").unwrap());
+        assert!(has_key(SRC, Table::Top, "duration").unwrap());
+        assert!(!has_key(SRC, Table::Top, "seed").unwrap());
+        assert!(has_key("x = [", Table::Top, "x").is_err());
+    }
 
     #[test]
     fn sets_and_replaces_keys_where_asked_and_keeps_the_rest() {

@@ -427,6 +427,61 @@ mod tests {
     }
 
     #[test]
+    fn a_tcp_like_flow_gets_linuxs_receiver_unless_it_names_another() {
+        let ack =
+            |alg: &str, extra: &str| parse_alg(alg, extra).unwrap().runs[0].config.flows[0].ack;
+        for alg in ["bbr", "bbr3", "cubic", "reno", "bbr-jitter"] {
+            assert_eq!(ack(alg, ""), netsim::AckPolicy::LINUX, "{alg}");
+            assert_eq!(ack(alg, "ack = \"every\""), netsim::AckPolicy::EveryPacket);
+        }
+        // QUIC 2018's stack keeps its own receiver, a QUIC stack's own
+        // controller an ACK per packet.
+        assert!(matches!(
+            ack("bbr", "stack = \"quic-2018\""),
+            netsim::AckPolicy::Delayed { max_packets: 2, .. }
+        ));
+        assert_eq!(ack("quinn:bbr", ""), netsim::AckPolicy::EveryPacket);
+        assert_eq!(
+            ack("quinn:bbr", "ack = \"linux\""),
+            netsim::AckPolicy::LINUX
+        );
+    }
+
+    #[test]
+    fn rcv_buffer_raises_linuxs_window_and_is_refused_where_it_means_nothing() {
+        // Linux's window bounds under `rcv_buffer = size`.
+        let window = |size: &str| {
+            let s = parse_text(&format!("rcv_buffer = \"{size}\"")).unwrap();
+            match s.runs[0].config.flows[0].ack {
+                netsim::AckPolicy::Linux {
+                    rcv_window_init,
+                    rcv_window_max,
+                    ..
+                } => (rcv_window_init, rcv_window_max),
+                other => panic!("not Linux's receiver: {other:?}"),
+            }
+        };
+        assert_eq!(window("512MiB"), (81_920, 335_544_320));
+        // The default's 32 MiB gives the default's window.
+        let s = parse_text("rcv_buffer = \"32MiB\"").unwrap();
+        assert_eq!(s.runs[0].config.flows[0].ack, netsim::AckPolicy::LINUX);
+        // A buffer smaller than the first clamp caps it too.
+        assert_eq!(window("64KiB"), (40_960, 40_960));
+        for (extra, want) in [
+            ("rcv_buffer = \"1KiB\"", "allowed 65536 to 2147483647"),
+            ("rcv_buffer = \"4GiB\"", "allowed 65536 to 2147483647"),
+            ("ack = \"every\"\nrcv_buffer = \"64MiB\"", "not Linux's"),
+            (
+                "stack = \"quic-2018\"\nrcv_buffer = \"64MiB\"",
+                "not Linux's",
+            ),
+        ] {
+            let e = parse_text(extra).unwrap_err().to_string();
+            assert!(e.contains("rcv_buffer") && e.contains(want), "{extra}: {e}");
+        }
+    }
+
+    #[test]
     fn jitter_stats_and_linux_acks_are_read() {
         let s = parse_text("ack = \"linux\"\n[flow.jitter]\nstats = \"quic-2018\"").unwrap();
         let f = &s.runs[0].config.flows[0];
@@ -578,13 +633,26 @@ mod tests {
         assert_eq!(ecn("ecn = true"), netsim::Ecn::Ect0);
         assert_eq!(ecn("ecn = \"ect0\""), netsim::Ecn::Ect0);
         assert_eq!(ecn("ecn = \"ECT1\""), netsim::Ecn::Ect1);
-        // Under ack = "linux" the feedback is TCP's ECE, else QUIC's counts.
-        let s = parse_text("ecn = true\nack = \"linux\"").unwrap();
-        let f = &s.runs[0].config.flows[0];
-        assert_eq!(f.sender_config().ecn_feedback, netsim::EcnFeedback::Ece);
-        let s = parse_text("ecn = true").unwrap();
-        let f = &s.runs[0].config.flows[0];
-        assert_eq!(f.sender_config().ecn_feedback, netsim::EcnFeedback::Counts);
+        // Under Linux's receiver (a TCP-like flow's default) the feedback
+        // is TCP's ECE, else QUIC's counts.
+        let feedback = |extra: &str| {
+            parse_text(extra).unwrap().runs[0].config.flows[0]
+                .sender_config()
+                .ecn_feedback
+        };
+        assert_eq!(
+            feedback("ecn = true\nack = \"linux\""),
+            netsim::EcnFeedback::Ece
+        );
+        assert_eq!(feedback("ecn = true"), netsim::EcnFeedback::Ece);
+        assert_eq!(
+            feedback("ecn = true\nack = \"every\""),
+            netsim::EcnFeedback::Counts
+        );
+        assert_eq!(
+            feedback("ecn = true\nstack = \"quic-2018\""),
+            netsim::EcnFeedback::Counts
+        );
     }
 
     #[test]

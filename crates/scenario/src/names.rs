@@ -58,11 +58,13 @@ impl TryFrom<String> for AlgName {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum AckName {
-    /// Acknowledge every packet.
+    /// Acknowledge every packet (the default for a QUIC stack's own
+    /// controller, and for every flow before 2026-12-02).
     Every,
     /// Linux-like delayed ACKs (every 2nd packet or 40 ms).
     Delayed,
-    /// Linux's receiver: quick ACKs, delayed ACKs, SACK compression.
+    /// Linux's receiver: quick ACKs, delayed ACKs, SACK compression (the
+    /// default for bbrlab's algorithms on the Linux stack).
     Linux,
     /// Chromium QUIC's ACK decimation (the `ACKD` option of 2018): after
     /// 100 packets, an ACK per 10 packets or a quarter of min_rtt.

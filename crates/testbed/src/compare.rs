@@ -197,6 +197,24 @@ fn own_size(run: &scenario::Run) -> PacketSize {
 
 pub use claims::validate::LINUX_INITIAL_BURST;
 
+/// The receiver of a simulation matched to a real source: for kernel TCP
+/// `kernel_ack` (validate's `--sim-ack`) when given, else the scenario's
+/// (Linux's by default); for the UDP transport and s2n-quic an ACK per
+/// packet unless the scenario names a receiver, since Linux's, the
+/// default of a TCP-like flow, is no model of theirs (`None`: the
+/// scenario's own).
+fn matched_ack<'a>(
+    run: &scenario::Run,
+    kernel: bool,
+    kernel_ack: Option<&'a str>,
+) -> Result<Option<&'a str>, String> {
+    if kernel {
+        return Ok(kernel_ack);
+    }
+    let named = scenario::edit::has_key(&run.text, scenario::edit::Table::Flow(0), "ack")?;
+    Ok((!named).then_some("every"))
+}
+
 /// How much longer the simulation matched to kernel TCP runs than the
 /// scenario says, ms ([`matched_run`]).
 const HANDSHAKE_MARGIN_MS: u64 = 4_000;
@@ -550,7 +568,7 @@ pub fn run_with(
                 continue;
             }
         };
-        let ack = kernel_ack.filter(|_| *s == Source::Kernel);
+        let ack = matched_ack(&run, *s == Source::Kernel, kernel_ack)?;
         let matched = matched_run(scenario, &run, Some(size), ack, *s == Source::Kernel)?;
         let (m, rtos) = simulate(
             &sc_name,
@@ -773,7 +791,7 @@ pub fn resimulate(
             continue;
         };
         let size = PacketSize { payload, header };
-        let ack = kernel_ack.filter(|_| kind == "kernel");
+        let ack = matched_ack(&run, kind == "kernel", kernel_ack)?;
         let matched = matched_run(scenario, &run, Some(size), ack, kind == "kernel")?;
         let (m, rtos) = simulate(
             &sc_name,

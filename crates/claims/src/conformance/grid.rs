@@ -319,6 +319,11 @@ pub fn scenario_text(case: &Case, point: Option<Point>, cc: &Controller) -> Resu
         .as_table_mut()
         .ok_or_else(|| err("[[flow]] is not a table"))?;
     f.insert("algorithm".into(), cc.algorithm.clone().into());
+    // Every controller meets the same receiver: the case's `ack`, or an
+    // ACK per packet, which a QUIC stack's own controller gets by default
+    // and which the cases' bounds were set with. (bbrlab's algorithms
+    // alone would get Linux's receiver, a TCP-like flow's default.)
+    f.entry("ack").or_insert_with(|| "every".into());
     if let Some(p) = &cc.profile {
         let b3 = f
             .entry("bbr3")

@@ -395,10 +395,11 @@ impl FuzzPath {
                     at_ns / 1000
                 );
             }
-            let ack = ["", "delayed", "linux", "decimated"][usize::from(self.ack.min(3))];
-            if !ack.is_empty() {
-                let _ = writeln!(t, "ack = \"{ack}\"");
-            }
+            // Always written: a flow that names none gets its stack's
+            // default receiver (Linux's for bbrlab's algorithms), not
+            // receiver 0's ACK per packet.
+            let ack = ["every", "delayed", "linux", "decimated"][usize::from(self.ack.min(3))];
+            let _ = writeln!(t, "ack = \"{ack}\"");
             let share = log_scale(self.app_share, 0.01, 0.9);
             match self.app {
                 1 => {

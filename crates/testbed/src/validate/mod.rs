@@ -78,10 +78,15 @@ pub struct Options {
 
 impl Options {
     /// The receiver (a scenario's `ack`) `ack` names for the
-    /// kernel-matched simulation; `None` keeps the scenario's (an ACK per
-    /// packet).
+    /// kernel-matched simulation, always written out: the scenario's own
+    /// default (Linux's receiver since 2026-12-02) would otherwise decide
+    /// for `--sim-ack every`.
     fn kernel_ack(&self) -> Option<&'static str> {
-        (self.ack == "linux").then_some("linux")
+        Some(if self.ack == "linux" {
+            "linux"
+        } else {
+            "every"
+        })
     }
 }
 
@@ -1311,7 +1316,7 @@ mod tests {
     fn sim_ack_linux_gives_the_kernel_matched_simulation_linuxs_receiver() {
         let o = |ack| options(Path::new(""), ack);
         assert_eq!(o("linux").kernel_ack(), Some("linux"));
-        assert_eq!(o("every").kernel_ack(), None);
+        assert_eq!(o("every").kernel_ack(), Some("every"));
     }
 
     /// An earlier single-flow run's directory (4 s, one repetition, one
