@@ -588,3 +588,25 @@ fn bench_repeats_alternating_rounds_and_reports_medians_and_ranges() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("--reps 0: allowed 1 to 50"), "{err}");
 }
+
+/// Since Linux's receiver became a TCP-like flow's default, its window
+/// can decide a flow's goodput on a long fat path; `sim` says so, and
+/// what to raise, instead of leaving a silently low goodput. 20 Mbit/s at
+/// 100 ms is a 250 kB BDP; a 256 KiB buffer offers a 160 kB window.
+#[test]
+fn a_flow_held_back_by_linuxs_receive_window_gets_a_note() {
+    let path = |buffer: &str| {
+        format!(
+            "duration = \"5s\"\n[link.forward]\nrate = \"20mbit\"\ndelay = \"50ms\"\n[link.reverse]\ndelay = \"50ms\"\n[[flow]]\nalgorithm = \"bbr\"\nrcv_buffer = \"{buffer}\"\n"
+        )
+    };
+    let (ok, err) = sim_text(&path("256KiB"));
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("note: run-0000: flow `bbr` waited on the receiver's window")
+            && err.contains("rcv_buffer"),
+        "{err}"
+    );
+    let (ok, err) = sim_text(&path("4MiB"));
+    assert!(ok && !err.contains("receiver's window"), "{err}");
+}

@@ -226,6 +226,30 @@ pub struct FlowJson {
     pub rwnd_limited_s: Option<f64>,
 }
 
+/// A flow whose new data waited on the receiver's window for more than
+/// this share of the run gets a note: the window, not the path or the
+/// controller, then decided its goodput.
+const RWND_NOTE_SHARE: f64 = 0.1;
+
+impl FlowJson {
+    /// A note for a flow that Linux's receive window held back for more
+    /// than a tenth of a run of `duration_s` seconds, saying what to
+    /// change. Since Linux's receiver became a TCP-like flow's default,
+    /// a path whose BDP exceeds the default buffer's 20 MB window (10
+    /// Gbit/s at 100 ms, say) is window-limited unless `rcv_buffer` is
+    /// raised, as a kernel receiver's `tcp_rmem` must be: the note makes
+    /// that visible instead of a silently low goodput.
+    pub fn rwnd_limited_note(&self, duration_s: f64) -> Option<String> {
+        let waited = self.rwnd_limited_s?;
+        (duration_s > 0.0 && waited > RWND_NOTE_SHARE * duration_s).then(|| {
+            format!(
+                "flow `{}` waited on the receiver's window for {waited:.1} s of {duration_s:.1} s: Linux's receiver (the default for TCP-like flows) offers at most 160/256 of its buffer, `rcv_buffer` (32 MiB by default, a 20 MB window); raise it, or name another receiver (`ack`), for a path with a larger BDP",
+                self.name
+            )
+        })
+    }
+}
+
 /// How a flow's handshake went, in `summary.json`.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct HandshakeJson {
@@ -637,6 +661,21 @@ mod tests {
             handshake: None,
             rwnd_limited_s: None,
         }
+    }
+
+    #[test]
+    fn a_flow_held_back_by_the_receive_window_gets_a_note_saying_what_to_raise() {
+        let held = |waited: Option<f64>| FlowJson {
+            rwnd_limited_s: waited,
+            ..flow("bbr")
+        };
+        let n = held(Some(27.9)).rwnd_limited_note(30.0).unwrap();
+        assert!(n.contains("`bbr`") && n.contains("27.9 s of 30.0 s"), "{n}");
+        assert!(n.contains("rcv_buffer") && n.contains("ack"), "{n}");
+        // A tenth of the run or less, no window, or no run: no note.
+        assert_eq!(held(Some(3.0)).rwnd_limited_note(30.0), None);
+        assert_eq!(held(None).rwnd_limited_note(30.0), None);
+        assert_eq!(held(Some(1.0)).rwnd_limited_note(0.0), None);
     }
 
     /// Issue 13: a flow named `bbr, no lt_bw` gave 15 fields under a

@@ -34,15 +34,9 @@ pub fn run(
         .map_err(|e| format!("writing scenario.toml in {}: {e}", out.display()))?;
     let n = sc.runs.len();
     if !quiet {
-        match &sc.description {
-            Some(d) => println!(
-                "{}: {} ({n} run{})",
-                sc.name,
-                d.trim(),
-                if n == 1 { "" } else { "s" }
-            ),
-            None => println!("{} ({n} run{})", sc.name, if n == 1 { "" } else { "s" }),
-        }
+        let about = sc.description.as_ref().map(|d| format!(": {}", d.trim()));
+        let s = if n == 1 { "" } else { "s" };
+        println!("{}{} ({n} run{s})", sc.name, about.unwrap_or_default());
     }
     let dir_of = |i: usize| out.join(format!("run-{i:04}"));
     let indices: Vec<usize> = (0..n).collect();
@@ -74,6 +68,12 @@ pub fn run(
         runner::draw::sweep_figures(&out)?;
     }
     print_table(&summaries);
+    for (s, run) in summaries.iter().zip(&sc.runs) {
+        let secs = run.config.duration_ns as f64 / 1e9;
+        for note in s.flows.iter().filter_map(|f| f.rwnd_limited_note(secs)) {
+            eprintln!("note: {}: {note}", s.run);
+        }
+    }
     println!("wrote {}", out.display());
     Ok(())
 }
