@@ -36,13 +36,28 @@ pub(crate) fn at_most_as_u64(a: u64, x: f64) -> bool {
 /// x86-64, where the unsigned one is six, with two constant loads) when
 /// `x` is below 2^63, as byte counts and nanosecond intervals are. Exact,
 /// bit for bit: below 2^63 `x as i64` is `x`, and both conversions round
-/// the same integer to the nearest `f64`, ties to even; from 2^63 up it
-/// takes the unsigned conversion itself.
+/// the same integer to the nearest `f64`, ties to even.
+///
+/// From 2^63 up it converts half of `x`, with the bit shifted out or-ed
+/// back in as a sticky low bit, by the signed conversion and doubles
+/// the result (the sequence compilers emit for the unsigned conversion
+/// in general registers). Exact too: `x` has 64 significant bits and the
+/// half 63, so rounding to 53 drops `x`'s low 11 bits and the half's low
+/// 10; the bits kept are the same, the rounding bit (`x`'s bit 10, the
+/// half's bit 9) is the same, and the bits below it are all zero in `x`
+/// exactly when they are in the half (`x`'s bit 0 is or-ed into the
+/// half's), so both round alike, ties to even on the same kept bits, and
+/// doubling is exact.
+///
+/// That arm must not be written `x as f64`: LLVM then finds both arms
+/// converting `x` and merges them into the six-instruction unsigned
+/// conversion, which is what this function compiled to before
+/// (`examples/ack_loop`: no gain over `as`).
 #[inline(always)]
 pub(crate) fn u64_as_f64(x: u64) -> f64 {
     match i64::try_from(x) {
         Ok(i) => i as f64,
-        Err(_) => x as f64,
+        Err(_) => ((x >> 1) | (x & 1)) as i64 as f64 * 2.0,
     }
 }
 
@@ -88,6 +103,17 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             values.extend([x, x >> 1, x >> 11, x >> 40]);
+        }
+        // From 2^63 up the conversion rounds off the low 11 bits: every
+        // pattern of them (below, at and above the tie, with an even and
+        // an odd kept part), under a few top parts, the largest included.
+        for top in [
+            1u64 << 63,
+            (1 << 63) | (1 << 11),
+            u64::MAX << 11,
+            x << 11 | 1 << 63,
+        ] {
+            values.extend((0..1u64 << 12).map(|low| top.wrapping_add(low) | 1 << 63));
         }
         for v in values {
             assert_eq!(u64_as_f64(v).to_bits(), (v as f64).to_bits(), "{v}");
