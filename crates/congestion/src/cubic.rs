@@ -19,6 +19,7 @@
 use crate::algorithm::{AckContext, CongestionControl};
 use crate::config::{Config, CubicAvoidance, CubicConfig, HyStartVariant};
 use crate::delivery_rate::DeliveryRateSampler;
+use crate::float::u64_as_f64;
 use crate::linux_hystart::{delay_threshold_ns, LinuxHyStart, DELAY_SAMPLES};
 use crate::loss_based::Window;
 use crate::snapshot::{Mode, Snapshot};
@@ -90,7 +91,7 @@ impl Cubic {
     }
 
     fn segments(&self, bytes: u64) -> f64 {
-        bytes as f64 / self.w.mss as f64
+        u64_as_f64(bytes) / u64_as_f64(self.w.mss)
     }
 
     /// W_cubic(t) = C(t − K)³ + W_max, segments (RFC 9438 §4.2, eq. 1).
@@ -128,7 +129,7 @@ impl Cubic {
             CubicAvoidance::Rfc9438 => self.srtt_ns,
             CubicAvoidance::Linux => self.min_rtt_ns.or(self.srtt_ns),
         };
-        ns.unwrap_or(0) as f64 / 1e9
+        u64_as_f64(ns.unwrap_or(0)) / 1e9
     }
 
     /// HyStart++ bookkeeping and slow-start growth (RFC 9406 §4.2).
@@ -233,7 +234,7 @@ impl Cubic {
         } else {
             new_seg
         };
-        let growth = (new_seg - cwnd_seg) * self.w.mss as f64 + self.pending_growth;
+        let growth = (new_seg - cwnd_seg) * u64_as_f64(self.w.mss) + self.pending_growth;
         if growth.is_finite() && growth >= 1.0 {
             let whole = growth.floor();
             self.w.cwnd = self.w.cwnd.saturating_add(whole as u64);

@@ -53,6 +53,11 @@ pub(crate) fn at_most_as_u64(a: u64, x: f64) -> bool {
 /// converting `x` and merges them into the six-instruction unsigned
 /// conversion, which is what this function compiled to before
 /// (`examples/ack_loop`: no gain over `as`).
+///
+/// Every `u64` conversion on a per-ACK or per-packet path goes through
+/// it (the delivery rate, the ACK-aggregation epochs, the departure-time
+/// look-ahead, the loss-based pacing rate and CUBIC's segments, the
+/// jitter statistics, the pacer); the rare ones keep `as`.
 #[inline(always)]
 pub(crate) fn u64_as_f64(x: u64) -> f64 {
     match i64::try_from(x) {

@@ -8,6 +8,7 @@
 use crate::algorithm::{AckContext, RecoveryState};
 use crate::config::WindowReduction;
 use crate::cwnd_usage::CwndUsage;
+use crate::float::u64_as_f64;
 use crate::pacing::send_quantum_bytes;
 use crate::prr::Prr;
 use crate::snapshot::{Mode, Snapshot};
@@ -81,13 +82,13 @@ impl Window {
     pub fn update_pacing(&mut self, srtt_ns: Option<u64>) {
         let rtt = srtt_ns
             .filter(|&s| s > 0)
-            .map_or(DEFAULT_RTT_NS, |s| s as f64);
+            .map_or(DEFAULT_RTT_NS, u64_as_f64);
         let ratio = if self.cwnd < self.ssthresh / 2 {
             SLOW_START_PACING_RATIO
         } else {
             AVOIDANCE_PACING_RATIO
         };
-        let rate = ratio * self.cwnd as f64 * 1e9 / rtt;
+        let rate = ratio * u64_as_f64(self.cwnd) * 1e9 / rtt;
         self.pacing_rate = if rate.is_finite() && rate >= 1.0 {
             rate
         } else {

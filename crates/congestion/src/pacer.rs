@@ -20,7 +20,7 @@
 //! as one [`Burst`], as Linux sends one TSO/GSO super-packet, charges the
 //! burst's time as a whole ([`Pacer::add_to_burst`]).
 
-use crate::float::ceil_to_u64;
+use crate::float::{ceil_to_u64, u64_as_f64};
 use crate::time::Instant;
 
 /// The schedule of an earliest-departure-time pacer.
@@ -52,8 +52,8 @@ impl Pacer {
     /// always computed it: within a nanosecond of the exact quotient.
     #[inline]
     pub fn packet_time_ns(bytes: u64, rate_bytes_per_sec: u64) -> u64 {
-        let rate = rate_bytes_per_sec.max(1) as f64;
-        ceil_to_u64(bytes as f64 * 1e9 / rate)
+        let rate = u64_as_f64(rate_bytes_per_sec.max(1));
+        ceil_to_u64(u64_as_f64(bytes) * 1e9 / rate)
     }
 
     /// The earliest departure time of the next packet; `None` before the

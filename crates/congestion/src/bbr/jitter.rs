@@ -18,6 +18,7 @@
 use super::{Bbr, CYCLE_LEN};
 use crate::algorithm::CongestionControl;
 use crate::config::{JitterCadence, JitterConfig, JitterStats};
+use crate::float::u64_as_f64;
 use crate::snapshot::JitterSnapshot;
 use crate::time::duration_to_nanos;
 use core::time::Duration;
@@ -86,7 +87,7 @@ impl JitterState {
         if self.cfg.stats == JitterStats::Quic2018 {
             return self.update_quic(rtt, ack_delay);
         }
-        let r = duration_to_nanos(rtt) as f64;
+        let r = u64_as_f64(duration_to_nanos(rtt));
         if !self.has_sample {
             self.srtt_ns = r;
             self.rttvar_ns = 0.0;
@@ -104,7 +105,7 @@ impl JitterState {
     fn update_quic(&mut self, rtt: Duration, ack_delay: Duration) {
         let raw = duration_to_nanos(rtt);
         let delay = duration_to_nanos(ack_delay);
-        let r = if raw > delay { raw - delay } else { raw } as f64;
+        let r = u64_as_f64(if raw > delay { raw - delay } else { raw });
         if !self.has_sample {
             self.srtt_ns = r;
             self.rttvar_ns = r / 2.0;
@@ -139,7 +140,7 @@ impl Bbr {
         if let Some(j) = self.jitter.as_ref().filter(|j| j.unstable()) {
             return Some(j.srtt_ns);
         }
-        self.min_rtt_ns.map(|n| n as f64)
+        self.min_rtt_ns.map(u64_as_f64)
     }
 
     /// What [`Bbr::model_rtt_ns`] is computed from, for the targets'

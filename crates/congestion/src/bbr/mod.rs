@@ -38,7 +38,7 @@ use self::quic_2018::{QuicRecovery, QUIC_ACK_HEIGHT_WINDOW_ROUNDS};
 use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::{AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, MinRttSamples};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
-use crate::float::{at_most_as_u64, ceil_to_u64};
+use crate::float::{at_most_as_u64, ceil_to_u64, u64_as_f64};
 use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
@@ -582,7 +582,7 @@ impl Bbr {
                 self.targets_stale = true;
             }
         }
-        let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
+        let epoch_ns = u64_as_f64(self.delivered_time.nanos_since(self.ack_epoch_stamp));
         // The data bw predicts for the epoch: `expected_f as u64` (`as`
         // saturates, and everything after is saturating arithmetic).
         let expected_f = self.bw() * epoch_ns;
@@ -625,7 +625,8 @@ impl Bbr {
             return self.max_ack_height_cwnd();
         }
         let max_aggr = self.bw() * EXTRA_ACKED_MAX_NS;
-        let aggr = self.cfg.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]) as f64;
+        let aggr =
+            self.cfg.extra_acked_gain * u64_as_f64(self.extra_acked[0].max(self.extra_acked[1]));
         let v = aggr.min(max_aggr);
         if v.is_finite() && v > 0.0 {
             v as u64
@@ -665,7 +666,7 @@ impl Bbr {
             return inflight;
         };
         let ahead_ns = edt.nanos_since(ctx.now);
-        let delivered_by_then = ceil_to_u64(self.bw() * ahead_ns as f64);
+        let delivered_by_then = ceil_to_u64(self.bw() * u64_as_f64(ahead_ns));
         let mut at_edt = inflight;
         if self.pacing_gain > 1.0 {
             at_edt = at_edt.saturating_add(ctx.next_burst_bytes);

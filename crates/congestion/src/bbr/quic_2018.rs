@@ -31,6 +31,7 @@
 
 use super::Bbr;
 use crate::algorithm::AckContext;
+use crate::float::u64_as_f64;
 use crate::snapshot::Mode;
 use crate::time::Instant;
 
@@ -107,15 +108,15 @@ impl Bbr {
     /// no faster than max_bw starts a new epoch with its own bytes and
     /// gives no sample.
     pub(super) fn update_max_ack_height(&mut self, acked: u64) {
-        let epoch_ns = self.delivered_time.nanos_since(self.ack_epoch_stamp) as f64;
+        let epoch_ns = u64_as_f64(self.delivered_time.nanos_since(self.ack_epoch_stamp));
         let expected = self.max_bw() * epoch_ns;
-        if self.ack_epoch_acked as f64 <= expected {
+        if u64_as_f64(self.ack_epoch_acked) <= expected {
             self.ack_epoch_acked = acked;
             self.ack_epoch_stamp = self.delivered_time;
             return;
         }
         self.ack_epoch_acked = self.ack_epoch_acked.saturating_add(acked);
-        let excess = self.ack_epoch_acked as f64 - expected;
+        let excess = u64_as_f64(self.ack_epoch_acked) - expected;
         self.max_ack_height.update(self.round_count, excess);
         // The cwnd target adds this filter's max.
         self.targets_stale = true;

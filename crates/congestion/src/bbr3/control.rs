@@ -6,7 +6,7 @@
 use super::{ceil_to_u64, Bbr3, State, NS_PER_SEC};
 use crate::algorithm::AckContext;
 use crate::config::Bbr3ExtraAcked;
-use crate::float::at_most_as_u64;
+use crate::float::{at_most_as_u64, u64_as_f64};
 use crate::pacing::{send_quantum_bytes_bbr3_draft, send_quantum_bytes_bbr3_linux};
 use crate::rtt_estimator::RttEstimator;
 
@@ -165,7 +165,7 @@ impl Bbr3 {
     pub(super) fn bdp_multiple(&self, bw: f64, gain: f64) -> u64 {
         match self.min_rtt() {
             None => self.initial_cwnd,
-            Some(rtt) => ceil_to_u64(bw * rtt as f64 * gain),
+            Some(rtt) => ceil_to_u64(bw * u64_as_f64(rtt) * gain),
         }
     }
 
@@ -282,7 +282,7 @@ impl Bbr3 {
                 self.max_inflight_memo = None;
             }
         }
-        let interval_ns = ctx.now.nanos_since(self.extra_acked_interval_start) as f64;
+        let interval_ns = u64_as_f64(ctx.now.nanos_since(self.extra_acked_interval_start));
         // `as` saturates; the test is `extra_acked_delivered <=
         // expected_f as u64`, mostly without the conversion.
         let expected_f = self.bw * interval_ns;
@@ -319,18 +319,18 @@ impl Bbr3 {
                 // the sample again would change nothing
                 // (`WindowedFilter::holds_only`): most ACKs of a round
                 // bring the same extra (a steady flow's is its own size).
-                debug_assert!(self.extra_acked_filter.holds_only(round, extra as f64));
+                debug_assert!(self.extra_acked_filter.holds_only(round, u64_as_f64(extra)));
                 return;
             }
             let before = self.extra_acked_filter.get_or(0.0);
-            let after = self.extra_acked_filter.update(round, extra as f64);
+            let after = self.extra_acked_filter.update(round, u64_as_f64(extra));
             if after.to_bits() != before.to_bits() {
                 // extra_acked changed: max_inflight reads it.
                 self.max_inflight_memo = None;
             }
             self.extra_acked_settled = self
                 .extra_acked_filter
-                .holds_only(round, extra as f64)
+                .holds_only(round, u64_as_f64(extra))
                 .then_some((round, extra));
         }
     }

@@ -36,7 +36,7 @@ mod signals;
 use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
 use crate::config::{Bbr3Config, Bbr3Ecn, Bbr3Signals, Config};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
-use crate::float::{ceil_to_u64, min_of_not_nan};
+use crate::float::{ceil_to_u64, min_of_not_nan, u64_as_f64};
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
 use crate::snapshot::{Bbr3Snapshot, Mode, Snapshot};
@@ -1022,7 +1022,7 @@ fn scale(v: u64, f: f64) -> u64 {
     if v == u64::MAX {
         return v;
     }
-    let x = v as f64 * f;
+    let x = u64_as_f64(v) * f;
     if x.is_nan() || x <= 0.0 {
         0
     } else {

@@ -5,6 +5,7 @@
 use super::{ceil_to_u64, scale, AckPhase, Bbr3, State};
 use crate::algorithm::{AckContext, RecoveryState};
 use crate::config::{Bbr3Ecn, Bbr3Signals};
+use crate::float::u64_as_f64;
 use crate::time::Instant;
 
 impl Bbr3 {
@@ -332,7 +333,7 @@ impl Bbr3 {
             return inflight;
         };
         let ahead_ns = edt.nanos_since(ctx.now);
-        let delivered_by_then = ceil_to_u64(self.bw * ahead_ns as f64);
+        let delivered_by_then = ceil_to_u64(self.bw * u64_as_f64(ahead_ns));
         let mut at_edt = inflight;
         if self.pacing_gain > 1.0 {
             at_edt = at_edt.saturating_add(ctx.next_burst_bytes);

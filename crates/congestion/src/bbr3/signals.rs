@@ -7,6 +7,7 @@ use super::{ceil_to_u64, scale, Bbr3, Mark, State, BBR_UNIT};
 use crate::algorithm::{AckContext, LossContext, RecoveryState};
 use crate::config::{Bbr3Ecn, Bbr3Signals, StartupLossCount};
 use crate::delivery_rate::RateSample;
+use crate::float::u64_as_f64;
 use crate::time::Instant;
 
 impl Bbr3 {
@@ -192,7 +193,7 @@ impl Bbr3 {
         if !self.cfg.selective_acks {
             return true;
         }
-        tx_in_flight > 0 && lost as f64 > tx_in_flight as f64 * self.cfg.loss_thresh
+        tx_in_flight > 0 && u64_as_f64(lost) > u64_as_f64(tx_in_flight) * self.cfg.loss_thresh
     }
 
     /// `InflightAtLoss()`: the prefix of packet P at which the loss rate
@@ -598,7 +599,7 @@ impl Bbr3 {
         }
         match self.cfg.ecn {
             Bbr3Ecn::AsLoss | Bbr3Ecn::Classic => {
-                ce as f64 > delivered as f64 * self.cfg.loss_thresh
+                u64_as_f64(ce) > u64_as_f64(delivered) * self.cfg.loss_thresh
             }
             Bbr3Ecn::LinuxV3 => {
                 self.cfg.ecn_thresh > 0
