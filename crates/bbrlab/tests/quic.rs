@@ -46,7 +46,29 @@ echo "{\"quic_stack\":\"s2n\",\"cc\":\"$cc\",\"bytes\":1000,\"seconds\":1.0,\"go
     )
     .unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wait_until_executable(&p);
     p
+}
+
+/// Runs the fresh script once, retrying while exec fails with ETXTBSY.
+/// A child that another test thread forked while this one still had the
+/// file open for writing holds a copy of that descriptor until its own
+/// exec closes it; exec'ing the script meanwhile fails with "Text file
+/// busy" (seen once in CI, in `bbrlab quic`'s spawn of it). Once one exec
+/// succeeds no such child is left, and none can appear, as the writing
+/// descriptor is closed. Bounded: 200 tries, 10 ms apart.
+fn wait_until_executable(p: &Path) {
+    const ETXTBSY: i32 = 26;
+    for _ in 0..200 {
+        match Command::new(p).arg("recv").output() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            Err(e) => panic!("{}: {e}", p.display()),
+            Ok(_) => return,
+        }
+    }
+    panic!("{}: still busy after 2 s", p.display());
 }
 
 fn bbrlab(args: &[&str], env: &[(&str, &str)]) -> Output {
