@@ -191,6 +191,25 @@ fn carries_a_bulk_transfer_at_the_link_rate_and_probes_rtt_every_5s_at_half_the_
     assert!(bw > 9e6 && bw < 11.5e6, "max_bw {bw}");
     let min_rtt = num(last, "min_rtt_ms");
     assert!(min_rtt > 39.0 && min_rtt < 45.0, "min_rtt {min_rtt}");
+    // The published round count never goes back, and a round lasts at
+    // least the 40 ms path RTT and at most the RTT with the 35-packet
+    // buffer full (~80 ms) plus PROBE_RTT's slack: 17 s is 200-425 rounds.
+    // A layout that put the field elsewhere would read zeros or garbage.
+    let rounds: Vec<f64> = r.cc_rows.iter().map(|x| num(x, "round_count")).collect();
+    assert!(
+        rounds.windows(2).all(|w| w[0] <= w[1]),
+        "round_count fell: {rounds:?}"
+    );
+    let total = num(last, "round_count");
+    assert!(
+        (150.0..=430.0).contains(&total),
+        "round_count {total} in 17 s"
+    );
+    let since = num(last, "rounds_since_probe_up");
+    assert!(
+        since <= total,
+        "rounds_since_probe_up {since} > round_count {total}"
+    );
 
     // PROBE_RTT every 5 s: v3 schedules the next one 5 s after the last
     // ended (or after min_rtt last fell), so entries are 5 s + one

@@ -18,7 +18,8 @@ probe_rtt_entries,probe_rtt_min_cwnd";
 pub const SAMPLER3_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,pacing_gain,\
 cwnd_gain,cwnd_packets,inflight_longterm_bytes,inflight_shortterm_bytes,bw_shortterm_bps,\
 cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,risky_reprobes,\
-last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,last_cut_mode,ecn_alpha";
+last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,last_cut_mode,ecn_alpha,\
+round_count,rounds_since_probe_up";
 
 /// One reading of one of our controls.
 #[derive(Clone, Copy, Debug)]
@@ -218,6 +219,8 @@ pub(crate) fn sampler3_row(cc: &str, t: f64, s: &RawState3) -> Vec<String> {
             String::new()
         },
         format!("{:.4}", f64::from(s.ecn_alpha) / 256.0),
+        s.round_count.to_string(),
+        s.rounds_since_probe_up.to_string(),
     ]
 }
 
@@ -294,6 +297,14 @@ mod tests {
         assert_eq!(cell(&row, "cycle_idx"), "0");
         assert_eq!(cell(&row, "inflight_longterm_bytes"), "144800");
         assert_eq!(cell(&row, "last_cut_target"), "80");
+        let counted = RawState3 {
+            round_count: 41,
+            rounds_since_probe_up: 3,
+            ..up
+        };
+        let row = sampler3_row("bbrlab_bbr3", 1.5, &counted);
+        assert_eq!(cell(&row, "round_count"), "41");
+        assert_eq!(cell(&row, "rounds_since_probe_up"), "3");
         let names: Vec<&str> = (0..7).map(bbr3_mode_name).collect();
         assert_eq!(
             names,

@@ -88,7 +88,7 @@ pub(crate) fn value_size(cc: &str) -> usize {
 }
 
 /// `sizeof(struct bbrlab_b3_state)` in `src/bpf/bbrlab_bbr3.bpf.c`: the
-/// published block (144 bytes) and the controller's private state.
+/// published block (152 bytes) and the controller's private state.
 pub(crate) const BBR3_VALUE_SIZE: usize = 360;
 
 /// `bbrlab_bbr3`'s published state for one socket: the first block of
@@ -150,6 +150,15 @@ pub struct RawState3 {
     pub ecn_alpha: u32,
     /// Whether the ECN response is on for this socket.
     pub ecn_eligible: u32,
+    /// Round trips counted (`update_round()`, Linux's
+    /// `bbr_update_round_start()`): published so a kernel run's probes can
+    /// be placed in rounds, as the simulator's `model.csv` places its own.
+    pub round_count: u32,
+    /// Rounds since PROBE_BW_DOWN began, plus the random head start of 0 or
+    /// 1 round drawn then (`bbr_pick_probe_wait()`): the count the probe
+    /// wait's Reno-coexistence bound compares
+    /// (`bbr_is_reno_coexistence_probe_time()`).
+    pub rounds_since_probe_up: u32,
     pub(crate) counted: u32,
 }
 
@@ -301,8 +310,8 @@ mod tests {
 
     #[test]
     fn raw_state3_matches_the_bpf_layout() {
-        // struct bbrlab_b3_state's published block: 10 u64 then 16 u32.
-        assert_eq!(std::mem::size_of::<RawState3>(), 10 * 8 + 16 * 4);
+        // struct bbrlab_b3_state's published block: 10 u64 then 18 u32.
+        assert_eq!(std::mem::size_of::<RawState3>(), 10 * 8 + 18 * 4);
         assert!(BBR3_VALUE_SIZE > std::mem::size_of::<RawState3>());
     }
 

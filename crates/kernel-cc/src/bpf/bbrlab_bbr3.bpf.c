@@ -177,6 +177,8 @@ struct bbrlab_b3_state {
 	u32 last_cut_state;        /* state when cut (S_*) */
 	u32 ecn_alpha;
 	u32 ecn_eligible;
+	u32 round_count;           /* rounds counted (update_round()) */
+	u32 rounds_since_probe_up; /* rounds since DOWN began, plus pick_probe_wait()'s head start */
 	u32 counted; /* counted in `live` */
 
 	/* ---- private ---- */
@@ -187,12 +189,10 @@ struct bbrlab_b3_state {
 	u64 probe_rtt_done_stamp; /* us, 0 unset */
 	u64 extra_acked_start;    /* us */
 	u32 probe_rtt_min_us;
-	u32 round_count;
 	u32 next_round_delivered;
 	u32 round_lost_start; /* tp->lost at the round's start (2.) */
 	u32 prev_round_delivered; /* the previous round start's marks (2.) */
 	u32 prev_round_lost;
-	u32 rounds_since_probe_up;
 	u32 bw_slot[2];       /* TwoSlotMax */
 	u32 bw_latest;
 	u32 inflight_latest;
