@@ -1,6 +1,6 @@
 //! The competing-flow table of `validate.md`.
 
-use super::multiflow_judge::{QUEUE_DELAY_MS, QUEUE_DELAY_PCT, SHARE};
+use super::multiflow_judge::{DECIDED_SE, QUEUE_DELAY_MS, QUEUE_DELAY_PCT, SHARE};
 use super::*;
 
 /// Formats a number with `p` decimals, `–` when missing.
@@ -138,8 +138,18 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     if mf["repetitions"].as_u64().unwrap_or(1) > 1 {
         sim_figures.push_str("; the kernel's are the mean over the repetitions, with each share's least and greatest in brackets");
     }
+    // Sections written before 2026-12-03 judged no verdict's margin; the
+    // caption explains the mark only where a row carries it.
+    let undecided = if paths
+        .iter()
+        .any(|r| r["simulator_vs_kernel"]["decided"].as_bool() == Some(false))
+    {
+        format!("; undecided: a share's difference is within {DECIDED_SE} standard errors (the repetitions' spread, both sides') of the bound, so a re-run may flip the verdict")
+    } else {
+        String::new()
+    };
     let mut s = format!(
-        "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms{sim_figures}; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}.\n\n",
+        "Competing flows: {} s per run, {} repetition(s); each flow's share of the total goodput, total goodput Mbit/s (payload) and the bottleneck's queueing delay p10 / p50 / p90 ms{sim_figures}; ✓: every share differs from the kernel's by {} and the median queueing delay by {} or {}{undecided}.\n\n",
         mf["seconds_per_run"],
         mf["repetitions"],
         Rule::from(&SHARE),
@@ -200,16 +210,21 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
     Ok(s)
 }
 
-/// ✓ or ✗, and how many repetitions failed where some did (the figures
-/// are then over the ones that ran).
-fn verdict_cell(v: &Value, failed: &Value) -> String {
-    let mark = if v["within"].as_bool() == Some(true) {
+/// ✓ or ✗, "undecided" when the repetitions' spread could flip it
+/// ([`super::multiflow_judge::DECIDED_SE`]), and how many repetitions
+/// failed where some did (the figures are then over the ones that ran).
+pub fn verdict_cell(v: &Value, failed: &Value) -> String {
+    let mut cell = if v["within"].as_bool() == Some(true) {
         "✓"
     } else {
         "✗"
-    };
+    }
+    .to_string();
+    if v["decided"].as_bool() == Some(false) {
+        cell.push_str(", undecided");
+    }
     match failed.as_array().map_or(0, Vec::len) {
-        0 => mark.to_string(),
-        n => format!("{mark} ({n} rep(s) failed)"),
+        0 => cell,
+        n => format!("{cell} ({n} rep(s) failed)"),
     }
 }
