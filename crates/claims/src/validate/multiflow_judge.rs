@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(verdict_cell(&v, &Value::Null), "✓");
     }
 
-    /// The 16 BDP bbr3-against-cubic path of 2026-12-02: three kernel
+    /// The 16 BDP bbr3-against-cubic path of the morning of 2026-12-03: three kernel
     /// repetitions 0.33, 0.33 and 0.24 against the simulator's 0.21. The
     /// miss (Δ −0.09) is within two standard errors of the bound, so it
     /// is marked undecided: a later 15-repetition run was within.
