@@ -42,7 +42,7 @@
 //! BBRLAB_B3_SECONDS and BBRLAB_B3_REPS change the validation's run
 //! length (6 s) and repetitions (5); the full matrix is
 //! `sudo bbrlab validate --algorithms bbrlab_bbr3` (docs/src/kernel-bbr3.md).
-//! The whole file takes about 5 minutes on the project's 2-core VM.
+//! The whole file takes about 6 minutes on the project's 2-core VM.
 //!
 //! Only with the binary's `kernel` feature (`scripts/test.sh` sets it).
 #![cfg(feature = "kernel")]
@@ -457,19 +457,13 @@ fn summaries(out: &str) -> Vec<Value> {
 }
 
 /// One flow of `cc` for `secs` on a path of `bbrlab validate`'s matrix:
-/// (retransmits, data segments sent, goodput Mbit/s).
+/// (retransmits, data segments sent, goodput Mbit/s). A run whose
+/// emulator stalled is run again (`common::kernel_transfer`): a CI run
+/// under a concurrent build read bbr's count on 50M-50ms-0.5bdp as 462
+/// where quiet runs read 888-942, and failed the comparison below on
+/// that one disturbed run.
 fn one_flow(rate: &str, rtt: &str, queue: &str, cc: &str, secs: u32) -> (u64, u64, f64) {
-    let (ok, out, err) = common::emu(
-        &["--rate", rate, "--rtt", rtt, "--queue", queue],
-        &format!("{} tcp recv --listen {{server}}:5201", common::BIN),
-        &format!(
-            "{} tcp send --to {{server}}:5201 --cc {cc} --duration {secs}s",
-            common::BIN
-        ),
-        secs + 40,
-    );
-    assert!(ok, "{cc}: emu failed\n{out}\n{err}");
-    let s = &summaries(&out)[0];
+    let s = common::kernel_transfer(cc, rate, rtt, queue, None, secs);
     (
         s["retransmits"].as_u64().unwrap(),
         s["data_segments_sent"].as_u64().unwrap(),
@@ -509,6 +503,10 @@ fn share_with_cubic(queue: &str, cc: &str, secs: u32) -> (f64, f64, f64) {
     ((a + c).powi(2) / (2.0 * (a * a + c * c)), a, c)
 }
 
+/// Runs of each controller per shallow path in
+/// [`bbrlab_bbr3_retransmits_less_than_bbr_on_shallow_buffers_and_shares_with_cubic`].
+const RETRANSMIT_RUNS: usize = 3;
+
 /// Against the kernel's BBR v1 on the same paths (issue 24): bbrlab_bbr3
 /// retransmits less on shallow buffers; how it shares with kernel cubic
 /// at 1–4 BDP, beside v1, is measured and printed but not asserted.
@@ -517,7 +515,10 @@ fn share_with_cubic(queue: &str, cc: &str, secs: u32) -> (f64, f64, f64) {
 /// (bbr) against 104–110 (bbrlab_bbr3) retransmissions, 0.5 BDP 936–942
 /// against 277–387: v1 keeps 2 BDP in flight whatever it loses, v3 caps
 /// inflight_longterm after a round with more than 2 % loss. Asserted with
-/// a margin: v3 at most 2/3 of v1's on both (seen 0.22–0.41).
+/// a margin: v3 at most 2/3 of v1's on both (seen 0.22–0.41), by the
+/// medians of three stall-checked runs each. On 2026-12-04 a quiet run
+/// read 445 against 97 and 888 against 391; a CI run beside a build had
+/// read 462 against 313 at 0.5 BDP from one run each, and failed.
 ///
 /// Sharing (Jain's index with cubic, 10 s from a common start, four
 /// runs): at 1 BDP bbr 0.665 / 0.726 / 0.709 / 0.687 against bbrlab_bbr3
@@ -540,16 +541,28 @@ fn bbrlab_bbr3_retransmits_less_than_bbr_on_shallow_buffers_and_shares_with_cubi
         ("20M-20ms-0.25bdp", "20mbit", "20ms", "8pkt"),
         ("50M-50ms-0.5bdp", "50mbit", "50ms", "104pkt"),
     ] {
-        let v1 = one_flow(rate, rtt, queue, "bbr", 8);
-        let v3 = one_flow(rate, rtt, queue, CC, 8);
-        println!(
-            "{name}: retransmits bbr {} of {} ({:.1} Mbit/s), bbrlab_bbr3 {} of {} ({:.1} Mbit/s)",
-            v1.0, v1.1, v1.2, v3.0, v3.1, v3.2
-        );
-        if v3.0 * 3 > v1.0 * 2 {
+        // Three runs of each, alternating, judged by their medians: one
+        // run disturbed by the host (a concurrent build) moves neither.
+        let (mut v1, mut v3) = (Vec::new(), Vec::new());
+        for _ in 0..RETRANSMIT_RUNS {
+            v1.push(one_flow(rate, rtt, queue, "bbr", 8));
+            v3.push(one_flow(rate, rtt, queue, CC, 8));
+        }
+        for (a, b) in v1.iter().zip(&v3) {
+            println!(
+                "{name}: retransmits bbr {} of {} ({:.1} Mbit/s), bbrlab_bbr3 {} of {} ({:.1} Mbit/s)",
+                a.0, a.1, a.2, b.0, b.1, b.2
+            );
+        }
+        let median = |runs: &[(u64, u64, f64)]| {
+            let mut r: Vec<u64> = runs.iter().map(|x| x.0).collect();
+            r.sort_unstable();
+            r[r.len() / 2]
+        };
+        let (m1, m3) = (median(&v1), median(&v3));
+        if m3 * 3 > m1 * 2 {
             failures.push(format!(
-                "{name}: bbrlab_bbr3 retransmitted {} against bbr's {}",
-                v3.0, v1.0
+                "{name}: bbrlab_bbr3 retransmitted {m3} (median of {RETRANSMIT_RUNS}) against bbr's {m1}"
             ));
         }
     }
