@@ -89,6 +89,7 @@ phase semver-test bash scripts/semver_check_test.sh
 # The packet-log tools of the Validation chapter (stdlib unittest).
 phase rate-rebuild-test python3 scripts/tcp_rate_rebuild_test.py
 phase host-noise-test python3 scripts/host_noise_test.py
+phase first-probe-test python3 scripts/first_probe_test.py
 phase semver "${low[@]}" bash scripts/semver-check.sh
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).

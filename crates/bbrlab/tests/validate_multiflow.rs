@@ -74,6 +74,32 @@ fn validate_multiflow_quick_runs_every_path_and_writes_shares_and_verdicts() {
                 q["p90"].as_f64().unwrap(),
             );
             assert!(p10 <= p50 && p50 <= p90 && p90 > 1.0, "{name} {side}: {q}");
+            // Shares in each 5 s window of the 20 s runs: four, each
+            // window's adding up to 1 over the flows (these paths have
+            // two, so the simulator's medians keep the sum too).
+            assert_eq!(s["window_s"].as_f64(), Some(5.0), "{name} {side}");
+            let by_window: Vec<Vec<f64>> = flows
+                .iter()
+                .map(|f| {
+                    f["share_by_window"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| v.as_f64().unwrap())
+                        .collect()
+                })
+                .collect();
+            for j in 0..4 {
+                let w: f64 = by_window.iter().map(|f| f[j]).sum();
+                assert!(
+                    (w - 1.0).abs() < 0.01,
+                    "{name} {side} window {j}: {by_window:?}"
+                );
+            }
+            assert!(
+                by_window.iter().all(|f| f.len() == 4),
+                "{name} {side}: {by_window:?}"
+            );
         }
         let v = &p["simulator_vs_kernel"];
         let per_flow = v["flows"].as_array().unwrap();

@@ -422,7 +422,10 @@ fn kernel_side(
     let flows = (0..p.flows.len())
         .map(|k| {
             let csv = need(&format!("kernel-flow-{k}.csv"))?;
-            flow_figures(&csv, 0, 0.0, (seconds - starts[k]) as f64)
+            // Each flow's log starts when it connected, `starts[k]` into
+            // the run.
+            let ends = flow_window_ends(seconds, starts[k]);
+            flow_figures(&csv, 0, 0.0, (seconds - starts[k]) as f64, &ends)
         })
         .collect::<Result<Vec<_>, _>>()?;
     let qd = queue_delay(&need("emu-log/link.csv")?, None, seconds as f64)?;
@@ -533,6 +536,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
                     k,
                     origin,
                     seconds as f64 - origin,
+                    &flow_window_ends(seconds, starts[k]),
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -742,16 +746,85 @@ mod tests {
         assert!(client.ends_with("wait $p3 || s=1; exit $s"), "{client}");
     }
 
+    /// Shares by window, on the path's clock: a flow that starts 10 s
+    /// into a 22 s run has none of the first two windows and its own
+    /// clock's 0-5 s in the third; the last window is the 2 s left. The
+    /// simulator's file is on the run's clock from its origin (here 0.04 s,
+    /// the SYN exchange), the kernel's from each flow's connection.
+    #[test]
+    fn shares_by_window_follow_the_paths_clock() {
+        assert_eq!(window_ends(22), vec![5, 10, 15, 20, 22]);
+        assert_eq!(window_ends(30), vec![5, 10, 15, 20, 25, 30]);
+        assert_eq!(window_ends(3), vec![3]);
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("flows.csv");
+        // Flow 0 delivers 1 MB/s from the origin; flow 1 (started at 10 s)
+        // 3 MB/s of its own clock. Samples every 0.5 s.
+        let mut text = String::from("time_s,flow,delivered_bytes,srtt_ms\n");
+        for i in 0..=44 {
+            let t = i as f64 * 0.5;
+            text += &format!("{:.2},0,{},40\n", 0.04 + t, (t * 1e6) as u64);
+            if t >= 10.0 {
+                text += &format!("{:.2},1,{},40\n", 0.04 + t, ((t - 10.0) * 3e6) as u64);
+            }
+        }
+        std::fs::write(&csv, text).unwrap();
+        let starts = [0, 10];
+        let flows: Vec<FlowFig> = (0..2)
+            .map(|k| {
+                // The simulator's flow k: its origin is its own start.
+                let origin = 0.04 + starts[k] as f64;
+                flow_figures(
+                    &csv,
+                    k,
+                    origin,
+                    22.0 - origin,
+                    &flow_window_ends(22, starts[k]),
+                )
+                .unwrap()
+            })
+            .collect();
+        // The run (and the simulator's file) ends at 22 s on the path's
+        // clock: the last end reads the last sample before it.
+        assert_eq!(flows[1].by_window_end, vec![0.0, 0.0, 15e6, 30e6, 34.5e6]);
+        let j = side_json(&flows, 22, &starts, [None; 3]);
+        assert_eq!(j["window_s"], json!(5));
+        assert_eq!(
+            j["flows"][0]["share_by_window"],
+            json!([1.0, 1.0, 0.25, 0.25, 0.25])
+        );
+        assert_eq!(
+            j["flows"][1]["share_by_window"],
+            json!([0.0, 0.0, 0.75, 0.75, 0.75])
+        );
+        // Over repetitions (the kernel's mean), window by window.
+        let mut other = j.clone();
+        other["flows"][0]["share_by_window"] = json!([1.0, 1.0, 0.35, 0.45, 0.25]);
+        let m = repetitions_json(&[j, other]);
+        let w: Vec<f64> = m["flows"][0]["share_by_window"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!(
+            (w[2] - 0.30).abs() < 1e-12 && (w[3] - 0.35).abs() < 1e-12,
+            "{w:?}"
+        );
+    }
+
     /// A path's sides as a run writes them (two flows).
     fn side(bytes: [f64; 2], p50: f64) -> Value {
         let flows = [
             FlowFig {
                 bytes: bytes[0],
                 srtt_median_ms: Some(50.0),
+                by_window_end: vec![bytes[0] / 2.0, bytes[0]],
             },
             FlowFig {
                 bytes: bytes[1],
                 srtt_median_ms: None,
+                by_window_end: vec![bytes[1] / 2.0, bytes[1]],
             },
         ];
         side_json(&flows, 30, &[0, 0], [Some(1.0), Some(p50), Some(90.0)])

@@ -11,16 +11,49 @@ pub(super) struct FlowFig {
     pub(super) bytes: f64,
     /// Median srtt, ms.
     pub(super) srtt_median_ms: Option<f64>,
+    /// Payload bytes delivered by the end of each [`WINDOW_S`] window of
+    /// the run, on the path's clock (0 before the flow starts).
+    pub(super) by_window_end: Vec<f64>,
+}
+
+/// Length of the windows of `share_by_window`, s. A run's share over its
+/// whole length can hide a start-up transient that the run's later
+/// windows no longer show (the Validation chapter's 1-BDP bbr3 path); 5 s
+/// is several probe cycles of BBR on the matrix's 40 ms paths and gives a
+/// 30 s run six windows.
+pub(super) const WINDOW_S: u64 = 5;
+
+/// The ends of the [`WINDOW_S`] windows of a `seconds`-long run, on the
+/// path's clock: 5, 10, … and `seconds` itself (a last, shorter window
+/// when `seconds` is not a multiple).
+pub(super) fn window_ends(seconds: u64) -> Vec<u64> {
+    let mut ends: Vec<u64> = (1..)
+        .map(|j| j * WINDOW_S)
+        .take_while(|&e| e < seconds)
+        .collect();
+    ends.push(seconds);
+    ends
+}
+
+/// [`window_ends`] on the clock of a flow that started `start` s into a
+/// `seconds`-long run (its log's time 0); ends before it are negative.
+pub(super) fn flow_window_ends(seconds: u64, start: u64) -> Vec<f64> {
+    window_ends(seconds)
+        .into_iter()
+        .map(|e| e as f64 - start as f64)
+        .collect()
 }
 
 /// Payload bytes delivered by `window_s` after the file's `origin_s`, and
 /// the median srtt over that window, from a flows.csv of the shared
-/// schema (flow `flow`).
+/// schema (flow `flow`); and the bytes delivered by each of `ends` (times
+/// after `origin_s`; none at or before 0).
 pub(super) fn flow_figures(
     csv: &Path,
     flow: usize,
     origin_s: f64,
     window_s: f64,
+    ends: &[f64],
 ) -> Result<FlowFig, String> {
     let t = figures::Table::read(csv)?;
     let f = flow.to_string();
@@ -34,9 +67,22 @@ pub(super) fn flow_figures(
         .into_iter()
         .map(|p| p.1)
         .collect();
+    // The delivered count is cumulative: by an end, the last sample at
+    // or before it.
+    let by = |end: f64| {
+        delivered
+            .iter()
+            .take_while(|p| p.0 <= origin_s + end + 1e-9)
+            .last()
+            .map_or(0.0, |p| p.1)
+    };
     Ok(FlowFig {
         bytes: delivered.last().map_or(0.0, |p| p.1),
         srtt_median_ms: quantile(&mut srtt, 0.5),
+        by_window_end: ends
+            .iter()
+            .map(|&e| if e > 0.0 { by(e) } else { 0.0 })
+            .collect(),
     })
 }
 
@@ -69,7 +115,8 @@ pub(super) fn queue_delay(
 }
 
 /// One side's figures of one run, as JSON: per flow its bytes, goodput,
-/// share and median srtt; the total goodput; the queueing delay.
+/// share, share in each [`WINDOW_S`] window and median srtt; the total
+/// goodput; the queueing delay.
 pub(super) fn side_json(
     flows: &[FlowFig],
     seconds: u64,
@@ -77,13 +124,30 @@ pub(super) fn side_json(
     qd: [Option<f64>; 3],
 ) -> Value {
     let total: f64 = flows.iter().map(|f| f.bytes).sum();
+    let windows = flows
+        .iter()
+        .map(|f| f.by_window_end.len())
+        .min()
+        .unwrap_or(0);
+    // Bytes each flow delivered in window j.
+    let in_window = |f: &FlowFig, j: usize| {
+        f.by_window_end[j] - if j == 0 { 0.0 } else { f.by_window_end[j - 1] }
+    };
+    let window_totals: Vec<f64> = (0..windows)
+        .map(|j| flows.iter().map(|f| in_window(f, j)).sum())
+        .collect();
     json!({
         "flows": flows.iter().zip(starts).map(|(f, &start)| json!({
             "bytes": f.bytes,
             "goodput_mbps": f.bytes * 8.0 / (seconds - start).max(1) as f64 / 1e6,
             "share": if total > 0.0 { f.bytes / total } else { f64::NAN },
+            "share_by_window": (0..windows).map(|j| {
+                let t = window_totals[j];
+                if t > 0.0 { json!(round3(in_window(f, j) / t)) } else { Value::Null }
+            }).collect::<Vec<_>>(),
             "srtt_median_ms": f.srtt_median_ms,
         })).collect::<Vec<_>>(),
+        "window_s": WINDOW_S,
         "total_goodput_mbps": total * 8.0 / seconds as f64 / 1e6,
         "queue_delay_ms": { "p10": qd[0], "p50": qd[1], "p90": qd[2] },
     })
