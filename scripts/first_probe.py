@@ -18,6 +18,7 @@ Prints, kernel runs against simulator draws:
     and end, and how many ended cut without growing;
   - the first queue overflow after 0.8 s against the first REFILL, and
     the flows' inflight just before it;
+  - how the first overflow's drops fell on the flows;
   - each flow's inflight at 0.6 s, the STARTUP exit's inflight_longterm,
     flow 1's largest cwnd before 0.6 s.
 
@@ -162,6 +163,20 @@ def report(label, runs):
         print(f"  first overflow after 0.8 s: median {st.median(over):.2f} s; first REFILL median "
               f"{st.median(refill):.2f} s; overflow at least 50 ms before REFILL in {before} of {len(over)}; "
               f"the flows' inflight 45 ms before it: median {st.median(level):.0f} packets")
+    # The first overflow (both start-ups'): each flow's drops in its first
+    # 40 ms, the next 40 ms, and after.
+    split = []
+    for r in runs:
+        e = episodes(r.drops)
+        if not e:
+            continue
+        t0 = e[0][0][0]
+        split.append([sum(1 for t, g in e[0] if g == f and a <= t - t0 < b)
+                      for a, b in ((0, 0.04), (0.04, 0.08), (0.08, 1e9)) for f in (0, 1)])
+    if split:
+        m = [st.mean(x[i] for x in split) for i in range(6)]
+        print(f"  first overflow (the start-ups'): drops of flow 0 / flow 1 in its first 40 ms "
+              f"{m[0]:.1f} / {m[1]:.1f}, the next 40 ms {m[2]:.1f} / {m[3]:.1f}, after {m[4]:.1f} / {m[5]:.1f} (mean)")
     i0 = [pkts(at(r.flows[0], 0.6), "inflight_bytes") for r in runs]
     i1 = [pkts(at(r.flows[1], 0.6), "inflight_bytes") for r in runs]
     exit_ilt = []

@@ -68,7 +68,7 @@ class FirstProbe(unittest.TestCase):
         # 2.0-2.05 s (3 drops of flow 1, 1 of flow 0), another at 2.7 s.
         cols = ["enqueue_s", "direction", "dropped", "dst_port"]
         pk = [{"enqueue_s": 0.3, "direction": "forward", "dropped": "", "dst_port": 5201}]
-        for t, port in [(2.30, 5202), (2.32, 5202), (2.34, 5201), (2.35, 5202), (3.0, 5201)]:
+        for t, port in [(2.30, 5202), (2.32, 5202), (2.345, 5201), (2.35, 5202), (3.0, 5201)]:
             pk.append({"enqueue_s": t, "direction": "forward", "dropped": "tail", "dst_port": port})
         pk.append({"enqueue_s": 2.5, "direction": "reverse", "dropped": "tail", "dst_port": 5201})
         write(str(rep / "emu-log" / "packets.csv"), cols, pk)
@@ -120,6 +120,8 @@ class FirstProbe(unittest.TestCase):
                       "the flows' inflight 45 ms before it: median 116 packets", text)
         self.assertIn("median 2.95 s; first REFILL median 2.50 s; overflow at least 50 ms before REFILL in 0 of 1", text)
         self.assertIn("flow 0 60, flow 1 56, sum 116 packets", text)
+        # Kernel: drops at 2.00, 2.02 (flow 1), 2.045 (flow 0), 2.05 (flow 1).
+        self.assertIn("drops of flow 0 / flow 1 in its first 40 ms 0.0 / 2.0, the next 40 ms 1.0 / 1.0, after 0.0 / 0.0", text)
         self.assertIn("flow 1's largest cwnd before 0.6 s: median 84 packets, retransmitted by 1 s: median 7", text)
         # Kernel: raised 70 -> 99 one packet a sample in UP, then 100.
         self.assertIn("raised by 30.0, cut by 0.0 packets", text)
