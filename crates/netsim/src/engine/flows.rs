@@ -161,7 +161,8 @@ impl Sim<'_> {
         }
         self.flows[f].wake_at = Some(t);
         let gen = self.flows[f].gen;
-        self.push(t, Kind::Wake(f as u32, gen));
+        self.queue
+            .push_lane(LANE_WAKE, t, Kind::Wake(f as u32, gen));
     }
 
     pub(super) fn arm_timer(&mut self, f: usize) {
@@ -391,7 +392,8 @@ impl Sim<'_> {
                 if self.flows[f].delack_at.is_none_or(|at| t < at) {
                     self.flows[f].delack_at = Some(t);
                     let gen = self.flows[f].gen;
-                    self.push(t, Kind::DelayedAck(f as u32, gen));
+                    self.queue
+                        .push_lane(LANE_DELACK, t, Kind::DelayedAck(f as u32, gen));
                 }
             }
         }

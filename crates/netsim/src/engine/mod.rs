@@ -80,6 +80,13 @@ const SYN_TIMEOUT_NS: u64 = 1_000_000_000;
 const LANE_DATA: usize = 0;
 /// Event-queue lane for ACK arrivals at senders.
 const LANE_ACK: usize = 1;
+/// Event-queue lane for senders' pacing wake-ups: one flow's come in
+/// time order, so with one flow (or flows in step) nearly all skip the
+/// heap; out-of-order ones fall back to it and pop at the same point.
+const LANE_WAKE: usize = 2;
+/// Event-queue lane for receivers' delayed-ACK timers, each set a fixed
+/// delay after the segment that armed it, so they too come in order.
+const LANE_DELACK: usize = 3;
 
 /// Flow slots are reused once a generated flow completes; an event names
 /// its slot and the slot's generation, and one whose generation no longer
