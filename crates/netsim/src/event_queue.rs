@@ -89,6 +89,10 @@ impl<K> EventQueue<K> {
 
     /// Queues `kind` at `t`, in FIFO lane `lane` when that keeps the lane
     /// sorted, otherwise in the heap. Either way it pops at the same point.
+    /// Always inlined: called once per packet, ACK and wake-up, and left
+    /// out of line under a plain `#[inline]` (the speed guard's
+    /// `simulator/bbr` ran 1.5 % fewer instructions this way).
+    #[inline(always)]
     pub fn push_lane(&mut self, lane: usize, t: u64, kind: K) {
         let q = &mut self.lanes[lane];
         if q.back().is_none_or(|b| b.t <= t) {
