@@ -17,10 +17,11 @@ pub(super) struct FlowFig {
 }
 
 /// Length of the windows of `share_by_window`, s. A run's share over its
-/// whole length can hide a start-up transient that the run's later
-/// windows no longer show (the Validation chapter's 1-BDP bbr3 path); 5 s
-/// is several probe cycles of BBR on the matrix's 40 ms paths and gives a
-/// 30 s run six windows.
+/// whole length says how far the simulator is from the kernel, not when
+/// the difference arises (the Validation chapter's 1-BDP bbr3 path: twice
+/// as large at 5-10 s as in the run's last windows); 5 s is several probe
+/// cycles of BBR on the matrix's 40 ms paths and gives a 30 s run six
+/// windows.
 pub(super) const WINDOW_S: u64 = 5;
 
 /// The ends of the [`WINDOW_S`] windows of a `seconds`-long run, on the
