@@ -241,6 +241,30 @@ impl Recorder for MemoryRecorder {
     }
 }
 
+/// Keeps every packet row of a run in memory (what `--packets` writes to
+/// `packets.csv`), for tests and small runs that count packets.
+#[derive(Default)]
+pub struct PacketMemory {
+    /// Packet rows in the order the links logged them.
+    pub packets: Vec<crate::PacketRecord>,
+}
+
+impl Recorder for PacketMemory {
+    fn flow_sample(&mut self, _: &FlowSample) -> io::Result<()> {
+        Ok(())
+    }
+    fn link_sample(&mut self, _: &LinkSample) -> io::Result<()> {
+        Ok(())
+    }
+    fn wants_packets(&self) -> bool {
+        true
+    }
+    fn packet(&mut self, p: &crate::PacketRecord) -> io::Result<()> {
+        self.packets.push(p.clone());
+        Ok(())
+    }
+}
+
 /// How a flow's handshake went.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HandshakeRecord {

@@ -4,8 +4,7 @@
 //! departures are one service time apart or more.
 
 use congestion::{Algorithm, Config};
-use netsim::{FlowConfig, PacketKind, PacketRecord, Recorder, SimConfig};
-use std::io;
+use netsim::{FlowConfig, PacketKind, PacketMemory, PacketRecord, Recorder, SimConfig};
 use std::path::Path;
 
 const MS: u64 = 1_000_000;
@@ -13,26 +12,6 @@ const MS: u64 = 1_000_000;
 fn direction(toml_text: &str) -> link::ResolvedDirection {
     let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
     cfg.resolve(Path::new(".")).expect("resolves")
-}
-
-/// Keeps every packet row (and nothing else).
-#[derive(Default)]
-struct Packets(Vec<PacketRecord>);
-
-impl Recorder for Packets {
-    fn flow_sample(&mut self, _: &netsim::FlowSample) -> io::Result<()> {
-        Ok(())
-    }
-    fn link_sample(&mut self, _: &netsim::LinkSample) -> io::Result<()> {
-        Ok(())
-    }
-    fn wants_packets(&self) -> bool {
-        true
-    }
-    fn packet(&mut self, p: &PacketRecord) -> io::Result<()> {
-        self.0.push(p.clone());
-        Ok(())
-    }
 }
 
 /// `bbr` against `cubic` for 5 s on 20 Mbit/s, 40 ms, with `queue` on
@@ -57,9 +36,9 @@ fn competing(queue: &str, rec: &mut dyn Recorder) -> netsim::Summary {
 
 #[test]
 fn a_drop_tail_queue_logs_every_packet_its_drops_and_its_service_times() {
-    let mut rec = Packets::default();
+    let mut rec = PacketMemory::default();
     let s = competing("limit = \"30pkt\"", &mut rec);
-    let rows = &rec.0;
+    let rows = &rec.packets;
     for (k, f) in s.flows.iter().enumerate() {
         let data: Vec<&PacketRecord> = rows
             .iter()
@@ -104,12 +83,12 @@ fn a_drop_tail_queue_logs_every_packet_its_drops_and_its_service_times() {
 /// the drop.
 #[test]
 fn a_dequeue_time_discipline_logs_its_drops_at_departure() {
-    let mut rec = Packets::default();
+    let mut rec = PacketMemory::default();
     let s = competing(
         "limit = \"1000pkt\", aqm = \"fq_codel\", target = \"5ms\"",
         &mut rec,
     );
-    let rows = &rec.0;
+    let rows = &rec.packets;
     let codel: Vec<&PacketRecord> = rows
         .iter()
         .filter(|r| r.dropped == Some(link::DropReason::FqCodel))
@@ -141,7 +120,7 @@ fn a_dequeue_time_discipline_logs_its_drops_at_departure() {
 /// without.
 #[test]
 fn logging_packets_changes_nothing_the_run_reports() {
-    let with = competing("limit = \"30pkt\"", &mut Packets::default());
+    let with = competing("limit = \"30pkt\"", &mut PacketMemory::default());
     let without = competing("limit = \"30pkt\"", &mut netsim::NoRecorder);
     assert_eq!(format!("{with:?}"), format!("{without:?}"));
 }
