@@ -365,6 +365,7 @@ fn a_linux_receivers_window_holds_the_sender() {
         comp_sack_max: 44,
         rcv_window_init: 20_000,
         rcv_window_max: 20_000,
+        autotuning: Default::default(),
     };
     let mss = Config::new(Algorithm::Cubic).mss_bytes;
     assert_eq!(mss, 1500);

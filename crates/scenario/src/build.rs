@@ -277,6 +277,7 @@ fn flow_table(
         field,
         err,
     )?;
+    let ack = with_rcv_autotuning(ack, f.rcv_autotuning, field, err)?;
     let mut flows = Vec::new();
     for k in 0..count {
         let label = f
@@ -574,6 +575,7 @@ fn with_rcv_buffer(
             comp_sack_slack_ns,
             comp_sack_max,
             rcv_window_init,
+            autotuning,
             ..
         } => {
             let max = b * RCV_WINDOW_SHARE.0 / RCV_WINDOW_SHARE.1;
@@ -585,11 +587,44 @@ fn with_rcv_buffer(
                 comp_sack_max,
                 rcv_window_init: rcv_window_init.min(max),
                 rcv_window_max: max,
+                autotuning,
             })
         }
         _ => Err(err(
             &field("rcv_buffer"),
             "sets Linux's receive buffer, and this flow's receiver is not Linux's (`ack = \"linux\"`, the default of bbrlab's algorithms on the Linux stack)".into(),
+        )),
+    }
+}
+
+/// `ack` with `rcv_autotuning`: which kernel's rule raises Linux's
+/// receive-window clamp (the default is the rule before Linux 6.16, which
+/// the simulator's fidelity tests are matched with). Only Linux's receiver
+/// has a window, so the key is refused with any other.
+fn with_rcv_autotuning(
+    ack: AckPolicy,
+    name: Option<RcvAutotuningName>,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<AckPolicy, ScenarioError> {
+    let Some(name) = name else {
+        return Ok(ack);
+    };
+    let rule = match name {
+        RcvAutotuningName::Pre6_16 => netsim::sender::RcvAutotuning::Cushioned,
+        RcvAutotuningName::Linux6_16 => netsim::sender::RcvAutotuning::Linux6_16,
+    };
+    match ack {
+        AckPolicy::Linux { .. } => {
+            let mut ack = ack;
+            if let AckPolicy::Linux { autotuning, .. } = &mut ack {
+                *autotuning = rule;
+            }
+            Ok(ack)
+        }
+        _ => Err(err(
+            &field("rcv_autotuning"),
+            "sets how Linux's receive window grows, and this flow's receiver is not Linux's (`ack = \"linux\"`, the default of bbrlab's algorithms on the Linux stack)".into(),
         )),
     }
 }

@@ -20,6 +20,7 @@ pub struct FlowTable {
     pub(crate) chunk_every: Option<Dur>,
     pub(crate) ack: Option<AckName>,
     pub(crate) rcv_buffer: Option<Bytes>,
+    pub(crate) rcv_autotuning: Option<RcvAutotuningName>,
     pub(crate) pacing: Option<PacingName>,
     pub(crate) initial_burst: Option<i64>,
     pub(crate) handshake: Option<HandshakeName>,

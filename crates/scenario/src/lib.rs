@@ -482,6 +482,34 @@ mod tests {
     }
 
     #[test]
+    fn rcv_autotuning_picks_the_kernels_rule_and_is_refused_where_it_means_nothing() {
+        let rule = |extra: &str| match parse_text(extra).unwrap().runs[0].config.flows[0].ack {
+            netsim::AckPolicy::Linux { autotuning, .. } => autotuning,
+            other => panic!("not Linux's receiver: {other:?}"),
+        };
+        assert_eq!(rule(""), netsim::sender::RcvAutotuning::Cushioned);
+        assert_eq!(
+            rule("rcv_autotuning = \"pre-6.16\""),
+            netsim::sender::RcvAutotuning::Cushioned
+        );
+        assert_eq!(
+            rule("rcv_autotuning = \"6.16\"\nrcv_buffer = \"64MiB\""),
+            netsim::sender::RcvAutotuning::Linux6_16
+        );
+        for (extra, want) in [
+            ("rcv_autotuning = \"6.18\"", "pre-6.16"),
+            ("rcv_autotuning = 6", "rcv_autotuning"),
+            ("ack = \"every\"\nrcv_autotuning = \"6.16\"", "not Linux's"),
+        ] {
+            let e = parse_text(extra).unwrap_err().to_string();
+            assert!(
+                e.contains("rcv_autotuning") && e.contains(want),
+                "{extra}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn jitter_stats_and_linux_acks_are_read() {
         let s = parse_text("ack = \"linux\"\n[flow.jitter]\nstats = \"quic-2018\"").unwrap();
         let f = &s.runs[0].config.flows[0];

@@ -76,6 +76,17 @@ pub enum AckName {
     Quic2018,
 }
 
+/// How Linux's receiver raises its window's clamp (`rcv_autotuning =
+/// "pre-6.16" | "6.16"`): the rule of the kernels before 6.16 (the
+/// default) or of 6.16 and later.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub enum RcvAutotuningName {
+    #[serde(rename = "pre-6.16")]
+    Pre6_16,
+    #[serde(rename = "6.16")]
+    Linux6_16,
+}
+
 /// The sender's pacer (`pacing = "exact" | "quantum" | "off"`).
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

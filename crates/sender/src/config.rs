@@ -117,6 +117,30 @@ pub enum App {
     },
 }
 
+/// How Linux's receiver raises its window's clamp from what the
+/// application read (`tcp_rcv_space_adjust()`, "dynamic right-sizing"),
+/// which decides how long its window grows and so how often it
+/// acknowledges each segment at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RcvAutotuning {
+    /// Twice what was read in the last receiver round trip plus 16
+    /// segments, and twice its growth on top of that, measured over the
+    /// sender's smoothed RTT: the rule of Linux before 6.16, and the one
+    /// the simulator's fidelity tests are matched with. The default.
+    #[default]
+    Cushioned,
+    /// Linux 6.16 and later (`tcp_rcvbuf_grow()`, "tcp: fix sk_rcvbuf
+    /// overshoot"): twice what was read plus four times its growth
+    /// relative to the round trip before, plus the span held above a
+    /// hole, which out-of-order data also raises the clamp by; measured
+    /// over the receiver's own RTT estimate, which takes a smaller
+    /// sample at once and a larger one an eighth of the way
+    /// (`tcp_rcv_rtt_update()`), starting from the handshake's. Kernel
+    /// 6.18's `tcp:tcp_rcvbuf_grow` tracepoint reads every clamp it set
+    /// to within a few bytes of this rule.
+    Linux6_16,
+}
+
 /// When the receiver acknowledges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckPolicy {
@@ -166,6 +190,8 @@ pub enum AckPolicy {
         /// The most the window may grow to, bytes: `tcp_rmem[2]` (32 MiB
         /// since Linux 6.16) at the same share, 20,971,520.
         rcv_window_max: u64,
+        /// How the window's clamp follows the application's reads.
+        autotuning: RcvAutotuning,
     },
     /// Chromium QUIC's ACK decimation, the `ACKD` connection option of
     /// its 2018 stack (`QuicConnection::SetFromConfig()` sets
@@ -212,6 +238,7 @@ impl AckPolicy {
         comp_sack_max: 44,
         rcv_window_init: 81_920,
         rcv_window_max: 20_971_520,
+        autotuning: RcvAutotuning::Cushioned,
     };
 
     /// Chromium QUIC's ACK decimation with its 2018 constants

@@ -98,7 +98,8 @@ pub mod segment;
 pub mod sender;
 
 pub use config::{
-    AckPolicy, App, CustomCc, LossDetection, MssChange, Pacing, SenderConfig, Timeout,
+    AckPolicy, App, CustomCc, LossDetection, MssChange, Pacing, RcvAutotuning, SenderConfig,
+    Timeout,
 };
 pub use ecn::{extend_count, Ecn, EcnCounts, EcnFeedback, SentPacket};
 pub use histogram::LogHistogram;

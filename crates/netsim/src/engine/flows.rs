@@ -366,13 +366,16 @@ impl Sim<'_> {
                 self.flows[f].receiver.set_min_rtt_ns(min_rtt);
             }
             // Linux's receive window grows once per receiver RTT, which it
-            // measures from echoed timestamps: the sender's smoothed RTT
-            // stands in. Its SACK compression also takes the handshake's
-            // RTT, for which the sender's min_rtt stands in.
+            // estimates from echoed timestamps: the sender's RTT stands in
+            // (the smoothed one, or its newest sample, by the receiver's
+            // autotuning rule). Its SACK compression also takes the
+            // handshake's RTT, for which the sender's min_rtt stands in.
             ReceiverRtt::Smoothed => {
-                let rtt = self.flows[f].sender.cc.rtt();
+                let sender = &self.flows[f].sender;
+                let rtt = sender.cc.rtt();
                 let (srtt, min_rtt) = (rtt.smoothed_ns(), rtt.min_ns());
-                self.flows[f].receiver.set_rtt_ns(srtt);
+                let latest = sender.latest_rtt_ns;
+                self.flows[f].receiver.on_sender_rtt(srtt, latest);
                 self.flows[f].receiver.set_min_rtt_ns(min_rtt);
             }
         }
