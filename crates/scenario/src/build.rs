@@ -590,11 +590,27 @@ fn with_rcv_buffer(
                 autotuning,
             })
         }
-        _ => Err(err(
-            &field("rcv_buffer"),
-            "sets Linux's receive buffer, and this flow's receiver is not Linux's (`ack = \"linux\"`, the default of bbrlab's algorithms on the Linux stack)".into(),
+        _ => Err(not_linuxs_receiver(
+            "rcv_buffer",
+            "Linux's receive buffer",
+            field,
+            err,
         )),
     }
+}
+
+/// The error for a key of Linux's receiver (`key`, which sets `what`) on a
+/// flow whose receiver is another.
+fn not_linuxs_receiver(
+    key: &str,
+    what: &str,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> ScenarioError {
+    err(
+        &field(key),
+        format!("sets {what}, and this flow's receiver is not Linux's (`ack = \"linux\"`, the default of bbrlab's algorithms on the Linux stack)"),
+    )
 }
 
 /// `ack` with `rcv_autotuning`: which kernel's rule raises Linux's
@@ -614,19 +630,17 @@ fn with_rcv_autotuning(
         RcvAutotuningName::Pre6_16 => netsim::sender::RcvAutotuning::Cushioned,
         RcvAutotuningName::Linux6_16 => netsim::sender::RcvAutotuning::Linux6_16,
     };
-    match ack {
-        AckPolicy::Linux { .. } => {
-            let mut ack = ack;
-            if let AckPolicy::Linux { autotuning, .. } = &mut ack {
-                *autotuning = rule;
-            }
-            Ok(ack)
-        }
-        _ => Err(err(
-            &field("rcv_autotuning"),
-            "sets how Linux's receive window grows, and this flow's receiver is not Linux's (`ack = \"linux\"`, the default of bbrlab's algorithms on the Linux stack)".into(),
-        )),
+    let mut ack = ack;
+    if let AckPolicy::Linux { autotuning, .. } = &mut ack {
+        *autotuning = rule;
+        return Ok(ack);
     }
+    Err(not_linuxs_receiver(
+        "rcv_autotuning",
+        "how Linux's receive window grows",
+        field,
+        err,
+    ))
 }
 
 /// The receiver's ACK policy: `ack`, or when it is not given the
