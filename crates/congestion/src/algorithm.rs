@@ -161,6 +161,14 @@ pub trait CongestionControl {
     /// A packet was sent. `in_flight_before` excludes it.
     fn on_packet_sent(&mut self, _now: Instant, _bytes: u64, _in_flight_before: u64) {}
 
+    /// The sender had data to send and held it for want of window,
+    /// sending nothing, with `in_flight` bytes out (a TCP sender waiting
+    /// for an ACK to open a whole TSO packet's room, Linux's
+    /// `tcp_tso_should_defer()`). The window counts as used, as Linux's
+    /// `is_cwnd_limited` does; an algorithm that reads no such fact
+    /// ignores it.
+    fn on_held_by_cwnd(&mut self, _now: Instant, _in_flight: u64) {}
+
     /// The first send after an application-limited idle period.
     fn on_restart_from_idle(&mut self, _now: Instant, _rtt: &RttEstimator) {}
 

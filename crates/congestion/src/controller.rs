@@ -671,6 +671,21 @@ impl Controller {
         self.inner.get_mut().on_mss_change(self.mss);
     }
 
+    /// The sender had data to send and held it for want of window,
+    /// sending nothing, with `bytes_in_flight` out: the window counts as
+    /// used ([`CongestionControl::on_held_by_cwnd`]). A TCP sender that
+    /// defers a TSO packet until an ACK opens room for all of it calls
+    /// this, as Linux's `tcp_tso_should_defer()` sets `is_cwnd_limited`.
+    pub fn on_held_by_cwnd(&mut self, now: Instant, bytes_in_flight: u64) {
+        match &mut self.inner {
+            Inner::Bbr(c) => c.on_held_by_cwnd(now, bytes_in_flight),
+            Inner::Bbr3(c) => c.on_held_by_cwnd(now, bytes_in_flight),
+            Inner::Cubic(c) => c.on_held_by_cwnd(now, bytes_in_flight),
+            Inner::Reno(c) => c.on_held_by_cwnd(now, bytes_in_flight),
+            Inner::Custom(c) => c.on_held_by_cwnd(now, bytes_in_flight),
+        }
+    }
+
     /// The current segment size.
     pub fn mss_bytes(&self) -> u64 {
         self.mss

@@ -350,6 +350,10 @@ impl CongestionControl for Cubic {
         self.w.on_packet_sent(now, bytes, in_flight_before);
     }
 
+    fn on_held_by_cwnd(&mut self, now: Instant, in_flight: u64) {
+        self.w.on_held_by_cwnd(now, in_flight);
+    }
+
     /// §4.8: ssthresh as for a loss (β), cwnd to one packet. Linux's
     /// HyStart starts over (`cubictcp_state()` on `TCP_CA_Loss`).
     fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {

@@ -43,6 +43,22 @@ impl CwndUsage {
     /// `tcp_write_xmit()`).
     pub fn on_sent(&mut self, now: Instant, in_flight_after: u64, cwnd: u64, mss: u64) {
         let limited = in_flight_after.saturating_add(mss) > cwnd;
+        self.record(now, in_flight_after, limited);
+    }
+
+    /// The sender held data back at `now` for want of window, sending
+    /// nothing, with `in_flight` bytes out: Linux's `tcp_write_xmit()`
+    /// passes `is_cwnd_limited` to `tcp_cwnd_validate()` when
+    /// `tcp_tso_should_defer()` waits for the window to open further,
+    /// though a segment would still fit.
+    pub fn on_held(&mut self, now: Instant, in_flight: u64) {
+        self.record(now, in_flight, true);
+    }
+
+    /// `tcp_cwnd_validate()`: a new window of data starts when the last
+    /// is over, the window was found full, or more is in flight than the
+    /// record holds.
+    fn record(&mut self, now: Instant, in_flight_after: u64, limited: bool) {
         if self.window_over
             || self.window_start.is_none()
             || limited
@@ -113,5 +129,20 @@ mod tests {
         u.on_ack(Some(at(5)));
         u.on_sent(at(12), 2 * MSS, 10 * MSS, MSS);
         assert!(u.may_grow(10 * MSS, false));
+    }
+
+    #[test]
+    fn data_held_back_for_the_window_counts_as_using_it() {
+        let mut u = CwndUsage::default();
+        // Eight of ten segments out, room for two: not full by the send.
+        u.on_sent(at(0), 8 * MSS, 10 * MSS, MSS);
+        assert!(!u.may_grow(10 * MSS, false));
+        // The sender waits for an ACK to send a whole TSO packet.
+        u.on_held(at(1), 8 * MSS);
+        assert!(u.may_grow(10 * MSS, false));
+        // Until a window of data passes with no wait and no full window.
+        u.on_ack(Some(at(1)));
+        u.on_sent(at(50), 5 * MSS, 10 * MSS, MSS);
+        assert!(!u.may_grow(10 * MSS, false));
     }
 }

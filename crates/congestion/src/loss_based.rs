@@ -141,6 +141,12 @@ impl Window {
         }
     }
 
+    /// The sender held data back for want of window (see
+    /// [`crate::CongestionControl::on_held_by_cwnd`]).
+    pub fn on_held_by_cwnd(&mut self, now: Instant, in_flight: u64) {
+        self.usage.on_held(now, in_flight);
+    }
+
     /// Whether an ACK may grow the window: not during a reduction (Linux
     /// runs the algorithm's `cong_avoid` only outside `TCP_CA_CWR` and
     /// `TCP_CA_Recovery`, `tcp_cong_control()`; after a timeout it grows

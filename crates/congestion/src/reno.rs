@@ -108,6 +108,10 @@ impl CongestionControl for Reno {
         self.w.on_packet_sent(now, bytes, in_flight_before);
     }
 
+    fn on_held_by_cwnd(&mut self, now: Instant, in_flight: u64) {
+        self.w.on_held_by_cwnd(now, in_flight);
+    }
+
     /// RFC 5681 §3.1: ssthresh to half the window, cwnd to one packet.
     fn on_retransmission_timeout(&mut self, _now: Instant, _bytes_in_flight: u64) {
         let half = self.w.cwnd / 2;

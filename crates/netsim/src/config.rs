@@ -35,6 +35,9 @@ pub struct FlowConfig {
     pub ack: AckPolicy,
     /// How the pacer releases packets.
     pub pacing: Pacing,
+    /// Linux's TSO deferral (scenario `tso_defer`;
+    /// [`sender::SenderConfig::tso_defer`]).
+    pub tso_defer: bool,
     /// How many of the flow's first packets leave back to back before
     /// pacing starts (scenario `initial_burst`; Linux TCP: 10;
     /// [`sender::SenderConfig::initial_burst_packets`]).
@@ -160,6 +163,7 @@ impl FlowConfig {
                 AckPolicy::Linux { .. } => EcnFeedback::Ece,
                 _ => EcnFeedback::Counts,
             },
+            tso_defer: self.tso_defer,
         }
     }
 
@@ -175,6 +179,7 @@ impl FlowConfig {
             app: App::Bulk,
             ack: AckPolicy::EveryPacket,
             pacing: Pacing::Exact,
+            tso_defer: false,
             initial_burst_packets: 0,
             mss_change: None,
             timeout: Timeout::Rto,

@@ -23,7 +23,7 @@ fn direction(text: &str) -> link::ResolvedDirection {
 }
 
 /// One kernel-like CUBIC flow (Linux's receiver and HyStart, no pacing,
-/// 52-byte headers) with `avoidance`, on a path whose forward direction is
+/// Linux's TSO deferral, 52-byte headers) with `avoidance`, on a path whose forward direction is
 /// `forward` and whose reverse has the same rate and one-way delay.
 fn kernel_like(
     avoidance: CubicAvoidance,
@@ -39,6 +39,7 @@ fn kernel_like(
     let mut flow = FlowConfig::bulk("cubic", cc);
     flow.ack = AckPolicy::LINUX;
     flow.pacing = Pacing::Off;
+    flow.tso_defer = true;
     flow.header_bytes = 52;
     SimConfig {
         duration_ns: seconds * SEC,

@@ -4,56 +4,14 @@
 //! decides whether the sender's window is freed one segment or two at a
 //! time.
 
-use netsim::{PacketKind, PacketMemory};
-use std::path::Path;
+mod common;
 
-/// Kernel `bbrlab_bbr3` against kernel `cubic` as `validate --multiflow`
-/// simulates its 1-BDP path (20 Mbit/s, 40 ms, 67 packets), the BBRv3
-/// flow's SYN first; `RULE` is replaced by the receivers' rule.
-const TEXT: &str = r#"
-name = "rcv-autotuning"
-duration = "1s"
-sample_interval = "10ms"
-seed = 1
-[[flow]]
-algorithm = "bbr3"
-handshake = "tcp"
-header_bytes = 52
-initial_burst = 10
-mss = 1448
-pacing = "quantum"
-rcv_autotuning = "RULE"
-[flow.bbr3]
-profile = "linux-v3"
-signals = "stock-kernel"
-[[flow]]
-algorithm = "cubic"
-handshake = "tcp"
-header_bytes = 52
-initial_burst = 10
-mss = 1448
-pacing = "off"
-start = "9us"
-rcv_autotuning = "RULE"
-[flow.cubic]
-avoidance = "linux"
-hystart_variant = "linux"
-[link.forward]
-delay = "20ms"
-rate = "20Mbit"
-queue = { limit = "67pkt" }
-[link.reverse]
-delay = "20ms"
-rate = "20Mbit"
-"#;
+use netsim::PacketKind;
 
 /// The BBRv3 flow's data segments per ACK its receiver sent from 0.2 to
 /// 0.3 s, before the two start-ups overflow the queue together.
 fn segments_per_ack(rule: &str) -> f64 {
-    let text = TEXT.replace("RULE", rule);
-    let sc = scenario::parse(&text, "t.toml", Path::new("."), Path::new("t.toml")).unwrap();
-    let mut rec = PacketMemory::default();
-    netsim::run(&sc.runs[0].config, &mut rec).unwrap();
+    let rec = common::run_start_up_path(&format!("rcv_autotuning = \"{rule}\""));
     let (lo, hi) = (200_000_000, 300_000_000);
     let data = rec
         .packets

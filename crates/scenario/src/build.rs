@@ -278,6 +278,12 @@ fn flow_table(
         err,
     )?;
     let ack = with_rcv_autotuning(ack, f.rcv_autotuning, field, err)?;
+    let pacing = match f.pacing {
+        Some(PacingName::Quantum) => netsim::Pacing::Quantum,
+        Some(PacingName::Off) => netsim::Pacing::Off,
+        Some(PacingName::Exact) | None => netsim::Pacing::Exact,
+    };
+    let tso_defer = tso_defer_of(f.tso_defer, quic, pacing, field, err)?;
     let mut flows = Vec::new();
     for k in 0..count {
         let label = f
@@ -318,11 +324,8 @@ fn flow_table(
                 // (the parser does not link the stacks).
                 AlgName::Stack(q) => Some(netsim::CustomCc::named(q.name())),
             },
-            pacing: match f.pacing {
-                Some(PacingName::Quantum) => netsim::Pacing::Quantum,
-                Some(PacingName::Off) => netsim::Pacing::Off,
-                Some(PacingName::Exact) | None => netsim::Pacing::Exact,
-            },
+            pacing,
+            tso_defer,
             initial_burst_packets,
             mss_change,
             header_bytes,
@@ -596,6 +599,31 @@ fn with_rcv_buffer(
             field,
             err,
         )),
+    }
+}
+
+/// `tso_defer`: whether the flow's sender waits, as Linux's does, for the
+/// ACK that lets a whole TSO packet out (off by default). Only a TCP
+/// sender with TSO packets defers: with the exact pacer (one packet at a
+/// time) or QUIC's stack the key would change nothing, so it is refused.
+fn tso_defer_of(
+    set: Option<bool>,
+    quic: bool,
+    pacing: netsim::Pacing,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<bool, ScenarioError> {
+    match set {
+        Some(true) if quic => Err(err(
+            &field("tso_defer"),
+            "is Linux TCP's rule, and this flow runs QUIC's stack (`stack = \"quic-2018\"`)".into(),
+        )),
+        Some(true) if pacing == netsim::Pacing::Exact => Err(err(
+            &field("tso_defer"),
+            "needs TSO packets to defer: `pacing = \"quantum\"` or `\"off\"` (this flow paces one packet at a time, `\"exact\"`, the default)".into(),
+        )),
+        Some(on) => Ok(on),
+        None => Ok(false),
     }
 }
 

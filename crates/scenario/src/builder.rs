@@ -192,6 +192,12 @@ impl Flow {
         self.set("pacing", pacing)
     }
 
+    /// Whether the sender waits, as Linux's does, for the ACK that lets
+    /// a whole TSO packet out (`pacing` `quantum` or `off` only).
+    pub fn tso_defer(self, on: bool) -> Self {
+        self.set("tso_defer", on)
+    }
+
     /// How many of its first packets leave back to back before pacing
     /// starts (Linux TCP: 10).
     pub fn initial_burst(self, packets: u32) -> Self {
@@ -206,6 +212,12 @@ impl Flow {
     /// The receiver's ACK policy (`every`, `delayed`, `linux`, ...).
     pub fn ack(self, ack: &str) -> Self {
         self.set("ack", ack)
+    }
+
+    /// With Linux's receiver: which kernel's rule grows its window's
+    /// clamp (`pre-6.16` or `6.16`).
+    pub fn rcv_autotuning(self, rule: &str) -> Self {
+        self.set("rcv_autotuning", rule)
     }
 
     /// Payload and header bytes per packet.

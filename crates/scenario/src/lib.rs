@@ -510,6 +510,35 @@ mod tests {
     }
 
     #[test]
+    fn tso_defer_reaches_the_flow_and_is_refused_where_no_tso_packet_exists() {
+        let defer = |extra: &str| parse_text(extra).unwrap().runs[0].config.flows[0].tso_defer;
+        assert!(!defer(""));
+        assert!(!defer("pacing = \"quantum\""));
+        assert!(defer("pacing = \"quantum\"\ntso_defer = true"));
+        assert!(defer("pacing = \"off\"\ntso_defer = true"));
+        assert!(!defer("tso_defer = false"));
+        let sender = parse_text("pacing = \"off\"\ntso_defer = true")
+            .unwrap()
+            .runs[0]
+            .config
+            .flows[0]
+            .sender_config();
+        assert!(sender.tso_defer);
+        for (extra, want) in [
+            ("tso_defer = true", "\"exact\""),
+            ("pacing = \"exact\"\ntso_defer = true", "\"quantum\""),
+            (
+                "pacing = \"quantum\"\nstack = \"quic-2018\"\ntso_defer = true",
+                "QUIC",
+            ),
+            ("pacing = \"quantum\"\ntso_defer = \"yes\"", "tso_defer"),
+        ] {
+            let e = parse_text(extra).unwrap_err().to_string();
+            assert!(e.contains("tso_defer") && e.contains(want), "{extra}: {e}");
+        }
+    }
+
+    #[test]
     fn jitter_stats_and_linux_acks_are_read() {
         let s = parse_text("ack = \"linux\"\n[flow.jitter]\nstats = \"quic-2018\"").unwrap();
         let f = &s.runs[0].config.flows[0];

@@ -300,6 +300,12 @@ pub struct SenderConfig {
     /// discovery raising it, or a route with a smaller MTU lowering it);
     /// `None` keeps `cc.mss_bytes` throughout.
     pub mss_change: Option<MssChange>,
+    /// Linux's TSO deferral (`tcp_tso_should_defer()`): a TCP sender
+    /// whose window has room for only part of its next TSO packet waits
+    /// for the ACK due within a millisecond instead of sending the part.
+    /// Only with [`Timeout::Rto`] and [`Pacing::Quantum`] or
+    /// [`Pacing::Off`], which send TSO packets; off by default.
+    pub tso_defer: bool,
 }
 
 /// The segment size changes at `at_ns` to `mss` bytes: data not yet sent
@@ -350,6 +356,7 @@ impl SenderConfig {
             ecn: Ecn::NotEct,
             ecn_feedback: EcnFeedback::Counts,
             mss_change: None,
+            tso_defer: false,
         }
     }
 }

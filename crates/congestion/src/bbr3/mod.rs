@@ -766,6 +766,12 @@ impl CongestionControl for Bbr3 {
         }
     }
 
+    /// Held back for want of window: Linux's `tcp_write_xmit()` sets
+    /// `is_cwnd_limited` when `tcp_tso_should_defer()` waits for it.
+    fn on_held_by_cwnd(&mut self, _now: Instant, _in_flight: u64) {
+        self.cwnd_limited_this_round = true;
+    }
+
     /// `HandleRestartFromIdle()` (§5.4.1, Linux `bbr_cwnd_event()`).
     fn on_restart_from_idle(&mut self, now: Instant, rtt: &RttEstimator) {
         if !self.cfg.idle_restart {

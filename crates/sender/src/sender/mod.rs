@@ -27,6 +27,7 @@ use std::time::Duration;
 
 mod ack;
 mod ce;
+mod defer;
 mod ledger;
 mod rack;
 mod recovery;
@@ -37,6 +38,7 @@ mod stats;
 mod tlp;
 mod undo;
 
+use defer::Deferral;
 use ledger::{uncovered, LostList};
 
 /// Packet threshold for loss (RFC 9002 kPacketThreshold).
@@ -183,6 +185,11 @@ pub struct Sender {
     /// Whether PSH is marked: a TCP sender (TCP's RTO) unless turned off
     /// ([`Sender::set_marks_push`]).
     marks_push: bool,
+    /// Whether the sender defers TSO packets as Linux does (`defer.rs`,
+    /// [`SenderConfig::tso_defer`]).
+    tso_defer: bool,
+    /// The TSO packet at the head of new data, for the deferral.
+    tso: defer::TsoSkb,
     app_limited_marked: bool,
     rto_backoff: u32,
     rto_base: Instant,
@@ -363,6 +370,8 @@ impl Sender {
             skb_next: None,
             unit: skb::SendUnit::default(),
             marks_push: matches!(flow.timeout, Timeout::Rto),
+            tso_defer: Self::defers_tso(flow),
+            tso: defer::TsoSkb::default(),
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base: start,

@@ -82,6 +82,22 @@ impl Sender {
         if next_send > now && !self.joins_burst(now, chunk, bytes as u64, retransmission) {
             return SendDecision::PaceUntil(next_send);
         }
+        if !retransmission {
+            match self.tso_deferral(now) {
+                Deferral::Send => {}
+                Deferral::Cwnd => {
+                    self.cc.on_held_by_cwnd(now, self.inflight);
+                    return SendDecision::CwndLimited;
+                }
+                Deferral::Rwnd => {
+                    self.rwnd_blocked(now);
+                    return SendDecision::FlowBlocked;
+                }
+                // The ACK due within a millisecond, or the application's
+                // next write, brings the sender back.
+                Deferral::App => return SendDecision::CwndLimited,
+            }
+        }
         SendDecision::Send {
             chunk,
             bytes,
@@ -195,6 +211,7 @@ impl Sender {
         } else {
             self.next_chunk += 1;
             self.app.consume(bytes as u64);
+            self.tso_sent();
         }
         self.app_limited_marked = false;
         // App-limited after this packet: nothing else is queued to send.
