@@ -238,7 +238,7 @@ fn matched_run(
     ack: Option<&str>,
     tcp_handshake: bool,
 ) -> Result<scenario::Run, String> {
-    use scenario::edit::{set_keys, Table};
+    use scenario::edit::{has_key, set_keys, Table};
     let mut keys = Vec::new();
     if tcp_handshake {
         keys.push((
@@ -252,6 +252,32 @@ fn matched_run(
             "initial_burst",
             scenario::edit::Value::Integer(LINUX_INITIAL_BURST.into()),
         ));
+        // And waits for the ACK that lets a whole TSO packet out
+        // (`tcp_tso_should_defer()`), where the flow sends TSO packets.
+        let f = &run.config.flows[0];
+        if f.pacing != netsim::Pacing::Exact
+            && f.timeout == netsim::Timeout::Rto
+            && !has_key(&run.text, Table::Flow(0), "tso_defer")?
+        {
+            keys.push((
+                Table::Flow(0),
+                "tso_defer",
+                scenario::edit::Value::Boolean(true),
+            ));
+        }
+        // Linux's receiver grows its window by the running kernel's rule,
+        // unless the scenario names one.
+        let linux_receiver = match ack {
+            Some(a) => a == "linux",
+            None => matches!(f.ack, netsim::AckPolicy::Linux { .. }),
+        };
+        if linux_receiver && !has_key(&run.text, Table::Flow(0), "rcv_autotuning")? {
+            keys.push((
+                Table::Flow(0),
+                "rcv_autotuning",
+                scenario::edit::Value::String(claims::validate::linux_rcv_autotuning().into()),
+            ));
+        }
         // Measured from the SYN-ACK, as the kernel's log is from the
         // connection: the run goes on past its duration by the longest
         // handshake it may take (a SYN lost twice: 1 + 2 s, and the round
@@ -926,6 +952,36 @@ pub(crate) mod tests {
         assert_eq!(f.handshake, netsim::Handshake::Tcp);
         assert_eq!(f.initial_burst_packets, 10, "Linux's unpaced first ten");
         assert_eq!((f.cc.mss_bytes, f.header_bytes), (1448, 52));
+        // An exactly paced flow has no TSO packets to defer; one sending
+        // kernel-sized bursts defers as Linux does.
+        assert!(!f.tso_defer);
+        let quantum = dir.path().join("q.toml");
+        let text = std::fs::read_to_string(&sc).unwrap() + "pacing = \"quantum\"\n";
+        std::fs::write(&quantum, text).unwrap();
+        let run_q = scenario::load(&quantum).unwrap().runs[0].clone();
+        let kernel_q = matched_run(&quantum, &run_q, Some(size), Some("linux"), true).unwrap();
+        assert!(kernel_q.config.flows[0].tso_defer);
+        let udp_q = matched_run(&quantum, &run_q, Some(size), None, false).unwrap();
+        assert!(!udp_q.config.flows[0].tso_defer, "the UDP transport's");
+        // Linux's receiver grows its window by the running kernel's rule.
+        let rule = |r: &scenario::Run| match r.config.flows[0].ack {
+            netsim::AckPolicy::Linux { autotuning, .. } => autotuning,
+            other => panic!("not Linux's receiver: {other:?}"),
+        };
+        let running = match claims::validate::linux_rcv_autotuning() {
+            "6.16" => netsim::sender::RcvAutotuning::Linux6_16,
+            _ => netsim::sender::RcvAutotuning::Cushioned,
+        };
+        assert_eq!(rule(&kernel_q), running);
+        // A scenario's own choices stay.
+        let own = dir.path().join("own.toml");
+        let text = std::fs::read_to_string(&quantum).unwrap()
+            + "tso_defer = false\nrcv_autotuning = \"pre-6.16\"\n";
+        std::fs::write(&own, text).unwrap();
+        let run_own = scenario::load(&own).unwrap().runs[0].clone();
+        let kernel_own = matched_run(&own, &run_own, Some(size), Some("linux"), true).unwrap();
+        assert!(!kernel_own.config.flows[0].tso_defer);
+        assert_eq!(rule(&kernel_own), netsim::sender::RcvAutotuning::Cushioned);
         let udp = matched_run(&sc, &run, Some(size), None, false).unwrap();
         assert_eq!(udp.config.flows[0].handshake, netsim::Handshake::None);
         assert_eq!(udp.config.flows[0].initial_burst_packets, 0);

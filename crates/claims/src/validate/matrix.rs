@@ -166,14 +166,18 @@ pub const LINUX_INITIAL_BURST: u32 = 10;
 
 /// A flow made to run as kernel TCP's `kernel_cc` does, as validate's
 /// competing flows are: [`sim_flow`] with the kernel's packet size,
-/// TCP's SYN exchange, Linux's first burst, receiver and pacing.
+/// TCP's SYN exchange, Linux's first burst, receiver (with the running
+/// kernel's receive-buffer rule, [`linux_rcv_autotuning`]), pacing and
+/// TSO deferral.
 pub fn tcp_like_flow(kernel_cc: &str) -> Flow {
     sim_flow(kernel_cc)
         .handshake("tcp")
         .initial_burst(LINUX_INITIAL_BURST)
         .packet(KERNEL_DEFAULT.payload, u64::from(KERNEL_DEFAULT.header))
         .pacing(sim_pacing(kernel_cc))
+        .tso_defer(true)
         .ack("linux")
+        .rcv_autotuning(super::linux_rcv_autotuning())
 }
 
 /// The simulator's counterpart of the kernel's `kernel_cc`, for every

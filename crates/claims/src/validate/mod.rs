@@ -7,6 +7,7 @@
 //! can use them without the emulator.
 
 mod bounds;
+mod kernel_receiver;
 mod markdown;
 mod matrix;
 pub mod multiflow_judge;
@@ -15,6 +16,7 @@ mod packet_size;
 pub mod receivers;
 
 pub use bounds::*;
+pub use kernel_receiver::{linux_rcv_autotuning, rcv_autotuning_for};
 pub use markdown::*;
 pub use matrix::*;
 pub use packet_size::{PacketSize, KERNEL_DEFAULT};

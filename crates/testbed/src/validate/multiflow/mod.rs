@@ -686,6 +686,19 @@ mod tests {
                     sender::Pacing::Quantum
                 };
                 assert_eq!(f.pacing, paced, "{} flow {k}", p.name);
+                // Both send TSO packets, and defer them as Linux does;
+                // Linux's receiver has the running kernel's rule.
+                assert!(f.tso_defer, "{} flow {k}", p.name);
+                let want = match crate::validate::linux_rcv_autotuning() {
+                    "6.16" => netsim::sender::RcvAutotuning::Linux6_16,
+                    _ => netsim::sender::RcvAutotuning::Cushioned,
+                };
+                assert!(
+                    matches!(f.ack, netsim::AckPolicy::Linux { autotuning, .. } if autotuning == want),
+                    "{} flow {k}: {:?}",
+                    p.name,
+                    f.ack
+                );
                 if p.flows[k].cc == BBR3_KERNEL {
                     assert_eq!(
                         crate::compare::kernel_counterpart(&f.cc).unwrap(),

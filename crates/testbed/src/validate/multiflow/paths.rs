@@ -329,17 +329,22 @@ impl MultiPath {
         }
         let ecn = self.queue == Queue::CodelEcn;
         for (f, &start_us) in self.flows.iter().zip(starts_us) {
-            b = b.flow(
-                crate::validate::sim_flow(f.cc)
-                    .handshake("tcp")
-                    .initial_burst(crate::compare::LINUX_INITIAL_BURST)
-                    .start(Duration::from_micros(start_us))
-                    .extra_rtt(millis(f.extra_rtt_ms))
-                    .packet(size.payload, u64::from(size.header))
-                    .pacing(crate::validate::sim_pacing(f.cc))
-                    .ack(ack)
-                    .ecn(ecn),
-            );
+            let mut flow = crate::validate::sim_flow(f.cc)
+                .handshake("tcp")
+                .initial_burst(crate::compare::LINUX_INITIAL_BURST)
+                .start(Duration::from_micros(start_us))
+                .extra_rtt(millis(f.extra_rtt_ms))
+                .packet(size.payload, u64::from(size.header))
+                .pacing(crate::validate::sim_pacing(f.cc))
+                .tso_defer(true)
+                .ack(ack)
+                .ecn(ecn);
+            // Linux's receiver grows its window by the running kernel's
+            // rule.
+            if ack == "linux" {
+                flow = flow.rcv_autotuning(crate::validate::linux_rcv_autotuning());
+            }
+            b = b.flow(flow);
         }
         b.to_toml()
     }
