@@ -19,7 +19,7 @@
 //!   carries the same bytes per byte of goodput.
 
 use crate::compare_report::{CompareReport, FailedSource, SourceRow, Statistics};
-use crate::emu::{emu_stats, run_emu};
+use crate::emu::{emu_stats, run_emu_with};
 use crate::packet_size::{kernel_packet_size, s2n_packet_size, udp_packet_size, PacketSize};
 use crate::summaries::{self, SenderSummary};
 use figures::{self as plots, Figure, Series};
@@ -124,6 +124,29 @@ pub fn counterpart_note(cc: &congestion::Config) -> Option<String> {
             keys.join(" and ")
         )
     })
+}
+
+/// The sysctl by which kernel TCP negotiates ECN.
+const TCP_ECN_SYSCTL: &str = "/proc/sys/net/ipv4/tcp_ecn";
+
+/// The emulator's options kernel TCP's run needs for a flow that is
+/// (`ecn`) or is not ECN-capable: `--tcp-ecn` with ECN (the UDP transport
+/// and QUIC stacks set their codepoints themselves, so only the kernel's
+/// run takes it). `Err` when this kernel cannot negotiate ECN at all (no
+/// `sysctl`, the file [`TCP_ECN_SYSCTL`]).
+fn kernel_ecn_args(ecn: bool, sysctl: &Path) -> Result<Vec<String>, String> {
+    if !ecn {
+        return Ok(Vec::new());
+    }
+    if !sysctl.exists() {
+        return Err(format!(
+            "the flow is ECN-capable (`ecn` in the scenario), but this kernel has no {}, so \
+             kernel TCP cannot negotiate ECN; compare without the kernel (--with udp) or \
+             without ECN",
+            sysctl.display()
+        ));
+    }
+    Ok(vec!["--tcp-ecn".into()])
 }
 
 /// One row of the table.
@@ -464,6 +487,15 @@ pub fn run_with(
             eprintln!("compare: note: {note}");
         }
     }
+    // Kernel TCP negotiates ECN only where the namespaces allow it
+    // (`net.ipv4.tcp_ecn = 1`): an ECN-capable flow's kernel run gets the
+    // emulator's `--tcp-ecn`, or a marking queue would drop its Not-ECT
+    // packets where the simulated flow's are marked.
+    let kernel_emu_args = if with.contains(&Source::Kernel) {
+        kernel_ecn_args(flow0.ecn.is_ect(), Path::new(TCP_ECN_SYSCTL))?
+    } else {
+        Vec::new()
+    };
     let exe_path = std::env::current_exe().map_err(|e| e.to_string())?;
     let exe = exe_path.display();
     let mut rows = Vec::new();
@@ -528,7 +560,18 @@ pub fn run_with(
             _ => &alg,
         };
         eprintln!("compare: {label} ({run_alg}) through the emulator for {secs} s …");
-        let stdout = match run_emu(&exe_path, scenario, (&server, &client), secs + 60, &dir) {
+        let emu_extra: &[String] = match s {
+            Source::Kernel => &kernel_emu_args,
+            _ => &[],
+        };
+        let stdout = match run_emu_with(
+            &exe_path,
+            scenario,
+            (&server, &client),
+            secs + 60,
+            &dir,
+            emu_extra,
+        ) {
             Ok(o) => o,
             // A run that fails is a finding about that source (written
             // into compare.json's `failed`, so validate reports it), not a
@@ -910,6 +953,18 @@ pub(crate) mod tests {
         .unwrap();
         let e = single_flow_run(&path).unwrap_err();
         assert!(e.contains("`mss_change` runs only in the simulator"), "{e}");
+    }
+
+    #[test]
+    fn an_ecn_flows_kernel_run_negotiates_ecn_or_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let sysctl = dir.path().join("tcp_ecn");
+        assert!(kernel_ecn_args(false, &sysctl).unwrap().is_empty());
+        let e = kernel_ecn_args(true, &sysctl).unwrap_err();
+        assert!(e.contains("tcp_ecn") && e.contains("--with udp"), "{e}");
+        std::fs::write(&sysctl, "2\n").unwrap();
+        assert_eq!(kernel_ecn_args(true, &sysctl).unwrap(), ["--tcp-ecn"]);
+        assert!(kernel_ecn_args(false, &sysctl).unwrap().is_empty());
     }
 
     #[test]
