@@ -163,6 +163,28 @@ struct Row {
     /// The emulator's own figures for the run (`bbrlab emu --stats`):
     /// how long its forwarder could not run while packets fell due.
     emulator: Option<serde_json::Value>,
+    /// The share of the flow's packets the bottleneck marked CE (an
+    /// ECN-marking queue; `None` without marks to count).
+    ce_marked: Option<f64>,
+}
+
+/// What one simulated run gave [`Row::simulated`].
+struct Simulated {
+    m: Measured,
+    rtos: u64,
+    /// The share of the flow's data packets the bottleneck marked CE.
+    ce_marked: Option<f64>,
+}
+
+/// The share of the data direction's packets an emulator run's bottleneck
+/// marked CE, from its own figures (`marked_ce_packets` and
+/// `forwarded_packets`, the forward direction first); `None` when it
+/// marked none or did not say.
+fn emulator_ce_marked(emulator: Option<&serde_json::Value>) -> Option<f64> {
+    let e = emulator?;
+    let marked = e.get("marked_ce_packets")?.get(0)?.as_u64()?;
+    let forwarded = e.get("forwarded_packets")?.get(0)?.as_u64()?;
+    (marked > 0 && forwarded > 0).then(|| marked as f64 / forwarded as f64)
 }
 
 impl Row {
@@ -171,18 +193,18 @@ impl Row {
         label: String,
         matched_to: Option<String>,
         size: Option<PacketSize>,
-        m: Measured,
-        rtos: u64,
+        sim: Simulated,
     ) -> Row {
         Row {
             label,
             kind: "simulator",
             matched_to,
             size,
-            m,
-            rtos: Some(rtos),
+            m: sim.m,
+            rtos: Some(sim.rtos),
             host: None,
             emulator: None,
+            ce_marked: sim.ce_marked,
         }
     }
 
@@ -205,6 +227,7 @@ impl Row {
             min_rtt_ms: self.m.min_rtt_ms,
             host: self.host.clone(),
             emulator: self.emulator.clone(),
+            ce_marked_fraction: self.ce_marked,
         }
     }
 }
@@ -357,7 +380,7 @@ fn simulate(
     run: &scenario::Run,
     dir: &Path,
     window_s: f64,
-) -> Result<(Measured, u64), String> {
+) -> Result<Simulated, String> {
     let summary = runner::sweep::run_one(name, run, dir)?;
     let origin_s = summary
         .flows
@@ -365,7 +388,18 @@ fn simulate(
         .and_then(|f| f.handshake)
         .map_or(run.config.flows[0].start_ns as f64 / 1e9, |h| h.opened_s);
     let m = measure(&dir.join("flows.csv"), origin_s, window_s)?;
-    Ok((m, summary.flows.first().map_or(0, |f| f.rtos)))
+    // Over the whole run, as the emulator counts its marks.
+    let marked = summary
+        .links
+        .iter()
+        .find(|l| l.direction == "forward")
+        .map_or(0, |l| l.ce_marked);
+    let sent = summary.flows.first().map_or(0, |f| f.packets_sent);
+    Ok(Simulated {
+        m,
+        rtos: summary.flows.first().map_or(0, |f| f.rtos),
+        ce_marked: (marked > 0 && sent > 0).then(|| marked as f64 / sent as f64),
+    })
 }
 
 /// The `compare` command. `quic_bulk`: the program for [`Source::S2n`]
@@ -639,7 +673,7 @@ pub fn run_with(
         };
         let ack = matched_ack(&run, *s == Source::Kernel, kernel_ack)?;
         let matched = matched_run(scenario, &run, Some(size), ack, *s == Source::Kernel)?;
-        let (m, rtos) = simulate(
+        let sim = simulate(
             &sc_name,
             &matched,
             &out.join(format!("sim-{name}")),
@@ -649,8 +683,7 @@ pub fn run_with(
             format!("simulator as {name} ({alg})"),
             Some(real_label.clone()),
             Some(size),
-            m,
-            rtos,
+            sim,
         ));
         let sum = summary.as_ref();
         let host = sum.and_then(SenderSummary::tcp).map(|t| {
@@ -670,20 +703,20 @@ pub fn run_with(
             m: real_m,
             rtos: sum.and_then(SenderSummary::rtos),
             host,
+            ce_marked: emulator_ce_marked(emulator.as_ref()),
             emulator: emulator.clone(),
         });
     }
     // No real source to match (none asked for, or every one failed): the
     // simulator's own run still gives its row.
     if rows.is_empty() {
-        let (m, rtos) = simulate(&sc_name, &run, &out.join("sim"), window_s)?;
+        let sim = simulate(&sc_name, &run, &out.join("sim"), window_s)?;
         let size = own_size(&run);
         rows.push(Row::simulated(
             format!("simulator ({alg})"),
             None,
             Some(size),
-            m,
-            rtos,
+            sim,
         ));
     }
     print_table(&rows, window_s);
@@ -819,6 +852,15 @@ fn print_table(rows: &[Row], window_s: f64) {
             );
         }
     }
+    // A marking queue: how much of each flow it marked, the figure the
+    // ECN response is judged by (over each whole run).
+    for r in rows.iter().filter(|r| r.ce_marked.is_some()) {
+        println!(
+            "{:<30} marked CE at the bottleneck: {:.1} % of its packets",
+            r.label,
+            r.ce_marked.unwrap_or(0.0) * 100.0
+        );
+    }
 }
 
 /// Runs again, with the current simulator, the simulations an earlier
@@ -854,28 +896,22 @@ pub fn resimulate(
             row.header_bytes_per_packet,
         ) else {
             // The simulator alone (`--with none`): its own packet sizes.
-            let (m, rtos) = simulate(&sc_name, &run, &dir.join("sim"), window_s)?;
+            let sim = simulate(&sc_name, &run, &dir.join("sim"), window_s)?;
             let size = own_size(&run);
-            *row = Row::simulated(row.source.clone(), None, Some(size), m, rtos).source_row();
+            *row = Row::simulated(row.source.clone(), None, Some(size), sim).source_row();
             continue;
         };
         let size = PacketSize { payload, header };
         let ack = matched_ack(&run, kind == "kernel", kernel_ack)?;
         let matched = matched_run(scenario, &run, Some(size), ack, kind == "kernel")?;
-        let (m, rtos) = simulate(
+        let sim = simulate(
             &sc_name,
             &matched,
             &dir.join(format!("sim-{kind}")),
             window_s,
         )?;
-        *row = Row::simulated(
-            row.source.clone(),
-            row.matched_to.clone(),
-            Some(size),
-            m,
-            rtos,
-        )
-        .source_row();
+        *row = Row::simulated(row.source.clone(), row.matched_to.clone(), Some(size), sim)
+            .source_row();
     }
     report.write(dir)?;
     Ok(report)
@@ -953,6 +989,42 @@ pub(crate) mod tests {
         .unwrap();
         let e = single_flow_run(&path).unwrap_err();
         assert!(e.contains("`mss_change` runs only in the simulator"), "{e}");
+    }
+
+    #[test]
+    fn the_share_marked_ce_comes_from_each_sides_own_counts() {
+        // The emulator's figures: forward direction first.
+        let emu = serde_json::json!({
+            "marked_ce_packets": [250, 0],
+            "forwarded_packets": [1000, 600],
+        });
+        assert_eq!(emulator_ce_marked(Some(&emu)), Some(0.25));
+        let none =
+            serde_json::json!({"marked_ce_packets": [0, 0], "forwarded_packets": [1000, 600]});
+        assert_eq!(emulator_ce_marked(Some(&none)), None);
+        assert_eq!(emulator_ce_marked(Some(&serde_json::json!({}))), None);
+        assert_eq!(emulator_ce_marked(None), None);
+        // The simulator's: a flow that fills a queue marking above 1 ms is
+        // marked on part of its packets; the same flow on a drop-tail
+        // queue on none.
+        let dir = tempfile::tempdir().unwrap();
+        let run = |queue: &str| {
+            let sc = dir.path().join("ecn.toml");
+            std::fs::write(
+                &sc,
+                format!(
+                    "duration = \"2s\"\nsample_interval = \"10ms\"\n[link.forward]\nrate = \"20mbit\"\ndelay = \"2ms\"\nqueue = {{ limit = \"100pkt\"{queue} }}\n[link.reverse]\ndelay = \"2ms\"\n[[flow]]\nalgorithm = \"bbr\"\necn = true\n"
+                ),
+            )
+            .unwrap();
+            let run = scenario::load(&sc).unwrap().runs[0].clone();
+            simulate("ecn", &run, &dir.path().join("out"), 2.0).unwrap()
+        };
+        let marked = run(", aqm = \"step\", threshold = \"1ms\", ecn = true")
+            .ce_marked
+            .expect("a marking queue marked");
+        assert!(marked > 0.05 && marked <= 1.0, "{marked}");
+        assert_eq!(run("").ce_marked, None);
     }
 
     #[test]
@@ -1043,7 +1115,9 @@ pub(crate) mod tests {
         // Measured from the SYN-ACK's arrival, 40 ms (and the SYN's
         // serialization) after the start: the same delivery counted from
         // there gives a higher goodput than from 0 over the same window.
-        let (from_data, _) = simulate("p", &kernel, &dir.path().join("k"), 2.0).unwrap();
+        let from_data = simulate("p", &kernel, &dir.path().join("k"), 2.0)
+            .unwrap()
+            .m;
         let summary: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(dir.path().join("k/summary.json")).unwrap(),
         )

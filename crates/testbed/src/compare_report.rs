@@ -78,6 +78,10 @@ pub struct SourceRow {
     /// The emulator's own figures for the run (`bbrlab emu --stats`).
     #[serde(default)]
     pub emulator: Option<Value>,
+    /// The share of the flow's data packets the bottleneck marked CE,
+    /// over the whole run (absent where none was marked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_marked_fraction: Option<f64>,
 }
 
 impl SourceRow {
