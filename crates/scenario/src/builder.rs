@@ -108,6 +108,22 @@ pub struct Jitter {
     pub reorder: bool,
 }
 
+impl Jitter {
+    /// The direction's `jitter` value (`{ normal = { mean, sd, floor },
+    /// reorder }`), also for an edit of a scenario's text
+    /// ([`crate::edit::set_keys`]).
+    pub fn to_value(&self) -> Value {
+        let mut normal = Table::new();
+        normal.insert("mean".into(), duration_text(self.mean).into());
+        normal.insert("sd".into(), duration_text(self.sd).into());
+        normal.insert("floor".into(), duration_text(self.floor).into());
+        let mut t = Table::new();
+        t.insert("normal".into(), Value::Table(normal));
+        t.insert("reorder".into(), self.reorder.into());
+        Value::Table(t)
+    }
+}
+
 /// One direction of the link (`[link.forward]`, `[link.reverse]`, a port
 /// rule's `forward`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -143,14 +159,7 @@ impl Direction {
 
     /// Per-packet delay jitter.
     pub fn jitter(self, j: &Jitter) -> Self {
-        let mut normal = Table::new();
-        normal.insert("mean".into(), duration_text(j.mean).into());
-        normal.insert("sd".into(), duration_text(j.sd).into());
-        normal.insert("floor".into(), duration_text(j.floor).into());
-        let mut t = Table::new();
-        t.insert("normal".into(), Value::Table(normal));
-        t.insert("reorder".into(), j.reorder.into());
-        self.set("jitter", t)
+        self.set("jitter", j.to_value())
     }
 
     /// Any other key of a direction's table.
