@@ -238,15 +238,15 @@ fn an_app_limited_cubic_flow_keeps_its_window_near_what_it_uses() {
 /// (REFILL under a third of the time) leaves room for the re-probes CWR
 /// does allow between marked rounds.
 ///
-/// Without TSO deferral, which is not the rule under test and whose
-/// effect here no kernel run has checked: with it the flow's whole TSO
-/// packets (8 segments, about 1 ms at this rate) meet the 1 ms step
-/// harder, and the flow reads "too much CE" twice as often (REFILL 33 %,
-/// 66 Mbit/s). On the kernel-measured ECN path (50 Mbit/s, 4 ms, the
-/// same step; `bbrlab_bbr3` 42.9-46.2 Mbit/s with 43-54 % of packets
-/// marked, book, "BBRv3 in stock Linux TCP") the simulator gives 46.8 Mbit/s
-/// with deferral and 47.2 without, with 82 % and 75 % marked: the
-/// marking is off either way.
+/// Without TSO deferral, which is not the rule under test: with it this
+/// flow's whole TSO packets (8 segments, about 1 ms at this rate) meet
+/// the 1 ms step harder, and it reads "too much CE" twice as often
+/// (REFILL 33 %, 66 Mbit/s). This flow has v3's exact signals, which no
+/// kernel here runs; in the stock kernel's form, with deferral and the
+/// hosts' timing noise, the simulator gives 92.1 Mbit/s on this rate and
+/// step against kernel `bbrlab_bbr3`'s 88.5-89.3, though it marks 58 %
+/// of its packets to the kernel's 39-42 % (book, Validation, "ECN on a
+/// step queue against the kernel").
 #[test]
 fn linux_v3_with_persistent_marks_stays_out_of_refill() {
     let mut cc = Config::new(Algorithm::Bbr3);

@@ -9,6 +9,8 @@
 //! - [`emu_path`]: the emulator's path from its flags or a scenario's `[link]`;
 //! - [`host`]: the machine's facts (root, the kernel's congestion
 //!   controls), one reader each;
+//! - [`host_noise`]: the hosts' timing noise a simulation matched to
+//!   kernel TCP puts on its ACKs;
 //! - [`kernel`]: what to say when the BPF controls were not built in;
 //! - [`packet_size`]: each source's bytes per data packet;
 //! - [`quic_bulk`]: where the QUIC bulk-transfer program is, and its
@@ -34,6 +36,7 @@ pub mod emu;
 pub mod emu_log;
 pub mod emu_path;
 pub mod host;
+pub mod host_noise;
 pub mod jitter_sweep;
 pub mod kernel;
 pub mod packet_size;

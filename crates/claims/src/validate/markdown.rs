@@ -56,8 +56,13 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         }
         _ => "",
     };
+    // Runs before 2026-12-04 had no host noise in their kernel matches.
+    let noise = super::host_noise_text::host_noise_text(
+        &doc["simulator_host_noise"],
+        "each ACK of the simulation matched to kernel TCP",
+    );
     s.push_str(&format!(
-        "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms{receiver}; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
+        "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms{receiver}{noise}; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
         doc["seconds_per_run"], doc["repetitions"]
     ));
     s.push_str("| path | alg | kernel | simulator | sim − kernel | UDP | UDP − kernel | s2n-quic | s2n − kernel |\n");

@@ -7,6 +7,7 @@
 //! can use them without the emulator.
 
 mod bounds;
+mod host_noise_text;
 mod kernel_receiver;
 mod markdown;
 mod matrix;

@@ -120,15 +120,10 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
             "when the repetition's kernel flows did where the emulator's packet log says, else at their scheduled times"
         };
         // Sections written before 2026-12-02 have no host noise.
-        let noise = match (
-            mf["simulator_host_noise"]["mean_us"].as_u64(),
-            mf["simulator_host_noise"]["sd_us"].as_u64(),
-        ) {
-            (Some(m), Some(sd)) => format!(
-                "; each simulated ACK comes back {m} µs ± {sd} µs later (the hosts' timing noise, normal, in order)"
-            ),
-            _ => String::new(),
-        };
+        let noise = super::host_noise_text::host_noise_text(
+            &mf["simulator_host_noise"],
+            "each simulated ACK",
+        );
         format!("{median}; the simulator's flows send their SYNs {when} and open with a simulated SYN exchange{noise}")
     } else if phases > 1 {
         format!("; the simulator's figures are the median over {phases} start phases of the later flows, {span}, with each share's least and greatest in brackets")

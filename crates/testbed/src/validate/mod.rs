@@ -643,6 +643,7 @@ fn write_results(
         "seconds_per_run": seconds,
         "repetitions": reps,
         "simulator_ack": opts.ack,
+        "simulator_host_noise": host_noise_json(),
         "bounds": bounds_json(),
         "statistics": statistics,
         "all_within": all_within,
@@ -724,6 +725,9 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
         ));
     }
     let partial = opts.only.is_some() || !opts.algorithms.is_empty();
+    if partial {
+        check_earlier_noise(&doc, "--resimulate with --only or --algorithms")?;
+    }
     let had = doc["simulator_ack"].as_str().unwrap_or("every");
     if partial && had != opts.ack {
         return Err(format!(
@@ -817,12 +821,37 @@ fn earlier_rows(path: &Path, seconds: u64, reps: usize, ack: &str) -> Result<Vec
     Ok(earlier["paths"].as_array().cloned().unwrap_or_default())
 }
 
+/// The hosts' timing noise `compare` puts on the ACKs of every simulation
+/// matched to kernel TCP (crate::host_noise), as validate.json records
+/// it.
+fn host_noise_json() -> Value {
+    let n = crate::host_noise::HOST_NOISE;
+    json!({
+        "mean_us": n.mean.as_micros() as u64,
+        "sd_us": n.sd.as_micros() as u64,
+    })
+}
+
+/// Refuses to keep rows of `earlier` (a validate.json) beside new ones
+/// when its simulations matched to kernel TCP had no hosts' timing noise
+/// (runs before 2026-12-04): one table would mix two simulators. `what`
+/// names the option that would mix them.
+fn check_earlier_noise(earlier: &Value, what: &str) -> Result<(), String> {
+    if earlier["simulator_host_noise"] != host_noise_json() {
+        return Err(format!(
+            "{what} keeps rows whose simulations matched to kernel TCP had no hosts' timing noise on their ACKs (a run from before 2026-12-04); this one's have it: one table would mix two simulators (judge every row with --resimulate, or run without {what})"
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `earlier` (a validate.json) has single-flow rows of the same
 /// run length, repetitions and simulated receiver.
 fn check_earlier(earlier: &Value, seconds: u64, reps: usize, ack: &str) -> Result<(), String> {
     if earlier["paths"].as_array().is_none() {
         return Err("--update: the earlier validate.json has no single-flow rows (`paths`); run without --update first".into());
     }
+    check_earlier_noise(earlier, "--update")?;
     let had = (
         earlier["seconds_per_run"].as_u64(),
         earlier["repetitions"].as_u64(),
@@ -1008,6 +1037,7 @@ mod tests {
         let row = |path: &str, alg: &str, g: f64| json!({"path": path, "algorithm": alg, "kernel": {"goodput_mbps": g}});
         let earlier = json!({
             "seconds_per_run": 10, "repetitions": 3, "simulator_ack": "every",
+            "simulator_host_noise": host_noise_json(),
             "paths": [row("a", "bbr", 1.0), row("a", "cubic", 2.0), row("b", "bbr", 3.0), row("b", "cubic", 4.0)],
         });
         let fresh = vec![
@@ -1049,6 +1079,21 @@ mod tests {
         }
         let e = check_earlier(&json!({"multiflow": {}}), 10, 3, "every").unwrap_err();
         assert!(e.contains("no single-flow rows"), "{e}");
+        // Rows from before the kernel matches had the hosts' timing noise
+        // are not mixed with new ones.
+        let mut quiet = earlier.clone();
+        quiet
+            .as_object_mut()
+            .unwrap()
+            .remove("simulator_host_noise");
+        let e = check_earlier(&quiet, 10, 3, "every").unwrap_err();
+        assert!(
+            e.contains("hosts' timing noise") && e.contains("--update"),
+            "{e}"
+        );
+        let e = check_earlier_noise(&quiet, "--resimulate with --only").unwrap_err();
+        assert!(e.contains("--resimulate with --only"), "{e}");
+        assert!(check_earlier_noise(&earlier, "--update").is_ok());
         let e = earlier_rows(Path::new("/nonexistent/validate.json"), 10, 3, "every").unwrap_err();
         assert!(e.contains("nothing to update"), "{e}");
     }
@@ -1245,6 +1290,12 @@ mod tests {
         assert!(markdown(&linux).unwrap().contains(
             "the simulation matched to kernel TCP has Linux's receiver (`--sim-ack linux`)"
         ));
+        // And its ACKs' timing noise, where the run recorded one.
+        assert!(!md.contains("timing noise"), "{md}");
+        linux["simulator_host_noise"] = host_noise_json();
+        assert!(markdown(&linux).unwrap().contains(
+            "each ACK of the simulation matched to kernel TCP comes back 50 µs ± 20 µs later"
+        ));
         // No emulator figures: nothing said under the table.
         assert_eq!(f.emulator_stalled, None);
         assert!(!md.contains("forwarder"), "{md}");
@@ -1355,7 +1406,7 @@ mod tests {
         .unwrap();
         std::fs::write(
             out.join("validate.json"),
-            json!({"seconds_per_run": 4, "repetitions": 1, "simulator_ack": "every",
+            json!({"seconds_per_run": 4, "repetitions": 1, "simulator_ack": "every", "simulator_host_noise": host_noise_json(),
                    "paths": [{"path": "10M-40ms-1bdp", "algorithm": "bbr",
                               "emulator": {"reruns": 2}}]})
             .to_string(),
@@ -1510,9 +1561,21 @@ mod tests {
             e.contains("`2M-100ms-2bdp`") && e.contains("10M-40ms-1bdp"),
             "{e}"
         );
-        // --only keeps the other rows, so it must not change the receiver.
+        // --only keeps the other rows, so it must not change the receiver,
+        // nor mix rows without the hosts' timing noise with rows with it.
         let e = resimulate_in(dir.path(), "linux", Some("10M-40ms-1bdp")).unwrap_err();
         assert!(e.contains("--sim-ack every"), "{e}");
+        let path = dir.path().join("validate.json");
+        let kept = std::fs::read_to_string(&path).unwrap();
+        let mut quiet: Value = serde_json::from_str(&kept).unwrap();
+        quiet
+            .as_object_mut()
+            .unwrap()
+            .remove("simulator_host_noise");
+        std::fs::write(&path, quiet.to_string()).unwrap();
+        let e = resimulate_in(dir.path(), "every", Some("10M-40ms-1bdp")).unwrap_err();
+        assert!(e.contains("hosts' timing noise"), "{e}");
+        std::fs::write(&path, kept).unwrap();
         // A repetition the earlier run could not compare is a failed run,
         // not the end of the table.
         std::fs::remove_file(dir.path().join("10M-40ms-1bdp/bbr/rep-0/compare.json")).unwrap();
