@@ -178,9 +178,10 @@ fn ece_is_set_by_ce_held_until_cwr_and_then_cleared() {
 }
 
 /// Linux's receiver would delay the ACK of an in-order packet after its
-/// quick ACKs; a first CE is acknowledged at once instead (quick-ACK
-/// mode), a CE while ECE is already set is not. The delayed policy
-/// acknowledges every CE at once (RFC 9000 §13.2.1).
+/// quick ACKs; a first CE puts it in quick-ACK mode for two ACKs instead
+/// (`tcp_enter_quickack_mode(sk, 2)`), so that packet and the next are
+/// acknowledged at once; a CE while ECE is already set is not. The
+/// delayed policy acknowledges every CE at once (RFC 9000 §13.2.1).
 #[test]
 fn a_first_ce_is_acknowledged_at_once() {
     let mut r = Receiver::new(AckPolicy::LINUX, None);
@@ -199,8 +200,10 @@ fn a_first_ce_is_acknowledged_at_once() {
     );
     let a = sent(r.on_packet_ecn(at(18), 18, 18, 1448, Ecn::Ce, false));
     assert!(a.ece && a.ecn.ce == 1);
+    let a = sent(r.on_packet_ecn(at(19), 19, 19, 1448, Ecn::Ect0, false));
+    assert!(a.ece, "the second quick ACK still echoes");
     assert!(matches!(
-        r.on_packet_ecn(at(19), 19, 19, 1448, Ecn::Ce, false),
+        r.on_packet_ecn(at(20), 20, 20, 1448, Ecn::Ce, false),
         AckAction::Delay(_)
     ));
     let delayed = AckPolicy::Delayed {
