@@ -242,11 +242,11 @@ fn an_app_limited_cubic_flow_keeps_its_window_near_what_it_uses() {
 /// flow's whole TSO packets (8 segments, about 1 ms at this rate) meet
 /// the 1 ms step harder, and it reads "too much CE" twice as often
 /// (REFILL 33 %, 66 Mbit/s). This flow has v3's exact signals, which no
-/// kernel here runs; in the stock kernel's form, with deferral, the
-/// hosts' timing noise and Linux's prompt ECN ACKs, the simulator gives
-/// 85.8 Mbit/s on this rate and step against kernel `bbrlab_bbr3`'s
-/// 88.5-89.3, marking 25.5 % of its packets to the kernel's 39-42 %
-/// (book, Validation, "ECN on a step queue against the kernel").
+/// kernel here runs; in the stock kernel's form, with deferral and
+/// Linux's prompt ECN ACKs, the simulator gives 90.6 Mbit/s on this rate
+/// and step against kernel `bbrlab_bbr3`'s 88.5-89.3, marking 42.8 % of
+/// its packets to the kernel's 39-42 % (book, Validation, "ECN on a step
+/// queue against the kernel").
 #[test]
 fn linux_v3_with_persistent_marks_stays_out_of_refill() {
     let mut cc = Config::new(Algorithm::Bbr3);

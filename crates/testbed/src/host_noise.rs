@@ -1,7 +1,8 @@
 //! The hosts' timing noise: what a real sender's ACK clock has that a
-//! simulation answering to the nanosecond has not. Every simulation
-//! matched to kernel TCP through the emulator (`compare`, `validate` and
-//! `validate --multiflow`) puts it on its ACKs' way back.
+//! simulation answering to the nanosecond has not. `validate
+//! --multiflow` puts it on its simulated ACKs' way back; `compare`'s
+//! single-flow match to kernel TCP does not (the Validation chapter,
+//! "ECN on a step queue against the kernel", says why).
 
 use std::time::Duration;
 

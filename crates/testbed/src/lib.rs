@@ -9,8 +9,8 @@
 //! - [`emu_path`]: the emulator's path from its flags or a scenario's `[link]`;
 //! - [`host`]: the machine's facts (root, the kernel's congestion
 //!   controls), one reader each;
-//! - [`host_noise`]: the hosts' timing noise a simulation matched to
-//!   kernel TCP puts on its ACKs;
+//! - [`host_noise`]: the hosts' timing noise `validate --multiflow`
+//!   puts on its simulated ACKs;
 //! - [`kernel`]: what to say when the BPF controls were not built in;
 //! - [`packet_size`]: each source's bytes per data packet;
 //! - [`quic_bulk`]: where the QUIC bulk-transfer program is, and its
