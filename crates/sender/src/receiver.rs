@@ -105,9 +105,11 @@ pub struct Receiver {
     pub completed_at: Option<Instant>,
     /// Linux policy: quick ACKs still owed.
     quickacks_left: u32,
-    /// Linux policy: of those, the ones the first CE of an episode asked
-    /// for ([`LINUX_ECN_QUICKACKS`]), which also go before SACK
-    /// compression.
+    /// Linux policy: the quick ACKs the first CE of an episode asked for
+    /// ([`LINUX_ECN_QUICKACKS`]), which go before SACK compression too.
+    /// Linux keeps one count for these and the connection's first quick
+    /// ACKs; kept apart here so that the latter keep their old place
+    /// after SACK compression (outputs without ECN unchanged).
     ecn_quickacks: u32,
     /// Linux policy: the receive window, whose growth is ACKed at once
     /// (boxed: the other policies' per-packet path keeps a small struct).
