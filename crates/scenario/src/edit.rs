@@ -15,17 +15,13 @@
 pub use toml::Value;
 use toml_edit::{DocumentMut, Item};
 
-/// Where a key goes: the top level, the `index`-th `[[flow]]`, or a
-/// direction of the link.
+/// Where a key goes: the top level or the `index`-th `[[flow]]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Table {
     /// Top-level keys (`duration`, `sample_interval`, …).
     Top,
     /// The `[[flow]]` at this index, counting from 0.
     Flow(usize),
-    /// `[link.<direction>]` (`forward` or `reverse`), made if the file has
-    /// none.
-    Link(&'static str),
 }
 
 /// `src` with `key = value` set in `table` (replacing any value it had),
@@ -52,19 +48,6 @@ pub fn set_keys(src: &str, keys: &[(Table, &str, Value)]) -> Result<String, Stri
                 })?;
                 flow.insert(key, item);
             }
-            Table::Link(direction) => {
-                let link = doc
-                    .entry("link")
-                    .or_insert_with(toml_edit::table)
-                    .as_table_like_mut()
-                    .ok_or("the scenario's `link` is not a table")?;
-                let dir = link
-                    .entry(direction)
-                    .or_insert_with(toml_edit::table)
-                    .as_table_like_mut()
-                    .ok_or_else(|| format!("the scenario's `link.{direction}` is not a table"))?;
-                dir.insert(key, item);
-            }
         }
     }
     Ok(doc.to_string())
@@ -85,11 +68,6 @@ pub fn has_key(src: &str, table: Table, key: &str) -> Result<bool, String> {
             .get("flow")
             .and_then(Item::as_array_of_tables)
             .and_then(|f| f.get(i))
-            .is_some_and(|t| t.contains_key(key)),
-        Table::Link(direction) => doc
-            .get("link")
-            .and_then(|l| l.get(direction))
-            .and_then(Item::as_table_like)
             .is_some_and(|t| t.contains_key(key)),
     })
 }
@@ -139,55 +117,6 @@ mod tests {
         assert_eq!(v["link"]["forward"]["rate"].as_str(), Some("10Mbit"));
         assert!(out.starts_with("# a comment kept\n"), "{out}");
         assert!(out.contains("# why bbr"), "{out}");
-    }
-
-    #[test]
-    fn a_link_directions_key_is_set_in_its_table_made_where_missing() {
-        assert!(!has_key(SRC, Table::Link("reverse"), "delay").unwrap());
-        assert!(has_key(SRC, Table::Link("forward"), "rate").unwrap());
-        let out = set_keys(
-            SRC,
-            &[
-                (Table::Link("reverse"), "delay", Value::String("5ms".into())),
-                (
-                    Table::Link("forward"),
-                    "rate",
-                    Value::String("20Mbit".into()),
-                ),
-            ],
-        )
-        .unwrap();
-        let v: toml::Table = toml::from_str(&out).unwrap();
-        assert_eq!(v["link"]["reverse"]["delay"].as_str(), Some("5ms"));
-        assert_eq!(v["link"]["forward"]["rate"].as_str(), Some("20Mbit"));
-        assert!(has_key(&out, Table::Link("reverse"), "delay").unwrap());
-        // A file with no [link] at all gets one; and an inline one is
-        // edited in place.
-        let out = set_keys(
-            "duration = \"1s\"\n",
-            &[(Table::Link("reverse"), "delay", Value::Integer(1))],
-        )
-        .unwrap();
-        let v: toml::Table = toml::from_str(&out).unwrap();
-        assert_eq!(v["link"]["reverse"]["delay"].as_integer(), Some(1));
-        let out = set_keys(
-            "link = { reverse = { delay = \"1ms\" } }\n",
-            &[(
-                Table::Link("reverse"),
-                "rate",
-                Value::String("1Mbit".into()),
-            )],
-        )
-        .unwrap();
-        let v: toml::Table = toml::from_str(&out).unwrap();
-        assert_eq!(v["link"]["reverse"]["rate"].as_str(), Some("1Mbit"));
-        assert_eq!(v["link"]["reverse"]["delay"].as_str(), Some("1ms"));
-        let e = set_keys(
-            "link = 3\n",
-            &[(Table::Link("reverse"), "delay", Value::Integer(1))],
-        )
-        .unwrap_err();
-        assert!(e.contains("`link` is not a table"), "{e}");
     }
 
     #[test]
