@@ -15,9 +15,17 @@
 //! returns the minimum by (time, sequence) across the heap and the lanes,
 //! so the order is exactly that of a single heap: runs stay deterministic
 //! whichever container an event happened to sit in.
+//!
+//! The queue keeps each source's earliest key (the heap's top, each lane's
+//! front) in one small array, updated where a push or pop can change it,
+//! so `pop` takes the least of five integers instead of asking the heap
+//! and four deques for their fronts (the speed guard's `simulator/bbr` ran
+//! about 3 % fewer instructions this way, and 2 % fewer again with the
+//! lanes as `fifo`'s rings instead of `VecDeque`s).
 
+use crate::fifo::Fifo;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// One pending event of payload type `K`.
 #[derive(Clone, Copy, Debug)]
@@ -31,16 +39,27 @@ pub struct Event<K> {
 }
 
 impl<K> Event<K> {
-    fn key(&self) -> (u64, u64) {
-        (self.t, self.seq)
+    /// (time, sequence) as one integer, so that the earliest of several
+    /// is one comparison each: the time in the high half orders first and
+    /// the sequence breaks ties, as the tuple's order does. The sequence
+    /// is shifted up three bits, leaving room for a source's index in
+    /// `EventQueue::fronts` (it stays below 2^61: a run pushes far fewer
+    /// events than that).
+    #[inline(always)]
+    fn packed(&self) -> u128 {
+        (u128::from(self.t) << 64) | (u128::from(self.seq) << 3)
     }
 }
+
+/// The key of a source with no event. No event's key is as large: the low
+/// bits of one that holds an event name a source below 7.
+const EMPTY: u128 = u128::MAX;
 
 struct HeapEntry<K>(Event<K>);
 
 impl<K> PartialEq for HeapEntry<K> {
     fn eq(&self, o: &Self) -> bool {
-        self.0.key() == o.0.key()
+        self.0.packed() == o.0.packed()
     }
 }
 impl<K> Eq for HeapEntry<K> {}
@@ -52,7 +71,7 @@ impl<K> PartialOrd for HeapEntry<K> {
 impl<K> Ord for HeapEntry<K> {
     /// Reversed, so the max-heap pops the earliest event first.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.0.key().cmp(&self.0.key())
+        o.0.packed().cmp(&self.0.packed())
     }
 }
 
@@ -62,7 +81,14 @@ pub const LANES: usize = 4;
 /// A min-queue of events by (time, insertion order), with FIFO fast lanes.
 pub struct EventQueue<K> {
     heap: BinaryHeap<HeapEntry<K>>,
-    lanes: [VecDeque<Event<K>>; LANES],
+    lanes: [Fifo<Event<K>>; LANES],
+    /// The packed key of each source's earliest event, with the source's
+    /// index in its low three bits: the heap's top at 0, lane `i`'s front
+    /// at `i + 1`; `EMPTY` for an empty source.
+    fronts: [u128; LANES + 1],
+    /// The time of each lane's last event, which a lane push must not
+    /// precede (0 for an empty lane: any time keeps its order).
+    backs: [u64; LANES],
     seq: u64,
 }
 
@@ -70,21 +96,21 @@ impl<K> Default for EventQueue<K> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
-            lanes: std::array::from_fn(|_| VecDeque::new()),
+            lanes: std::array::from_fn(|_| Fifo::default()),
+            fronts: [EMPTY; LANES + 1],
+            backs: [0; LANES],
             seq: 0,
         }
     }
 }
 
-impl<K> EventQueue<K> {
+impl<K: Copy> EventQueue<K> {
     /// Queues `kind` at `t` in the heap.
     pub fn push(&mut self, t: u64, kind: K) {
-        self.seq += 1;
-        self.heap.push(HeapEntry(Event {
-            t,
-            seq: self.seq,
-            kind,
-        }));
+        let e = self.next(t, kind);
+        // The heap's new top is the earlier of its old top and this one.
+        self.fronts[0] = self.fronts[0].min(e.packed());
+        self.heap.push(HeapEntry(e));
     }
 
     /// Queues `kind` at `t`, in FIFO lane `lane` when that keeps the lane
@@ -94,39 +120,62 @@ impl<K> EventQueue<K> {
     /// `simulator/bbr` ran 1.5 % fewer instructions this way).
     #[inline(always)]
     pub fn push_lane(&mut self, lane: usize, t: u64, kind: K) {
-        let q = &mut self.lanes[lane];
-        if q.back().is_none_or(|b| b.t <= t) {
-            self.seq += 1;
-            q.push_back(Event {
-                t,
-                seq: self.seq,
-                kind,
-            });
+        if self.backs[lane] <= t {
+            let e = self.next(t, kind);
+            // Pushed at the back: the front changes only if it was empty.
+            if self.fronts[lane + 1] == EMPTY {
+                self.fronts[lane + 1] = e.packed() | (lane as u128 + 1);
+            }
+            self.backs[lane] = t;
+            self.lanes[lane].push_back(e);
         } else {
             self.push(t, kind);
         }
     }
 
+    /// The event `kind` at `t` with the next insertion sequence.
+    #[inline(always)]
+    fn next(&mut self, t: u64, kind: K) -> Event<K> {
+        self.seq += 1;
+        debug_assert!(self.seq < 1 << 61, "the sequence must leave 3 bits");
+        Event {
+            t,
+            seq: self.seq,
+            kind,
+        }
+    }
+
     /// Removes and returns the earliest event by (time, insertion order).
     pub fn pop(&mut self) -> Option<Event<K>> {
-        // Source 0 is the heap, 1.. are the lanes.
-        let mut best: Option<((u64, u64), usize)> = self.heap.peek().map(|e| (e.0.key(), 0));
-        for (i, q) in self.lanes.iter().enumerate() {
-            if let Some(e) = q.front() {
-                if best.is_none_or(|(k, _)| e.key() < k) {
-                    best = Some((e.key(), i + 1));
-                }
-            }
+        // The earliest front, and which source holds it (the key's low
+        // bits): no branch per source.
+        let min = self.fronts.iter().copied().fold(EMPTY, u128::min);
+        if min == EMPTY {
+            return None;
         }
-        match best? {
-            (_, 0) => self.heap.pop().map(|e| e.0),
-            (_, i) => self.lanes[i - 1].pop_front(),
+        let best = (min & 7) as usize;
+        if best == 0 {
+            let e = self.heap.pop().map(|e| e.0);
+            self.fronts[0] = self.heap.peek().map_or(EMPTY, |e| e.0.packed());
+            e
+        } else {
+            let q = &mut self.lanes[best - 1];
+            // Not empty: its front key is the least, and not EMPTY.
+            let e = q.take_front();
+            self.fronts[best] = match q.front() {
+                Some(next) => next.packed() | best as u128,
+                None => {
+                    self.backs[best - 1] = 0;
+                    EMPTY
+                }
+            };
+            Some(e)
         }
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() + self.lanes.iter().map(Fifo::len).sum::<usize>()
     }
 
     /// Whether no event is pending.
@@ -163,5 +212,44 @@ mod tests {
         let got: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop().map(|e| (e.t, e.kind))).collect();
         assert_eq!(got, reference);
         assert!(q.is_empty());
+    }
+
+    /// Pushes and pops interleaved, so lanes empty and refill and the
+    /// kept front keys are put to the test: every pop is the one a single
+    /// heap of (time, insertion) gives.
+    #[test]
+    fn interleaved_pops_match_a_single_heap() {
+        use std::cmp::Reverse;
+        let mut q = EventQueue::default();
+        let mut reference = BinaryHeap::new();
+        let mut x: u64 = 777;
+        let mut now = 0u64;
+        for i in 0..50_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if (x >> 40) % 3 == 0 {
+                let got = q.pop().map(|e| (e.t, e.kind));
+                let want = reference.pop().map(|Reverse(k)| k);
+                assert_eq!(got, want, "pop {i}");
+                if let Some((t, _)) = got {
+                    now = t;
+                }
+            } else {
+                // Mostly ahead of the last popped time, as a simulation's
+                // events are, sometimes at it, now and then behind a lane.
+                let t = now + (x >> 33) % 50;
+                match ((x >> 20) % (LANES as u64 + 1)) as usize {
+                    0 => q.push(t, i),
+                    lane => q.push_lane(lane - 1, t, i),
+                }
+                reference.push(Reverse((t, i)));
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(Reverse(k)) = reference.pop() {
+            assert_eq!(q.pop().map(|e| (e.t, e.kind)), Some(k));
+        }
+        assert!(q.pop().is_none() && q.is_empty());
     }
 }
