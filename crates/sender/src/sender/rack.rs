@@ -132,8 +132,18 @@ impl Sender {
             let at = p.sent.saturating_add_nanos(delay);
             if !quic && !by_count && at > now {
                 self.loss_time = Some(self.loss_time.map_or(at, |l| l.min(at)));
-                i += 1;
-                continue;
+                // The holes after this one were sent after it (holes are
+                // kept in packet-number order, numbered as sent), so none
+                // is lost by count (fewer packets above it) or by time
+                // (its deadline is no earlier), and none can set an
+                // earlier timer: the scan stops, where it would visit
+                // every waiting hole on every ACK. Acknowledged ones among
+                // them leave the list when a later scan reaches them.
+                debug_assert!(self.holes[i + 1..].iter().all(|&q| q > pn
+                    && self
+                        .pkt(q)
+                        .is_none_or(|x| x.status != Status::Outstanding || x.sent >= p.sent)));
+                break;
             }
             self.holes.remove(i);
             // TCP judges loss per byte of the stream, not per copy: data
