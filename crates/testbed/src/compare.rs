@@ -283,6 +283,7 @@ fn matched_run(
     size: Option<PacketSize>,
     ack: Option<&str>,
     tcp_handshake: bool,
+    rcv_rule: &str,
 ) -> Result<scenario::Run, String> {
     use scenario::edit::{has_key, set_keys, Table};
     let mut keys = Vec::new();
@@ -311,8 +312,8 @@ fn matched_run(
                 scenario::edit::Value::Boolean(true),
             ));
         }
-        // Linux's receiver grows its window by the running kernel's rule,
-        // unless the scenario names one.
+        // Linux's receiver grows its window by the rule of the kernel the
+        // real run was made on (`rcv_rule`), unless the scenario names one.
         let linux_receiver = match ack {
             Some(a) => a == "linux",
             None => matches!(f.ack, netsim::AckPolicy::Linux { .. }),
@@ -321,7 +322,7 @@ fn matched_run(
             keys.push((
                 Table::Flow(0),
                 "rcv_autotuning",
-                scenario::edit::Value::String(claims::validate::linux_rcv_autotuning().into()),
+                scenario::edit::Value::String(rcv_rule.into()),
             ));
         }
         // Measured from the SYN-ACK, as the kernel's log is from the
@@ -638,6 +639,10 @@ pub fn run_with(
                 None
             }
         };
+        if *s == Source::Kernel {
+            // For a later `--resimulate` (on another kernel, perhaps).
+            crate::kernel_release::record(&out)?;
+        }
         let emulator = emu_stats(&dir);
         real.push((*s, name, label, csv, summary, emulator));
     }
@@ -672,7 +677,14 @@ pub fn run_with(
             }
         };
         let ack = matched_ack(&run, *s == Source::Kernel, kernel_ack)?;
-        let matched = matched_run(scenario, &run, Some(size), ack, *s == Source::Kernel)?;
+        let matched = matched_run(
+            scenario,
+            &run,
+            Some(size),
+            ack,
+            *s == Source::Kernel,
+            claims::validate::linux_rcv_autotuning(),
+        )?;
         let sim = simulate(
             &sc_name,
             &matched,
@@ -903,7 +915,19 @@ pub fn resimulate(
         };
         let size = PacketSize { payload, header };
         let ack = matched_ack(&run, kind == "kernel", kernel_ack)?;
-        let matched = matched_run(scenario, &run, Some(size), ack, kind == "kernel")?;
+        let matched = matched_run(
+            scenario,
+            &run,
+            Some(size),
+            ack,
+            kind == "kernel",
+            // The kernel the kept run was made on, not this one.
+            if kind == "kernel" {
+                crate::kernel_release::rcv_rule_for_runs(dir)
+            } else {
+                claims::validate::linux_rcv_autotuning()
+            },
+        )?;
         let sim = simulate(
             &sc_name,
             &matched,
@@ -1069,7 +1093,15 @@ pub(crate) mod tests {
             payload: 1448,
             header: 52,
         };
-        let kernel = matched_run(&sc, &run, Some(size), Some("linux"), true).unwrap();
+        let kernel = matched_run(
+            &sc,
+            &run,
+            Some(size),
+            Some("linux"),
+            true,
+            claims::validate::linux_rcv_autotuning(),
+        )
+        .unwrap();
         assert!(
             kernel.text.contains("handshake = \"tcp\""),
             "{}",
@@ -1086,11 +1118,28 @@ pub(crate) mod tests {
         let text = std::fs::read_to_string(&sc).unwrap() + "pacing = \"quantum\"\n";
         std::fs::write(&quantum, text).unwrap();
         let run_q = scenario::load(&quantum).unwrap().runs[0].clone();
-        let kernel_q = matched_run(&quantum, &run_q, Some(size), Some("linux"), true).unwrap();
+        let kernel_q = matched_run(
+            &quantum,
+            &run_q,
+            Some(size),
+            Some("linux"),
+            true,
+            claims::validate::linux_rcv_autotuning(),
+        )
+        .unwrap();
         assert!(kernel_q.config.flows[0].tso_defer);
-        let udp_q = matched_run(&quantum, &run_q, Some(size), None, false).unwrap();
+        let udp_q = matched_run(
+            &quantum,
+            &run_q,
+            Some(size),
+            None,
+            false,
+            claims::validate::linux_rcv_autotuning(),
+        )
+        .unwrap();
         assert!(!udp_q.config.flows[0].tso_defer, "the UDP transport's");
-        // Linux's receiver grows its window by the running kernel's rule.
+        // Linux's receiver grows its window by the rule it is given: the
+        // kernel's that made the real run.
         let rule = |r: &scenario::Run| match r.config.flows[0].ack {
             netsim::AckPolicy::Linux { autotuning, .. } => autotuning,
             other => panic!("not Linux's receiver: {other:?}"),
@@ -1100,19 +1149,42 @@ pub(crate) mod tests {
             _ => netsim::sender::RcvAutotuning::Cushioned,
         };
         assert_eq!(rule(&kernel_q), running);
+        for (given, want) in [
+            ("pre-6.16", netsim::sender::RcvAutotuning::Cushioned),
+            ("6.16", netsim::sender::RcvAutotuning::Linux6_16),
+        ] {
+            let m = matched_run(&quantum, &run_q, Some(size), Some("linux"), true, given).unwrap();
+            assert_eq!(rule(&m), want, "{given}");
+        }
         // A scenario's own choices stay.
         let own = dir.path().join("own.toml");
         let text = std::fs::read_to_string(&quantum).unwrap()
             + "tso_defer = false\nrcv_autotuning = \"pre-6.16\"\n";
         std::fs::write(&own, text).unwrap();
         let run_own = scenario::load(&own).unwrap().runs[0].clone();
-        let kernel_own = matched_run(&own, &run_own, Some(size), Some("linux"), true).unwrap();
+        let kernel_own = matched_run(
+            &own,
+            &run_own,
+            Some(size),
+            Some("linux"),
+            true,
+            claims::validate::linux_rcv_autotuning(),
+        )
+        .unwrap();
         assert!(!kernel_own.config.flows[0].tso_defer);
         assert_eq!(rule(&kernel_own), netsim::sender::RcvAutotuning::Cushioned);
         // No timing noise on the kernel match's ACKs (the hosts' noise of
         // `validate --multiflow` is not put there: Validation, "ECN on a
         // step queue against the kernel"), nor on the UDP transport's.
-        let udp = matched_run(&sc, &run, Some(size), None, false).unwrap();
+        let udp = matched_run(
+            &sc,
+            &run,
+            Some(size),
+            None,
+            false,
+            claims::validate::linux_rcv_autotuning(),
+        )
+        .unwrap();
         assert!(kernel.config.reverse.jitter.is_none(), "{}", kernel.text);
         assert!(udp.config.reverse.jitter.is_none(), "{}", udp.text);
         assert_eq!(udp.config.flows[0].handshake, netsim::Handshake::None);

@@ -39,6 +39,7 @@ pub mod host;
 pub mod host_noise;
 pub mod jitter_sweep;
 pub mod kernel;
+pub mod kernel_release;
 pub mod packet_size;
 pub mod quic;
 pub mod quic_bulk;

@@ -226,16 +226,33 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                 }
                 let (k, size) = kernel_side(p, &dir, seconds)?;
                 let (starts, from) = sim_starts(p, &dir, seconds)?;
+                // Linux's receiver as the kernel that made this
+                // repetition grew its window (one that `--resimulate`
+                // reads back may not be the running one).
+                let rcv_autotuning = if opts.ack == "linux" {
+                    crate::kernel_release::rcv_rule_for_runs(&dir)
+                } else {
+                    crate::validate::linux_rcv_autotuning()
+                };
                 let run = SimRun {
                     first_seed: 1 + (rep * draws) as u64,
                     draws,
                     size,
-                    ack: opts.ack,
+                    receiver: SimReceiver {
+                        ack: opts.ack,
+                        rcv_autotuning,
+                    },
                     starts_us: &starts,
                     noise: opts.noise,
                 };
                 let s = sim_side(p, &dir, seconds, &run)?;
-                Ok((k, s, json!({ "from": from, "flow_starts_us": starts })))
+                let starts = json!({
+                    "from": from,
+                    "flow_starts_us": starts,
+                    "kernel_release": crate::kernel_release::of_runs(&dir),
+                    "rcv_autotuning": (opts.ack == "linux").then_some(rcv_autotuning),
+                });
+                Ok((k, s, starts))
             };
             // A repetition that fails is this path's finding (written
             // into validate.json with why), not a reason to lose the
@@ -319,6 +336,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             "total_goodput": "all flows' payload bytes × 8 / the run's length",
             "queue_delay": "the bottleneck's forward queue, sampled every 10 ms over the run (emulator: the last dequeued packet's wait, from the first sample with a packet queued; simulator: the wait a packet offered at the sample time would have)",
             "packet_size": "the simulator's flows carry the kernel connection's MSS and headers (tcp send's summary)",
+            "receiver": "with Linux's receiver (`simulator_ack` linux) the simulated flows grow their window by the receive-buffer rule of the kernel each repetition ran on (`simulator_starts_by_rep`: `kernel_release`, from the run directory's kernel-release file, null for runs kept from before 2026-12-04, which take the running kernel's; `rcv_autotuning`, the rule taken)",
             "simulator_draws": "the simulator runs each repetition `simulator_draws` times, repetition r's draw j with seed 1 + r × simulator_draws + j, every flow started (its SYN sent) when the repetition's kernel flow sent its SYN, from the emulator's packet log by port (`simulator_starts_by_rep`: from `kernel SYNs`, or `scheduled` for a kernel run logged without ports); its figures are the median over the draws (share_min, share_max and share_by_draw give the spread), since a kernel run is one draw of BBR's random gain-cycle phase and the kernel's timing, and one seed's simulation is one draw that never varies",
         },
         "all_within": all_within,
@@ -385,6 +403,8 @@ fn kernel_run(
     if p.queue == Queue::CodelEcn {
         extra.push("--tcp-ecn".into());
     }
+    // For a later `--resimulate` (on another kernel, perhaps).
+    crate::kernel_release::record(&dir)?;
     crate::emu::run_emu_with(
         exe,
         &emu_path,
@@ -464,8 +484,9 @@ struct SimRun<'a> {
     draws: usize,
     /// The kernel connection's packet size.
     size: crate::packet_size::PacketSize,
-    /// The simulated receiver (`--sim-ack`).
-    ack: &'a str,
+    /// The simulated receiver (`--sim-ack`, and Linux's rule of the
+    /// kernel the repetition ran on).
+    receiver: SimReceiver<'a>,
     /// When each flow sends its SYN, µs ([`sim_starts`]).
     starts_us: &'a [u64],
     /// The hosts' timing noise on the ACKs' way back (`--sim-host-noise`).
@@ -483,7 +504,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
         first_seed,
         draws,
         size,
-        ack,
+        receiver,
         starts_us,
         noise,
     } = *run;
@@ -512,7 +533,14 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
             (format!("scenario-draw-{j}.toml"), format!("sim-draw-{j}"))
         };
         let sc_path = dir.join(toml);
-        let text = p.scenario_toml(seconds, first_seed + j as u64, size, ack, starts_us, noise);
+        let text = p.scenario_toml(
+            seconds,
+            first_seed + j as u64,
+            size,
+            receiver,
+            starts_us,
+            noise,
+        );
         std::fs::write(&sc_path, text)
             .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
         let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
@@ -632,7 +660,11 @@ mod tests {
         let starts = p.sim_starts_us(30, None);
         let load = |noise: Option<HostNoise>, name: &str| {
             let f = dir.path().join(name);
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", &starts, noise)).unwrap();
+            std::fs::write(
+                &f,
+                p.scenario_toml(30, 1, size(), SimReceiver::running("linux"), &starts, noise),
+            )
+            .unwrap();
             scenario::load(&f).unwrap().runs.remove(0).config
         };
         let with = load(Some(HOST_NOISE), "with.toml");
@@ -663,7 +695,11 @@ mod tests {
         for p in matrix() {
             let f = dir.path().join(format!("{}.toml", p.name));
             let starts = p.sim_starts_us(30, None);
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", &starts, None)).unwrap();
+            std::fs::write(
+                &f,
+                p.scenario_toml(30, 1, size(), SimReceiver::running("linux"), &starts, None),
+            )
+            .unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1, "{}", p.name);
             let c = &sc.runs[0].config;
@@ -982,7 +1018,18 @@ mod tests {
         let starts = |p: &MultiPath, starts_us: &[u64]| -> Vec<u64> {
             let dir = tempfile::tempdir().unwrap();
             let f = dir.path().join("s.toml");
-            std::fs::write(&f, p.scenario_toml(30, 1, size(), "linux", starts_us, None)).unwrap();
+            std::fs::write(
+                &f,
+                p.scenario_toml(
+                    30,
+                    1,
+                    size(),
+                    SimReceiver::running("linux"),
+                    starts_us,
+                    None,
+                ),
+            )
+            .unwrap();
             let sc = scenario::load(&f).unwrap();
             sc.runs[0].config.flows.iter().map(|f| f.start_ns).collect()
         };
@@ -1188,6 +1235,10 @@ mod tests {
     fn resimulate_judges_a_new_simulation_against_the_kept_kernel_run() {
         let dir = tempfile::tempdir().unwrap();
         earlier_run_dir(dir.path());
+        // The kept runs were made on a kernel before 6.16: the simulated
+        // receiver takes that kernel's rule, whatever this one runs.
+        let rep = dir.path().join("multiflow/cubic-vs-cubic-2bdp/rep-0");
+        std::fs::write(rep.join(crate::kernel_release::FILE), "6.1.0-25-amd64\n").unwrap();
         resimulate(dir.path(), None).unwrap();
         let doc: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.path().join("validate.json")).unwrap(),
@@ -1229,7 +1280,8 @@ mod tests {
         // size, with its own seed (1, 2, 3 for the first repetition).
         assert_eq!(
             p["simulator_starts_by_rep"],
-            json!([{"from": "kernel SYNs", "flow_starts_us": [156, 0]}])
+            json!([{"from": "kernel SYNs", "flow_starts_us": [156, 0],
+                "kernel_release": "6.1.0-25-amd64", "rcv_autotuning": "pre-6.16"}])
         );
         assert_eq!(mf["simulator_starts"], STARTS_KERNEL);
         for (j, file) in [
@@ -1242,6 +1294,19 @@ mod tests {
         {
             let sc = scenario::load(&rep.join(file)).unwrap();
             assert_eq!(sc.runs[0].config.seed, 1 + j as u64, "{file}");
+            for f in &sc.runs[0].config.flows {
+                assert!(
+                    matches!(
+                        f.ack,
+                        netsim::AckPolicy::Linux {
+                            autotuning: netsim::sender::RcvAutotuning::Cushioned,
+                            ..
+                        }
+                    ),
+                    "{file}: {:?}",
+                    f.ack
+                );
+            }
             // With the hosts' timing noise on the ACKs' way back.
             assert!(sc.runs[0].config.reverse.jitter.is_some(), "{file}");
             let flows = &sc.runs[0].config.flows;
@@ -1298,9 +1363,11 @@ mod tests {
         )
         .unwrap();
         let mf = &doc["multiflow"];
+        // Runs kept without their kernel's name take the running one's.
         assert_eq!(
             mf["paths"][0]["simulator_starts_by_rep"],
-            json!([{"from": "scheduled", "flow_starts_us": [0, 0]}])
+            json!([{"from": "scheduled", "flow_starts_us": [0, 0], "kernel_release": null,
+                "rcv_autotuning": crate::validate::linux_rcv_autotuning()}])
         );
         assert_eq!(mf["simulator_starts"], STARTS_SCHEDULED);
         let sc = scenario::load(&rep.join("scenario.toml")).unwrap();

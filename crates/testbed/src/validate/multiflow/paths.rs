@@ -281,10 +281,11 @@ impl MultiPath {
         seconds: u64,
         seed: u64,
         size: crate::packet_size::PacketSize,
-        ack: &str,
+        receiver: SimReceiver,
         starts_us: &[u64],
         noise: Option<HostNoise>,
     ) -> String {
+        let ack = receiver.ack;
         let mut b = self.base(seconds, seed);
         if let Some(n) = noise {
             b = b.reverse(self.reverse_direction().jitter(&n.jitter()));
@@ -301,10 +302,10 @@ impl MultiPath {
                 .tso_defer(true)
                 .ack(ack)
                 .ecn(ecn);
-            // Linux's receiver grows its window by the running kernel's
-            // rule.
+            // Linux's receiver grows its window by the rule of the kernel
+            // the runs were made on.
             if ack == "linux" {
-                flow = flow.rcv_autotuning(crate::validate::linux_rcv_autotuning());
+                flow = flow.rcv_autotuning(receiver.rcv_autotuning);
             }
             b = b.flow(flow);
         }
@@ -356,5 +357,26 @@ impl MultiPath {
         }
         client.push_str("exit $s");
         (server, client)
+    }
+}
+
+/// The simulated receiver of a competing-flow path: `--sim-ack`'s policy
+/// and, for Linux's (`"linux"`), the receive-buffer rule of the kernel the
+/// runs it is matched to were made on ([`crate::kernel_release`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SimReceiver<'a> {
+    /// The receiver policy (`ack`).
+    pub ack: &'a str,
+    /// Linux's `rcv_autotuning` rule (`"6.16"` or `"pre-6.16"`).
+    pub rcv_autotuning: &'a str,
+}
+
+impl<'a> SimReceiver<'a> {
+    /// `ack` with the running kernel's rule, for runs made now.
+    pub fn running(ack: &'a str) -> Self {
+        SimReceiver {
+            ack,
+            rcv_autotuning: crate::validate::linux_rcv_autotuning(),
+        }
     }
 }
