@@ -812,8 +812,10 @@ fn ack_with_holes(acked: u64) -> Option<sender::Ack> {
 }
 
 /// `paced_until` is the simulator's shortcut past `poll` for a flow that
-/// is already to be woken in time: two senders driven alike, one always
-/// polled and one whose poll is skipped whenever the shortcut allows,
+/// is already to be woken in time, and `poll_settled` its shortcut past
+/// the `poll` after each send: two senders driven alike, one always
+/// polled (and each `poll_settled` answer it gives checked against its
+/// `poll`) and one whose poll is skipped whenever a shortcut allows,
 /// send the same packets at the same instants, in the same kick (an
 /// ACK's or a wake-up's, which may come at the wake-up's own instant),
 /// and end in the same state, with exact and quantum pacing, losses
@@ -836,8 +838,25 @@ fn skipping_poll_when_paced_until_allows_changes_nothing() {
         {
             return true;
         }
+        let mut settled = None;
+        let mut skipped = false;
         loop {
-            match s.poll(at(t)) {
+            let decision = match settled.take() {
+                Some(d) => {
+                    skipped = true;
+                    d
+                }
+                None => {
+                    // Whenever `poll_settled` answers, `poll` says the same.
+                    let known = s.poll_settled(at(t));
+                    let d = s.poll(at(t));
+                    if let Some(k) = known {
+                        assert_eq!(k, d, "poll_settled at {t}");
+                    }
+                    d
+                }
+            };
+            match decision {
                 sender::SendDecision::Send {
                     chunk,
                     bytes,
@@ -845,6 +864,9 @@ fn skipping_poll_when_paced_until_allows_changes_nothing() {
                 } => {
                     let pn = s.on_sent(at(t), chunk, bytes, retransmission);
                     sent.push((which, t, chunk, bytes, retransmission, pn));
+                    if fast {
+                        settled = s.poll_settled(at(t));
+                    }
                 }
                 sender::SendDecision::PaceUntil(p) | sender::SendDecision::NoData(Some(p)) => {
                     if wake_at.is_none_or(|w| p.as_nanos() < w) {
@@ -855,7 +877,7 @@ fn skipping_poll_when_paced_until_allows_changes_nothing() {
                 _ => break,
             }
         }
-        false
+        skipped
     }
     let mut cases = Vec::new();
     for alg in [Algorithm::Bbr, Algorithm::Cubic] {

@@ -240,6 +240,20 @@ impl Sim<'_> {
                                 pos: 0,
                             },
                         );
+                        // After a send, the sender often knows the next
+                        // decision without a `poll`: the pacer holding the
+                        // next packet, or the window full.
+                        match self.flows[f]
+                            .sender
+                            .poll_settled(Instant::from_nanos(self.now))
+                        {
+                            Some(SendDecision::PaceUntil(t)) => {
+                                self.schedule_wake(f, t.as_nanos());
+                                break;
+                            }
+                            Some(_) => break,
+                            None => {}
+                        }
                     }
                     SendDecision::PaceUntil(t) => {
                         self.schedule_wake(f, t.as_nanos());

@@ -113,34 +113,68 @@ impl Sender {
     /// arrives between two paced sends) then has nothing to do and skips
     /// `poll`, about a third of its calls on a paced flow.
     ///
-    /// Told from the inputs of `poll`'s branches that come before the
-    /// pacer's: no segment-size change pending, no tail-loss or PTO probe
-    /// owed, no repair queued (so pruning the queue would change nothing),
-    /// a bulk application (`poll` advances any other, which moves its
-    /// state), and new data inside the receiver's window with its clock
-    /// stopped. What follows in `poll` then only returns: `NoData(None)`
-    /// for a stopped or complete flow, `CwndLimited`, or
-    /// the pacer's `PaceUntil`, which this requires to hold (the next
-    /// departure after `now`, and no quantum burst open to the packet).
+    /// Told as [`Sender::poll_settled`] tells it ([`Sender::quiet`]),
+    /// without its stop and window tests: their outcomes, `NoData(None)`
+    /// and `CwndLimited`, ask for no wake-up, so only the pacer's hold
+    /// (the next departure after `now`, and no quantum burst open to the
+    /// packet) is required.
     #[inline]
     pub fn paced_until(&self, now: Instant) -> Option<Instant> {
-        // The window's clock (`rwnd_limited_ns`) starts and stops in
-        // `poll`: a flow at its window's edge, or one whose clock runs,
-        // is left to it.
-        let quiet = self.mss_change.is_none()
-            && !self.tlp.owed
-            && self.probes_owed == 0
-            && self.retx.is_empty()
-            && matches!(self.app, AppState::Bulk)
-            && self.rwnd_blocked_since.is_none()
-            && self.flow_limit.is_none_or(|l| self.next_chunk < l);
-        if !quiet {
+        if !self.quiet() {
             return None;
         }
         let next_send = self.next_send();
         let bytes = self.chunk_bytes(self.next_chunk) as u64;
         (next_send > now && !self.joins_burst(now, self.next_chunk, bytes, false))
             .then_some(next_send)
+    }
+
+    /// What [`Sender::poll`] at `now` would decide, when that is known to
+    /// be `NoData(None)` (a stopped or complete flow), `CwndLimited` or
+    /// the pacer's `PaceUntil`, all of which `poll` decides without
+    /// changing anything; `None` when only `poll` can tell (it may send,
+    /// defer, or move state). A caller that has just sent a packet asks
+    /// this first: on a paced flow the pacer then holds the next one, and
+    /// the second `poll` of every send is spared.
+    ///
+    /// Under [`Sender::quiet`], `poll`'s branches before the window's
+    /// test (the segment-size change, probes, repairs, the application's
+    /// advance, the receiver's window and its clock) each do nothing, so
+    /// `poll` goes on to the tests made here, in its order: a stopped or
+    /// complete flow, then the window, then the pacer.
+    #[inline]
+    pub fn poll_settled(&self, now: Instant) -> Option<SendDecision> {
+        if !self.quiet() {
+            return None;
+        }
+        if self.stop.is_some_and(|s| now >= s) || self.total_chunks == Some(self.next_chunk) {
+            return Some(SendDecision::NoData(None));
+        }
+        let bytes = self.chunk_bytes(self.next_chunk) as u64;
+        if self.inflight + bytes > self.cc.cwnd_bytes() {
+            return Some(SendDecision::CwndLimited);
+        }
+        let next_send = self.next_send();
+        (next_send > now && !self.joins_burst(now, self.next_chunk, bytes, false))
+            .then_some(SendDecision::PaceUntil(next_send))
+    }
+
+    /// Whether [`Sender::poll`]'s branches before its stop, window and
+    /// pacer tests would each do nothing: no segment-size change pending,
+    /// no tail-loss or PTO probe owed, no repair queued (so pruning the
+    /// queue changes nothing), a bulk application (`poll` advances any
+    /// other, which moves its state), and new data inside the receiver's
+    /// window with its clock stopped (the window's clock,
+    /// `rwnd_limited_ns`, starts and stops in `poll`).
+    #[inline]
+    fn quiet(&self) -> bool {
+        self.mss_change.is_none()
+            && !self.tlp.owed
+            && self.probes_owed == 0
+            && self.retx.is_empty()
+            && matches!(self.app, AppState::Bulk)
+            && self.rwnd_blocked_since.is_none()
+            && self.flow_limit.is_none_or(|l| self.next_chunk < l)
     }
 
     /// Whether a packet of `bytes` carrying `chunk` may join the quantum
