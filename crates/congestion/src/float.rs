@@ -85,6 +85,20 @@ pub(crate) fn min_of_not_nan(a: f64, b: f64) -> f64 {
     }
 }
 
+/// A pacing rate in bytes/s as the integer the controllers report: the
+/// rate truncated, at least 1 (a NaN, infinite, zero or sub-byte rate
+/// paces at 1 byte/s rather than not at all), at most `u64::MAX`. Written
+/// once for `bbr` and `bbr3`, which keep it beside their `f64` rate
+/// because the sender asks for it on every packet and the saturating
+/// conversion costs some twenty instructions.
+pub(crate) fn rate_bytes_per_sec(rate: f64) -> u64 {
+    if rate.is_finite() && rate >= 1.0 {
+        rate.min(u64::MAX as f64) as u64
+    } else {
+        1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -158,6 +158,10 @@ pub struct Bbr {
     cwnd: u64,
     /// Pacing rate, bytes/s.
     pacing_rate: f64,
+    /// `pacing_rate` as reported ([`crate::float::rate_bytes_per_sec`]),
+    /// kept with it: the sender reads it per packet, the rate changes far
+    /// less often.
+    pacing_rate_bps: u64,
     /// Send quantum for `pacing_rate`, cached because the cwnd target needs
     /// it on every ACK.
     send_quantum: u64,
@@ -258,6 +262,7 @@ impl Bbr {
             mode: Mode::Startup,
             cwnd: initial_cwnd,
             pacing_rate: 0.0,
+            pacing_rate_bps: 1,
             send_quantum: 2 * mss,
             has_seen_rtt: false,
             pacing_gain: cfg.high_gain,
@@ -377,6 +382,7 @@ impl Bbr {
     fn set_pacing(&mut self, rate: f64) {
         if rate != self.pacing_rate {
             self.pacing_rate = rate;
+            self.pacing_rate_bps = crate::float::rate_bytes_per_sec(rate);
             self.pacing_stale = true;
             let quantum = send_quantum_bytes(rate, self.mss);
             if quantum != self.send_quantum {
@@ -1252,11 +1258,11 @@ impl CongestionControl for Bbr {
     }
 
     fn pacing_rate_bytes_per_sec(&self) -> u64 {
-        if self.pacing_rate.is_finite() && self.pacing_rate >= 1.0 {
-            self.pacing_rate.min(u64::MAX as f64) as u64
-        } else {
-            1
-        }
+        debug_assert_eq!(
+            self.pacing_rate_bps,
+            crate::float::rate_bytes_per_sec(self.pacing_rate)
+        );
+        self.pacing_rate_bps
     }
 
     fn send_quantum_bytes(&self) -> u64 {

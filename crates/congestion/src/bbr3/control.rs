@@ -68,10 +68,17 @@ impl Bbr3 {
             _ => DEFAULT_RTT_NS,
         };
         let bw = self.cwnd as f64 / rtt_ns.max(1) as f64;
-        self.pacing_rate = self.rate_for(bw, self.cfg.startup_pacing_gain);
+        self.store_pacing_rate(self.rate_for(bw, self.cfg.startup_pacing_gain));
         // An input of the next pacing decision and of the send quantum.
         self.pacing_memo = None;
         self.quantum_current = false;
+    }
+
+    /// Sets the pacing rate and its integer form together.
+    #[inline]
+    fn store_pacing_rate(&mut self, rate: f64) {
+        self.pacing_rate = rate;
+        self.pacing_rate_bps = crate::float::rate_bytes_per_sec(rate);
     }
 
     /// `SetPacingRateWithGain()`: before the pipe is full the rate only
@@ -104,7 +111,7 @@ impl Bbr3 {
         }
         let rate = self.rate_for(self.bw, gain);
         if rate.is_finite() && rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
-            self.pacing_rate = rate;
+            self.store_pacing_rate(rate);
             // An input of the send quantum.
             self.quantum_current = false;
         }

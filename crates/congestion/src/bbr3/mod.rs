@@ -118,8 +118,12 @@ pub struct Bbr3 {
 
     state: State,
     cwnd: u64,
-    /// Pacing rate, bytes/s.
+    /// Pacing rate, bytes/s: written only by [`Bbr3::store_pacing_rate`].
     pacing_rate: f64,
+    /// `pacing_rate` as reported ([`crate::float::rate_bytes_per_sec`]),
+    /// kept with it: the sender reads it per packet, the rate changes far
+    /// less often.
+    pacing_rate_bps: u64,
     send_quantum: u64,
     has_seen_rtt: bool,
     pacing_gain: f64,
@@ -294,6 +298,7 @@ impl Bbr3 {
             state: State::Startup,
             cwnd: initial_cwnd,
             pacing_rate: 0.0,
+            pacing_rate_bps: 1,
             send_quantum: 2 * mss,
             has_seen_rtt: false,
             pacing_gain: cfg.startup_pacing_gain,
@@ -968,11 +973,11 @@ impl CongestionControl for Bbr3 {
     }
 
     fn pacing_rate_bytes_per_sec(&self) -> u64 {
-        if self.pacing_rate.is_finite() && self.pacing_rate >= 1.0 {
-            self.pacing_rate.min(u64::MAX as f64) as u64
-        } else {
-            1
-        }
+        debug_assert_eq!(
+            self.pacing_rate_bps,
+            crate::float::rate_bytes_per_sec(self.pacing_rate)
+        );
+        self.pacing_rate_bps
     }
 
     fn send_quantum_bytes(&self) -> u64 {
