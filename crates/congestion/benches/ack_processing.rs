@@ -50,7 +50,9 @@ impl Flow {
             let state = self.window.pop_front().unwrap();
             let rtt = Duration::from_nanos(self.now - state.sent_time.as_nanos());
             let in_flight = self.window.len() as u64 * MSS;
-            self.cc.on_ack(
+            // Opaque, as in `examples/ack_loop.rs`: the controller must not
+            // be specialised to this loop's constant event.
+            self.cc.on_ack(black_box(
                 &AckEvent::new(
                     Instant::from_nanos(self.now),
                     &[AckedPacket { bytes: MSS, state }],
@@ -58,7 +60,7 @@ impl Flow {
                     in_flight,
                 )
                 .rtt(Some(rtt), Duration::ZERO),
-            );
+            ));
         }
     }
 }
