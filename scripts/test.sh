@@ -90,6 +90,8 @@ phase semver-test bash scripts/semver_check_test.sh
 phase rate-rebuild-test python3 scripts/tcp_rate_rebuild_test.py
 phase host-noise-test python3 scripts/host_noise_test.py
 phase first-probe-test python3 scripts/first_probe_test.py
+# The speed comparison's parsing and table (Measurements chapter).
+phase speed-compare-test python3 scripts/speed_compare_test.py
 phase semver "${low[@]}" bash scripts/semver-check.sh
 # The book and README: build, links, every shell block (Python blocks:
 # test-python.sh).
