@@ -113,7 +113,7 @@ impl Sender {
     /// arrives between two paced sends) then has nothing to do and skips
     /// `poll`, about a third of its calls on a paced flow.
     ///
-    /// Told as [`Sender::poll_settled`] tells it ([`Sender::quiet`]),
+    /// Told as [`Sender::poll_settled`] tells it (its `quiet` test),
     /// without its stop and window tests: their outcomes, `NoData(None)`
     /// and `CwndLimited`, ask for no wake-up, so only the pacer's hold
     /// (the next departure after `now`, and no quantum burst open to the
@@ -137,7 +137,7 @@ impl Sender {
     /// this first: on a paced flow the pacer then holds the next one, and
     /// the second `poll` of every send is spared.
     ///
-    /// Under [`Sender::quiet`], `poll`'s branches before the window's
+    /// When its `quiet` test holds, `poll`'s branches before the window's
     /// test (the segment-size change, probes, repairs, the application's
     /// advance, the receiver's window and its clock) each do nothing, so
     /// `poll` goes on to the tests made here, in its order: a stopped or
