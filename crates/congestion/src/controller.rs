@@ -475,24 +475,23 @@ impl Controller {
         let rate = self
             .sampler
             .on_ack_ns(now, acked, self.rtt.min_ns(), prior_in_flight);
+        // One pass over the acknowledged packets serves three questions:
+        // whether a packet sent after recovery began is among them, and
+        // the smallest RTT any of them shows, both follow from the newest
+        // send time (`now - sent` only shrinks as `sent` grows).
+        let newest_acked_sent = acked.iter().map(|p| p.state.sent_time).max();
         // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
         // is acknowledged.
         if self.recovery != RecoveryState::Open
             && self.recovery_exit == RecoveryExit::FirstAckAfterStart
-            && acked
-                .iter()
-                .any(|p| p.state.sent_time > self.recovery_start)
+            && newest_acked_sent.is_some_and(|t| t > self.recovery_start)
         {
             self.recovery = RecoveryState::Open;
         }
-        let newest_acked_sent = acked.iter().map(|p| p.state.sent_time).max();
         if ce_packets > 0 {
             self.on_congestion_experienced(now, ce_packets, newest_acked_sent, bytes_in_flight);
         }
-        let min_acked_rtt = acked
-            .iter()
-            .map(|p| now.saturating_since(p.state.sent_time))
-            .min();
+        let min_acked_rtt = newest_acked_sent.map(|t| now.saturating_since(t));
         let ack_maybe_delayed = maybe_delayed(acked, self.mss, ce_packets);
         let ctx = AckContext {
             now,
