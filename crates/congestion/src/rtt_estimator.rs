@@ -97,6 +97,12 @@ impl RttEstimator {
         self.has_sample.then(|| nanos_to_duration(self.smoothed_ns))
     }
 
+    /// The RTT mean deviation in ns, for per-ACK paths that avoid
+    /// `Duration` (a transport's timeout, computed on every ACK).
+    pub fn var_ns(&self) -> u64 {
+        self.var_ns
+    }
+
     /// The RTT mean deviation (gain 1/4).
     pub fn var(&self) -> Duration {
         nanos_to_duration(self.var_ns)
@@ -137,6 +143,8 @@ mod tests {
         assert_eq!(e.smoothed(), Some(Duration::from_micros(112_500)));
         assert_eq!(e.var(), Duration::from_micros(62_500));
         assert_eq!(e.min(), Some(ms(100)));
+        // The integer forms the sender's timers read on every ACK.
+        assert_eq!((e.smoothed_ns(), e.var_ns()), (Some(112_500_000), 62_500_000));
     }
 
     #[test]

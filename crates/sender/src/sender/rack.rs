@@ -30,7 +30,7 @@ pub(super) struct Reordering {
 
 impl Sender {
     pub(super) fn loss_delay_ns(&self) -> u64 {
-        let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        let srtt = self.cc.rtt().smoothed_ns().unwrap_or(0);
         if self.reo.seen {
             // Linux RACK (`tcp_rack_reo_wnd()`): the latest RTT plus a
             // reordering window of min_rtt/4 per step, at most srtt.
@@ -66,7 +66,7 @@ impl Sender {
         if ref_pn - pn >= PACKET_THRESHOLD {
             return true;
         }
-        let srtt = self.cc.rtt().smoothed().map_or(0, |d| d.as_nanos() as u64);
+        let srtt = self.cc.rtt().smoothed_ns().unwrap_or(0);
         if self.next_pn.saturating_sub(1) <= ref_pn {
             // Early retransmit: the last packet sent was acknowledged.
             let rtt = srtt.max(self.latest_rtt_ns.unwrap_or(0));
@@ -187,12 +187,10 @@ impl Sender {
         (first, last): ((u64, Instant), (u64, Instant)),
         max_ack_delay_ns: u64,
     ) -> bool {
-        let (Some(srtt), var) = (self.cc.rtt().smoothed(), self.cc.rtt().var()) else {
+        let Some(srtt) = self.cc.rtt().smoothed_ns() else {
             return false;
         };
-        let pto = srtt.as_nanos() as u64
-            + (4 * var.as_nanos() as u64).max(GRANULARITY_NS)
-            + max_ack_delay_ns;
+        let pto = srtt + (4 * self.cc.rtt().var_ns()).max(GRANULARITY_NS) + max_ack_delay_ns;
         if last.1.nanos_since(first.1) < 3 * pto {
             return false;
         }

@@ -5,14 +5,17 @@ use super::*;
 
 impl Sender {
     pub(super) fn rto_ns(&self) -> u64 {
-        let var4 = 4 * self.cc.rtt().var().as_nanos() as u64;
-        let base = match (self.cc.rtt().smoothed(), self.timeout) {
+        // In integer ns: asked on every ACK once two smoothed RTTs pass the
+        // RTO's floor (`tlp_timeout_ns`), where `Duration`'s round trips
+        // cost more than the rule.
+        let var4 = 4 * self.cc.rtt().var_ns();
+        let base = match (self.cc.rtt().smoothed_ns(), self.timeout) {
             (None, _) => INITIAL_RTO_NS,
             // RFC 6298 §2.3 with Linux's floor.
-            (Some(s), Timeout::Rto) => (s.as_nanos() as u64 + var4).max(MIN_RTO_NS),
+            (Some(s), Timeout::Rto) => (s + var4).max(MIN_RTO_NS),
             // RFC 9002 §6.2.1.
             (Some(s), Timeout::Pto { max_ack_delay_ns }) => {
-                s.as_nanos() as u64 + var4.max(GRANULARITY_NS) + max_ack_delay_ns
+                s + var4.max(GRANULARITY_NS) + max_ack_delay_ns
             }
         };
         base.saturating_mul(1u64 << self.rto_backoff.min(16))
