@@ -26,7 +26,10 @@ fi
 # links libbpf (without them it still builds, and `bbrlab kernel load` says
 # what is missing).
 # valgrind: the speed guard's instruction counts (scripts/speed-guard.sh).
-DEBIAN_PACKAGES=(iproute2 iperf3 clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config valgrind)
+# libns3-dev (Debian's ns-3, 13 MB): scripts/ns3_compare_test.py builds
+# scripts/ns3/one_flow.cc against it and runs it, so the program
+# ns3_compare.py times is known to build and move data.
+DEBIAN_PACKAGES=(iproute2 iperf3 clang libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config valgrind libns3-dev)
 if [ "${#DEBIAN_PACKAGES[@]}" -gt 0 ]; then
   missing=()
   for p in "${DEBIAN_PACKAGES[@]}"; do
