@@ -144,7 +144,10 @@ mod tests {
         assert_eq!(e.var(), Duration::from_micros(62_500));
         assert_eq!(e.min(), Some(ms(100)));
         // The integer forms the sender's timers read on every ACK.
-        assert_eq!((e.smoothed_ns(), e.var_ns()), (Some(112_500_000), 62_500_000));
+        assert_eq!(
+            (e.smoothed_ns(), e.var_ns()),
+            (Some(112_500_000), 62_500_000)
+        );
     }
 
     #[test]
