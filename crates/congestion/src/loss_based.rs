@@ -101,6 +101,11 @@ impl Window {
     /// usage record, and the reduction in progress (PRR while in recovery
     /// or CWR; cwnd to ssthresh when the episode is over, Linux
     /// `tcp_end_cwnd_reduction()`).
+    ///
+    /// Always inlined into `cubic`'s and `reno`'s `on_ack`, its only
+    /// callers: out of line, the call cost 16 instructions an ACK
+    /// (`ack_loop`, `cubic`: 591.6 to 575.6 per send+ACK, 2026-12-04).
+    #[inline(always)]
     pub fn on_ack(&mut self, ctx: &AckContext<'_>) {
         if let Some(m) = ctx.rtt.min_ns() {
             self.min_rtt_ns = Some(m);
