@@ -475,10 +475,10 @@ impl Controller {
         let rate = self
             .sampler
             .on_ack_ns(now, acked, self.rtt.min_ns(), prior_in_flight);
-        // One pass over the acknowledged packets serves three questions:
-        // whether a packet sent after recovery began is among them, and
-        // the smallest RTT any of them shows, both follow from the newest
-        // send time (`now - sent` only shrinks as `sent` grows).
+        // One pass over the acknowledged packets: their newest send time
+        // also tells whether one was sent after recovery began, and the
+        // smallest RTT any of them shows (`now - sent` only shrinks as
+        // `sent` grows).
         let newest_acked_sent = acked.iter().map(|p| p.state.sent_time).max();
         // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
         // is acknowledged.

@@ -236,7 +236,11 @@ mod tests {
         }
         reference.sort();
         assert_eq!(q.len(), 5000);
-        let got: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop().map(|e| (e.t, e.kind))).collect();
+        let popped: Vec<Event<u64>> = std::iter::from_fn(|| q.pop()).collect();
+        // Each event keeps its insertion sequence (the i-th push is
+        // sequence i + 1), whether a lane or the heap's packed key held it.
+        assert!(popped.iter().all(|e| e.seq == e.kind + 1));
+        let got: Vec<(u64, u64)> = popped.iter().map(|e| (e.t, e.kind)).collect();
         assert_eq!(got, reference);
         assert!(q.is_empty());
     }
