@@ -216,7 +216,7 @@ def parse_args(argv):
         ap.error(f"--pairs must be at least 1 (got {a.pairs})")
     if not 0.1 <= a.seconds <= 3600:
         ap.error(f"--seconds must be from 0.1 to 3600 (got {a.seconds:g})")
-    if a.bbrlab and not os.access(a.bbrlab, os.X_OK):
+    if a.bbrlab and not (os.path.isfile(a.bbrlab) and os.access(a.bbrlab, os.X_OK)):
         ap.error(f"--bbrlab {a.bbrlab}: not an executable file")
     return a
 
@@ -244,7 +244,7 @@ def main(argv=None):
                 else:
                     b = time_bbrlab(binary, scenario, Path(tmp) / "out")
                     n = time_ns3(program, NS3_CC[a.cc], a.seconds)
-            except Failed as e:
+            except (Failed, OSError, KeyError, ValueError) as e:
                 sys.exit(f"ns3_compare: pair {i + 1}: {e}")
             pairs.append((n[0], n[1], b[0], b[1]))
     print(table(label, a.cc, a.seconds, pairs))

@@ -98,6 +98,9 @@ class Arguments(unittest.TestCase):
         self.check_error(["--seconds", "0.01"], "--seconds must be from 0.1 to 3600 (got 0.01)")
         self.check_error(["--cc", "reno"], "invalid choice: 'reno'")
         self.check_error(["--bbrlab", "/nonexistent/bbrlab"], "not an executable file")
+        with tempfile.TemporaryDirectory() as d:
+            # A directory is executable (searchable) but is no program.
+            self.check_error(["--bbrlab", d], "not an executable file")
 
 
 @unittest.skipUnless(Path("/usr/include/ns3/tcp-bbr.h").is_file() and shutil.which("g++"),
