@@ -8,10 +8,10 @@ impl Sender {
     /// Decides what to do at `now`.
     ///
     /// Always inlined: the simulator asks once per packet sent, and left
-    /// to itself the `bbrlab` binary's inliner kept it out of line, where
-    /// its prologue and epilogue cost more than its common path (one bbr
-    /// flow's bench path: 0.9 % fewer instructions inlined, measured
-    /// 2026-12-05 with Callgrind).
+    /// to itself the `bbrlab` binary's inliner kept it out of line and
+    /// paid a call's prologue and epilogue per packet (one bbr flow's
+    /// bench path: 0.9 % fewer instructions inlined, measured 2026-12-05
+    /// with Callgrind).
     #[inline(always)]
     pub fn poll(&mut self, now: Instant) -> SendDecision {
         if self.mss_change.is_some() {
