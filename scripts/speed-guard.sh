@@ -9,9 +9,11 @@
 #   bash scripts/speed-guard.sh            check (CI runs this)
 #   bash scripts/speed-guard.sh --update   measure and write a new baseline
 #
-# Needs valgrind (scripts/setup.sh installs it) and gungraun-runner 0.17.2
-# (installed here on first use). Takes about 2 minutes here, plus the
-# runner's build the first time.
+# Besides gungraun's benchmarks, it counts the bench path (one `bbr` and
+# one `cubic` flow, 20 s) in the release `bbrlab` binary, building it if
+# needed. Needs valgrind (scripts/setup.sh installs it) and gungraun-runner
+# 0.17.2 (installed here on first use). Takes about 2 minutes here, plus
+# the runner's build the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +21,7 @@ mode=check
 case "${1:-}" in
   "") ;;
   --update) mode=update ;;
-  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
   *) echo "speed-guard: unknown argument '$1' (allowed: --update, --help)" >&2; exit 2 ;;
 esac
 
@@ -42,6 +44,10 @@ baseline=crates/speed-guard/baseline.json
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 cargo bench -q -p speed-guard --features guard --bench instructions -- --output-format=json > "$summary"
+# The bench path in the `bbrlab` binary itself (speed_guard.py says why);
+# CI's build-release phase has built it already.
+cargo build --release -q -p bbrlab
+python3 scripts/speed_guard.py bench-path target/release/bbrlab >> "$summary"
 python3 scripts/speed_guard.py "$mode" "$baseline" "$summary"
 if [ "$mode" = check ]; then
   python3 scripts/speed_guard.py trailers "$baseline"

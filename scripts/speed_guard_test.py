@@ -63,6 +63,30 @@ class Judge(unittest.TestCase):
         self.assertEqual(json.loads(self.baseline.read_text())["instructions"], {"simulator/bbr": 5})
         self.assertEqual(speed_guard.check(self.baseline, s), 0)
 
+    def test_bench_path_lines_count_alongside_gungraun_s(self):
+        self.baseline.write_text(json.dumps({
+            "toolchain": speed_guard.toolchain(),
+            "instructions": {"simulator/bbr": 1000, "binary/bench_path_bbr": 2000},
+        }))
+        bench = json.dumps({"benchmark": "binary/bench_path_bbr", "instructions": 2061})
+        self.assertEqual(self.run_check([summary_line("simulator", "bbr", 1000), bench]), 1)
+        bench = json.dumps({"benchmark": "binary/bench_path_bbr", "instructions": 2059})
+        self.assertEqual(self.run_check([summary_line("simulator", "bbr", 1000), bench]), 0)
+
+    def test_a_bench_path_line_without_an_integer_is_a_clear_error(self):
+        bad = json.dumps({"benchmark": "binary/bench_path_bbr", "instructions": "many"})
+        with self.assertRaises(SystemExit) as e:
+            self.run_check([bad])
+        self.assertIn("summary.jsonl:1: not a benchmark summary", str(e.exception))
+        self.assertIn("'many'", str(e.exception))
+
+    def test_bench_path_of_a_missing_binary_fails_with_the_reason(self):
+        err = subprocess.run([sys.executable, str(Path(speed_guard.__file__)), "bench-path",
+                              str(self.dir / "no-such-bbrlab")], capture_output=True, text=True)
+        self.assertEqual(err.returncode, 1)
+        self.assertIn("no-such-bbrlab: not an executable file", err.stderr)
+        self.assertEqual(err.stdout, "")
+
     def test_a_baseline_commit_without_a_reason_fails(self):
         repo = self.dir / "repo"
         repo.mkdir()
