@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -60,13 +61,16 @@ NS3_CC = {"bbr": "TcpBbr", "cubic": "TcpCubic"}
 MODULES = ["core", "network", "internet", "point-to-point", "applications", "traffic-control"]
 
 
+@dataclass(frozen=True)
 class Ns3:
     """An ns-3 install: its include directory, library directory, the
     stem its library names share (`ns3.44-` in `libns3.44-core.so`,
     `ns3-` in Debian's `libns3-core.so`) and its version."""
 
-    def __init__(self, include, libdir, stem, version):
-        self.include, self.libdir, self.stem, self.version = include, libdir, stem, version
+    include: Path
+    libdir: Path
+    stem: str
+    version: str
 
 
 def find_ns3(prefix):
