@@ -54,13 +54,14 @@ def counts(summary: Path) -> dict:
             d = json.loads(line)
             if "benchmark" in d:
                 # One of `bench-path`'s lines.
-                if not isinstance(d["instructions"], int):
+                # bool is an int to isinstance, and no count.
+                if type(d["instructions"]) is not int:
                     raise ValueError(f"instructions is {d['instructions']!r}, not an integer")
                 out[d["benchmark"]] = d["instructions"]
                 continue
             group = d["module_path"].split("::")[-2]
             ir = d["profiles"][0]["summaries"]["total"]["summary"]["Callgrind"]["Ir"]["metrics"]
-        except (ValueError, KeyError, IndexError) as e:
+        except (ValueError, KeyError, IndexError, TypeError) as e:
             sys.exit(f"speed_guard: {summary}:{n}: not a benchmark summary, gungraun's or bench-path's ({e})")
         value = ir["Left"] if "Left" in ir else ir["Both"][0]
         out[f"{group}/{d['id']}"] = value["Int"]

@@ -80,6 +80,12 @@ class Judge(unittest.TestCase):
         self.assertIn("summary.jsonl:1: not a benchmark summary", str(e.exception))
         self.assertIn("'many'", str(e.exception))
 
+    def test_a_line_of_the_wrong_shape_is_a_clear_error_not_a_traceback(self):
+        for bad in ['[1, 2]', '"text"', json.dumps({"benchmark": "binary/x", "instructions": True})]:
+            with self.assertRaises(SystemExit) as e:
+                self.run_check([bad])
+            self.assertIn("summary.jsonl:1: not a benchmark summary", str(e.exception), bad)
+
     def test_bench_path_of_a_missing_binary_fails_with_the_reason(self):
         err = subprocess.run([sys.executable, str(Path(speed_guard.__file__)), "bench-path",
                               str(self.dir / "no-such-bbrlab")], capture_output=True, text=True)
