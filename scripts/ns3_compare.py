@@ -220,7 +220,7 @@ def parse_args(argv):
         ap.error(f"--pairs must be at least 1 (got {a.pairs})")
     if not 0.1 <= a.seconds <= 3600:
         ap.error(f"--seconds must be from 0.1 to 3600 (got {a.seconds:g})")
-    if a.bbrlab and not (os.path.isfile(a.bbrlab) and os.access(a.bbrlab, os.X_OK)):
+    if a.bbrlab and not speed_compare.is_program(a.bbrlab):
         ap.error(f"--bbrlab {a.bbrlab}: not an executable file")
     return a
 

@@ -98,6 +98,12 @@ def last_line(text):
     return lines[-1] if lines else "(no output)"
 
 
+def is_program(path):
+    """Whether `path` is a file this user may execute: a directory passes
+    `os.access(X_OK)` (it is searchable) but is no program."""
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def callgrind_instructions(stderr):
     """The instruction count Callgrind prints at exit (`I   refs:` or
     `Collected :`), or None."""

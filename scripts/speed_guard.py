@@ -156,7 +156,7 @@ def bench_path(binary: Path) -> int:
     """Prints one JSON line per algorithm: the instructions of the whole
     `bbrlab sim` process on the bench path (20 s simulated), the figure
     scripts/speed_compare.py reports."""
-    if not (binary.is_file() and binary.stat().st_mode & 0o111):
+    if not speed_compare.is_program(binary):
         print(f"speed_guard: {binary}: not an executable file (build it with"
               " cargo build --release -p bbrlab)", file=sys.stderr)
         return 1

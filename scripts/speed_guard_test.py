@@ -92,6 +92,11 @@ class Judge(unittest.TestCase):
         self.assertEqual(err.returncode, 1)
         self.assertIn("no-such-bbrlab: not an executable file", err.stderr)
         self.assertEqual(err.stdout, "")
+        # A directory is searchable, so "executable", but no program.
+        err = subprocess.run([sys.executable, str(Path(speed_guard.__file__)), "bench-path",
+                              str(self.dir)], capture_output=True, text=True)
+        self.assertEqual(err.returncode, 1)
+        self.assertIn("not an executable file", err.stderr)
 
     def test_a_baseline_commit_without_a_reason_fails(self):
         repo = self.dir / "repo"
