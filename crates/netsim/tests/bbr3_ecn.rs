@@ -6,14 +6,11 @@
 
 use congestion::{Algorithm, Bbr3Profile, Config};
 use netsim::{Ecn, FlowConfig, NoRecorder, SimConfig, Summary};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
-
-fn direction(text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 fn flow(algorithm: Algorithm, start_s: u64) -> FlowConfig {
     let mut cfg = Config::new(algorithm);

@@ -8,16 +8,13 @@ use netsim::{
     AckPolicy, App, Ecn, FlowConfig, Handshake, MemoryRecorder, NoRecorder, Pacing, SimConfig,
     Summary,
 };
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 const MS: u64 = 1_000_000;
 const MSS: u64 = 1448;
-
-fn direction(text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// A TCP-like flow: Linux's receiver, MSS 1448, and for CUBIC the
 /// kernel's HyStart and avoidance rules. BBR is paced in quanta (TSO bursts); CUBIC is not

@@ -5,7 +5,9 @@
 
 use congestion::{Algorithm, Config, CubicAvoidance, HyStartVariant, Mode};
 use netsim::{AckPolicy, FlowConfig, Handshake, MemoryRecorder, NoRecorder, Pacing, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 const MSS: u64 = 1448;
@@ -16,11 +18,6 @@ const MSS: u64 = 1448;
 /// 2026-11-29 and 3.63 on 2026-12-01 (committed as
 /// `docs/validate/validate-cubic-loss.json`).
 const KERNEL_MBPS: f64 = 3.63;
-
-fn direction(text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// One kernel-like CUBIC flow (Linux's receiver and HyStart, no pacing,
 /// Linux's TSO deferral, 52-byte headers) with `avoidance`, on a path whose forward direction is

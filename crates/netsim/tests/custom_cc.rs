@@ -6,9 +6,11 @@ use congestion::{
     AckContext, Config, CongestionControl, Controller, DeliveryRateSampler, Instant, Snapshot,
 };
 use netsim::{CustomCc, FlowConfig, MemoryRecorder, SimConfig};
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 
@@ -53,11 +55,6 @@ fn fixed(acks: &Arc<AtomicU64>) -> CustomCc {
             acks: acks.clone(),
         }) as Box<dyn CongestionControl + Send + Sync>
     })
-}
-
-fn direction(text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
 }
 
 #[test]

@@ -5,15 +5,12 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{AckPolicy, Ecn, FlowConfig, MemoryRecorder, SimConfig, Summary};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const MS: u64 = 1_000_000;
 const SEC: u64 = 1_000_000_000;
-
-fn direction(text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// One flow for `secs` over 20 Mbit/s and 40 ms, the forward queue given.
 fn run(flow: FlowConfig, queue: &str, secs: u64) -> (Summary, MemoryRecorder) {

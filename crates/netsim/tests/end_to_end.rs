@@ -2,15 +2,12 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{AckPolicy, App, FlowConfig, MemoryRecorder, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 fn path(extra: &str) -> (link::ResolvedDirection, link::ResolvedDirection) {
     let fwd =

@@ -17,14 +17,11 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{FlowConfig, NoRecorder, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 fn two_rtts(queue: &str) -> netsim::Summary {
     let mut short = FlowConfig::bulk("short", Config::new(Algorithm::Cubic));

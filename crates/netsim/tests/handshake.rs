@@ -4,15 +4,12 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{FlowConfig, Handshake, MemoryRecorder, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// One kernel-sized BBR flow (1448 + 52 bytes) on 2 Mbit/s with 50 ms
 /// each way, where one data packet takes 6 ms to serialize.

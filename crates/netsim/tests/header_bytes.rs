@@ -5,15 +5,12 @@
 use congestion::{Algorithm, Config};
 use netsim::{FlowConfig, MemoryRecorder, SimConfig};
 use sender::schema::FLOW_CSV_HEADER;
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// One CUBIC flow (no PROBE_RTT dips, so the link stays busy once the
 /// 200-packet buffer fills) on 10 Mbit/s, 40 ms, for 20 s.

@@ -28,14 +28,11 @@
 
 use congestion::{Algorithm, Bbr3Config, Bbr3Profile, Bbr3Signals, Config, Mode};
 use netsim::{FlowConfig, Handshake, MemoryRecorder, Pacing, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// The kernel's `bbrlab_bbr3` as `validate` matches it, on the
 /// 50M-50ms-0.5bdp path, for `seconds`.

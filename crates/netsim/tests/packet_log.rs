@@ -5,14 +5,11 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{FlowConfig, PacketKind, PacketMemory, PacketRecord, Recorder, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 /// `bbr` against `cubic` for 5 s on 20 Mbit/s, 40 ms, with `queue` on
 /// the forward link.

@@ -3,15 +3,12 @@
 
 use congestion::{Algorithm, Config, Mode};
 use netsim::{App, FlowConfig, MemoryRecorder, Segment, SimConfig, Summary, Topology};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const SEC: u64 = 1_000_000_000;
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 fn schedule(toml_text: &str) -> link::DelaySchedule {
     let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");

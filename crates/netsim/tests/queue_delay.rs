@@ -5,14 +5,11 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{FlowConfig, MemoryRecorder, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 const MS: u64 = 1_000_000;
-
-fn direction(toml_text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(toml_text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
-}
 
 #[test]
 fn queue_delay_is_zero_when_empty_and_the_backlog_otherwise_in_both_directions() {

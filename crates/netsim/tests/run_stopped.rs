@@ -5,7 +5,9 @@
 
 use congestion::{AckContext, CongestionControl, DeliveryRateSampler, Instant, Snapshot};
 use netsim::{CustomCc, FlowConfig, MemoryRecorder, RunStopped, SimConfig};
-use std::path::Path;
+
+mod common;
+use common::direction;
 
 struct Runaway;
 
@@ -26,11 +28,6 @@ impl CongestionControl for Runaway {
     fn snapshot(&self) -> Snapshot {
         Snapshot::default()
     }
-}
-
-fn direction(text: &str) -> link::ResolvedDirection {
-    let cfg: link::DirectionConfig = toml::from_str(text).expect("valid direction");
-    cfg.resolve(Path::new(".")).expect("resolves")
 }
 
 #[test]
