@@ -160,6 +160,38 @@ impl<K: Copy> EventQueue<K> {
         }
     }
 
+    /// Takes the next insertion sequence and queues nothing: for an event
+    /// that may be queued later, with [`EventQueue::push_lane_reserved`],
+    /// and must then pop exactly where one queued now would have (among
+    /// events at the same time, insertion order decides).
+    #[inline(always)]
+    pub fn reserve(&mut self) -> u64 {
+        self.seq += 1;
+        debug_assert!(self.seq < 1 << 61, "the sequence must leave 3 bits");
+        self.seq
+    }
+
+    /// Queues `kind` at `t` with `seq` from [`EventQueue::reserve`]: in
+    /// lane `lane` when its time is after the lane's last (the older
+    /// sequence then cannot break the lane's order, which ties would),
+    /// otherwise in the heap. It pops where it would have had it been
+    /// queued when `seq` was taken.
+    pub fn push_lane_reserved(&mut self, lane: usize, t: u64, seq: u64, kind: K) {
+        debug_assert!(seq <= self.seq, "a sequence not yet reserved");
+        let e = Event { t, seq, kind };
+        if self.backs[lane] < t {
+            if self.fronts[lane + 1] == EMPTY {
+                self.fronts[lane + 1] = e.packed() | (lane as u128 + 1);
+            }
+            self.backs[lane] = t;
+            self.lanes[lane].push_back(e);
+        } else {
+            let e = HeapEntry::new(e);
+            self.fronts[0] = self.fronts[0].min(e.key);
+            self.heap.push(e);
+        }
+    }
+
     /// The event `kind` at `t` with the next insertion sequence.
     #[inline(always)]
     fn next(&mut self, t: u64, kind: K) -> Event<K> {
@@ -280,6 +312,61 @@ mod tests {
         }
         while let Some(Reverse(k)) = reference.pop() {
             assert_eq!(q.pop().map(|e| (e.t, e.kind)), Some(k));
+        }
+        assert!(q.pop().is_none() && q.is_empty());
+    }
+
+    /// An event queued late with a sequence reserved earlier pops exactly
+    /// where it would have had it been queued at its reservation: pushes,
+    /// reservations, late pushes (into a lane or, where the lane's last
+    /// time does not precede it, the heap) and pops interleaved, against
+    /// one heap of (time, sequence).
+    #[test]
+    fn a_reserved_sequence_pops_where_its_reservation_was() {
+        use std::cmp::Reverse;
+        let mut q = EventQueue::default();
+        let mut reference = BinaryHeap::new();
+        let mut reserved: Vec<(u64, u64, usize, u64)> = Vec::new();
+        let (mut x, mut now, mut seq, mut late) = (4242u64, 0u64, 0u64, 0u32);
+        for i in 0..50_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let t = now + (x >> 33) % 50;
+            let lane = ((x >> 20) % LANES as u64) as usize;
+            match (x >> 40) % 4 {
+                0 => {
+                    let got = q.pop().map(|e| (e.t, e.seq, e.kind));
+                    let want = reference.pop().map(|Reverse(k)| k);
+                    assert_eq!(got, want, "pop {i}");
+                    if let Some((t, _, _)) = got {
+                        now = t;
+                    }
+                }
+                1 => {
+                    seq += 1;
+                    assert_eq!(q.reserve(), seq);
+                    reserved.push((t, seq, lane, i));
+                }
+                2 if !reserved.is_empty() => {
+                    let k = ((x >> 10) as usize) % reserved.len();
+                    let (t, s, lane, kind) = reserved.swap_remove(k);
+                    late += u32::from(q.backs[lane] >= t);
+                    q.push_lane_reserved(lane, t, s, kind);
+                    reference.push(Reverse((t, s, kind)));
+                }
+                _ => {
+                    seq += 1;
+                    q.push_lane(lane, t, i);
+                    reference.push(Reverse((t, seq, i)));
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        // Both ways of queuing a reserved event were taken.
+        assert!(late > 100, "{late} reserved events went to the heap");
+        while let Some(Reverse(k)) = reference.pop() {
+            assert_eq!(q.pop().map(|e| (e.t, e.seq, e.kind)), Some(k));
         }
         assert!(q.pop().is_none() && q.is_empty());
     }

@@ -409,14 +409,72 @@ impl Sim<'_> {
             AckAction::Delay(t) => {
                 let t = t.as_nanos();
                 // An earlier deadline (SACK compression's short timer)
-                // replaces a later one; the stale event is ignored.
-                if self.flows[f].delack_at.is_none_or(|at| t < at) {
-                    self.flows[f].delack_at = Some(t);
-                    let gen = self.flows[f].gen;
-                    self.queue
-                        .push_lane(LANE_DELACK, t, Kind::DelayedAck(f as u32, gen));
+                // replaces a later one.
+                let fl = &mut self.flows[f];
+                if fl.delack_at.is_none_or(|at| t < at) {
+                    fl.delack_at = Some(t);
+                    if fl.delack_event.is_none_or(|e| t < e) {
+                        fl.delack_event = Some(t);
+                        let gen = fl.gen;
+                        self.queue
+                            .push_lane(LANE_DELACK, t, Kind::DelayedAck(f as u32, gen));
+                    } else {
+                        // An event queued no later than `t` serves: it is
+                        // queued again for `t` when it pops, with the
+                        // sequence taken now, so it pops among events at
+                        // `t` where one queued now would. The sequence is
+                        // taken even when kept, so every later event's is
+                        // what it was with an event per deadline.
+                        let seq = self.queue.reserve();
+                        // The same deadline again (an ACK went out
+                        // between): its first event would have fired it,
+                        // so the first sequence stays.
+                        if fl.delack_reserved.is_none_or(|(rt, _)| rt != t) {
+                            fl.delack_reserved = Some((t, seq));
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// A delayed-ACK event of flow `f` popped at `t`: the ACK goes out if
+    /// it is due now; if it is due later, the event is queued again for
+    /// then. An event that was replaced by an earlier one, or whose ACK
+    /// went out with a later segment, does nothing.
+    pub(super) fn on_delayed_ack_event(&mut self, f: usize, t: u64) {
+        let fl = &mut self.flows[f];
+        let relied_on = fl.delack_event == Some(t);
+        if relied_on {
+            fl.delack_event = None;
+        }
+        match fl.delack_at {
+            Some(at) if at == t => {
+                fl.delack_at = None;
+                if let Some(ack) = fl.receiver.on_delayed_ack_timer(Instant::from_nanos(t)) {
+                    self.send_ack(f, ack);
+                }
+            }
+            Some(at) if relied_on && at > t => {
+                // `delack_at` later than the event relied on was set with
+                // a reservation (an event queued at once would be the one
+                // relied on), and `delack_reserved` holds it.
+                let reserved = fl.delack_reserved.filter(|&(rt, _)| rt == at);
+                debug_assert!(reserved.is_some(), "deadline {at} without its reservation");
+                fl.delack_event = Some(at);
+                let gen = fl.gen;
+                let seq = match reserved {
+                    Some((_, seq)) => seq,
+                    None => self.queue.reserve(),
+                };
+                self.queue.push_lane_reserved(
+                    LANE_DELACK,
+                    at,
+                    seq,
+                    Kind::DelayedAck(f as u32, gen),
+                );
+            }
+            _ => {}
         }
     }
 

@@ -232,7 +232,20 @@ struct Flow {
     header_bytes: u32,
     wake_at: Option<u64>,
     timer_at: Option<u64>,
+    /// When the receiver's delayed ACK is due, if one is pending.
     delack_at: Option<u64>,
+    /// The time of the delayed-ACK event this flow relies on, queued and
+    /// not yet popped: never later than `delack_at` while that is set.
+    /// A deadline at or after it queues nothing; when it pops before the
+    /// deadline it is queued again for the deadline, as the RTO timer is
+    /// (`arm_timer`). Linux's receiver ACKs every second segment, so
+    /// nearly every deadline is cancelled by the next segment's ACK: one
+    /// event per deadline was one stale event per two packets.
+    delack_event: Option<u64>,
+    /// The deadline and queue sequence of the last delayed-ACK deadline
+    /// that queued no event (see `delack_event`): its event, queued when
+    /// the one relied on pops, takes that sequence.
+    delack_reserved: Option<(u64, u64)>,
     /// Which RTT the receiver's ACK policy needs from the sender.
     receiver_rtt: ReceiverRtt,
     drops: u64,
@@ -298,6 +311,8 @@ impl Flow {
             wake_at: None,
             timer_at: None,
             delack_at: None,
+            delack_event: None,
+            delack_reserved: None,
             receiver_rtt: match ack {
                 sender::AckPolicy::Decimated { .. } => ReceiverRtt::Min,
                 sender::AckPolicy::Linux { .. } => ReceiverRtt::Smoothed,
@@ -723,14 +738,8 @@ impl<'a> Sim<'a> {
                 }
                 Kind::DelayedAck(f, gen) => {
                     let f = f as usize;
-                    if self.flows[f].delack_at == Some(ev.t) && self.flows[f].gen == gen {
-                        self.flows[f].delack_at = None;
-                        if let Some(ack) = self.flows[f]
-                            .receiver
-                            .on_delayed_ack_timer(Instant::from_nanos(self.now))
-                        {
-                            self.send_ack(f, ack);
-                        }
+                    if self.flows[f].gen == gen {
+                        self.on_delayed_ack_event(f, ev.t);
                     }
                 }
                 Kind::Data {
