@@ -389,6 +389,11 @@ impl Pie {
 /// L4S head.
 const DUALPI2_TSHIFT_NS: u64 = 50_000_000;
 
+/// The MTU in DualPI2's shallow-queue test (Linux's `psched_mtu()` on a
+/// 1500-byte link): the simulator's links have no MTU of their own, and
+/// 1500 bytes is every path's default segment plus headers' bound.
+const DUALPI2_MTU: u64 = 1500;
+
 /// DualPI2 (RFC 9332 Appendix A).
 #[derive(Clone, Debug)]
 pub(crate) struct DualPi2 {
@@ -431,6 +436,12 @@ impl DualPi2 {
         }
     }
 
+    /// Fewer than two MTUs queued (the packet being dequeued not
+    /// counted): no AQM drop or coupled mark (see `dequeue`).
+    fn shallow(&self) -> bool {
+        self.bytes < 2 * DUALPI2_MTU
+    }
+
     /// RFC 9332 A.1 recur(): deterministic marking at `likelihood`.
     fn recur(&mut self, likelihood: f64) -> bool {
         self.recur += likelihood;
@@ -456,6 +467,17 @@ impl DualPi2 {
     /// L4S packets are marked at max(native step, coupled k·p'); Classic
     /// ones are marked (ECN-capable, with `ecn`) or dropped with p'^2,
     /// as two independent draws each below p'.
+    ///
+    /// Neither the coupled mark nor the Classic drop or mark is applied
+    /// while less than two MTUs stay queued behind the packet, as Linux's
+    /// `sch_dualpi2` does (`must_drop()`, after `dequeue_packet()` has
+    /// taken the packet's bytes off the backlog; RED's min_th in spirit):
+    /// without it, p' (which falls by α·target per update once the queue
+    /// is empty: 0.0024 every 16 ms at RFC 9332's defaults, about 7 s
+    /// from 1 to 0) goes on dropping from a queue of a packet or two for
+    /// seconds after a delay spike, and a flow that backs off (BBRv3 cuts
+    /// inflight_lo on each lossy round) is held far below the link. The native step mark is not gated, as
+    /// Linux's `do_step_aqm()` is not (its `min_qlen_step` defaults to 0).
     fn dequeue(
         &mut self,
         now: u64,
@@ -476,12 +498,13 @@ impl DualPi2 {
                 let native = now - p.enq_ns >= self.step_ns;
                 let p_cl = (self.k * self.p_base).min(1.0);
                 // p_L = max(p_native, p_CL): the step is 0 or 1.
-                p.mark = native || self.recur(p_cl);
+                p.mark = native || (!self.shallow() && self.recur(p_cl));
                 return Some(p);
             }
             let mut p = self.c.pop_front().expect("Classic head exists");
             self.bytes -= u64::from(p.bytes);
-            let hit = self.p_base > rng.gen::<f64>() && self.p_base > rng.gen::<f64>();
+            let hit =
+                !self.shallow() && self.p_base > rng.gen::<f64>() && self.p_base > rng.gen::<f64>();
             if hit {
                 if ecn && p.ecn.is_ect() {
                     p.mark = true;

@@ -478,6 +478,79 @@ fn dualpi2_couples_l4s_marking_to_k_p_and_classic_to_p_squared() {
     assert!(ect0.iter().filter(|f| f.sent.unwrap().1).count() > 100);
 }
 
+/// Linux's `sch_dualpi2` (`must_drop()`): no Classic drop and no coupled
+/// L4S mark while less than two MTUs stay queued behind the packet. Three
+/// seconds of unresponsive Classic traffic at 15 Mbit/s into 10 Mbit/s
+/// hold p' near 0.58 (p'^2 drops the third in excess); once it stops, p'
+/// falls by α·target (0.0024) per 16 ms update, so it stays high for
+/// seconds. In that second, lone packets (nothing behind them) are
+/// neither dropped nor marked, while in groups of four offered at once
+/// the second (two MTUs behind it when it is dequeued) is dropped at
+/// about p'^2.
+#[test]
+fn dualpi2_neither_drops_nor_couples_below_two_mtus_queued() {
+    let mut d = direction("10mbit", "limit = \"1000pkt\", aqm = \"dualpi2\"");
+    let mut arrivals: Vec<(u64, u32, Ecn, u64)> = (0..3_750)
+        .map(|i| (i * 800_000, 1500, Ecn::NotEct, 1))
+        .collect();
+    // From 3.1 s (the standing queue gone), every 20 ms: a lone Classic
+    // packet, 5 ms later a lone 100-byte L4S one, 5 ms later four Classic
+    // packets at once (each group gone in 4.8 ms).
+    let start = 3_100 * MS;
+    for n in 0..45 {
+        let t = start + n * 20 * MS;
+        arrivals.push((t, 1500, Ecn::NotEct, 2));
+        arrivals.push((t + 5 * MS, 100, Ecn::Ect1, 3));
+        for _ in 0..4 {
+            arrivals.push((t + 10 * MS, 1500, Ecn::NotEct, 4));
+        }
+    }
+    let mut p_at: Vec<(u64, f64)> = Vec::new();
+    let fates = run(&mut d, &arrivals, 4_100 * MS, |t, d| {
+        p_at.push((t, d.aqm_probability().unwrap()));
+    });
+    let p = |t: u64| {
+        p_at.iter()
+            .rev()
+            .find(|&&(pt, _)| pt <= t)
+            .map_or(0.0, |&(_, p)| p)
+    };
+    let of = |flow: u64| fates.values().filter(move |f| f.flow == flow);
+    // Without the rule, the lone Classic packets would lose about the sum
+    // of p'^2 over them; at least 5 here.
+    let lone: f64 = of(2).map(|f| p(f.offered_ns).powi(2)).sum();
+    assert!(lone > 5.0, "p'^2 summed over the lone packets: {lone}");
+    assert_eq!(of(2).count(), 45);
+    assert!(
+        of(2).all(|f| f.dropped.is_none() && f.sent.is_some()),
+        "a lone Classic packet was dropped: {:?}",
+        of(2).find(|f| f.dropped.is_some())
+    );
+    assert_eq!(of(3).count(), 45);
+    assert!(
+        of(3).all(|f| f.sent.is_some_and(|(_, ce)| !ce)),
+        "a lone L4S packet was marked"
+    );
+    // The groups: only their second packets can be dropped (the first is
+    // served at once, the third and fourth have less behind them).
+    let (mut mean, mut var) = (0.0, 0.0);
+    for n in 0..45 {
+        // The second is dequeued when the first has been sent, 1.2 ms on.
+        let pc = p(start + n * 20 * MS + 10 * MS + 1_200_000).powi(2);
+        mean += pc;
+        var += pc * (1.0 - pc);
+    }
+    let drops = of(4)
+        .filter(|f| matches!(f.dropped, Some((DropReason::DualPi2, _))))
+        .count() as f64;
+    assert!(drops >= 1.0, "no group lost a packet ({mean} expected)");
+    assert!(
+        (drops - mean).abs() <= 4.0 * var.sqrt() + 1.0,
+        "{drops} drops against {mean} ± {}",
+        var.sqrt()
+    );
+}
+
 /// Every aqm names the keys it takes; a key of another aqm is an error
 /// that says what, where and what is allowed.
 #[test]
