@@ -322,3 +322,42 @@ fn a_window_kept_in_segments_may_grow_with_their_size() {
         }
     }
 }
+
+/// An AQM holds a queue near its delay target, not its limit: PIE's
+/// 15 ms at 570 kbit/s is under one packet. Three Reno flows sharing a
+/// 5-packet pipe behind it lose a quarter of their packets and lock each
+/// other out by timeouts, as TCP flows do in a buffer too small for
+/// them; the per-flow stall bound does not judge such a path (the run
+/// of 2026-12-05, seed 1796477695584122655, flagged this one: its third
+/// flow got 6 kbit/s).
+#[test]
+fn a_flow_locked_out_behind_an_aqm_whose_target_holds_under_a_bdp_is_not_a_stall() {
+    let p = fuzz::path::FuzzPath {
+        rate: 0.18281867260190504,
+        rtt: 0.7030484824860693,
+        buffer: 0.6675301894056632,
+        flows: 3,
+        aqm: 3,
+        app_share: 0.0,
+        app_period: 0.0,
+        seed: 2037813373,
+        ..plain()
+    };
+    let text = p.scenario("reno", None);
+    assert!(
+        text.contains("aqm = \"pie\"") && text.contains("limit = \"18pkt\""),
+        "{text}"
+    );
+    let reno = Controller::parse("reno").unwrap();
+    let Outcome::Judged(v) = fuzz::evaluate(&p, &reno, RUN_TIMEOUT) else {
+        panic!("the run timed out");
+    };
+    assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}");
+    // The same flows behind a drop-tail queue of the same 18 packets (over
+    // a BDP and 8 packets) are judged, and none of them stalls.
+    let tail = fuzz::path::FuzzPath { aqm: 0, ..p };
+    let Outcome::Judged(v) = fuzz::evaluate(&tail, &reno, RUN_TIMEOUT) else {
+        panic!("the run timed out");
+    };
+    assert!(v.is_empty(), "{v:?}");
+}

@@ -242,6 +242,19 @@ impl FuzzPath {
             && self.policer.is_none()
     }
 
+    /// The queueing delay the path's AQM lets stand, s: its target
+    /// (CoDel's, RFC 8289 §4.4, and FQ-CoDel's, RFC 8290 §4.3, 5 ms;
+    /// PIE's, RFC 8033 §4.1, and DualPI2's Classic one, RFC 9332 A.1,
+    /// 15 ms; the scenario keeps each default). `None` for drop-tail,
+    /// whose queue stands up to its limit.
+    pub fn aqm_target_s(&self) -> Option<f64> {
+        match self.aqm.min(4) {
+            0 => None,
+            1 | 2 => Some(0.005),
+            _ => Some(0.015),
+        }
+    }
+
     /// The rate after the step (the rate without one), bit/s.
     pub fn final_rate_bps(&self) -> f64 {
         let r = self.sizes().rate_bps;
