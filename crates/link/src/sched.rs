@@ -389,10 +389,12 @@ impl Pie {
 /// L4S head.
 const DUALPI2_TSHIFT_NS: u64 = 50_000_000;
 
-/// The MTU in DualPI2's shallow-queue test (Linux's `psched_mtu()` on a
-/// 1500-byte link): the simulator's links have no MTU of their own, and
-/// 1500 bytes is every path's default segment plus headers' bound.
-const DUALPI2_MTU: u64 = 1500;
+/// The least MTU in DualPI2's shallow-queue test (Linux's `psched_mtu()`
+/// on a 1500-byte link). The simulator's links have no MTU of their own:
+/// the test takes this or the largest packet seen, whichever is larger,
+/// as a jumbo-frame device's MTU would be (CoDel learns its maxpacket the
+/// same way).
+const DUALPI2_MIN_MTU: u64 = 1500;
 
 /// DualPI2 (RFC 9332 Appendix A).
 #[derive(Clone, Debug)]
@@ -412,6 +414,9 @@ pub(crate) struct DualPi2 {
     next_update_ns: u64,
     /// recur()'s accumulator for the coupled L4S marking.
     recur: f64,
+    /// The MTU of the shallow-queue test: [`DUALPI2_MIN_MTU`] or the
+    /// largest packet offered, if larger.
+    mtu: u64,
 }
 
 impl DualPi2 {
@@ -439,7 +444,7 @@ impl DualPi2 {
     /// Fewer than two MTUs queued (the packet being dequeued not
     /// counted): no AQM drop or coupled mark (see `dequeue`).
     fn shallow(&self) -> bool {
-        self.bytes < 2 * DUALPI2_MTU
+        self.bytes < 2 * self.mtu
     }
 
     /// RFC 9332 A.1 recur(): deterministic marking at `likelihood`.
@@ -456,6 +461,7 @@ impl DualPi2 {
     /// RFC 9332 §2.5.1.1 classifier: ECT(1) and CE go to the L4S queue.
     fn enqueue(&mut self, p: Pkt) {
         self.bytes += u64::from(p.bytes);
+        self.mtu = self.mtu.max(u64::from(p.bytes));
         if matches!(p.ecn, Ecn::Ect1 | Ecn::Ce) {
             self.l.push_back(p);
         } else {
@@ -594,6 +600,7 @@ impl Sched {
                 prevq_s: 0.0,
                 next_update_ns: tupdate_ns,
                 recur: 0.0,
+                mtu: DUALPI2_MIN_MTU,
             }),
         }
     }

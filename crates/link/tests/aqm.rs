@@ -478,6 +478,23 @@ fn dualpi2_couples_l4s_marking_to_k_p_and_classic_to_p_squared() {
     assert!(ect0.iter().filter(|f| f.sent.unwrap().1).count() > 100);
 }
 
+/// `count` Not-ECT packets of `bytes` from flow 1, one every `every_ns`
+/// from 0: traffic that does not respond to drops.
+fn unresponsive(count: u64, every_ns: u64, bytes: u32) -> Vec<(u64, u32, Ecn, u64)> {
+    (0..count)
+        .map(|i| (i * every_ns, bytes, Ecn::NotEct, 1))
+        .collect()
+}
+
+/// The probability last seen at or before `t` among `(time, p)` probes in
+/// time order (0 before the first).
+fn p_before(p_at: &[(u64, f64)], t: u64) -> f64 {
+    p_at.iter()
+        .rev()
+        .find(|&&(pt, _)| pt <= t)
+        .map_or(0.0, |&(_, p)| p)
+}
+
 /// Linux's `sch_dualpi2` (`must_drop()`): no Classic drop and no coupled
 /// L4S mark while less than two MTUs stay queued behind the packet. Three
 /// seconds of unresponsive Classic traffic at 15 Mbit/s into 10 Mbit/s
@@ -490,9 +507,7 @@ fn dualpi2_couples_l4s_marking_to_k_p_and_classic_to_p_squared() {
 #[test]
 fn dualpi2_neither_drops_nor_couples_below_two_mtus_queued() {
     let mut d = direction("10mbit", "limit = \"1000pkt\", aqm = \"dualpi2\"");
-    let mut arrivals: Vec<(u64, u32, Ecn, u64)> = (0..3_750)
-        .map(|i| (i * 800_000, 1500, Ecn::NotEct, 1))
-        .collect();
+    let mut arrivals = unresponsive(3_750, 800_000, 1500);
     // From 3.1 s (the standing queue gone), every 20 ms: a lone Classic
     // packet, 5 ms later a lone 100-byte L4S one, 5 ms later four Classic
     // packets at once (each group gone in 4.8 ms).
@@ -509,12 +524,7 @@ fn dualpi2_neither_drops_nor_couples_below_two_mtus_queued() {
     let fates = run(&mut d, &arrivals, 4_100 * MS, |t, d| {
         p_at.push((t, d.aqm_probability().unwrap()));
     });
-    let p = |t: u64| {
-        p_at.iter()
-            .rev()
-            .find(|&&(pt, _)| pt <= t)
-            .map_or(0.0, |&(_, p)| p)
-    };
+    let p = |t: u64| p_before(&p_at, t);
     let of = |flow: u64| fates.values().filter(move |f| f.flow == flow);
     // Without the rule, the lone Classic packets would lose about the sum
     // of p'^2 over them; at least 5 here.
@@ -548,6 +558,40 @@ fn dualpi2_neither_drops_nor_couples_below_two_mtus_queued() {
         (drops - mean).abs() <= 4.0 * var.sqrt() + 1.0,
         "{drops} drops against {mean} ± {}",
         var.sqrt()
+    );
+}
+
+/// On a path of 9000-byte packets the two MTUs are 18,000 bytes (the
+/// largest packet seen, as a jumbo-frame device's MTU): with p' held high
+/// by unresponsive jumbo traffic, triples offered at once lose nothing:
+/// the first is served at once, and the second, when dequeued, has 9,000
+/// bytes behind it, which a fixed 1500-byte MTU would let be dropped.
+#[test]
+fn dualpi2_takes_the_largest_packet_as_its_mtu() {
+    let mut d = direction("100mbit", "limit = \"1000pkt\", aqm = \"dualpi2\"");
+    // 150 Mbit/s of 9000-byte packets for 3 s (one every 480 µs).
+    let mut arrivals = unresponsive(6_250, 480_000, 9000);
+    // From 3.1 s, three at once every 5 ms (gone in 2.16 ms).
+    for n in 0..150 {
+        for _ in 0..3 {
+            arrivals.push((3_100 * MS + n * 5 * MS, 9000, Ecn::NotEct, 2));
+        }
+    }
+    let mut p_at: Vec<(u64, f64)> = Vec::new();
+    let fates = run(&mut d, &arrivals, 4_000 * MS, |t, d| {
+        p_at.push((t, d.aqm_probability().unwrap()));
+    });
+    let lone: f64 = fates
+        .values()
+        .filter(|f| f.flow == 2)
+        .map(|f| p_before(&p_at, f.offered_ns).powi(2))
+        .sum();
+    assert!(lone > 30.0, "p'^2 summed over the triples' packets: {lone}");
+    let triples: Vec<&Fate> = fates.values().filter(|f| f.flow == 2).collect();
+    assert_eq!(triples.len(), 450);
+    assert!(
+        triples.iter().all(|f| f.dropped.is_none()),
+        "a packet of a triple was dropped"
     );
 }
 
