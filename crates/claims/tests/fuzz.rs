@@ -343,21 +343,51 @@ fn a_flow_locked_out_behind_an_aqm_whose_target_holds_under_a_bdp_is_not_a_stall
         seed: 2037813373,
         ..plain()
     };
-    let text = p.scenario("reno", None);
+    let (text, v) = reno_judged(&p);
     assert!(
         text.contains("aqm = \"pie\"") && text.contains("limit = \"18pkt\""),
         "{text}"
     );
-    let reno = Controller::parse("reno").unwrap();
-    let Outcome::Judged(v) = fuzz::evaluate(&p, &reno, RUN_TIMEOUT) else {
-        panic!("the run timed out");
-    };
     assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}");
     // The same flows behind a drop-tail queue of the same 18 packets (over
     // a BDP and 8 packets) are judged, and none of them stalls.
-    let tail = fuzz::path::FuzzPath { aqm: 0, ..p };
-    let Outcome::Judged(v) = fuzz::evaluate(&tail, &reno, RUN_TIMEOUT) else {
-        panic!("the run timed out");
-    };
+    let (_, v) = reno_judged(&fuzz::path::FuzzPath { aqm: 0, ..p });
     assert!(v.is_empty(), "{v:?}");
+}
+
+/// `p`'s scenario for `reno`, and what the invariants found in its run.
+fn reno_judged(p: &fuzz::path::FuzzPath) -> (String, Vec<fuzz::invariants::Violation>) {
+    let reno = Controller::parse("reno").unwrap();
+    match fuzz::evaluate(p, &reno, RUN_TIMEOUT) {
+        Outcome::Judged(v) => (p.scenario("reno", None), v),
+        Outcome::Stopped => panic!("the run timed out"),
+    }
+}
+
+/// A sender sends whole segments, so an application offering 13 kbit/s
+/// fills a 6,523-byte one every 4 s: after the segment size grows to it,
+/// three such flows may deliver nothing in a 3.7 s half, and the stall
+/// bound, which asks for ten segments offered, counts them at the larger
+/// size (the run of 2026-12-05, seed 20261205, flagged this path: it
+/// counted 1,500-byte ones).
+#[test]
+fn an_application_too_slow_for_ten_larger_segments_is_not_a_stall() {
+    let p = fuzz::path::FuzzPath {
+        rate: 0.19863696213337978,
+        rtt: 0.760466067480838,
+        buffer: 0.0,
+        flows: 3,
+        app: 3,
+        app_share: 0.13392980283957076,
+        app_period: 0.0,
+        mss_change: Some((0.6022601106394753, 0.8886444835906907)),
+        seed: 0,
+        ..plain()
+    };
+    let (text, v) = reno_judged(&p);
+    assert!(
+        text.contains("mss = 6523") && text.contains("app_rate = \"13kbit\""),
+        "{text}"
+    );
+    assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}");
 }
