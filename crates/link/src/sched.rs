@@ -482,8 +482,9 @@ impl DualPi2 {
     /// is empty: 0.0024 every 16 ms at RFC 9332's defaults, about 7 s
     /// from 1 to 0) goes on dropping from a queue of a packet or two for
     /// seconds after a delay spike, and a flow that backs off (BBRv3 cuts
-    /// inflight_lo on each lossy round) is held far below the link. The native step mark is not gated, as
-    /// Linux's `do_step_aqm()` is not (its `min_qlen_step` defaults to 0).
+    /// inflight_lo on each lossy round) is held far below the link. The
+    /// native step mark is not gated, as Linux's `do_step_aqm()` is not
+    /// (its `min_qlen_step` defaults to 0).
     fn dequeue(
         &mut self,
         now: u64,
