@@ -33,8 +33,11 @@ fn kernel_bbr_fills_the_link_with_a_short_queue() {
     let s = kernel_transfer("bbr", "20mbit", "40ms", "100", None, 10);
     let g = s["goodput_bps"].as_f64().unwrap();
     let rtt = s["rtt_median_steady_ms"].as_f64().unwrap();
-    assert!(g >= 0.9 * 20e6, "goodput {g}");
-    assert!(rtt <= 1.5 * 40.0, "median RTT {rtt}");
+    // The whole summary on failure: its delivery-rate median and host
+    // figures tell a queue the host built (bursty delivery inflating
+    // BBR's bandwidth estimate) from one the controller built.
+    assert!(g >= 0.9 * 20e6, "goodput {g}: {s}");
+    assert!(rtt <= 1.5 * 40.0, "median RTT {rtt}: {s}");
 }
 
 /// Kernel `cubic` with a 1000-packet buffer on the same path: its median

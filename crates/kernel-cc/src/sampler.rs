@@ -15,11 +15,15 @@ probe_rtt_entries,probe_rtt_min_cwnd";
 /// `bw_estimate_bps` (max_bw) and `min_rtt_ms` mean what they mean in the
 /// shared schema, with the simulator's `bbr3` mode names; volumes are
 /// bytes (packets × MSS), empty where the model has no bound.
+/// `probe_rtt_clock_ms` is how long ago, at the sample, the 5 s PROBE_RTT
+/// clock last restarted (a sample below the windowed min RTT, the first
+/// sample after it ran out, or the end of a PROBE_RTT): PROBE_RTT is due when it passes 5000, so it tells a
+/// late PROBE_RTT (the clock restarted) from a missed one.
 pub const SAMPLER3_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,pacing_gain,\
 cwnd_gain,cwnd_packets,inflight_longterm_bytes,inflight_shortterm_bytes,bw_shortterm_bps,\
 cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,risky_reprobes,\
 last_cut_tx_in_flight,last_cut_target,last_cut_inflight_longterm,last_cut_mode,ecn_alpha,\
-round_count,rounds_since_probe_up";
+round_count,rounds_since_probe_up,probe_rtt_clock_ms";
 
 /// One reading of one of our controls.
 #[derive(Clone, Copy, Debug)]
@@ -117,7 +121,7 @@ impl Sampler {
         if let Some(w) = self.csv.as_mut() {
             let row = match &s {
                 Reading::V1(r) => sampler_row(&self.cc, t, r),
-                Reading::V3(r) => sampler3_row(&self.cc, t, r),
+                Reading::V3(r) => sampler3_row(&self.cc, t, r, monotonic_us()),
             };
             if let Err(e) = w.write_record(&row) {
                 eprintln!("tcp send: stopped writing {}'s state: {e}", self.cc);
@@ -160,9 +164,22 @@ pub(crate) fn sampler_row(cc: &str, t: f64, s: &RawState) -> Vec<String> {
     ]
 }
 
-/// One `bbrlab_bbr3` sidecar row, in [`SAMPLER3_COLUMNS`]' order;
-/// unknowns (no min_rtt, unset bounds, no PROBE_RTT or cut yet) are empty.
-pub(crate) fn sampler3_row(cc: &str, t: f64, s: &RawState3) -> Vec<String> {
+/// CLOCK_MONOTONIC in µs: the clock of the kernel's `tcp_mstamp`
+/// (`tcp_clock_us()`), so the control's published stamps can be aged.
+fn monotonic_us() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000 + ts.tv_nsec as u64 / 1_000
+}
+
+/// One `bbrlab_bbr3` sidecar row, in [`SAMPLER3_COLUMNS`]' order, read at
+/// `now_us` (CLOCK_MONOTONIC, µs); unknowns (no min_rtt, unset bounds, no
+/// PROBE_RTT or cut yet) are empty.
+pub(crate) fn sampler3_row(cc: &str, t: f64, s: &RawState3, now_us: u64) -> Vec<String> {
     let mss = u64::from(s.mss);
     let bytes = |v: u32| {
         if v == u32::MAX {
@@ -221,6 +238,12 @@ pub(crate) fn sampler3_row(cc: &str, t: f64, s: &RawState3) -> Vec<String> {
         format!("{:.4}", f64::from(s.ecn_alpha) / 256.0),
         s.round_count.to_string(),
         s.rounds_since_probe_up.to_string(),
+        // `sample` reads the clock after the state, so the stamp is never
+        // ahead of it; a clock that were would read 0, not 2^64 µs.
+        format!(
+            "{:.3}",
+            now_us.saturating_sub(s.probe_rtt_min_stamp_us) as f64 / 1000.0
+        ),
     ]
 }
 
@@ -278,7 +301,7 @@ mod tests {
             mss: 1448,
             ..RawState3::default()
         };
-        let row = sampler3_row("bbrlab_bbr3", 0.5, &fresh);
+        let row = sampler3_row("bbrlab_bbr3", 0.5, &fresh, 0);
         assert_eq!(row.len(), columns.len());
         assert_eq!(cell(&row, "mode"), "startup");
         assert_eq!(cell(&row, "inflight_longterm_bytes"), "");
@@ -292,7 +315,7 @@ mod tests {
             last_cut_target: 80,
             ..fresh
         };
-        let row = sampler3_row("bbrlab_bbr3", 1.0, &up);
+        let row = sampler3_row("bbrlab_bbr3", 1.0, &up, 0);
         assert_eq!(cell(&row, "mode"), "probe_bw_up");
         assert_eq!(cell(&row, "cycle_idx"), "0");
         assert_eq!(cell(&row, "inflight_longterm_bytes"), "144800");
@@ -302,9 +325,17 @@ mod tests {
             rounds_since_probe_up: 3,
             ..up
         };
-        let row = sampler3_row("bbrlab_bbr3", 1.5, &counted);
+        let counted = RawState3 {
+            probe_rtt_min_stamp_us: 7_000_000,
+            ..counted
+        };
+        let row = sampler3_row("bbrlab_bbr3", 1.5, &counted, 12_000_250);
         assert_eq!(cell(&row, "round_count"), "41");
         assert_eq!(cell(&row, "rounds_since_probe_up"), "3");
+        assert_eq!(cell(&row, "probe_rtt_clock_ms"), "5000.250");
+        // A stamp ahead of the clock ages 0, not 2^64 µs.
+        let row = sampler3_row("bbrlab_bbr3", 1.5, &counted, 6_999_000);
+        assert_eq!(cell(&row, "probe_rtt_clock_ms"), "0.000");
         let names: Vec<&str> = (0..7).map(bbr3_mode_name).collect();
         assert_eq!(
             names,

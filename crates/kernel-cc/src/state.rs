@@ -88,7 +88,7 @@ pub(crate) fn value_size(cc: &str) -> usize {
 }
 
 /// `sizeof(struct bbrlab_b3_state)` in `src/bpf/bbrlab_bbr3.bpf.c`: the
-/// published block (152 bytes) and the controller's private state.
+/// published block (160 bytes) and the controller's private state.
 pub(crate) const BBR3_VALUE_SIZE: usize = 360;
 
 /// `bbrlab_bbr3`'s published state for one socket: the first block of
@@ -120,6 +120,13 @@ pub struct RawState3 {
     /// (`stopped_risky_probe` in `bbr_adapt_upper_bounds()`): the one way
     /// besides the wall clock, the Reno bound and ECN to leave DOWN early.
     pub risky_reprobes: u64,
+    /// `tcp_mstamp` (µs) when the 5 s PROBE_RTT clock last restarted: a
+    /// sample below the windowed min RTT (`probe_rtt_min_us`), the first
+    /// sample after the clock ran out, or the end of a PROBE_RTT
+    /// (`bbr_update_min_rtt()`, `bbr_check_probe_rtt_done()`).
+    /// Published because a PROBE_RTT that comes later than 5 s after the
+    /// last one is the rule at work only if this moved in between.
+    pub probe_rtt_min_stamp_us: u64,
     /// MSS the control computes with.
     pub mss: u32,
     /// min_rtt, µs (`u32::MAX` before a sample).
@@ -310,8 +317,8 @@ mod tests {
 
     #[test]
     fn raw_state3_matches_the_bpf_layout() {
-        // struct bbrlab_b3_state's published block: 10 u64 then 18 u32.
-        assert_eq!(std::mem::size_of::<RawState3>(), 10 * 8 + 18 * 4);
+        // struct bbrlab_b3_state's published block: 11 u64 then 18 u32.
+        assert_eq!(std::mem::size_of::<RawState3>(), 11 * 8 + 18 * 4);
         assert!(BBR3_VALUE_SIZE > std::mem::size_of::<RawState3>());
     }
 

@@ -162,6 +162,12 @@ struct bbrlab_b3_state {
 	u64 last_up_us;        /* tcp_mstamp at the last UP entry */
 	u64 cuts;              /* bbr_handle_inflight_too_high() calls */
 	u64 risky_reprobes;    /* REFILLs one round after a precautionary UP stop */
+	/* us: when probe_rtt_min_us last took a sample (a lower one, or the
+	 * first after 5 s), or PROBE_RTT last ended; PROBE_RTT is due 5 s
+	 * after (bbr_update_min_rtt()).
+	 * Published so that a run can tell a late PROBE_RTT (a lower RTT
+	 * restarted the clock) from a missed one. */
+	u64 probe_rtt_min_stamp;
 	u32 mss;
 	u32 min_rtt_us; /* ~0U before a sample */
 	u32 mode;       /* S_* */
@@ -185,7 +191,6 @@ struct bbrlab_b3_state {
 	u64 cycle_stamp;          /* us */
 	u64 probe_wait_us;
 	u64 min_rtt_stamp;        /* us */
-	u64 probe_rtt_min_stamp;  /* us */
 	u64 probe_rtt_done_stamp; /* us, 0 unset */
 	u64 extra_acked_start;    /* us */
 	u32 probe_rtt_min_us;
