@@ -208,6 +208,7 @@ impl Aqm {
                 "beta",
                 "coupling",
                 "l4s_threshold",
+                "overload",
             ],
         }
     }
@@ -255,7 +256,22 @@ pub enum Discipline {
         coupling: f64,
         /// The L4S queue's step threshold on sojourn, ns (1 ms).
         l4s_threshold_ns: u64,
+        /// Once k·p' passes 1, drop L4S packets at p'² (true, Linux's
+        /// `drop_on_overload` default) or mark them all and let the L4S
+        /// queue fill (false, `overflow`).
+        drop_on_overload: bool,
     },
+}
+
+/// DualPI2's answer to overload (`overload` in a queue table), by
+/// Linux's names: `drop_on_overload` keeps both queues' delay by dropping
+/// L4S packets too, `overflow` keeps ECN's no-loss promise at the cost of
+/// the L4S queue's delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Overload {
+    Drop,
+    Overflow,
 }
 
 #[derive(Deserialize)]
@@ -275,6 +291,7 @@ struct QueueTable {
     max_burst: Option<Dur>,
     coupling: Option<f64>,
     l4s_threshold: Option<Dur>,
+    overload: Option<Overload>,
 }
 
 /// The step marker's default threshold: 1 ms, a shallow threshold of the
@@ -311,6 +328,22 @@ impl QueueConfig {
             discipline: None,
         }
     }
+
+    /// The queueing delay the AQM steers to, ns: CoDel's and FQ-CoDel's
+    /// target, PIE's QDELAY_REF, DualPI2's Classic target, the step
+    /// marker's threshold; `None` for drop-tail, whose queue stands up to
+    /// its limit. Read from the resolved configuration, so that a reader
+    /// (the fuzzer's bounds) keeps each AQM's default without restating it.
+    pub fn delay_target_ns(&self) -> Option<u64> {
+        match self.discipline {
+            Some(
+                Discipline::FqCodel { target_ns, .. }
+                | Discipline::Pie { target_ns, .. }
+                | Discipline::DualPi2 { target_ns, .. },
+            ) => Some(target_ns),
+            None => self.codel.map(|(target, _)| target).or(self.step_ns),
+        }
+    }
 }
 
 impl TryFrom<QueueTable> for QueueConfig {
@@ -326,7 +359,7 @@ impl TryFrom<QueueTable> for QueueConfig {
             _ => {}
         }
         let aqm = t.aqm.unwrap_or(Aqm::None);
-        let given: [(&str, bool); 11] = [
+        let given: [(&str, bool); 12] = [
             ("target", t.target.is_some()),
             ("interval", t.interval.is_some()),
             ("threshold", t.threshold.is_some()),
@@ -338,6 +371,7 @@ impl TryFrom<QueueTable> for QueueConfig {
             ("max_burst", t.max_burst.is_some()),
             ("coupling", t.coupling.is_some()),
             ("l4s_threshold", t.l4s_threshold.is_some()),
+            ("overload", t.overload.is_some()),
         ];
         let old_aqm = matches!(aqm, Aqm::None | Aqm::Codel | Aqm::Step);
         for (key, present) in given {
@@ -503,6 +537,7 @@ fn discipline(aqm: Aqm, t: &QueueTable) -> Result<Option<Discipline>, String> {
             beta: num(t.beta, "beta", 3.2, 0.0, 100.0, aqm)?,
             coupling: num(t.coupling, "coupling", 2.0, 0.0, 100.0, aqm)?,
             l4s_threshold_ns: pos_dur(t.l4s_threshold, "l4s_threshold", 1_000_000, aqm)?,
+            drop_on_overload: t.overload != Some(Overload::Overflow),
         },
     }))
 }

@@ -417,6 +417,9 @@ pub(crate) struct DualPi2 {
     /// The MTU of the shallow-queue test: [`DUALPI2_MIN_MTU`] or the
     /// largest packet offered, if larger.
     mtu: u64,
+    /// On overload, drop L4S packets at p'² (Linux's default,
+    /// `drop_on_overload`) rather than mark them all (`overflow`).
+    drop_on_overload: bool,
 }
 
 impl DualPi2 {
@@ -445,6 +448,18 @@ impl DualPi2 {
     /// counted): no AQM drop or coupled mark (see `dequeue`).
     fn shallow(&self) -> bool {
         self.bytes < 2 * self.mtu
+    }
+
+    /// Overload: the coupled L4S probability k·p' above 1 (Linux's
+    /// `dualpi2_is_overloaded()`).
+    fn overloaded(&self) -> bool {
+        self.k * self.p_base > 1.0
+    }
+
+    /// The Classic drop or mark at p_C = p'², as two independent draws
+    /// each below p' (RFC 9332 A.1; Linux's `dualpi2_squared_roll()`).
+    fn classic_hit(&self, rng: &mut ChaCha8Rng) -> bool {
+        self.p_base > rng.gen::<f64>() && self.p_base > rng.gen::<f64>()
     }
 
     /// RFC 9332 A.1 recur(): deterministic marking at `likelihood`.
@@ -485,6 +500,14 @@ impl DualPi2 {
     /// inflight_lo on each lossy round) is held far below the link. The
     /// native step mark is not gated, as Linux's `do_step_aqm()` is not
     /// (its `min_qlen_step` defaults to 0).
+    ///
+    /// Overload (RFC 9332 §4.2.3, Linux's `must_drop()`): once k·p'
+    /// exceeds 1 the L4S queue can no longer be held by marking alone
+    /// (unresponsive or too many flows), so ECN stops sparing Classic
+    /// packets, which are dropped at p'², and L4S packets are dropped at
+    /// p'² too and every one not dropped is marked; with `overload =
+    /// "overflow"` they are all marked and none dropped, and the L4S
+    /// queue grows to the limit instead.
     fn dequeue(
         &mut self,
         now: u64,
@@ -503,6 +526,14 @@ impl DualPi2 {
                 let mut p = self.l.pop_front().expect("L4S head exists");
                 self.bytes -= u64::from(p.bytes);
                 let native = now - p.enq_ns >= self.step_ns;
+                if !self.shallow() && self.overloaded() {
+                    if self.drop_on_overload && self.classic_hit(rng) {
+                        drops.push((p, DropReason::DualPi2));
+                        continue;
+                    }
+                    p.mark = true;
+                    return Some(p);
+                }
                 let p_cl = (self.k * self.p_base).min(1.0);
                 // p_L = max(p_native, p_CL): the step is 0 or 1.
                 p.mark = native || (!self.shallow() && self.recur(p_cl));
@@ -510,10 +541,8 @@ impl DualPi2 {
             }
             let mut p = self.c.pop_front().expect("Classic head exists");
             self.bytes -= u64::from(p.bytes);
-            let hit =
-                !self.shallow() && self.p_base > rng.gen::<f64>() && self.p_base > rng.gen::<f64>();
-            if hit {
-                if ecn && p.ecn.is_ect() {
+            if !self.shallow() && self.classic_hit(rng) {
+                if ecn && p.ecn.is_ect() && !self.overloaded() {
                     p.mark = true;
                 } else {
                     drops.push((p, DropReason::DualPi2));
@@ -587,6 +616,7 @@ impl Sched {
                 beta,
                 coupling,
                 l4s_threshold_ns,
+                drop_on_overload,
             } => Sched::DualPi2(DualPi2 {
                 l: VecDeque::new(),
                 c: VecDeque::new(),
@@ -602,6 +632,7 @@ impl Sched {
                 next_update_ns: tupdate_ns,
                 recur: 0.0,
                 mtu: DUALPI2_MIN_MTU,
+                drop_on_overload,
             }),
         }
     }

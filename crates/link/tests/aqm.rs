@@ -607,10 +607,12 @@ fn aqm_keys_belong_to_their_aqm() {
         "limit = \"10pkt\", aqm = \"fq_codel\", target = \"5ms\", interval = \"100ms\", flows = 64, quantum = 300",
         "limit = \"10pkt\", aqm = \"pie\", target = \"20ms\", tupdate = \"30ms\", alpha = 0.1, beta = 1.0, max_burst = \"0ms\"",
         "limit = \"10pkt\", aqm = \"dualpi2\", target = \"15ms\", tupdate = \"16ms\", alpha = 0.16, beta = 3.2, coupling = 2.0, l4s_threshold = \"1ms\", ecn = true",
+        "limit = \"10pkt\", aqm = \"dualpi2\", overload = \"overflow\"",
+        "limit = \"10pkt\", aqm = \"dualpi2\", overload = \"drop\"",
     ] {
         parse(ok).unwrap();
     }
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 9] = [
         (
             "limit = \"10pkt\", aqm = \"pie\", quantum = 300",
             &[
@@ -647,6 +649,17 @@ fn aqm_keys_belong_to_their_aqm() {
             "limit = \"10pkt\", aqm = \"dualpi2\", tupdate = \"0s\"",
             &["`tupdate` must be positive"],
         ),
+        (
+            "limit = \"10pkt\", aqm = \"pie\", overload = \"drop\"",
+            &[
+                "`overload` does not apply to `aqm = \"pie\"`",
+                "\"dualpi2\"",
+            ],
+        ),
+        (
+            "limit = \"10pkt\", aqm = \"dualpi2\", overload = \"sometimes\"",
+            &["sometimes", "`drop`", "`overflow`"],
+        ),
     ];
     for (q, needles) in cases {
         let e = parse(q).expect_err(q);
@@ -654,4 +667,137 @@ fn aqm_keys_belong_to_their_aqm() {
             assert!(e.contains(n), "{q}: `{e}` lacks `{n}`");
         }
     }
+}
+
+/// Unresponsive ECT(0) Classic traffic at 30 Mbit/s into 10 Mbit/s with
+/// `ecn = true`, beside an L4S flow (300 B every 1 ms): marks cannot
+/// slow it, so p' rises until k·p' passes 1 and stays there (the drops
+/// must remove two thirds: p'² ≈ 0.67). Judges the packets decided in
+/// 1-3 s (after the rise), at the p' last seen before the decision (a
+/// sent packet's decision is one serialisation before it leaves).
+///
+/// Checks that k·p' stayed above 1 and what both overload settings share:
+/// a Classic ECT(0) packet that p'² hits is dropped, not marked (none is
+/// marked). Returns, for each L4S packet judged, its p' and whether it
+/// was dropped (`None`) or left marked or not.
+fn overload_run(extra: &str) -> Vec<(f64, Option<bool>)> {
+    let mut d = direction(
+        "10mbit",
+        &format!("limit = \"100000pkt\", aqm = \"dualpi2\", ecn = true{extra}"),
+    );
+    let end = 3_000 * MS;
+    let mut arrivals: Vec<(u64, u32, Ecn, u64)> = (0..end / 400_000)
+        .map(|i| (i * 400_000, 1500, Ecn::Ect0, 1))
+        .collect();
+    arrivals.extend((0..end / MS).map(|i| (i * MS + 170_000, 300, Ecn::Ect1, 2)));
+    arrivals.sort_by_key(|a| a.0);
+    let mut p_at: Vec<(u64, f64)> = Vec::new();
+    let fates = run(&mut d, &arrivals, end, |t, d| {
+        p_at.push((t, d.aqm_probability().unwrap()));
+    });
+    let (mut classic, mut l4s) = (Vec::new(), Vec::new());
+    let mut p_min: f64 = 1.0;
+    for f in fates.values() {
+        let (decided, fate) = match (f.sent, f.dropped) {
+            (_, Some((DropReason::DualPi2, t))) => (t, None),
+            (_, Some((r, _))) => panic!("unexpected drop {r:?}"),
+            // Serialisation: 1.2 ms for flow 1's 1500 B, 240 µs for flow
+            // 2's 300 B.
+            (Some((left, ce)), None) => {
+                let ser = if f.flow == 1 { 1_200_000 } else { 240_000 };
+                (left - ser, Some(ce))
+            }
+            (None, None) => continue,
+        };
+        if !(1_000 * MS..3_000 * MS).contains(&decided) {
+            continue;
+        }
+        let p = p_before(&p_at, decided);
+        p_min = p_min.min(p);
+        match f.flow {
+            1 => classic.push((p, fate)),
+            _ => l4s.push((p, fate)),
+        }
+    }
+    assert!(p_min > 0.5, "not overloaded throughout: p' fell to {p_min}");
+    dropped_at_p_squared(&classic, "Classic ECT(0)");
+    assert!(
+        classic.iter().all(|(_, f)| *f != Some(true)),
+        "a Classic packet was marked on overload"
+    );
+    assert!(l4s.len() > 1_000, "{} L4S packets judged", l4s.len());
+    l4s
+}
+
+/// Drops among `judged` (`None` fates) against Σp'² within 4 standard
+/// deviations.
+fn dropped_at_p_squared(judged: &[(f64, Option<bool>)], what: &str) {
+    let mean: f64 = judged.iter().map(|(p, _)| p * p).sum();
+    let var: f64 = judged.iter().map(|(p, _)| p * p * (1.0 - p * p)).sum();
+    let drops = judged.iter().filter(|(_, f)| f.is_none()).count() as f64;
+    assert!(mean > 100.0, "{what}: too few judged ({mean})");
+    assert!(
+        (drops - mean).abs() <= 4.0 * var.sqrt(),
+        "{what}: {drops} drops against {mean} ± {}",
+        var.sqrt()
+    );
+}
+
+/// Overload (RFC 9332 §4.2.3; Linux's `must_drop()`, whose default is
+/// `drop_on_overload`): once k·p' passes 1, a Classic ECT(0) packet that
+/// p'² hits is dropped, not marked, and L4S packets are dropped at p'² as
+/// well, every one not dropped being marked.
+#[test]
+fn dualpi2_on_overload_drops_ecn_capable_and_l4s_packets_at_p_squared() {
+    let l4s = overload_run("");
+    dropped_at_p_squared(&l4s, "L4S");
+    assert!(
+        l4s.iter().all(|(_, f)| *f != Some(false)),
+        "an L4S packet left unmarked on overload"
+    );
+}
+
+/// `overload = "overflow"` (Linux's `overflow`) keeps ECN's no-loss
+/// promise to L4S packets on overload: none is dropped, every one is
+/// marked; Classic ECT(0) packets are still dropped at p'².
+#[test]
+fn dualpi2_overflow_marks_every_l4s_packet_and_drops_none() {
+    let l4s = overload_run(", overload = \"overflow\"");
+    assert!(
+        l4s.iter().all(|(_, f)| *f == Some(true)),
+        "an L4S packet was dropped or left unmarked on overflow"
+    );
+}
+
+/// Each AQM's delay target, as the resolved configuration gives it: the
+/// RFCs' defaults (RFC 8289 §4.4 and RFC 8290 §4.3 5 ms, RFC 8033 §4.1
+/// 15 ms, RFC 9332 A.1 15 ms) or the value given; none for drop-tail.
+#[test]
+fn each_aqm_reports_its_delay_target() {
+    let target = |q: &str| -> Option<u64> {
+        toml::from_str::<DirectionConfig>(&format!("rate = \"10mbit\"\nqueue = {{ {q} }}\n"))
+            .unwrap()
+            .queue
+            .expect("the table names a queue")
+            .delay_target_ns()
+    };
+    assert_eq!(target("limit = \"10pkt\""), None);
+    assert_eq!(target("limit = \"10pkt\", aqm = \"codel\""), Some(5 * MS));
+    assert_eq!(
+        target("limit = \"10pkt\", aqm = \"fq_codel\""),
+        Some(5 * MS)
+    );
+    assert_eq!(target("limit = \"10pkt\", aqm = \"pie\""), Some(15 * MS));
+    assert_eq!(
+        target("limit = \"10pkt\", aqm = \"dualpi2\""),
+        Some(15 * MS)
+    );
+    assert_eq!(
+        target("limit = \"10pkt\", aqm = \"pie\", target = \"20ms\""),
+        Some(20 * MS)
+    );
+    assert_eq!(
+        target("limit = \"10pkt\", aqm = \"step\", threshold = \"2ms\""),
+        Some(2 * MS)
+    );
 }
