@@ -21,6 +21,12 @@
 use proptest::prelude::*;
 use std::fmt::Write as _;
 
+/// A `queue = { ... }` line alone, to resolve it as the link model does.
+#[derive(serde::Deserialize)]
+struct QueueOnly {
+    queue: link::QueueConfig,
+}
+
 /// Packets a run may carry at the link's rate (about 10 ms of work).
 pub const PACKET_BUDGET: f64 = 40_000.0;
 /// Round trips a run lasts at least: STARTUP and a few probe cycles.
@@ -242,17 +248,27 @@ impl FuzzPath {
             && self.policer.is_none()
     }
 
-    /// The queueing delay the path's AQM lets stand, s: its target
-    /// (CoDel's, RFC 8289 §4.4, and FQ-CoDel's, RFC 8290 §4.3, 5 ms;
-    /// PIE's, RFC 8033 §4.1, and DualPI2's Classic one, RFC 9332 A.1,
-    /// 15 ms; the scenario keeps each default). `None` for drop-tail,
-    /// whose queue stands up to its limit.
+    /// The queueing delay the path's AQM lets stand, s: its target as the
+    /// link model resolves the path's queue (each AQM's default: 5 ms for
+    /// CoDel and FQ-CoDel, 15 ms for PIE and DualPI2's Classic queue).
+    /// `None` for drop-tail, whose queue stands up to its limit.
     pub fn aqm_target_s(&self) -> Option<f64> {
-        match self.aqm.min(4) {
-            0 => None,
-            1 | 2 => Some(0.005),
-            _ => Some(0.015),
-        }
+        let text = format!("queue = {{ {} }}", self.queue_table());
+        let t: QueueOnly = toml::from_str(&text).expect("the fuzzer writes a valid queue table");
+        t.queue.delay_target_ns().map(|ns| ns as f64 / 1e9)
+    }
+
+    /// The inside of the path's `queue = { ... }` table (the link model
+    /// fills in each AQM's defaults).
+    fn queue_table(&self) -> String {
+        let aqm = [
+            "",
+            ", aqm = \"codel\"",
+            ", aqm = \"fq_codel\"",
+            ", aqm = \"pie\"",
+            ", aqm = \"dualpi2\"",
+        ][usize::from(self.aqm.min(4))];
+        format!("limit = \"{}pkt\"{aqm}", self.sizes().buffer_packets)
     }
 
     /// The rate after the step (the rate without one), bit/s.
@@ -348,14 +364,7 @@ impl FuzzPath {
                 let _ = writeln!(t, "delay = \"{}\"", us(one_way));
             }
         }
-        let aqm = [
-            "",
-            ", aqm = \"codel\"",
-            ", aqm = \"fq_codel\"",
-            ", aqm = \"pie\"",
-            ", aqm = \"dualpi2\"",
-        ][usize::from(self.aqm.min(4))];
-        let _ = writeln!(t, "queue = {{ limit = \"{}pkt\"{aqm} }}", z.buffer_packets);
+        let _ = writeln!(t, "queue = {{ {} }}", self.queue_table());
         if let Some((p, bursty)) = self.loss {
             let p = log_scale(p, 1e-4, 0.1);
             if bursty {
