@@ -391,3 +391,45 @@ fn an_application_too_slow_for_ten_larger_segments_is_not_a_stall() {
     );
     assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}");
 }
+
+/// A chunk pattern whose period outlasts the run's second half offers
+/// nothing in it: one 12.5 MB chunk at the start and the next at 9.8 s of
+/// an 8 s run. The flow delivers the chunk but its last 8,000 bytes (a
+/// sender sends whole 9,000-byte segments) in the first half and nothing
+/// after, which is right; the stall bound counts the chunks that arrive
+/// in the half, not their long-run average (the run of 2026-12-06, seed
+/// 20261206, flagged this path: 0 against 10 % of 10.2 Mbit/s).
+#[test]
+fn a_second_half_that_no_chunk_arrives_in_is_not_a_stall() {
+    let p = fuzz::path::FuzzPath {
+        rate: 0.0,
+        rtt: 0.0,
+        buffer: 0.0,
+        app: 4,
+        app_share: 0.0,
+        app_period: 0.8,
+        large: true,
+        seed: 0,
+        ..plain()
+    };
+    let text = p.scenario("reno", None);
+    assert!(
+        text.contains("chunk_size = \"12500000B\"")
+            && text.contains("chunk_every = \"9800000us\"")
+            && text.contains("duration = \"8000000us\""),
+        "{text}"
+    );
+    assert_eq!(p.app_offered_bps(4.0, 8.0), Some(0.0));
+    // A window that the first chunk arrives in, early enough, counts it.
+    let offered = p.app_offered_bps(0.0, 4.0).unwrap();
+    assert!((offered - 12.5e6 * 8.0 / 4.0).abs() < 1.0, "{offered}");
+    for cc in ["bbr3:linux-v3", "cubic"] {
+        match fuzz::evaluate(&p, &Controller::parse(cc).unwrap(), RUN_TIMEOUT) {
+            Outcome::Judged(v) => assert!(
+                v.iter().all(|x| x.invariant != "no_stall"),
+                "{cc}: {v:?}\n{text}"
+            ),
+            Outcome::Stopped => panic!("{cc}: timed out"),
+        }
+    }
+}

@@ -290,6 +290,35 @@ impl FuzzPath {
         }
     }
 
+    /// The application's offered rate per flow over `[from_s, to_s)` of
+    /// the run, bit/s, as what the flows could deliver in that window: the
+    /// constant rate of patterns 1 and 3; for the chunk patterns 2 and 4,
+    /// the chunks that arrive (every period from the start) early enough
+    /// to be delivered in the window, by its end less the chunk's own time
+    /// at the link's rate and four round trips, over the window's length.
+    /// A period of up to 12 s can leave a window with no chunk in it,
+    /// where the chunks' long-run average would ask for data never offered
+    /// (the run of 2026-12-06, seed 20261206: one 12.5 MB chunk every
+    /// 9.8 s, an 8 s run). Chunks that arrived before the window are not
+    /// counted, so a backlog carried into it is not judged. None for bulk.
+    pub fn app_offered_bps(&self, from_s: f64, to_s: f64) -> Option<f64> {
+        match self.app {
+            2 | 4 if to_s <= from_s => Some(0.0),
+            2 | 4 => {
+                let z = self.sizes();
+                let bits = self.chunk_bytes() * 8.0;
+                let every = self.chunk_every_s();
+                let last = to_s - bits / z.rate_bps - 4.0 * z.rtt_s;
+                // Arrivals k·every in [from_s, last]; the period is at
+                // least a round trip, so the count is bounded by the run.
+                let first = (from_s / every).ceil().max(0.0);
+                let chunks = ((last / every).floor() - first + 1.0).max(0.0);
+                Some(chunks * bits / (to_s - from_s))
+            }
+            _ => self.app_rate_bps(),
+        }
+    }
+
     /// The chunk of patterns 2 (`app_share` × 4 BDP) and 4 (`app_share` ×
     /// a second at the link's rate), bytes.
     fn chunk_bytes(&self) -> f64 {
