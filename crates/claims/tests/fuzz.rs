@@ -433,3 +433,34 @@ fn a_second_half_that_no_chunk_arrives_in_is_not_a_stall() {
         }
     }
 }
+
+/// A buffer of ten packets is a BDP of 1,500-byte segments at 165 Mbit/s
+/// and 514 µs (7 packets) but half of one once they shrink to 500 bytes
+/// (21): of three `bbr3` flows one then loses 38 % of its packets and is
+/// locked out by timeouts, the small-buffer lockout the per-flow bound
+/// excuses, which it now judges in packets of the smallest segment (the
+/// run of 2026-12-06, seed 20261206, flagged this path: its third flow
+/// got 0.1 Mbit/s).
+#[test]
+fn a_buffer_under_a_bdp_of_the_shrunk_segments_is_not_judged_per_flow() {
+    let p = fuzz::path::FuzzPath {
+        rate: 0.6568129853690788,
+        rtt: 0.16518245143128918,
+        buffer: 0.4912875857149763,
+        flows: 3,
+        app_share: 0.0,
+        app_period: 0.0,
+        mss_change: Some((0.04387496950879705, 0.0)),
+        seed: 0,
+        ..plain()
+    };
+    let text = p.scenario("bbr3", None);
+    assert!(
+        text.contains("limit = \"10pkt\"") && text.contains("mss = 500"),
+        "{text}"
+    );
+    match fuzz::evaluate(&p, &Controller::parse("bbr3").unwrap(), RUN_TIMEOUT) {
+        Outcome::Judged(v) => assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}"),
+        Outcome::Stopped => panic!("the run timed out"),
+    }
+}
