@@ -17,8 +17,9 @@ probe_rtt_entries,probe_rtt_min_cwnd";
 /// bytes (packets × MSS), empty where the model has no bound.
 /// `probe_rtt_clock_ms` is how long ago, at the sample, the 5 s PROBE_RTT
 /// clock last restarted (a sample below the windowed min RTT, the first
-/// sample after it ran out, or the end of a PROBE_RTT): PROBE_RTT is due when it passes 5000, so it tells a
-/// late PROBE_RTT (the clock restarted) from a missed one.
+/// sample after it ran out, or the end of a PROBE_RTT): PROBE_RTT is due
+/// when it passes 5000, so it tells a late PROBE_RTT (the clock
+/// restarted) from a missed one.
 pub const SAMPLER3_COLUMNS: &str = "time_s,cc,mode,bw_estimate_bps,min_rtt_ms,pacing_gain,\
 cwnd_gain,cwnd_packets,inflight_longterm_bytes,inflight_shortterm_bytes,bw_shortterm_bps,\
 cycle_idx,probe_rtt_entries,probe_rtt_min_cwnd,probe_bw_up_entries,inflight_cuts,risky_reprobes,\
@@ -76,6 +77,8 @@ pub struct Sampler {
     pub(crate) cc: String,
     pub(crate) reader: StateReader,
     pub(crate) csv: Option<csv::Writer<fs::File>>,
+    /// Whether a refused layout was said (once, on stderr).
+    pub(crate) layout_said: bool,
 }
 
 /// The sidecar file of a probe log: `flows.csv` → `flows.cc.csv`.
@@ -106,7 +109,12 @@ impl Sampler {
             w.write_record(cols.split(',')).ok()?;
             Some(w)
         });
-        Some(Sampler { cc, reader, csv })
+        Some(Sampler {
+            cc,
+            reader,
+            csv,
+            layout_said: false,
+        })
     }
 
     /// One reading at `t` seconds; also a row of the sidecar file. A
@@ -114,7 +122,13 @@ impl Sampler {
     /// own log goes on).
     pub fn sample(&mut self, fd: i32, t: f64) -> Option<Reading> {
         let s = if self.cc == BPF_BBR3 {
-            Reading::V3(self.reader.read3(fd)?)
+            match self.reader.read3(fd) {
+                Some(r) => Reading::V3(r),
+                None => {
+                    self.say_layout(fd);
+                    return None;
+                }
+            }
         } else {
             Reading::V1(self.reader.read(fd)?)
         };
@@ -129,6 +143,25 @@ impl Sampler {
             }
         }
         Some(s)
+    }
+}
+
+impl Sampler {
+    /// Says once on stderr that the loaded `bbrlab_bbr3` publishes another
+    /// layout than this bbrlab reads (a program pinned by an older build),
+    /// so that an empty sidecar is not a silent one.
+    fn say_layout(&mut self, fd: i32) {
+        if self.layout_said {
+            return;
+        }
+        if let Some(l) = self.reader.layout3(fd).filter(|&l| l != BBR3_LAYOUT) {
+            eprintln!(
+                "tcp send: not sampling {}'s state: the loaded program publishes layout {l}, \
+                 this bbrlab reads {BBR3_LAYOUT}; `bbrlab kernel unload {}` and load it again",
+                self.cc, self.cc
+            );
+            self.layout_said = true;
+        }
     }
 }
 

@@ -88,8 +88,15 @@ pub(crate) fn value_size(cc: &str) -> usize {
 }
 
 /// `sizeof(struct bbrlab_b3_state)` in `src/bpf/bbrlab_bbr3.bpf.c`: the
-/// published block (160 bytes) and the controller's private state.
-pub(crate) const BBR3_VALUE_SIZE: usize = 360;
+/// published block (168 bytes) and the controller's private state.
+pub(crate) const BBR3_VALUE_SIZE: usize = 368;
+
+/// `BBR3_LAYOUT` in `src/bpf/bbrlab_bbr3.bpf.c`: the published block's
+/// version. A program pinned by an older bbrlab is refused when its value
+/// size differs ([`StateReader::open`]); one whose layout differs at the
+/// same size is told by this, and [`StateReader::read3`] refuses its
+/// readings rather than return fields read from the wrong offsets.
+pub const BBR3_LAYOUT: u64 = 2;
 
 /// `bbrlab_bbr3`'s published state for one socket: the first block of
 /// `struct bbrlab_b3_state` in `src/bpf/bbrlab_bbr3.bpf.c`. Volumes are
@@ -127,6 +134,8 @@ pub struct RawState3 {
     /// Published because a PROBE_RTT that comes later than 5 s after the
     /// last one is the rule at work only if this moved in between.
     pub probe_rtt_min_stamp_us: u64,
+    /// The published block's version, [`BBR3_LAYOUT`] for this bbrlab's.
+    pub layout: u64,
     /// MSS the control computes with.
     pub mss: u32,
     /// min_rtt, µs (`u32::MAX` before a sample).
@@ -265,7 +274,8 @@ impl StateReader {
     }
 
     /// `bbrlab_bbr3`'s published state for the socket `fd` (the map must be
-    /// `bbrlab_bbr3`'s), `None` as [`StateReader::read`].
+    /// `bbrlab_bbr3`'s), `None` as [`StateReader::read`] and when the
+    /// loaded program publishes another layout than [`BBR3_LAYOUT`].
     pub fn read3(&self, fd: i32) -> Option<RawState3> {
         let v = self.bytes(fd)?;
         if v.len() != BBR3_VALUE_SIZE {
@@ -273,7 +283,19 @@ impl StateReader {
         }
         // SAFETY: RawState3 is repr(C) plain integers, any bit pattern is
         // valid, and the value is longer than it.
-        Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) })
+        let s = unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) };
+        (s.layout == BBR3_LAYOUT).then_some(s)
+    }
+
+    /// The layout version `bbrlab_bbr3` published for the socket `fd`,
+    /// whatever it is (to say why [`StateReader::read3`] refused it).
+    pub fn layout3(&self, fd: i32) -> Option<u64> {
+        let v = self.bytes(fd)?;
+        if v.len() != BBR3_VALUE_SIZE {
+            return None;
+        }
+        // SAFETY: as in read3.
+        Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) }.layout)
     }
 
     pub(crate) fn bytes(&self, fd: i32) -> Option<Vec<u8>> {
@@ -317,8 +339,8 @@ mod tests {
 
     #[test]
     fn raw_state3_matches_the_bpf_layout() {
-        // struct bbrlab_b3_state's published block: 11 u64 then 18 u32.
-        assert_eq!(std::mem::size_of::<RawState3>(), 11 * 8 + 18 * 4);
+        // struct bbrlab_b3_state's published block: 12 u64 then 18 u32.
+        assert_eq!(std::mem::size_of::<RawState3>(), 12 * 8 + 18 * 4);
         assert!(BBR3_VALUE_SIZE > std::mem::size_of::<RawState3>());
     }
 

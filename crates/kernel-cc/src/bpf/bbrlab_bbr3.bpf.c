@@ -147,6 +147,10 @@ char _license[] SEC("license") = "GPL";
 #define ECN_REPROBE_GAIN 128 /* 1/2 */
 #define ECN_MAX_RTT_US 5000
 
+/* The published block's version (struct bbrlab_b3_state's `layout`):
+ * 2 since probe_rtt_min_stamp was published (2026-12-05). */
+#define BBR3_LAYOUT 2
+
 /* The whole state, in the socket-storage map. The first block is what
  * the probe reads (kernel-cc's RawState3 mirrors it); the rest is the
  * controller's own. */
@@ -168,6 +172,10 @@ struct bbrlab_b3_state {
 	 * Published so that a run can tell a late PROBE_RTT (a lower RTT
 	 * restarted the clock) from a missed one. */
 	u64 probe_rtt_min_stamp;
+	/* BBR3_LAYOUT: the published block's version, so that a reader can
+	 * tell a program loaded by an older bbrlab whose layout differs at
+	 * the same size (kernel-cc's RawState3 and BBR3_LAYOUT mirror it). */
+	u64 layout;
 	u32 mss;
 	u32 min_rtt_us; /* ~0U before a sample */
 	u32 mode;       /* S_* */
@@ -1360,6 +1368,7 @@ void BPF_PROG(bbr3_init, struct sock *sk)
 	__builtin_memset(b, 0, sizeof(*b));
 	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
 	b->mode = S_STARTUP;
+	b->layout = BBR3_LAYOUT;
 	/* bbr_init(): min_rtt and the PROBE_RTT minimum start from the
 	 * handshake's RTT (tcp_min_rtt(); ~0U, our INF32, when there was no
 	 * sample), as the simulator's linux-v3 profile does
