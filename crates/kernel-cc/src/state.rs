@@ -277,25 +277,26 @@ impl StateReader {
     /// `bbrlab_bbr3`'s), `None` as [`StateReader::read`] and when the
     /// loaded program publishes another layout than [`BBR3_LAYOUT`].
     pub fn read3(&self, fd: i32) -> Option<RawState3> {
-        let v = self.bytes(fd)?;
-        if v.len() != BBR3_VALUE_SIZE {
-            return None;
-        }
-        // SAFETY: RawState3 is repr(C) plain integers, any bit pattern is
-        // valid, and the value is longer than it.
-        let s = unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) };
-        (s.layout == BBR3_LAYOUT).then_some(s)
+        self.raw3(fd).filter(|s| s.layout == BBR3_LAYOUT)
     }
 
     /// The layout version `bbrlab_bbr3` published for the socket `fd`,
     /// whatever it is (to say why [`StateReader::read3`] refused it).
     pub fn layout3(&self, fd: i32) -> Option<u64> {
+        self.raw3(fd).map(|s| s.layout)
+    }
+
+    /// The value for `fd` read as [`RawState3`] whatever its layout field
+    /// says: one unaligned read serving [`StateReader::read3`] (which then
+    /// checks the layout) and [`StateReader::layout3`] (which reports it).
+    fn raw3(&self, fd: i32) -> Option<RawState3> {
         let v = self.bytes(fd)?;
         if v.len() != BBR3_VALUE_SIZE {
             return None;
         }
-        // SAFETY: as in read3.
-        Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) }.layout)
+        // SAFETY: RawState3 is repr(C) plain integers, any bit pattern is
+        // valid, and the value is BBR3_VALUE_SIZE bytes, no shorter than it.
+        Some(unsafe { std::ptr::read_unaligned(v.as_ptr().cast::<RawState3>()) })
     }
 
     pub(crate) fn bytes(&self, fd: i32) -> Option<Vec<u8>> {
