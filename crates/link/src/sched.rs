@@ -525,7 +525,6 @@ impl DualPi2 {
             if serve_l {
                 let mut p = self.l.pop_front().expect("L4S head exists");
                 self.bytes -= u64::from(p.bytes);
-                let native = now - p.enq_ns >= self.step_ns;
                 if !self.shallow() && self.overloaded() {
                     if self.drop_on_overload && self.classic_hit(rng) {
                         drops.push((p, DropReason::DualPi2));
@@ -534,6 +533,7 @@ impl DualPi2 {
                     p.mark = true;
                     return Some(p);
                 }
+                let native = now - p.enq_ns >= self.step_ns;
                 let p_cl = (self.k * self.p_base).min(1.0);
                 // p_L = max(p_native, p_CL): the step is 0 or 1.
                 p.mark = native || (!self.shallow() && self.recur(p_cl));
