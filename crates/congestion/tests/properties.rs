@@ -1,9 +1,16 @@
 //! Property tests: random event sequences with extreme values must never
 //! panic or overflow (the test profile keeps overflow checks on), and the
 //! controller's answers must stay sane.
+//!
+//! Every algorithm hears every input a transport can give: CE counts and
+//! losses carried on an ACK, recovery points, spurious-loss undo,
+//! persistent congestion, the pacer's next departure, a window-held send,
+//! a handshake RTT, and a clock that steps back (`Instant`'s promise: a
+//! caller whose time goes backwards must not crash the controller).
 
 use congestion::{
-    AckEvent, AckedPacket, Algorithm, Config, Controller, Instant, LostPacket, SentPacketState,
+    AckEvent, AckedPacket, Algorithm, Config, Controller, Instant, LostPacket, RecoveryExit,
+    RecoveryPoint, SentPacketState,
 };
 use proptest::prelude::*;
 use std::collections::VecDeque;
@@ -17,12 +24,22 @@ enum Event {
         n: u8,
         app_limited: bool,
     },
-    /// Advance time and acknowledge the `n` oldest outstanding packets.
+    /// Advance time and acknowledge the `n` oldest outstanding packets;
+    /// the ACK may also report CE marks, declare the `lost` packets after
+    /// them lost, reach a recovery point, undo a spurious reduction,
+    /// declare persistent congestion or say the sender is app-limited.
     Ack {
         dt_ns: u64,
         n: u8,
         rtt_ns: u64,
         ack_delay_ns: u64,
+        ce: u64,
+        lost: u8,
+        ranges: u32,
+        point: u8,
+        spurious: bool,
+        persistent: bool,
+        app_limited: bool,
     },
     /// Declare the `n` oldest outstanding packets lost.
     Lose {
@@ -31,6 +48,22 @@ enum Event {
     Rto,
     AppLimited,
     Mss(u64),
+    /// The clock steps back this far (a caller's bug the controller must
+    /// survive).
+    Backwards(u64),
+    /// An undo, or persistent congestion, heard outside an ACK.
+    Spurious,
+    Persistent,
+    /// The pacer's next departure, `ahead_ns` from now, releasing `burst`.
+    Departure {
+        ahead_ns: u64,
+        burst: u64,
+    },
+    /// Data held for want of window.
+    HeldByCwnd,
+    /// A handshake RTT sample (a transport gives it once, before data;
+    /// here at any time, as a careless one might).
+    Handshake(u64),
     /// An ACK for a packet the sender never sent, with arbitrary state.
     Bogus {
         delivered: u64,
@@ -63,11 +96,25 @@ fn rtt() -> impl Strategy<Value = u64> {
 fn event() -> impl Strategy<Value = Event> {
     prop_oneof![
         4 => (time_step(), 1u8..64, any::<bool>()).prop_map(|(dt_ns, n, app_limited)| Event::Send { dt_ns, n, app_limited }),
-        4 => (time_step(), 1u8..64, rtt(), 0u64..50_000_000).prop_map(|(dt_ns, n, rtt_ns, ack_delay_ns)| Event::Ack { dt_ns, n, rtt_ns, ack_delay_ns }),
+        4 => (
+            (time_step(), 1u8..64, rtt(), 0u64..50_000_000),
+            (prop_oneof![4 => Just(0u64), 2 => 0u64..64, 1 => Just(u64::MAX)], prop_oneof![3 => Just(0u8), 1 => 1u8..8]),
+            (prop_oneof![Just(0u32), 1u32..8, Just(u32::MAX)], prop_oneof![4 => Just(0u8), 1 => 1u8..3]),
+            (prop::bool::weighted(0.05), prop::bool::weighted(0.02), prop::bool::weighted(0.1)),
+        )
+            .prop_map(|((dt_ns, n, rtt_ns, ack_delay_ns), (ce, lost), (ranges, point), (spurious, persistent, app_limited))| Event::Ack {
+                dt_ns, n, rtt_ns, ack_delay_ns, ce, lost, ranges, point, spurious, persistent, app_limited,
+            }),
         1 => (1u8..16).prop_map(|n| Event::Lose { n }),
         1 => Just(Event::Rto),
         1 => Just(Event::AppLimited),
         1 => (500u64..=9000).prop_map(Event::Mss),
+        1 => prop_oneof![1u64..1_000_000, 1_000_000u64..20_000_000_000, Just(u64::MAX)].prop_map(Event::Backwards),
+        1 => Just(Event::Spurious),
+        1 => Just(Event::Persistent),
+        1 => (0u64..1_000_000_000, 0u64..100_000).prop_map(|(ahead_ns, burst)| Event::Departure { ahead_ns, burst }),
+        1 => Just(Event::HeldByCwnd),
+        1 => prop_oneof![Just(0u64), rtt()].prop_map(Event::Handshake),
         1 => (any::<u64>(), any::<u64>(), any::<u64>(), 0u64..100_000, rtt()).prop_map(|(delivered, sent_ns, delivered_ns, bytes, rtt_ns)| Event::Bogus { delivered, sent_ns, delivered_ns, bytes, rtt_ns }),
     ]
 }
@@ -105,11 +152,19 @@ proptest! {
         alg in algorithm(),
         mss in 500u64..=9000,
         seed in any::<u64>(),
+        quic in any::<bool>(),
+        transport_exit in any::<bool>(),
         events in prop::collection::vec(event(), 1..200),
     ) {
-        let mut cfg = Config::new(alg);
+        // QUIC's configuration (BBR's QUIC recovery, the datagram size
+        // as MSS) as well as TCP's, and the transport tracking recovery
+        // episodes itself as well as the controller.
+        let mut cfg = if quic { Config::for_quic(alg, mss) } else { Config::new(alg) };
         cfg.mss_bytes = mss;
         cfg.seed = seed;
+        if transport_exit {
+            cfg.recovery_exit = RecoveryExit::Transport;
+        }
         let mut now: u64 = 0;
         let mut cc = Controller::new(&cfg, Instant::from_nanos(now));
         let mut outstanding: VecDeque<(u64, SentPacketState)> = VecDeque::new();
@@ -128,17 +183,34 @@ proptest! {
                         in_flight += bytes;
                     }
                 }
-                Event::Ack { dt_ns, n, rtt_ns, ack_delay_ns } => {
+                Event::Ack { dt_ns, n, rtt_ns, ack_delay_ns, ce, lost, ranges, point, spurious, persistent, app_limited } => {
                     now = now.saturating_add(dt_ns);
                     buf_a.clear();
+                    let prior = in_flight;
                     for _ in 0..n {
                         let Some((bytes, state)) = outstanding.pop_front() else { break };
                         in_flight -= bytes;
                         buf_a.push(AckedPacket { bytes, state });
                     }
-                    let acked_bytes = buf_a.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
-                    let ack = AckEvent::new(Instant::from_nanos(now), &buf_a, in_flight.saturating_add(acked_bytes), in_flight)
-                        .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns));
+                    buf_l.clear();
+                    for _ in 0..lost {
+                        let Some((bytes, state)) = outstanding.pop_front() else { break };
+                        in_flight -= bytes;
+                        buf_l.push(LostPacket { bytes, state });
+                    }
+                    let point = match point {
+                        0 => RecoveryPoint::NotReached,
+                        1 => RecoveryPoint::Reached,
+                        _ => RecoveryPoint::ReachedWithRepairsPending,
+                    };
+                    let ack = AckEvent::new(Instant::from_nanos(now), &buf_a, prior, in_flight)
+                        .rtt(Some(Duration::from_nanos(rtt_ns)), Duration::from_nanos(ack_delay_ns))
+                        .ce(ce)
+                        .lost(&buf_l, ranges)
+                        .recovery_point(point)
+                        .spurious_loss(spurious)
+                        .persistent_congestion(persistent)
+                        .app_limited(app_limited);
                     cc.on_ack(&ack);
                     acked_once |= !buf_a.is_empty();
                 }
@@ -159,6 +231,14 @@ proptest! {
                 }
                 Event::AppLimited => cc.on_app_limited(in_flight),
                 Event::Mss(m) => cc.on_mss_change(m),
+                Event::Backwards(back_ns) => now = now.saturating_sub(back_ns),
+                Event::Spurious => cc.on_spurious_loss(Instant::from_nanos(now)),
+                Event::Persistent => cc.on_persistent_congestion(Instant::from_nanos(now), in_flight),
+                Event::Departure { ahead_ns, burst } => {
+                    cc.set_next_departure(Instant::from_nanos(now.saturating_add(ahead_ns)), burst)
+                }
+                Event::HeldByCwnd => cc.on_held_by_cwnd(Instant::from_nanos(now), in_flight),
+                Event::Handshake(rtt_ns) => cc.on_handshake_rtt(Instant::from_nanos(now), Duration::from_nanos(rtt_ns)),
                 Event::Bogus { delivered, sent_ns, delivered_ns, bytes, rtt_ns } => {
                     let state = SentPacketState {
                         sent_time: Instant::from_nanos(sent_ns),
