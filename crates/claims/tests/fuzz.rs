@@ -8,7 +8,7 @@ mod common;
 
 use claims::conformance::grid::Controller;
 use claims::fuzz::{self, Outcome};
-use common::planted::{planted, Bug};
+use common::planted::{planted, planted_named, Bug};
 use std::time::Duration;
 
 /// A run's time limit, far above any run's time on a quiet machine
@@ -462,5 +462,73 @@ fn a_buffer_under_a_bdp_of_the_shrunk_segments_is_not_judged_per_flow() {
     match fuzz::evaluate(&p, &Controller::parse("bbr3").unwrap(), RUN_TIMEOUT) {
         Outcome::Judged(v) => assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}"),
         Outcome::Stopped => panic!("the run timed out"),
+    }
+}
+
+/// A lone `bbr` flow whose segments grow to 5,049 bytes at the start, on
+/// 25 Mbit/s and 2 ms: the BDP is 1.2 of its segments, so BBR's window
+/// floor of 4 segments and its quanta of 2 hold a queue of about 14 ms,
+/// as Linux's would. The standing-queue bound counts in the segments the
+/// flow sends (then this path is not judged at all), where it had
+/// counted in the 1,500-byte default and called the queue too long (the
+/// run of 2026-12-07, seed 20261207, flagged this path: 14.21 ms against
+/// 10.67 ms).
+#[test]
+fn a_queue_of_a_few_large_segments_is_not_judged_in_small_ones() {
+    let p = fuzz::path::FuzzPath {
+        rate: 0.5,
+        rtt: 0.3,
+        buffer: 0.9,
+        flows: 1,
+        app_share: 0.0,
+        app_period: 0.0,
+        mss_change: Some((0.0, 0.8)),
+        seed: 0,
+        ..plain()
+    };
+    let text = p.scenario("bbr", None);
+    assert!(
+        text.contains("rate = \"25298kbit\"") && text.contains("mss = 5049"),
+        "{text}"
+    );
+    assert_eq!(p.max_mss_bytes(), 5049);
+    match fuzz::evaluate(&p, &Controller::parse("bbr").unwrap(), RUN_TIMEOUT) {
+        Outcome::Judged(v) => assert!(
+            v.iter().all(|x| x.invariant != "standing_queue"),
+            "{v:?}\n{text}"
+        ),
+        Outcome::Stopped => panic!("the run timed out"),
+    }
+}
+
+/// The bound still bites: a loss-based controller under a BBR's name
+/// fills a buffer of several BDPs and is caught, in 1,500-byte segments
+/// and in segments grown to 2,000 bytes.
+#[test]
+fn a_standing_queue_is_caught_in_the_segments_the_flow_sends() {
+    for mss_change in [None, Some((0.0, 0.65))] {
+        let p = fuzz::path::FuzzPath {
+            buffer: 1.0,
+            flows: 1,
+            app_share: 0.0,
+            app_period: 0.0,
+            mss_change,
+            ..plain()
+        };
+        let z = p.sizes();
+        let bdp_segs = z.rate_bps * z.rtt_s / (p.max_mss_bytes() as f64 * 8.0);
+        assert!(
+            bdp_segs >= 4.0 && z.buffer_packets as f64 >= 3.0 * bdp_segs,
+            "{bdp_segs} {} {}",
+            z.buffer_packets,
+            p.scenario("bbr", None)
+        );
+        match fuzz::evaluate(&p, &planted_named(Bug::None, "reno-as-bbr"), RUN_TIMEOUT) {
+            Outcome::Judged(v) => assert!(
+                v.iter().any(|x| x.invariant == "standing_queue"),
+                "{mss_change:?}: {v:?}"
+            ),
+            Outcome::Stopped => panic!("the run timed out"),
+        }
     }
 }

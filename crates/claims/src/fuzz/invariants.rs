@@ -30,7 +30,7 @@ pub const INVARIANTS: [(&str, &str); 11] = [
     ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter, ACK aggregation or a receiver that delays its ACKs), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run (where the application offers at least ten segments in it, of the larger size where it changes; chunks count where they arrive in it in time to be delivered), and, where the buffer holds at least a BDP and 8 packets, of the smallest segment (below that TCP flows can lock each other out by timeouts; behind an AQM, the buffer is what its delay target holds at the link's rate, 5 ms for CoDel and FQ-CoDel, 15 ms for PIE and DualPI2, at most its limit), no flow less than 5 % of its fair share; for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
     ("rate_step_recovery", "after the link's rate falls (to 0.1-1 times) on a path with nothing else, bulk flows must together deliver at least half the new rate over the last third of the time after the step, which is at least 30 round trips and 6 s: the queue fills and every controller's loss response meets the new rate; for a loss-based controller only where the new BDP is at most 20 packets (an AQM's drops while the old queue drains can halve Reno's window several times, below the new BDP, and it regrows a packet a round trip); a rise is not judged, since Reno grows a packet a round trip and CUBIC and BBR v1 may take longer than a run to fill a pipe ten times larger"),
     ("past_2_32", "a flow whose transfer passes 2^32 bytes on a path with nothing but a queue must go on delivering after it: at least 10 % of the link over the time after, judged where at least a second is left (a 32-bit byte counter wraps there, and a controller that trusts one computes a negative or a huge delivery; every counter in bbrlab's and the stacks' controllers is meant to be 64-bit)"),
-    ("standing_queue", "a BBR flow alone on a clean path with a buffer of at least 2 BDP and a run of at least 40 round trips keeps its median queueing delay over the second half of the run within 1.5 base round trips plus the time of 10 packets and 3 send quanta (BBR caps inflight near 2 BDP, so 1 round trip of queue, half again for probing, plus its quantization budget of 3 TSO-sized quanta, min(64 KiB, 1 ms at the rate), bbr_quantization_budget())"),
+    ("standing_queue", "a BBR flow alone on a clean path with a BDP of at least 4 packets, a buffer of at least 2 BDP and a run of at least 40 round trips keeps its median queueing delay over the second half of the run within 1.5 base round trips plus the time of 10 packets and 3 send quanta, packets of the larger segment where it changes (BBR caps inflight near 2 BDP, so 1 round trip of queue, half again for probing, plus its quantization budget of 3 TSO-sized quanta, min(64 KiB, 1 ms at the rate) but at least 2 segments above 1.2 Mbit/s, bbr_quantization_budget() and bbr_tso_segs_goal())"),
 ];
 
 /// How [`judge`] sees the controller.
@@ -256,14 +256,20 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
             }
         }
     }
+    // Counted in the larger segment where the size changes: BBR's window
+    // floor and its quanta are whole segments, so larger ones hold more
+    // of a queue (a 5,049-byte segment at 25 Mbit/s and 2 ms is 1.2 BDP
+    // packets, not 4; found by seed 20261207).
+    let seg = path.max_mss_bytes() as f64;
+    let bdp_segs = sizes.rate_bps * sizes.rtt_s / (seg * 8.0);
     if kind.bbr
         && flows == 1
         && long_enough
         && path.is_clean()
         && path.app == 0
         && path.aqm == 0
-        && bdp_packets >= 4.0
-        && sizes.buffer_packets as f64 >= 2.0 * bdp_packets
+        && bdp_segs >= 4.0
+        && sizes.buffer_packets as f64 >= 2.0 * bdp_segs
     {
         let mut q: Vec<u64> = samples
             .iter()
@@ -272,9 +278,12 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
             .collect();
         q.sort_unstable();
         if let Some(&median) = q.get(q.len() / 2) {
-            let quantum_bits = (65_536.0 * 8.0f64).min(sizes.rate_bps * 1e-3);
+            let min_segs = if sizes.rate_bps < 1.2e6 { 1.0 } else { 2.0 };
+            let quantum_bits = (65_536.0 * 8.0f64)
+                .min(sizes.rate_bps * 1e-3)
+                .max(min_segs * seg * 8.0);
             let bound = 1.5 * sizes.rtt_s * 1e9
-                + (10.0 * mss * 8.0 + 3.0 * quantum_bits) / sizes.rate_bps * 1e9;
+                + (10.0 * seg * 8.0 + 3.0 * quantum_bits) / sizes.rate_bps * 1e9;
             if median as f64 > bound {
                 out.push(Violation {
                     invariant: "standing_queue",

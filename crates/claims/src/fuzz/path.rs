@@ -167,6 +167,13 @@ impl FuzzPath {
         Some((self.sizes().seconds * 0.9 * at.clamp(0.0, 1.0) * 1e6).round() as u64 * 1000)
     }
 
+    /// The largest segment the flows send: windows and send quanta kept
+    /// in whole segments hold the most bytes in it.
+    pub fn max_mss_bytes(&self) -> u64 {
+        self.changed_mss_bytes()
+            .map_or(self.mss_bytes(), |m| m.max(self.mss_bytes()))
+    }
+
     /// The smallest segment the flows send: a window floor is one of it.
     pub fn min_mss_bytes(&self) -> u64 {
         self.changed_mss_bytes()

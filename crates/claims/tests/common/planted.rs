@@ -134,15 +134,24 @@ impl CongestionControl for Planted {
 }
 
 pub fn planted(bug: Bug) -> Controller {
-    let name = match bug {
+    planted_named(bug, planted_name(bug))
+}
+
+/// [`planted`] under another name: the fuzzer holds a controller whose
+/// name says BBR to BBR's own bounds.
+pub fn planted_named(bug: Bug, name: &str) -> Controller {
+    Controller::custom(name, false, move |c: &Config, _: Instant| {
+        Box::new(Planted::new(bug, c.mss_bytes)) as Box<dyn CongestionControl + Send + Sync>
+    })
+}
+
+fn planted_name(bug: Bug) -> &'static str {
+    match bug {
         Bug::None => "sane",
         Bug::UnderflowOnLoss => "underflow-on-loss",
         Bug::GrowsWhenAppLimited => "grows-when-app-limited",
         Bug::StallsAfterRateDrop => "stalls-after-rate-drop",
         Bug::FreezesOnLongRtt => "freezes-on-long-rtt",
         Bug::Wraps32 => "wraps-32",
-    };
-    Controller::custom(name, false, move |c: &Config, _: Instant| {
-        Box::new(Planted::new(bug, c.mss_bytes)) as Box<dyn CongestionControl + Send + Sync>
-    })
+    }
 }
