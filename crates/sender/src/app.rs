@@ -129,6 +129,21 @@ impl AppState {
         }
     }
 
+    /// What the application has written and not yet handed over beyond
+    /// its first `after` bytes, when that is some but less than a segment
+    /// of `whole` bytes: the tail of a chunk, which may go as a short
+    /// segment (`sender/tail.rs`). Only chunk writes have tails (see
+    /// there).
+    pub(crate) fn tail(&self, after: u64, whole: u64) -> Option<u64> {
+        match *self {
+            AppState::Chunks { available, .. } => {
+                let left = available.checked_sub(after)?;
+                (left > 0 && left < whole).then_some(left)
+            }
+            _ => None,
+        }
+    }
+
     /// When `bytes` more will be on offer.
     pub(crate) fn ready_at(&self, bytes: u64) -> Option<Instant> {
         match self {

@@ -122,8 +122,8 @@ pub struct Receiver {
     compressed: u32,
     /// Chunks held above a hole (the set flags of `ahead`).
     held_chunks: u64,
-    /// The size of the newest data segment, bytes: the MSS the window is
-    /// counted in.
+    /// The size of the newest data segment that was not a write's short
+    /// tail, bytes: the MSS the window is counted in.
     seg_bytes: u64,
     /// Linux policy: the right edge offered so far, in chunks (never
     /// moves back, `tcp_select_window()`).
@@ -311,7 +311,13 @@ impl Receiver {
                 first_ce = true;
             }
         }
-        self.seg_bytes = bytes;
+        // The MSS the window is counted in follows the segments, except
+        // that a pushed segment shorter than it (the tail of a write)
+        // leaves it: Linux's `tcp_measure_rcv_mss()` lowers `rcv_mss`
+        // only for a segment without PSH.
+        if !(psh && bytes < self.seg_bytes) {
+            self.seg_bytes = bytes;
+        }
         let in_order = self.ranges.last().is_none_or(|r| pn == r.1 + 1);
         let had_hole = !self.ahead.is_empty();
         let in_order_before = self.next_chunk;
@@ -423,9 +429,9 @@ impl Receiver {
     fn window_grew(&mut self, now: Instant, advanced: bool, bytes: u64) -> bool {
         // `ahead` runs from the in-order point to the highest chunk held.
         let held = Held {
-            bytes: self.held_chunks * bytes,
+            bytes: self.held_chunks * self.seg_bytes,
             span_bytes: if self.held_chunks > 0 {
-                self.ahead.len() as u64 * bytes
+                self.ahead.len() as u64 * self.seg_bytes
             } else {
                 0
             },

@@ -178,7 +178,8 @@ impl Sender {
     }
 
     /// How many new-data segments the application and the flow have for
-    /// sending now, counting at most `cap`.
+    /// sending now, counting at most `cap` (a write's short tail that may
+    /// leave counts as one, as a finite flow's short last segment does).
     fn ready_segments(&self, cap: u64) -> u64 {
         let mut n = 0;
         let mut bytes = 0;
@@ -187,10 +188,15 @@ impl Sender {
             if self.total_chunks.is_some_and(|t| chunk >= t) {
                 break;
             }
-            bytes += self.chunk_bytes(chunk) as u64;
-            if !self.app.has(bytes) {
+            let whole = self.chunk_bytes(chunk) as u64;
+            if !self.app.has(bytes + whole) {
+                // The write's short tail, if it may go, is one more.
+                if self.app.tail(bytes, whole).is_some() && self.may_send_short() {
+                    n += 1;
+                }
                 break;
             }
+            bytes += whole;
             n += 1;
         }
         n

@@ -35,6 +35,7 @@ mod rto;
 mod send;
 mod skb;
 mod stats;
+mod tail;
 mod tlp;
 mod undo;
 
@@ -230,6 +231,10 @@ pub struct Sender {
     seen_episodes: u64,
     /// The highest cumulative point the receiver has reported.
     cum_chunk: u64,
+    /// One past the chunk of the last short segment sent (a write's
+    /// tail), 0 before any: Linux's `snd_sml`, which Nagle's test with
+    /// Minshall's change compares with the cumulative ACK (`tail.rs`).
+    short_end: u64,
     /// Chunks below this index may be sent (receiver flow control).
     flow_limit: Option<u64>,
     /// Since when new data has waited for the receiver's window, if it
@@ -396,6 +401,7 @@ impl Sender {
             rwnd_blocked_since: None,
             rwnd_limited_ns: 0,
             cum_chunk: 0,
+            short_end: 0,
             lost: LostList::default(),
             prev_ranges: [(0, 0); ACK_RANGES],
             prev_len: 0,

@@ -57,8 +57,8 @@ impl Sender {
             if stopped {
                 return SendDecision::NoData(None);
             }
-            let b = self.chunk_bytes(self.next_chunk);
             self.app.advance(now);
+            let b = self.next_new_bytes();
             let has_data = self.app.has(b as u64);
             if self.flow_limit.is_some_and(|l| self.next_chunk >= l) {
                 // Window-limited only with data to send (Linux starts the
@@ -255,6 +255,7 @@ impl Sender {
             }
             self.retransmissions += 1;
         } else {
+            self.note_new_segment(chunk, bytes);
             self.next_chunk += 1;
             self.app.consume(bytes as u64);
             self.tso_sent();
@@ -262,7 +263,7 @@ impl Sender {
         self.app_limited_marked = false;
         // App-limited after this packet: nothing else is queued to send.
         let app_limited = self.retx.is_empty() && !matches!(self.app, AppState::Bulk) && {
-            let next = self.chunk_bytes(self.next_chunk) as u64;
+            let next = self.next_new_bytes() as u64;
             !self.app.has(next)
         };
         if self.inflight == 0 || matches!(self.timeout, Timeout::Pto { .. }) {

@@ -95,6 +95,6 @@ impl Sender {
     /// Whether the application has the next new-data segment ready now.
     #[inline]
     fn app_has_next(&self) -> bool {
-        matches!(self.app, AppState::Bulk) || self.app.has(self.chunk_bytes(self.next_chunk) as u64)
+        matches!(self.app, AppState::Bulk) || self.app.has(self.next_new_bytes() as u64)
     }
 }
