@@ -532,3 +532,35 @@ fn a_standing_queue_is_caught_in_the_segments_the_flow_sends() {
         }
     }
 }
+
+/// Three `s2n:bbr2` flows behind PIE with a 9-packet limit: the third's
+/// six first packets meet a full queue at 2 ms, and so do their repairs
+/// at the initial timeout, 1 s later; with no RTT sample its next try is
+/// 2 s after that, past the end of the 2 s run. The per-flow bound no
+/// longer judges such a flow in a run under 3 s (the run of 2026-12-08,
+/// seed 20261208, flagged this path: 0 Mbit/s against 0.265); the
+/// flows together are still held to the aggregate bound.
+#[test]
+fn a_flow_waiting_on_its_initial_timeout_is_not_judged_in_a_short_run() {
+    let p = fuzz::path::FuzzPath {
+        rate: 0.4612828283706776,
+        rtt: 0.4365954323058931,
+        buffer: 0.463982450237774,
+        flows: 3,
+        aqm: 3,
+        app_share: 0.0,
+        app_period: 0.0,
+        mss: Some(0.5113686333654521),
+        seed: 2905551423,
+        ..plain()
+    };
+    let text = p.scenario("s2n:bbr2", None);
+    assert!(
+        text.contains("limit = \"9pkt\", aqm = \"pie\"") && text.contains("mss = 2192"),
+        "{text}"
+    );
+    match fuzz::evaluate(&p, &Controller::parse("s2n:bbr2").unwrap(), RUN_TIMEOUT) {
+        Outcome::Judged(v) => assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}"),
+        Outcome::Stopped => panic!("the run timed out"),
+    }
+}

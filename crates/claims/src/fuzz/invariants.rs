@@ -27,11 +27,16 @@ pub const INVARIANTS: [(&str, &str); 11] = [
     ("window_ceiling", "a window above 2^40 bytes (1 TiB) is no path's: the largest BDP here is 10 Gbit/s × 2 s, 2.5 GB; such a value is a wrapped or overflowed counter"),
     ("pacing_finite", "a pacing rate that is not a finite number from 0 to 10^15 bit/s is a division by zero or an overflow"),
     ("app_limited_growth", "an app-limited flow (offering at most half the link at a constant rate) must not grow its window beyond what it uses: from 10 round trips on, at most 4 × the most it had in flight so far plus 1 MiB (the sender's peak between samples, so a burst such as a backlog sent after PROBE_RTT counts), times the ratio of a larger segment size after a change (a window kept in segments, as TCP's, grows by it) (Linux's tcp_is_cwnd_limited(), RFC 9002 §7.8; BBR's window is 2 × its estimate of a BDP the flow itself fills, plus its quantization budget; the QUIC stacks keep windows of a few hundred kB on sub-millisecond paths): the fault it catches is growth to megabytes, as CUBIC's window once grew to 18.7 MB keeping 28.5 kB in flight"),
-    ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter, ACK aggregation or a receiver that delays its ACKs), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run (where the application offers at least ten segments in it, of the larger size where it changes; chunks count where they arrive in it in time to be delivered), and, where the buffer holds at least a BDP and 8 packets, of the smallest segment (below that TCP flows can lock each other out by timeouts; behind an AQM, the buffer is what its delay target holds at the link's rate, 5 ms for CoDel and FQ-CoDel, 15 ms for PIE and DualPI2, at most its limit), no flow less than 5 % of its fair share; for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
+    ("no_stall", "on a path with nothing but a queue (no loss, policer, steps, jitter, ACK aggregation or a receiver that delays its ACKs), a BDP of at least 4 packets and a run of at least 40 round trips, the flows together must deliver at least 10 % of what the link or the application allows over the second half of the run (where the application offers at least ten segments in it, of the larger size where it changes; chunks count where they arrive in it in time to be delivered), and, where the buffer holds at least a BDP and 8 packets, of the smallest segment (below that TCP flows can lock each other out by timeouts; behind an AQM, the buffer is what its delay target holds at the link's rate, 5 ms for CoDel and FQ-CoDel, 15 ms for PIE and DualPI2, at most its limit), no flow less than 5 % of its fair share, except, in a run under 3 s, a flow with no RTT sample by the half (its whole first flight lost, it waits on the initial 1 s timeout and then 2 s more); for a loss-based controller only where the BDP is at most 20 packets, since Reno regrows a halved window by a packet a round trip and 40 round trips do not refill a larger pipe"),
     ("rate_step_recovery", "after the link's rate falls (to 0.1-1 times) on a path with nothing else, bulk flows must together deliver at least half the new rate over the last third of the time after the step, which is at least 30 round trips and 6 s: the queue fills and every controller's loss response meets the new rate; for a loss-based controller only where the new BDP is at most 20 packets (an AQM's drops while the old queue drains can halve Reno's window several times, below the new BDP, and it regrows a packet a round trip); a rise is not judged, since Reno grows a packet a round trip and CUBIC and BBR v1 may take longer than a run to fill a pipe ten times larger"),
     ("past_2_32", "a flow whose transfer passes 2^32 bytes on a path with nothing but a queue must go on delivering after it: at least 10 % of the link over the time after, judged where at least a second is left (a 32-bit byte counter wraps there, and a controller that trusts one computes a negative or a huge delivery; every counter in bbrlab's and the stacks' controllers is meant to be 64-bit)"),
     ("standing_queue", "a BBR flow alone on a clean path with a BDP of at least 4 packets, a buffer of at least 2 BDP and a run of at least 40 round trips keeps its median queueing delay over the second half of the run within 1.5 base round trips plus the time of 10 packets and 3 send quanta, packets of the larger segment where it changes (BBR caps inflight near 2 BDP, so 1 round trip of queue, half again for probing, plus its quantization budget of 3 TSO-sized quanta, min(64 KiB, 1 ms at the rate) but at least 2 segments above 1.2 Mbit/s, bbr_quantization_budget() and bbr_tso_segs_goal())"),
 ];
+
+/// The initial retransmission timeout and its first backoff, seconds: a
+/// flow that has had no RTT sample can be silent this long (RFC 6298
+/// §2.1, §5.5).
+const INITIAL_TIMEOUTS_S: f64 = 3.0;
 
 /// How [`judge`] sees the controller.
 #[derive(Clone, Copy, Debug)]
@@ -178,7 +183,21 @@ pub fn judge(path: &FuzzPath, sizes: &Sizes, kind: Kind, samples: &[FlowSample])
                 .map_or(limit, |t| limit.min(sizes.rate_bps * t / (floor * 8.0)));
             let bdp_smallest = sizes.rate_bps * sizes.rtt_s / (floor * 8.0);
             let deep = standing >= bdp_smallest.max(8.0);
-            for f in (0..flows).filter(|_| deep) {
+            // A flow with no RTT sample by the half lost its whole first
+            // flight and waits on the initial timeout: 1 s, then 2 s
+            // after a second loss (RFC 6298 §2.1 and §5.5; QUIC's first
+            // PTO, three times 333 ms, is as long). A run shorter than
+            // both cannot judge it (seed 20261208: the third of three
+            // `s2n:bbr2` flows lost its six packets to a full 9-packet
+            // queue at 2 ms and their repairs at 1 s, in a 2 s run).
+            let blind = |f: usize| {
+                samples
+                    .iter()
+                    .filter(|x| x.flow == f && x.t_ns <= half_ns)
+                    .all(|x| x.srtt_ns.is_none())
+            };
+            let judged = |f: &usize| !(sizes.seconds < INITIAL_TIMEOUTS_S && blind(*f));
+            for f in (0..flows).filter(|_| deep).filter(judged) {
                 let got = delivered(f, half_ns) / secs;
                 let fair = allowed / flows as f64;
                 if got < 0.05 * fair {
