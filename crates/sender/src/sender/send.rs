@@ -57,8 +57,9 @@ impl Sender {
             if stopped {
                 return SendDecision::NoData(None);
             }
+            let whole = self.chunk_bytes(self.next_chunk);
             self.app.advance(now);
-            let b = self.next_new_bytes();
+            let b = self.short_or(whole);
             let has_data = self.app.has(b as u64);
             if self.flow_limit.is_some_and(|l| self.next_chunk >= l) {
                 // Window-limited only with data to send (Linux starts the

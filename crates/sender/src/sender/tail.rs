@@ -21,14 +21,26 @@ impl Sender {
     /// The size of the next new-data segment: a whole one, or the tail
     /// of the application's last write when it has less than a segment
     /// ready and the stack lets a short segment go now.
-    #[inline]
+    ///
+    /// Asked once per packet sent: a bulk application costs one test of
+    /// its kind here (the bench path ran 1.8 % more instructions when
+    /// this went through [`AppState::tail`] and `note_new_segment` sized
+    /// every segment).
+    #[inline(always)]
     pub(super) fn next_new_bytes(&self) -> u32 {
-        let whole = self.chunk_bytes(self.next_chunk);
-        match self.app.tail(0, u64::from(whole)) {
-            // Below `whole`, a u32: the cast is exact.
-            Some(tail) if self.may_send_short() => tail as u32,
-            _ => whole,
+        self.short_or(self.chunk_bytes(self.next_chunk))
+    }
+
+    /// [`Sender::next_new_bytes`] given the whole segment's size, `whole`.
+    #[inline(always)]
+    pub(super) fn short_or(&self, whole: u32) -> u32 {
+        if let AppState::Chunks { available, .. } = self.app {
+            if available > 0 && available < u64::from(whole) && self.may_send_short() {
+                // Below `whole`, a u32: the cast is exact.
+                return available as u32;
+            }
         }
+        whole
     }
 
     /// Whether a short segment may leave now: always for QUIC; for TCP,
@@ -43,9 +55,9 @@ impl Sender {
 
     /// A new-data segment of `bytes` carrying `chunk` was sent: a short
     /// one (a write's tail) moves Minshall's mark past it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn note_new_segment(&mut self, chunk: u64, bytes: u32) {
-        if bytes < self.chunk_bytes(chunk) {
+        if matches!(self.app, AppState::Chunks { .. }) && bytes < self.chunk_bytes(chunk) {
             self.short_end = chunk + 1;
         }
     }
