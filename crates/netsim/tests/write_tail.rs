@@ -6,7 +6,7 @@
 
 use congestion::{Algorithm, Config};
 use netsim::{FlowConfig, PacketKind, PacketMemory, PacketRecord, SimConfig, Summary};
-use sender::{App, Pacing, Timeout};
+use sender::{AckPolicy, App, Pacing, Timeout};
 
 mod common;
 use common::direction;
@@ -18,14 +18,27 @@ const MS: u64 = 1_000_000;
 /// decide when a segment leaves), with TCP's timer or QUIC's: the summary
 /// and the data segments the bottleneck took, in order.
 fn writes(bytes: u64, every_ns: u64, duration_ns: u64, quic: bool) -> (Summary, Vec<PacketRecord>) {
+    writes_with(bytes, every_ns, duration_ns, |flow| {
+        if quic {
+            flow.timeout = Timeout::Pto {
+                max_ack_delay_ns: 25 * MS,
+            };
+        }
+    })
+}
+
+/// [`writes`] with the flow as `adjust` leaves it (algorithm, pacer,
+/// receiver, timer).
+fn writes_with(
+    bytes: u64,
+    every_ns: u64,
+    duration_ns: u64,
+    adjust: impl FnOnce(&mut FlowConfig),
+) -> (Summary, Vec<PacketRecord>) {
     let mut flow = FlowConfig::bulk("writer", Config::new(Algorithm::Cubic));
     flow.app = App::Chunks { bytes, every_ns };
     flow.pacing = Pacing::Off;
-    if quic {
-        flow.timeout = Timeout::Pto {
-            max_ack_delay_ns: 25 * MS,
-        };
-    }
+    adjust(&mut flow);
     let cfg = SimConfig {
         duration_ns,
         seed: 1,
@@ -45,6 +58,15 @@ fn writes(bytes: u64, every_ns: u64, duration_ns: u64, quic: bool) -> (Summary, 
     (summary, data)
 }
 
+/// The sizes of the segments sent in the `k`th 500 ms write period.
+fn write_sizes(data: &[PacketRecord], k: u64) -> Vec<u32> {
+    let (from, to) = (k * 500 * MS, (k + 1) * 500 * MS);
+    data.iter()
+        .filter(|r| (from..to).contains(&r.enqueue_ns))
+        .map(|r| r.bytes)
+        .collect()
+}
+
 /// 8,000-byte writes every 500 ms (five 1,500-byte segments and 500
 /// bytes): each write leaves whole, its tail a 500-byte segment, before
 /// the next write; and everything written is delivered.
@@ -53,12 +75,7 @@ fn each_write_leaves_whole_with_its_tail_as_a_short_segment() {
     for quic in [false, true] {
         let (summary, data) = writes(8_000, 500 * MS, 3_200 * MS, quic);
         for k in 0..7u64 {
-            let (from, to) = (k * 500 * MS, (k + 1) * 500 * MS);
-            let sizes: Vec<u32> = data
-                .iter()
-                .filter(|r| (from..to).contains(&r.enqueue_ns))
-                .map(|r| r.bytes)
-                .collect();
+            let sizes = write_sizes(&data, k);
             assert_eq!(
                 sizes,
                 [1500, 1500, 1500, 1500, 1500, 500],
@@ -113,4 +130,46 @@ fn tcp_holds_a_short_segment_while_an_earlier_one_is_out_and_quic_does_not() {
         "the held tail left at {} ns",
         short[1].0
     );
+}
+
+/// The same 8,000-byte writes from a paced BBR sender, from a TCP sender
+/// that defers TSO packets (kernel-sized bursts, Linux's receiver) and
+/// from BBR behind Linux's receiver: each write's tail still leaves
+/// within its period, as one short segment, and all is delivered.
+#[test]
+fn paced_and_deferring_senders_send_each_tail_too() {
+    type Adjust = fn(&mut FlowConfig);
+    let cases: [(&str, Adjust); 3] = [
+        ("bbr, exact pacing", |f| {
+            f.cc = Config::new(Algorithm::Bbr);
+            f.pacing = Pacing::Exact;
+        }),
+        ("cubic, quantum pacing, TSO deferral", |f| {
+            f.pacing = Pacing::Quantum;
+            f.tso_defer = true;
+            f.ack = AckPolicy::LINUX;
+        }),
+        ("bbr, Linux's receiver", |f| {
+            f.cc = Config::new(Algorithm::Bbr);
+            f.pacing = Pacing::Exact;
+            f.ack = AckPolicy::LINUX;
+        }),
+    ];
+    for (label, adjust) in cases {
+        let (summary, data) = writes_with(8_000, 500 * MS, 3_200 * MS, adjust);
+        for k in 0..7u64 {
+            let sizes = write_sizes(&data, k);
+            assert_eq!(
+                sizes.iter().sum::<u32>(),
+                8_000,
+                "{label}, write {k}: {sizes:?}"
+            );
+            assert_eq!(
+                sizes.iter().filter(|&&b| b < 1500).collect::<Vec<_>>(),
+                [&500],
+                "{label}, write {k}: {sizes:?}"
+            );
+        }
+        assert_eq!(summary.flows[0].delivered_bytes, 7 * 8_000, "{label}");
+    }
 }
