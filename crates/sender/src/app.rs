@@ -134,6 +134,10 @@ impl AppState {
     /// of `whole` bytes: the tail of a chunk, which may go as a short
     /// segment (`sender/tail.rs`). Only chunk writes have tails (see
     /// there).
+    ///
+    /// Always inlined: the sender asks once per packet, and a bulk
+    /// application must pay no more than the test of its kind.
+    #[inline(always)]
     pub(crate) fn tail(&self, after: u64, whole: u64) -> Option<u64> {
         match *self {
             AppState::Chunks { available, .. } => {
