@@ -156,8 +156,9 @@ proptest! {
         transport_exit in any::<bool>(),
         events in prop::collection::vec(event(), 1..200),
     ) {
-        // QUIC's configuration (BBR's QUIC recovery, the datagram size
-        // as MSS) as well as TCP's, and the transport tracking recovery
+        // QUIC's configuration (RFC 9002's initial window and end of
+        // recovery, srtt from the newest sample, the datagram size as
+        // MSS) as well as TCP's, and the transport tracking recovery
         // episodes itself as well as the controller.
         let mut cfg = if quic { Config::for_quic(alg, mss) } else { Config::new(alg) };
         cfg.mss_bytes = mss;
