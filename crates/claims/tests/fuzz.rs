@@ -63,15 +63,13 @@ fn each_planted_bug_fails_its_invariant_and_its_shrunk_path_still_fails() {
             found.violations
         );
         // The written path, run again, still breaks it.
-        match fuzz::evaluate(&found.path, &cc, RUN_TIMEOUT) {
-            Outcome::Judged(v) => assert!(
-                v.iter().any(|x| x.invariant == found.invariant),
-                "{}: the shrunk path no longer fails: {v:?}\n{}",
-                cc.name,
-                found.scenario
-            ),
-            Outcome::Stopped => panic!("{}: the shrunk path timed out", cc.name),
-        }
+        let v = violations(&found.path, &cc, RUN_TIMEOUT);
+        assert!(
+            v.iter().any(|x| x.invariant == found.invariant),
+            "{}: the shrunk path no longer fails: {v:?}\n{}",
+            cc.name,
+            found.scenario
+        );
         // Shrunk toward the simple path: one flow unless the failure
         // needs more (a second flow's arrival is a rate drop too), no
         // impairment it does not need.
@@ -80,16 +78,14 @@ fn each_planted_bug_fails_its_invariant_and_its_shrunk_path_still_fails() {
                 flows: 1,
                 ..found.path.clone()
             };
-            match fuzz::evaluate(&one, &cc, RUN_TIMEOUT) {
-                Outcome::Judged(v) => assert!(
-                    !v.iter().any(|x| x.invariant == found.invariant),
-                    "{}: shrunk to {} flows, but one fails too: {v:?}\n{}",
-                    cc.name,
-                    found.path.flows,
-                    found.scenario
-                ),
-                Outcome::Stopped => panic!("{}: the one-flow path timed out", cc.name),
-            }
+            let v = violations(&one, &cc, RUN_TIMEOUT);
+            assert!(
+                !v.iter().any(|x| x.invariant == found.invariant),
+                "{}: shrunk to {} flows, but one fails too: {v:?}\n{}",
+                cc.name,
+                found.path.flows,
+                found.scenario
+            );
         }
         assert!(
             found.path.jitter.is_none() && found.path.policer.is_none(),
@@ -195,10 +191,7 @@ fn a_large_transfer_passes_two_to_the_32_bytes() {
         ..p.clone()
     };
     assert!(!changing.scenario("bbr", None).contains("mss_change = {"));
-    let judge = |cc: &Controller| match fuzz::evaluate(&p, cc, RUN_TIMEOUT) {
-        Outcome::Judged(v) => v,
-        Outcome::Stopped => panic!("{}: timed out", cc.name),
-    };
+    let judge = |cc: &Controller| violations(&p, cc, RUN_TIMEOUT);
     for cc in ["bbr", "bbr3", "cubic"] {
         let v = judge(&Controller::parse(cc).unwrap());
         assert!(v.is_empty(), "{cc}: {v:?}");
@@ -262,10 +255,8 @@ fn a_burst_between_samples_counts_as_window_used() {
         seed: 0,
         ..plain()
     };
-    match fuzz::evaluate(&p, &Controller::parse("bbr3").unwrap(), RUN_TIMEOUT) {
-        Outcome::Judged(v) => assert!(v.is_empty(), "{v:?}"),
-        Outcome::Stopped => panic!("timed out"),
-    }
+    let v = violations(&p, &Controller::parse("bbr3").unwrap(), RUN_TIMEOUT);
+    assert!(v.is_empty(), "{v:?}");
 }
 
 /// A change of segment size reaches the scenario at its time, the window
@@ -291,10 +282,8 @@ fn a_segment_size_change_reaches_the_scenario_and_is_survived() {
         );
         assert_eq!(p.min_mss_bytes(), 500);
         for cc in ["bbr", "bbr3", "cubic", "reno"] {
-            match fuzz::evaluate(&p, &Controller::parse(cc).unwrap(), Duration::from_secs(60)) {
-                Outcome::Judged(v) => assert!(v.is_empty(), "{cc} {from}->{to}: {v:?}\n{text}"),
-                Outcome::Stopped => panic!("{cc}: timed out"),
-            }
+            let v = violations(&p, &Controller::parse(cc).unwrap(), RUN_TIMEOUT);
+            assert!(v.is_empty(), "{cc} {from}->{to}: {v:?}\n{text}");
         }
     }
 }
@@ -316,10 +305,8 @@ fn a_window_kept_in_segments_may_grow_with_their_size() {
         ..plain()
     };
     for cc in ["cubic", "reno", "bbr", "bbr3"] {
-        match fuzz::evaluate(&p, &Controller::parse(cc).unwrap(), Duration::from_secs(60)) {
-            Outcome::Judged(v) => assert!(v.is_empty(), "{cc}: {v:?}"),
-            Outcome::Stopped => panic!("{cc}: timed out"),
-        }
+        let v = violations(&p, &Controller::parse(cc).unwrap(), RUN_TIMEOUT);
+        assert!(v.is_empty(), "{cc}: {v:?}");
     }
 }
 
@@ -363,10 +350,24 @@ fn reno_judged(p: &fuzz::path::FuzzPath) -> (String, Vec<fuzz::invariants::Viola
 /// `p`'s scenario for the controller named `cc`, and what the invariants
 /// found in its run.
 fn judged(p: &fuzz::path::FuzzPath, cc: &str) -> (String, Vec<fuzz::invariants::Violation>) {
-    let controller = Controller::parse(cc).unwrap();
-    match fuzz::evaluate(p, &controller, RUN_TIMEOUT) {
-        Outcome::Judged(v) => (p.scenario(cc, None), v),
-        Outcome::Stopped => panic!("{cc}: the run timed out"),
+    let v = violations(p, &Controller::parse(cc).unwrap(), RUN_TIMEOUT);
+    (p.scenario(cc, None), v)
+}
+
+/// What the invariants found in `p`'s run on `cc`. A run that outlasts
+/// `timeout` fails the test: a timed-out run is judged on nothing.
+fn violations(
+    p: &fuzz::path::FuzzPath,
+    cc: &Controller,
+    timeout: Duration,
+) -> Vec<fuzz::invariants::Violation> {
+    match fuzz::evaluate(p, cc, timeout) {
+        Outcome::Judged(v) => v,
+        Outcome::Stopped => panic!(
+            "{}: the run timed out after {timeout:?}\n{}",
+            cc.name,
+            p.scenario(&cc.name, None)
+        ),
     }
 }
 
@@ -522,13 +523,11 @@ fn a_standing_queue_is_caught_in_the_segments_the_flow_sends() {
             z.buffer_packets,
             p.scenario("bbr", None)
         );
-        match fuzz::evaluate(&p, &planted_named(Bug::None, "reno-as-bbr"), RUN_TIMEOUT) {
-            Outcome::Judged(v) => assert!(
-                v.iter().any(|x| x.invariant == "standing_queue"),
-                "{mss_change:?}: {v:?}"
-            ),
-            Outcome::Stopped => panic!("the run timed out"),
-        }
+        let v = violations(&p, &planted_named(Bug::None, "reno-as-bbr"), RUN_TIMEOUT);
+        assert!(
+            v.iter().any(|x| x.invariant == "standing_queue"),
+            "{mss_change:?}: {v:?}"
+        );
     }
 }
 
