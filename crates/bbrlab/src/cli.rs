@@ -126,7 +126,7 @@ pub(crate) enum Command {
         #[arg(long, short)]
         out: Option<PathBuf>,
         /// Parallel runs for sweeps (default: all cores).
-        #[arg(long, short)]
+        #[arg(long, short, value_parser = at_least_one())]
         jobs: Option<usize>,
         /// No progress bar.
         #[arg(long, short)]
@@ -248,7 +248,7 @@ pub(crate) struct ReproduceArgs {
     #[arg(long, value_delimiter = ',')]
     pub(crate) only: Option<Vec<String>>,
     /// Parallel runs (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = at_least_one())]
     pub(crate) jobs: Option<usize>,
     /// No progress bar or per-claim lines.
     #[arg(long, short)]
@@ -436,7 +436,7 @@ pub(crate) struct StacksArgs {
     #[arg(long)]
     pub(crate) quick: bool,
     /// Parallel runs (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = at_least_one())]
     pub(crate) jobs: Option<usize>,
 }
 
@@ -468,7 +468,7 @@ pub(crate) struct ConformanceArgs {
     #[arg(long, short, default_value = "conformance")]
     pub(crate) out: PathBuf,
     /// Parallel runs (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = at_least_one())]
     pub(crate) jobs: Option<usize>,
     /// Also write each run's qlog (qlog 0.3 JSON-SEQ, from the sender's
     /// samples, to open in qvis): `qlog/<case>/<point>/<controller>/flow-0.sqlog`.
@@ -505,13 +505,13 @@ pub(crate) struct FuzzArgs {
     pub(crate) seconds: f64,
     /// Stop after this many runs (shrinking included), whatever the time:
     /// with --jobs 1 and --seed, a run is the same on any machine.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) runs: Option<u64>,
     /// The seed (default: from the clock; printed either way).
     #[arg(long)]
     pub(crate) seed: Option<u64>,
     /// Worker threads (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = at_least_one())]
     pub(crate) jobs: Option<usize>,
     /// Output directory: fuzz.json and a scenario file per failure.
     #[arg(long, short, default_value = "fuzz")]
@@ -610,7 +610,7 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     pub(crate) seed: Option<u64>,
     /// Worker threads (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = at_least_one())]
     pub(crate) jobs: Option<usize>,
     /// Output directory.
     #[arg(long, short, default_value = "search")]
@@ -1051,6 +1051,12 @@ impl SimAck {
             SimAck::Linux => "linux",
         }
     }
+}
+
+/// A count of workers: zero would run nothing, or divide by zero in a
+/// rate, so clap refuses it with the allowed range.
+fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
 }
 
 #[cfg(test)]

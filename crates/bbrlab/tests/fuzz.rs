@@ -79,6 +79,27 @@ fn bad_arguments_are_named_and_help_lists_the_invariants() {
     let o = bbrlab(&["fuzz", "--cc", "bbr3", "--seconds", "0", "--quiet"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--seconds 0"));
+    // Spans past what a Duration holds, and counts of zero workers or
+    // runs, are refused by name: no panic (exit 101), nothing run.
+    for (args, want) in [
+        (&["--seconds", "1e20"][..], "--seconds 1"),
+        (
+            &["--seconds", "1", "--run-timeout", "1e20"],
+            "--run-timeout 1",
+        ),
+        (&["--seconds", "1", "--jobs", "0"], "--jobs"),
+        (&["--seconds", "1", "--runs", "0"], "--runs"),
+    ] {
+        let o = bbrlab(&[&["fuzz", "--cc", "bbr", "--quiet"][..], args].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            matches!(o.status.code(), Some(1 | 2))
+                && err.contains(want)
+                && !err.contains("panicked"),
+            "{args:?}: {:?} {err}",
+            o.status.code()
+        );
+    }
     let help = String::from_utf8_lossy(&bbrlab(&["fuzz", "--help"]).stdout).into_owned();
     for want in [
         "--seed",

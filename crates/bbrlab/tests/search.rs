@@ -140,13 +140,20 @@ fn bad_arguments_are_named_and_help_lists_the_objectives() {
             "--confirm-replays",
         ),
         (&["--confirm-replays", "2"][..], "--confirm"),
+        (&["--run-timeout", "1e20"][..], "--run-timeout 1"),
+        (&["--jobs", "0"][..], "--jobs"),
     ] {
         let mut a = vec!["search", "--quiet", "--evaluations", "10"];
         a.extend_from_slice(args);
         let o = bbrlab(&a);
-        assert!(!o.status.success(), "{args:?}");
+        // An error exit (1, or clap's 2), never a panic's 101.
+        assert!(
+            matches!(o.status.code(), Some(1 | 2)),
+            "{args:?}: {:?}",
+            o.status.code()
+        );
         let e = String::from_utf8_lossy(&o.stderr);
-        assert!(e.contains(want), "{args:?}: {e}");
+        assert!(e.contains(want) && !e.contains("panicked"), "{args:?}: {e}");
     }
     let help = String::from_utf8_lossy(&bbrlab(&["search", "--help"]).stdout).into_owned();
     for want in [

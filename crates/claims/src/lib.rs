@@ -72,6 +72,7 @@ pub mod reproduce;
 pub mod runs;
 pub mod sampled;
 pub mod search;
+pub mod seconds;
 mod seeds;
 pub mod stacks;
 mod stats;

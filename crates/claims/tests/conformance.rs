@@ -273,6 +273,17 @@ fn a_controller_without_state_has_its_state_checks_skipped_and_said_why() {
 fn bad_names_and_bad_case_files_are_clear_errors() {
     let e = grid::Controller::parse("bbr4").unwrap_err();
     assert!(e.contains("--cc bbr4"), "{e}");
+    // The message names the bad name and lists both kinds of controller,
+    // with no fragment of a scenario parser's message around it.
+    for want in [
+        "unknown algorithm `bbr4`",
+        "bbr, ",
+        "s2n:bbr2",
+        "bbr3:linux-v3",
+    ] {
+        assert!(e.contains(want), "{want} missing: {e}");
+    }
+    assert!(!e.contains("(`") && !e.contains("flow[0]"), "{e}");
     let e = grid::Controller::parse("bbr3:v2").unwrap_err();
     assert!(e.contains("draft") && e.contains("linux-v3"), "{e}");
     let e = conformance::select(&opts(&["bbr3"], Some(vec!["A99".into()]))).unwrap_err();

@@ -5,6 +5,7 @@
 use crate::cli::FuzzArgs;
 use claims::conformance::grid;
 use claims::fuzz::{self, invariants::INVARIANTS, Progress};
+use claims::seconds::positive_seconds;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs;
 use std::time::Duration;
@@ -30,18 +31,10 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
         a.cc.iter()
             .map(|n| grid::Controller::parse(n.trim()))
             .collect::<Result<Vec<_>, _>>()?;
-    if !(a.seconds.is_finite() && a.seconds > 0.0) {
-        return Err(format!(
-            "--seconds {}: must be a positive number",
-            a.seconds
-        ));
-    }
-    if !(a.run_timeout.is_finite() && a.run_timeout > 0.0) {
-        return Err(format!(
-            "--run-timeout {}: must be a positive number of seconds",
-            a.run_timeout
-        ));
-    }
+    // Checked before the output directory is made; `fuzz::run` checks
+    // --seconds again for the library's callers.
+    positive_seconds("--seconds", a.seconds)?;
+    let run_timeout = positive_seconds("--run-timeout", a.run_timeout)?;
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -84,7 +77,7 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
             jobs,
             max_failures: a.max_failures as usize,
             max_runs: a.runs,
-            run_timeout: Duration::from_secs_f64(a.run_timeout),
+            run_timeout,
         },
         &Line(bar.clone()),
     )?;

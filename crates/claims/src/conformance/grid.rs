@@ -116,22 +116,11 @@ impl Controller {
             }
             _ => (name.to_string(), None),
         };
-        // The scenario parser knows every algorithm and stack controller.
-        let probe = format!(
-            "duration = \"1s\"\n[link.forward]\nrate = \"1mbit\"\n[[flow]]\nalgorithm = \"{algorithm}\"\n"
-        );
-        scenario::parse(
-            &probe,
-            "--cc",
-            std::path::Path::new("."),
-            std::path::Path::new("--cc"),
-        )
-        .map_err(|e| {
-            let e = e.to_string();
-            let why = e.split_once("algorithm").map_or(e.as_str(), |(_, w)| w);
+        // The scenario files' names: bbrlab's algorithms and the stacks'
+        // controllers, the error listing both.
+        scenario::AlgName::try_from(algorithm.clone()).map_err(|e| {
             format!(
-                "--cc {name}: not a controller the simulator runs ({})",
-                why.trim_start_matches([':', ' '])
+                "--cc {name}: not a controller the simulator runs: {e} (bbr3 also as bbr3:draft or bbr3:linux-v3)"
             )
         })?;
         Ok(Controller {

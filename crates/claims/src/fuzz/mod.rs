@@ -157,13 +157,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
     if opts.controllers.is_empty() {
         return Err("no controller to fuzz (--cc)".into());
     }
-    if !(opts.seconds.is_finite() && opts.seconds > 0.0) {
-        return Err(format!(
-            "--seconds {}: must be a positive number",
-            opts.seconds
-        ));
-    }
-    let budget = Duration::from_secs_f64(opts.seconds);
+    let budget = crate::seconds::positive_seconds("--seconds", opts.seconds)?;
     let start = Instant::now();
     let executions = AtomicU64::new(0);
     let stopped = AtomicU64::new(0);

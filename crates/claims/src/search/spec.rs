@@ -9,7 +9,6 @@ use super::budget::Budget;
 use super::objective::Objective;
 use super::{default_warmup_ns, Options};
 use crate::conformance::grid::Controller;
-use std::time::Duration;
 
 /// The defaults, for `--help` and Python's signature alike.
 pub mod defaults {
@@ -142,12 +141,7 @@ impl Spec {
             .iter()
             .map(|n| Controller::parse(n.trim()))
             .collect::<Result<Vec<_>, _>>()?;
-        if !(self.run_timeout_s.is_finite() && self.run_timeout_s > 0.0) {
-            return Err(format!(
-                "--run-timeout {}: must be a positive number of seconds",
-                self.run_timeout_s
-            ));
-        }
+        let run_timeout = crate::seconds::positive_seconds("--run-timeout", self.run_timeout_s)?;
         let budget = Budget {
             rate_bps,
             rate_ratio: self.rate_ratio,
@@ -188,7 +182,7 @@ impl Spec {
             seed: self.seed,
             jobs: jobs.max(1),
             warmup_ns,
-            run_timeout: Duration::from_secs_f64(self.run_timeout_s),
+            run_timeout,
         };
         o.check()?;
         Ok(o)
