@@ -48,7 +48,9 @@ pub(crate) enum Command {
         /// Write the stream to this file (default: check the sender's pattern).
         #[arg(long)]
         output: Option<PathBuf>,
-        /// Flow-control window, bytes (bounds the receiver's memory).
+        /// Flow-control window, bytes (bounds the receiver's memory):
+        /// counted in whole 1,400-byte chunks, at least 16 of them
+        /// (22,400 bytes).
         #[arg(long, default_value_t = 16 << 20)]
         window: u64,
         /// Give up when the sender is silent this long.
@@ -308,9 +310,9 @@ pub(crate) struct ValidateArgs {
     /// with --multiflow too)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100))]
     pub(crate) reps: Option<u64>,
-    /// Seconds per transfer (default 10, 6 with --quick; with
+    /// Seconds per transfer, at least 2 (default 10, 6 with --quick; with
     /// --multiflow 30, 20 with --quick).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..))]
     pub(crate) seconds: Option<u64>,
     /// The receiver of the simulation matched to kernel TCP: `linux`
     /// (Linux's, the simulator's default for TCP-like flows) or `every`
@@ -890,8 +892,8 @@ pub(crate) struct EmuArgs {
     /// kept.
     #[arg(long, conflicts_with_all = ["selftest", "client", "server", "interactive"])]
     pub(crate) reap: bool,
-    /// Longest run in seconds before everything is stopped.
-    #[arg(long, default_value_t = 3600)]
+    /// Longest run in seconds before everything is stopped (at least 1).
+    #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) timeout: u64,
 }
 

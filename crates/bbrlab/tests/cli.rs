@@ -610,3 +610,36 @@ fn a_flow_held_back_by_linuxs_receive_window_gets_a_note() {
     let (ok, err) = sim_text(&path("4MiB"));
     assert!(ok && !err.contains("receiver's window"), "{err}");
 }
+
+/// Zero or too-small spans, windows and counts are refused by name before
+/// anything runs, where before they were raised in silence (`recv
+/// --window`, `validate --seconds`), run to no purpose (`send --duration
+/// 0s`, `emu --timeout 0`) or divided by (`fuzz --jobs 0`). None of these
+/// opens a socket or a namespace: each fails while its arguments are read.
+#[test]
+fn zero_spans_windows_and_counts_are_refused_by_name() {
+    for (args, want) in [
+        (
+            &["recv", "--listen", "127.0.0.1:0", "--window", "1000"][..],
+            "--window 1000: at least 22400 bytes",
+        ),
+        (
+            &["send", "--to", "127.0.0.1:9", "--duration", "0s"][..],
+            "--duration 0s: nothing to send",
+        ),
+        (&["validate", "--seconds", "1"][..], "--seconds <SECONDS>"),
+        (
+            &["emu", "--timeout", "0", "--server", "true"][..],
+            "--timeout <TIMEOUT>",
+        ),
+        (&["sim", "--jobs", "0", "x.toml"][..], "--jobs <JOBS>"),
+    ] {
+        let o = bbrlab(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            matches!(o.status.code(), Some(1 | 2)) && err.contains(want),
+            "{args:?}: {:?} {err}",
+            o.status.code()
+        );
+    }
+}
