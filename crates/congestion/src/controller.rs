@@ -208,7 +208,7 @@ impl Controller {
     }
 
     fn with_inner(config: &Config, algorithm: Option<Algorithm>, inner: Inner) -> Self {
-        let mss = config.mss_bytes.max(1);
+        let mss = crate::config::usable_mss(config.mss_bytes);
         Controller {
             algorithm,
             inner,
@@ -664,9 +664,10 @@ impl Controller {
         self.timeout(now, bytes_in_flight);
     }
 
-    /// The path MTU changed; `mss` is the new payload size per packet.
+    /// The path MTU changed; `mss` is the new payload size per packet
+    /// (0 is taken as 1, and more than [`crate::MAX_MSS_BYTES`] as that).
     pub fn on_mss_change(&mut self, mss: u64) {
-        self.mss = mss.max(1);
+        self.mss = crate::config::usable_mss(mss);
         self.inner.get_mut().on_mss_change(self.mss);
     }
 

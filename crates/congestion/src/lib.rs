@@ -91,7 +91,7 @@ pub use config::{
     BbrConfig, BbrFlavour, BbrRecovery, Config, ConnectionSeeds, CubicAvoidance, CubicConfig,
     HyStartVariant, JitterCadence, JitterConfig, JitterStats, MinRttSamples, RecoveryExit,
     SrttSample, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile, UnknownBbr3Signals,
-    WindowReduction,
+    WindowReduction, MAX_MSS_BYTES,
 };
 pub use controller::{
     builtin, AckContext, CongestionControl, Controller, LossContext, RecoveryState,

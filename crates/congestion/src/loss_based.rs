@@ -50,7 +50,7 @@ pub(crate) struct Window {
 
 impl Window {
     pub fn new(mss: u64, initial_cwnd_packets: u64, reduction: WindowReduction) -> Self {
-        let mss = mss.max(1);
+        let mss = crate::config::usable_mss(mss);
         let mut w = Window {
             mss,
             cwnd: initial_cwnd_packets.max(1).saturating_mul(mss),
@@ -211,7 +211,7 @@ impl Window {
 
     /// Keeps the window's packet count when the MSS changes.
     pub fn on_mss_change(&mut self, mss: u64, srtt_ns: Option<u64>) {
-        let mss = mss.max(1);
+        let mss = crate::config::usable_mss(mss);
         let packets = (self.cwnd / self.mss).max(1);
         if self.ssthresh != u64::MAX {
             self.ssthresh = (self.ssthresh / self.mss).max(2).saturating_mul(mss);

@@ -249,7 +249,7 @@ pub struct Bbr {
 impl Bbr {
     /// Creates BBR; `jitter` selects the `bbr-jitter` variant (`bbr_init()`).
     pub fn new(config: &Config, jitter: Option<JitterConfig>, now: Instant) -> Self {
-        let mss = config.mss_bytes.max(1);
+        let mss = crate::config::usable_mss(config.mss_bytes);
         let initial_cwnd = config.initial_cwnd_packets.max(1).saturating_mul(mss);
         let mut cfg = config.bbr;
         cfg.recovery = cfg.recovery.resolve(config.recovery_exit);
@@ -1236,7 +1236,7 @@ impl CongestionControl for Bbr {
     }
 
     fn on_mss_change(&mut self, mss: u64) {
-        let mss = mss.max(1);
+        let mss = crate::config::usable_mss(mss);
         // Keep the window's packet count, as TCP does when the MSS changes.
         let packets = (self.cwnd / self.mss).max(1);
         self.prior_cwnd = (self.prior_cwnd / self.mss).saturating_mul(mss);

@@ -286,7 +286,7 @@ pub struct Bbr3 {
 impl Bbr3 {
     /// Creates BBRv3 (`OnInit()`, draft §5.2.1; Linux `bbr_init()`).
     pub fn new(config: &Config, now: Instant) -> Self {
-        let mss = config.mss_bytes.max(1);
+        let mss = crate::config::usable_mss(config.mss_bytes);
         let initial_cwnd = config.initial_cwnd_packets.max(1).saturating_mul(mss);
         let cfg = config.bbr3;
         let mut b = Bbr3 {
@@ -942,7 +942,7 @@ impl CongestionControl for Bbr3 {
     }
 
     fn on_mss_change(&mut self, mss: u64) {
-        let mss = mss.max(1);
+        let mss = crate::config::usable_mss(mss);
         let per_packet = |v: u64, old: u64| -> u64 {
             if v == u64::MAX {
                 v

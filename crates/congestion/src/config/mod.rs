@@ -128,6 +128,8 @@ pub struct Config {
     /// How recovery episodes end; see [`RecoveryExit`].
     pub recovery_exit: RecoveryExit,
     /// Payload bytes per full-sized packet; windows are counted in these.
+    /// The controllers take 0 as 1 and anything above [`MAX_MSS_BYTES`]
+    /// as that.
     pub mss_bytes: u64,
     /// Initial window in packets (Linux `TCP_INIT_CWND` = 10).
     pub initial_cwnd_packets: u64,
@@ -241,6 +243,20 @@ pub enum RecoveryExit {
     Transport,
 }
 
+/// The largest segment size the controllers count in: an IPv6
+/// jumbogram's payload, whose length field has 32 bits (RFC 2675 §2).
+/// Windows are whole segments and a send quantum is up to 64 of them, so
+/// a size near `u64::MAX` (a transport's bug, or an unset field read as
+/// all ones) would overflow those products; the controllers take any
+/// larger [`Config::mss_bytes`] or [`crate::Controller::on_mss_change`]
+/// as this, and 0 as 1.
+pub const MAX_MSS_BYTES: u64 = u32::MAX as u64;
+
+/// `mss` within what the controllers count in: 1 to [`MAX_MSS_BYTES`].
+pub(crate) fn usable_mss(mss: u64) -> u64 {
+    mss.clamp(1, MAX_MSS_BYTES)
+}
+
 impl Config {
     /// Default configuration for `algorithm`.
     pub fn new(algorithm: Algorithm) -> Self {
@@ -259,7 +275,7 @@ impl Config {
     /// 1,472 bytes, 9 at 1,500). Every other field keeps its default; set
     /// the seed per connection ([`Config::for_new_connection`]).
     pub fn for_quic(algorithm: Algorithm, max_datagram_size: u64) -> Self {
-        let size = max_datagram_size.max(1);
+        let size = usable_mss(max_datagram_size);
         let window = (10 * size).min(14_720.max(2 * size));
         Config {
             algorithm,
