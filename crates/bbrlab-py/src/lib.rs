@@ -627,6 +627,7 @@ fn reproduce(
     quick: bool,
     jobs: Option<usize>,
 ) -> PyResult<String> {
+    claims::reproduce::check_only(&ids).map_err(PyValueError::new_err)?;
     let opts = claims::reproduce::Options {
         out: out.into(),
         quick,

@@ -74,6 +74,13 @@ def test_a_normal_packet_jitter_searches_its_mean_and_deviation():
         (dict(rate="10mbps"), "rate `10mbps`"),
         (dict(cc="bbr9"), "cc bbr9"),
         (dict(packet_jitter="60ms", packet_jitter_dist="gaussian"), "packet_jitter_dist gaussian"),
+        # A NaN is named by its keyword, not as a position in the JSON the
+        # native side reads; a span past what a Duration holds is refused
+        # (it had panicked inside the native call); zero threads are not
+        # taken as "every core".
+        (dict(loss=float("nan")), "`loss` = nan"),
+        (dict(run_timeout_s=1e20), "run_timeout_s 1"),
+        (dict(jobs=0), "jobs: a whole number >= 1, not 0"),
     ],
 )
 def test_bad_options_are_named_by_keyword(kwargs, message):

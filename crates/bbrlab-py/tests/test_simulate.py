@@ -204,6 +204,24 @@ def test_reproduce_returns_verdicts_and_figures(tmp_path):
     assert "C3" in c._repr_html_()
 
 
+@pytest.mark.parametrize(
+    "claims, jobs, words",
+    [
+        (["C99"], None, ["--only C99", "known: C1"]),
+        ([], None, ["no claim named"]),
+        (["C3"], 0, ["jobs: a whole number >= 1, not 0"]),
+    ],
+)
+def test_reproduce_refuses_bad_ids_and_zero_jobs_before_running(tmp_path, claims, jobs, words):
+    """A caller's bad input is a ValueError (a run's own failure is a
+    RuntimeError), raised before any run, so nothing is written."""
+    out = tmp_path / "report"
+    with pytest.raises(ValueError) as e:
+        bbrlab.reproduce(claims, out, quick=True, jobs=jobs)
+    assert all(w in str(e.value) for w in words), str(e.value)
+    assert not out.exists()
+
+
 def _with(d, path, value):
     """A copy of scenario dict ``d`` with the dotted ``path`` set."""
     import copy

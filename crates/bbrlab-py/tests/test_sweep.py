@@ -255,7 +255,7 @@ def test_python_m_bbrlab_sim_refuses_a_bad_batch_size(small_file, tmp_path):
         timeout=60,
     )
     assert r.returncode == 1
-    assert "batch_size: a whole number of runs >= 1, not 0" in r.stderr
+    assert "batch_size: a whole number >= 1, not 0" in r.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -120,6 +120,17 @@ fn load(def: &ClaimDef, quick: bool) -> Result<Vec<Run>, String> {
     Ok(sc.runs)
 }
 
+/// Checks that `ids` names at least one claim or BBRv3 result and nothing
+/// else, before anything runs: the error of a caller's bad input, apart
+/// from the failures a run may meet (Python raises the one as
+/// `ValueError`, the other as `RuntimeError`).
+pub fn check_only(ids: &[String]) -> Result<(), String> {
+    if ids.is_empty() {
+        return Err("no claim named; give ids such as C3 or V1".into());
+    }
+    select(&Some(ids.to_vec())).map(|_| ())
+}
+
 /// The `reproduce` command.
 /// Runs the selected claims' scenarios, judges each claim and writes the
 /// report; the runs' progress goes to `view` (the command line's terminal,

@@ -147,6 +147,19 @@ def _seed(seed: Any, where: str = "seed") -> int:
     return seed
 
 
+def _whole(value: Any, name: str, least: int, optional: bool = True) -> Any:
+    """``value`` if it is a whole number >= ``least`` (or None, where
+    ``optional``); else a ValueError naming ``name`` and what it allows. A
+    count of workers of 0 (or -1) must not quietly become the default."""
+    if value is None and optional:
+        return None
+    if hasattr(value, "item"):
+        value = value.item()  # numpy integer
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name}: a whole number >= {least}, not {value!r}")
+    return value
+
+
 def _frame(batch: Any, units: Dict[str, str]) -> pd.DataFrame:
     df = pa.record_batch(batch).to_pandas()
     df.attrs["units"] = {c: units[c] for c in df.columns if c in units}
@@ -356,6 +369,7 @@ def reproduce(
     runs simulate."""
     if isinstance(claims, str):
         claims = [claims]
+    jobs = _whole(jobs, "jobs", 1)
     out = Path(out)
     outcomes = json.loads(_native.reproduce(list(claims), os.fspath(out), quick=quick, jobs=jobs))
     result = []

@@ -25,7 +25,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from . import _native
-from ._run import _interactive
+from ._run import _interactive, _plain, _whole
 
 #: Points per Dask task at most: a generation of CMA-ES is 10-40 points,
 #: each a run of 10-500 ms; smaller tasks spread a generation over more
@@ -81,8 +81,14 @@ class SearchResult:
 
 def _flag_to_keyword(message: str) -> str:
     """The library names options as the command line does (``--rate-ratio``);
-    here they are keywords (``rate_ratio``)."""
-    return re.sub(r"--([a-z][a-z-]*)", lambda m: m.group(1).replace("-", "_"), message)
+    here they are keywords (``rate_ratio``), and ``--run-timeout``, in
+    seconds, is ``run_timeout_s``."""
+    keyword = {"run-timeout": "run_timeout_s"}
+    return re.sub(
+        r"--([a-z][a-z-]*)",
+        lambda m: keyword.get(m.group(1), m.group(1).replace("-", "_")),
+        message,
+    )
 
 
 def search(
@@ -125,7 +131,10 @@ def search(
     spec["cc"] = [n for s in names for n in s.split(",")]
     if objective is not None:
         spec["objective"] = objective
-    spec_json = json.dumps(spec)
+    # NaN, infinities and other values a JSON text cannot hold are refused
+    # by name here, not as a position in the JSON the native side parses.
+    spec_json = json.dumps(_plain(spec, "search options"), allow_nan=False)
+    jobs = _whole(jobs, "jobs", 1)
     try:
         dims, n, seed, lower_is_worse, warmup_s, obj, unit, flows = _native.search_plan(spec_json)
     except ValueError as e:

@@ -37,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _native
-from ._run import UNITS, ScenarioLike, _interactive, _plain, _seed, _source, _typed
+from ._run import UNITS, ScenarioLike, _interactive, _plain, _seed, _source, _typed, _whole
 
 #: Columns every sweep result has after the swept parameters and ``seed``.
 STATUS_COLUMNS = ["run", "status", "error"]
@@ -68,8 +68,7 @@ def _batches(n: int, threads: int, batch_size: Optional[int] = None) -> List[ran
     if n == 0:
         return []
     if batch_size is not None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size: a whole number of runs >= 1, not {batch_size!r}")
+        batch_size = _whole(batch_size, "batch_size", 1)
         return [range(i, min(i + batch_size, n)) for i in range(0, n, batch_size)]
     k = min(n, max(1, threads) * TASKS_PER_THREAD)
     k = max(k, math.ceil(n / MAX_BATCH))
@@ -181,8 +180,8 @@ def sweep(
     """
     from distributed import Client, as_completed
 
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise ValueError(f"retries: a whole number >= 0, not {retries!r}")
+    retries = _whole(retries, "retries", 0, optional=False)
+    n_workers = _whole(n_workers, "n_workers", 1)
     src = _source(scenario)
     if grid is not None and not isinstance(grid, Mapping):
         raise TypeError(f"grid: a dict from dotted path to values, not {type(grid).__name__}")
