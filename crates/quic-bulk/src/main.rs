@@ -148,7 +148,9 @@ enum Failure {
 /// `--timeout`: seconds (`30`), or a duration with its unit (`30s`).
 fn timeout_arg(v: &str) -> Result<Duration, Failure> {
     let d = match v.parse::<f64>() {
-        Ok(s) if s.is_finite() => Duration::from_secs_f64(s.max(0.0)),
+        // Past what a Duration holds is past the limit below too (and
+        // `from_secs_f64` would panic on it).
+        Ok(s) if s.is_finite() => Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(Duration::MAX),
         _ => link::units::parse_duration_ns(v)
             .map(Duration::from_nanos)
             .map_err(|e| Failure::Usage(format!("--timeout: {e}")))?,

@@ -547,4 +547,21 @@ fn bad_arguments_exit_2_with_a_clear_message() {
         "0",
     ]);
     assert!(e.contains("--timeout"), "{e}");
+    // Seconds past what a Duration holds: the same error (exit 2), not a
+    // panic (exit 101).
+    let e = bad(&[
+        "recv",
+        "--stack",
+        "s2n",
+        "--listen",
+        "127.0.0.1:9",
+        "--cert",
+        "/x.pem",
+        "--timeout",
+        "1e20",
+    ]);
+    assert!(
+        e.contains("--timeout 1e20: allowed from 1 s to 3600 s"),
+        "{e}"
+    );
 }
