@@ -126,6 +126,11 @@ fn malformed_scenarios_get_located_explained_errors() {
             "algorithm = \"bbr3\"\n[flow.bbr3]\nsignals = \"patched\"",
             &["s.toml:12:", "patched", "exact, stock-kernel"],
         ),
+        (
+            "duration = \"5s\"",
+            "duration = \"5s\"\nseed = 18446744073709551615",
+            &["s.toml:3:", "too large", "at most 9223372036854775807"],
+        ),
     ];
     for (from, to, needles) in cases {
         let text = GOOD.replacen(from, to, 1);

@@ -115,6 +115,11 @@ fn toml_message(e: &toml::de::Error, path: Option<&KeyPath>) -> String {
             " (values with units are strings, e.g. \"40ms\", \"10mbit\", \"100pkt\", \"150kB\")",
         );
     }
+    if message.contains("number too large to fit") {
+        // The TOML reader refuses it before any field sees it, so the
+        // message would not say what is allowed.
+        message.push_str(" (TOML's integers are 64-bit signed: at most 9223372036854775807)");
+    }
     if let Some(p) = path {
         let k = p.to_string();
         if !message.contains(&format!("`{k}`")) {
