@@ -999,39 +999,9 @@ pub(crate) fn duration_arg(flag: &str, v: &str) -> Result<std::time::Duration, S
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostNoiseArg(pub Option<testbed::validate::multiflow::HostNoise>);
 
-/// The longest mean or standard deviation `--sim-host-noise` takes: it
-/// stands for the hosts' microseconds, not for a path's delay.
-const HOST_NOISE_MAX: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// Parses `--sim-host-noise`: `MEAN,SD` (durations in whole
-/// microseconds, each at most 10 ms) or `off`.
+/// Parses `--sim-host-noise` (`HostNoise::parse`).
 pub(crate) fn host_noise_arg(v: &str) -> Result<HostNoiseArg, String> {
-    if v.trim().eq_ignore_ascii_case("off") {
-        return Ok(HostNoiseArg(None));
-    }
-    let Some((mean, sd)) = v.split_once(',') else {
-        return Err(format!(
-            "`{v}`: give MEAN,SD (for example 50us,20us) or off"
-        ));
-    };
-    let mean = duration_arg("mean", mean.trim())?;
-    let sd = duration_arg("sd", sd.trim())?;
-    for (what, d) in [("mean", mean), ("sd", sd)] {
-        // validate.json and the table record it in whole microseconds.
-        if d.subsec_nanos() % 1_000 != 0 {
-            return Err(format!(
-                "`{v}`: the {what} is {d:?}; give whole microseconds (validate.json records them so)"
-            ));
-        }
-        if d > HOST_NOISE_MAX {
-            return Err(format!(
-                "`{v}`: the {what} is {d:?}, above 10ms; the noise stands for the hosts' timing, not a path's delay (add that to the path)"
-            ));
-        }
-    }
-    Ok(HostNoiseArg(Some(
-        testbed::validate::multiflow::HostNoise { mean, sd },
-    )))
+    testbed::validate::multiflow::HostNoise::parse(v).map(HostNoiseArg)
 }
 
 /// The simulated receiver's ACK policy for `validate --multiflow`, as the
@@ -1064,30 +1034,6 @@ fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn host_noise_takes_mean_and_sd_or_off_and_says_what_is_wrong() {
-        let n = host_noise_arg("50us,20us").unwrap().0.unwrap();
-        assert_eq!(
-            (n.mean, n.sd),
-            (Duration::from_micros(50), Duration::from_micros(20))
-        );
-        assert_eq!(
-            host_noise_arg(" 1ms , 0ms ").unwrap().0.unwrap().sd,
-            Duration::ZERO
-        );
-        assert_eq!(host_noise_arg("off").unwrap(), HostNoiseArg(None));
-        assert_eq!(host_noise_arg("OFF").unwrap(), HostNoiseArg(None));
-        let e = host_noise_arg("50us").unwrap_err();
-        assert!(e.contains("MEAN,SD") && e.contains("off"), "{e}");
-        let e = host_noise_arg("50us,fast").unwrap_err();
-        assert!(e.starts_with("sd:"), "{e}");
-        let e = host_noise_arg("50us,1500ns").unwrap_err();
-        assert!(e.contains("sd") && e.contains("whole microseconds"), "{e}");
-        let e = host_noise_arg("20ms,1us").unwrap_err();
-        assert!(e.contains("mean") && e.contains("10ms"), "{e}");
-    }
 
     /// The default is the measured noise the testbed documents.
     #[test]

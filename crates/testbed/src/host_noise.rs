@@ -41,7 +41,44 @@ pub const HOST_NOISE: HostNoise = HostNoise {
     sd: Duration::from_micros(20),
 };
 
+/// The longest mean or standard deviation [`HostNoise::parse`] takes: it
+/// stands for the hosts' microseconds, not for a path's delay.
+const HOST_NOISE_MAX: Duration = Duration::from_millis(10);
+
 impl HostNoise {
+    /// Parses `validate --sim-host-noise`'s value: `MEAN,SD` (durations in
+    /// whole microseconds, each at most 10 ms) or `off` (`None`).
+    pub fn parse(v: &str) -> Result<Option<HostNoise>, String> {
+        if v.trim().eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let Some((mean, sd)) = v.split_once(',') else {
+            return Err(format!(
+                "`{v}`: give MEAN,SD (for example 50us,20us) or off"
+            ));
+        };
+        let parse = |what: &str, s: &str| {
+            link::units::parse_duration_ns(s.trim())
+                .map(Duration::from_nanos)
+                .map_err(|e| format!("{what}: {e}"))
+        };
+        let (mean, sd) = (parse("mean", mean)?, parse("sd", sd)?);
+        for (what, d) in [("mean", mean), ("sd", sd)] {
+            // validate.json and the table record it in whole microseconds.
+            if d.subsec_nanos() % 1_000 != 0 {
+                return Err(format!(
+                    "`{v}`: the {what} is {d:?}; give whole microseconds (validate.json records them so)"
+                ));
+            }
+            if d > HOST_NOISE_MAX {
+                return Err(format!(
+                    "`{v}`: the {what} is {d:?}, above 10ms; the noise stands for the hosts' timing, not a path's delay (add that to the path)"
+                ));
+            }
+        }
+        Ok(Some(HostNoise { mean, sd }))
+    }
+
     /// The noise as the reverse direction's `jitter`: normal, cut at zero,
     /// in order.
     pub fn jitter(&self) -> scenario::builder::Jitter {
@@ -51,5 +88,33 @@ impl HostNoise {
             floor: Duration::ZERO,
             reorder: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_noise_takes_mean_and_sd_or_off_and_says_what_is_wrong() {
+        let n = HostNoise::parse("50us,20us").unwrap().unwrap();
+        assert_eq!(
+            (n.mean, n.sd),
+            (Duration::from_micros(50), Duration::from_micros(20))
+        );
+        assert_eq!(
+            HostNoise::parse(" 1ms , 0ms ").unwrap().unwrap().sd,
+            Duration::ZERO
+        );
+        assert_eq!(HostNoise::parse("off").unwrap(), None);
+        assert_eq!(HostNoise::parse("OFF").unwrap(), None);
+        let e = HostNoise::parse("50us").unwrap_err();
+        assert!(e.contains("MEAN,SD") && e.contains("off"), "{e}");
+        let e = HostNoise::parse("50us,fast").unwrap_err();
+        assert!(e.starts_with("sd:"), "{e}");
+        let e = HostNoise::parse("50us,1500ns").unwrap_err();
+        assert!(e.contains("sd") && e.contains("whole microseconds"), "{e}");
+        let e = HostNoise::parse("20ms,1us").unwrap_err();
+        assert!(e.contains("mean") && e.contains("10ms"), "{e}");
     }
 }

@@ -26,6 +26,24 @@ use std::time::{Duration, Instant};
 /// the sender adds it to its probe timeout.
 pub const MAX_ACK_DELAY_NS: u64 = 25_000_000;
 
+/// The smallest flow-control window a receiver should be given, in
+/// chunks: below it a sender's initial window does not fit.
+pub const MIN_WINDOW_CHUNKS: u64 = 16;
+
+/// `bytes` of flow-control window in whole chunks, or an error naming
+/// `flag` if that is under [`MIN_WINDOW_CHUNKS`]: `bbrlab recv --window`
+/// had raised a smaller one to it in silence.
+pub fn window_chunks(flag: &str, bytes: u64) -> Result<u64, String> {
+    let chunk = crate::wire::CHUNK as u64;
+    if bytes < MIN_WINDOW_CHUNKS * chunk {
+        return Err(format!(
+            "{flag} {bytes}: at least {} bytes ({MIN_WINDOW_CHUNKS} chunks of {chunk} bytes)",
+            MIN_WINDOW_CHUNKS * chunk
+        ));
+    }
+    Ok(bytes / chunk)
+}
+
 /// How to receive.
 pub struct RecvConfig {
     /// Address to listen on.

@@ -66,11 +66,6 @@ fn rand_seed() -> u64 {
     t ^ ((std::process::id() as u64) << 32)
 }
 
-/// The smallest receive window `recv` takes, in chunks: below it a
-/// sender's initial window would not fit (it was raised to this silently
-/// before; now a smaller `--window` is an error).
-const MIN_WINDOW_CHUNKS: u64 = 16;
-
 /// Runs `bbrlab recv`: one transfer, verified; Ctrl-C or SIGTERM stops it
 /// and removes the partial output.
 pub(crate) fn recv(
@@ -80,17 +75,10 @@ pub(crate) fn recv(
     idle_timeout: &str,
     accept_timeout: &str,
 ) -> Result<(), String> {
-    let chunk = transport::wire::CHUNK as u64;
-    if window < MIN_WINDOW_CHUNKS * chunk {
-        return Err(format!(
-            "--window {window}: at least {} bytes ({MIN_WINDOW_CHUNKS} chunks of {chunk} bytes)",
-            MIN_WINDOW_CHUNKS * chunk
-        ));
-    }
     let s = transport::receiver::recv(transport::receiver::RecvConfig {
         listen,
         output,
-        window_chunks: window / chunk,
+        window_chunks: transport::receiver::window_chunks("--window", window)?,
         idle_timeout: duration_arg("--idle-timeout", idle_timeout)?,
         accept_timeout: duration_arg("--accept-timeout", accept_timeout)?,
         stop: Some(testbed::signals::stop_flag()?),
