@@ -265,9 +265,11 @@ impl SlidingJain {
         if t < self.next_grid {
             return;
         }
-        while self.next_grid <= t {
-            self.next_grid += self.params.step_ns;
-        }
+        // The first step's multiple past `t`, computed, not stepped to: a
+        // sample far past the last (a time of 1e308 s in a hand-edited
+        // flows.csv reads as u64::MAX ns) made that loop run for ever.
+        let step = self.params.step_ns.max(1);
+        self.next_grid = (t / step).saturating_add(1).saturating_mul(step);
         // Keep one snapshot at or before the window's start.
         let start = t.saturating_sub(self.params.window_ns);
         while self.snaps.len() >= 2 && self.snaps[1].0 <= start {
@@ -561,6 +563,23 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A sample far past the others (a hand-edited `flows.csv` with a time
+    /// of 1e308 s reads as `u64::MAX` ns) ends the series at once, with the
+    /// windows before it as they were: the window grid is computed, not
+    /// stepped through (it had stepped 0.1 s at a time, for ever).
+    #[test]
+    fn a_sample_at_the_end_of_time_ends_the_series_at_once() {
+        let mut samples = series(2, 3, |_| 0, |_, _| 1000);
+        let before = sliding_jain(samples.clone(), JainParams::default()).unwrap();
+        for f in 0..2 {
+            samples.push((u64::MAX, f, 10_000));
+        }
+        let after = sliding_jain(samples, JainParams::default()).unwrap();
+        assert!(!before.windows.is_empty());
+        assert_eq!(after.windows[..before.windows.len()], before.windows[..]);
+        assert!(after.windows.len() <= before.windows.len() + 1);
     }
 
     #[test]
