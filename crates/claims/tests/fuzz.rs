@@ -330,7 +330,7 @@ fn a_flow_locked_out_behind_an_aqm_whose_target_holds_under_a_bdp_is_not_a_stall
         seed: 2037813373,
         ..plain()
     };
-    let (text, v) = reno_judged(&p);
+    let (text, v) = judged(&p, "reno");
     assert!(
         text.contains("aqm = \"pie\"") && text.contains("limit = \"18pkt\""),
         "{text}"
@@ -338,13 +338,8 @@ fn a_flow_locked_out_behind_an_aqm_whose_target_holds_under_a_bdp_is_not_a_stall
     assert!(v.iter().all(|x| x.invariant != "no_stall"), "{v:?}\n{text}");
     // The same flows behind a drop-tail queue of the same 18 packets (over
     // a BDP and 8 packets) are judged, and none of them stalls.
-    let (_, v) = reno_judged(&fuzz::path::FuzzPath { aqm: 0, ..p });
+    let (_, v) = judged(&fuzz::path::FuzzPath { aqm: 0, ..p }, "reno");
     assert!(v.is_empty(), "{v:?}");
-}
-
-/// `p`'s scenario for `reno`, and what the invariants found in its run.
-fn reno_judged(p: &fuzz::path::FuzzPath) -> (String, Vec<fuzz::invariants::Violation>) {
-    judged(p, "reno")
 }
 
 /// `p`'s scenario for the controller named `cc`, and what the invariants
@@ -400,7 +395,7 @@ fn an_application_too_slow_for_ten_larger_segments_is_not_a_stall() {
         seed: 0,
         ..plain()
     };
-    let (text, v) = reno_judged(&p);
+    let (text, v) = judged(&p, "reno");
     assert!(
         text.contains("mss = 6523") && text.contains("app_rate = \"13kbit\""),
         "{text}"
