@@ -3,15 +3,39 @@
 //! command's work is in its own module; `main` only dispatches.
 
 use claims::search::spec::defaults as sd;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// BBR congestion control: simulate, measure and compare.
 #[derive(Parser)]
-#[command(name = "bbrlab", version, about, long_about = None)]
+#[command(name = "bbrlab", version, long_about = None)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+impl Cli {
+    /// Parses the process's arguments, taking a value that looks like a
+    /// negative number (`--seconds -1`) as that flag's value. Clap's default
+    /// reads it as an unknown flag and says "unexpected argument '-1'",
+    /// which hides the real fault: the value is out of range, which the
+    /// flag's own check then says, with the range.
+    pub(crate) fn parse_args() -> Cli {
+        let matches = negatives_are_values(Cli::command()).get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
+/// `c` and every subcommand under it, with negative numbers taken as
+/// values (clap's setting is per command, not inherited).
+fn negatives_are_values(c: clap::Command) -> clap::Command {
+    let names: Vec<String> = c
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    names.iter().fold(c.allow_negative_numbers(true), |c, n| {
+        c.mut_subcommand(n, negatives_are_values)
+    })
 }
 
 #[derive(Subcommand)]

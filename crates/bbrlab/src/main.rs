@@ -29,7 +29,6 @@
 //! under `cmd/`, `terminal` the progress display the sweeping commands
 //! share, and `main` only dispatches and turns an error into exit status 1.
 
-use clap::Parser;
 use std::process::ExitCode;
 
 use cli::{Cli, Command, KernelAction};
@@ -53,7 +52,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = Cli::parse_args();
     let result = match cli.command {
         Command::Sim {
             scenario,

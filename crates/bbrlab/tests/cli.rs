@@ -639,12 +639,60 @@ fn zero_spans_windows_and_counts_are_refused_by_name() {
         ),
         (&["sim", "--jobs", "0", "x.toml"][..], "--jobs <JOBS>"),
     ] {
-        let o = bbrlab(args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(
-            matches!(o.status.code(), Some(1 | 2)) && err.contains(want),
-            "{args:?}: {:?} {err}",
-            o.status.code()
-        );
+        refused_naming(args, want);
     }
+}
+
+/// A negative number given to a numeric flag is that flag's bad value, named
+/// with the flag, not "unexpected argument '-1'" (which clap says unless
+/// told to take negative numbers as values).
+#[test]
+fn negative_numbers_are_refused_as_the_flags_values() {
+    for (args, want) in [
+        (
+            &["validate", "--seconds", "-1"][..],
+            "invalid value '-1' for '--seconds",
+        ),
+        (
+            &["fuzz", "--seconds", "-1"][..],
+            "--seconds -1: must be a positive",
+        ),
+        (
+            &["sim", "--jobs", "-2", "x.toml"][..],
+            "invalid value '-2' for '--jobs",
+        ),
+        (
+            &["search", "--run-timeout", "-0.5"][..],
+            "--run-timeout -0.5: must be a positive",
+        ),
+    ] {
+        let err = refused_naming(args, want);
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}
+
+/// Runs `bbrlab args`, asserts it fails as a usage or run error (exit 1 or
+/// 2) whose message contains `want`, and returns that message.
+fn refused_naming(args: &[&str], want: &str) -> String {
+    let o = bbrlab(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(
+        matches!(o.status.code(), Some(1 | 2)) && err.contains(want),
+        "{args:?}: {:?} {err}",
+        o.status.code()
+    );
+    err
+}
+
+/// `bbrlab --help` opens with what the tool does for its user, not with
+/// the package's description of how the crates are laid out.
+#[test]
+fn top_level_help_says_what_bbrlab_is_for() {
+    let o = bbrlab(&["--help"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.starts_with("BBR congestion control: simulate, measure and compare"),
+        "{out}"
+    );
 }
