@@ -139,6 +139,10 @@ def test_a_missing_file_and_a_wrong_type_are_refused(tmp_path):
         bbrlab.simulate(tmp_path / "nope.toml")
     with pytest.raises(TypeError):
         bbrlab.simulate(42)
+    # A string is a path unless it has '=' or a newline; when that path does
+    # not exist the error says the string was taken as one.
+    with pytest.raises(bbrlab.ScenarioError, match="taken as a path"):
+        bbrlab.simulate("algorithm bbr")
 
 
 def test_a_scenario_with_a_sweep_is_sent_to_sweep(small):

@@ -90,6 +90,14 @@ def _source(scenario: ScenarioLike) -> Dict[str, Any]:
         # TOML text has a key = value line; a path has neither '=' nor a newline.
         if "\n" in scenario or "=" in scenario:
             return {"text": scenario, "file": "<string>", "base_dir": os.getcwd()}
+        if not os.path.exists(scenario):
+            # Say which reading was taken: a caller who meant TOML text
+            # (a fragment with no key = value yet) would otherwise be told
+            # only that a file cannot be read.
+            raise _native.ScenarioError(
+                f"{scenario}: no such scenario file (a string with no '=' and no "
+                "newline is taken as a path; TOML text has key = value lines)"
+            )
         return {"path": scenario}
     raise TypeError(
         f"scenario: a TOML path, TOML text or a dict, not {type(scenario).__name__}"
