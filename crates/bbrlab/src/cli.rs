@@ -1014,9 +1014,7 @@ pub(crate) struct SendArgs {
 
 /// A duration flag (`10s`, `250ms`) in the scenario files' units.
 pub(crate) fn duration_arg(flag: &str, v: &str) -> Result<std::time::Duration, String> {
-    link::units::parse_duration_ns(v)
-        .map(std::time::Duration::from_nanos)
-        .map_err(|e| format!("{flag}: {e}"))
+    link::units::parse_duration(v).map_err(|e| format!("{flag}: {e}"))
 }
 
 /// `--sim-host-noise`'s value: the noise, or `None` for `off`.

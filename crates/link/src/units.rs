@@ -208,6 +208,12 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, UnitError> {
     Ok(ns.round() as u64)
 }
 
+/// [`parse_duration_ns`] as a `std::time::Duration`, for the command-line
+/// flags and options that hold one (timeouts, noise, intervals).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, UnitError> {
+    parse_duration_ns(s).map(std::time::Duration::from_nanos)
+}
+
 /// A queue or transfer size: in packets or in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
@@ -401,6 +407,11 @@ mod tests {
         assert!(e.contains("too long") && e.contains("limit"), "{e}");
         let e = parse_duration_ns("40MS").unwrap_err().to_string();
         assert!(e.contains("case-sensitive"), "{e}");
+        assert_eq!(
+            parse_duration("2.5e-3s").unwrap(),
+            std::time::Duration::from_micros(2500)
+        );
+        assert!(parse_duration("1e300ms").is_err());
     }
 
     /// Issue 13: `18446744073709551616pkt` was accepted silently.

@@ -151,9 +151,9 @@ fn timeout_arg(v: &str) -> Result<Duration, Failure> {
         // Past what a Duration holds is past the limit below too (and
         // `from_secs_f64` would panic on it).
         Ok(s) if s.is_finite() => Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(Duration::MAX),
-        _ => link::units::parse_duration_ns(v)
-            .map(Duration::from_nanos)
-            .map_err(|e| Failure::Usage(format!("--timeout: {e}")))?,
+        _ => {
+            link::units::parse_duration(v).map_err(|e| Failure::Usage(format!("--timeout: {e}")))?
+        }
     };
     if d < Duration::from_secs(1) || d > Duration::from_secs(3600) {
         return Err(Failure::Usage(format!(
@@ -164,9 +164,7 @@ fn timeout_arg(v: &str) -> Result<Duration, Failure> {
 }
 
 fn duration_arg(flag: &str, v: &str) -> Result<Duration, Failure> {
-    link::units::parse_duration_ns(v)
-        .map(Duration::from_nanos)
-        .map_err(|e| Failure::Usage(format!("{flag}: {e}")))
+    link::units::parse_duration(v).map_err(|e| Failure::Usage(format!("{flag}: {e}")))
 }
 
 /// The sender's options from the command line, the certificate not yet read.

@@ -58,9 +58,7 @@ impl HostNoise {
             ));
         };
         let parse = |what: &str, s: &str| {
-            link::units::parse_duration_ns(s.trim())
-                .map(Duration::from_nanos)
-                .map_err(|e| format!("{what}: {e}"))
+            link::units::parse_duration(s.trim()).map_err(|e| format!("{what}: {e}"))
         };
         let (mean, sd) = (parse("mean", mean)?, parse("sd", sd)?);
         for (what, d) in [("mean", mean), ("sd", sd)] {
