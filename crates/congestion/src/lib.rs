@@ -88,10 +88,10 @@ mod windowed_filter;
 
 pub use config::{
     AckAggregation, Algorithm, Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals,
-    BbrConfig, BbrFlavour, BbrRecovery, Config, ConnectionSeeds, CubicAvoidance, CubicConfig,
-    HyStartVariant, JitterCadence, JitterConfig, JitterStats, MinRttSamples, RecoveryExit,
-    SrttSample, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile, UnknownBbr3Signals,
-    WindowReduction, MAX_MSS_BYTES,
+    BbrConfig, BbrFlavour, BbrRecovery, Config, ConfigError, ConnectionSeeds, CubicAvoidance,
+    CubicConfig, HyStartVariant, JitterCadence, JitterConfig, JitterStats, MinRttSamples,
+    RecoveryExit, SrttSample, StartupLossCount, UnknownAlgorithm, UnknownBbr3Profile,
+    UnknownBbr3Signals, WindowReduction, MAX_MSS_BYTES,
 };
 pub use controller::{
     builtin, AckContext, CongestionControl, Controller, LossContext, RecoveryState,

@@ -14,6 +14,7 @@ use core::str::FromStr;
 
 mod bbr;
 mod bbr3;
+mod check;
 mod connection_seed;
 mod cubic;
 
@@ -27,6 +28,7 @@ pub use bbr3::{
     Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Profile, Bbr3Signals, StartupLossCount,
     UnknownBbr3Profile, UnknownBbr3Signals,
 };
+pub use check::ConfigError;
 pub use connection_seed::ConnectionSeeds;
 pub use cubic::{CubicAvoidance, CubicConfig, HyStartVariant};
 

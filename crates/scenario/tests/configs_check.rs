@@ -1,0 +1,45 @@
+//! Every scenario under `scenarios/` builds congestion configs that
+//! `congestion::Config::check` accepts: the file reader's own ranges
+//! (`jitter.alpha` in (0, 1], say) are never looser than the crate's, and
+//! the presets the reader picks (QUIC's 2018 BBR, Linux's v3) are defined
+//! settings.
+
+use std::path::{Path, PathBuf};
+
+fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            toml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_scenarios_flows_pass_the_config_check() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    toml_files(&root, &mut files);
+    files.sort();
+    let mut flows = 0;
+    for f in &files {
+        // Some files there are not scenarios (a study's list of
+        // references); the reader's own tests cover its refusals.
+        let Ok(s) = scenario::load(f) else { continue };
+        for run in &s.runs {
+            for flow in &run.config.flows {
+                if let Err(e) = flow.cc.check() {
+                    panic!("{}: flow {}: {e}", f.display(), flow.name);
+                }
+                flows += 1;
+            }
+        }
+    }
+    assert!(
+        flows > 100,
+        "only {flows} flows read from {}",
+        root.display()
+    );
+}
