@@ -269,30 +269,44 @@ impl DeliveryRateSampler {
         min_rtt_ns: Option<u64>,
         prior_in_flight: u64,
     ) -> RateSample {
-        let mut sample = RateSample {
-            lost_bytes: core::mem::take(&mut self.pending_lost),
-            prior_in_flight,
-            ..RateSample::default()
-        };
+        let lost_bytes = core::mem::take(&mut self.pending_lost);
         // The most recently sent of the acked packets defines the sample:
         // it has the freshest view of the pipe (tcp_rate_skb_delivered()).
-        let mut newest: Option<&SentPacketState> = None;
-        for p in acked {
-            sample.acked_bytes = sample.acked_bytes.saturating_add(p.bytes);
-            let newer = match newest {
-                None => true,
-                Some(n) => {
-                    (p.state.delivered_bytes, p.state.sent_time) > (n.delivered_bytes, n.sent_time)
+        //
+        // A lone packet (most ACKs of a transport that acknowledges every
+        // packet or two) is its own newest, and its size is the sum the
+        // loop would take (`0.saturating_add(bytes)` is `bytes`), so it
+        // skips the loop and its `Option`.
+        let (acked_bytes, newest) = match acked {
+            [p] => (p.bytes, p.state),
+            _ => {
+                let mut acked_bytes = 0u64;
+                let mut newest: Option<&SentPacketState> = None;
+                for p in acked {
+                    acked_bytes = acked_bytes.saturating_add(p.bytes);
+                    let newer = match newest {
+                        None => true,
+                        Some(n) => {
+                            (p.state.delivered_bytes, p.state.sent_time)
+                                > (n.delivered_bytes, n.sent_time)
+                        }
+                    };
+                    if newer {
+                        newest = Some(&p.state);
+                    }
                 }
-            };
-            if newer {
-                newest = Some(&p.state);
+                let Some(newest) = newest.copied() else {
+                    return RateSample {
+                        lost_bytes,
+                        prior_in_flight,
+                        acked_bytes,
+                        ..RateSample::default()
+                    };
+                };
+                (acked_bytes, newest)
             }
-        }
-        let Some(newest) = newest.copied() else {
-            return sample;
         };
-        self.delivered = self.delivered.saturating_add(sample.acked_bytes);
+        self.delivered = self.delivered.saturating_add(acked_bytes);
         self.delivered_packets = self.delivered_packets.saturating_add(acked.len() as u64);
         self.delivered_time = now;
         // The next send interval starts from this packet's send time.
@@ -302,25 +316,38 @@ impl DeliveryRateSampler {
             self.app_limited_until = 0;
         }
 
-        sample.prior_delivered_bytes = newest.delivered_bytes;
-        sample.is_app_limited = newest.is_app_limited;
-        sample.tx_in_flight = newest.bytes_in_flight;
-        sample.tx_lost_bytes = newest.lost_bytes;
-        sample.delivered_bytes = self.delivered.saturating_sub(newest.delivered_bytes);
-        sample.delivered_packets = self
+        let delivered_bytes = self.delivered.saturating_sub(newest.delivered_bytes);
+        let delivered_packets = self
             .delivered_packets
             .saturating_sub(newest.delivered_packets);
-        sample.delivered_ce_packets = self
-            .delivered_ce_packets
-            .saturating_sub(newest.delivered_ce_packets)
-            .min(sample.delivered_packets);
         let send_elapsed = newest.sent_time.nanos_since(newest.first_sent_time);
         let ack_elapsed = now.nanos_since(newest.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
-        let too_short = min_rtt_ns.is_some_and(|m| interval < m);
-        sample.interval_ns =
-            (interval > 0 && !too_short && sample.delivered_bytes > 0).then_some(interval);
-        sample
+        // Valid when the interval is positive and not shorter than
+        // min_rtt: `interval > 0 && !(interval < m)` for a known m, and
+        // `interval > 0` alone without one, are both `interval >=
+        // max(m, 1)` with m = 0 standing for "unknown" (no u64 is below
+        // 0).
+        let floor = min_rtt_ns.unwrap_or(0).max(1);
+        // Built in one literal, once every field is known: filled in
+        // after a `..RateSample::default()`, the sample was written
+        // twice, zeroes first.
+        RateSample {
+            delivered_bytes,
+            interval_ns: (interval >= floor && delivered_bytes > 0).then_some(interval),
+            prior_delivered_bytes: newest.delivered_bytes,
+            is_app_limited: newest.is_app_limited,
+            acked_bytes,
+            lost_bytes,
+            prior_in_flight,
+            tx_in_flight: newest.bytes_in_flight,
+            tx_lost_bytes: newest.lost_bytes,
+            delivered_packets,
+            delivered_ce_packets: self
+                .delivered_ce_packets
+                .saturating_sub(newest.delivered_ce_packets)
+                .min(delivered_packets),
+        }
     }
 }
 

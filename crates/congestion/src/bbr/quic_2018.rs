@@ -82,10 +82,18 @@ impl QuicRecovery {
 
     /// The transport is starting an ACK: what was lost before it belongs
     /// to the timer, not to the ACK's rate sample.
+    ///
+    /// With nothing lost since the last ACK (nearly every ACK, and every
+    /// one unless [`BbrRecovery::Quic2018`] counts losses here), the
+    /// move would add zero and zero a zero: one test skips it.
+    ///
+    /// [`BbrRecovery::Quic2018`]: crate::config::BbrRecovery::Quic2018
     pub(super) fn on_ack_begin(&mut self) {
-        self.timer_lost = self
-            .timer_lost
-            .saturating_add(std::mem::take(&mut self.lost_since_ack));
+        if self.lost_since_ack != 0 {
+            self.timer_lost = self
+                .timer_lost
+                .saturating_add(std::mem::take(&mut self.lost_since_ack));
+        }
     }
 
     /// Whether this ACK's two recovery steps
