@@ -244,6 +244,11 @@ pub struct Bbr {
     /// Speed only: the last inflight target the gain cycle and DRAIN
     /// asked for, and its inputs ([`InflightKey`]).
     inflight_memo: Option<(InflightKey, u64)>,
+    /// Speed only: [`Bbr::runs_plain`], fixed at construction (neither
+    /// the configuration nor the jitter variant changes afterwards), so
+    /// that each ACK picks the rules' copy with those switches resolved
+    /// at compile time instead of testing each one.
+    plain: bool,
 }
 
 impl Bbr {
@@ -304,10 +309,29 @@ impl Bbr {
             ack_epoch_reset_bytes: ACK_EPOCH_RESET_PACKETS.saturating_mul(mss),
             target_memo: None,
             inflight_memo: None,
+            plain: false,
         };
+        bbr.plain = bbr.runs_plain();
         bbr.reset_lt_bw_sampling(now, 0, 0);
         bbr.init_pacing_rate_from_rtt(None);
         bbr
+    }
+
+    /// Whether every per-ACK switch but the recovery rule is at its
+    /// Linux value: no jitter variant, a bandwidth window in rounds, the
+    /// policer model, Linux's `extra_acked`, min_rtt from the latest
+    /// sample, PROBE_RTT on. [`CongestionControl::on_ack`] then runs
+    /// [`Bbr::on_ack_as`]`::<true>`, where each of these tests is the
+    /// constant it would evaluate to; otherwise `::<false>`, which tests
+    /// them as before.
+    fn runs_plain(&self) -> bool {
+        self.jitter.is_none()
+            && !self.cfg.bw_window_follows_cycle
+            && self.cfg.lt_bw
+            && self.cfg.extra_acked
+            && self.cfg.ack_aggregation == AckAggregation::Linux
+            && self.cfg.min_rtt_samples == MinRttSamples::Latest
+            && self.cfg.probe_rtt
     }
 
     // ----- model accessors -------------------------------------------------
@@ -546,7 +570,7 @@ impl Bbr {
     /// Counts rounds and feeds the bandwidth filter (`bbr_update_bw()`).
     /// A round ends when a packet sent after the previous round ended is
     /// acked. Invalid samples are skipped entirely, as Linux does.
-    fn update_bw(&mut self, rs: &RateSample, ctx: &AckContext<'_>) {
+    fn update_bw<const PLAIN: bool>(&mut self, rs: &RateSample, ctx: &AckContext<'_>) {
         self.round_start = false;
         let Some(rate) = rs.delivery_rate_bytes_per_ns() else {
             return;
@@ -557,7 +581,7 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        self.lt_bw_sampling(rs.lost_bytes, rs.is_app_limited, ctx.now);
+        self.lt_bw_sampling_as::<PLAIN>(rs.lost_bytes, rs.is_app_limited, ctx.now);
         // App-limited samples underestimate the path, so they may only raise
         // the estimate, never hold it up or replace a better one.
         let max_bw = self.max_bw();
@@ -572,11 +596,11 @@ impl Bbr {
 
     /// Measures ACK aggregation: data acked in the current epoch beyond what
     /// bw predicts (`bbr_update_ack_aggregation()`).
-    fn update_ack_aggregation(&mut self, rs: &RateSample) {
-        if !self.cfg.extra_acked || rs.acked_bytes == 0 || rs.interval_ns.is_none() {
+    fn update_ack_aggregation<const PLAIN: bool>(&mut self, rs: &RateSample) {
+        if !(PLAIN || self.cfg.extra_acked) || rs.acked_bytes == 0 || rs.interval_ns.is_none() {
             return;
         }
-        if self.cfg.ack_aggregation == AckAggregation::Quic2018 {
+        if !PLAIN && self.cfg.ack_aggregation == AckAggregation::Quic2018 {
             return self.update_max_ack_height(rs.acked_bytes);
         }
         if self.round_start {
@@ -688,6 +712,11 @@ impl Bbr {
     }
 
     /// `bbr_update_cycle_phase()`.
+    ///
+    /// Always inlined, as [`Bbr::check_drain`] is: with two copies of the
+    /// per-ACK rules ([`Bbr::on_ack_as`]) LLVM called both out of line,
+    /// a call and three register saves per ACK for a test or two.
+    #[inline(always)]
     fn update_cycle_phase(&mut self, ctx: &AckContext<'_>) {
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(ctx) {
             self.advance_cycle_phase(self.delivered_time);
@@ -713,6 +742,7 @@ impl Bbr {
 
     /// STARTUP → DRAIN when the pipe is full; DRAIN → PROBE_BW once inflight
     /// is down to one BDP (`bbr_check_drain()`).
+    #[inline(always)]
     fn check_drain(&mut self, ctx: &AckContext<'_>) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
@@ -740,10 +770,19 @@ impl Bbr {
     }
 
     /// Tracks min_rtt and drives PROBE_RTT (`bbr_update_min_rtt()`).
-    fn update_min_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
+    fn update_min_rtt<const PLAIN: bool>(
+        &mut self,
+        ctx: &AckContext<'_>,
+        sampler: &mut DeliveryRateSampler,
+    ) {
         let now = ctx.now;
         let expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
-        let (sample, replaces_expired) = match self.cfg.min_rtt_samples {
+        let samples = if PLAIN {
+            MinRttSamples::Latest
+        } else {
+            self.cfg.min_rtt_samples
+        };
+        let (sample, replaces_expired) = match samples {
             // An expired estimate is replaced by any sample not inflated by
             // a delayed ACK (`bbr_update_min_rtt()`: `!rs->is_ack_delayed`).
             MinRttSamples::Latest => (ctx.rtt_sample, !ctx.ack_maybe_delayed),
@@ -759,7 +798,11 @@ impl Bbr {
                 self.model_written();
             }
         }
-        if self.cfg.probe_rtt && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+        if (PLAIN || self.cfg.probe_rtt)
+            && expired
+            && !self.idle_restart
+            && self.mode != Mode::ProbeRtt
+        {
             self.mode = Mode::ProbeRtt;
             self.gains_input_written();
             self.save_cwnd();
@@ -873,10 +916,24 @@ impl Bbr {
     /// (`bbr_lt_bw_sampling()`, paper §6.3).
     #[inline]
     fn lt_bw_sampling(&mut self, sample_lost: u64, is_app_limited: bool, now: Instant) {
+        self.lt_bw_sampling_as::<false>(sample_lost, is_app_limited, now);
+    }
+
+    /// [`Bbr::lt_bw_sampling`]; `PLAIN` ([`Bbr::runs_plain`]) says the
+    /// model is on.
+    #[inline(always)]
+    fn lt_bw_sampling_as<const PLAIN: bool>(
+        &mut self,
+        sample_lost: u64,
+        is_app_limited: bool,
+        now: Instant,
+    ) {
         // The common ACK, checked inline: without the model, or with no
         // interval open, the policed rate not in use and no loss to open
         // one, the rules below change nothing.
-        if !self.cfg.lt_bw || (!self.lt.use_bw && !self.lt.is_sampling && sample_lost == 0) {
+        if !(PLAIN || self.cfg.lt_bw)
+            || (!self.lt.use_bw && !self.lt.is_sampling && sample_lost == 0)
+        {
             return;
         }
         self.lt_bw_sampling_rules(sample_lost, is_app_limited, now);
@@ -1096,6 +1153,62 @@ impl Bbr {
     }
 }
 
+impl Bbr {
+    /// [`CongestionControl::on_ack`], with `PLAIN` true only when
+    /// [`Bbr::runs_plain`] holds: each switch it covers is then tested
+    /// as the constant it is. Always inlined, into the two arms of
+    /// `on_ack`'s one test.
+    #[inline(always)]
+    fn on_ack_as<const PLAIN: bool>(
+        &mut self,
+        ctx: &AckContext<'_>,
+        sampler: &mut DeliveryRateSampler,
+    ) {
+        let rs = ctx.rate;
+
+        if rs.acked_bytes > 0 {
+            self.delivered_time = ctx.now;
+        }
+        self.delivered_total = ctx.delivered_bytes;
+        if let (true, Some(rtt)) = (!PLAIN && self.jitter.is_some(), ctx.rtt_sample) {
+            // The round this ACK is in, for a per-round cadence: update_bw()
+            // below counts it, by the same test.
+            let round = self.round_count + u64::from(self.starts_round(rs));
+            if let Some(j) = self.jitter.as_mut() {
+                j.on_sample(rtt, ctx.ack_delay, round);
+                // srtt, and whether it stands in for min_rtt, may have
+                // changed: both targets rest on the model RTT.
+                self.targets_written();
+            }
+        }
+        if !PLAIN && self.cfg.bw_window_follows_cycle {
+            // QUIC 2018: `kBandwidthWindowSize` = cycle length + 2.
+            self.set_bw_window_from_cycle();
+        }
+        // bbr_update_model()
+        self.update_bw::<PLAIN>(rs, ctx);
+        self.update_ack_aggregation::<PLAIN>(rs);
+        self.update_cycle_phase(ctx);
+        self.check_full_bw_reached(rs);
+        self.check_drain(ctx);
+        self.update_min_rtt::<PLAIN>(ctx, sampler);
+        self.update_gains();
+
+        self.set_pacing_rate(ctx.rtt);
+        // QUIC 2018's recovery state and window, unless they would write
+        // nothing (`QuicRecovery::is_quiet`: no episode, no loss), as on
+        // most ACKs. Both run before `set_cwnd()`, though QUIC updates the
+        // window after it: they write only the recovery state and
+        // `next_round_delivered`, which `set_cwnd()` does not read, and
+        // read nothing it writes (the window step reads the MSS and the
+        // floor), so the order changes no value.
+        if self.cfg.recovery == BbrRecovery::Quic2018 && !self.quic_recovery_is_quiet(ctx) {
+            self.update_quic_recovery(ctx);
+        }
+        self.set_cwnd(ctx);
+    }
+}
+
 impl CongestionControl for Bbr {
     /// The built-in's canonical name (seen when [`crate::builtin`] runs
     /// it inside a user's algorithm).
@@ -1147,47 +1260,12 @@ impl CongestionControl for Bbr {
 
     /// `bbr_main()`: update the model, then pacing rate, then cwnd.
     fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
-        let rs = ctx.rate;
-        if rs.acked_bytes > 0 {
-            self.delivered_time = ctx.now;
+        debug_assert_eq!(self.plain, self.runs_plain());
+        if self.plain {
+            self.on_ack_as::<true>(ctx, sampler);
+        } else {
+            self.on_ack_as::<false>(ctx, sampler);
         }
-        self.delivered_total = ctx.delivered_bytes;
-        if let (true, Some(rtt)) = (self.jitter.is_some(), ctx.rtt_sample) {
-            // The round this ACK is in, for a per-round cadence: update_bw()
-            // below counts it, by the same test.
-            let round = self.round_count + u64::from(self.starts_round(rs));
-            if let Some(j) = self.jitter.as_mut() {
-                j.on_sample(rtt, ctx.ack_delay, round);
-                // srtt, and whether it stands in for min_rtt, may have
-                // changed: both targets rest on the model RTT.
-                self.targets_written();
-            }
-        }
-        if self.cfg.bw_window_follows_cycle {
-            // QUIC 2018: `kBandwidthWindowSize` = cycle length + 2.
-            self.set_bw_window_from_cycle();
-        }
-        // bbr_update_model()
-        self.update_bw(rs, ctx);
-        self.update_ack_aggregation(rs);
-        self.update_cycle_phase(ctx);
-        self.check_full_bw_reached(rs);
-        self.check_drain(ctx);
-        self.update_min_rtt(ctx, sampler);
-        self.update_gains();
-
-        self.set_pacing_rate(ctx.rtt);
-        // QUIC 2018's recovery state and window, unless they would write
-        // nothing (`QuicRecovery::is_quiet`: no episode, no loss), as on
-        // most ACKs. Both run before `set_cwnd()`, though QUIC updates the
-        // window after it: they write only the recovery state and
-        // `next_round_delivered`, which `set_cwnd()` does not read, and
-        // read nothing it writes (the window step reads the MSS and the
-        // floor), so the order changes no value.
-        if self.cfg.recovery == BbrRecovery::Quic2018 && !self.quic_recovery_is_quiet(ctx) {
-            self.update_quic_recovery(ctx);
-        }
-        self.set_cwnd(ctx);
     }
 
     /// Losses act through the next ACK's rate sample, as in Linux; here we
