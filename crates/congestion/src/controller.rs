@@ -358,23 +358,31 @@ impl Controller {
         {
             self.begin_ack();
             self.ack_signals(ack);
-            if !ack.acked.is_empty() {
+            if ack.acked.is_empty() {
+                self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
+            } else {
                 self.packets_acked(ack);
+                self.ack_packets::<false>(ack);
             }
-        } else if !ack.acked.is_empty() {
+        } else if ack.acked.is_empty() {
+            self.begin_ack();
+            self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
+        } else if (self.pending_ce | ack.ce_packets) == 0 {
+            // No CE to report: the algorithm hears nothing between the
+            // start of the ACK and its `on_ack` (the RTT estimator, the
+            // sampler and the recovery state, updated in between, neither
+            // read the algorithm nor are passed to `on_ack_begin` and
+            // `on_packets_acked`), so those two calls can move to just
+            // before `on_ack` unobserved, and one dispatch serves all three.
+            self.ack_packets::<true>(ack);
+        } else {
             // Nothing runs between the two, so one dispatch serves both.
             let (now, acked) = (ack.now, ack.acked);
             dispatch!(&mut self.inner, c => {
                 c.on_ack_begin();
                 c.on_packets_acked(now, acked)
             });
-        } else {
-            self.begin_ack();
-        }
-        if ack.acked.is_empty() {
-            self.pending_ce = self.pending_ce.saturating_add(ack.ce_packets);
-        } else {
-            self.ack_packets(ack);
+            self.ack_packets::<false>(ack);
         }
     }
 
@@ -431,7 +439,11 @@ impl Controller {
 
     /// Step 4 of [`Controller::on_ack`] after
     /// [`Controller::packets_acked`]: the rate sample and the algorithm.
-    fn ack_packets(&mut self, ack: &AckEvent<'_>) {
+    /// With `BEGIN`, the algorithm's `on_ack_begin` and
+    /// `on_packets_acked` have not run yet, and run at the end, just
+    /// before its `on_ack`, in the same dispatch (for an ACK without CE
+    /// marks only: see [`Controller::on_ack`]).
+    fn ack_packets<const BEGIN: bool>(&mut self, ack: &AckEvent<'_>) {
         let AckEvent {
             now,
             acked,
@@ -511,13 +523,15 @@ impl Controller {
             acked_packets: acked.len() as u64,
             ce_packets,
         };
-        match &mut self.inner {
-            Inner::Bbr(c) => c.on_ack(&ctx, &mut self.sampler),
-            Inner::Bbr3(c) => c.on_ack(&ctx, &mut self.sampler),
-            Inner::Cubic(c) => c.on_ack(&ctx, &mut self.sampler),
-            Inner::Reno(c) => c.on_ack(&ctx, &mut self.sampler),
-            Inner::Custom(c) => c.on_ack(&ctx, &mut self.sampler),
-        }
+        debug_assert!(!BEGIN || ce_packets == 0);
+        let sampler = &mut self.sampler;
+        dispatch!(&mut self.inner, c => {
+            if BEGIN {
+                c.on_ack_begin();
+                c.on_packets_acked(now, acked);
+            }
+            c.on_ack(&ctx, sampler)
+        });
     }
 
     /// The handshake ended at `now` with one RTT sample, `rtt`, before any
