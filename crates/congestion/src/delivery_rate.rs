@@ -278,7 +278,9 @@ impl DeliveryRateSampler {
         // loop would take (`0.saturating_add(bytes)` is `bytes`), so it
         // skips the loop and its `Option`.
         let (acked_bytes, newest) = match acked {
-            [p] => (p.bytes, p.state),
+            // A reference in both arms: with a copy in this one, the two
+            // met as a pointer per field.
+            [p] => (p.bytes, &p.state),
             _ => {
                 let mut acked_bytes = 0u64;
                 let mut newest: Option<&SentPacketState> = None;
@@ -295,7 +297,7 @@ impl DeliveryRateSampler {
                         newest = Some(&p.state);
                     }
                 }
-                let Some(newest) = newest.copied() else {
+                let Some(newest) = newest else {
                     return RateSample {
                         lost_bytes,
                         prior_in_flight,
