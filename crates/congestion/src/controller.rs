@@ -491,7 +491,12 @@ impl Controller {
         // also tells whether one was sent after recovery began, and the
         // smallest RTT any of them shows (`now - sent` only shrinks as
         // `sent` grows).
-        let newest_acked_sent = acked.iter().map(|p| p.state.sent_time).max();
+        // A lone packet is its own newest (the max of one item), tested
+        // by the same length check as the sampler's lone-packet arm.
+        let newest_acked_sent = match acked {
+            [p] => Some(p.state.sent_time),
+            _ => acked.iter().map(|p| p.state.sent_time).max(),
+        };
         // RFC 9002 §7.3.2: an episode ends once a packet sent after it began
         // is acknowledged.
         if self.recovery != RecoveryState::Open
