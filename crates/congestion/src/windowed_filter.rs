@@ -105,16 +105,30 @@ impl WindowedFilter {
         // select each time (`examples/ack_loop`: bbr and bbr3 ran the
         // comparisons on every ACK).
         match self.kind {
-            FilterKind::Max => self.update_as::<true>(time, value),
-            FilterKind::Min => self.update_as::<false>(time, value),
+            FilterKind::Max => self.update_as::<true, true>(time, value),
+            FilterKind::Min => self.update_as::<false, true>(time, value),
         }
     }
 
-    /// [`WindowedFilter::update`] for a max filter (`MAX`) or a min one.
+    /// [`WindowedFilter::update`] for a filter built as
+    /// [`FilterKind::Max`] and a `value` that is not NaN (BBR's delivery
+    /// rate: a finite byte count over a positive interval), without
+    /// testing either (two compares and two branches per call on BBR's
+    /// per-ACK bandwidth update): `update` would take the same arm and
+    /// return the same value. Debug builds check both.
+    #[inline]
+    pub(crate) fn update_max(&mut self, time: u64, value: f64) -> f64 {
+        debug_assert_eq!(self.kind, FilterKind::Max);
+        debug_assert!(!value.is_nan());
+        self.update_as::<true, false>(time, value)
+    }
+
+    /// [`WindowedFilter::update`] for a max filter (`MAX`) or a min one;
+    /// without `NAN_CHECK` for a caller whose `value` is never NaN.
     #[inline(always)]
-    fn update_as<const MAX: bool>(&mut self, time: u64, value: f64) -> f64 {
+    fn update_as<const MAX: bool, const NAN_CHECK: bool>(&mut self, time: u64, value: f64) -> f64 {
         let better_or_equal = |a: f64, b: f64| if MAX { a >= b } else { a <= b };
-        if value.is_nan() {
+        if NAN_CHECK && value.is_nan() {
             return self.get_or(0.0);
         }
         let new = Sample { time, value };

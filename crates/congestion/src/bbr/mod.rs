@@ -586,7 +586,9 @@ impl Bbr {
         // the estimate, never hold it up or replace a better one.
         let max_bw = self.max_bw();
         if !rs.is_app_limited || rate >= max_bw {
-            let new_max = self.bw_filter.update(self.round_count, rate);
+            // A max filter (`Bbr::new`), and `rate` is never NaN: a
+            // finite byte count over an interval of at least 1 ns.
+            let new_max = self.bw_filter.update_max(self.round_count, rate);
             // `max_bw()` after the update; the pacing decision rests on it.
             if new_max.to_bits() != max_bw.to_bits() {
                 self.model_written();
