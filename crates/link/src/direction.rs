@@ -249,6 +249,14 @@ pub struct Direction {
     /// configuration never changes after construction, so neither does
     /// this.
     wire_only: bool,
+    /// Set at construction when the direction is a plain drop-tail queue
+    /// at a constant rate: no loss, policer, AQM, jitter, aggregation or
+    /// discipline (the bottleneck of most scenarios). Its verdict then
+    /// depends only on the queue and the rate, which
+    /// [`Direction::pass_drop_tail`] computes without testing each of the
+    /// other settings for every packet; the configuration never changes
+    /// after construction, so neither does this.
+    drop_tail_only: bool,
     /// A constant rate's transmission time: (bytes, whole ns) of the
     /// last packet size [`Direction::finish_time`] computed, a pure
     /// function of the size while the rate is constant, so a repeat
@@ -313,6 +321,21 @@ impl TraceCursor {
 }
 
 impl Direction {
+    /// Whether nothing but the rate, the queue's limit and the delay acts
+    /// on `cfg`'s packets: no policer, jitter, aggregation, discipline or
+    /// loss (`random_loss` draws nothing for Bernoulli p <= 0, or NaN).
+    fn only_a_queue(cfg: &ResolvedDirection) -> bool {
+        cfg.policer.is_none()
+            && cfg.jitter.is_none()
+            && cfg.aggregation.is_none()
+            && cfg.queue.discipline.is_none()
+            && match cfg.loss {
+                None => true,
+                Some(LossConfig::Bernoulli(p)) => p.is_nan() || p <= 0.0,
+                Some(LossConfig::GilbertElliott { .. }) => false,
+            }
+    }
+
     /// A direction running `cfg`, with its randomness seeded by `seed`.
     pub fn new(cfg: &ResolvedDirection, seed: u64) -> Direction {
         Direction {
@@ -343,17 +366,11 @@ impl Direction {
                 .map(|d| Box::new(Sched::new(d))),
             in_service_bytes: 0,
             sched_drops: Vec::new(),
-            wire_only: cfg.rate == RateSchedule::Unlimited
-                && cfg.policer.is_none()
-                && cfg.jitter.is_none()
-                && cfg.aggregation.is_none()
-                && cfg.queue.discipline.is_none()
-                // `random_loss` draws nothing for Bernoulli p <= 0 (or NaN).
-                && match cfg.loss {
-                    None => true,
-                    Some(LossConfig::Bernoulli(p)) => p.is_nan() || p <= 0.0,
-                    Some(LossConfig::GilbertElliott { .. }) => false,
-                },
+            wire_only: cfg.rate == RateSchedule::Unlimited && Self::only_a_queue(cfg),
+            drop_tail_only: matches!(cfg.rate, RateSchedule::Constant(_))
+                && cfg.queue.codel.is_none()
+                && cfg.queue.step_ns.is_none()
+                && Self::only_a_queue(cfg),
             tx_memo: (u64::MAX, 0),
         }
     }
@@ -574,10 +591,65 @@ impl Direction {
         if self.wire_only {
             return self.pass_wire(now_ns, codepoint);
         }
+        if self.drop_tail_only {
+            return self.pass_drop_tail(now_ns, bytes, codepoint);
+        }
         if self.sched.is_some() {
             return self.enqueue_sched(now_ns, bytes, codepoint, flow);
         }
         self.enqueue_fifo(now_ns, bytes, codepoint)
+    }
+
+    /// [`Direction::enqueue_fifo`]'s verdict for a plain drop-tail queue
+    /// at a constant rate (`drop_tail_only`), as that path computes it:
+    /// no loss or policer to draw or charge, no AQM (so the packet's
+    /// codepoint leaves as it came), no jitter (so arrivals keep their
+    /// order) and no aggregation. Kept apart from `enqueue_fifo` for the
+    /// reason `pass_wire` is, and because every packet of a simulated
+    /// bottleneck takes it (one bbr flow at 100 Mbit/s: the bench path).
+    #[inline]
+    fn pass_drop_tail(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn) -> Verdict {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.stats.offered += 1;
+        let bytes = bytes as u64;
+        // Forget packets that have left.
+        while self.queue.front().is_some_and(|&(dq, _)| dq <= now_ns) {
+            let (_, c) = self.queue.pop_front().expect("front exists");
+            self.popped_cum = c;
+        }
+        let full = match self.cfg.queue.limit {
+            Size::Packets(n) => self.queue.len() as u64 >= n,
+            Size::Bytes(b) => self.cum_bytes - self.popped_cum + bytes > b,
+        };
+        if full {
+            self.stats.dropped_queue += 1;
+            return Verdict::Drop {
+                id,
+                reason: DropReason::QueueFull,
+            };
+        }
+        let head_ns = now_ns.max(self.link_free_ns);
+        // `finish_time`'s remembered constant-rate time, read here when it
+        // holds for this size.
+        let dq = if self.tx_memo.0 == bytes {
+            head_ns + self.tx_memo.1
+        } else {
+            self.finish_time(head_ns, bytes)
+        };
+        self.link_free_ns = dq;
+        self.cum_bytes += bytes;
+        self.queue.push_back((dq, self.cum_bytes));
+        self.stats.delivered += 1;
+        let arrive = (dq + self.cfg.delay_ns).max(self.last_arrive_ns);
+        self.last_arrive_ns = arrive;
+        Verdict::Deliver {
+            id,
+            enqueue_ns: now_ns,
+            dequeue_ns: dq,
+            arrive_ns: arrive,
+            ce: codepoint == Ecn::Ce,
+        }
     }
 
     /// [`Direction::enqueue_fifo`]'s verdict for a direction that is only
@@ -1068,6 +1140,40 @@ mod shortcut_tests {
         let lossy = cfg(RateSchedule::Unlimited, Some(LossConfig::Bernoulli(0.1)));
         assert!(!Direction::new(&lossy, 3).wire_only);
         assert!(!Direction::new(&cfg(RateSchedule::Constant(1e8), None), 3).wire_only);
+    }
+
+    /// A plain drop-tail direction's shortcut gives the general path's
+    /// verdicts (that path taken by clearing the flag), in packets and in
+    /// bytes, with drops; and the flag is set only when nothing but the
+    /// rate and the queue's limit act.
+    #[test]
+    fn a_drop_tail_direction_gives_the_general_paths_verdicts() {
+        for limit in [Size::Packets(5), Size::Bytes(20_000)] {
+            for loss in [None, Some(LossConfig::Bernoulli(0.0))] {
+                let mut c = cfg(RateSchedule::Constant(1e8), loss);
+                c.queue = QueueConfig::drop_tail(limit);
+                let mut fast = Direction::new(&c, 3);
+                let mut slow = Direction::new(&c, 3);
+                assert!(fast.drop_tail_only && !fast.wire_only);
+                slow.drop_tail_only = false;
+                for (now, bytes, ecn) in offers() {
+                    assert_eq!(
+                        fast.enqueue_with(now, bytes, ecn),
+                        slow.enqueue_with(now, bytes, ecn)
+                    );
+                }
+                assert_eq!(fast.stats(), slow.stats());
+                assert!(fast.stats().dropped_queue > 0, "{limit:?}");
+            }
+        }
+        let lossy = cfg(
+            RateSchedule::Constant(1e8),
+            Some(LossConfig::Bernoulli(0.1)),
+        );
+        assert!(!Direction::new(&lossy, 3).drop_tail_only);
+        assert!(!Direction::new(&cfg(RateSchedule::Unlimited, None), 3).drop_tail_only);
+        let steps = cfg(RateSchedule::Steps(vec![(0, 1e8)]), None);
+        assert!(!Direction::new(&steps, 3).drop_tail_only);
     }
 
     /// A constant rate's remembered transmission time gives the times of
