@@ -586,7 +586,11 @@ impl Direction {
     /// `flow`. With FQ-CoDel, PIE or DualPI2 the verdict may be
     /// [`Verdict::Queued`]: call [`Direction::release_due`] now and at
     /// every [`Direction::next_release_ns`] for its fate.
-    #[inline]
+    ///
+    /// Always inlined: left to itself LLVM kept it out of line once it
+    /// had two shortcuts, and the simulator's ACKs then paid a call for
+    /// `pass_wire`'s few instructions.
+    #[inline(always)]
     pub fn enqueue_flow(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn, flow: u64) -> Verdict {
         if self.wire_only {
             return self.pass_wire(now_ns, codepoint);
