@@ -604,6 +604,41 @@ impl Direction {
         self.enqueue_fifo(now_ns, bytes, codepoint)
     }
 
+    /// The FIFO's content at `now_ns`, once the packets that have left by
+    /// then are forgotten. Shared by the general path and the drop-tail
+    /// shortcut, so the two cannot count the queue differently.
+    #[inline(always)]
+    fn queue_at(&mut self, now_ns: u64) -> QueueState {
+        while self.queue.front().is_some_and(|&(dq, _)| dq <= now_ns) {
+            let (_, c) = self.queue.pop_front().expect("front exists");
+            self.popped_cum = c;
+        }
+        QueueState {
+            packets: self.queue.len() as u64,
+            bytes: self.cum_bytes - self.popped_cum,
+        }
+    }
+
+    /// Whether a packet of `bytes` finds the queue `q` at its limit, in
+    /// packets or in bytes.
+    #[inline(always)]
+    fn overflows(&self, q: &QueueState, bytes: u64) -> bool {
+        match self.cfg.queue.limit {
+            Size::Packets(n) => q.packets >= n,
+            Size::Bytes(b) => q.bytes + bytes > b,
+        }
+    }
+
+    /// Packet `id`'s verdict when the queue is full, counted.
+    #[inline(always)]
+    fn drop_queue_full(&mut self, id: u64) -> Verdict {
+        self.stats.dropped_queue += 1;
+        Verdict::Drop {
+            id,
+            reason: DropReason::QueueFull,
+        }
+    }
+
     /// [`Direction::enqueue_fifo`]'s verdict for a plain drop-tail queue
     /// at a constant rate (`drop_tail_only`), as that path computes it:
     /// no loss or policer to draw or charge, no AQM (so the packet's
@@ -619,21 +654,9 @@ impl Direction {
         self.next_id += 1;
         self.stats.offered += 1;
         let bytes = bytes as u64;
-        // Forget packets that have left.
-        while self.queue.front().is_some_and(|&(dq, _)| dq <= now_ns) {
-            let (_, c) = self.queue.pop_front().expect("front exists");
-            self.popped_cum = c;
-        }
-        let full = match self.cfg.queue.limit {
-            Size::Packets(n) => self.queue.len() as u64 >= n,
-            Size::Bytes(b) => self.cum_bytes - self.popped_cum + bytes > b,
-        };
-        if full {
-            self.stats.dropped_queue += 1;
-            return Verdict::Drop {
-                id,
-                reason: DropReason::QueueFull,
-            };
+        let q = self.queue_at(now_ns);
+        if self.overflows(&q, bytes) {
+            return self.drop_queue_full(id);
         }
         let head_ns = now_ns.max(self.link_free_ns);
         // `finish_time`'s remembered constant-rate time, read here when it
@@ -876,25 +899,9 @@ impl Direction {
         let dequeue_ns = if self.cfg.rate == RateSchedule::Unlimited {
             now_ns
         } else {
-            // Forget packets that have left.
-            while self.queue.front().is_some_and(|&(dq, _)| dq <= now_ns) {
-                let (_, c) = self.queue.pop_front().expect("front exists");
-                self.popped_cum = c;
-            }
-            let q = QueueState {
-                packets: self.queue.len() as u64,
-                bytes: self.cum_bytes - self.popped_cum,
-            };
-            let full = match self.cfg.queue.limit {
-                Size::Packets(n) => q.packets >= n,
-                Size::Bytes(b) => q.bytes + bytes > b,
-            };
-            if full {
-                self.stats.dropped_queue += 1;
-                return Verdict::Drop {
-                    id,
-                    reason: DropReason::QueueFull,
-                };
+            let q = self.queue_at(now_ns);
+            if self.overflows(&q, bytes) {
+                return self.drop_queue_full(id);
             }
             let head_ns = now_ns.max(self.link_free_ns);
             // The AQM's decision, made now for the moment the packet reaches
