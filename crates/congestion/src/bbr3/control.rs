@@ -235,6 +235,7 @@ impl Bbr3 {
     /// written costs less than comparing them all on every ACK, as a key
     /// did (`examples/ack_loop`); a remembered value is the one the rules
     /// would compute, bit for bit (checked under `debug_assert!`).
+    #[inline(always)]
     fn max_inflight(&mut self) -> u64 {
         if let Some(v) = self.max_inflight_memo {
             debug_assert_eq!(v, self.max_inflight_rules());
@@ -265,10 +266,10 @@ impl Bbr3 {
     // ----- ACK aggregation (§5.5.9) ------------------------------------------
 
     /// `UpdateACKAggregation()`: data acknowledged beyond bw × the interval.
-    pub(super) fn update_ack_aggregation(&mut self, ctx: &AckContext<'_>) {
+    pub(super) fn update_ack_aggregation<const PLAIN: bool>(&mut self, ctx: &AckContext<'_>) {
         let rs = ctx.rate;
-        let linux = self.cfg.extra_acked == Bbr3ExtraAcked::Linux;
-        if self.cfg.extra_acked == Bbr3ExtraAcked::Off
+        let linux = !PLAIN && self.cfg.extra_acked == Bbr3ExtraAcked::Linux;
+        if (!PLAIN && self.cfg.extra_acked == Bbr3ExtraAcked::Off)
             || rs.acked_bytes == 0
             || (linux && rs.interval_ns.is_none())
         {
@@ -371,6 +372,7 @@ impl Bbr3 {
 
     /// `SetCwnd()`: towards max_inflight by at most the data acked, then
     /// the PROBE_RTT and model bounds.
+    #[inline(always)]
     pub(super) fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
         let acked = ctx.rate.acked_bytes;
         let max_inflight = self.max_inflight();

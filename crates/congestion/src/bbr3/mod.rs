@@ -34,7 +34,7 @@ mod round_losses;
 mod signals;
 
 use crate::algorithm::{AckContext, CongestionControl, LossContext, RecoveryState};
-use crate::config::{Bbr3Config, Bbr3Ecn, Bbr3Signals, Config};
+use crate::config::{Bbr3Config, Bbr3Ecn, Bbr3ExtraAcked, Bbr3Signals, Config};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
 use crate::float::{ceil_to_u64, min_of_not_nan, u64_as_f64};
 use crate::rng::SplitMix64;
@@ -281,6 +281,10 @@ pub struct Bbr3 {
     /// stock-kernel substitute for a sample's losses reads
     /// (`Bbr3Signals::StockKernel`; `bbrlab_bbr3` marks `tp->lost`).
     round_losses: RoundLosses,
+    /// Speed only: [`Bbr3::runs_plain`], fixed at construction (the
+    /// configuration never changes afterwards), so that each ACK picks
+    /// the rules' copy with those switches resolved at compile time.
+    plain: bool,
 }
 
 impl Bbr3 {
@@ -384,7 +388,9 @@ impl Bbr3 {
             pacing_memo: None,
             cwnd_cap_memo: None,
             bdps: control::Bdps::default(),
+            plain: false,
         };
+        b.plain = b.runs_plain();
         b.refresh_bdps();
         if cfg.round_needs_valid_sample {
             // Linux: `loss_round_delivered = tp->delivered + 1`, so the
@@ -396,6 +402,20 @@ impl Bbr3 {
     }
 
     // ----- model accessors -------------------------------------------------
+
+    /// Whether every per-ACK switch is at its draft (default) value:
+    /// exact signals, rounds and delivery signals from every sample
+    /// (no valid-interval requirement), min_rtt refreshed from delayed
+    /// ACKs too, the draft's `extra_acked` filter. Fixed at construction,
+    /// as the configuration never changes afterwards; each ACK then runs
+    /// [`Bbr3::on_ack_as`]`::<true>`, with these tests resolved at
+    /// compile time.
+    fn runs_plain(&self) -> bool {
+        self.cfg.signals == Bbr3Signals::Exact
+            && !self.cfg.round_needs_valid_sample
+            && !self.cfg.skip_delayed_ack_rtt
+            && self.cfg.extra_acked == Bbr3ExtraAcked::Draft
+    }
 
     /// `BBR.max_bw`, bytes/ns.
     fn max_bw(&self) -> f64 {
@@ -426,12 +446,12 @@ impl Bbr3 {
 
     /// `UpdateRound()`; Linux `bbr_update_round_start()` also needs a
     /// valid rate sample.
-    fn update_round(&mut self, rs: &RateSample, delivered: u64) {
+    fn update_round<const PLAIN: bool>(&mut self, rs: &RateSample, delivered: u64) {
         self.round_start = false;
         if rs.acked_bytes == 0 {
             return;
         }
-        if self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
+        if !PLAIN && self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
             return;
         }
         if rs.prior_delivered_bytes >= self.round_losses.round_start_delivered() {
@@ -616,7 +636,7 @@ impl Bbr3 {
     // ----- min_rtt and PROBE_RTT (§5.3.4) ----------------------------------
 
     /// `UpdateMinRTT()`.
-    fn update_min_rtt(&mut self, ctx: &AckContext<'_>) {
+    fn update_min_rtt<const PLAIN: bool>(&mut self, ctx: &AckContext<'_>) {
         let now = ctx.now;
         self.probe_rtt_expired =
             now.nanos_since(self.probe_rtt_min_stamp) > self.cfg.probe_rtt_interval_ns;
@@ -624,7 +644,7 @@ impl Bbr3 {
             let rtt_ns = duration_to_nanos(rtt);
             // Linux will not refresh an expired estimate from an ACK that
             // may have been delayed (`bbr_update_min_rtt()`).
-            let delayed = self.cfg.skip_delayed_ack_rtt && ctx.ack_maybe_delayed;
+            let delayed = !PLAIN && self.cfg.skip_delayed_ack_rtt && ctx.ack_maybe_delayed;
             let may_refresh = self.probe_rtt_expired && !delayed;
             if self.probe_rtt_min_ns.is_none_or(|m| rtt_ns < m) || may_refresh {
                 self.probe_rtt_min_ns = Some(rtt_ns);
@@ -644,6 +664,7 @@ impl Bbr3 {
     }
 
     /// `CheckProbeRTT()`.
+    #[inline(always)]
     fn check_probe_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         if self.state != State::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
             self.enter_probe_rtt();
@@ -749,6 +770,85 @@ impl Bbr3 {
             State::ProbeRtt => (1.0, c.probe_rtt_cwnd_gain),
         }
     }
+
+    /// [`CongestionControl::on_ack`]'s rules (`UpdateOnACK()`, §5.2.3).
+    /// With `PLAIN` (the flag [`Bbr3::runs_plain`] set at construction)
+    /// the per-ACK switches it names are the constants they would test
+    /// as; otherwise each is tested as before.
+    #[inline(always)]
+    fn on_ack_as<const PLAIN: bool>(
+        &mut self,
+        ctx: &AckContext<'_>,
+        sampler: &mut DeliveryRateSampler,
+    ) {
+        let rs = ctx.rate;
+        self.sample_rate = rs.delivery_rate_bytes_per_ns();
+        self.delivered_total = ctx.delivered_bytes;
+        self.lost_total = self.lost_total.max(ctx.lost_bytes);
+        self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
+        self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
+        self.track_recovery(ctx);
+        if self.loss_round_pending {
+            self.loss_round_delivered = ctx.delivered_bytes;
+            self.loss_round_pending = false;
+        }
+        if !PLAIN && self.cfg.signals == Bbr3Signals::StockKernel {
+            // Before the model update, as `bbrlab_bbr3`'s cong_control.
+            self.per_ack_loss_check(ctx);
+        }
+
+        // UpdateModelAndState()
+        self.update_round::<PLAIN>(rs, ctx.delivered_bytes);
+        if self.round_start {
+            self.update_ecn_round(ctx);
+        }
+        self.note_ce(ctx);
+        self.update_latest_delivery_signals::<PLAIN>(rs, ctx.delivered_bytes);
+        self.update_congestion_signals(rs);
+        self.update_ack_aggregation::<PLAIN>(ctx);
+        self.check_full_bw_reached(rs);
+        if matches!(self.state, State::Startup | State::Drain) {
+            self.check_startup_done(ctx);
+            self.check_drain_done(ctx);
+        } else {
+            // What the two checks do outside STARTUP and DRAIN, by one
+            // test of the state instead of their three: the high-loss
+            // check's per-round reset of the loss events (nothing else:
+            // neither state can be entered from these checks here).
+            if self.loss_round_start {
+                self.loss_events_in_round = 0;
+            }
+        }
+        self.update_probe_bw_cycle_phase(ctx);
+        self.update_min_rtt::<PLAIN>(ctx);
+        self.check_probe_rtt(ctx, sampler);
+        self.advance_latest_delivery_signals(rs);
+        self.bound_bw_for_model();
+
+        // UpdateControlParameters()
+        self.update_gains();
+        self.set_pacing_rate(ctx.rtt);
+        self.set_send_quantum();
+        self.set_cwnd(ctx);
+        // Linux `bbr_main()`: the sample's interval counts (`rs->lost`,
+        // `rs->delivered_ce`); a stock kernel has this ACK's only
+        // (`bbrlab_bbr3`: `rs->losses`, the increase of `delivered_ce`).
+        let signals = if PLAIN {
+            Bbr3Signals::Exact
+        } else {
+            self.cfg.signals
+        };
+        match signals {
+            Bbr3Signals::Exact => {
+                self.loss_in_cycle |= self.sample_lost_as::<PLAIN>(ctx) > 0;
+                self.ecn_in_cycle |= rs.delivered_ce_packets > 0;
+            }
+            Bbr3Signals::StockKernel => {
+                self.loss_in_cycle |= rs.lost_bytes > 0;
+                self.ecn_in_cycle |= ctx.ce_packets > 0;
+            }
+        }
+    }
 }
 
 /// Linux's fixed-point unit for fractions (`BBR_UNIT`).
@@ -810,67 +910,11 @@ impl CongestionControl for Bbr3 {
 
     /// `UpdateOnACK()` (§5.2.3).
     fn on_ack(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
-        let rs = ctx.rate;
-        self.sample_rate = rs.delivery_rate_bytes_per_ns();
-        self.delivered_total = ctx.delivered_bytes;
-        self.lost_total = self.lost_total.max(ctx.lost_bytes);
-        self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
-        self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
-        self.track_recovery(ctx);
-        if self.loss_round_pending {
-            self.loss_round_delivered = ctx.delivered_bytes;
-            self.loss_round_pending = false;
-        }
-        if self.cfg.signals == Bbr3Signals::StockKernel {
-            // Before the model update, as `bbrlab_bbr3`'s cong_control.
-            self.per_ack_loss_check(ctx);
-        }
-
-        // UpdateModelAndState()
-        self.update_round(rs, ctx.delivered_bytes);
-        if self.round_start {
-            self.update_ecn_round(ctx);
-        }
-        self.note_ce(ctx);
-        self.update_latest_delivery_signals(rs, ctx.delivered_bytes);
-        self.update_congestion_signals(rs);
-        self.update_ack_aggregation(ctx);
-        self.check_full_bw_reached(rs);
-        if matches!(self.state, State::Startup | State::Drain) {
-            self.check_startup_done(ctx);
-            self.check_drain_done(ctx);
+        debug_assert_eq!(self.plain, self.runs_plain());
+        if self.plain {
+            self.on_ack_as::<true>(ctx, sampler);
         } else {
-            // What the two checks do outside STARTUP and DRAIN, by one
-            // test of the state instead of their three: the high-loss
-            // check's per-round reset of the loss events (nothing else:
-            // neither state can be entered from these checks here).
-            if self.loss_round_start {
-                self.loss_events_in_round = 0;
-            }
-        }
-        self.update_probe_bw_cycle_phase(ctx);
-        self.update_min_rtt(ctx);
-        self.check_probe_rtt(ctx, sampler);
-        self.advance_latest_delivery_signals(rs);
-        self.bound_bw_for_model();
-
-        // UpdateControlParameters()
-        self.update_gains();
-        self.set_pacing_rate(ctx.rtt);
-        self.set_send_quantum();
-        self.set_cwnd(ctx);
-        // Linux `bbr_main()`: the sample's interval counts (`rs->lost`,
-        // `rs->delivered_ce`); a stock kernel has this ACK's only
-        // (`bbrlab_bbr3`: `rs->losses`, the increase of `delivered_ce`).
-        match self.cfg.signals {
-            Bbr3Signals::Exact => {
-                self.loss_in_cycle |= self.sample_lost(ctx) > 0;
-                self.ecn_in_cycle |= rs.delivered_ce_packets > 0;
-            }
-            Bbr3Signals::StockKernel => {
-                self.loss_in_cycle |= rs.lost_bytes > 0;
-                self.ecn_in_cycle |= ctx.ce_packets > 0;
-            }
+            self.on_ack_as::<false>(ctx, sampler);
         }
     }
 

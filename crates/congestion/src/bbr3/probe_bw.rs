@@ -59,6 +59,7 @@ impl Bbr3 {
     }
 
     /// `UpdateProbeBWCyclePhase()`.
+    #[inline(always)]
     pub(super) fn update_probe_bw_cycle_phase(&mut self, ctx: &AckContext<'_>) {
         if !self.full_bw_reached {
             return;
@@ -248,6 +249,7 @@ impl Bbr3 {
     /// filter one round after a probe ends, re-probe after a successful
     /// precautionary probe, and move inflight_longterm with the loss rate.
     /// Returns true when it decided a state transition.
+    #[inline(always)]
     fn adapt_long_term_model(&mut self, ctx: &AckContext<'_>) -> bool {
         let rs = ctx.rate;
         // Both phase steps wait for a round start, tested once: most ACKs

@@ -153,7 +153,19 @@ impl Bbr3 {
     /// simulator's stock-kernel mode does the same with its cumulative
     /// lost bytes.
     pub(super) fn sample_lost(&self, ctx: &AckContext<'_>) -> u64 {
-        match self.cfg.signals {
+        self.sample_lost_as::<false>(ctx)
+    }
+
+    /// [`Bbr3::sample_lost`], with `PLAIN` ([`Bbr3::runs_plain`]: exact
+    /// signals) resolving the switch at compile time.
+    #[inline(always)]
+    pub(super) fn sample_lost_as<const PLAIN: bool>(&self, ctx: &AckContext<'_>) -> u64 {
+        let signals = if PLAIN {
+            Bbr3Signals::Exact
+        } else {
+            self.cfg.signals
+        };
+        match signals {
             Bbr3Signals::Exact => ctx.lost_bytes.saturating_sub(ctx.rate.tx_lost_bytes),
             Bbr3Signals::StockKernel => self.round_losses.since_sent(
                 ctx.rate.prior_delivered_bytes,
@@ -258,12 +270,16 @@ impl Bbr3 {
     // ----- latest delivery signals and the short-term model (§5.5.10.3) ----
 
     /// `UpdateLatestDeliverySignals()`. Linux skips invalid samples.
-    pub(super) fn update_latest_delivery_signals(&mut self, rs: &RateSample, delivered: u64) {
+    pub(super) fn update_latest_delivery_signals<const PLAIN: bool>(
+        &mut self,
+        rs: &RateSample,
+        delivered: u64,
+    ) {
         self.loss_round_start = false;
         if rs.acked_bytes == 0 {
             return;
         }
-        if self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
+        if !PLAIN && self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
             return;
         }
         let rate = self.sample_rate.unwrap_or(0.0);
@@ -301,6 +317,7 @@ impl Bbr3 {
 
     /// `UpdateCongestionSignals()`: max_bw every ACK, the short-term model
     /// once per loss round.
+    #[inline(always)]
     pub(super) fn update_congestion_signals(&mut self, rs: &RateSample) {
         self.update_max_bw(rs);
         if rs.lost_bytes > 0 {
