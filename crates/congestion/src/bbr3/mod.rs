@@ -254,8 +254,11 @@ pub struct Bbr3 {
     cwnd_limited_last_round: bool,
 
     /// This ACK's delivery rate, bytes/ns (`RS.delivery_rate`), divided
-    /// out once per ACK; `None` for an invalid sample.
-    sample_rate: Option<f64>,
+    /// out once per ACK; NaN for an invalid sample, which no valid one
+    /// is (a byte count over at least 1 ns): a plain `f64` is stored
+    /// and read back on every ACK without an `Option`'s tag. Read it
+    /// through [`Bbr3::sample_rate`].
+    sample_rate: f64,
     /// Speed only: the send quantum is the one its inputs give, none of
     /// them written since ([`Bbr3::set_send_quantum`]).
     quantum_current: bool,
@@ -382,7 +385,7 @@ impl Bbr3 {
             delivered_total: 0,
             lost_total: 0,
             round_losses: RoundLosses::default(),
-            sample_rate: None,
+            sample_rate: f64::NAN,
             quantum_current: false,
             max_inflight_memo: None,
             pacing_memo: None,
@@ -415,6 +418,12 @@ impl Bbr3 {
             && !self.cfg.round_needs_valid_sample
             && !self.cfg.skip_delayed_ack_rtt
             && self.cfg.extra_acked == Bbr3ExtraAcked::Draft
+    }
+
+    /// This ACK's delivery rate, bytes/ns, `None` for an invalid sample
+    /// (the field's NaN).
+    fn sample_rate(&self) -> Option<f64> {
+        (!self.sample_rate.is_nan()).then_some(self.sample_rate)
     }
 
     /// `BBR.max_bw`, bytes/ns.
@@ -476,9 +485,8 @@ impl Bbr3 {
     /// `UpdateMaxBw()` (§5.5.5): app-limited samples count only if they
     /// raise the estimate.
     fn update_max_bw(&mut self, rs: &RateSample) {
-        let Some(rate) = self.sample_rate else {
-            return;
-        };
+        // An invalid sample's NaN fails `rate > 0.0`, as `None` returned.
+        let rate = self.sample_rate;
         if rate > 0.0
             && (rate >= self.max_bw() || !rs.is_app_limited)
             && self.max_bw_filter.update(rate)
@@ -782,7 +790,13 @@ impl Bbr3 {
         sampler: &mut DeliveryRateSampler,
     ) {
         let rs = ctx.rate;
-        self.sample_rate = rs.delivery_rate_bytes_per_ns();
+        self.sample_rate = match rs.delivery_rate_bytes_per_ns() {
+            Some(r) => {
+                debug_assert!(!r.is_nan());
+                r
+            }
+            None => f64::NAN,
+        };
         self.delivered_total = ctx.delivered_bytes;
         self.lost_total = self.lost_total.max(ctx.lost_bytes);
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);

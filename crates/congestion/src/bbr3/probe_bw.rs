@@ -53,7 +53,7 @@ impl Bbr3 {
         self.ack_phase = AckPhase::ProbeStarting;
         self.start_round(ctx.delivered_bytes);
         self.reset_full_bw();
-        self.full_bw = self.sample_rate.unwrap_or(0.0);
+        self.full_bw = self.sample_rate().unwrap_or(0.0);
         self.set_state(State::Up);
         self.raise_inflight_longterm_slope();
     }
@@ -191,7 +191,7 @@ impl Bbr3 {
         if self.is_cwnd_limited() && self.cwnd >= self.inflight_longterm {
             // bw is limited by inflight_longterm: the plateau says nothing.
             self.reset_full_bw();
-            self.full_bw = self.sample_rate.unwrap_or(0.0);
+            self.full_bw = self.sample_rate().unwrap_or(0.0);
         } else if self.full_bw_now {
             return true;
         }

@@ -282,10 +282,13 @@ impl Bbr3 {
         if !PLAIN && self.cfg.round_needs_valid_sample && rs.interval_ns.is_none() {
             return;
         }
-        let rate = self.sample_rate.unwrap_or(0.0);
-        // `bw_latest.max(rate)` without `f64::max`'s NaN handling: neither
-        // is ever NaN or -0 (a sample's rate is bytes over a non-zero
-        // interval, both integers; `bw_latest` holds 0 or such a rate).
+        // `bw_latest.max(rate)`, with an invalid sample's rate taken as 0,
+        // without `f64::max`'s NaN handling or the substitution: `bw_latest`
+        // holds 0 or a sample's rate, never NaN or negative, so neither an
+        // invalid sample's NaN nor 0 is greater; a valid rate is never NaN
+        // or -0 (bytes over a non-zero interval, both integers).
+        debug_assert!(self.bw_latest >= 0.0);
+        let rate = self.sample_rate;
         if rate > self.bw_latest {
             self.bw_latest = rate;
         }
@@ -299,7 +302,7 @@ impl Bbr3 {
     /// `AdvanceLatestDeliverySignals()`.
     pub(super) fn advance_latest_delivery_signals(&mut self, rs: &RateSample) {
         if self.loss_round_start {
-            self.bw_latest = self.sample_rate.unwrap_or(0.0);
+            self.bw_latest = self.sample_rate().unwrap_or(0.0);
             self.inflight_latest = rs.delivered_bytes;
         }
     }
@@ -425,7 +428,7 @@ impl Bbr3 {
         if self.full_bw_now || rs.is_app_limited {
             return;
         }
-        let Some(rate) = self.sample_rate else {
+        let Some(rate) = self.sample_rate() else {
             return;
         };
         if !self.cfg.full_bw_check_every_ack && !self.round_start {
