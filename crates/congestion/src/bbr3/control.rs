@@ -235,6 +235,11 @@ impl Bbr3 {
     /// written costs less than comparing them all on every ACK, as a key
     /// did (`examples/ack_loop`); a remembered value is the one the rules
     /// would compute, bit for bit (checked under `debug_assert!`).
+    ///
+    /// Always inlined: with two copies of the ACK rules
+    /// ([`Bbr3::on_ack_as`]) LLVM called it out of line in both, a call and
+    /// its register saves on every ACK (`examples/ack_loop`: bbr3 693
+    /// instructions per send+ACK with the calls, 662 without).
     #[inline(always)]
     fn max_inflight(&mut self) -> u64 {
         if let Some(v) = self.max_inflight_memo {
@@ -372,6 +377,11 @@ impl Bbr3 {
 
     /// `SetCwnd()`: towards max_inflight by at most the data acked, then
     /// the PROBE_RTT and model bounds.
+    ///
+    /// Always inlined: with two copies of the ACK rules
+    /// ([`Bbr3::on_ack_as`]) LLVM called it out of line in both, a call and
+    /// its register saves on every ACK (`examples/ack_loop`: bbr3 693
+    /// instructions per send+ACK with the calls, 662 without).
     #[inline(always)]
     pub(super) fn set_cwnd(&mut self, ctx: &AckContext<'_>) {
         let acked = ctx.rate.acked_bytes;
