@@ -406,24 +406,6 @@ fn cc_tables(
         c.packet_conservation = b.packet_conservation.unwrap_or(c.packet_conservation);
     }
     if let Some(j) = &f.jitter {
-        for (name, v) in [("alpha", j.alpha), ("beta", j.beta)] {
-            if let Some(v) = v {
-                if !(v > 0.0 && v <= 1.0) {
-                    return Err(err(
-                        &field(&format!("jitter.{name}")),
-                        format!("{v}; allowed (0, 1]"),
-                    ));
-                }
-            }
-        }
-        if let Some(g) = j.gamma {
-            if !(g > 0.0 && g.is_finite()) {
-                return Err(err(
-                    &field("jitter.gamma"),
-                    format!("{g}; must be a positive number"),
-                ));
-            }
-        }
         cc.jitter.alpha = j.alpha.unwrap_or(cc.jitter.alpha);
         cc.jitter.beta = j.beta.unwrap_or(cc.jitter.beta);
         cc.jitter.gamma = j.gamma.unwrap_or(cc.jitter.gamma);
@@ -482,6 +464,17 @@ fn cc_tables(
         cc.cubic.fast_convergence = c.fast_convergence.unwrap_or(cc.cubic.fast_convergence);
         cc.cubic.reno_friendly = c.reno_friendly.unwrap_or(cc.cubic.reno_friendly);
     }
+    // The ranges are the crate's (`Config::check`), so a file and an
+    // embedder's code are refused on the same values. Of the fields it
+    // checks, a file sets only `jitter.alpha`, `beta` and `gamma`, and
+    // `ConfigError::field` is their path under `[flow]` as written; a
+    // preset's own value would be named the same way, at the flow.
+    cc.check().map_err(|e| {
+        err(
+            &field(e.field),
+            format!("{}; allowed {}", e.value, e.allowed),
+        )
+    })?;
     Ok(cc)
 }
 

@@ -560,6 +560,31 @@ mod tests {
         assert!(e.contains("srtt-first") && e.contains("quic-2018"), "{e}");
     }
 
+    /// The file's jitter constants are held to `congestion::Config::check`'s
+    /// ranges, and a refusal names the key's line and the crate's range.
+    #[test]
+    fn jitter_constants_outside_the_crates_ranges_are_refused_where_written() {
+        for (extra, key, allowed) in [
+            ("alpha = 0.0", "jitter.alpha", "above 0 and at most 1"),
+            ("beta = 1.5", "jitter.beta", "above 0 and at most 1"),
+            ("gamma = -2.0", "jitter.gamma", "a finite number above 0"),
+            ("gamma = nan", "jitter.gamma", "a finite number above 0"),
+        ] {
+            let e = parse_text(&format!("[flow.jitter]\n{extra}"))
+                .unwrap_err()
+                .to_string();
+            // The key is on line 7: five lines of header, then the table.
+            assert!(
+                e.contains("t.toml:7:") && e.contains(key) && e.contains(allowed),
+                "{extra}: {e}"
+            );
+        }
+        // The ends of the ranges that are defined pass.
+        let s = parse_text("[flow.jitter]\nalpha = 1.0\nbeta = 1.0\ngamma = 1e-9").unwrap();
+        let j = &s.runs[0].config.flows[0].cc.jitter;
+        assert_eq!((j.alpha, j.beta, j.gamma), (1.0, 1.0, 1e-9));
+    }
+
     #[test]
     fn jitter_cadence_and_decimated_acks_are_read_and_bad_cadences_refused() {
         use congestion::JitterCadence as C;

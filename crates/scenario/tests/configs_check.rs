@@ -1,8 +1,7 @@
 //! Every scenario under `scenarios/` builds congestion configs that
-//! `congestion::Config::check` accepts: the file reader's own ranges
-//! (`jitter.alpha` in (0, 1], say) are never looser than the crate's, and
-//! the presets the reader picks (QUIC's 2018 BBR, Linux's v3) are defined
-//! settings.
+//! `congestion::Config::check` accepts: the reader refuses a file's values
+//! with that check (`jitter.alpha` in (0, 1], say), and the presets the
+//! reader picks (QUIC's 2018 BBR, Linux's v3) are defined settings.
 
 use std::path::{Path, PathBuf};
 
