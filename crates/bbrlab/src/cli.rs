@@ -20,10 +20,56 @@ impl Cli {
     /// reads it as an unknown flag and says "unexpected argument '-1'",
     /// which hides the real fault: the value is out of range, which the
     /// flag's own check then says, with the range.
+    ///
+    /// A negative value with a unit (`--duration -1s`) is not a number to
+    /// clap, so it is joined to its flag (`--duration=-1s`) first, which
+    /// clap takes as that flag's value: the flag's parser then refuses it
+    /// with its own words.
     pub(crate) fn parse_args() -> Cli {
-        let matches = negatives_are_values(Cli::command()).get_matches();
+        let command = negatives_are_values(Cli::command());
+        let args = negative_values_joined(&command, std::env::args_os());
+        let matches = command.get_matches_from(args);
         Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     }
+}
+
+/// `args` with each `--flag -<digit>…` pair written `--flag=-<digit>…`
+/// (and `-f -<digit>…` as `-f=-<digit>…`), where some command of `c` has
+/// a flag of that name that takes a value. Every other argument is passed
+/// as it was.
+fn negative_values_joined(
+    c: &clap::Command,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let mut valued = std::collections::HashSet::new();
+    let mut stack = vec![c];
+    while let Some(c) = stack.pop() {
+        for a in c.get_arguments() {
+            if a.get_action().takes_values() {
+                valued.extend(a.get_long().map(|l| format!("--{l}")));
+                valued.extend(a.get_short().map(|s| format!("-{s}")));
+            }
+        }
+        stack.extend(c.get_subcommands());
+    }
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    let mut args = args.into_iter().peekable();
+    while let Some(a) = args.next() {
+        let negative = |v: &std::ffi::OsString| {
+            let b = v.as_encoded_bytes();
+            b.len() > 1 && b[0] == b'-' && (b[1].is_ascii_digit() || b[1] == b'.')
+        };
+        match (a.to_str(), args.peek()) {
+            (Some(flag), Some(v)) if valued.contains(flag) && negative(v) => {
+                let mut joined = std::ffi::OsString::from(flag);
+                joined.push("=");
+                joined.push(args.next().unwrap_or_default());
+                out.push(joined);
+            }
+            _ => out.push(a),
+        }
+    }
+    out
 }
 
 /// `c` and every subcommand under it, with negative numbers taken as

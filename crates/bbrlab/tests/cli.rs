@@ -665,6 +665,15 @@ fn negative_numbers_are_refused_as_the_flags_values() {
             &["search", "--run-timeout", "-0.5"][..],
             "--run-timeout -0.5: must be a positive",
         ),
+        // With a unit, the value is no number to clap: joined to its flag.
+        (
+            &["send", "--to", "127.0.0.1:9", "--duration", "-1s"][..],
+            "--duration: `-1s`: the duration is negative",
+        ),
+        (
+            &["sim", "-j", "-2x", "x.toml"][..],
+            "invalid value '-2x' for '--jobs",
+        ),
     ] {
         let err = refused_naming(args, want);
         assert!(!err.contains("unexpected argument"), "{args:?}: {err}");

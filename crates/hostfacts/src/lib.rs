@@ -17,6 +17,15 @@ pub fn kernel_release() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// Peak resident memory of this process in KiB (`VmHWM` in
+/// /proc/self/status), or `None` where that file does not exist: what a
+/// speed figure reports beside its time.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// The 1-minute load average, or NaN where `/proc/loadavg` cannot be
 /// read: a busy host is part of a real run's provenance.
 pub fn load_average() -> f64 {
@@ -98,6 +107,15 @@ pub fn check_offered<S: AsRef<str>>(wanted: &[S], available: &[String]) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A process that holds 8 MiB it has written has a peak of at least
+    /// that (Linux has /proc/self/status).
+    #[test]
+    fn the_peak_resident_memory_counts_what_was_touched() {
+        let held = vec![1u8; 8 << 20];
+        let kib = peak_rss_kib().expect("VmHWM on Linux");
+        assert!(kib >= 8 << 10, "{kib} KiB with {} bytes held", held.len());
+    }
 
     /// Civil dates, the epoch and a leap day included; the time stamp's
     /// shape.

@@ -22,6 +22,15 @@ pub fn quantile(v: &mut [f64], q: f64) -> Option<f64> {
     })
 }
 
+/// The median and the range (min, max) of `xs`: the median by
+/// [`quantile`]'s rule, the range over the finite values as [`Stats`]
+/// takes it. NaN for no values.
+pub fn median_and_range(xs: &[f64]) -> (f64, f64, f64) {
+    let median = quantile(&mut xs.to_vec(), 0.5).unwrap_or(f64::NAN);
+    let s = Stats::of(xs);
+    (median, s.min, s.max)
+}
+
 /// One quantity over the seeds of one sweep point: the mean a verdict uses
 /// and the spread the report shows, so that no verdict rests on one seed's
 /// noise (issue 12: "the verdict uses the mean").
@@ -104,6 +113,13 @@ mod tests {
         // 0.95 of 3 steps is 2.85: 3 + 0.85 × (4 − 3).
         assert!((quantile(&mut v, 0.95).unwrap() - 3.85).abs() < 1e-12);
         assert_eq!(quantile(&mut [], 0.5), None);
+    }
+
+    #[test]
+    fn the_median_and_range_of_odd_and_even_counts() {
+        assert_eq!(median_and_range(&[3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
+        assert_eq!(median_and_range(&[4.0, 1.0, 2.0, 3.0]), (2.5, 1.0, 4.0));
+        assert!(median_and_range(&[]).0.is_nan());
     }
 
     #[test]

@@ -38,28 +38,11 @@ fn one_flow(
         .flow(Flow::new(algorithm))
 }
 
-/// Peak resident memory of this process in KiB (`VmHWM` in
-/// /proc/self/status), or `None` where that file does not exist.
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// The standard dumbbell: 100 Mbit/s, 40 ms, a 2-BDP (667-packet) buffer.
 fn dumbbell(algorithm: &str, seconds: u64) -> String {
     one_flow(algorithm, 100e6, 40, 667, None)
         .duration(Duration::from_secs(seconds))
         .to_toml()
-}
-
-/// The median and the range of `xs` (not empty), by the project's one
-/// quantile rule.
-fn median_and_range(xs: &[f64]) -> (f64, f64, f64) {
-    let mut v = xs.to_vec();
-    let median = stats::quantile(&mut v, 0.5).unwrap_or(f64::NAN);
-    let s = stats::Stats::of(xs);
-    (median, s.min, s.max)
 }
 
 /// Simulated seconds for a run of at least `min_wall` wall-clock seconds,
@@ -139,7 +122,7 @@ pub fn run(seconds: u64, large: bool, reps: u32, min_wall: f64) -> Result<(), St
         }
     }
     for (alg, r) in algorithms.iter().zip(&rates) {
-        let (m, lo, hi) = median_and_range(r);
+        let (m, lo, hi) = stats::median_and_range(r);
         println!(
             "{alg:<6} median {:.2} M data packets/s (range {:.2}–{:.2}, {} runs)",
             m / 1e6,
@@ -150,11 +133,11 @@ pub fn run(seconds: u64, large: bool, reps: u32, min_wall: f64) -> Result<(), St
     }
     for (i, name) in [(0, "bbr/cubic"), (2, "bbr3/cubic")] {
         let ratios: Vec<f64> = rates[i].iter().zip(&rates[1]).map(|(a, b)| a / b).collect();
-        let (m, lo, hi) = median_and_range(&ratios);
+        let (m, lo, hi) = stats::median_and_range(&ratios);
         println!("{name} speed ratio: median {m:.2} (range {lo:.2}–{hi:.2}, per round)");
     }
     if large {
-        let before = peak_rss_kib();
+        let before = hostfacts::peak_rss_kib();
         let sc = scenario::parse(
             &large_path("bbr"),
             "<bench>",
@@ -178,7 +161,7 @@ pub fn run(seconds: u64, large: bool, reps: u32, min_wall: f64) -> Result<(), St
             summary.packets_simulated as f64 / wall / 1e6,
             summary.flows[0].goodput_bps / 1e6,
             kib(before),
-            kib(peak_rss_kib()),
+            kib(hostfacts::peak_rss_kib()),
         );
     }
     Ok(())
@@ -441,12 +424,6 @@ pub fn transport(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_median_and_range_of_odd_and_even_counts() {
-        assert_eq!(median_and_range(&[3.0, 1.0, 2.0]), (2.0, 1.0, 3.0));
-        assert_eq!(median_and_range(&[4.0, 1.0, 2.0, 3.0]), (2.5, 1.0, 4.0));
-    }
 
     #[test]
     fn a_short_trial_is_scaled_to_the_wall_time_wanted() {
