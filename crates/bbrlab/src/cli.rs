@@ -781,9 +781,10 @@ pub(crate) enum KernelAction {
 #[derive(clap::Args)]
 pub(crate) struct SourceSweepArgs {
     /// The stack: `s2n` (s2n-quic through quic-bulk) or `linux-tcp` (the
-    /// same as `bbrlab kernel jitter-sweep`).
-    #[arg(long, value_parser = ["s2n", "linux-tcp"])]
-    pub(crate) source: String,
+    /// same as `bbrlab kernel jitter-sweep`). With --table, the sweep's
+    /// jitter-sweep.json beside the CSV says it when this is not given.
+    #[arg(long, value_parser = ["s2n", "linux-tcp"], required_unless_present = "table")]
+    pub(crate) source: Option<String>,
     /// quic-bulk, for --source s2n [default: `quic-bulk` next to this
     /// binary; `cargo build --release -p quic-bulk`].
     #[arg(long, value_name = "PATH")]

@@ -83,8 +83,10 @@ fn main() -> ExitCode {
                 jitter_sweep::command(claims::jitter_sweep::Source::LinuxTcp, None, a)
             }
         },
-        Command::JitterSweep(a) => claims::jitter_sweep::Source::parse(&a.source)
-            .and_then(|s| jitter_sweep::command(s, a.quic_bulk, a.sweep)),
+        Command::JitterSweep(a) => {
+            claims::jitter_sweep::source_given(a.source.as_deref(), a.sweep.table.as_deref())
+                .and_then(|s| jitter_sweep::command(s, a.quic_bulk, a.sweep))
+        }
         Command::Validate(a) => validate::command(a),
         Command::Compare(a) => compare::command(a),
         Command::Quic(a) => quic::command(a),

@@ -297,7 +297,7 @@ fn reproduce_shows_both_real_stacks_under_c12_and_c11_links_to_both() {
 }
 
 #[test]
-fn the_table_command_takes_the_source() {
+fn the_table_command_takes_the_source_or_reads_it_from_the_provenance() {
     let data = data_dir(&rows(false), None);
     let csv = data.path().join("seed001-20s").join(CSV_FILE);
     let o = bbrlab(
@@ -315,6 +315,25 @@ fn the_table_command_takes_the_source() {
         String::from_utf8_lossy(&o.stdout),
         markdown(Source::S2nQuic, &rows(false))
     );
+    // Without --source, the provenance beside the CSV says which stack.
+    let table = |data: &tempfile::TempDir| {
+        let csv = data.path().join("seed001-20s").join(CSV_FILE);
+        bbrlab(&["jitter-sweep", "--table", csv.to_str().unwrap()], &[])
+    };
+    let o = table(&data_dir(&rows(false), Some(&prov("s2n-quic 1.91.0"))));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        markdown(Source::S2nQuic, &rows(false))
+    );
+    // With no provenance, the error asks for --source; so does a sweep
+    // without --table.
+    let o = table(&data);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("give --source"), "{e}");
+    let o = bbrlab(&["jitter-sweep", "--cc", "bbr"], &[]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("--source"), "{e}");
     let o = bbrlab(
         &["jitter-sweep", "--source", "s2n", "--cc", "bbrlab_jitter"],
         &[],

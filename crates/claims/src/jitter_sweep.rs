@@ -683,6 +683,41 @@ pub fn markdown(source: Source, rows: &[SweepRow]) -> String {
     out
 }
 
+/// Which [`Source`] measured the sweep in `csv`: its provenance file
+/// beside it says (one with no `source` is Linux TCP's, as the sweeps
+/// before the s2n-quic one are). Without that file the CSV alone cannot
+/// tell, and the error asks for `--source`.
+pub fn source_of(csv: &Path) -> Result<Source, String> {
+    let prov_path = csv.with_file_name(PROVENANCE_FILE);
+    let text = fs::read_to_string(&prov_path).map_err(|e| {
+        format!(
+            "{}: {e}; without the sweep's {PROVENANCE_FILE} beside {} nothing says which stack measured it: give --source ({})",
+            prov_path.display(),
+            csv.display(),
+            Source::ALL.map(|x| x.key()).join(" or ")
+        )
+    })?;
+    let prov: Provenance =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", prov_path.display()))?;
+    match prov.source.as_str() {
+        "" => Ok(Source::LinuxTcp),
+        key => Source::parse(key).map_err(|e| format!("{}: {e}", prov_path.display())),
+    }
+}
+
+/// The source a `jitter-sweep` command names: its `--source` (`key`)
+/// when given, else the provenance of its `--table` CSV ([`source_of`]).
+pub fn source_given(key: Option<&str>, table: Option<&Path>) -> Result<Source, String> {
+    match (key, table) {
+        (Some(k), _) => Source::parse(k),
+        (None, Some(csv)) => source_of(csv),
+        (None, None) => Err(format!(
+            "--source is required ({})",
+            Source::ALL.map(|x| x.key()).join(" or ")
+        )),
+    }
+}
+
 /// `jitter-sweep --table CSV`.
 pub fn table_from(source: Source, path: &Path) -> Result<String, String> {
     Ok(markdown(source, &read_csv(path)?))
