@@ -52,13 +52,12 @@ fn negative_values_joined(
         }
         stack.extend(c.get_subcommands());
     }
-    let mut out: Vec<std::ffi::OsString> = Vec::new();
-    let mut args = args.into_iter().peekable();
+    let negative = |v: &std::ffi::OsString| match v.as_encoded_bytes() {
+        [b'-', d, ..] => d.is_ascii_digit() || *d == b'.',
+        _ => false,
+    };
+    let (mut out, mut args) = (Vec::new(), args.into_iter().peekable());
     while let Some(a) = args.next() {
-        let negative = |v: &std::ffi::OsString| {
-            let b = v.as_encoded_bytes();
-            b.len() > 1 && b[0] == b'-' && (b[1].is_ascii_digit() || b[1] == b'.')
-        };
         match (a.to_str(), args.peek()) {
             (Some(flag), Some(v)) if valued.contains(flag) && negative(v) => {
                 let mut joined = std::ffi::OsString::from(flag);
