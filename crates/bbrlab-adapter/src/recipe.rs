@@ -1,7 +1,7 @@
 //! How each connection's controller is made.
 
 use congestion::observe::Observer;
-use congestion::{Config, CongestionControl, ConnectionSeeds, Controller, Instant};
+use congestion::{Config, ConfigError, CongestionControl, ConnectionSeeds, Controller, Instant};
 use std::sync::Arc;
 
 /// Builds a user's algorithm from a connection's configuration.
@@ -39,6 +39,16 @@ impl Recipe {
             seeds: ConnectionSeeds::default(),
             observer: Observer::default(),
         }
+    }
+
+    /// As [`Recipe::new`], after [`Config::check`]: a setting the
+    /// algorithms' rules are not defined on (a NaN gain, a β above 1) is
+    /// refused where the embedder made it, with the field and its range,
+    /// rather than found later as a controller that paces at a byte a
+    /// second.
+    pub fn try_new(config: Config) -> Result<Self, ConfigError> {
+        config.check()?;
+        Ok(Recipe::new(config))
     }
 
     /// Controllers running a user's algorithm, built by `make` from each
@@ -109,6 +119,16 @@ impl Recipe {
 mod tests {
     use super::*;
     use congestion::Algorithm;
+
+    #[test]
+    fn try_new_refuses_an_undefined_setting_and_takes_a_defined_one() {
+        let mut c = Config::new(Algorithm::Bbr3);
+        c.bbr3.beta = 1.5;
+        let e = Recipe::try_new(c).unwrap_err();
+        assert_eq!((e.field, e.value.as_str()), ("bbr3.beta", "1.5"));
+        let r = Recipe::try_new(Config::new(Algorithm::Bbr3)).unwrap();
+        assert_eq!(r.config().algorithm, Algorithm::Bbr3);
+    }
 
     #[test]
     fn each_connection_gets_its_datagram_size_and_by_default_its_own_seed() {

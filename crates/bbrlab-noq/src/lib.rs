@@ -113,7 +113,7 @@ pub use congestion::observe::{Observed, Observer};
 /// The `congestion` crate this adapter runs, and the types a user names to
 /// configure it, so a program needs no separate dependency on it (and
 /// cannot end up with a second, different version).
-pub use congestion::{self, Algorithm, Bbr3Config, Config, ConnectionSeeds};
+pub use congestion::{self, Algorithm, Bbr3Config, Config, ConfigError, ConnectionSeeds};
 
 use crate::adapter::Core;
 use bbrlab_adapter::Recipe;
@@ -137,6 +137,16 @@ impl ControllerFactory {
         ControllerFactory {
             recipe: Recipe::new(config),
         }
+    }
+
+    /// As [`ControllerFactory::new`], after [`Config::check`]: a setting
+    /// the algorithms' rules are not defined on (a NaN gain, a β above 1)
+    /// is refused here, named with its field and range, where the
+    /// application took it from its user.
+    pub fn try_new(config: Config) -> Result<Self, ConfigError> {
+        Ok(ControllerFactory {
+            recipe: Recipe::try_new(config)?,
+        })
     }
 
     /// Controllers running a user's algorithm, built by `factory` from

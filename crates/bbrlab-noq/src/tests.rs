@@ -537,3 +537,14 @@ fn a_timers_losses_after_a_held_back_frame_are_replayed_apart() {
         h.check(&format!("{algorithm}: frame, then a timer's losses"));
     }
 }
+
+/// `try_new` refuses what `Config::check` refuses, naming the field, and
+/// builds the factory from a defined configuration.
+#[test]
+fn try_new_refuses_an_undefined_setting() {
+    let mut c = Config::new(Algorithm::Bbr);
+    c.bbr.cwnd_gain = f64::NAN;
+    let e = ControllerFactory::try_new(c).unwrap_err();
+    assert_eq!(e.field, "bbr.cwnd_gain");
+    assert!(ControllerFactory::try_new(Config::new(Algorithm::Bbr)).is_ok());
+}

@@ -4,7 +4,7 @@ use crate::controller::CongestionController;
 use crate::shared::Shared;
 use bbrlab_adapter::Recipe;
 use congestion::observe::Observer;
-use congestion::{Config, CongestionControl, ConnectionSeeds};
+use congestion::{Config, ConfigError, CongestionControl, ConnectionSeeds};
 use s2n_quic_core::recovery::congestion_controller::{self as s2n, PathInfo};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -34,6 +34,14 @@ impl Endpoint {
     /// size instead of `config.mss_bytes`.
     pub fn new(config: Config) -> Self {
         Self::with_recipe(Recipe::new(config))
+    }
+
+    /// As [`Endpoint::new`], after [`Config::check`]: a setting the
+    /// algorithms' rules are not defined on (a NaN gain, a β above 1) is
+    /// refused here, named with its field and range, where the
+    /// application took it from its user.
+    pub fn try_new(config: Config) -> Result<Self, ConfigError> {
+        Ok(Self::with_recipe(Recipe::try_new(config)?))
     }
 
     /// Every connection runs the algorithm `factory` builds, inside a

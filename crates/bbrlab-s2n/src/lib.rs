@@ -181,6 +181,6 @@ pub use congestion::observe::{Observed, Observer};
 /// The `congestion` crate this adapter runs, and the types a user names to
 /// configure it, so a program needs no separate dependency on it (and
 /// cannot end up with a second, different version).
-pub use congestion::{self, Algorithm, Bbr3Config, Config, ConnectionSeeds};
+pub use congestion::{self, Algorithm, Bbr3Config, Config, ConfigError, ConnectionSeeds};
 pub use controller::{CongestionController, PacketInfo, EPOCH_OFFSET};
 pub use endpoint::Endpoint;

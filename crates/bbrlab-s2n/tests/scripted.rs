@@ -744,3 +744,14 @@ fn a_clone_keeps_the_controllers_state() {
     );
     assert_eq!(copy.seed(), pair.ad.seed());
 }
+
+/// `try_new` refuses what `Config::check` refuses, naming the field, and
+/// builds the endpoint from a defined configuration.
+#[test]
+fn try_new_refuses_an_undefined_setting() {
+    let mut c = congestion::Config::new(congestion::Algorithm::Cubic);
+    c.cubic.beta = 1.0;
+    let e = Endpoint::try_new(c).unwrap_err();
+    assert_eq!(e.field, "cubic.beta");
+    assert!(Endpoint::try_new(congestion::Config::new(congestion::Algorithm::Cubic)).is_ok());
+}
