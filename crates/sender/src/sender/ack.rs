@@ -109,12 +109,17 @@ impl Sender {
         largest: u64,
         prev_largest: Option<u64>,
     ) -> bool {
-        // New territory: packets above the previous largest.
+        // New territory: packets above the previous largest. The ranges
+        // come highest first, so once one lies wholly below `from` every
+        // later one does too: the scan stops there instead of testing the
+        // older ranges an ACK repeats (on a path that lost a packet or
+        // two, most ACKs carry four ranges, as the receiver keeps the
+        // ranges around a lost packet's number apart for good).
         let from = prev_largest.map_or(0, |l| l + 1).max(self.base_pn);
         for &(lo, hi) in ack.ranges() {
             let hi = hi.min(largest);
             if hi < from {
-                continue;
+                break;
             }
             for pn in lo.max(from)..=hi {
                 self.ack_pn(pn);
