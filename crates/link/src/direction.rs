@@ -38,6 +38,7 @@ use crate::config::{
     TRACE_OPPORTUNITY_BYTES,
 };
 pub use crate::drop_reason::DropReason;
+use crate::ring::Ring;
 use crate::sched::{Pkt, Sched};
 use crate::units::Size;
 use congestion::Ecn;
@@ -221,7 +222,7 @@ pub struct Direction {
     tokens_ns: u64,
     /// Dequeue time and cumulative bytes (including this packet) of packets
     /// in the queue, in FIFO order.
-    queue: VecDeque<(u64, u64)>,
+    queue: Ring,
     cum_bytes: u64,
     /// Cumulative bytes of every packet already removed from `queue`.
     popped_cum: u64,
@@ -345,7 +346,7 @@ impl Direction {
             ge_bad: false,
             tokens: cfg.policer.map_or(0.0, |p| p.1 as f64),
             tokens_ns: 0,
-            queue: VecDeque::new(),
+            queue: Ring::default(),
             cum_bytes: 0,
             popped_cum: 0,
             link_free_ns: 0,
@@ -403,7 +404,7 @@ impl Direction {
         let left_cum = if gone == 0 {
             self.popped_cum
         } else {
-            self.queue[gone - 1].1
+            self.queue.get(gone - 1).1
         };
         QueueState {
             packets: (self.queue.len() - gone) as u64,
@@ -602,6 +603,29 @@ impl Direction {
             return self.enqueue_sched(now_ns, bytes, codepoint, flow);
         }
         self.enqueue_fifo(now_ns, bytes, codepoint)
+    }
+
+    /// Whether every [`Direction::enqueue_flow`] here is
+    /// [`Direction::enqueue_drop_tail`]: a plain drop-tail queue at a
+    /// constant rate (decided at construction, so a caller may decide
+    /// once which of the two it calls).
+    #[inline(always)]
+    pub fn is_drop_tail_only(&self) -> bool {
+        self.drop_tail_only
+    }
+
+    /// [`Direction::enqueue_flow`] of a direction that
+    /// [`Direction::is_drop_tail_only`]: the same verdict, without the
+    /// tests of the direction's kind. A caller that knows the kind (the
+    /// simulator's single-path data, decided once per packet from the
+    /// flag) lets LLVM fold its handling of the verdict into this one
+    /// path instead of matching the verdict of four.
+    #[inline(always)]
+    pub fn enqueue_drop_tail(&mut self, now_ns: u64, bytes: u32, codepoint: Ecn) -> Verdict {
+        // A constant rate is never `wire_only` (no rate limit), so
+        // `enqueue_flow` takes this same path.
+        debug_assert!(self.drop_tail_only && !self.wire_only);
+        self.pass_drop_tail(now_ns, bytes, codepoint)
     }
 
     /// The FIFO's content at `now_ns`, once the packets that have left by

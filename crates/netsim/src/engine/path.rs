@@ -82,6 +82,28 @@ impl Sim<'_> {
         self.route(dir, verdict, payload);
     }
 
+    /// [`Sim::enter`] for a flow's data packet on a single path whose
+    /// forward direction [`Direction::is_drop_tail_only`], without a
+    /// packet log: the direction is known, and so is the way its queue
+    /// decides, so the verdict is handled where it is made. Saves the
+    /// direction's lookups, the flow key (drop-tail ignores it) and the
+    /// verdict's trip through memory to a jump table in `route`.
+    #[inline(always)]
+    pub(super) fn enter_drop_tail(&mut self, wire: u32, mut payload: Payload, ecn: Ecn) {
+        debug_assert!(
+            self.single_path && self.fwd.is_drop_tail_only() && self.packet_log.is_none()
+        );
+        debug_assert!(matches!(payload, Payload::Data { pos: 0, .. }));
+        match self.fwd.enqueue_drop_tail(self.now, wire, ecn) {
+            Verdict::Deliver { arrive_ns, ce, .. } => {
+                mark_ce(&mut payload, ce);
+                let t = self.wire(Dir::Forward, arrive_ns);
+                self.arrive(t, payload)
+            }
+            verdict => self.route(Dir::Forward, verdict, payload),
+        }
+    }
+
     /// Delivers, holds or drops a packet according to the link's verdict.
     /// A packet the direction marked (or that arrived marked) travels on
     /// CE: a mark is never undone by a later hop.
