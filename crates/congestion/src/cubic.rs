@@ -19,7 +19,7 @@
 use crate::algorithm::{AckContext, CongestionControl};
 use crate::config::{Config, CubicAvoidance, CubicConfig, HyStartVariant};
 use crate::delivery_rate::DeliveryRateSampler;
-use crate::float::u64_as_f64;
+use crate::float::{floor_of_non_negative, u64_as_f64};
 use crate::linux_hystart::{delay_threshold_ns, LinuxHyStart, DELAY_SAMPLES};
 use crate::loss_based::Window;
 use crate::snapshot::{Mode, Snapshot};
@@ -61,6 +61,8 @@ pub struct Cubic {
     epoch: Option<(Instant, f64)>,
     /// The Reno-friendly estimate, segments (W_est).
     w_est: f64,
+    /// [`Cubic::aimd_alpha_of`] of `cfg`.
+    aimd_alpha: f64,
     /// Fractional growth not yet added to cwnd, bytes.
     pending_growth: f64,
     srtt_ns: Option<u64>,
@@ -84,6 +86,7 @@ impl Cubic {
             cwnd_prior: 0.0,
             epoch: None,
             w_est: 0.0,
+            aimd_alpha: Self::aimd_alpha_of(&config.cubic),
             pending_growth: 0.0,
             srtt_ns: None,
             min_rtt_ns: None,
@@ -101,13 +104,26 @@ impl Cubic {
     }
 
     /// α_cubic (RFC 9438 §4.3): 3(1−β)/(1+β) until W_est passes the window
-    /// before the last reduction, then 1 (plain Reno). Linux keeps its
-    /// integer form of the first for good: one segment per
-    /// `cwnd · beta_scale / 8` acked, `beta_scale` = ⌊8(1+β)/(3(1−β))⌋
-    /// (`cubictcp_register()`, `bictcp_update()`).
+    /// before the last reduction, then 1 (plain Reno); Linux's constant
+    /// for good (see [`Cubic::aimd_alpha_of`]).
     fn alpha(&self) -> f64 {
-        let beta = self.cfg.beta;
         match self.cfg.avoidance {
+            CubicAvoidance::Rfc9438 if self.w_est >= self.cwnd_prior => 1.0,
+            _ => self.aimd_alpha,
+        }
+    }
+
+    /// α_cubic below the Reno estimate's switch to 1, a constant of the
+    /// configuration, computed once: RFC 9438's 3(1−β)/(1+β); Linux
+    /// keeps its integer form of it for good: one segment per
+    /// `cwnd · beta_scale / 8` acked, `beta_scale` = ⌊8(1+β)/(3(1−β))⌋
+    /// (`cubictcp_register()`, `bictcp_update()`). Computed on every
+    /// avoidance ACK it cost five instructions (Linux's, with `floor`'s
+    /// libm call, some thirty); the expressions are the ones that ran
+    /// per ACK, so the value is the same, bit for bit.
+    fn aimd_alpha_of(cfg: &CubicConfig) -> f64 {
+        let beta = cfg.beta;
+        match cfg.avoidance {
             CubicAvoidance::Linux => {
                 let beta_scale = (8.0 * (1.0 + beta) / (3.0 * (1.0 - beta))).floor();
                 if beta_scale >= 1.0 {
@@ -116,7 +132,6 @@ impl Cubic {
                     3.0 * (1.0 - beta) / (1.0 + beta)
                 }
             }
-            CubicAvoidance::Rfc9438 if self.w_est >= self.cwnd_prior => 1.0,
             CubicAvoidance::Rfc9438 => 3.0 * (1.0 - beta) / (1.0 + beta),
         }
     }
@@ -236,8 +251,9 @@ impl Cubic {
         };
         let growth = (new_seg - cwnd_seg) * u64_as_f64(self.w.mss) + self.pending_growth;
         if growth.is_finite() && growth >= 1.0 {
-            let whole = growth.floor();
-            self.w.cwnd = self.w.cwnd.saturating_add(whole as u64);
+            // `growth.floor()` and its cast, without floor's libm call.
+            let (whole, whole_bytes) = floor_of_non_negative(growth);
+            self.w.cwnd = self.w.cwnd.saturating_add(whole_bytes);
             self.pending_growth = growth - whole;
         } else if growth.is_finite() {
             self.pending_growth = growth.max(0.0);

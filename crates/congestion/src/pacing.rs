@@ -16,6 +16,18 @@ const MAX_QUANTUM_BYTES: f64 = 65_536.0;
 /// Linux caps a TSO burst at 127 segments.
 const MAX_QUANTUM_SEGMENTS: u64 = 127;
 
+/// `x.clamp(0.0, MAX_QUANTUM_BYTES) as u64` for an `x` that is not NaN
+/// (each caller has turned a NaN rate into 0). The clamped value lies in
+/// [0, 65 536], where the signed conversion truncates exactly as the
+/// unsigned one does, and costs half as much on x86-64 (the saturating
+/// unsigned one is a dozen instructions): CUBIC and Reno size their
+/// quantum on every ACK.
+#[inline(always)]
+fn clamped_bytes(x: f64) -> u64 {
+    debug_assert!(!x.is_nan());
+    x.clamp(0.0, MAX_QUANTUM_BYTES) as i64 as u64
+}
+
 /// The send quantum, in bytes, for `rate_bytes_per_sec` and segment size `mss`.
 pub fn send_quantum_bytes(rate_bytes_per_sec: f64, mss: u64) -> u64 {
     let mss = mss.max(1);
@@ -30,7 +42,7 @@ pub fn send_quantum_bytes(rate_bytes_per_sec: f64, mss: u64) -> u64 {
         2
     };
     // About 1 ms of data (rate >> 10 in Linux, i.e. rate / 1024).
-    let bytes = (rate_bytes_per_sec / 1024.0).clamp(0.0, MAX_QUANTUM_BYTES) as u64;
+    let bytes = clamped_bytes(rate_bytes_per_sec / 1024.0);
     let segs = (bytes / mss).max(min_segs).min(MAX_QUANTUM_SEGMENTS);
     segs * mss
 }
@@ -45,7 +57,7 @@ pub fn send_quantum_bytes_bbr3_draft(rate_bytes_per_sec: f64, mss: u64) -> u64 {
     } else {
         rate_bytes_per_sec
     };
-    let bytes = (rate / 1000.0).clamp(0.0, MAX_QUANTUM_BYTES) as u64;
+    let bytes = clamped_bytes(rate / 1000.0);
     bytes.max(2 * mss)
 }
 
@@ -68,7 +80,7 @@ pub fn send_quantum_bytes_bbr3_linux(
     } else {
         rate_bytes_per_sec
     };
-    let mut bytes = (rate / 1024.0).clamp(0.0, MAX_QUANTUM_BYTES) as u64;
+    let mut bytes = clamped_bytes(rate / 1024.0);
     // Linux's min_rtt is ~0U (no allowance) before any sample.
     if let Some(rtt_ns) = min_rtt_ns {
         let shift = (rtt_ns / 1000) >> 9;
@@ -84,6 +96,22 @@ pub fn send_quantum_bytes_bbr3_linux(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clamped_bytes_is_the_unsigned_cast() {
+        let mut v = vec![
+            -1e300, -1.0, -0.0, 0.0, 0.5, 1.0, 65_535.9, 65_536.0, 65_536.5,
+        ];
+        v.extend([1e19, 1e300, f64::INFINITY, f64::NEG_INFINITY]);
+        v.extend((0..100_000).map(|i| f64::from(i) * 0.7));
+        for x in v {
+            assert_eq!(
+                clamped_bytes(x),
+                x.clamp(0.0, MAX_QUANTUM_BYTES) as u64,
+                "{x}"
+            );
+        }
+    }
 
     #[test]
     fn quantum_tracks_rate_within_bounds() {
