@@ -98,7 +98,7 @@ pub(crate) fn min_of_not_nan(a: f64, b: f64) -> f64 {
 /// rounds those up, and `-0.0` would lose its sign).
 #[inline(always)]
 pub(crate) fn floor_of_non_negative(x: f64) -> (f64, u64) {
-    debug_assert!(!(x < 0.0));
+    debug_assert!(x >= 0.0 || x.is_nan());
     const TWO_POW_52: f64 = 4_503_599_627_370_496.0;
     if x < TWO_POW_52 {
         let t = x as i64;
