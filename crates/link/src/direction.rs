@@ -38,7 +38,7 @@ use crate::config::{
     TRACE_OPPORTUNITY_BYTES,
 };
 pub use crate::drop_reason::DropReason;
-use crate::ring::Ring;
+use crate::fifo::Fifo;
 use crate::sched::{Pkt, Sched};
 use crate::units::Size;
 use congestion::Ecn;
@@ -222,7 +222,7 @@ pub struct Direction {
     tokens_ns: u64,
     /// Dequeue time and cumulative bytes (including this packet) of packets
     /// in the queue, in FIFO order.
-    queue: Ring,
+    queue: Fifo<(u64, u64)>,
     cum_bytes: u64,
     /// Cumulative bytes of every packet already removed from `queue`.
     popped_cum: u64,
@@ -346,7 +346,7 @@ impl Direction {
             ge_bad: false,
             tokens: cfg.policer.map_or(0.0, |p| p.1 as f64),
             tokens_ns: 0,
-            queue: Ring::default(),
+            queue: Fifo::default(),
             cum_bytes: 0,
             popped_cum: 0,
             link_free_ns: 0,

@@ -73,7 +73,7 @@ pub mod config;
 pub mod delay_schedule;
 pub mod direction;
 mod drop_reason;
-mod ring;
+pub mod fifo;
 pub mod sched;
 pub mod units;
 

@@ -21,9 +21,9 @@
 //! so `pop` takes the least of five integers instead of asking the heap
 //! and four deques for their fronts (the speed guard's `simulator/bbr` ran
 //! about 3 % fewer instructions this way, and 2 % fewer again with the
-//! lanes as `fifo`'s rings instead of `VecDeque`s).
+//! lanes as `link::fifo`'s rings instead of `VecDeque`s).
 
-use crate::fifo::Fifo;
+use link::fifo::Fifo;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 

@@ -73,7 +73,6 @@ pub mod cells;
 pub mod config;
 pub mod engine;
 pub mod event_queue;
-mod fifo;
 pub mod model;
 pub mod packet_log;
 pub mod record;
