@@ -689,19 +689,32 @@ pub fn markdown(source: Source, rows: &[SweepRow]) -> String {
 /// tell, and the error asks for `--source`.
 pub fn source_of(csv: &Path) -> Result<Source, String> {
     let prov_path = csv.with_file_name(PROVENANCE_FILE);
-    let text = fs::read_to_string(&prov_path).map_err(|e| {
+    let prov = read_provenance(csv)?.ok_or_else(|| {
         format!(
-            "{}: {e}; without the sweep's {PROVENANCE_FILE} beside {} nothing says which stack measured it: give --source ({})",
+            "{}: not found; without the sweep's {PROVENANCE_FILE} beside {} nothing says which stack measured it: give --source ({})",
             prov_path.display(),
             csv.display(),
             Source::ALL.map(|x| x.key()).join(" or ")
         )
     })?;
-    let prov: Provenance =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", prov_path.display()))?;
     match prov.source.as_str() {
         "" => Ok(Source::LinuxTcp),
         key => Source::parse(key).map_err(|e| format!("{}: {e}", prov_path.display())),
+    }
+}
+
+/// The provenance file beside the sweep's `csv`, parsed; `None` when there
+/// is none (sweeps measured before provenance was recorded have none). Any
+/// other failure, an unreadable or malformed file, is an error naming the
+/// file: it must not pass for a missing one.
+fn read_provenance(csv: &Path) -> Result<Option<Provenance>, String> {
+    let prov_path = csv.with_file_name(PROVENANCE_FILE);
+    match fs::read_to_string(&prov_path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", prov_path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", prov_path.display())),
     }
 }
 
@@ -728,10 +741,7 @@ pub fn table_from(source: Source, path: &Path) -> Result<String, String> {
 fn sweep_html(source: Source, csv: &Path, fig_dir: &Path, href: &str) -> Result<String, String> {
     let rows = read_csv(csv)?;
     let prov_path = csv.with_file_name(PROVENANCE_FILE);
-    let prov: Option<Provenance> = fs::read_to_string(&prov_path)
-        .ok()
-        .map(|t| serde_json::from_str(&t).map_err(|e| format!("{}: {e}", prov_path.display())))
-        .transpose()?;
+    let prov = read_provenance(csv)?;
     fs::create_dir_all(fig_dir).map_err(|e| format!("{}: {e}", fig_dir.display()))?;
     fs::copy(csv, fig_dir.join(CSV_FILE)).map_err(|e| format!("{}: {e}", csv.display()))?;
     if prov.is_some() {
@@ -935,4 +945,38 @@ pub fn report_section(source: Source, data: &Path, out: &Path) -> String {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A missing provenance file is "none"; a malformed or unreadable one
+    /// is an error naming it, so a table never silently loses its stack.
+    #[test]
+    fn provenance_missing_is_none_and_broken_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join(CSV_FILE);
+        assert_eq!(read_provenance(&csv), Ok(None));
+        let e = source_of(&csv).unwrap_err();
+        assert!(
+            e.contains("give --source") && e.contains(PROVENANCE_FILE),
+            "{e}"
+        );
+
+        let prov = dir.path().join(PROVENANCE_FILE);
+        fs::write(&prov, "{ not json").unwrap();
+        let e = read_provenance(&csv).unwrap_err();
+        assert!(e.starts_with(&prov.display().to_string()), "{e}");
+        let e = source_of(&csv).unwrap_err();
+        assert!(!e.contains("give --source"), "{e}");
+
+        // A directory where the file should be: a read error other than
+        // "not found", which the report's reader once took for a missing
+        // file.
+        fs::remove_file(&prov).unwrap();
+        fs::create_dir(&prov).unwrap();
+        let e = read_provenance(&csv).unwrap_err();
+        assert!(e.starts_with(&prov.display().to_string()), "{e}");
+    }
 }
