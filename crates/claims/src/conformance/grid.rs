@@ -225,18 +225,26 @@ impl Controller {
 
     /// Why two runs of one scenario may differ with this controller, if
     /// they may: a search's worst path or a fuzz failure found with it may
-    /// then not reproduce its figure under `bbrlab sim`. noq-proto 1.4.0
-    /// seeds its BBRv3's random wait before probing from the operating
-    /// system's entropy and has no setter for the seed (`Bbr3::new`,
-    /// `Bbr3Config::probe_rng_seed`); every other controller is
-    /// deterministic for a scenario's seed.
+    /// then not reproduce its figure under `bbrlab sim`. Two stacks draw
+    /// from a generator seeded by the operating system, with no setter for
+    /// the seed: noq-proto 1.4.0's BBRv3 its random wait before probing
+    /// (`Bbr3::new`, `Bbr3Config::probe_rng_seed` private), and
+    /// quinn-proto 0.11.19's BBR its gain cycle's starting phase on
+    /// entering PROBE_BW (`Bbr::new`, its private `random_number_generator`).
+    /// Every other controller is deterministic for a scenario's seed.
     pub fn not_repeatable(&self) -> Option<String> {
-        (self.custom.is_none() && self.algorithm == "noq:bbr3").then(|| {
-            format!(
-                "{}: runs do not repeat (noq seeds its BBRv3's wait before probing from the OS's entropy and offers no way to set it), so a path found with it may not reproduce its figure under `bbrlab sim`",
-                self.name
-            )
-        })
+        if self.custom.is_some() {
+            return None;
+        }
+        let (stack, what) = match self.algorithm.as_str() {
+            "noq:bbr3" => ("noq", "its BBRv3's wait before probing"),
+            "quinn:bbr" => ("quinn", "its BBR's starting phase of the gain cycle"),
+            _ => return None,
+        };
+        Some(format!(
+            "{}: runs do not repeat ({stack} seeds {what} from the OS's entropy and offers no way to set it), so a path found with it may not reproduce its figure under `bbrlab sim`",
+            self.name
+        ))
     }
 
     /// Whether it is bbrlab's own BBRv3 in the draft's profile, the
@@ -332,9 +340,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_noqs_bbr3_is_named_as_not_repeatable() {
-        let note = Controller::parse("noq:bbr3").unwrap().not_repeatable();
-        assert!(note.is_some_and(|n| n.starts_with("noq:bbr3: runs do not repeat")));
+    fn only_the_stacks_randomised_bbrs_are_named_as_not_repeatable() {
+        for cc in ["noq:bbr3", "quinn:bbr"] {
+            let note = Controller::parse(cc).unwrap().not_repeatable();
+            assert!(
+                note.as_deref()
+                    .is_some_and(|n| n.starts_with(&format!("{cc}: runs do not repeat"))),
+                "{cc}: {note:?}"
+            );
+        }
         for cc in [
             "bbr",
             "bbr3",
@@ -342,7 +356,7 @@ mod tests {
             "cubic",
             "reno",
             "s2n:bbr2",
-            "quinn:bbr",
+            "quinn:cubic",
             "noq:cubic",
         ] {
             assert_eq!(
