@@ -249,8 +249,21 @@ pub trait CongestionControl {
         false
     }
 
-    /// A retransmission timeout fired, or persistent congestion was declared.
+    /// A retransmission timeout fired. `bytes_in_flight` is what is still
+    /// out after the timeout's losses (nothing, for a TCP sender that
+    /// declares everything outstanding lost).
     fn on_retransmission_timeout(&mut self, now: Instant, bytes_in_flight: u64);
+
+    /// QUIC declared persistent congestion (RFC 9002 §7.6): every packet
+    /// sent over a long period was lost, and §7.6.2 requires the window to
+    /// fall to the minimum, `min_window` bytes (§7.2's kMinimumWindow, two
+    /// datagrams), whatever is still in flight. The default answers as to
+    /// a timeout with nothing left in flight; bbrlab's own algorithms
+    /// answer so and then set their window to `min_window`.
+    fn on_persistent_congestion(&mut self, now: Instant, min_window: u64) {
+        let _ = min_window;
+        self.on_retransmission_timeout(now, 0);
+    }
 
     /// The transport found that the losses behind the current (or last)
     /// reduction were not losses: the packets were reordered or delayed,

@@ -655,14 +655,20 @@ impl Controller {
         self.timeout(now, bytes_in_flight);
     }
 
-    /// The window collapse of a timeout or of persistent congestion.
+    /// The window collapse of a timeout.
     fn timeout(&mut self, now: Instant, bytes_in_flight: u64) {
-        self.recovery = RecoveryState::Loss;
-        self.recovery_start = now;
-        self.recovery_episodes += 1;
+        self.enter_loss(now);
         self.inner
             .get_mut()
             .on_retransmission_timeout(now, bytes_in_flight);
+    }
+
+    /// The recovery state of a timeout or of persistent congestion: a new
+    /// episode in `Loss`.
+    fn enter_loss(&mut self, now: Instant) {
+        self.recovery = RecoveryState::Loss;
+        self.recovery_start = now;
+        self.recovery_episodes += 1;
     }
 
     /// The transport has proof that the losses (or the timeout) behind the
@@ -678,9 +684,20 @@ impl Controller {
         self.inner.get_mut().on_spurious_loss(now);
     }
 
-    /// QUIC's persistent congestion (RFC 9002 §7.6): treated as an RTO.
+    /// QUIC's persistent congestion (RFC 9002 §7.6), declared after the
+    /// losses that prove it have been reported: an episode as for a
+    /// timeout, and the window falls to two packets (§7.6.2's "MUST" and
+    /// §7.2's kMinimumWindow, 2 × max_datagram_size) whatever is still in
+    /// flight; `bytes_in_flight` does not change that. A timeout's answer
+    /// would not do: BBRv3's keeps what is in flight plus a packet, and
+    /// the loss-based algorithms' keeps one packet.
     pub fn on_persistent_congestion(&mut self, now: Instant, bytes_in_flight: u64) {
-        self.timeout(now, bytes_in_flight);
+        let _ = bytes_in_flight;
+        self.enter_loss(now);
+        let min_window = self.mss.saturating_mul(2);
+        self.inner
+            .get_mut()
+            .on_persistent_congestion(now, min_window);
     }
 
     /// The path MTU changed; `mss` is the new payload size per packet

@@ -383,6 +383,13 @@ impl CongestionControl for Cubic {
         self.w.update_pacing(self.srtt_ns);
     }
 
+    /// The timeout's answer with nothing in flight, then RFC 9002 §7.6.2's
+    /// minimum window.
+    fn on_persistent_congestion(&mut self, now: Instant, min_window: u64) {
+        self.on_retransmission_timeout(now, 0);
+        self.w.on_persistent_congestion(min_window, self.srtt_ns);
+    }
+
     /// Restores cwnd and ssthresh as Linux's CUBIC does (it undoes with
     /// `tcp_reno_undo_cwnd()`). W_max and the epoch are not restored:
     /// RFC 9438 §4.9 allows it, but the kernel we validate against does

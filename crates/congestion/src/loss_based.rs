@@ -227,6 +227,14 @@ impl Window {
         self.prr = None;
     }
 
+    /// QUIC's persistent congestion after the timeout's answer
+    /// ([`Window::on_timeout`]): the window is `min_window`, RFC 9002
+    /// §7.6.2's minimum, rather than the loss window's one packet.
+    pub fn on_persistent_congestion(&mut self, min_window: u64, srtt_ns: Option<u64>) {
+        self.cwnd = min_window.max(1);
+        self.update_pacing(srtt_ns);
+    }
+
     /// Keeps the window's packet count when the MSS changes.
     pub fn on_mss_change(&mut self, mss: u64, srtt_ns: Option<u64>) {
         let mss = crate::config::usable_mss(mss);

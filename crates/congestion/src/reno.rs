@@ -121,6 +121,13 @@ impl CongestionControl for Reno {
         self.w.update_pacing(self.srtt_ns);
     }
 
+    /// The timeout's answer with nothing in flight, then RFC 9002 §7.6.2's
+    /// minimum window.
+    fn on_persistent_congestion(&mut self, now: Instant, min_window: u64) {
+        self.on_retransmission_timeout(now, 0);
+        self.w.on_persistent_congestion(min_window, self.srtt_ns);
+    }
+
     /// Restores the window from before the spurious reduction.
     fn on_spurious_loss(&mut self, _now: Instant) {
         if self.w.undo() {

@@ -1304,6 +1304,14 @@ impl CongestionControl for Bbr {
         self.cwnd = self.mss;
     }
 
+    /// A timeout's answer (the model keeps what it learned, cwnd saved
+    /// for the recovery's end), then RFC 9002 §7.6.2's minimum window in
+    /// place of the timeout's one packet.
+    fn on_persistent_congestion(&mut self, now: Instant, min_window: u64) {
+        self.on_retransmission_timeout(now, 0);
+        self.cwnd = min_window.max(1);
+    }
+
     /// `bbr_undo_cwnd()`: the slow-down was spurious, so the full-pipe
     /// search starts over and the policer model drops what it learned from
     /// the bogus losses. cwnd itself is restored by the recovery exit the

@@ -992,6 +992,16 @@ impl CongestionControl for Bbr3 {
         self.cwnd = bytes_in_flight.saturating_add(self.mss);
     }
 
+    /// A timeout's answer with nothing left in flight, then RFC 9002
+    /// §7.6.2's minimum window: the timeout's own answer keeps what is in
+    /// flight plus a packet (the draft's `BBROnEnterRTO()`, written for a
+    /// TCP sender that has just declared everything lost), which after
+    /// persistent congestion would leave the window nearly where it was.
+    fn on_persistent_congestion(&mut self, now: Instant, min_window: u64) {
+        self.on_retransmission_timeout(now, 0);
+        self.cwnd = min_window.max(1);
+    }
+
     // CE: the trait's default (no loss-style cut, no episode) is bbr3's
     // answer; it reads CE from the AckContext once per round instead (see
     // the module docs).
