@@ -103,11 +103,12 @@ fn ours(name: &str, is_dir: bool) -> bool {
             && name.starts_with("run-")
             && name[4..].bytes().all(|c| c.is_ascii_digit());
     }
-    const FILES: [&str; 8] = [
+    const FILES: [&str; 9] = [
         "flows.csv",
         "fct.csv",
         "model.csv",
         "link.csv",
+        "packets.csv",
         "summary.json",
         "summary.csv",
         "scenario.toml",
@@ -134,6 +135,28 @@ fn ours(name: &str, is_dir: bool) -> bool {
         || FIGURES
             .iter()
             .any(|f| name == format!("{f}.svg") || name == format!("{f}.png"))
+}
+
+/// What a `run-NNNN/` directory holds that `bbrlab sim` does not write
+/// there (named `run-NNNN/entry`): a run directory is a run's results
+/// alone, files only, so anything else in it was put there by someone else
+/// and `--force` must not remove it with the directory.
+fn foreign_in_run_dir(dir: &Path) -> Result<Vec<String>, String> {
+    let run = dir
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let rd = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut foreign = Vec::new();
+    for e in rd {
+        let e = e.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let is_file = e.file_type().is_ok_and(|t| t.is_file());
+        if !(is_file && ours(&name, false)) {
+            foreign.push(format!("{run}/{name}"));
+        }
+    }
+    foreign.sort_unstable();
+    Ok(foreign)
 }
 
 /// Makes `out` ready for a new set of results: created if missing; if not
@@ -171,16 +194,23 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
                 if names.len() > 5 { ", ..." } else { "" }
             ));
         }
-        let foreign: Vec<&str> = entries
-            .iter()
-            .filter(|(n, d)| !ours(n, *d))
-            .map(|e| e.0.as_str())
-            .collect();
+        let mut foreign: Vec<String> = Vec::new();
+        for (n, d) in &entries {
+            if !ours(n, *d) {
+                foreign.push(n.clone());
+            } else if *d {
+                foreign.extend(foreign_in_run_dir(&out.join(n))?);
+            }
+        }
         if !foreign.is_empty() {
             return Err(format!(
-                "output directory {} holds files bbrlab did not write ({}); --force only removes earlier bbrlab results (run-NNNN/, flows.csv, link.csv, summary.*, scenario.toml, figures). Move them or choose another --out",
+                "output directory {} holds files bbrlab did not write ({}); --force only removes earlier bbrlab results (run-NNNN/ holding only its results, flows.csv, link.csv, summary.*, scenario.toml, figures). Move them or choose another --out",
                 out.display(),
-                foreign.join(", ")
+                if foreign.len() > 10 {
+                    format!("{}, and {} more", foreign[..10].join(", "), foreign.len() - 10)
+                } else {
+                    foreign.join(", ")
+                }
             ));
         }
         for (n, is_dir) in &entries {
@@ -309,6 +339,33 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("pantheon.svg"), "x").unwrap();
         std::fs::write(dir.path().join("summary.json"), "{}").unwrap();
+        prepare_output(dir.path(), true).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// A run directory with a file bbrlab did not write in it is refused
+    /// whole, naming that file, and nothing is removed; one with only
+    /// bbrlab's files goes.
+    #[test]
+    fn force_keeps_a_run_directory_holding_someone_elses_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let run0 = dir.path().join("run-0000");
+        let run5 = dir.path().join("run-0005");
+        for d in [&run0, &run5] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("flows.csv"), "x").unwrap();
+        }
+        std::fs::write(run0.join("mydata.txt"), "precious").unwrap();
+        std::fs::create_dir(run5.join("notes")).unwrap();
+        let e = prepare_output(dir.path(), true).unwrap_err();
+        assert!(
+            e.contains("run-0000/mydata.txt") && e.contains("run-0005/notes"),
+            "{e}"
+        );
+        assert!(run0.join("mydata.txt").exists() && run5.join("flows.csv").exists());
+        std::fs::remove_file(run0.join("mydata.txt")).unwrap();
+        std::fs::remove_dir(run5.join("notes")).unwrap();
+        std::fs::write(run5.join("packets.csv"), "x").unwrap();
         prepare_output(dir.path(), true).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
