@@ -59,6 +59,9 @@ pub struct Cubic {
     cwnd_prior: f64,
     /// Start of the current avoidance epoch and its K (seconds).
     epoch: Option<(Instant, f64)>,
+    /// When the last packet was sent (Linux `lsndtime`), to move the
+    /// epoch past an idle period.
+    last_sent: Option<Instant>,
     /// The Reno-friendly estimate, segments (W_est).
     w_est: f64,
     /// [`Cubic::aimd_alpha_of`] of `cfg`.
@@ -85,6 +88,7 @@ impl Cubic {
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
+            last_sent: None,
             w_est: 0.0,
             aimd_alpha: Self::aimd_alpha_of(&config.cubic),
             pending_growth: 0.0,
@@ -362,7 +366,25 @@ impl CongestionControl for Cubic {
         self.w.update_pacing(self.srtt_ns);
     }
 
+    /// A send with nothing in flight ends an idle period: the avoidance
+    /// epoch moves later by the time since the last send, so the cubic
+    /// curve resumes where it left off instead of reading the idle time as
+    /// growth. Without it `t` runs on through the idle, the curve's target
+    /// is far above the window, and the window grows by the clamp's 1.5×
+    /// per round trip after a few seconds idle (an adopter saw 546 kB →
+    /// 2.76 MB in four round trips after 30 s). RFC 9438 §5.8 keeps an
+    /// application-limited flow's window from growing; Linux moves the
+    /// epoch so (`bictcp_cwnd_event()` on `CA_EVENT_TX_START`, which
+    /// `tcp_event_data_sent()` raises when nothing is in flight), never
+    /// past now.
     fn on_packet_sent(&mut self, now: Instant, bytes: u64, in_flight_before: u64) {
+        if in_flight_before == 0 {
+            if let (Some((start, k)), Some(last)) = (self.epoch, self.last_sent) {
+                let moved = start.saturating_add_nanos(now.nanos_since(last));
+                self.epoch = Some((moved.min(now), k));
+            }
+        }
+        self.last_sent = Some(now);
         self.w.on_packet_sent(now, bytes, in_flight_before);
     }
 

@@ -852,3 +852,44 @@ fn linux_hystart_ends_slow_start_at_once_then_grows_five_percent_a_round() {
     let (mode, _, _) = run(congestion::HyStartVariant::Rfc9406);
     assert_eq!(mode, Mode::ConservativeSlowStart);
 }
+
+/// CUBIC after an idle period resumes its curve where it left off: the
+/// epoch moves later by the time since the last send (Linux
+/// `bictcp_cwnd_event()` on `CA_EVENT_TX_START`; RFC 9438 §5.8 keeps an
+/// application-limited flow's window from growing). Without that, 30 s
+/// of idle read as 30 s on the curve and the window grew by the 1.5×
+/// clamp every round trip after the flow resumed.
+#[test]
+fn cubic_resumes_its_curve_after_idle() {
+    let after_rounds = |idle_ns: Option<u64>| {
+        let (mut d, _) = loss_at(&cubic(true, true), 100.0);
+        leave_recovery(&mut d);
+        for _ in 0..5 {
+            d.window_round();
+        }
+        if let Some(idle) = idle_ns {
+            // Everything is acknowledged; the sender resumes after `idle`
+            // with nothing in flight.
+            d.now += idle;
+            let _ = d.cc.on_packet_sent(at(d.now), MSS, 0, false);
+        }
+        let start = d.seg();
+        let mut seg = Vec::new();
+        for _ in 0..4 {
+            d.window_round();
+            seg.push(d.seg());
+        }
+        (start, seg)
+    };
+    let (start_busy, busy) = after_rounds(None);
+    let (start_idle, idle) = after_rounds(Some(30 * 1_000 * MS));
+    assert_eq!(start_busy, start_idle);
+    // The idle flow's curve stands exactly one round behind the busy
+    // one's: the idle is counted from the last send, which was a round
+    // before the last ACK. (Without the epoch's move: 119, 179, 268, 402
+    // segments, ×1.5 a round.)
+    assert!((idle[0] - start_idle).abs() < 1e-9, "{idle:?}");
+    for (i, b) in idle[1..].iter().zip(&busy) {
+        assert!((i - b).abs() < 1e-9, "busy {busy:?} idle {idle:?}");
+    }
+}
