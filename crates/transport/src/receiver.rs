@@ -121,6 +121,13 @@ impl Partial {
     /// Creates `.<name>.partial-<pid>` next to `dest` (refusing to
     /// overwrite one that exists).
     fn create(dest: &Path) -> Result<Partial, String> {
+        if dest.is_dir() {
+            return Err(format!(
+                "--output {}: is a directory; give a file path in it (such as {})",
+                dest.display(),
+                dest.join("data.bin").display()
+            ));
+        }
         let name = dest.file_name().ok_or_else(|| {
             format!(
                 "--output {}: not a file name (give a path such as ./data.bin)",
@@ -180,6 +187,14 @@ impl Drop for Partial {
 
 /// Receives one transfer.
 pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
+    // The output first, before any sender is accepted: a path that cannot
+    // take the data (a directory, a missing or read-only directory) is an
+    // error now, not after the whole transfer has arrived and been thrown
+    // away while the sender reports success.
+    let mut file = match &cfg.output {
+        Some(p) => Some(Partial::create(p)?),
+        None => None,
+    };
     let sock =
         UdpSocket::bind(cfg.listen).map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     sock.set_nonblocking(true).map_err(|e| e.to_string())?;
@@ -221,10 +236,6 @@ pub fn recv(cfg: RecvConfig) -> Result<RecvSummary, String> {
     // From here on, many datagrams per system call (GRO, recvmmsg); a
     // plain recv on a GRO socket would merge datagrams, so only `rx` reads.
     let mut rx = BatchReceiver::new(&sock).map_err(|e| format!("receive socket: {e}"))?;
-    let mut file = match &cfg.output {
-        Some(p) => Some(Partial::create(p)?),
-        None => None,
-    };
     let mut reasm = Reassembly::new(cfg.window_chunks);
     let mut acker = Receiver::new(
         AckPolicy::Delayed {

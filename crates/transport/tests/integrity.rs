@@ -299,3 +299,31 @@ fn a_stopped_receiver_leaves_no_partial_file() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// An output that cannot take the data is refused before any sender is
+/// accepted: a directory (the data used to arrive, be verified and then
+/// be thrown away at the final rename, while the sender reported
+/// success), or a path in a directory that does not exist. No sender is
+/// started here, so a receiver that waited for one would say "no sender
+/// connected" instead.
+#[test]
+fn an_unusable_output_is_refused_before_a_sender_connects() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("out.bin");
+    for (output, says) in [
+        (dir.path().to_path_buf(), "is a directory"),
+        (missing, "cannot create the temporary file"),
+    ] {
+        let e = recv(RecvConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], free_port())),
+            output: Some(output.clone()),
+            window_chunks: 4096,
+            idle_timeout: Duration::from_secs(1),
+            accept_timeout: Duration::from_secs(2),
+            stop: None,
+        })
+        .unwrap_err();
+        assert!(e.contains(says), "{}: {e}", output.display());
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
