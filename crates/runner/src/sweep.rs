@@ -16,7 +16,7 @@ use crate::output::{write_summaries, CsvRecorder, SummaryJson};
 use crate::progress::{Board, RunStatus, SimClock};
 use scenario::Run;
 use std::fs;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
@@ -135,6 +135,24 @@ fn ours(name: &str, is_dir: bool) -> bool {
         || FIGURES
             .iter()
             .any(|f| name == format!("{f}.svg") || name == format!("{f}.png"))
+}
+
+/// Where `bbrlab sim` writes a scenario's results: `given` (`--out`, or
+/// the file's `output`), else `out/<name>`. The name must then be one
+/// plain path component: an empty name, `.`, `..`, or one with a separator
+/// or a root would write straight into `out/` or outside it (`name =
+/// "../../x"` wrote two levels up).
+pub fn output_dir(given: Option<PathBuf>, name: &str) -> Result<PathBuf, String> {
+    if let Some(dir) = given {
+        return Ok(dir);
+    }
+    let mut parts = Path::new(name).components();
+    match (parts.next(), parts.next()) {
+        (Some(Component::Normal(p)), None) if p == name => Ok(Path::new("out").join(name)),
+        _ => Err(format!(
+            "the scenario's name {name:?} cannot name its output directory out/<name>: it must be one plain file name (not empty, `.` or `..`, no `/`); give --out, or `output` in the file, or another `name`"
+        )),
+    }
 }
 
 /// What a `run-NNNN/` directory holds that `bbrlab sim` does not write
@@ -341,6 +359,27 @@ mod tests {
         std::fs::write(dir.path().join("summary.json"), "{}").unwrap();
         prepare_output(dir.path(), true).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// Only a plain file name makes `out/<name>`.
+    #[test]
+    fn the_default_output_is_one_directory_under_out() {
+        assert_eq!(
+            output_dir(None, "c1-loss"),
+            Ok(PathBuf::from("out/c1-loss"))
+        );
+        assert_eq!(
+            output_dir(Some("x/y".into()), ".."),
+            Ok(PathBuf::from("x/y"))
+        );
+        assert_eq!(
+            output_dir(None, "a \"quoted\" name"),
+            Ok(PathBuf::from("out/a \"quoted\" name"))
+        );
+        for bad in ["", ".", "..", "../../escape", "/tmp/x", "a/b", "a/"] {
+            let e = output_dir(None, bad).unwrap_err();
+            assert!(e.contains("one plain file name"), "{bad}: {e}");
+        }
     }
 
     /// A run directory with a file bbrlab did not write in it is refused

@@ -10,7 +10,7 @@
 
 use crate::terminal::TerminalView;
 use runner::output::{write_summaries, SummaryJson};
-use runner::sweep::{prepare_output, run_one_logged, run_parallel, Logs};
+use runner::sweep::{output_dir, prepare_output, run_one_logged, run_parallel, Logs};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -25,9 +25,7 @@ pub fn run(
     logs: Logs,
 ) -> Result<(), String> {
     let sc = scenario::load(path).map_err(|e| e.to_string())?;
-    let out = out
-        .or(sc.output.clone())
-        .unwrap_or_else(|| PathBuf::from("out").join(&sc.name));
+    let out = output_dir(out.or(sc.output.clone()), &sc.name)?;
     prepare_output(&out, force)?;
     let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     fs::write(out.join("scenario.toml"), text)
