@@ -53,6 +53,20 @@ pub(crate) fn build(
     if sf.duration.0 == 0 {
         return Err(err("duration", "must be positive, e.g. `60s`".into()));
     }
+    if let Some(si) = sf.sample_interval.filter(|d| d.0 >= sf.duration.0) {
+        // The samples are taken at 0, one interval, ... before the end: an
+        // interval as long as the run leaves the one at 0, and the
+        // figures and queue statistics drawn from samples would show an
+        // empty run.
+        return Err(err(
+            "sample_interval",
+            format!(
+                "{:?} is not shorter than the run (duration {:?}): only the sample at 0 s would be taken; give a shorter interval, or \"0s\" for no time series",
+                std::time::Duration::from_nanos(si.0),
+                std::time::Duration::from_nanos(sf.duration.0)
+            ),
+        ));
+    }
     if sf.flow.is_empty() && sf.arrivals.is_empty() {
         return Err(err(
             "[[flow]]",

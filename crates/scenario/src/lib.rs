@@ -306,6 +306,28 @@ mod tests {
         parse(&src, "t.toml", Path::new("."), Path::new("t.toml"))
     }
 
+    /// An interval as long as the run would leave one sample, at 0 s, and
+    /// an empty time series; "0s" (none) and anything shorter pass.
+    #[test]
+    fn a_sample_interval_not_shorter_than_the_run_is_refused() {
+        let with = |si: &str| {
+            let src = format!(
+                "duration = \"1s\"\nsample_interval = \"{si}\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\nalgorithm = \"bbr\"\n"
+            );
+            parse(&src, "t.toml", Path::new("."), Path::new("t.toml"))
+        };
+        for si in ["1s", "5s"] {
+            let e = with(si).unwrap_err().to_string();
+            assert!(
+                e.contains("t.toml:2") && e.contains("not shorter than the run"),
+                "{si}: {e}"
+            );
+        }
+        for si in ["0s", "999ms"] {
+            assert!(with(si).is_ok(), "{si}");
+        }
+    }
+
     #[test]
     fn header_bytes_reaches_the_flow_and_defaults_to_zero() {
         let s = parse_text("header_bytes = 52").unwrap();
