@@ -12,8 +12,11 @@
 //! sensible: experiments set gains far from Linux's on purpose (a STARTUP
 //! gain of 1, say), and those pass. Integer counts and durations have no
 //! check: every `u64` and `u32` value runs (0 rounds, 0 ns and the
-//! maxima were probed), except the ECN constants that Linux scales by
-//! 256, which are fractions of it.
+//! maxima were probed; an `initial_cwnd_packets` of 0 is one packet, and
+//! one of `u64::MAX` a window that never limits), except the ECN
+//! constants that Linux scales by 256, which are fractions of it, and
+//! `mss_bytes`, which must be 1 to [`crate::MAX_MSS_BYTES`]: 0 is taken
+//! as 1 byte, a window no real packet fits in.
 
 use super::Config;
 use core::fmt;
@@ -130,6 +133,17 @@ impl Config {
             ("bbr3.ecn_factor", f64::from(v3.ecn_factor), OF_256),
             ("bbr3.ecn_thresh", f64::from(v3.ecn_thresh), OF_256),
         ];
+        // The one size with no meaning at its extremes: a segment of 0
+        // bytes (taken as 1, so that a window of 10 "packets" is 10
+        // bytes, and no real packet ever fits in it) or above
+        // `MAX_MSS_BYTES` (taken as that) is a mistake, not an experiment.
+        if !(1..=super::MAX_MSS_BYTES).contains(&self.mss_bytes) {
+            return Err(ConfigError {
+                field: "mss_bytes",
+                value: self.mss_bytes.to_string(),
+                allowed: "1 to 4294967295 (MAX_MSS_BYTES) bytes",
+            });
+        }
         for (field, value, range) in rules {
             if !(range.holds)(value) {
                 return Err(ConfigError {
@@ -177,6 +191,16 @@ mod tests {
         let mut c = Config::default();
         c.bbr3.pacing_margin = 1.0;
         assert_eq!(c.check().unwrap_err().field, "bbr3.pacing_margin");
+
+        for mss in [0, crate::MAX_MSS_BYTES + 1] {
+            let mut c = Config::for_quic(Algorithm::Bbr3, 1200);
+            c.mss_bytes = mss;
+            let e = c.check().unwrap_err();
+            assert_eq!((e.field, e.value), ("mss_bytes", mss.to_string()));
+        }
+        let mut c = Config::default();
+        c.mss_bytes = crate::MAX_MSS_BYTES;
+        assert_eq!(c.check(), Ok(()));
 
         let mut c = Config::default();
         c.bbr3.ecn_thresh = 257;
