@@ -198,7 +198,7 @@ mod tests {
             let e = c.check().unwrap_err();
             assert_eq!((e.field, e.value), ("mss_bytes", mss.to_string()));
         }
-        let mut c = Config::default();
+        let mut c = Config::new(Algorithm::Cubic);
         c.mss_bytes = crate::MAX_MSS_BYTES;
         assert_eq!(c.check(), Ok(()));
 
