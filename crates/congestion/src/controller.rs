@@ -642,8 +642,13 @@ impl Controller {
     /// (everything outstanding, as TCP does, forming `lost_ranges`
     /// discontiguous ranges; empty for a transport that declares nothing
     /// lost on a timeout). The losses are applied first, then the window
-    /// collapses to one packet, so the algorithm's loss response (CUBIC's
-    /// ssthresh) comes from the window before the timeout.
+    /// collapses, so the algorithm's loss response (CUBIC's ssthresh) comes
+    /// from the window before the timeout: to one packet for CUBIC, Reno
+    /// and BBR v1 (Linux's `tcp_enter_loss()`), and to `bytes_in_flight`
+    /// plus one packet for BBRv3 (the draft's `BBROnEnterRTO()`), which is
+    /// one packet when everything outstanding was declared lost. QUIC has
+    /// no retransmission timeout: its persistent congestion is
+    /// [`Controller::on_persistent_congestion`].
     pub fn on_retransmission_timeout(
         &mut self,
         now: Instant,
@@ -732,7 +737,13 @@ impl Controller {
         dispatch!(&self.inner, c => c.cwnd_bytes())
     }
 
-    /// How fast to send, in bytes per second (always ≥ 1).
+    /// How fast to send, in bytes per second (always ≥ 1). Before any
+    /// RTT sample (no [`Controller::on_handshake_rtt`], no ACK yet) every
+    /// algorithm takes the RTT to be 1 ms, as Linux does
+    /// (`bbr_init_pacing_rate_from_rtt()`; CUBIC and Reno pace from
+    /// cwnd/srtt): the initial window leaves nearly unpaced. A QUIC stack
+    /// knows its handshake's RTT before it sends data; given to
+    /// [`Controller::on_handshake_rtt`], it paces the first flight.
     pub fn pacing_rate_bytes_per_sec(&self) -> u64 {
         dispatch!(&self.inner, c => c.pacing_rate_bytes_per_sec())
     }
