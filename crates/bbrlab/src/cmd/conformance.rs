@@ -12,10 +12,7 @@ use std::fs;
 /// --no-plots) and, with --qlog, each run's qlog; with --strict, an error
 /// when bbrlab's own bbr3 (draft) fails a case.
 pub fn command(a: ConformanceArgs) -> Result<(), String> {
-    let controllers =
-        a.cc.iter()
-            .map(|n| grid::Controller::parse(n.trim()))
-            .collect::<Result<Vec<_>, _>>()?;
+    let controllers = grid::Controller::parse_list(&a.cc)?;
     let opts = conformance::Options {
         cases: a.cases.clone(),
         only: a.only.clone(),

@@ -27,10 +27,7 @@ impl Progress for Line {
 
 /// Runs the fuzzer and reports.
 pub fn command(a: FuzzArgs) -> Result<(), String> {
-    let controllers =
-        a.cc.iter()
-            .map(|n| grid::Controller::parse(n.trim()))
-            .collect::<Result<Vec<_>, _>>()?;
+    let controllers = grid::Controller::parse_list(&a.cc)?;
     // Checked before the output directory is made; `fuzz::run` checks
     // --seconds again for the library's callers.
     positive_seconds("--seconds", a.seconds)?;

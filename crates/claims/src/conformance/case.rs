@@ -361,7 +361,12 @@ fn check(c: RawCheck) -> Result<Check, String> {
 /// Every case file in `dir` (`*.toml`, sorted by name), each checked.
 pub fn load_dir(dir: &Path) -> Result<Vec<Case>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the cases in {}: {e}", dir.display()))?
+        .map_err(|e| {
+            format!(
+                "cannot read the cases in {}: {e} (the suite's case files are scenarios/conformance in a bbrlab checkout, relative to where you run; give --cases DIR)",
+                dir.display()
+            )
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();

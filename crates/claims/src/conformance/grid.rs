@@ -103,6 +103,21 @@ impl std::fmt::Debug for Controller {
 }
 
 impl Controller {
+    /// Parses a `--cc` list (the option may be repeated and each value
+    /// comma-separated), refusing a name given twice: it would run the
+    /// same controller twice and show the same column twice.
+    pub fn parse_list(names: &[String]) -> Result<Vec<Controller>, String> {
+        let mut out: Vec<Controller> = Vec::with_capacity(names.len());
+        for n in names {
+            let c = Controller::parse(n.trim())?;
+            if out.iter().any(|o| o.name == c.name) {
+                return Err(format!("--cc: {} is given twice", c.name));
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+
     /// Parses a `--cc` name, refusing what the simulator cannot run.
     pub fn parse(name: &str) -> Result<Controller, String> {
         let (algorithm, profile) = match name.split_once(':') {
@@ -338,6 +353,17 @@ pub fn scenario_text(case: &Case, point: Option<Point>, cc: &Controller) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cc_list_refuses_a_name_given_twice() {
+        let list = |v: &[&str]| {
+            Controller::parse_list(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(list(&["bbr", " cubic"]).unwrap().len(), 2);
+        let e = list(&["bbr", "cubic", "bbr"]).unwrap_err();
+        assert_eq!(e, "--cc: bbr is given twice");
+        assert!(list(&["bbr", "nope"]).is_err());
+    }
 
     #[test]
     fn only_the_stacks_randomised_bbrs_are_named_as_not_repeatable() {
