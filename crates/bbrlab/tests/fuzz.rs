@@ -111,3 +111,52 @@ fn bad_arguments_are_named_and_help_lists_the_invariants() {
         assert!(help.contains(want), "{want} not in --help");
     }
 }
+
+/// Ctrl-C (SIGINT, sent here to the child's PID) ends a long run early,
+/// and it still writes fuzz.json, marked interrupted, and exits 0: an
+/// interrupted run used to leave its output directory empty.
+#[test]
+fn an_interrupted_run_still_writes_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bbrlab"))
+        .args(["fuzz", "--cc", "bbr", "--seconds", "600", "--seed", "7"])
+        .args(["--jobs", "1", "--quiet", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run bbrlab");
+    // Until the handler is installed, a SIGINT would end the process
+    // outright: fuzz installs it before it makes the output directory, so
+    // wait for that, then a little for some runs.
+    let t0 = std::time::Instant::now();
+    while !out.exists() && t0.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: kill(2) with the PID of a child this test spawned and has
+    // not reaped, so the PID is still its.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let t1 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t1.elapsed() > std::time::Duration::from_secs(300) {
+            let _ = child.kill();
+            panic!("fuzz did not stop within 300 s of SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains(", interrupted"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fuzz.json")).unwrap()).unwrap();
+    assert_eq!(json["interrupted"], true);
+}

@@ -28,10 +28,37 @@ fn fuzz_it(cc: Controller, runs: u64, seed: u64) -> fuzz::Report {
             max_failures: 1,
             max_runs: Some(runs),
             run_timeout: RUN_TIMEOUT,
+            stop: None,
         },
         &fuzz::Silent,
     )
     .unwrap()
+}
+
+/// A run told to stop (as `bbrlab fuzz` is by Ctrl-C) ends at once with a
+/// report that says so, rather than running out its 30 minutes.
+#[test]
+fn a_stopped_run_ends_at_once_and_says_so() {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let started = std::time::Instant::now();
+    let report = fuzz::run(
+        &fuzz::Options {
+            controllers: vec![Controller::parse("bbr").unwrap()],
+            seconds: 1800.0,
+            seed: 1,
+            jobs: 2,
+            max_failures: 1,
+            max_runs: None,
+            run_timeout: RUN_TIMEOUT,
+            stop: Some(stop),
+        },
+        &fuzz::Silent,
+    )
+    .unwrap();
+    assert!(report.interrupted, "{report:?}");
+    assert_eq!(report.executions, 0);
+    // Bounded by the display's half-second poll, not by the budget.
+    assert!(started.elapsed() < Duration::from_secs(60));
 }
 
 #[test]

@@ -40,6 +40,9 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Ctrl-C ends the run and still writes what it found (installed before
+    // the output directory exists, which a caller may wait for).
+    let stop = testbed::signals::stop_flag()?;
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     eprintln!(
         "fuzz: seed {seed} (repeat with --seed {seed}), {} controller(s), {jobs} worker(s), {} s",
@@ -75,6 +78,7 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
             max_failures: a.max_failures as usize,
             max_runs: a.runs,
             run_timeout,
+            stop: Some(stop),
         },
         &Line(bar.clone()),
     )?;
@@ -121,9 +125,10 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
     let jp = a.out.join("fuzz.json");
     fs::write(&jp, json).map_err(|e| format!("cannot write {}: {e}", jp.display()))?;
     println!(
-        "fuzz: seed {seed}: {} runs in {:.1} s ({:.0}/s, {:.0}/s per worker), {} stopped at the run time limit, {} distinct failure(s)",
+        "fuzz: seed {seed}: {} runs in {:.1} s{} ({:.0}/s, {:.0}/s per worker), {} stopped at the run time limit, {} distinct failure(s)",
         report.executions,
         report.seconds,
+        if report.interrupted { ", interrupted" } else { "" },
         report.executions as f64 / report.seconds.max(1e-3),
         report.executions as f64 / report.seconds.max(1e-3) / jobs as f64,
         report.stopped,

@@ -44,6 +44,11 @@ pub struct Options {
     /// Wall-clock time one simulation may take; a run past it is stopped
     /// and counted, not judged (on a busy machine a slow run is no bug).
     pub run_timeout: Duration,
+    /// Set from outside (by Ctrl-C, say) to end the run early: the
+    /// workers stop drawing, a failure found is still shrunk as far as it
+    /// got and judged once more, and the report says it was interrupted,
+    /// so what was found is written rather than lost.
+    pub stop: Option<std::sync::Arc<AtomicBool>>,
 }
 
 /// One distinct failure, shrunk.
@@ -75,6 +80,8 @@ pub struct Report {
     pub stopped: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Ended early by [`Options::stop`].
+    pub interrupted: bool,
     /// Distinct failures, in the order found.
     pub failures: Vec<Found>,
 }
@@ -163,13 +170,21 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
     let stopped = AtomicU64::new(0);
     let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
     let done = AtomicBool::new(false);
+    let interrupted = || {
+        opts.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+    // Done, or stopped from outside: the workers' and the display's test.
+    let finished = || done.load(Ordering::Relaxed) || interrupted();
     let jobs = opts.jobs.max(1);
     std::thread::scope(|scope| {
         for worker in 0..jobs {
-            let (executions, stopped, found, done) = (&executions, &stopped, &found, &done);
+            let (executions, stopped, found, done, finished) =
+                (&executions, &stopped, &found, &done, &finished);
             scope.spawn(move || {
                 let mut chunk: u64 = 0;
-                while !done.load(Ordering::Relaxed) && start.elapsed() < budget {
+                while !finished() && start.elapsed() < budget {
                     let cc = &opts.controllers
                         [(worker + chunk as usize * jobs) % opts.controllers.len()];
                     let left = budget.saturating_sub(start.elapsed());
@@ -198,7 +213,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
                     let result = runner.run(&path::strategy(), |p| {
                         // Past the budget, the rest of the chunk (or of a
                         // shrink) passes untried, so the run ends on time.
-                        if start.elapsed() >= budget || done.load(Ordering::Relaxed) {
+                        if start.elapsed() >= budget || finished() {
                             return Ok(());
                         }
                         let n = executions.fetch_add(1, Ordering::Relaxed) + 1;
@@ -239,7 +254,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
             });
         }
         // The display, from this thread, until the workers are done.
-        while start.elapsed() < budget && !done.load(Ordering::Relaxed) {
+        while start.elapsed() < budget && !finished() {
             std::thread::sleep(
                 Duration::from_millis(500).min(budget.saturating_sub(start.elapsed())),
             );
@@ -262,6 +277,7 @@ pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
         executions: runs,
         stopped: stopped.load(Ordering::Relaxed),
         seconds: start.elapsed().as_secs_f64(),
+        interrupted: interrupted(),
         failures,
     })
 }
