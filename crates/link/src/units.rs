@@ -179,7 +179,9 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, UnitError> {
     let v = number(s, num)?;
     let mult = match unit {
         "ns" => 1.0,
-        "us" | "µs" => 1e3,
+        // The micro sign (U+00B5) and the Greek mu (U+03BC) look alike;
+        // keyboards give either.
+        "us" | "µs" | "\u{3bc}s" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
         "" => return Err(err(s, format!("a duration needs a unit: {TIME_UNITS}"))),
@@ -199,6 +201,14 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, UnitError> {
         return Err(err(s, "the duration is negative"));
     }
     let ns = v * mult;
+    if ns > 0.0 && ns < 0.5 {
+        // It would round to 0, which means "none" wherever a duration may
+        // be 0: not what a positive value asks for.
+        return Err(err(
+            s,
+            "the duration is below half a nanosecond, the resolution; give 0 for none",
+        ));
+    }
     if ns > MAX_DURATION_NS {
         return Err(err(
             s,
@@ -255,9 +265,9 @@ pub fn parse_size(s: &str) -> Result<Size, UnitError> {
         "GiB" => Some(1024.0 * 1024.0 * 1024.0),
         other => {
             let lc = other.to_ascii_lowercase();
-            let problem = if ["b", "kb", "mb", "gb", "kib", "mib", "gib", "pkt"]
-                .contains(&lc.as_str())
-            {
+            let problem = if ["pkt", "pkts", "packets"].contains(&lc.as_str()) {
+                format!("`{other}`: packets are `pkt` (units are case-sensitive): {SIZE_UNITS}")
+            } else if ["b", "kb", "mb", "gb", "kib", "mib", "gib"].contains(&lc.as_str()) {
                 format!("`{other}` is ambiguous (`b` is bits, `B` bytes; `KB` is 1000 or 1024); units are case-sensitive: {SIZE_UNITS}")
             } else {
                 format!("unknown size unit `{other}`; allowed: {SIZE_UNITS}")
@@ -359,6 +369,24 @@ mod tests {
         assert_eq!(parse_probability("1%").unwrap(), 0.01);
         assert_eq!(parse_probability("0.2").unwrap(), 0.2);
         assert!(parse_probability("150%").is_err());
+    }
+
+    /// From a CLI audit: the Greek mu is read as micro; a duration that
+    /// would round to 0 is refused (it would mean "none"); `100PKT` is
+    /// told that packets are `pkt`, not that `b` means bits.
+    #[test]
+    fn mu_sub_nanosecond_and_packet_case_messages() {
+        assert_eq!(parse_duration_ns("20\u{3bc}s").unwrap(), 20_000);
+        assert_eq!(parse_duration_ns("20\u{b5}s").unwrap(), 20_000);
+        let e = parse_duration_ns("1e-10s").unwrap_err().to_string();
+        assert!(e.contains("half a nanosecond"), "{e}");
+        assert_eq!(parse_duration_ns("0s").unwrap(), 0);
+        assert_eq!(parse_duration_ns("0.5ns").unwrap(), 1);
+        let e = parse_size("100PKT").unwrap_err().to_string();
+        assert!(
+            e.contains("packets are `pkt`") && !e.contains("bits"),
+            "{e}"
+        );
     }
 
     /// Issue 13: `10MBps` and `10MB/s` gave a 10 Mbit/s link (8x too slow)
