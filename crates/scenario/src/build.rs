@@ -93,6 +93,9 @@ pub(crate) fn build(
                 "a generated flow crosses the shared path; per-flow access links are for listed `[[flow]]`s (give the arrivals `extra_rtt` for a longer path)".into(),
             ));
         }
+        if i < listed {
+            check_starts_in_run(f, sf.duration.0, &field, err)?;
+        }
         flows.extend(flow_table(f, &field, n_hops, base_dir, err)?);
     }
     // Each template made exactly one flow (count and stagger are refused).
@@ -172,6 +175,46 @@ fn link_tables(
         });
     }
     Ok((forward, reverse, topology))
+}
+
+/// A listed flow must start before the run ends, and with `count` and
+/// `stagger` so must its last copy: one that never starts sends nothing,
+/// yet counts in the summaries (a Jain's index of 0.33 for three flows
+/// of which two never ran), which is a mistake in the file, not a result.
+fn check_starts_in_run(
+    f: &FlowTable,
+    duration_ns: u64,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    let start = f.start.map_or(0, |d| d.0);
+    let copies = f.count.unwrap_or(1).max(1);
+    let last = f
+        .stagger
+        .map_or(0, |s| s.0.saturating_mul(copies.saturating_sub(1) as u64))
+        .saturating_add(start);
+    let secs = |ns: u64| ns as f64 / 1e9;
+    if start >= duration_ns {
+        return Err(err(
+            &field("start"),
+            format!(
+                "{} s is not before the run's end ({} s): the flow would never send",
+                secs(start),
+                secs(duration_ns)
+            ),
+        ));
+    }
+    if last >= duration_ns {
+        return Err(err(
+            &field("stagger"),
+            format!(
+                "with count {copies}, the last copy would start at {} s, not before the run's end ({} s), and never send; give fewer copies or a shorter stagger",
+                secs(last),
+                secs(duration_ns)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// One `[[flow]]` (or an arrival's template): its flows, `count` of them

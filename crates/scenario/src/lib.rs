@@ -328,6 +328,20 @@ mod tests {
         }
     }
 
+    /// A listed flow, or the last of its copies, that would start at or
+    /// after the end of the 1 s run is refused at its line.
+    #[test]
+    fn a_flow_that_would_never_start_is_refused() {
+        let e = parse_text("start = \"2s\"").unwrap_err().to_string();
+        assert!(e.contains("t.toml:6") && e.contains("never send"), "{e}");
+        let e = parse_text("count = 3\nstagger = \"500ms\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("stagger") && e.contains("1 s"), "{e}");
+        assert!(parse_text("count = 3\nstagger = \"400ms\"").is_ok());
+        assert!(parse_text("start = \"999ms\"").is_ok());
+    }
+
     #[test]
     fn header_bytes_reaches_the_flow_and_defaults_to_zero() {
         let s = parse_text("header_bytes = 52").unwrap();

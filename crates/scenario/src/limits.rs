@@ -701,8 +701,9 @@ mod tests {
         let many = BASE.to_string() + &"[[flow]]\nalgorithm = \"bbr\"\ncount = 1000\n".repeat(2);
         assert!(err(&many).contains("limit is 1000"));
         let e = err(&(BASE.to_string() + "start = \"1e8s\"\nstagger = \"1s\"\ncount = 3\n"));
+        // Refused as a start after the run's end, before the limits see it.
         assert!(
-            e.contains("`flow[0].start`") && e.contains("one day"),
+            e.contains("`flow[0].start`") && e.contains("never send"),
             "{e}"
         );
         let sweep = BASE.to_string()
