@@ -328,6 +328,19 @@ mod tests {
         }
     }
 
+    /// A sweep key must name a part of a run.
+    #[test]
+    fn a_sweep_of_what_is_not_a_run_is_refused() {
+        for key in ["sweep.x", "name", "conformance.foo"] {
+            let e = parse_text(&format!("[sweep]\n\"{key}\" = [1, 2]"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is not part of a run"), "{key}: {e}");
+        }
+        let s = parse_text("[sweep]\n\"seed\" = [1, 2]").unwrap();
+        assert_eq!(s.runs.len(), 2);
+    }
+
     /// A listed flow, or the last of its copies, that would start at or
     /// after the end of the 1 s run is refused at its line.
     #[test]

@@ -34,6 +34,18 @@ pub(crate) fn sweep_points(
                 message: format!("[sweep] `{key}`: the array is empty; give at least one value"),
             });
         }
+        // A key must name something a run is built from: `sweep.x` would
+        // make a new [sweep] table inside each point, which is not read
+        // again, and the `name`, `description`, `output` and
+        // [conformance] of the file are not a run's; each made points that
+        // differed only in their label.
+        let head = key.split('.').next().unwrap_or_default();
+        if ["sweep", "name", "description", "output", "conformance"].contains(&head) {
+            return Err(ScenarioError {
+                location: at(Some(key)),
+                message: format!("[sweep] `{key}`: `{head}` is not part of a run, so sweeping it changes nothing; sweep a run's keys (`duration`, `seed`, `sample_interval`, `link.…`, `flow.…`, `arrivals.…`, `cross.…`)"),
+            });
+        }
         // Counted before expanding, so a huge product is refused without
         // building it.
         count = count.saturating_mul(values.len());

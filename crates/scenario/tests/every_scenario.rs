@@ -23,10 +23,19 @@ fn every_committed_scenario_loads() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     let mut files = Vec::new();
     toml_files(&root, &mut files);
-    assert!(files.len() > 50, "{} files under {}", files.len(), root.display());
+    assert!(
+        files.len() > 50,
+        "{} files under {}",
+        files.len(),
+        root.display()
+    );
     let failed: Vec<String> = files
         .iter()
-        .filter_map(|f| scenario::load(f).err().map(|e| format!("{}: {e}", f.display())))
+        .filter_map(|f| {
+            scenario::load(f)
+                .err()
+                .map(|e| format!("{}: {e}", f.display()))
+        })
         .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
