@@ -581,3 +581,23 @@ fn a_flow_waiting_on_its_initial_timeout_is_not_judged_in_a_short_run() {
     );
     assert_keeps(&p, "s2n:bbr2", "no_stall");
 }
+
+/// A new run's directory holds only its own: an earlier run's fuzz.json
+/// and failure files go, anything else stays.
+#[test]
+fn earlier_fuzz_output_is_cleared_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    std::fs::write(p("fuzz.json"), "{}").unwrap();
+    std::fs::write(
+        p("bbr-no_stall.toml"),
+        "# bbrlab fuzz (seed 99) found bbr\n",
+    )
+    .unwrap();
+    std::fs::write(p("mine.toml"), "name = \"mine\"\n").unwrap();
+    std::fs::write(p("notes.txt"), "x").unwrap();
+    assert_eq!(fuzz::clear_earlier_output(dir.path()), Ok(2));
+    assert!(!p("fuzz.json").exists() && !p("bbr-no_stall.toml").exists());
+    assert!(p("mine.toml").exists() && p("notes.txt").exists());
+    assert_eq!(fuzz::clear_earlier_output(&p("missing")), Ok(0));
+}

@@ -43,6 +43,7 @@ pub fn command(a: FuzzArgs) -> Result<(), String> {
     // Ctrl-C ends the run and still writes what it found (installed before
     // the output directory exists, which a caller may wait for).
     let stop = testbed::signals::stop_flag()?;
+    fuzz::clear_earlier_output(&a.out)?;
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     eprintln!(
         "fuzz: seed {seed} (repeat with --seed {seed}), {} controller(s), {jobs} worker(s), {} s",

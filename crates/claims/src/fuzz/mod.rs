@@ -158,6 +158,34 @@ pub fn evaluate(p: &FuzzPath, cc: &Controller, run_timeout: Duration) -> Outcome
     }
 }
 
+/// Removes what an earlier `bbrlab fuzz` wrote in `dir` (its `fuzz.json`,
+/// and the failures' files, which begin with `# bbrlab fuzz`), so that a
+/// new run's directory holds only its own: an earlier failure's file left
+/// beside a report of none reads as a failure of this run. Anything else
+/// is left alone. Returns how many files were removed.
+pub fn clear_earlier_output(dir: &std::path::Path) -> Result<usize, String> {
+    let rd = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        r => r.map_err(|e| format!("cannot read {}: {e}", dir.display()))?,
+    };
+    let mut removed = 0;
+    for e in rd.flatten() {
+        let p = e.path();
+        let ours = if p.file_name().is_some_and(|n| n == "fuzz.json") {
+            true
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            std::fs::read_to_string(&p).is_ok_and(|t| t.starts_with("# bbrlab fuzz"))
+        } else {
+            false
+        };
+        if ours && p.is_file() {
+            std::fs::remove_file(&p).map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// Fuzzes until `opts.seconds` have passed or `opts.max_failures`
 /// distinct failures are found.
 pub fn run(opts: &Options, progress: &dyn Progress) -> Result<Report, String> {
