@@ -60,6 +60,20 @@ impl WindowedFilter {
         self.get().unwrap_or(default)
     }
 
+    /// [`WindowedFilter::get_or`]`(0.0)`, without testing whether a
+    /// sample was taken: an empty filter's best sample is the `+0.0` that
+    /// [`WindowedFilter::new`] put there, since every write of a sample
+    /// ([`WindowedFilter::reset`], and the update paths, which run only on
+    /// a filter that holds a value) comes with or after `has_value` being
+    /// set, and nothing clears it. The same value, bit for bit; a test
+    /// and a branch fewer on each of BBR's per-ACK reads of its bandwidth
+    /// (`examples/ack_loop`).
+    #[inline(always)]
+    pub(crate) fn get_or_zero(&self) -> f64 {
+        debug_assert_eq!(self.get_or(0.0).to_bits(), self.samples[0].value.to_bits());
+        self.samples[0].value
+    }
+
     /// The window length.
     pub fn window(&self) -> u64 {
         self.window
@@ -105,8 +119,8 @@ impl WindowedFilter {
         // select each time (`examples/ack_loop`: bbr and bbr3 ran the
         // comparisons on every ACK).
         match self.kind {
-            FilterKind::Max => self.update_as::<true, true>(time, value),
-            FilterKind::Min => self.update_as::<false, true>(time, value),
+            FilterKind::Max => self.update_as::<true, true, true>(time, value),
+            FilterKind::Min => self.update_as::<false, true, true>(time, value),
         }
     }
 
@@ -116,24 +130,37 @@ impl WindowedFilter {
     /// testing either (two compares and two branches per call on BBR's
     /// per-ACK bandwidth update): `update` would take the same arm and
     /// return the same value. Debug builds check both.
+    ///
+    /// The value must also not be negative (BBR's rates are positive):
+    /// then an empty filter needs no test of its own either, since its
+    /// best sample is `+0.0` ([`WindowedFilter::get_or_zero`]) and the
+    /// value ties or beats it, so the update restarts the filter with
+    /// the value, as the test of emptiness would.
     #[inline]
     pub(crate) fn update_max(&mut self, time: u64, value: f64) -> f64 {
         debug_assert_eq!(self.kind, FilterKind::Max);
-        debug_assert!(!value.is_nan());
-        self.update_as::<true, false>(time, value)
+        debug_assert!(value >= 0.0);
+        debug_assert!(self.has_value || self.samples[0].value.to_bits() == 0);
+        self.update_as::<true, false, false>(time, value)
     }
 
     /// [`WindowedFilter::update`] for a max filter (`MAX`) or a min one;
-    /// without `NAN_CHECK` for a caller whose `value` is never NaN.
+    /// without `NAN_CHECK` for a caller whose `value` is never NaN, and
+    /// without `EMPTY_CHECK` for one whose value restarts an empty filter
+    /// anyway ([`WindowedFilter::update_max`]).
     #[inline(always)]
-    fn update_as<const MAX: bool, const NAN_CHECK: bool>(&mut self, time: u64, value: f64) -> f64 {
+    fn update_as<const MAX: bool, const NAN_CHECK: bool, const EMPTY_CHECK: bool>(
+        &mut self,
+        time: u64,
+        value: f64,
+    ) -> f64 {
         let better_or_equal = |a: f64, b: f64| if MAX { a >= b } else { a <= b };
         if NAN_CHECK && value.is_nan() {
             return self.get_or(0.0);
         }
         let new = Sample { time, value };
         // A new overall best, or the whole window has expired: restart.
-        if !self.has_value
+        if (EMPTY_CHECK && !self.has_value)
             || better_or_equal(value, self.samples[0].value)
             || time.saturating_sub(self.samples[2].time) > self.window
         {

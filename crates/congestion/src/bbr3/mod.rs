@@ -659,14 +659,20 @@ impl Bbr3 {
                 self.probe_rtt_min_stamp = now;
             }
         }
-        let min_rtt_expired = now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
         if let Some(p) = self.probe_rtt_min_ns {
-            if self.min_rtt_ns.is_none_or(|m| p <= m) || min_rtt_expired {
-                if self.min_rtt_ns != Some(p) {
+            if self.min_rtt_ns == Some(p) {
+                // The usual case: `p <= m` holds, so whether min_rtt has
+                // expired cannot matter (its test is not computed) and
+                // only the stamp is taken over, as below.
+                self.min_rtt_stamp = self.probe_rtt_min_stamp;
+            } else {
+                let min_rtt_expired =
+                    now.nanos_since(self.min_rtt_stamp) > self.cfg.min_rtt_window_ns;
+                if self.min_rtt_ns.is_none_or(|m| p <= m) || min_rtt_expired {
                     self.min_rtt_ns = Some(p);
                     self.refresh_bdps();
+                    self.min_rtt_stamp = self.probe_rtt_min_stamp;
                 }
-                self.min_rtt_stamp = self.probe_rtt_min_stamp;
             }
         }
     }
@@ -805,7 +811,11 @@ impl Bbr3 {
         self.delivered_total = ctx.delivered_bytes;
         self.lost_total = self.lost_total.max(ctx.lost_bytes);
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
-        self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
+        // Without ECN (most ACKs) there is nothing to add: adding 0
+        // leaves the total as it is, saturating or not.
+        if ctx.ce_packets != 0 {
+            self.ce_packets_total = self.ce_packets_total.saturating_add(ctx.ce_packets);
+        }
         self.track_recovery(ctx);
         if self.loss_round_pending {
             self.loss_round_delivered = ctx.delivered_bytes;
