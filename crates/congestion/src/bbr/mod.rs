@@ -1063,6 +1063,17 @@ impl Bbr {
                 return target;
             }
         }
+        self.refresh_inflight_target(bw, gain)
+    }
+
+    /// [`Bbr::inflight_target_memo`] past its lookup: the key built and
+    /// compared, and the target computed if it changed. Out of line as a
+    /// whole, key comparison included: inline, the key (built in memory)
+    /// gave the gain cycle's per-ACK phase check a stack frame and three
+    /// register saves it needs only after an input changed
+    /// (`examples/ack_loop`).
+    #[inline(never)]
+    fn refresh_inflight_target(&mut self, bw: f64, gain: f64) -> u64 {
         self.inflight_stale = false;
         let key = self.inflight_key(bw, gain);
         if let Some((k, target)) = self.inflight_memo {
@@ -1074,8 +1085,7 @@ impl Bbr {
         self.remember_inflight_target(key, bw, gain)
     }
 
-    /// [`Bbr::inflight_target_memo`] past its lookup.
-    #[inline(never)]
+    /// [`Bbr::refresh_inflight_target`] for a key that changed.
     fn remember_inflight_target(&mut self, key: InflightKey, bw: f64, gain: f64) -> u64 {
         let target = self.inflight_target(bw, gain);
         self.inflight_memo = Some((key, target));
