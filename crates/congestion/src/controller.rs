@@ -484,9 +484,12 @@ impl Controller {
             self.sampler.on_delivered_ce(ce_packets);
             ce_packets
         };
-        let rate = self
-            .sampler
-            .on_ack_ns(now, acked, self.rtt.min_ns(), prior_in_flight);
+        // `Some(0)` and `None` give the sampler the same floor (an
+        // interval of at least 1 ns), so min_rtt is passed as `Some`
+        // always, without testing whether there is one.
+        let rate =
+            self.sampler
+                .on_ack_ns(now, acked, Some(self.rtt.min_ns_or_zero()), prior_in_flight);
         // One pass over the acknowledged packets: their newest send time
         // also tells whether one was sent after recovery began, and the
         // smallest RTT any of them shows (`now - sent` only shrinks as

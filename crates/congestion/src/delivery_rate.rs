@@ -345,10 +345,16 @@ impl DeliveryRateSampler {
             tx_in_flight: newest.bytes_in_flight,
             tx_lost_bytes: newest.lost_bytes,
             delivered_packets,
-            delivered_ce_packets: self
-                .delivered_ce_packets
-                .saturating_sub(newest.delivered_ce_packets)
-                .min(delivered_packets),
+            // Without any CE delivered (no ECN: most connections) it is
+            // 0 however computed (`0.saturating_sub(x)` is 0), so one test
+            // skips the subtraction and the min.
+            delivered_ce_packets: if self.delivered_ce_packets == 0 {
+                0
+            } else {
+                self.delivered_ce_packets
+                    .saturating_sub(newest.delivered_ce_packets)
+                    .min(delivered_packets)
+            },
         }
     }
 }

@@ -87,6 +87,17 @@ impl RttEstimator {
         self.has_sample.then_some(self.min_ns)
     }
 
+    /// [`RttEstimator::min_ns`]`.unwrap_or(0)`, read without the test:
+    /// `min_ns` is 0 until the first sample (`Default`) and is written
+    /// only by [`RttEstimator::update_split_ns`], which sets `has_sample`
+    /// before or with it. The per-ACK rate sample's interval floor reads
+    /// it.
+    #[inline(always)]
+    pub(crate) fn min_ns_or_zero(&self) -> u64 {
+        debug_assert_eq!(self.min_ns().unwrap_or(0), self.min_ns);
+        self.min_ns
+    }
+
     /// The smoothed RTT in ns.
     pub fn smoothed_ns(&self) -> Option<u64> {
         self.has_sample.then_some(self.smoothed_ns)
