@@ -171,6 +171,12 @@ pub struct Bbr {
 
     /// Max filter of delivery rate (bytes/ns), indexed by round count.
     bw_filter: WindowedFilter,
+    /// [`Bbr::bw`], kept: the ACK-aggregation step reads it on every ACK,
+    /// and its inputs (the filter's max, the policed rate and whether it
+    /// is in use) change far less often. Every write of one of them is
+    /// followed by [`Bbr::model_written`], which takes it again; debug
+    /// builds compare it with the rules on each read.
+    bw_now: f64,
     round_count: u64,
     round_start: bool,
     next_round_delivered: u64,
@@ -273,6 +279,8 @@ impl Bbr {
             pacing_gain: cfg.high_gain,
             cwnd_gain: cfg.high_gain,
             bw_filter: WindowedFilter::new(FilterKind::Max, cfg.bw_window_rounds),
+            // An empty filter's 0, and the policed rate not in use.
+            bw_now: 0.0,
             round_count: 0,
             round_start: false,
             next_round_delivered: 0,
@@ -344,6 +352,12 @@ impl Bbr {
     /// The bandwidth BBR uses: the policed rate when a policer was detected,
     /// otherwise the max filter (`bbr_bw()`).
     fn bw(&self) -> f64 {
+        debug_assert_eq!(self.bw_now.to_bits(), self.bw_rules().to_bits());
+        self.bw_now
+    }
+
+    /// [`Bbr::bw`] computed.
+    fn bw_rules(&self) -> f64 {
         if self.lt.use_bw {
             self.lt.bw
         } else {
@@ -436,7 +450,11 @@ impl Bbr {
     /// bandwidth, a gain, the full-pipe flag, min_rtt, the mode or the
     /// gain-cycle phase) may have changed: each must look at its inputs
     /// again on its next call.
+    ///
+    /// Also where [`Bbr::bw`] is taken again: each write of the filter's
+    /// max or of the policed rate or its use is followed by this call.
     fn model_written(&mut self) {
+        self.bw_now = self.bw_rules();
         self.pacing_stale = true;
         self.targets_written();
     }
