@@ -70,7 +70,7 @@ impl Bbr3 {
         let bw = self.cwnd as f64 / rtt_ns.max(1) as f64;
         self.store_pacing_rate(self.rate_for(bw, self.cfg.startup_pacing_gain));
         // An input of the next pacing decision and of the send quantum.
-        self.pacing_memo = None;
+        self.forget_pacing();
         self.quantum_current = false;
     }
 
@@ -116,11 +116,33 @@ impl Bbr3 {
             self.quantum_current = false;
         }
         self.pacing_memo = Some(gain.to_bits());
+        // Perhaps not the pacing gain's (a restart paces at 1.0): the
+        // per-ACK call below judges.
+        self.pacing_current = false;
+    }
+
+    /// Forgets the pacing decision's memo: one of its inputs was written.
+    pub(super) fn forget_pacing(&mut self) {
+        self.pacing_memo = None;
+        self.pacing_current = false;
     }
 
     /// `SetPacingRate()`.
+    ///
+    /// Its early exit is [`Bbr3::pacing_current`], kept by the writes of
+    /// the memo and of the pacing gain, instead of comparing the memo
+    /// with the gain; debug builds compare anyway.
+    #[inline(always)]
     pub(super) fn set_pacing_rate(&mut self, rtt: &RttEstimator) {
+        if self.pacing_current {
+            debug_assert!(
+                self.has_seen_rtt && self.pacing_memo == Some(self.pacing_gain.to_bits())
+            );
+            return;
+        }
         self.set_pacing_rate_with_gain(self.pacing_gain, rtt);
+        self.pacing_current =
+            self.has_seen_rtt && self.pacing_memo == Some(self.pacing_gain.to_bits());
     }
 
     /// `SetSendQuantum()` (§5.6.3), or Linux v3's TSO goal, which adds a
@@ -185,7 +207,7 @@ impl Bbr3 {
         self.max_inflight_memo = None;
         // PROBE_RTT's BDP is an input of cwnd's cap.
         self.cwnd_cap_memo = None;
-        self.pacing_memo = None;
+        self.forget_pacing();
         // min_rtt is an input of Linux's send quantum.
         self.quantum_current = false;
         self.bdps = Bdps {

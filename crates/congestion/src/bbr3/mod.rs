@@ -268,6 +268,12 @@ pub struct Bbr3 {
     /// Speed only: the gain's bits of the last pacing decision, while
     /// its other inputs stand ([`Bbr3::set_pacing_rate_with_gain`]).
     pacing_memo: Option<u64>,
+    /// Speed only: the last per-ACK pacing decision
+    /// ([`Bbr3::set_pacing_rate`]) stands: the RTT was seen and
+    /// `pacing_memo` holds the current pacing gain, so the next would
+    /// return at once. Cleared with every write of `pacing_memo` and of
+    /// the pacing gain; one test instead of three on every ACK.
+    pacing_current: bool,
     /// Speed only: cwnd's cap in the current state, until an input
     /// changes ([`Bbr3::cwnd_cap`] lists where each is written).
     cwnd_cap_memo: Option<u64>,
@@ -389,6 +395,7 @@ impl Bbr3 {
             quantum_current: false,
             max_inflight_memo: None,
             pacing_memo: None,
+            pacing_current: false,
             cwnd_cap_memo: None,
             bdps: control::Bdps::default(),
             plain: false,
@@ -564,6 +571,7 @@ impl Bbr3 {
     /// `EnterDrain()`, `EnterProbeRTT()`).
     fn set_gains(&mut self, pacing_gain: f64, cwnd_gain: f64) {
         self.pacing_gain = pacing_gain;
+        self.pacing_current = false;
         self.set_cwnd_gain(cwnd_gain);
     }
 
@@ -572,7 +580,7 @@ impl Bbr3 {
     /// extra_acked window.
     fn set_full_bw_reached(&mut self, reached: bool) {
         self.full_bw_reached = reached;
-        self.pacing_memo = None;
+        self.forget_pacing();
         // The draft's extra_acked window follows the flag; set here, where
         // it changes, instead of before each of the filter's updates (the
         // window is read only by them).
@@ -773,6 +781,7 @@ impl Bbr3 {
         }
         let (p, w) = self.gains_for_state();
         self.pacing_gain = p;
+        self.pacing_current = false;
         self.set_cwnd_gain(w);
         self.gains_current = true;
     }
