@@ -269,7 +269,13 @@ impl DeliveryRateSampler {
         min_rtt_ns: Option<u64>,
         prior_in_flight: u64,
     ) -> RateSample {
-        let lost_bytes = core::mem::take(&mut self.pending_lost);
+        // Written only when not already 0: the controller zeroes it at
+        // the start of each ACK, so on an ACK without losses the
+        // compiler drops the test and the second store.
+        let lost_bytes = self.pending_lost;
+        if lost_bytes != 0 {
+            self.pending_lost = 0;
+        }
         // The most recently sent of the acked packets defines the sample:
         // it has the freshest view of the pipe (tcp_rate_skb_delivered()).
         //

@@ -500,7 +500,13 @@ impl Bbr {
         // them: every place that writes one sets `pacing_stale`, and only
         // this per-ACK call (at the pacing gain) clears it. Debug builds
         // compare the remembered key anyway.
-        if self.has_seen_rtt && !self.pacing_stale {
+        //
+        // The flag also stands for "no RTT seen yet": it starts set and
+        // is cleared only below, and only once an RTT was seen, so while
+        // none was it stays set and this one test covers both (a test
+        // fewer per ACK).
+        debug_assert!(self.has_seen_rtt || self.pacing_stale);
+        if !self.pacing_stale {
             debug_assert_eq!(
                 self.pacing_memo,
                 Some(PacingMemo {
@@ -513,7 +519,7 @@ impl Bbr {
             return;
         }
         self.set_pacing_rate_rules(self.bw(), self.pacing_gain, rtt);
-        self.pacing_stale = false;
+        self.pacing_stale = !self.has_seen_rtt;
     }
 
     /// [`Bbr::set_pacing_rate`] past its inline early exit.
@@ -856,7 +862,9 @@ impl Bbr {
                 None => {}
             }
         }
-        if ctx.rate.delivered_bytes > 0 {
+        // Tested first: the flag is set only by a restart from idle, so
+        // most ACKs find nothing to clear.
+        if self.idle_restart && ctx.rate.delivered_bytes > 0 {
             self.idle_restart = false;
         }
     }
