@@ -81,6 +81,9 @@ const DEFAULT_RTT_NS: u64 = 1_000_000;
 struct LongTermBw {
     is_sampling: bool,
     use_bw: bool,
+    /// `is_sampling || use_bw`, kept with them (set after each write of
+    /// either): the per-ACK early exit tests one flag instead of two.
+    active: bool,
     bw: f64,
     rounds: u32,
     last_stamp: Instant,
@@ -918,6 +921,7 @@ impl Bbr {
         self.lt.use_bw = false;
         self.gains_input_written();
         self.lt.is_sampling = false;
+        self.lt.active = false;
         self.reset_lt_bw_sampling_interval(now, delivered, lost);
     }
 
@@ -932,6 +936,7 @@ impl Bbr {
             {
                 self.lt.bw = (bw + self.lt.bw) / 2.0;
                 self.lt.use_bw = true;
+                self.lt.active = true;
                 self.pacing_gain = 1.0;
                 self.gains_input_written();
                 self.lt.rounds = 0;
@@ -964,9 +969,8 @@ impl Bbr {
         // The common ACK, checked inline: without the model, or with no
         // interval open, the policed rate not in use and no loss to open
         // one, the rules below change nothing.
-        if !(PLAIN || self.cfg.lt_bw)
-            || (!self.lt.use_bw && !self.lt.is_sampling && sample_lost == 0)
-        {
+        debug_assert_eq!(self.lt.active, self.lt.use_bw || self.lt.is_sampling);
+        if !(PLAIN || self.cfg.lt_bw) || (!self.lt.active && sample_lost == 0) {
             return;
         }
         self.lt_bw_sampling_rules(sample_lost, is_app_limited, now);
@@ -994,6 +998,7 @@ impl Bbr {
             }
             self.reset_lt_bw_sampling_interval(self.delivered_time, delivered, lost);
             self.lt.is_sampling = true;
+            self.lt.active = true;
         }
         // App-limited data says nothing about a policer.
         if is_app_limited {
