@@ -1178,8 +1178,11 @@ impl Bbr {
                 // here and capped at it below (x.max(m).min(m) is m for
                 // every x), so it ends at the floor: the target, a memo
                 // key built and compared on every ACK of PROBE_RTT,
-                // cannot matter and is not asked for.
-                cwnd = self.min_cwnd();
+                // cannot matter and is not asked for. The cap below then
+                // leaves it at the floor too, so the window is set here
+                // and the rest skipped (the common ACK of PROBE_RTT).
+                self.cwnd = self.min_cwnd().max(self.mss);
+                return;
             } else {
                 let target = self.cwnd_target();
                 if self.full_bw_reached {
