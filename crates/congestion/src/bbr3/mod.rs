@@ -877,9 +877,16 @@ impl Bbr3 {
             self.cfg.signals
         };
         match signals {
+            // Set only when true, rather than or-ed in: most ACKs have
+            // neither, and a test and a branch each cost less than
+            // reading, or-ing and writing back the flag.
             Bbr3Signals::Exact => {
-                self.loss_in_cycle |= self.sample_lost_as::<PLAIN>(ctx) > 0;
-                self.ecn_in_cycle |= rs.delivered_ce_packets > 0;
+                if self.sample_lost_as::<PLAIN>(ctx) > 0 {
+                    self.loss_in_cycle = true;
+                }
+                if rs.delivered_ce_packets > 0 {
+                    self.ecn_in_cycle = true;
+                }
             }
             Bbr3Signals::StockKernel => {
                 self.loss_in_cycle |= rs.lost_bytes > 0;
