@@ -32,6 +32,18 @@ pub(crate) fn at_most_as_u64(a: u64, x: f64) -> bool {
     }
 }
 
+/// [`at_most_as_u64`] for a caller that knows `a` is below 2^53 and `x`
+/// is neither NaN nor negative: the comparison of its first arm alone,
+/// without the two tests that choose it. `a` converts exactly by the
+/// signed conversion (it is below 2^63), as `as` would.
+#[inline(always)]
+pub(crate) fn at_most_as_u64_in_range(a: u64, x: f64) -> bool {
+    debug_assert!(a < 1 << 53 && x >= 0.0);
+    let v = a as i64 as f64 <= x;
+    debug_assert_eq!(v, at_most_as_u64(a, x));
+    v
+}
+
 /// `x as f64`, by the signed conversion (one instruction on baseline
 /// x86-64, where the unsigned one is six, with two constant loads) when
 /// `x` is below 2^63, as byte counts and nanosecond intervals are. Exact,

@@ -38,7 +38,7 @@ use self::quic_2018::{QuicRecovery, QUIC_ACK_HEIGHT_WINDOW_ROUNDS};
 use crate::algorithm::{AckContext, CongestionControl, RecoveryState};
 use crate::config::{AckAggregation, BbrConfig, BbrRecovery, Config, JitterConfig, MinRttSamples};
 use crate::delivery_rate::{DeliveryRateSampler, RateSample};
-use crate::float::{at_most_as_u64, ceil_to_u64, u64_as_f64};
+use crate::float::{at_most_as_u64_in_range, ceil_to_u64, u64_as_f64};
 use crate::pacing::send_quantum_bytes;
 use crate::rng::SplitMix64;
 use crate::rtt_estimator::RttEstimator;
@@ -647,7 +647,17 @@ impl Bbr {
         let expected_f = self.bw() * epoch_ns;
         // A new epoch starts when ACKs arrive no faster than bw predicts, or
         // when the epoch has run so long its arithmetic would lose meaning.
-        let within_expected = at_most_as_u64(self.ack_epoch_acked, expected_f);
+        //
+        // Both are in the range where the comparison needs no tests
+        // (`at_most_as_u64_in_range`): Linux's aggregation (this path;
+        // QUIC 2018's returned above, and the choice never changes) keeps
+        // `ack_epoch_acked` at most the reset size, 2^20 packets of at
+        // most `MAX_MSS_BYTES` (< 2^32), so below 2^52; and `expected_f`
+        // is a product of two finite non-negative numbers, neither above
+        // 2^64 (bw is a byte count over at least 1 ns, or the mean of two
+        // such; the epoch a u64 of nanoseconds), so finite and not
+        // negative. A comparison and two branches fewer per ACK.
+        let within_expected = at_most_as_u64_in_range(self.ack_epoch_acked, expected_f);
         let reset_bytes = self.ack_epoch_reset_bytes;
         debug_assert_eq!(
             reset_bytes,
