@@ -187,6 +187,14 @@ pub struct Bbr3 {
     min_rtt_stamp: Instant,
     probe_rtt_min_ns: Option<u64>,
     probe_rtt_min_stamp: Instant,
+    /// `probe_rtt_min_stamp` plus the PROBE_RTT interval, saturating:
+    /// the interval has passed once `now` is past it, which is `now -
+    /// stamp > interval` with the subtraction saturating (both false
+    /// while `now` is not past the stamp, and when the sum saturates, as
+    /// no `now - stamp` then exceeds the interval). Kept with the stamp
+    /// ([`Bbr3::stamp_probe_rtt_min`]): one comparison per ACK instead of
+    /// a subtraction, a select and a comparison.
+    probe_rtt_expiry: Instant,
     probe_rtt_expired: bool,
     probe_rtt_done_stamp: Option<Instant>,
     probe_rtt_round_done: bool,
@@ -343,6 +351,7 @@ impl Bbr3 {
             min_rtt_stamp: now,
             probe_rtt_min_ns: None,
             probe_rtt_min_stamp: now,
+            probe_rtt_expiry: now.saturating_add_nanos(cfg.probe_rtt_interval_ns),
             probe_rtt_expired: false,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
@@ -654,8 +663,11 @@ impl Bbr3 {
     /// `UpdateMinRTT()`.
     fn update_min_rtt<const PLAIN: bool>(&mut self, ctx: &AckContext<'_>) {
         let now = ctx.now;
-        self.probe_rtt_expired =
-            now.nanos_since(self.probe_rtt_min_stamp) > self.cfg.probe_rtt_interval_ns;
+        debug_assert_eq!(
+            now > self.probe_rtt_expiry,
+            now.nanos_since(self.probe_rtt_min_stamp) > self.cfg.probe_rtt_interval_ns
+        );
+        self.probe_rtt_expired = now > self.probe_rtt_expiry;
         if let Some(rtt) = ctx.rtt_sample {
             let rtt_ns = duration_to_nanos(rtt);
             // Linux will not refresh an expired estimate from an ACK that
@@ -664,7 +676,7 @@ impl Bbr3 {
             let may_refresh = self.probe_rtt_expired && !delayed;
             if self.probe_rtt_min_ns.is_none_or(|m| rtt_ns < m) || may_refresh {
                 self.probe_rtt_min_ns = Some(rtt_ns);
-                self.probe_rtt_min_stamp = now;
+                self.stamp_probe_rtt_min(now);
             }
         }
         if let Some(p) = self.probe_rtt_min_ns {
@@ -691,6 +703,12 @@ impl Bbr3 {
     /// ([`Bbr3::on_ack_as`]) LLVM called it out of line in both, a call and
     /// its register saves on every ACK (`examples/ack_loop`: bbr3 693
     /// instructions per send+ACK with the calls, 662 without).
+    /// Stamps the PROBE_RTT min at `now`, and its expiry with it.
+    fn stamp_probe_rtt_min(&mut self, now: Instant) {
+        self.probe_rtt_min_stamp = now;
+        self.probe_rtt_expiry = now.saturating_add_nanos(self.cfg.probe_rtt_interval_ns);
+    }
+
     #[inline(always)]
     fn check_probe_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         if self.state != State::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
@@ -746,7 +764,7 @@ impl Bbr3 {
             _ => return,
         }
         // Schedule the next PROBE_RTT.
-        self.probe_rtt_min_stamp = now;
+        self.stamp_probe_rtt_min(now);
         self.restore_cwnd();
         self.exit_probe_rtt(now);
     }
@@ -947,7 +965,7 @@ impl CongestionControl for Bbr3 {
         self.refresh_bdps();
         self.min_rtt_stamp = now;
         self.probe_rtt_min_ns = rtt.min_ns();
-        self.probe_rtt_min_stamp = now;
+        self.stamp_probe_rtt_min(now);
         self.extra_acked_interval_start = now;
         self.cycle_stamp = now;
         self.init_pacing_rate(rtt.smoothed_ns());
