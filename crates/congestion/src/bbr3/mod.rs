@@ -836,7 +836,12 @@ impl Bbr3 {
             None => f64::NAN,
         };
         self.delivered_total = ctx.delivered_bytes;
-        self.lost_total = self.lost_total.max(ctx.lost_bytes);
+        // `lost_total.max(lost_bytes)`, written only when it rises (a
+        // test and a branch, where the max was a select and a store on
+        // every ACK).
+        if ctx.lost_bytes > self.lost_total {
+            self.lost_total = ctx.lost_bytes;
+        }
         self.acked_packets_total = self.acked_packets_total.saturating_add(ctx.acked_packets);
         // Without ECN (most ACKs) there is nothing to add: adding 0
         // leaves the total as it is, saturating or not.

@@ -292,7 +292,10 @@ impl Bbr3 {
         if rate > self.bw_latest {
             self.bw_latest = rate;
         }
-        self.inflight_latest = self.inflight_latest.max(rs.delivered_bytes);
+        // The max, written only when it rises (most ACKs leave it).
+        if rs.delivered_bytes > self.inflight_latest {
+            self.inflight_latest = rs.delivered_bytes;
+        }
         if rs.prior_delivered_bytes >= self.loss_round_delivered {
             self.loss_round_delivered = delivered;
             self.loss_round_start = true;
