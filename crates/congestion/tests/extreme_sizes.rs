@@ -109,3 +109,41 @@ fn extreme_segment_sizes_and_initial_windows_neither_panic_nor_zero_the_window()
         }
     }
 }
+
+/// BBR's ACK-aggregation epoch at its cap: with segments of
+/// `MAX_MSS_BYTES` the epoch's byte count is capped at 2^20 of them,
+/// just under 2^52 bytes, and ACKs of 2^61 bytes each hold it there.
+/// The per-ACK epoch test compares that count in `f64` without a range
+/// check, exact only below 2^53; debug builds (the test profile) check
+/// the range, and the result against the general comparison, on every
+/// ACK.
+#[test]
+fn bbr_ack_epoch_at_its_cap() {
+    const BYTES: u64 = 1 << 61;
+    for alg in [Algorithm::Bbr, Algorithm::BbrJitter] {
+        let mut cfg = Config::new(alg);
+        cfg.mss_bytes = MAX_MSS_BYTES;
+        let mut cc = Controller::new(&cfg, Instant::from_nanos(0));
+        let mut out: VecDeque<_> = VecDeque::new();
+        let mut now = 0u64;
+        for _ in 0..2000 {
+            now += 1_000;
+            let at = Instant::from_nanos(now);
+            let in_flight = out.len() as u64 * BYTES;
+            out.push_back(cc.on_packet_sent(at, BYTES, in_flight, false));
+            if out.len() > 2 {
+                let state = out.pop_front().unwrap();
+                let acked = [AckedPacket {
+                    bytes: BYTES,
+                    state,
+                }];
+                let left = out.len() as u64 * BYTES;
+                let rtt = Duration::from_nanos(now - state.sent_time.as_nanos());
+                cc.on_ack(
+                    &AckEvent::new(at, &acked, left + BYTES, left).rtt(Some(rtt), Duration::ZERO),
+                );
+            }
+        }
+        assert!(cc.cwnd_bytes() >= 1 && cc.pacing_rate_bytes_per_sec() >= 1);
+    }
+}
