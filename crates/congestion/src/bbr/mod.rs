@@ -788,6 +788,11 @@ impl Bbr {
     /// is down to one BDP (`bbr_check_drain()`).
     #[inline(always)]
     fn check_drain(&mut self, ctx: &AckContext<'_>) {
+        // Both steps act only in STARTUP or DRAIN: one test of the mode
+        // for the ACKs of every other (most ACKs), where there were two.
+        if !matches!(self.mode, Mode::Startup | Mode::Drain) {
+            return;
+        }
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
             self.gains_input_written();
