@@ -933,6 +933,11 @@ impl CongestionControl for Bbr3 {
     /// cwnd left such a flow never cwnd-limited, so PROBE_UP never raised
     /// `inflight_longterm` again.
     fn on_packet_sent(&mut self, _now: Instant, bytes: u64, in_flight_before: u64) {
+        // Once the round is marked, the sends after it would only mark
+        // it again: the flag is tested first, and the sums skipped.
+        if self.cwnd_limited_this_round {
+            return;
+        }
         let after = in_flight_before.saturating_add(bytes);
         if after.saturating_add(self.mss) > self.cwnd {
             self.cwnd_limited_this_round = true;
