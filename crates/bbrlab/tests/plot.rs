@@ -118,6 +118,20 @@ fn a_run_gets_fairness_queue_and_fct_figures() {
     );
 }
 
+/// A run without samples (`sample_interval = "0s"`: flows.csv holds its
+/// header only) is refused: it used to get empty figures and exit 0.
+#[test]
+fn a_run_without_samples_has_nothing_to_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run-0000");
+    fs::create_dir(&run).unwrap();
+    fs::write(run.join("flows.csv"), "time_s,flow,delivered_bytes\n").unwrap();
+    let o = bbrlab(&["plot", run.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("no samples"), "{err}");
+    assert!(!run.join("throughput.svg").exists());
+}
+
 #[test]
 fn a_directory_that_is_no_run_or_sweep_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();

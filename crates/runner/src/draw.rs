@@ -50,7 +50,18 @@ pub fn draw_dir(dir: &Path, jain: JainParams) -> Result<Vec<String>, String> {
     if !dir.is_dir() {
         return Err(format!("{}: not a directory", dir.display()));
     }
-    if dir.join("flows.csv").is_file() {
+    let flows = dir.join("flows.csv");
+    if flows.is_file() {
+        // A header alone: the run took no samples, and every figure
+        // would be an empty frame.
+        let text =
+            std::fs::read_to_string(&flows).map_err(|e| format!("{}: {e}", flows.display()))?;
+        if text.lines().nth(1).is_none() {
+            return Err(format!(
+                "{}: no samples (the run's sample_interval was \"0s\"), so there is nothing to draw; run it again with a sample_interval",
+                flows.display()
+            ));
+        }
         return run_figures(dir, jain);
     }
     if dir.join("summary.json").is_file() {

@@ -7,7 +7,7 @@ use crate::cli::PlotArgs;
 pub fn command(a: PlotArgs) -> Result<(), String> {
     let jain = runner::draw::jain_params(a.jain_window, a.jain_step, a.jain_threshold)?;
     for made in runner::draw::draw_dir(&a.run_dir, jain)? {
-        println!("wrote {}", a.run_dir.join(format!("{made}.svg")).display());
+        println!("wrote {}.svg and .png", a.run_dir.join(&made).display());
     }
     Ok(())
 }
