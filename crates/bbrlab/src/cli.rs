@@ -1034,8 +1034,8 @@ pub(crate) struct SendArgs {
     /// Send this file.
     #[arg(long, conflicts_with_all = ["bytes", "duration"])]
     pub(crate) file: Option<PathBuf>,
-    /// Send this many bytes of a verifiable pattern.
-    #[arg(long, conflicts_with = "duration")]
+    /// Send this many bytes of a verifiable pattern (e.g. 5000000, 5MB, 64KiB).
+    #[arg(long, conflicts_with = "duration", value_parser = link::units::parse_bytes)]
     pub(crate) bytes: Option<u64>,
     /// Send a verifiable pattern for this long (default 10s).
     #[arg(long)]

@@ -705,3 +705,19 @@ fn top_level_help_says_what_bbrlab_is_for() {
         "{out}"
     );
 }
+
+/// `send --bytes` reads the byte units scenario files use (it said
+/// "invalid digit found in string" for `5MB`), and an ambiguous one is
+/// named; both are decided before any packet is sent.
+#[test]
+fn send_bytes_takes_byte_units() {
+    let o = bbrlab(&["send", "--to", "127.0.0.1:9", "--bytes", "5mb"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && e.contains("`mb` is ambiguous"),
+        "{e}"
+    );
+    let o = bbrlab(&["send", "--to", "127.0.0.1:9", "--bytes", "3pkt"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("not packets"), "{e}");
+}

@@ -224,6 +224,32 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, UnitError> {
     parse_duration_ns(s).map(std::time::Duration::from_nanos)
 }
 
+/// Parses a byte count for a transfer (`send --bytes`): a bare whole
+/// number is bytes (not packets, as for [`parse_size`]), or one with a
+/// byte unit: `5MB`, `64KiB`, `1500B`.
+pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
+        return t
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n <= MAX_SIZE_BYTES)
+            .ok_or_else(|| {
+                err(
+                    s,
+                    format!("too large; the limit is {MAX_SIZE_BYTES} bytes (1 PB)"),
+                )
+            });
+    }
+    match parse_size(s)? {
+        Size::Bytes(b) => Ok(b),
+        Size::Packets(_) => Err(err(
+            s,
+            "a byte count: give bytes (a plain number, or B, kB, KiB, MB, MiB, GB, GiB), not packets",
+        )),
+    }
+}
+
 /// A queue or transfer size: in packets or in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
@@ -369,6 +395,20 @@ mod tests {
         assert_eq!(parse_probability("1%").unwrap(), 0.01);
         assert_eq!(parse_probability("0.2").unwrap(), 0.2);
         assert!(parse_probability("150%").is_err());
+    }
+
+    /// `send --bytes` takes units, and a bare number is bytes.
+    #[test]
+    fn byte_counts_take_units_and_a_bare_number_is_bytes() {
+        assert_eq!(parse_bytes("100000"), Ok(100_000));
+        assert_eq!(parse_bytes("5MB"), Ok(5_000_000));
+        assert_eq!(parse_bytes("64KiB"), Ok(65_536));
+        assert!(parse_bytes("10pkt")
+            .unwrap_err()
+            .to_string()
+            .contains("not packets"));
+        assert!(parse_bytes("5mb").is_err());
+        assert!(parse_bytes("99999999999999999999").is_err());
     }
 
     /// From a CLI audit: the Greek mu is read as micro; a duration that
