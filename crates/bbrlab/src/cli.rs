@@ -814,9 +814,9 @@ pub(crate) struct JitterSweepArgs {
     /// Linux TCP: bbr,bbrlab_jitter].
     #[arg(long, value_delimiter = ',')]
     pub(crate) cc: Option<Vec<String>>,
-    /// Bytes each run sends [default on Linux TCP: 3000000, 8 s at the
-    /// line rate].
-    #[arg(long, conflicts_with = "duration")]
+    /// Bytes each run sends, e.g. 3000000 or 3MB [default on Linux TCP:
+    /// 3000000, 8 s at the line rate].
+    #[arg(long, conflicts_with = "duration", value_parser = link::units::parse_bytes)]
     pub(crate) bytes: Option<u64>,
     /// Or how long each run sends (e.g. 60s, as C12's runs).
     #[arg(long)]
