@@ -221,8 +221,13 @@ impl Options {
         }
         if self.warmup_ns.saturating_mul(2) > self.budget.duration_ns {
             return Err(format!(
-                "--warmup {} s: the objective is measured after it, and it may take at most half of --duration {} s",
+                "--warmup {} s{}: the objective is measured after it, and it may take at most half of --duration {} s; give a longer --duration or a shorter --warmup",
                 self.warmup_ns as f64 / 1e9,
+                if self.warmup_ns == default_warmup_ns(&self.budget) {
+                    " (the default: 2 s, or 10 of the budget's longest round trips if longer)"
+                } else {
+                    ""
+                },
                 self.budget.duration_ns as f64 / 1e9
             ));
         }
