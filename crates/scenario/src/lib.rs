@@ -328,6 +328,17 @@ mod tests {
         }
     }
 
+    /// A sweep of `cross.NAME.…` where two sources share the name is
+    /// refused (it set the first alone).
+    #[test]
+    fn a_sweep_of_a_name_two_entries_share_is_refused() {
+        let src = "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\nalgorithm = \"bbr\"\n[[cross]]\nname = \"x\"\nkind = \"cbr\"\nrate = \"1mbit\"\n[[cross]]\nname = \"x\"\nkind = \"cbr\"\nrate = \"1mbit\"\n[sweep]\n\"cross.x.rate\" = [\"3mbit\"]\n";
+        let e = parse(src, "t.toml", Path::new("."), Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("two `[[cross]]` entries are named `x`"), "{e}");
+    }
+
     /// A sweep key must name a part of a run.
     #[test]
     fn a_sweep_of_what_is_not_a_run_is_refused() {

@@ -105,6 +105,14 @@ fn set_in(table: &mut toml::Table, parts: &[&str], value: toml::Value) -> Result
             if matches!(head, "arrivals" | "cross") && rest.len() > 1 {
                 let named =
                     |t: &toml::Value| t.get("name").and_then(toml::Value::as_str) == Some(rest[0]);
+                // Two entries of one name: the key could mean either, and
+                // setting the first alone left the other as it was.
+                if items.iter().filter(|t| named(t)).count() > 1 {
+                    return Err(format!(
+                        "two `[[{head}]]` entries are named `{}`; give each its own name",
+                        rest[0]
+                    ));
+                }
                 if let Some(toml::Value::Table(t)) = items.iter_mut().find(|t| named(t)) {
                     return set_in(t, &rest[1..], value);
                 }
