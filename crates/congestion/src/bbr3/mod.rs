@@ -697,18 +697,18 @@ impl Bbr3 {
         }
     }
 
-    /// `CheckProbeRTT()`.
-    ///
-    /// Always inlined: with two copies of the ACK rules
-    /// ([`Bbr3::on_ack_as`]) LLVM called it out of line in both, a call and
-    /// its register saves on every ACK (`examples/ack_loop`: bbr3 693
-    /// instructions per send+ACK with the calls, 662 without).
     /// Stamps the PROBE_RTT min at `now`, and its expiry with it.
     fn stamp_probe_rtt_min(&mut self, now: Instant) {
         self.probe_rtt_min_stamp = now;
         self.probe_rtt_expiry = now.saturating_add_nanos(self.cfg.probe_rtt_interval_ns);
     }
 
+    /// `CheckProbeRTT()`.
+    ///
+    /// Always inlined: with two copies of the ACK rules
+    /// ([`Bbr3::on_ack_as`]) LLVM called it out of line in both, a call and
+    /// its register saves on every ACK (`examples/ack_loop`: bbr3 693
+    /// instructions per send+ACK with the calls, 662 without).
     #[inline(always)]
     fn check_probe_rtt(&mut self, ctx: &AckContext<'_>, sampler: &mut DeliveryRateSampler) {
         if self.state != State::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
