@@ -18,11 +18,11 @@ fn at(ms: u64) -> Instant {
     Instant::from_nanos(ms * 1_000_000)
 }
 
-/// A QUIC connection of `alg` that has grown its window over 2 s of a
+/// A QUIC connection of `alg` that has grown its window over 4 s of a
 /// 50 ms path with 100 packets always in flight, then sends 100 more, so
 /// that 200 packets are out; returns it with the time, the first 100
-/// packets' states (which will be lost) and the newer 100's.
-fn grown(alg: Algorithm) -> (Controller, u64, Vec<AckedPacket>, Vec<AckedPacket>) {
+/// packets (which will be lost) and the newer 100.
+fn grown(alg: Algorithm) -> (Controller, u64, Vec<LostPacket>, Vec<AckedPacket>) {
     let mut cc = Controller::new(&Config::for_quic(alg, MTU), at(0));
     cc.on_handshake_rtt(at(0), Duration::from_millis(50));
     let mut now = 0;
@@ -43,7 +43,7 @@ fn grown(alg: Algorithm) -> (Controller, u64, Vec<AckedPacket>, Vec<AckedPacket>
     }
     let lost: Vec<_> = out
         .drain(..)
-        .map(|state| AckedPacket { bytes: MTU, state })
+        .map(|state| LostPacket { bytes: MTU, state })
         .collect();
     let mut newer = Vec::new();
     for i in 0..100 {
@@ -59,13 +59,6 @@ fn the_window_falls_to_two_datagrams_whatever_is_in_flight() {
     for alg in ALGORITHMS {
         let (mut cc, now, lost, newer) = grown(alg);
         assert!(cc.cwnd_bytes() > 20 * MTU, "{alg:?}: {}", cc.cwnd_bytes());
-        let lost: Vec<_> = lost
-            .iter()
-            .map(|p| LostPacket {
-                bytes: p.bytes,
-                state: p.state,
-            })
-            .collect();
         let in_flight = newer.len() as u64 * MTU;
         cc.on_timer_losses(at(now + 200), &lost, 1, in_flight);
         cc.on_persistent_congestion(at(now + 200), in_flight);
@@ -77,13 +70,6 @@ fn the_window_falls_to_two_datagrams_whatever_is_in_flight() {
 fn an_acks_persistent_congestion_flag_does_the_same() {
     for alg in ALGORITHMS {
         let (mut cc, now, lost, newer) = grown(alg);
-        let lost: Vec<_> = lost
-            .iter()
-            .map(|p| LostPacket {
-                bytes: p.bytes,
-                state: p.state,
-            })
-            .collect();
         // The ACK of one newer packet shows the older ones lost.
         let in_flight = (newer.len() as u64 - 1) * MTU;
         let before = in_flight + MTU + lost.len() as u64 * MTU;

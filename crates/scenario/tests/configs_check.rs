@@ -42,3 +42,30 @@ fn every_scenarios_flows_pass_the_config_check() {
         root.display()
     );
 }
+
+/// Every scenario file committed under `scenarios/` loads (`meta/`
+/// directories hold the claims' and results' descriptions, not
+/// scenarios): a new check in the reader must not refuse a file the book,
+/// the claims or the tests run.
+#[test]
+fn every_committed_scenario_loads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    toml_files(&root, &mut files);
+    files.retain(|f| !f.components().any(|c| c.as_os_str() == "meta"));
+    assert!(
+        files.len() > 50,
+        "{} files under {}",
+        files.len(),
+        root.display()
+    );
+    let failed: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            scenario::load(f)
+                .err()
+                .map(|e| format!("{}: {e}", f.display()))
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
