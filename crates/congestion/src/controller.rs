@@ -185,6 +185,16 @@ impl Controller {
         })
     }
 
+    /// [`Controller::new`] for a configuration taken from a user: it is
+    /// checked first ([`Config::check`]), and a setting the algorithms'
+    /// rules are not defined on is returned as the error, naming the
+    /// field and its range, instead of a controller that would run on it
+    /// (`new` clamps sizes and saturates, so it never fails).
+    pub fn try_new(config: &Config, now: Instant) -> Result<Self, crate::ConfigError> {
+        config.check()?;
+        Ok(Controller::new(config, now))
+    }
+
     /// Creates a controller for `config.algorithm`, starting at `now`.
     pub fn new(config: &Config, now: Instant) -> Self {
         let inner = match config.algorithm {

@@ -209,6 +209,16 @@ mod tests {
     }
 
     #[test]
+    fn try_new_refuses_what_check_refuses() {
+        use crate::{Controller, Instant};
+        let mut c = Config::for_quic(Algorithm::Bbr3, 1200);
+        assert!(Controller::try_new(&c, Instant::ZERO).is_ok());
+        c.bbr3.beta = f64::NAN;
+        let e = Controller::try_new(&c, Instant::ZERO).unwrap_err();
+        assert_eq!(e.field, "bbr3.beta");
+    }
+
+    #[test]
     fn unusual_but_defined_settings_pass() {
         let mut c = Config::default();
         c.bbr.high_gain = 1.0; // no faster than the estimate: an experiment
