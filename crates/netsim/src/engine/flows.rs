@@ -276,7 +276,7 @@ impl Sim<'_> {
             flags: sent.tcp_flags(),
             pos: 0,
         };
-        if self.single_path && self.fwd.is_drop_tail_only() && self.packet_log.is_none() {
+        if self.fast_data {
             self.enter_drop_tail(wire, payload, sent.ecn);
         } else {
             self.enter(wire, payload);
@@ -490,6 +490,10 @@ impl Sim<'_> {
         self.flows[f].delack_at = None;
         let gen = self.flows[f].gen;
         let ack = self.acks.put(ack);
+        if self.fast_acks {
+            self.enter_ack(f, gen, ack);
+            return;
+        }
         self.enter(
             ACK_BYTES,
             Payload::Ack {

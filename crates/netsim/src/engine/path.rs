@@ -91,7 +91,10 @@ impl Sim<'_> {
     #[inline(always)]
     pub(super) fn enter_drop_tail(&mut self, wire: u32, mut payload: Payload, ecn: Ecn) {
         debug_assert!(
-            self.single_path && self.fwd.is_drop_tail_only() && self.packet_log.is_none()
+            self.fast_data
+                && self.single_path
+                && self.fwd.is_drop_tail_only()
+                && self.packet_log.is_none()
         );
         debug_assert!(matches!(payload, Payload::Data { pos: 0, .. }));
         match self.fwd.enqueue_drop_tail(self.now, wire, ecn) {
@@ -101,6 +104,36 @@ impl Sim<'_> {
                 self.arrive(t, payload)
             }
             verdict => self.route(Dir::Forward, verdict, payload),
+        }
+    }
+
+    /// [`Sim::enter`] for flow `f`'s ACK (its slot `ack` in `Sim::acks`)
+    /// on a single path without a packet log (`fast_acks`): the reverse
+    /// direction is known, no log is written, and a delivered ACK goes
+    /// straight to its lane, as `route` and `arrive` would put it there
+    /// (an ACK is never CE-marked and has no next link on a single path).
+    /// Other verdicts take `route`. Saves the path lookups, the log's test
+    /// and the verdict's jump table: about 20 instructions per ACK.
+    #[inline(always)]
+    pub(super) fn enter_ack(&mut self, f: usize, gen: Gen, ack: u32) {
+        debug_assert!(self.fast_acks && self.single_path && self.packet_log.is_none());
+        let (now, key) = (self.now, self.flow_key(f));
+        match self.rev.enqueue_flow(now, ACK_BYTES, Ecn::NotEct, key) {
+            Verdict::Deliver { arrive_ns, .. } => {
+                let t = self.wire(Dir::Reverse, arrive_ns) + self.flows[f].extra_rtt_ns;
+                let flow = f as u32;
+                self.queue
+                    .push_lane(LANE_ACK, t, Kind::AckArrival { flow, gen, ack });
+            }
+            verdict => {
+                let payload = Payload::Ack {
+                    flow: f,
+                    gen,
+                    ack,
+                    pos: 0,
+                };
+                self.route(Dir::Reverse, verdict, payload)
+            }
         }
     }
 
