@@ -365,7 +365,7 @@ impl Sim<'_> {
     /// reused slot its generation too, so a new flow does not inherit the
     /// queue (and DRR state) of the one that finished there.
     pub(super) fn flow_key(&self, f: usize) -> u64 {
-        f as u64 | (self.flows[f].gen as u64) << 32
+        flow_key_of(f, self.flows[f].gen)
     }
 
     pub(super) fn on_data(
@@ -487,11 +487,12 @@ impl Sim<'_> {
         // `tcp_event_ack_sent()` clears ICSK_TIME_DACK: a timer armed for
         // an earlier lone segment must not fire for the next one and ACK
         // it early, out of the every-second-segment rhythm.
-        self.flows[f].delack_at = None;
-        let gen = self.flows[f].gen;
+        let fl = &mut self.flows[f];
+        fl.delack_at = None;
+        let (gen, extra_rtt_ns) = (fl.gen, fl.extra_rtt_ns);
         let ack = self.acks.put(ack);
         if self.fast_acks {
-            self.enter_ack(f, gen, ack);
+            self.enter_ack(f, gen, extra_rtt_ns, ack);
             return;
         }
         self.enter(
@@ -504,4 +505,11 @@ impl Sim<'_> {
             },
         );
     }
+}
+
+/// [`Sim::flow_key`] of slot `f` holding generation `gen`, for a caller
+/// that has the generation at hand (no second look-up of the slot).
+#[inline(always)]
+pub(super) fn flow_key_of(f: usize, gen: Gen) -> u64 {
+    f as u64 | (gen as u64) << 32
 }

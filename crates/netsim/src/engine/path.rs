@@ -114,13 +114,16 @@ impl Sim<'_> {
     /// (an ACK is never CE-marked and has no next link on a single path).
     /// Other verdicts take `route`. Saves the path lookups, the log's test
     /// and the verdict's jump table: about 20 instructions per ACK.
+    /// `gen` and `extra_rtt_ns` are the slot's, read by the caller with
+    /// the rest of it.
     #[inline(always)]
-    pub(super) fn enter_ack(&mut self, f: usize, gen: Gen, ack: u32) {
+    pub(super) fn enter_ack(&mut self, f: usize, gen: Gen, extra_rtt_ns: u64, ack: u32) {
         debug_assert!(self.fast_acks && self.single_path && self.packet_log.is_none());
-        let (now, key) = (self.now, self.flow_key(f));
+        debug_assert!(gen == self.flows[f].gen && extra_rtt_ns == self.flows[f].extra_rtt_ns);
+        let (now, key) = (self.now, flows::flow_key_of(f, gen));
         match self.rev.enqueue_flow(now, ACK_BYTES, Ecn::NotEct, key) {
             Verdict::Deliver { arrive_ns, .. } => {
-                let t = self.wire(Dir::Reverse, arrive_ns) + self.flows[f].extra_rtt_ns;
+                let t = self.wire(Dir::Reverse, arrive_ns) + extra_rtt_ns;
                 let flow = f as u32;
                 self.queue
                     .push_lane(LANE_ACK, t, Kind::AckArrival { flow, gen, ack });
