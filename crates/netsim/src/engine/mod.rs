@@ -837,47 +837,24 @@ impl<'a> Sim<'a> {
                     ecn,
                     flags,
                 } => {
-                    let flow = flow as usize;
-                    if self.flows[flow].gen == gen {
-                        let wire = if pn == SYN_PN {
-                            SYN_BYTES
-                        } else {
-                            bytes.saturating_add(self.flows[flow].header_bytes)
-                        };
-                        let payload = Payload::Data {
-                            flow,
-                            gen,
-                            pn,
-                            chunk,
-                            bytes,
-                            ecn,
-                            flags,
-                            pos,
-                        };
-                        self.enter(wire, payload);
-                    }
+                    let payload = Payload::Data {
+                        flow: flow as usize,
+                        gen,
+                        pn,
+                        chunk,
+                        bytes,
+                        ecn,
+                        flags,
+                        pos,
+                    };
+                    self.on_data_hop(payload);
                 }
                 Kind::AckHop {
                     flow,
                     gen,
                     pos,
                     ack,
-                } => {
-                    let flow = flow as usize;
-                    if self.flows[flow].gen == gen {
-                        self.enter(
-                            ACK_BYTES,
-                            Payload::Ack {
-                                flow,
-                                gen,
-                                ack,
-                                pos,
-                            },
-                        );
-                    } else {
-                        self.acks.discard(ack);
-                    }
-                }
+                } => self.on_ack_hop(flow as usize, gen, pos, ack),
                 Kind::Sample => {
                     self.sample(rec)?;
                     let next = self.now + self.cfg.sample_interval_ns;

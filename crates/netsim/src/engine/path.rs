@@ -140,6 +140,52 @@ impl Sim<'_> {
         }
     }
 
+    /// A data packet (`payload`, a `Payload::Data`) reaches the link at
+    /// its `pos` on its flow's data path, if its slot still holds that
+    /// flow. Never inlined (see `Sim::on_cross`).
+    #[inline(never)]
+    pub(super) fn on_data_hop(&mut self, payload: Payload) {
+        let Payload::Data {
+            flow,
+            gen,
+            pn,
+            bytes,
+            ..
+        } = payload
+        else {
+            unreachable!("a data hop carries data");
+        };
+        if self.flows[flow].gen == gen {
+            let wire = if pn == SYN_PN {
+                SYN_BYTES
+            } else {
+                bytes.saturating_add(self.flows[flow].header_bytes)
+            };
+            self.enter(wire, payload);
+        }
+    }
+
+    /// Flow `f`'s ACK (its slot `ack` in `Sim::acks`) reaches the link at
+    /// `pos` on the flow's ACK path, if its slot still holds generation
+    /// `gen`; otherwise its slot is freed. Never inlined (see
+    /// `Sim::on_cross`).
+    #[inline(never)]
+    pub(super) fn on_ack_hop(&mut self, flow: usize, gen: Gen, pos: u8, ack: u32) {
+        if self.flows[flow].gen == gen {
+            self.enter(
+                ACK_BYTES,
+                Payload::Ack {
+                    flow,
+                    gen,
+                    ack,
+                    pos,
+                },
+            );
+        } else {
+            self.acks.discard(ack);
+        }
+    }
+
     /// Delivers, holds or drops a packet according to the link's verdict.
     /// A packet the direction marked (or that arrived marked) travels on
     /// CE: a mark is never undone by a later hop.

@@ -3,6 +3,8 @@
 use super::*;
 
 impl Sim<'_> {
+    /// Never inlined (see `Sim::on_cross`).
+    #[inline(never)]
     pub(super) fn sample(&mut self, rec: &mut dyn Recorder) -> io::Result<()> {
         let t = self.now;
         let interval = self.cfg.sample_interval_ns.max(1);
