@@ -133,6 +133,11 @@ impl<K> Default for EventQueue<K> {
 
 impl<K: Copy> EventQueue<K> {
     /// Queues `kind` at `t` in the heap.
+    ///
+    /// Never inlined: the lanes take nearly every event, and this rarer
+    /// path's sift, inlined into the simulator's per-packet code (the
+    /// fallback of `push_lane`, the timers), took registers from it.
+    #[inline(never)]
     pub fn push(&mut self, t: u64, kind: K) {
         let e = HeapEntry::new(self.next(t, kind));
         // The heap's new top is the earlier of its old top and this one.
