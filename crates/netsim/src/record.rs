@@ -283,7 +283,10 @@ pub struct FlowSummary {
     pub algorithm: String,
     /// Unique bytes delivered.
     pub delivered_bytes: u64,
-    /// Unique bytes delivered per second of the flow's active time, bits/s.
+    /// Unique bytes delivered per second of the flow's active time, bits/s:
+    /// from its start to its completion (a sized flow), to its stop or its
+    /// last new byte's arrival, whichever is later (a flow told to stop
+    /// before the run's end), or to the run's end.
     pub goodput_bps: f64,
     /// RTT statistics, ms (None if no samples).
     pub rtt_mean_ms: Option<f64>,

@@ -384,3 +384,42 @@ fn a_linux_receivers_window_holds_the_sender() {
         "{linux:.3} s window-limited with Linux's buffer"
     );
 }
+
+/// A flow told to stop at 4 s of a 12 s run is active until its last new
+/// byte arrives, not until the run ends: its goodput is near the 10
+/// Mbit/s link's (it had the link alone), where the whole run's average
+/// was a third of that, and Jain's index beside a flow that ran the whole
+/// time counts both as the link's, not the stopped one as starved.
+#[test]
+fn a_stopped_flow_is_active_until_its_last_byte_arrives() {
+    let mut early = FlowConfig::bulk("early", Config::new(Algorithm::Cubic));
+    early.stop_ns = Some(4 * SEC);
+    let s = netsim::run(&sim(vec![early.clone()], "", 12), &mut netsim::NoRecorder).unwrap();
+    let f = &s.flows[0];
+    // Over its 4 s (and the last round trip's data after the stop), the
+    // link minus slow start: at least 8 of its 10 Mbit/s, and no more
+    // than the link.
+    assert!(
+        (8.0e6..=10.0e6).contains(&f.goodput_bps),
+        "{} bit/s over {} bytes",
+        f.goodput_bps,
+        f.delivered_bytes
+    );
+    // The same bytes over the whole 12 s would be at most a third of it.
+    assert!(f.delivered_bytes as f64 * 8.0 / 12.0 < 0.4 * f.goodput_bps);
+
+    // Beside a flow running the whole time, and one stopping at the end
+    // of the run, which is not cut short.
+    let late = FlowConfig::bulk("late", Config::new(Algorithm::Cubic));
+    let mut at_end = FlowConfig::bulk("at_end", Config::new(Algorithm::Cubic));
+    at_end.stop_ns = Some(12 * SEC);
+    let s = netsim::run(
+        &sim(vec![early, late, at_end], "", 12),
+        &mut netsim::NoRecorder,
+    )
+    .unwrap();
+    let whole = |f: &netsim::FlowSummary| f.delivered_bytes as f64 * 8.0 / 12.0;
+    assert_eq!(s.flows[1].goodput_bps, whole(&s.flows[1]));
+    assert_eq!(s.flows[2].goodput_bps, whole(&s.flows[2]));
+    assert!(s.flows[0].goodput_bps > 1.5 * whole(&s.flows[0]));
+}

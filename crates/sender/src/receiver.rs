@@ -94,6 +94,10 @@ pub struct Receiver {
     ahead: VecDeque<bool>,
     /// Unique payload bytes received.
     pub unique_bytes: u64,
+    /// When the newest unique payload byte arrived (zero before any): a
+    /// flow that stopped sending is active until then, not until the run
+    /// ends.
+    pub last_unique_at: Instant,
     /// A duplicate chunk arrived since the last ACK (reported as DSACK).
     duplicate_seen: bool,
     /// Packets received since the last ACK, and when the first arrived.
@@ -154,6 +158,7 @@ impl Receiver {
             next_chunk: 0,
             ahead: VecDeque::new(),
             unique_bytes: 0,
+            last_unique_at: Instant::ZERO,
             duplicate_seen: false,
             unacked: 0,
             first_unacked: Instant::ZERO,
@@ -616,9 +621,10 @@ impl Receiver {
             // same outcome as the general path below, without growing and
             // shrinking the bitmap.
             self.unique_bytes += bytes;
+            self.last_unique_at = now;
             self.next_chunk += 1;
         } else {
-            self.record_out_of_order(chunk, bytes);
+            self.record_out_of_order(now, chunk, bytes);
         }
         if self.completed_at.is_none() && self.total_chunks == Some(self.next_chunk) {
             self.completed_at = Some(now);
@@ -629,7 +635,7 @@ impl Receiver {
     /// one that fills the hole below chunks already held. Never inlined
     /// (see [`Receiver::insert_pn_elsewhere`]).
     #[inline(never)]
-    fn record_out_of_order(&mut self, chunk: u64, bytes: u64) {
+    fn record_out_of_order(&mut self, now: Instant, chunk: u64, bytes: u64) {
         let idx = (chunk - self.next_chunk) as usize;
         if idx >= self.ahead.len() {
             self.ahead.resize(idx + 1, false);
@@ -641,6 +647,7 @@ impl Receiver {
         self.ahead[idx] = true;
         self.held_chunks += 1;
         self.unique_bytes += bytes;
+        self.last_unique_at = now;
         while self.ahead.front() == Some(&true) {
             self.ahead.pop_front();
             self.next_chunk += 1;
