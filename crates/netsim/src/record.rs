@@ -324,6 +324,10 @@ pub struct FlowSummary {
     /// `tcpi_rwnd_limited`): `None` for a receiver that offers none (only
     /// [`crate::AckPolicy::Linux`]'s does).
     pub rwnd_limited_ns: Option<u64>,
+    /// (The largest window the receiver offered, the most it could),
+    /// bytes: `None` for a receiver that offers none. Whether a flow that
+    /// waited on the window waited on its cap or on its growth.
+    pub rwnd_reach: Option<(u64, u64)>,
 }
 
 impl FlowSummary {

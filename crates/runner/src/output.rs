@@ -224,12 +224,21 @@ pub struct FlowJson {
     /// window (`ack = "linux"`), so other summaries are as before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rwnd_limited_s: Option<f64>,
+    /// (The largest window the receiver offered, the most it could),
+    /// bytes, for the note; not written, so summaries are as before.
+    #[serde(skip)]
+    pub rwnd_reach: Option<(u64, u64)>,
 }
 
 /// A flow whose new data waited on the receiver's window for more than
 /// this share of the run gets a note: the window, not the path or the
 /// controller, then decided its goodput.
 const RWND_NOTE_SHARE: f64 = 0.1;
+
+/// A receiver whose largest offer came within this share of its cap is
+/// taken to have been held there: the window grows two segments at a
+/// time and the free buffer can stop it a little short of the cap.
+const RWND_AT_CAP: f64 = 0.9;
 
 impl FlowJson {
     /// A note for a flow that Linux's receive window held back for more
@@ -238,14 +247,33 @@ impl FlowJson {
     /// a path whose BDP exceeds the default buffer's 20 MB window (10
     /// Gbit/s at 100 ms, say) is window-limited unless `rcv_buffer` is
     /// raised, as a kernel receiver's `tcp_rmem` must be: the note makes
-    /// that visible instead of a silently low goodput.
+    /// that visible instead of a silently low goodput. A window that never
+    /// came near its cap was held by its growth instead (the receiver's
+    /// autotuning, as the kernel's, follows what is delivered), which a
+    /// larger buffer does not change: the note then says so.
     pub fn rwnd_limited_note(&self, duration_s: f64) -> Option<String> {
         let waited = self.rwnd_limited_s?;
-        (duration_s > 0.0 && waited > RWND_NOTE_SHARE * duration_s).then(|| {
-            format!(
-                "flow `{}` waited on the receiver's window for {waited:.1} s of {duration_s:.1} s: Linux's receiver (the default for TCP-like flows) offers at most 160/256 of its buffer, `rcv_buffer` (32 MiB by default, a 20 MB window); raise it, or name another receiver (`ack`), for a path with a larger BDP",
-                self.name
-            )
+        if !(duration_s > 0.0 && waited > RWND_NOTE_SHARE * duration_s) {
+            return None;
+        }
+        let head = format!(
+            "flow `{}` waited on the receiver's window for {waited:.1} s of {duration_s:.1} s",
+            self.name
+        );
+        let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
+        Some(match self.rwnd_reach {
+            Some((largest, cap)) if (largest as f64) < RWND_AT_CAP * cap as f64 => format!(
+                "{head}, while Linux's receiver (the default for TCP-like flows) was still growing it: it offered at most {} of the {} its buffer allows (its autotuning follows what is delivered, as the kernel's does), so a larger `rcv_buffer` would not help; name another receiver (`ack`) to take the window out of the run",
+                mb(largest),
+                mb(cap)
+            ),
+            Some((_, cap)) => format!(
+                "{head}: Linux's receiver (the default for TCP-like flows) offered its most, {} (160/256 of its buffer, `rcv_buffer`, 32 MiB by default); raise it, or name another receiver (`ack`), for a path with a larger BDP",
+                mb(cap)
+            ),
+            None => format!(
+                "{head}: Linux's receiver (the default for TCP-like flows) offers at most 160/256 of its buffer, `rcv_buffer` (32 MiB by default, a 20 MB window); raise it, or name another receiver (`ack`), for a path with a larger BDP"
+            ),
         })
     }
 }
@@ -401,6 +429,7 @@ impl SummaryJson {
                         rtt_ms: r6(h.rtt_ns as f64 / 1e6),
                     }),
                     rwnd_limited_s: f.rwnd_limited_ns.map(|n| r6(n as f64 / 1e9)),
+                    rwnd_reach: f.rwnd_reach,
                 }
             })
             .collect();
@@ -660,6 +689,7 @@ mod tests {
             ce_fraction: 0.0,
             handshake: None,
             rwnd_limited_s: None,
+            rwnd_reach: None,
         }
     }
 
@@ -676,6 +706,30 @@ mod tests {
         assert_eq!(held(Some(3.0)).rwnd_limited_note(30.0), None);
         assert_eq!(held(None).rwnd_limited_note(30.0), None);
         assert_eq!(held(Some(1.0)).rwnd_limited_note(0.0), None);
+        // A window that reached its cap: raise the buffer. One that was
+        // still growing at a tenth of it: the buffer is not the limit.
+        let reach = |r: (u64, u64)| FlowJson {
+            rwnd_reach: Some(r),
+            ..held(Some(27.9))
+        };
+        let n = reach((20_000_000, 20_971_520))
+            .rwnd_limited_note(30.0)
+            .unwrap();
+        assert!(
+            n.contains("offered its most, 21.0 MB") && n.contains("raise it"),
+            "{n}"
+        );
+        let n = reach((2_000_000, 20_971_520))
+            .rwnd_limited_note(30.0)
+            .unwrap();
+        assert!(
+            n.contains("still growing") && n.contains("2.0 MB of the 21.0 MB"),
+            "{n}"
+        );
+        assert!(
+            n.contains("would not help") && !n.contains("raise it"),
+            "{n}"
+        );
     }
 
     /// Issue 13: a flow named `bbr, no lt_bw` gave 15 fields under a

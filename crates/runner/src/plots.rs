@@ -213,6 +213,7 @@ mod tests {
             ce_fraction: 0.0,
             handshake: None,
             rwnd_limited_s: None,
+            rwnd_reach: None,
         }
     }
 

@@ -166,6 +166,13 @@ impl RcvWindow {
         };
     }
 
+    /// (`rcv_ssthresh`, the clamp's ceiling), bytes: the largest window
+    /// the receiver has been willing to offer (it only grows here, as no
+    /// memory pressure is modelled), and the most it could ever offer.
+    pub(crate) fn reach(&self) -> (u64, u64) {
+        (self.ssthresh, self.max_clamp)
+    }
+
     /// The receiver's RTT estimate, ns (0: none yet).
     pub(crate) fn rtt_ns(&self) -> u64 {
         self.rtt_ns
@@ -383,6 +390,23 @@ mod tests {
     /// window alone, twice ten segments is below the initial clamp, and
     /// the second round raises nothing (kernel 6.18's receivers on the
     /// emulator grew no window in their second round either).
+    /// `reach` gives the largest window offered and the ceiling: a window
+    /// still growing is below its ceiling, and one grown to the clamp of
+    /// a small buffer reports that ceiling.
+    #[test]
+    fn reach_tells_a_growing_window_from_one_at_its_ceiling() {
+        let mut w = RcvWindow::new(81_920, 20_000_000, RULE);
+        assert_eq!(w.reach(), (0, 20_000_000));
+        w.on_in_order(at(MS), MSS, MSS, Held::NONE);
+        let (first, cap) = w.reach();
+        assert!(first > 0 && first < cap / 100, "{first} of {cap}");
+        let mut small = RcvWindow::new(81_920, 81_920, RULE);
+        for i in 1..=10 {
+            small.on_in_order(at(i * MS), MSS, i * MSS, Held::NONE);
+        }
+        assert_eq!(small.reach(), (81_920, 81_920));
+    }
+
     #[test]
     fn a_doubling_sender_keeps_the_window_growing_and_a_steady_one_does_not() {
         for rule in [RULE, NEW] {

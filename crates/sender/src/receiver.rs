@@ -245,6 +245,13 @@ impl Receiver {
         self.rcv_window.is_some()
     }
 
+    /// (The largest window offered so far, the most it may ever offer),
+    /// bytes, for a receiver that offers one ([`AckPolicy::Linux`]): tells
+    /// a window that was still growing from one held at its cap.
+    pub fn window_reach(&self) -> Option<(u64, u64)> {
+        self.rcv_window.as_ref().map(|w| w.reach())
+    }
+
     /// The window a sender of `mss`-byte segments has before any ACK, in
     /// chunks: the SYN-ACK's 65,535 bytes for [`AckPolicy::Linux`]; `None`
     /// for the policies that offer no window.

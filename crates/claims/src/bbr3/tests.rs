@@ -120,6 +120,7 @@ fn flow_json(i: usize, alg: &str, f: &F, modes: &[(&str, f64)]) -> FlowJson {
         ce_fraction: 0.0,
         handshake: None,
         rwnd_limited_s: None,
+        rwnd_reach: None,
     }
 }
 

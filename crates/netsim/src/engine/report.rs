@@ -120,6 +120,7 @@ impl Sim<'_> {
                         .receiver
                         .offers_window()
                         .then(|| s.rwnd_limited_ns(Instant::from_nanos(end))),
+                    rwnd_reach: f.receiver.window_reach(),
                 }
             })
             .collect();
