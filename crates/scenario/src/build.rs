@@ -97,12 +97,14 @@ pub(crate) fn build(
             check_starts_in_run(f, sf.duration.0, &field, err)?;
         }
         flows.extend(flow_table(f, &field, n_hops, base_dir, err)?);
+        // After the table's own checks, which name a bad `mss` first.
+        check_mss_change_in_run(f, sf.duration.0, &field, err)?;
     }
     // Each template made exactly one flow (count and stagger are refused).
     let templates = flows.split_off(flows.len() - sf.arrivals.len());
     let work = netsim::Workload {
         arrivals: workload::arrivals(&sf.arrivals, templates, sf.duration.0, base_dir, err)?,
-        cross: workload::cross(&sf.cross, err)?,
+        cross: workload::cross(&sf.cross, sf.duration.0, err)?,
     };
     let cfg = SimConfig {
         duration_ns: sf.duration.0,
@@ -215,6 +217,30 @@ fn check_starts_in_run(
         ));
     }
     Ok(())
+}
+
+/// A flow's `mss_change` must come before the run ends: one at or after
+/// the end never happens, yet the run's scenario.toml lists it, so the
+/// results would seem to include a segment-size change they do not.
+fn check_mss_change_in_run(
+    f: &FlowTable,
+    duration_ns: u64,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    let Some(c) = f.mss_change.filter(|c| c.at.0 >= duration_ns) else {
+        return Ok(());
+    };
+    let secs = |ns: u64| ns as f64 / 1e9;
+    Err(err(
+        &field("mss_change.at"),
+        format!(
+            "{} s is not before the run's end ({} s): the segment size would never change; allowed 0 s up to (not including) {} s",
+            secs(c.at.0),
+            secs(duration_ns),
+            secs(duration_ns)
+        ),
+    ))
 }
 
 /// One `[[flow]]` (or an arrival's template): its flows, `count` of them

@@ -432,11 +432,29 @@ mod tests {
             assert!(e.contains(want), "{bad}: {e}");
         }
         // A byte-limited queue must hold the larger segment.
-        let src = "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\nqueue = { limit = \"1600B\" }\n[[flow]]\nalgorithm = \"bbr\"\nmss_change = { at = \"1s\", mss = 9000 }\n";
+        let src = "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\nqueue = { limit = \"1600B\" }\n[[flow]]\nalgorithm = \"bbr\"\nmss_change = { at = \"500ms\", mss = 9000 }\n";
         let e = parse(src, "t.toml", Path::new("."), Path::new("t.toml"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("9000 B on the wire"), "{e}");
+    }
+
+    /// A change at or after the run's end never happens; it was accepted
+    /// silently before.
+    #[test]
+    fn an_mss_change_at_or_after_the_end_is_refused() {
+        for at in ["1s", "3s"] {
+            let e = parse_text(&format!("mss_change = {{ at = \"{at}\", mss = 1200 }}"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("flow[0].mss_change.at")
+                    && e.contains("not before the run's end (1 s)")
+                    && e.contains("up to (not including) 1 s"),
+                "{at}: {e}"
+            );
+        }
+        assert!(parse_text("mss_change = { at = \"999ms\", mss = 1200 }").is_ok());
     }
 
     #[test]

@@ -152,6 +152,33 @@ pub(crate) fn check_template(
     Ok(())
 }
 
+/// An arrival process or a cross-traffic source must start before the
+/// run ends, as a listed flow must: one that starts later makes nothing,
+/// and a run with it would look like a run that had it (the scenario.toml
+/// written beside the results lists it), which is a mistake in the file,
+/// not a result. `what` says what would (not) happen.
+fn check_start(
+    start_ns: u64,
+    duration_ns: u64,
+    what: &str,
+    field: &dyn Fn(&str) -> String,
+    err: &dyn Fn(&str, String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    if start_ns < duration_ns {
+        return Ok(());
+    }
+    let secs = |ns: u64| ns as f64 / 1e9;
+    Err(err(
+        &field("start"),
+        format!(
+            "{} s is not before the run's end ({} s): {what}; allowed 0 s up to (not including) {} s",
+            secs(start_ns),
+            secs(duration_ns),
+            secs(duration_ns)
+        ),
+    ))
+}
+
 /// The arrival processes, given their templates (built like flows).
 pub(crate) fn arrivals(
     tables: &[ArrivalsTable],
@@ -173,6 +200,7 @@ pub(crate) fn arrivals(
             ));
         }
         let start = a.start.map_or(0, |d| d.0);
+        check_start(start, duration_ns, "no flow would arrive", &field, err)?;
         let stop = a.stop.map_or(duration_ns, |d| d.0).min(duration_ns);
         if let Some(s) = a.stop {
             if s.0 <= start {
@@ -333,6 +361,7 @@ pub fn read_cdf(path: &Path) -> Result<EmpiricalCdf, String> {
 /// The cross-traffic sources.
 pub(crate) fn cross(
     tables: &[CrossTable],
+    duration_ns: u64,
     err: &dyn Fn(&str, String) -> ScenarioError,
 ) -> Result<Vec<CrossTraffic>, ScenarioError> {
     let mut out = Vec::new();
@@ -352,6 +381,13 @@ pub(crate) fn cross(
             ));
         }
         let start = c.start.map_or(0, |d| d.0);
+        check_start(
+            start,
+            duration_ns,
+            "the source would never send",
+            &field,
+            err,
+        )?;
         if let Some(s) = c.stop {
             if s.0 <= start {
                 return Err(err(&field("stop"), "must be after `start`".into()));

@@ -276,3 +276,26 @@ fn the_shipped_cdf_files_load_with_their_means() {
     // 300·0.2 + 0.3·650 + 0.3·3000 + 0.15·12500 + 0.05·110000.
     assert!((e.mean() - 8_530.0).abs() < 1e-6, "{}", e.mean());
 }
+
+/// An arrival process or a cross source starting at or after the run's
+/// end (20 s here) makes nothing; both were accepted silently before.
+#[test]
+fn arrivals_and_cross_starting_at_or_after_the_end_are_refused() {
+    for start in ["20s", "25s"] {
+        let e = err(&format!("[[arrivals]]\nalgorithm = \"bbr\"\nrate = 5\nstart = \"{start}\"\nsize = {{ dist = \"fixed\", bytes = \"1kB\" }}\n"));
+        assert!(
+            e.contains("arrivals[0].start")
+                && e.contains("not before the run's end (20 s)")
+                && e.contains("up to (not including) 20 s"),
+            "{start}: {e}"
+        );
+        let e = err(&format!(
+            "[[cross]]\nkind = \"cbr\"\nrate = \"1mbit\"\nstart = \"{start}\"\n"
+        ));
+        assert!(
+            e.contains("cross[0].start") && e.contains("not before the run's end (20 s)"),
+            "{start}: {e}"
+        );
+    }
+    assert!(parse("[[arrivals]]\nalgorithm = \"bbr\"\nrate = 5\nstart = \"19s\"\nsize = { dist = \"fixed\", bytes = \"1kB\" }\n[[cross]]\nkind = \"cbr\"\nrate = \"1mbit\"\nstart = \"19s\"\n").is_ok());
+}
