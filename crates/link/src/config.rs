@@ -722,7 +722,12 @@ impl TryFrom<JitterTable> for JitterConfig {
 pub struct PolicerConfig {
     /// Token rate.
     pub rate: Rate,
-    /// Bucket depth (starts full).
+    /// Bucket depth (starts full). It must hold one packet, or no packet
+    /// ever conforms; what "one packet" is depends on who sends over the
+    /// link, which this crate does not know, so the loaders check it: the
+    /// simulator against the largest packet its flows send (segment plus
+    /// headers; ACKs on a reverse direction), the emulator against the
+    /// MTU of its interfaces (1500 B), since real stacks fill it.
     pub bucket: ByteCount,
 }
 

@@ -118,6 +118,8 @@ pub(crate) fn build(
     // What a run may cost in time, memory and disk.
     crate::limits::check_run(&cfg, sf.link.forward.rate.is_some())
         .map_err(|(field, message)| err(&field, message))?;
+    crate::packet_fit::check_policers(&cfg, &work)
+        .map_err(|(field, message)| err(&field, message))?;
     Ok((cfg, work))
 }
 

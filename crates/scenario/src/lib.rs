@@ -54,6 +54,7 @@ mod file;
 pub mod limits;
 pub mod locate;
 mod names;
+mod packet_fit;
 pub mod path;
 mod sweep;
 mod values;

@@ -327,17 +327,7 @@ pub fn check_run(cfg: &SimConfig, forward_rate_given: bool) -> Result<(), LimitE
         );
     }
     // A byte-limited queue smaller than a packet drops every packet.
-    let largest = cfg
-        .flows
-        .iter()
-        .map(|f| {
-            let mss = f
-                .mss_change
-                .map_or(f.cc.mss_bytes, |c| c.mss.max(f.cc.mss_bytes));
-            mss + f.header_bytes as u64
-        })
-        .max()
-        .unwrap_or(0);
+    let largest = crate::packet_fit::largest_data_packet(cfg.flows.iter());
     if let Size::Bytes(b) = cfg.forward.queue.limit {
         if b < largest {
             return fail(

@@ -114,6 +114,13 @@ struct EmuPort {
     reverse: Option<link::DirectionConfig>,
 }
 
+/// The largest packet the emulator forwards: the MTU `linkem` gives the
+/// namespaces' interfaces. A policer's bucket must hold one such packet,
+/// since real stacks send full-size segments and a token bucket never
+/// holds more than its depth (the simulator checks against its flows' own
+/// packet sizes instead; it has no MTU).
+const EMU_MTU_BYTES: u64 = 1500;
+
 /// Reads the `[link]` table and `seed` of the scenario file `file`.
 pub fn load_link(file: &Path) -> Result<LinkPath, ScenarioError> {
     let name = file.display().to_string();
@@ -159,6 +166,13 @@ pub fn parse_link(src: &str, file: &str, base_dir: &Path) -> Result<LinkPath, Sc
             return Err(ScenarioError {
                 location: position(file, &loc, &KeyPath::parse(&key)),
                 message: format!("`{key}`: the emulator applies a delay schedule on [link.forward] and [link.reverse] only; a port's or a hop's delay is constant"),
+            });
+        }
+        if let Some(p) = d.policer.filter(|p| p.bucket.0 < EMU_MTU_BYTES) {
+            let key = format!("link.{which}.policer.bucket");
+            return Err(ScenarioError {
+                location: position(file, &loc, &KeyPath::parse(&key)),
+                message: format!("`{key}`: {} B is smaller than one packet, so a full-size packet would never conform; the emulator's interfaces carry packets of up to {EMU_MTU_BYTES} B (their MTU): give at least `{EMU_MTU_BYTES}B`", p.bucket.0),
             });
         }
         d.resolve(base_dir).map_err(|e| {
@@ -252,6 +266,21 @@ mod tests {
             e.message.contains("[link.forward] and [link.reverse] only"),
             "{e:?}"
         );
+    }
+
+    /// A bucket below the 1500-byte MTU was accepted, and no full-size
+    /// packet could ever pass.
+    #[test]
+    fn a_policer_bucket_below_the_mtu_is_refused() {
+        let e = parse("[link.forward]\nrate = \"10mbit\"\npolicer = { rate = \"5mbit\", bucket = \"1000B\" }\n")
+            .unwrap_err();
+        assert!(
+            e.message.contains("link.forward.policer.bucket")
+                && e.message.contains("give at least `1500B`")
+                && e.location.starts_with("p.toml:3"),
+            "{e:?}"
+        );
+        assert!(parse("[link.forward]\nrate = \"10mbit\"\npolicer = { rate = \"5mbit\", bucket = \"1500B\" }\n").is_ok());
     }
 
     #[test]

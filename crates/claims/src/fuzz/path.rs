@@ -80,7 +80,8 @@ pub struct FuzzPath {
     /// 0 drop-tail, 1 CoDel, 2 FQ-CoDel, 3 PIE, 4 DualPI2.
     pub aqm: u8,
     /// A token-bucket policer at this fraction of the link (0.1 to 0.9)
-    /// with a bucket of 5 (0) to 100 (1) packets.
+    /// with a bucket of 5 (0) to 100 (1) packets of 1500 B, and at least
+    /// one of the largest segments.
     pub policer: Option<(f64, f64)>,
     /// The application: 0 bulk; 1 a constant rate (`app_share` of the
     /// link, 1 % to 90 %); 2 chunks of `app_share` × 4 BDP every 1 to 20
@@ -427,7 +428,10 @@ impl FuzzPath {
                 t,
                 "policer = {{ rate = \"{}\", bucket = \"{}B\" }}",
                 kbit((z.rate_bps * (0.1 + 0.8 * frac.clamp(0.0, 1.0))).max(64e3)),
-                (5.0 + 95.0 * bucket.clamp(0.0, 1.0)).round() as u64 * 1500
+                // At least one of the largest segments: a smaller bucket
+                // never lets one through, and the simulator refuses it.
+                ((5.0 + 95.0 * bucket.clamp(0.0, 1.0)).round() as u64 * 1500)
+                    .max(self.max_mss_bytes())
             );
         }
         let _ = writeln!(t, "\n[link.reverse]\ndelay = \"{}\"", us(one_way));
