@@ -340,6 +340,29 @@ mod tests {
         assert!(e.contains("two `[[cross]]` entries are named `x`"), "{e}");
     }
 
+    /// A misspelt `[conformance]` key was passed over by every loader
+    /// but the suite's; it is refused at its line, with the keys allowed.
+    #[test]
+    fn an_unknown_conformance_key_is_refused_where_the_file_is_loaded() {
+        let ok = "[conformance]\nid = \"A01\"\nrtts = 40\n[[conformance.checks]]\ncheck = \"state_left\"\nstate = \"startup\"\nwithin = \"20rtt\"\nwhy = \"w\"";
+        assert!(parse_text(ok).is_ok());
+        let e = parse_text("[conformance]\nid = \"A01\"\nrrts = 40")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.toml:8") && e.contains("unknown field `rrts`") && e.contains("`rtts`"),
+            "{e}"
+        );
+        let e =
+            parse_text("[conformance]\n[[conformance.checks]]\ncheck = \"x\"\nwihtin = \"2rtt\"")
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("unknown field `wihtin`") && e.contains("`within`"),
+            "{e}"
+        );
+    }
+
     /// A sweep key must name a part of a run.
     #[test]
     fn a_sweep_of_what_is_not_a_run_is_refused() {

@@ -390,3 +390,45 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Case>, String> {
     }
     Ok(cases)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The keys serde's error for `key` lists after "expected one of".
+    fn keys_allowed(text: &str) -> Vec<String> {
+        let e = super::parse(text, Path::new("c.toml")).unwrap_err();
+        let list = e
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{e}"));
+        list.split(", ")
+            .map(|k| k.trim().trim_matches('`').to_string())
+            .take_while(|k| !k.contains(char::is_whitespace))
+            .collect()
+    }
+
+    /// The scenario loader checks `[conformance]`'s keys for every
+    /// command (`scenario::ConformanceTable`); it must take every key the
+    /// suite takes, here in a file `bbrlab sim` runs.
+    #[test]
+    fn the_scenario_loader_takes_every_key_the_suite_takes() {
+        const PATH: &str = "duration = \"1s\"\n[link.forward]\nrate = \"10mbit\"\n[[flow]]\nalgorithm = \"bbr3\"\n";
+        let case = keys_allowed(&format!("{PATH}[conformance]\nzzz = 1\n"));
+        let check = keys_allowed(&format!(
+            "{PATH}[conformance]\nid = \"A01\"\ntitle = \"t\"\nsection = \"s\"\nbuffer_bdp = 1.0\nrtts = 10\n[[conformance.checks]]\nzzz = 1\n"
+        ));
+        assert!(case.contains(&"rtts".to_string()), "{case:?}");
+        assert!(check.contains(&"within".to_string()), "{check:?}");
+        let mut text = format!("{PATH}[conformance]\n");
+        for k in case.iter().filter(|k| *k != "checks") {
+            text += &format!("{k} = 1\n");
+        }
+        text += "[[conformance.checks]]\n";
+        for k in &check {
+            text += &format!("{k} = 1\n");
+        }
+        scenario::parse(&text, "c.toml", Path::new("."), Path::new("c.toml"))
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}
