@@ -468,9 +468,9 @@ pub(crate) struct ValidateArgs {
 pub(crate) struct PlotArgs {
     /// A run directory (`run-NNNN`) or the directory `bbrlab sim` wrote.
     pub(crate) run_dir: PathBuf,
-    /// Jain's index window length, seconds.
-    #[arg(long, default_value_t = 1.0)]
-    pub(crate) jain_window: f64,
+    /// Jain's index window length, seconds [default: 1]; no longer than the run.
+    #[arg(long)]
+    pub(crate) jain_window: Option<f64>,
     /// A Jain window ends every this many seconds.
     #[arg(long, default_value_t = 0.1)]
     pub(crate) jain_step: f64,

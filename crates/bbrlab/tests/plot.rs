@@ -158,3 +158,29 @@ fn a_directory_that_is_no_run_or_sweep_is_refused_clearly() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("(0, 1]"), "{err}");
 }
+
+/// A `--jain-window` longer than the 3 s run, or than the 2 s after the
+/// second flow joined, holds no window of both flows: fairness.svg was left
+/// out and plot exited 0. It is refused with what would fit; a window that
+/// fits draws the figure.
+#[test]
+fn a_jain_window_longer_than_the_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = sweep(dir.path()).join("run-0001");
+    for w in ["5", "2.5"] {
+        let o = bbrlab(&["plot", run.to_str().unwrap(), "--jain-window", w]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success()
+                && err.contains(&format!("--jain-window {w} s is too long for the run"))
+                && err.contains("run-0001")
+                && err.contains("last flow joined at 1 s")
+                && err.contains("give at most 1.99"),
+            "{w}: {err}"
+        );
+        assert!(!run.join("fairness.svg").exists());
+    }
+    let o = bbrlab(&["plot", run.to_str().unwrap(), "--jain-window", "1.5"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    non_empty(&run.join("fairness.svg"));
+}

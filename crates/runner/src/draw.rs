@@ -39,6 +39,43 @@ pub fn jain_params(window_s: f64, step_s: f64, threshold: f64) -> Result<JainPar
     Ok(p)
 }
 
+/// `bbrlab plot`: [`draw_dir`] with the Jain options as given on the
+/// command line, `window_s` `None` when `--jain-window` was not given (1 s
+/// then). A window given by name that leaves no window of two or more
+/// flows (longer than the run, or than the time after the last flow
+/// joined) is refused: fairness.svg used to be left out without a word.
+/// The default window is not refused (a run under 1 s still gets its
+/// other figures, as `bbrlab sim` draws them).
+pub fn plot_dir(
+    dir: &Path,
+    window_s: Option<f64>,
+    step_s: f64,
+    threshold: f64,
+) -> Result<Vec<String>, String> {
+    let jain = jain_params(window_s.unwrap_or(1.0), step_s, threshold)?;
+    let flows = dir.join("flows.csv");
+    if window_s.is_some() && flows.is_file() {
+        let samples = read_flows(&flows)?;
+        let end_ns = samples.iter().map(|s| s.0).max();
+        let mut ids: Vec<usize> = samples.iter().map(|s| s.1).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let s = sliding_jain(samples, jain)?;
+        // Without samples draw_dir says so; one flow has no fairness.
+        if let (Some(end_ns), true, true) = (end_ns, ids.len() >= 2, s.windows.is_empty()) {
+            let end = end_ns as f64 / 1e9;
+            let join = s.last_join_s.unwrap_or(0.0);
+            return Err(format!(
+                "--jain-window {} s is too long for the run in {}: its samples end at {end} s and its last flow joined at {join} s, so no window holds two flows from its start to its end and fairness.svg could not be drawn; give at most {} s",
+                jain.window_ns as f64 / 1e9,
+                dir.display(),
+                ((end - join) * 1e6).round() / 1e6
+            ));
+        }
+    }
+    draw_dir(dir, jain)
+}
+
 /// Most points a CDF line is drawn with.
 const CDF_POINTS: usize = 2000;
 
