@@ -59,6 +59,23 @@ pub struct SendConfig {
     pub ecn: bool,
 }
 
+/// The shortest sampling interval a sender takes (`--interval` of
+/// `bbrlab send` and `bbrlab tcp send`): a sample every interval costs a
+/// clock read, a goodput over the interval and a log row, and below a
+/// millisecond the samples cost more than the sending; 0 would sample
+/// without end. Shorter values used to be raised to it without a word.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
+
+/// `d`, or an error naming `flag` if it is below [`MIN_INTERVAL`].
+pub fn check_interval(flag: &str, d: Duration) -> Result<Duration, String> {
+    if d < MIN_INTERVAL {
+        return Err(format!(
+            "{flag} {d:?}: below the shortest sampling interval, {MIN_INTERVAL:?}; give at least 1ms"
+        ));
+    }
+    Ok(d)
+}
+
 /// The column the log writes after the shared schema
 /// (`sender::schema::FLOW_COLUMNS`): how late paced sends went out
 /// against their pacing time over the sampling interval, median, µs.
@@ -173,6 +190,7 @@ pub fn send_with(
     if let Some(e) = custom_cc.as_ref().and_then(|c| c.unbuilt_error()) {
         return Err(e);
     }
+    check_interval("interval", cfg.interval)?;
     let bind: SocketAddr = if cfg.peer.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {
@@ -295,7 +313,7 @@ pub fn send_with(
         }
         None => None,
     };
-    let interval = cfg.interval.as_nanos().max(1_000_000) as u64;
+    let interval = cfg.interval.as_nanos() as u64;
     let mut next_sample = t0;
     let mut last_delivered = 0u64;
     let mut last_progress = t0;

@@ -2,6 +2,7 @@
 //! `tcp-probe`), its results printed as one JSON line.
 
 use crate::cli::{duration_arg, TcpSide};
+use transport::sender::check_interval;
 
 /// Runs `bbrlab tcp …`.
 pub(crate) fn command(side: TcpSide) -> Result<(), String> {
@@ -19,8 +20,7 @@ pub(crate) fn command(side: TcpSide) -> Result<(), String> {
                 cc,
                 duration_s: duration_arg("--duration", &duration)?.as_secs_f64(),
                 bytes,
-                interval: duration_arg("--interval", &interval)?
-                    .max(std::time::Duration::from_millis(1)),
+                interval: check_interval("--interval", duration_arg("--interval", &interval)?)?,
                 log,
             };
             let s = tcp_probe::send(&o)?;

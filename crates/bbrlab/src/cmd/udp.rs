@@ -4,6 +4,7 @@
 use crate::cli::{duration_arg, SendArgs};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use transport::sender::check_interval;
 
 /// Runs `bbrlab send`.
 pub(crate) fn send(a: SendArgs) -> Result<(), String> {
@@ -49,7 +50,7 @@ pub(crate) fn send(a: SendArgs) -> Result<(), String> {
         duration,
         idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
         log,
-        interval: duration_arg("--interval", &interval)?,
+        interval: check_interval("--interval", duration_arg("--interval", &interval)?)?,
         progress: !quiet,
         gso: !no_gso,
         ecn,
