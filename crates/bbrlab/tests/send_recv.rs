@@ -352,3 +352,39 @@ fn a_signalled_recv_leaves_no_partial_file() {
         assert_eq!(listing(dir.path()), ["data.bin"], "signal {sig}");
     }
 }
+
+/// What the sender can check alone is checked before it sends a packet:
+/// a directory as `--file` (it opens, and failed only at the first read
+/// after the handshake) and an `--interval` below 1 ms (silently raised to
+/// 1 ms). The receiver here is a socket that never answers: the old code
+/// sent its HELLO and waited out the 30 s idle timeout.
+#[test]
+fn bad_send_options_are_refused_before_a_packet_leaves() {
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for (extra, want) in [
+        (vec!["--file", d], "is a directory; give a file to send"),
+        (
+            vec!["--bytes", "1000", "--interval", "0s"],
+            "--interval 0ns: below the shortest sampling interval, 1ms",
+        ),
+        (
+            vec!["--bytes", "1000", "--interval", "500us"],
+            "give at least 1ms",
+        ),
+    ] {
+        let mut args = vec!["--idle-timeout", "30s", "--quiet"];
+        args.extend(extra);
+        let o = finish(send(port, &args), Duration::from_secs(10), "send");
+        let err = text(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");
+    }
+    silent.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 2048];
+    assert!(
+        silent.recv(&mut buf).is_err(),
+        "a packet was sent before the options were checked"
+    );
+}

@@ -34,15 +34,33 @@ pub enum Source {
 
 impl Source {
     /// Opens a file source, refusing an empty or unreadable file.
+    ///
+    /// Everything that can be known without a peer is checked here, before
+    /// the sender connects: a directory opens on Linux and its metadata
+    /// gives a length, so it used to fail only at the first read, after
+    /// the handshake; a device or pipe has no length to announce. The
+    /// first byte is read too, so a file that opens but cannot be read
+    /// (an I/O error) is refused now rather than mid-transfer.
     pub fn file(path: &Path) -> Result<Source, String> {
-        let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        let total = file
+        let shown = path.display();
+        let file = File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
+        let meta = file
             .metadata()
-            .map_err(|e| format!("cannot stat {}: {e}", path.display()))?
-            .len();
-        if total == 0 {
-            return Err(format!("{} is empty", path.display()));
+            .map_err(|e| format!("cannot stat {shown}: {e}"))?;
+        if meta.is_dir() {
+            return Err(format!("{shown} is a directory; give a file to send"));
         }
+        if !meta.is_file() {
+            return Err(format!(
+                "{shown} is not a regular file (a device, pipe or socket has no length to announce); give a file to send"
+            ));
+        }
+        let total = meta.len();
+        if total == 0 {
+            return Err(format!("{shown} is empty"));
+        }
+        file.read_at(&mut [0u8; 1], 0)
+            .map_err(|e| format!("cannot read {shown}: {e}"))?;
         Ok(Source::File { file, total })
     }
 
@@ -72,5 +90,25 @@ impl Source {
             }
             Source::File { file, .. } => file.read_exact_at(&mut out[..len], off),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+    use std::path::Path;
+
+    /// A directory opened and gave a length, and failed only at the first
+    /// read, after the sender had connected; a device has no length.
+    #[test]
+    fn a_directory_or_a_device_is_refused_before_sending() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Source::file(dir.path()).err().unwrap();
+        assert!(e.contains("is a directory"), "{e}");
+        let e = Source::file(Path::new("/dev/null")).err().unwrap();
+        assert!(e.contains("not a regular file"), "{e}");
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"abc").unwrap();
+        assert_eq!(Source::file(&f).unwrap().total(), Some(3));
     }
 }
