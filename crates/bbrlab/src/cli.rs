@@ -197,7 +197,7 @@ pub(crate) enum Command {
         #[arg(long, short)]
         out: Option<PathBuf>,
         /// Parallel runs for sweeps (default: all cores).
-        #[arg(long, short, value_parser = at_least_one())]
+        #[arg(long, short, value_parser = runner::sweep::parse_jobs)]
         jobs: Option<usize>,
         /// No progress bar.
         #[arg(long, short)]
@@ -319,7 +319,7 @@ pub(crate) struct ReproduceArgs {
     #[arg(long, value_delimiter = ',')]
     pub(crate) only: Option<Vec<String>>,
     /// Parallel runs (default: all cores).
-    #[arg(long, short, value_parser = at_least_one())]
+    #[arg(long, short, value_parser = runner::sweep::parse_jobs)]
     pub(crate) jobs: Option<usize>,
     /// No progress bar or per-claim lines.
     #[arg(long, short)]
@@ -442,8 +442,8 @@ pub(crate) struct ValidateArgs {
     /// rows were host-limited, and validate names them. More than the
     /// machine has cores is refused.
     #[arg(long, short = 'j', default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "multiflow")]
-    pub(crate) jobs: u32,
+          value_parser = runner::sweep::parse_jobs, conflicts_with = "multiflow")]
+    pub(crate) jobs: usize,
     /// Exit with status 1 when any path misses its bounds (for CI).
     #[arg(long)]
     pub(crate) strict: bool,
@@ -507,7 +507,7 @@ pub(crate) struct StacksArgs {
     #[arg(long)]
     pub(crate) quick: bool,
     /// Parallel runs (default: all cores).
-    #[arg(long, short, value_parser = at_least_one())]
+    #[arg(long, short, value_parser = runner::sweep::parse_jobs)]
     pub(crate) jobs: Option<usize>,
 }
 
@@ -539,7 +539,7 @@ pub(crate) struct ConformanceArgs {
     #[arg(long, short, default_value = "conformance")]
     pub(crate) out: PathBuf,
     /// Parallel runs (default: all cores).
-    #[arg(long, short, value_parser = at_least_one())]
+    #[arg(long, short, value_parser = runner::sweep::parse_jobs)]
     pub(crate) jobs: Option<usize>,
     /// Also write each run's qlog (qlog 0.3 JSON-SEQ, from the sender's
     /// samples, to open in qvis): `qlog/<case>/<point>/<controller>/flow-0.sqlog`.
@@ -582,7 +582,7 @@ pub(crate) struct FuzzArgs {
     #[arg(long)]
     pub(crate) seed: Option<u64>,
     /// Worker threads (default: all cores).
-    #[arg(long, short, value_parser = at_least_one())]
+    #[arg(long, short, value_parser = runner::sweep::parse_jobs)]
     pub(crate) jobs: Option<usize>,
     /// Output directory: fuzz.json and a scenario file per failure.
     #[arg(long, short, default_value = "fuzz")]
@@ -681,7 +681,7 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     pub(crate) seed: Option<u64>,
     /// Worker threads (default: all cores).
-    #[arg(long, short, value_parser = at_least_one())]
+    #[arg(long, short, value_parser = runner::sweep::parse_jobs)]
     pub(crate) jobs: Option<usize>,
     /// Output directory.
     #[arg(long, short, default_value = "search")]
@@ -1091,12 +1091,6 @@ impl SimAck {
             SimAck::Linux => "linux",
         }
     }
-}
-
-/// A count of workers: zero would run nothing, or divide by zero in a
-/// rate, so clap refuses it with the allowed range.
-fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
 }
 
 #[cfg(test)]

@@ -643,6 +643,27 @@ fn zero_spans_windows_and_counts_are_refused_by_name() {
     }
 }
 
+/// `-j 0` said only "0 is not in 1..18446744073709551615" (or `1..=64`
+/// for validate); every command's `-j` now says what it is and what to
+/// give, from one parser.
+#[test]
+fn jobs_zero_says_what_jobs_means_in_every_command() {
+    for args in [
+        &["sim", "-j", "0", "x.toml"][..],
+        &["search", "-j", "0"][..],
+        &["fuzz", "-j", "0"][..],
+        &["validate", "-j", "0"][..],
+        &["reproduce", "-j", "0"][..],
+        &["conformance", "-j", "0"][..],
+    ] {
+        let err = refused_naming(args, "-j/--jobs is how many runs go at once");
+        assert!(
+            err.contains("at least 1") && !err.contains("is not in 1.."),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// A negative number given to a numeric flag is that flag's bad value, named
 /// with the flag, not "unexpected argument '-1'" (which clap says unless
 /// told to take negative numbers as values).

@@ -271,6 +271,21 @@ pub trait View: Sync {
 pub struct Quiet;
 impl View for Quiet {}
 
+/// `-j`/`--jobs` of every command that runs things in parallel (the
+/// value parser clap calls): a count of at least 1. Zero would run
+/// nothing, or divide by zero in a rate; clap's own range message
+/// ("0 is not in 1..18446744073709551615") said neither what the flag is
+/// nor what to give.
+pub fn parse_jobs(v: &str) -> Result<usize, String> {
+    match v.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "-j/--jobs is how many runs go at once (parallel jobs): give a whole number of at least 1, such as 2, or leave it out for the command's default (see --help); this machine has {} cores",
+            std::thread::available_parallelism().map_or(1, |p| p.get())
+        )),
+    }
+}
+
 /// Runs `f` over `items` on `jobs` worker threads (default: all cores);
 /// results come back in item order. `describe` gives an item's label and
 /// simulated duration (ns); `f` advances the [`SimClock`] it is given
@@ -335,6 +350,21 @@ pub fn run_parallel<T: Sync, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every command's `-j` parser: 1 and up pass, 0 and words are told
+    /// what the flag is (clap's range message did not).
+    #[test]
+    fn jobs_are_one_or_more_and_zero_says_what_jobs_is() {
+        assert_eq!(parse_jobs("1"), Ok(1));
+        assert_eq!(parse_jobs("12"), Ok(12));
+        for bad in ["0", "-1", "two", ""] {
+            let e = parse_jobs(bad).unwrap_err();
+            assert!(
+                e.contains("how many runs go at once") && e.contains("at least 1"),
+                "{e}"
+            );
+        }
+    }
 
     /// `--force` may remove the metrics figures `bbrlab sim` and `bbrlab
     /// plot` draw, and still nothing else.

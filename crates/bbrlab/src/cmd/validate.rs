@@ -45,7 +45,7 @@ pub fn command(a: ValidateArgs) -> Result<(), String> {
             quic_bulk: a.quic_bulk,
             ack: a.sim_ack.name(),
             update: a.update,
-            jobs: a.jobs as usize,
+            jobs: a.jobs,
             resimulate: a.resimulate,
         })?
     };
