@@ -283,3 +283,54 @@ fn confirm_replays_two_controllers_against_each_other() {
         }
     }
 }
+
+/// `--no-plots` into a directory an earlier search drew figures in: they
+/// stayed beside the new history.csv and seemed to show it. They are
+/// removed (and said so); a file of another name stays.
+#[test]
+fn no_plots_removes_an_earlier_searchs_figures_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    std::fs::create_dir(&out).unwrap();
+    for f in [
+        "history.svg",
+        "history.png",
+        "worst-rate.svg",
+        "worst-rtt.png",
+        "notes.svg",
+    ] {
+        std::fs::write(out.join(f), "earlier").unwrap();
+    }
+    let o = bbrlab(&[
+        "search",
+        "--cc",
+        "bbr",
+        "--pieces",
+        "1",
+        "--duration",
+        "4s",
+        "--evaluations",
+        "10",
+        "--seed",
+        "3",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("--no-plots: removed the figures an earlier search drew"),
+        "{err}"
+    );
+    for f in [
+        "history.svg",
+        "history.png",
+        "worst-rate.svg",
+        "worst-rtt.png",
+    ] {
+        assert!(!out.join(f).exists(), "{f} stayed");
+    }
+    assert!(out.join("notes.svg").is_file() && out.join("history.csv").is_file());
+}

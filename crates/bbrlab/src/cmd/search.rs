@@ -271,24 +271,16 @@ fn write(
     }
     let bytes = csv.into_inner().map_err(|e| format!("history.csv: {e}"))?;
     put("history.csv", &String::from_utf8_lossy(&bytes))?;
+    // An earlier search's figures go first: they would seem to show
+    // this one's results (as would the worst path's, if its run fails).
+    let removed = search::figure::remove_figures(out)?;
     if plots {
-        let title = format!("{}: {} by evaluation", r.flows.join(" vs "), r.objective);
-        let y = if r.unit.is_empty() {
-            r.objective.to_string()
-        } else {
-            format!("{} ({})", r.objective, r.unit)
-        };
-        figures::figure(&figures::Figure {
-            stem: &out.join("history"),
-            title: &title,
-            x_label: "evaluations",
-            y_label: &y,
-            log_x: false,
-            log_y: false,
-            series: &lines,
-            published: &[],
-            published_label: None,
-        })?;
+        search::figure::draw_history(out, r, &lines)?;
+    } else if !removed.is_empty() {
+        let (dir, list) = (out.display(), removed.join(", "));
+        eprintln!(
+            "search: --no-plots: removed the figures an earlier search drew in {dir}: {list}"
+        );
     }
     #[derive(serde::Serialize)]
     struct Json<'a> {

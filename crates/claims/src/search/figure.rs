@@ -110,6 +110,63 @@ impl WorstSeries {
     }
 }
 
+/// The figures `bbrlab search` draws in its output directory: the
+/// history (worst so far by evaluation) and the worst path's two charts
+/// ([`WorstSeries::draw`] with the name `worst`), each as SVG and PNG.
+pub const SEARCH_FIGURES: [&str; 6] = [
+    "history.svg",
+    "history.png",
+    "worst-rate.svg",
+    "worst-rate.png",
+    "worst-rtt.svg",
+    "worst-rtt.png",
+];
+
+/// `history.svg/.png` in `dir`: each method's worst so far (`lines`) by
+/// evaluation, titled with the flows and the objective of `r`.
+pub fn draw_history(
+    dir: &Path,
+    r: &super::Report,
+    lines: &[figures::Series],
+) -> Result<(), String> {
+    let y = if r.unit.is_empty() {
+        r.objective.to_string()
+    } else {
+        format!("{} ({})", r.objective, r.unit)
+    };
+    figures::figure(&figures::Figure {
+        stem: &dir.join("history"),
+        title: &format!("{}: {} by evaluation", r.flows.join(" vs "), r.objective),
+        x_label: "evaluations",
+        y_label: &y,
+        log_x: false,
+        log_y: false,
+        series: lines,
+        published: &[],
+        published_label: None,
+    })
+}
+
+/// Removes the figures an earlier search drew in `dir`
+/// ([`SEARCH_FIGURES`]) before a search writes its results there: with
+/// `--no-plots` (or a worst path whose run failed) they would stay beside
+/// the new worst.toml and history.csv and seem to show them. Only files
+/// of exactly those names go, which the command itself writes; a
+/// directory or a link of such a name is left alone. Returns the names
+/// removed.
+pub fn remove_figures(dir: &Path) -> Result<Vec<&'static str>, String> {
+    let mut removed = Vec::new();
+    for name in SEARCH_FIGURES {
+        let p = dir.join(name);
+        if p.symlink_metadata().is_ok_and(|m| m.is_file()) {
+            std::fs::remove_file(&p)
+                .map_err(|e| format!("cannot remove the earlier figure {}: {e}", p.display()))?;
+            removed.push(name);
+        }
+    }
+    Ok(removed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +215,23 @@ mod tests {
             retransmissions: 0,
             packets_lost: 0,
             delivered_ce: 0,
+        }
+    }
+
+    /// Only the search's own figures go; a file of another name stays.
+    #[test]
+    fn remove_figures_removes_the_search_figures_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["history.svg", "worst-rtt.png", "mine.svg", "history.csv"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("worst-rate.svg")).unwrap();
+        assert_eq!(
+            remove_figures(dir.path()).unwrap(),
+            ["history.svg", "worst-rtt.png"]
+        );
+        for kept in ["mine.svg", "history.csv", "worst-rate.svg"] {
+            assert!(dir.path().join(kept).exists(), "{kept}");
         }
     }
 
