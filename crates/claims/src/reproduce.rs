@@ -278,7 +278,15 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
                 .collect();
             (i, blocks)
         });
-    let html = report_html(&defs, &outcomes, opts.quick, total, measured);
+    let earlier = earlier_results(&defs, &opts.out);
+    if !opts.quiet && !earlier.is_empty() {
+        println!(
+            "note: {} also holds results of an earlier run that this one did not rerun ({}); index.html and claims.json cover this run only",
+            opts.out.display(),
+            earlier.join(", ")
+        );
+    }
+    let html = report_html(&defs, &outcomes, opts.quick, total, measured, &earlier);
     fs::write(opts.out.join("index.html"), html).map_err(|e| format!("writing index.html: {e}"))?;
     if !opts.quiet {
         println!(
@@ -288,6 +296,19 @@ pub fn run(opts: &Options, view: &dyn View) -> Result<Vec<Outcome>, String> {
         );
     }
     Ok(outcomes)
+}
+
+/// The claims' directories in `out` left by an earlier run that `defs`
+/// (this run's selection, `--only`) did not rerun. They stay, as --only
+/// means, but they are not this run's: the report and the terminal say
+/// so, since a directory beside fresh ones looks as current as they do.
+/// Only directories holding the `scenario.toml` a run writes count.
+fn earlier_results(defs: &[&ClaimDef], out: &Path) -> Vec<String> {
+    claims::everything()
+        .filter(|c| !defs.iter().any(|d| d.file == c.file))
+        .filter(|c| out.join(c.file).join("scenario.toml").is_file())
+        .map(|c| c.file.to_string())
+        .collect()
 }
 
 /// How many of each suite were reproduced: "12 of 14 claims reproduced",
@@ -399,6 +420,7 @@ fn report_html(
     quick: bool,
     total_s: f64,
     measured: Option<(usize, String)>,
+    earlier: &[String],
 ) -> String {
     let mut h = String::new();
     let in_suite = |suite: Suite| {
@@ -430,6 +452,14 @@ fn report_html(
         esc(runner::provenance().1),
         hostfacts::utc_today(),
     );
+    if !earlier.is_empty() {
+        let _ = write!(
+            h,
+            "<p><strong>This report covers {} only</strong> (<code>--only</code>). The output directory also holds results of an earlier run that this one did not rerun, not part of this report: {}.</p>",
+            esc(&outcomes.iter().map(|o| o.id.as_str()).collect::<Vec<_>>().join(", ")),
+            earlier.iter().map(|f| format!("<code>{}</code>", esc(f))).collect::<Vec<_>>().join(", ")
+        );
+    }
     if !claims.is_empty() {
         summary_table(&mut h, "claim", claims.iter().map(|&i| &outcomes[i]));
     }
@@ -814,5 +844,35 @@ mod table_tests {
         let all = select(&None).unwrap();
         assert_eq!(all[0].meta.id, "C1");
         assert_eq!(all[14].meta.id, "V1");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `reproduce --only` into a directory of an earlier full run: the
+    /// other claims' directories stay, and are named as not this run's
+    /// (the report and claims.json said nothing of them, and they looked
+    /// as current as the rerun ones). A directory without the scenario.toml
+    /// a run writes is not counted.
+    #[test]
+    fn an_only_run_names_the_earlier_results_it_did_not_rerun() {
+        let all: Vec<&ClaimDef> = claims::everything().collect();
+        let (this, old, other) = (all[0], all[1], all[2]);
+        let out = tempfile::tempdir().unwrap();
+        for d in [this, old] {
+            fs::create_dir_all(out.path().join(d.file)).unwrap();
+            fs::write(out.path().join(d.file).join("scenario.toml"), d.toml).unwrap();
+        }
+        fs::create_dir_all(out.path().join(other.file)).unwrap();
+        assert_eq!(earlier_results(&[this], out.path()), [old.file]);
+        assert!(earlier_results(&all, out.path()).is_empty());
+        let html = report_html(&[], &[], false, 0.0, None, &[old.file.to_string()]);
+        assert!(
+            html.contains("This report covers")
+                && html.contains(&format!("<code>{}</code>", old.file)),
+            "{html}"
+        );
     }
 }
