@@ -198,16 +198,8 @@ fn check_starts_in_run(
         .map_or(0, |s| s.0.saturating_mul(copies.saturating_sub(1) as u64))
         .saturating_add(start);
     let secs = |ns: u64| ns as f64 / 1e9;
-    if start >= duration_ns {
-        return Err(err(
-            &field("start"),
-            format!(
-                "{} s is not before the run's end ({} s): the flow would never send",
-                secs(start),
-                secs(duration_ns)
-            ),
-        ));
-    }
+    let never = "the flow would never send";
+    crate::workload::check_before_end(start, duration_ns, "start", never, field, err)?;
     if last >= duration_ns {
         return Err(err(
             &field("stagger"),
@@ -230,19 +222,10 @@ fn check_mss_change_in_run(
     field: &dyn Fn(&str) -> String,
     err: &dyn Fn(&str, String) -> ScenarioError,
 ) -> Result<(), ScenarioError> {
-    let Some(c) = f.mss_change.filter(|c| c.at.0 >= duration_ns) else {
-        return Ok(());
-    };
-    let secs = |ns: u64| ns as f64 / 1e9;
-    Err(err(
-        &field("mss_change.at"),
-        format!(
-            "{} s is not before the run's end ({} s): the segment size would never change; allowed 0 s up to (not including) {} s",
-            secs(c.at.0),
-            secs(duration_ns),
-            secs(duration_ns)
-        ),
-    ))
+    f.mss_change.map_or(Ok(()), |c| {
+        let never = "the segment size would never change";
+        crate::workload::check_before_end(c.at.0, duration_ns, "mss_change.at", never, field, err)
+    })
 }
 
 /// One `[[flow]]` (or an arrival's template): its flows, `count` of them

@@ -152,27 +152,29 @@ pub(crate) fn check_template(
     Ok(())
 }
 
-/// An arrival process or a cross-traffic source must start before the
-/// run ends, as a listed flow must: one that starts later makes nothing,
+/// Something scheduled at `at_ns` (an arrival process's or a cross-traffic
+/// source's or a listed flow's `start`, a flow's `mss_change.at`: `key`)
+/// must come before the run ends: one at or after the end never happens,
 /// and a run with it would look like a run that had it (the scenario.toml
 /// written beside the results lists it), which is a mistake in the file,
 /// not a result. `what` says what would (not) happen.
-fn check_start(
-    start_ns: u64,
+pub(crate) fn check_before_end(
+    at_ns: u64,
     duration_ns: u64,
+    key: &str,
     what: &str,
     field: &dyn Fn(&str) -> String,
     err: &dyn Fn(&str, String) -> ScenarioError,
 ) -> Result<(), ScenarioError> {
-    if start_ns < duration_ns {
+    if at_ns < duration_ns {
         return Ok(());
     }
     let secs = |ns: u64| ns as f64 / 1e9;
     Err(err(
-        &field("start"),
+        &field(key),
         format!(
             "{} s is not before the run's end ({} s): {what}; allowed 0 s up to (not including) {} s",
-            secs(start_ns),
+            secs(at_ns),
             secs(duration_ns),
             secs(duration_ns)
         ),
@@ -200,7 +202,14 @@ pub(crate) fn arrivals(
             ));
         }
         let start = a.start.map_or(0, |d| d.0);
-        check_start(start, duration_ns, "no flow would arrive", &field, err)?;
+        check_before_end(
+            start,
+            duration_ns,
+            "start",
+            "no flow would arrive",
+            &field,
+            err,
+        )?;
         let stop = a.stop.map_or(duration_ns, |d| d.0).min(duration_ns);
         if let Some(s) = a.stop {
             if s.0 <= start {
@@ -381,9 +390,10 @@ pub(crate) fn cross(
             ));
         }
         let start = c.start.map_or(0, |d| d.0);
-        check_start(
+        check_before_end(
             start,
             duration_ns,
+            "start",
             "the source would never send",
             &field,
             err,
