@@ -708,25 +708,28 @@ fn sliding_jain(
     ))
 }
 
-/// bbrlab's version and the git commit it was built from.
 /// Draws the figures of a run directory or of a sweep's output directory
 /// (what `bbrlab plot` draws, through the same code) and returns the stems
 /// written, each as `.svg` and `.png` in `path`.
+///
+/// `jain_window_s` defaults to 1 s; one given that no window of the run
+/// can hold (longer than the time after the last flow joined) is refused,
+/// as `bbrlab plot --jain-window` refuses it, rather than leaving the
+/// fairness figure out without a word.
 #[pyfunction]
-#[pyo3(signature = (path, jain_window_s=1.0, jain_step_s=0.1, jain_threshold=0.9))]
+#[pyo3(signature = (path, jain_window_s=None, jain_step_s=0.1, jain_threshold=0.9))]
 fn plot_dir(
     py: Python<'_>,
     path: std::path::PathBuf,
-    jain_window_s: f64,
+    jain_window_s: Option<f64>,
     jain_step_s: f64,
     jain_threshold: f64,
 ) -> PyResult<Vec<String>> {
-    let jain = runner::draw::jain_params(jain_window_s, jain_step_s, jain_threshold)
-        .map_err(PyValueError::new_err)?;
-    py.detach(|| runner::draw::draw_dir(&path, jain))
+    py.detach(|| runner::draw::plot_dir(&path, jain_window_s, jain_step_s, jain_threshold))
         .map_err(PyValueError::new_err)
 }
 
+/// bbrlab's version and the git commit it was built from.
 #[pyfunction]
 fn provenance() -> (&'static str, &'static str) {
     runner::provenance()

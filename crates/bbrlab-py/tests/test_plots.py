@@ -160,3 +160,28 @@ def test_plot_dir_draws_a_run_directorys_figures_as_the_cli_does(small_file, cli
         bbrlab.plot_dir(tmp_path)
     with pytest.raises(ValueError, match="--jain-window"):
         bbrlab.plot_dir(run_dir, jain_window_s=0.0)
+
+
+def test_plot_dir_refuses_a_jain_window_no_window_of_the_run_holds(cli, tmp_path):
+    """A window longer than the run (two flows, 2 s) was taken, and the
+    fairness figure left out without a word; the default window draws it."""
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(
+        'name = "two"\nduration = "2s"\nsample_interval = "10ms"\n'
+        '[link.forward]\nrate = "10mbit"\ndelay = "10ms"\n'
+        '[link.reverse]\ndelay = "10ms"\n'
+        '[[flow]]\nname = "a"\nalgorithm = "bbr"\n'
+        '[[flow]]\nname = "b"\nalgorithm = "cubic"\n'
+    )
+    out = tmp_path / "out"
+    subprocess.run(
+        [str(cli), "sim", str(scenario), "--out", str(out), "--quiet", "--no-plots"],
+        check=True,
+        capture_output=True,
+    )
+    run_dir = out / "run-0000"
+    with pytest.raises(ValueError, match="too long for the run"):
+        bbrlab.plot_dir(run_dir, jain_window_s=5.0)
+    assert not (run_dir / "fairness.svg").exists()
+    assert "fairness" in bbrlab.plot_dir(run_dir)
+
