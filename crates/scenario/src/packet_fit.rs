@@ -6,7 +6,8 @@
 //! "One packet" is the largest packet that crosses the direction, as the
 //! simulator builds it: a flow's data packet is its segment (`mss`, or
 //! `mss_change`'s if larger) plus its `header_bytes`; the reverse
-//! directions carry ACKs of [`netsim::engine::ACK_BYTES`]. Not the largest
+//! directions carry ACKs of [`netsim::engine::ACK_BYTES`], and the forward
+//! bottleneck also `[[cross]]` sources' packets. Not the largest
 //! packet a link could carry: the simulator's links have no MTU, a flow's
 //! packets are exactly this size, and a bucket between two flows' sizes
 //! would still starve the one with the larger packets.
@@ -38,8 +39,19 @@ pub(crate) fn check_policers(cfg: &SimConfig, work: &Workload) -> Result<(), (St
     };
     let data = largest_data_packet(all());
     let ack = netsim::engine::ACK_BYTES as u64;
+    // Cross traffic enters the forward bottleneck only.
+    let cross = work.cross.iter().map(|x| u64::from(x.packet_bytes)).max();
+    let (forward, forward_what) = match cross {
+        Some(c) if c > data => (c, "cross-traffic"),
+        _ => (data, "data"),
+    };
     let mut directions = vec![
-        ("link.forward".to_string(), &cfg.forward, data, "data"),
+        (
+            "link.forward".to_string(),
+            &cfg.forward,
+            forward,
+            forward_what,
+        ),
         ("link.reverse".to_string(), &cfg.reverse, ack, "ACK"),
     ];
     for (k, h) in cfg.topology.hops.iter().enumerate() {
@@ -63,6 +75,8 @@ pub(crate) fn check_policers(cfg: &SimConfig, work: &Workload) -> Result<(), (St
         if bucket < packet {
             let how = if what == "ACK" {
                 format!("every ACK is {ack} B")
+            } else if what == "cross-traffic" {
+                "a [[cross]] source's packet_size".into()
             } else {
                 "mss, or mss_change's if larger, + header_bytes, of the flows that cross it".into()
             };
@@ -120,5 +134,18 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("flow[0].access.forward.policer.bucket"), "{e}");
+        // Cross traffic's packets cross the forward bottleneck: they were
+        // not counted, and a 9000 B source behind a 2000 B bucket sent
+        // nothing.
+        let cross =
+            "[[cross]]\nname = \"x\"\nkind = \"cbr\"\nrate = \"1mbit\"\npacket_size = \"9000B\"";
+        let e = load(&p("2000B"), cross).unwrap_err();
+        assert!(
+            e.contains("link.forward.policer.bucket")
+                && e.contains("largest cross-traffic packet is 9000 B")
+                && e.contains("give at least `9000B`"),
+            "{e}"
+        );
+        assert!(load(&p("9000B"), cross).is_ok());
     }
 }
