@@ -62,6 +62,6 @@ mod sockopt;
 use info::*;
 use log::*;
 pub use recv::{recv, RecvSummary};
-pub use send::{send, SendOptions, SendSummary};
+pub use send::{send, SendOptions, SendSummary, MIN_INTERVAL};
 pub use sockopt::NOTSENT_LOWAT_BYTES;
 use sockopt::*;

@@ -60,7 +60,8 @@ pub struct SendOptions {
     pub duration_s: f64,
     /// Exactly this many bytes instead.
     pub bytes: Option<u64>,
-    /// Sampling interval.
+    /// Sampling interval: at least [`MIN_INTERVAL`] (`send` refuses a
+    /// shorter one).
     pub interval: Duration,
     /// Time-series CSV.
     pub log: Option<PathBuf>,
@@ -123,8 +124,20 @@ pub struct SendSummary {
     pub samples: usize,
 }
 
-/// `bbrlab tcp send`.
+/// The shortest sampling interval [`send`] takes: each sample reads
+/// `TCP_INFO` and writes a row, and 0 would sample without end (the loop
+/// would spin on one core beside the transfer it measures).
+pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
+
+/// `bbrlab tcp send`. An `interval` below [`MIN_INTERVAL`] is refused
+/// before connecting.
 pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
+    if o.interval < MIN_INTERVAL {
+        return Err(format!(
+            "sampling interval {:?}: below the shortest, {MIN_INTERVAL:?}",
+            o.interval
+        ));
+    }
     let sock = socket2_connect(o)?;
     let mut stream = sock;
     let fd = stream.as_raw_fd();
@@ -361,6 +374,25 @@ mod tests {
             ..s
         };
         assert_eq!(summarise("bbr", 1, 1.0, &old).retransmitted_fraction, None);
+    }
+
+    /// A zero interval made the sampler spin beside the transfer; it is
+    /// refused before any connection (nothing listens at the address).
+    #[test]
+    fn an_interval_below_the_minimum_is_refused_before_connecting() {
+        let o = SendOptions {
+            to: "127.0.0.1:9".parse().unwrap(),
+            cc: "cubic".into(),
+            duration_s: 1.0,
+            bytes: None,
+            interval: Duration::ZERO,
+            log: None,
+        };
+        let e = send(&o).unwrap_err();
+        assert!(
+            e.contains("sampling interval 0ns") && e.contains("1ms"),
+            "{e}"
+        );
     }
 
     /// The sender's socket bounds its unsent queue, so `--duration` ends
