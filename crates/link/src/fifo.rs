@@ -90,11 +90,15 @@ impl<T: Copy> Fifo<T> {
     /// not empty (the event queue keeps each lane's front key). Not an
     /// `Option`: building one around the item cost a copy of it per event.
     ///
-    /// # Panics
-    /// If the queue is empty.
+    /// Calling it on an empty queue is a caller's bug: debug builds panic;
+    /// release builds return a stale item (or panic at the index, for a
+    /// queue never filled) and leave the queue unusable. The event queue,
+    /// its one caller, takes only from a lane whose front key it holds.
+    /// The release-mode test was about 2 instructions per event, once per
+    /// packet, ACK and wake-up.
     #[inline(always)]
     pub fn take_front(&mut self) -> T {
-        assert!(self.len > 0, "take_front on an empty lane");
+        debug_assert!(self.len > 0, "take_front on an empty lane");
         let item = self.ring[self.head];
         self.head = (self.head + 1) & (self.ring.len() - 1);
         self.len -= 1;
