@@ -100,8 +100,12 @@ impl core::fmt::Debug for CongestionController {
 /// and drops the original. The clone is the one that runs, so it keeps the
 /// original's number and publishes to the [`crate::Observer`].
 ///
-/// The clone carries the controller's state ([`Controller::try_clone`]),
-/// the bytes in flight, the time base and the counters. A user's algorithm
+/// The clone is the same controller at whatever point it is taken: it
+/// carries the controller's state ([`Controller::try_clone`]), the bytes
+/// in flight, the time base, the pacing schedule, the counters, and what
+/// is still to be reported (a timer's losses waiting for the next send, an
+/// ACK's RTT sample, losses and CE marks waiting for its `on_ack`, the one
+/// packet RFC 9002 §7.3.2 lets go past a just-reduced window). A user's algorithm
 /// that cannot be copied (no `clone_box`) starts afresh from the same
 /// configuration, which before the first packet (where s2n-quic 0.91
 /// clones) is the same thing.
@@ -117,8 +121,18 @@ impl Clone for CongestionController {
         t.pacer = s.pacer;
         t.burst_bytes = s.burst_bytes;
         t.observed = s.observed;
+        // Into the new vector, so it keeps the capacity `new` gave it.
+        t.lost.extend_from_slice(&s.lost);
+        t.lost_ranges = s.lost_ranges;
+        t.loss_time = s.loss_time;
+        t.loss_prior_in_flight = s.loss_prior_in_flight;
+        t.loss_persistent = s.loss_persistent;
+        t.pending_ce = s.pending_ce;
+        t.pending_rtt = s.pending_rtt;
+        t.fast_retransmit = s.fast_retransmit;
         if let Some(cc) = s.cc.try_clone() {
             t.cc = cc;
+            t.published_quantum = s.published_quantum;
         }
         c
     }

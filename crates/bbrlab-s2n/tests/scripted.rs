@@ -755,3 +755,85 @@ fn try_new_refuses_an_undefined_setting() {
     assert_eq!(e.field, "cubic.beta");
     assert!(Endpoint::try_new(congestion::Config::new(congestion::Algorithm::Cubic)).is_ok());
 }
+
+/// A clone is the same controller at any point, not only before the
+/// first packet: a timer's losses still waiting for the next send (s2n-quic
+/// closes such a batch with no event of its own), an ACK's RTT sample,
+/// losses and CE marks waiting for its `on_ack`, and the permission to
+/// send one packet past the window on entering recovery (RFC 9002
+/// §7.3.2) go with it. Before, the copy dropped all of them: it never
+/// entered recovery for the losses, and lost the fast retransmission.
+#[test]
+fn a_clone_keeps_what_is_still_to_be_reported() {
+    let ms = Duration::from_millis;
+    for (name, config) in algorithms() {
+        // A timer's losses, waiting for the next send.
+        let mut pair = Pair::new(config);
+        pair.send_n(ms(0), 10);
+        pair.ack(ms(20), &[0, 1, 2, 3, 4, 5, 6], &[], 0, false);
+        pair.timer_loss(ms(35), &[7, 8], false);
+        let mut copy = pair.ad.clone();
+        pair.send(ms(36), MSS, Some(false));
+        let ts = pair.ts(ms(36));
+        let mut publisher = PathPublisher::new(&mut pair.events, path::Id::test_id());
+        copy.on_packet_sent(ts, MSS as usize, Some(false), &pair.rtt, &mut publisher);
+        assert_eq!(
+            copy.controller().snapshot(),
+            pair.ad.controller().snapshot(),
+            "{name}: the copy reports the timer's losses"
+        );
+        assert_eq!(copy.bytes_in_flight(), pair.ad.bytes_in_flight(), "{name}");
+        assert_eq!(
+            copy.requires_fast_retransmission(),
+            pair.ad.requires_fast_retransmission(),
+            "{name}"
+        );
+
+        // An ACK half reported: its RTT sample, a loss and a CE mark in,
+        // `on_ack` still to come; the copy then hears the same `on_ack`.
+        let mut pair = Pair::new(config);
+        pair.send_n(ms(0), 10);
+        let ts = pair.ts(ms(20));
+        let mut publisher = PathPublisher::new(&mut pair.events, path::Id::test_id());
+        pair.rtt.update_rtt(
+            Duration::ZERO,
+            ms(20),
+            ts,
+            true,
+            PacketNumberSpace::ApplicationData,
+        );
+        pair.ad
+            .on_rtt_update(pair.t0, ts, &pair.rtt, &mut publisher);
+        pair.ad.on_packet_lost(
+            MSS as u32,
+            pair.sent[0].info,
+            false,
+            true,
+            &mut pair.rng,
+            ts,
+            &mut publisher,
+        );
+        pair.ad.on_explicit_congestion(1, ts, &mut publisher);
+        let mut copy = pair.ad.clone();
+        for ad in [&mut pair.ad, &mut copy] {
+            ad.on_ack(
+                pair.t0,
+                8 * MSS as usize,
+                pair.sent[8].info,
+                &pair.rtt,
+                &mut pair.rng,
+                ts,
+                &mut publisher,
+            );
+        }
+        assert_eq!(
+            copy.controller().snapshot(),
+            pair.ad.controller().snapshot(),
+            "{name}: the copy takes the ACK as the original does"
+        );
+        assert_eq!(copy.controller().recovery_episodes(), 1, "{name}");
+        assert!(pair.ad.requires_fast_retransmission(), "{name}");
+        assert!(copy.requires_fast_retransmission(), "{name}");
+        assert!(pair.ad.clone().requires_fast_retransmission(), "{name}");
+    }
+}
