@@ -44,7 +44,7 @@
 //! | `on_mtu_update(mtu)` | `on_mss_change(mtu)` |
 //! | `window()`, `initial_window()` | `cwnd_bytes()`, the cwnd at creation |
 //! | `metrics()` | `pacing_rate: pacing_rate_bytes_per_sec()`, `send_quantum: send_quantum_bytes()`, `bandwidth_estimate` (bit/s), which noq's pacer and GSO batching obey |
-//! | `clone_box()` (path migration) | a fresh controller from the same factory (see below) |
+//! | `clone_box()` (path migration) | a copy with all its state (`Controller::try_clone`); a fresh controller from the same factory only for a user's algorithm without `clone_box` (see below) |
 //! | `on_cwnd_limited`, `on_ack_frequency_update` | nothing: bbrlab's controllers do not use them |
 //!
 //! ## Order within an ACK frame
@@ -98,9 +98,14 @@
 //! - **Pacer feedback.** noq's pacer keeps its next departure time to
 //!   itself, so `Controller::set_next_departure` is never called; BBR
 //!   judges its phases without the EDT discount Linux applies.
-//! - **Path migration.** `clone_box` cannot copy a controller (a user's
-//!   boxed algorithm is not `Clone`): the new path starts a fresh
-//!   controller, as a new path should after its RTT and bandwidth change.
+//! - **Path migration.** noq clones the controller (`clone_box`) only
+//!   when a path's new address looks like a NAT rebinding (same IPv4
+//!   address, new port: noq-proto's `Connection::migrate`), keeping the
+//!   old RTT with it; any other new path gets a fresh controller from the
+//!   factory (`build`). The clone is the controller with what it learned
+//!   and the packets it still expects to hear of. Only a user's
+//!   algorithm without `CongestionControl::clone_box` cannot be copied;
+//!   its clone starts afresh.
 
 mod adapter;
 

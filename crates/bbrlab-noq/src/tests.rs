@@ -317,7 +317,7 @@ fn every_algorithm_matches_the_controller_fed_directly() {
     }
 }
 
-/// A clone (quinn's `clone_box`: the stack duplicating a connection's
+/// A clone (noq's `clone_box`: the stack duplicating a connection's
 /// controller) carries what the controller learned, where it used to be a
 /// fresh controller at the initial window.
 #[test]

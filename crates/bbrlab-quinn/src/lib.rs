@@ -61,7 +61,7 @@
 //! | `on_mtu_update(mtu)` | `on_mss_change(mtu)` |
 //! | `window()`, `initial_window()` | `cwnd_bytes()`, the cwnd at creation |
 //! | `metrics()` | cwnd, ssthresh, and `pacing_rate` in bit/s, which quinn only logs to qlog |
-//! | `clone_box()` (migration) | a fresh controller from the same factory |
+//! | `clone_box()` (migration) | a copy with all its state (`Controller::try_clone`); a fresh controller from the same factory only for a user's algorithm without `clone_box` |
 //!
 //! ## Order within an ACK frame
 //!
@@ -108,8 +108,16 @@
 //! - **PTO and spurious loss.** quinn 0.11 tells the controller of
 //!   neither: no probe timeouts (only persistent congestion, as bbrlab's
 //!   timeout), no undo of a spurious episode.
-//! - **Migration.** `clone_box` cannot copy a controller (a user's boxed
-//!   algorithm is not `Clone`): the new path starts a fresh one.
+//! - **Migration.** quinn clones the controller (`clone_box`) only when
+//!   the peer's new address looks like a NAT rebinding (same IPv4
+//!   address, new port: quinn-proto's `Connection::migrate`), and keeps
+//!   the old path's RTT with it; any other new path gets a fresh
+//!   controller from the factory (`build`). The clone is the controller
+//!   with what it learned and the packets it still expects to hear of
+//!   (acknowledgements of the old path's packets reach the new path's
+//!   controller). Only a user's algorithm without
+//!   `CongestionControl::clone_box` cannot be copied; its clone starts
+//!   afresh.
 
 mod adapter;
 
