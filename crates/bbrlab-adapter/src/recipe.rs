@@ -1,7 +1,9 @@
 //! How each connection's controller is made.
 
 use congestion::observe::Observer;
-use congestion::{Config, ConfigError, CongestionControl, ConnectionSeeds, Controller, Instant};
+use congestion::{
+    Config, ConfigError, CongestionControl, ConnectionSeeds, Controller, Instant, RecoveryExit,
+};
 use std::sync::Arc;
 
 /// Builds a user's algorithm from a connection's configuration.
@@ -46,8 +48,22 @@ impl Recipe {
     /// refused where the embedder made it, with the field and its range,
     /// rather than found later as a controller that paces at a byte a
     /// second.
+    ///
+    /// Also refused: [`RecoveryExit::Transport`]. Its episodes end only on
+    /// an [`AckEvent`](congestion::AckEvent) whose
+    /// [`RecoveryPoint`](congestion::RecoveryPoint) the transport sets, and
+    /// no QUIC stack reports one (RFC 9002 has no cumulative ACK point to
+    /// set it from): the first loss would open an episode that never
+    /// ends, and CUBIC and Reno would never grow their window again.
     pub fn try_new(config: Config) -> Result<Self, ConfigError> {
         config.check()?;
+        if config.recovery_exit == RecoveryExit::Transport {
+            return Err(ConfigError::new(
+                "recovery_exit",
+                format_args!("{:?}", config.recovery_exit),
+                "FirstAckAfterStart (RFC 9002 §7.3.2): a QUIC stack reports no recovery point",
+            ));
+        }
         Ok(Recipe::new(config))
     }
 
@@ -128,6 +144,54 @@ mod tests {
         assert_eq!((e.field, e.value.as_str()), ("bbr3.beta", "1.5"));
         let r = Recipe::try_new(Config::new(Algorithm::Bbr3)).unwrap();
         assert_eq!(r.config().algorithm, Algorithm::Bbr3);
+    }
+
+    /// No stack sets a recovery point, so an episode under
+    /// `RecoveryExit::Transport` would never end: refused, naming the
+    /// field. Before, `try_new` took it, and a CUBIC connection's window
+    /// stayed frozen from its first loss on.
+    #[test]
+    fn try_new_refuses_episodes_no_stack_can_end() {
+        let mut c = Config::for_quic(Algorithm::Cubic, 1200);
+        c.recovery_exit = RecoveryExit::Transport;
+        let e = Recipe::try_new(c).unwrap_err();
+        assert_eq!((e.field, e.value.as_str()), ("recovery_exit", "Transport"));
+        assert!(e.to_string().contains("FirstAckAfterStart"), "{e}");
+        c.recovery_exit = RecoveryExit::FirstAckAfterStart;
+        assert!(Recipe::try_new(c).is_ok());
+
+        // Why: acknowledgements as a stack reports them (no recovery
+        // point) never end such an episode, so CUBIC never grows again.
+        c.recovery_exit = RecoveryExit::Transport;
+        let (mut cc, _) = Recipe::new(c).build(1200, Instant::ZERO);
+        let ms = |n: u64| Instant::from_nanos(n * 1_000_000);
+        let mut sent = Vec::new();
+        for i in 0..10 {
+            sent.push(cc.on_packet_sent(ms(0), 1200, i * 1200, false));
+        }
+        let lost = [congestion::LostPacket {
+            bytes: 1200,
+            state: sent[0],
+        }];
+        let acked: Vec<_> = sent[1..]
+            .iter()
+            .map(|&state| congestion::AckedPacket { bytes: 1200, state })
+            .collect();
+        cc.on_ack(&congestion::AckEvent::new(ms(40), &acked, 12_000, 0).lost(&lost, 1));
+        let after_loss = cc.cwnd_bytes();
+        for round in 1..50u64 {
+            let t = ms(40 * round);
+            let state = cc.on_packet_sent(t, 1200, 0, false);
+            let acked = [congestion::AckedPacket { bytes: 1200, state }];
+            cc.on_ack(&congestion::AckEvent::new(
+                ms(40 * round + 40),
+                &acked,
+                1200,
+                0,
+            ));
+        }
+        assert_eq!(cc.recovery_state(), congestion::RecoveryState::Recovery);
+        assert!(cc.cwnd_bytes() <= after_loss, "{}", cc.cwnd_bytes());
     }
 
     #[test]

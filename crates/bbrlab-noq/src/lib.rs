@@ -148,6 +148,9 @@ impl ControllerFactory {
     /// the algorithms' rules are not defined on (a NaN gain, a β above 1)
     /// is refused here, named with its field and range, where the
     /// application took it from its user.
+    /// So is `recovery_exit: RecoveryExit::Transport`, whose episodes
+    /// end only on a recovery point the stack never reports
+    /// ([`bbrlab_adapter::Recipe::try_new`]).
     pub fn try_new(config: Config) -> Result<Self, ConfigError> {
         Ok(ControllerFactory {
             recipe: Recipe::try_new(config)?,

@@ -533,4 +533,11 @@ fn try_new_refuses_an_undefined_setting() {
     let e = ControllerFactory::try_new(c).unwrap_err();
     assert_eq!(e.field, "bbr.cwnd_gain");
     assert!(ControllerFactory::try_new(Config::new(Algorithm::Bbr)).is_ok());
+    // No recovery point comes from the stack: such episodes never end.
+    let mut c = Config::for_quic(congestion::Algorithm::Cubic, 1200);
+    c.recovery_exit = congestion::RecoveryExit::Transport;
+    assert_eq!(
+        ControllerFactory::try_new(c).unwrap_err().field,
+        "recovery_exit"
+    );
 }

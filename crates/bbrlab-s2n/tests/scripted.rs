@@ -754,6 +754,10 @@ fn try_new_refuses_an_undefined_setting() {
     let e = Endpoint::try_new(c).unwrap_err();
     assert_eq!(e.field, "cubic.beta");
     assert!(Endpoint::try_new(congestion::Config::new(congestion::Algorithm::Cubic)).is_ok());
+    // No recovery point comes from the stack: such episodes never end.
+    let mut c = congestion::Config::for_quic(congestion::Algorithm::Cubic, 1200);
+    c.recovery_exit = congestion::RecoveryExit::Transport;
+    assert_eq!(Endpoint::try_new(c).unwrap_err().field, "recovery_exit");
 }
 
 /// A clone is the same controller at any point, not only before the

@@ -46,6 +46,21 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+impl ConfigError {
+    /// A refusal of `field` (its path in [`Config`]) at `value`, saying
+    /// what it `allowed`: for a program that embeds a controller and
+    /// refuses a setting its own rules exclude (a QUIC adapter refuses
+    /// [`crate::RecoveryExit::Transport`], which needs a recovery point its
+    /// stack never reports), in the form [`Config::check`] gives.
+    pub fn new(field: &'static str, value: impl fmt::Display, allowed: &'static str) -> Self {
+        ConfigError {
+            field,
+            value: value.to_string(),
+            allowed,
+        }
+    }
+}
+
 /// A range a field allows: its words for the error, and its test.
 struct Range {
     allowed: &'static str,
