@@ -107,6 +107,9 @@
 //!   algorithm without `CongestionControl::clone_box` cannot be copied;
 //!   its clone starts afresh.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 mod adapter;
 
 /// The controller's state for a time series, shared by every bbrlab

@@ -168,6 +168,9 @@
 //! [`Controller::on_app_limited`]: congestion::Controller::on_app_limited
 //! [`Controller::on_packet_sent`]: congestion::Controller::on_packet_sent
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 mod controller;
 mod endpoint;
 mod shared;
