@@ -153,6 +153,9 @@ pub struct ControllerFactory {
 impl ControllerFactory {
     /// Controllers running `config.algorithm`. `config.mss_bytes` is
     /// replaced by quinn's MTU: the stack counts whole datagrams.
+    /// `config.initial_cwnd_packets` stays a count of datagrams, of
+    /// quinn's MTU when it builds the controller (its `initial_mtu`): [`Config::for_quic`] derived it from RFC 9002 §7.2 for the
+    /// size it was given, so give it the MTU the stack starts at.
     pub fn new(config: Config) -> Self {
         ControllerFactory {
             recipe: Recipe::new(config),

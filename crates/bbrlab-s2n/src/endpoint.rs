@@ -32,6 +32,10 @@ impl Endpoint {
     /// Every connection runs the built-in `config.algorithm` with
     /// `config`'s settings; the MSS is taken from each path's datagram
     /// size instead of `config.mss_bytes`.
+    /// `config.initial_cwnd_packets` stays a count of datagrams, of the
+    /// path's size when s2n-quic creates its controller:
+    /// [`Config::for_quic`] derived it from RFC 9002 §7.2 for the size it
+    /// was given, so give it the size the path starts at.
     pub fn new(config: Config) -> Self {
         Self::with_recipe(Recipe::new(config))
     }
