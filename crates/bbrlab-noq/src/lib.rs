@@ -183,7 +183,10 @@ impl ControllerFactory {
         self
     }
 
-    /// A handle on the latest state of the controllers this factory builds.
+    /// A handle on the latest state of the controllers this factory
+    /// builds: with several connections, whichever last processed an ACK
+    /// or a loss (they publish unnumbered; see [`Observer`]), so give a
+    /// connection to be observed a factory of its own.
     pub fn observer(&self) -> Observer {
         self.recipe.observer().clone()
     }
