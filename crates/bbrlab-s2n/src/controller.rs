@@ -553,7 +553,8 @@ impl s2n::CongestionController for CongestionController {
     fn earliest_departure_time(&self) -> Option<Timestamp> {
         let s = &self.state;
         // Room for one more full datagram in the burst: it may leave now.
-        if s.burst_bytes + s.max_datagram_size <= s.quantum() {
+        // Saturating: a send of `usize::MAX` bytes must not overflow it.
+        if s.burst_bytes.saturating_add(s.max_datagram_size) <= s.quantum() {
             return None;
         }
         s.timestamp(s.pacer.next_departure()?)

@@ -841,3 +841,50 @@ fn a_clone_keeps_what_is_still_to_be_reported() {
         assert!(pair.ad.clone().requires_fast_retransmission(), "{name}");
     }
 }
+
+/// Byte counts at their type's limits, through every call that takes or
+/// reports one, never panic (the tests keep overflow checks on): a send
+/// of `usize::MAX` bytes used to overflow the burst's room check in
+/// `earliest_departure_time`.
+#[test]
+fn huge_byte_counts_never_panic() {
+    for (name, config) in algorithms() {
+        let mut pair = Pair::new(config);
+        let ts = pair.ts(Duration::ZERO);
+        let ts2 = pair.ts(Duration::from_millis(20));
+        let mut publisher = PathPublisher::new(&mut pair.events, path::Id::test_id());
+        let info = pair
+            .ad
+            .on_packet_sent(ts, usize::MAX, Some(false), &pair.rtt, &mut publisher);
+        let _ = pair.ad.earliest_departure_time();
+        let _ = pair.ad.send_quantum();
+        assert!(pair.ad.is_congestion_limited(), "{name}");
+        let ts = ts2;
+        pair.ad.on_explicit_congestion(u64::MAX, ts, &mut publisher);
+        pair.ad.on_packet_lost(
+            u32::MAX,
+            info,
+            false,
+            true,
+            &mut pair.rng,
+            ts,
+            &mut publisher,
+        );
+        pair.ad.on_ack(
+            ts,
+            usize::MAX,
+            info,
+            &pair.rtt,
+            &mut pair.rng,
+            ts,
+            &mut publisher,
+        );
+        pair.ad.on_packet_discarded(usize::MAX, &mut publisher);
+        let _ = pair.ad.earliest_departure_time();
+        assert!(pair.ad.congestion_window() > 0, "{name}");
+        assert!(
+            pair.ad.controller().pacing_rate_bytes_per_sec() > 0,
+            "{name}"
+        );
+    }
+}
