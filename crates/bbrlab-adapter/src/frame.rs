@@ -138,7 +138,12 @@ impl FrameAssembler {
         let Some(mut f) = self.open.take().filter(|_| !self.acked.is_empty()) else {
             return;
         };
-        let acked_bytes = self.acked.iter().map(|p| p.bytes).sum::<u64>();
+        // Saturating: byte counts near u64::MAX must not overflow (a panic
+        // with overflow checks on).
+        let acked_bytes = self
+            .acked
+            .iter()
+            .fold(0u64, |sum, p| sum.saturating_add(p.bytes));
         f.prior_in_flight = in_flight.saturating_add(acked_bytes);
         f.app_limited = app_limited;
         if let Some(sent) = f.newest_acked_sent {
@@ -296,6 +301,33 @@ mod tests {
         assert_eq!(cc.snapshot(), reference.snapshot());
         assert_eq!(cc.recovery_episodes(), 1);
         assert_eq!(f.deliver(&mut cc, 0), Delivered::Nothing, "delivered once");
+    }
+
+    /// A frame whose packets' bytes add up past u64::MAX (a stack's bug,
+    /// or a fuzzer) saturates instead of overflowing: the sum used to
+    /// panic with overflow checks on.
+    #[test]
+    fn huge_byte_counts_saturate() {
+        let epoch = Instant::now();
+        let mut cc = Controller::new(&Config::new(Algorithm::Bbr3), congestion::Instant::ZERO);
+        let state = cc.on_packet_sent(congestion::Instant::ZERO, u64::MAX, 0, false);
+        let mut f = FrameAssembler::new(epoch);
+        f.open_frame();
+        for _ in 0..2 {
+            f.acked(
+                epoch,
+                AckedPacket {
+                    bytes: u64::MAX,
+                    state,
+                },
+            );
+        }
+        f.close_frame(epoch + Duration::from_millis(10), u64::MAX, false);
+        assert!(matches!(
+            f.deliver(&mut cc, u64::MAX),
+            Delivered::Frame { .. }
+        ));
+        assert!(cc.cwnd_bytes() > 0 && cc.pacing_rate_bytes_per_sec() > 0);
     }
 
     /// Losses with no frame around them are a timer's; a frame with no
