@@ -555,3 +555,30 @@ fn try_new_refuses_an_undefined_setting() {
         "recovery_exit"
     );
 }
+
+/// Byte counts and packet numbers at their types' limits through every
+/// callback that takes one never panic (the tests keep overflow checks
+/// on), and the window and pacing rate stay positive.
+#[test]
+fn huge_byte_counts_never_panic() {
+    for algorithm in Algorithm::ALL {
+        let mut h = Harness::with_config(Config::for_quic(algorithm, 1200));
+        let t0 = h.t0;
+        for pn in [u64::MAX - 1, u64::MAX, 0] {
+            h.adapter.on_packet_sent(t0, u16::MAX, pn);
+        }
+        h.adapter
+            .core()
+            .ack(t0 + ms(40), t0, u64::from(u16::MAX), u64::MAX - 1, ms(40));
+        h.adapter.on_end_acks(t0 + ms(40), u64::MAX, true, None);
+        h.adapter.on_packet_lost(u16::MAX, u64::MAX, t0 + ms(40));
+        h.adapter.on_packet_lost(u16::MAX, 0, t0 + ms(40));
+        h.adapter
+            .on_congestion_event(t0 + ms(40), t0, true, true, u64::MAX, u64::MAX);
+        h.adapter.on_spurious_congestion_event();
+        h.adapter.on_mtu_update(u16::MAX);
+        assert!(h.adapter.window() > 0, "{algorithm}");
+        let m = h.adapter.metrics();
+        assert!(m.pacing_rate.is_some_and(|r| r > 0), "{algorithm}");
+    }
+}

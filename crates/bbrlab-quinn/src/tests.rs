@@ -541,3 +541,29 @@ fn try_new_refuses_an_undefined_setting() {
         "recovery_exit"
     );
 }
+
+/// Byte counts at their type's limits through every callback that takes
+/// one never panic (the tests keep overflow checks on), and the window
+/// and pacing rate stay positive.
+#[test]
+fn huge_byte_counts_never_panic() {
+    for algorithm in Algorithm::ALL {
+        let mut h = Harness::with_config(Config::for_quic(algorithm, 1200));
+        let t0 = h.t0;
+        for i in 0..3u64 {
+            h.adapter.on_sent(t0, u64::MAX, i);
+        }
+        for _ in 0..2 {
+            h.adapter.core().ack(t0, u64::MAX, ms(40));
+        }
+        h.adapter.on_end_acks(t0 + ms(40), u64::MAX, true, None);
+        h.adapter
+            .on_congestion_event(t0 + ms(40), t0, false, u64::MAX);
+        h.adapter
+            .on_congestion_event(t0 + ms(41), t0, true, u64::MAX);
+        h.adapter.on_mtu_update(u16::MAX);
+        assert!(h.adapter.window() > 0, "{algorithm}");
+        let m = h.adapter.metrics();
+        assert!(m.pacing_rate.is_some_and(|r| r > 0), "{algorithm}");
+    }
+}
