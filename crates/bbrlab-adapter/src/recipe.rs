@@ -56,14 +56,7 @@ impl Recipe {
     /// set it from): the first loss would open an episode that never
     /// ends, and CUBIC and Reno would never grow their window again.
     pub fn try_new(config: Config) -> Result<Self, ConfigError> {
-        config.check()?;
-        if config.recovery_exit == RecoveryExit::Transport {
-            return Err(ConfigError::new(
-                "recovery_exit",
-                format_args!("{:?}", config.recovery_exit),
-                "FirstAckAfterStart (RFC 9002 §7.3.2): a QUIC stack reports no recovery point",
-            ));
-        }
+        check_for_stack(&config)?;
         Ok(Recipe::new(config))
     }
 
@@ -78,6 +71,18 @@ impl Recipe {
             make: Some(Arc::new(make)),
             ..Recipe::new(config)
         }
+    }
+
+    /// As [`Recipe::custom`], after the checks of [`Recipe::try_new`]:
+    /// `config` still sets the MSS default and the recovery-exit rule
+    /// around the user's algorithm (and `make` may build a built-in one
+    /// from it, through [`congestion::builtin`]).
+    pub fn try_custom<F>(config: Config, make: F) -> Result<Self, ConfigError>
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
+    {
+        check_for_stack(&config)?;
+        Ok(Recipe::custom(config, make))
     }
 
     /// How connections are seeded: by default each its own, so that flows
@@ -131,6 +136,20 @@ impl Recipe {
     }
 }
 
+/// [`Config::check`], and the one setting no QUIC stack can run:
+/// [`RecoveryExit::Transport`] (see [`Recipe::try_new`]).
+fn check_for_stack(config: &Config) -> Result<(), ConfigError> {
+    config.check()?;
+    if config.recovery_exit == RecoveryExit::Transport {
+        return Err(ConfigError::new(
+            "recovery_exit",
+            format_args!("{:?}", config.recovery_exit),
+            "FirstAckAfterStart (RFC 9002 §7.3.2): a QUIC stack reports no recovery point",
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,8 +176,15 @@ mod tests {
         let e = Recipe::try_new(c).unwrap_err();
         assert_eq!((e.field, e.value.as_str()), ("recovery_exit", "Transport"));
         assert!(e.to_string().contains("FirstAckAfterStart"), "{e}");
+        let custom = Recipe::try_custom(c, |c| congestion::builtin(c, Instant::ZERO));
+        assert_eq!(custom.unwrap_err().field, "recovery_exit");
         c.recovery_exit = RecoveryExit::FirstAckAfterStart;
         assert!(Recipe::try_new(c).is_ok());
+        assert!(Recipe::try_custom(c, |c| congestion::builtin(c, Instant::ZERO)).is_ok());
+        let mut bad = c;
+        bad.mss_bytes = 0;
+        let custom = Recipe::try_custom(bad, |c| congestion::builtin(c, Instant::ZERO));
+        assert_eq!(custom.unwrap_err().field, "mss_bytes");
 
         // Why: acknowledgements as a stack reports them (no recovery
         // point) never end such an episode, so CUBIC never grows again.

@@ -174,6 +174,18 @@ impl ControllerFactory {
         }
     }
 
+    /// As [`ControllerFactory::custom`], after the checks of [`ControllerFactory::try_new`]
+    /// (`config` still sets the recovery-exit rule around the user's
+    /// algorithm).
+    pub fn try_custom<F>(config: Config, factory: F) -> Result<Self, ConfigError>
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
+    {
+        Ok(ControllerFactory {
+            recipe: Recipe::try_custom(config, factory)?,
+        })
+    }
+
     /// How each connection's controller is seeded: by default its own
     /// seed ([`ConnectionSeeds::PerConnection`]), so connections do not
     /// probe in step; [`ConnectionSeeds::Fixed`] gives every one

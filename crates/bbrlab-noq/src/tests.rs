@@ -554,6 +554,14 @@ fn try_new_refuses_an_undefined_setting() {
         ControllerFactory::try_new(c).unwrap_err().field,
         "recovery_exit"
     );
+    // A user's algorithm still runs inside the configuration's episodes.
+    let make = |c: &congestion::Config| congestion::builtin(c, congestion::Instant::ZERO);
+    assert_eq!(
+        ControllerFactory::try_custom(c, make).unwrap_err().field,
+        "recovery_exit"
+    );
+    c.recovery_exit = congestion::RecoveryExit::FirstAckAfterStart;
+    assert!(ControllerFactory::try_custom(c, make).is_ok());
 }
 
 /// Byte counts and packet numbers at their types' limits through every

@@ -63,6 +63,16 @@ impl Endpoint {
         Self::with_recipe(Recipe::custom(config, factory))
     }
 
+    /// As [`Endpoint::custom`], after the checks of [`Endpoint::try_new`]
+    /// (`config` still sets the recovery-exit rule around the user's
+    /// algorithm).
+    pub fn try_custom<F>(config: Config, factory: F) -> Result<Self, ConfigError>
+    where
+        F: Fn(&Config) -> Box<dyn CongestionControl + Send + Sync> + Send + Sync + 'static,
+    {
+        Ok(Self::with_recipe(Recipe::try_custom(config, factory)?))
+    }
+
     fn with_recipe(recipe: Recipe) -> Self {
         Endpoint {
             shared: Arc::new(Shared {

@@ -758,6 +758,14 @@ fn try_new_refuses_an_undefined_setting() {
     let mut c = congestion::Config::for_quic(congestion::Algorithm::Cubic, 1200);
     c.recovery_exit = congestion::RecoveryExit::Transport;
     assert_eq!(Endpoint::try_new(c).unwrap_err().field, "recovery_exit");
+    // A user's algorithm still runs inside the configuration's episodes.
+    let make = |c: &congestion::Config| congestion::builtin(c, congestion::Instant::ZERO);
+    assert_eq!(
+        Endpoint::try_custom(c, make).unwrap_err().field,
+        "recovery_exit"
+    );
+    c.recovery_exit = congestion::RecoveryExit::FirstAckAfterStart;
+    assert!(Endpoint::try_custom(c, make).is_ok());
 }
 
 /// A clone is the same controller at any point, not only before the
