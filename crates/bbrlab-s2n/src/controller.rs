@@ -112,8 +112,12 @@ impl core::fmt::Debug for CongestionController {
 impl Clone for CongestionController {
     fn clone(&self) -> Self {
         let s = &self.state;
-        let mut c =
-            CongestionController::new(s.shared.clone(), s.max_datagram_size as u16, s.id, s.seed);
+        let mut c = CongestionController::unpublished(
+            s.shared.clone(),
+            s.max_datagram_size as u16,
+            s.id,
+            s.seed,
+        );
         let t = &mut c.state;
         t.epoch = s.epoch;
         t.bytes_in_flight = s.bytes_in_flight;
@@ -130,9 +134,10 @@ impl Clone for CongestionController {
         t.pending_ce = s.pending_ce;
         t.pending_rtt = s.pending_rtt;
         t.fast_retransmit = s.fast_retransmit;
+        // What the observer shows: the copy publishes when it changes.
+        t.published_quantum = s.published_quantum;
         if let Some(cc) = s.cc.try_clone() {
             t.cc = cc;
-            t.published_quantum = s.published_quantum;
         }
         c
     }
@@ -150,6 +155,15 @@ impl CongestionController {
     /// A controller for a path whose datagrams carry `max_datagram_size`
     /// bytes; `id` 0 never publishes.
     pub(crate) fn new(shared: Arc<Shared>, max_datagram_size: u16, id: u64, seed: u64) -> Self {
+        let mut c = Self::unpublished(shared, max_datagram_size, id, seed);
+        c.state.publish();
+        c
+    }
+
+    /// [`CongestionController::new`] before its first publish: a clone
+    /// builds on it and publishes nothing, so that the observer keeps
+    /// showing the connection's state, not a fresh controller's.
+    fn unpublished(shared: Arc<Shared>, max_datagram_size: u16, id: u64, seed: u64) -> Self {
         let mss = u64::from(max_datagram_size).max(1);
         let cc = shared
             .recipe
@@ -181,7 +195,6 @@ impl CongestionController {
             observed: Observed::default(),
         };
         state.observed.connection = id;
-        state.publish();
         CongestionController {
             state: Box::new(state),
         }

@@ -615,6 +615,9 @@ fn the_observer_follows_the_newest_connection() {
     // s2n-quic's clone of a fresh controller is the one that runs.
     let clone = pair.ad.clone();
     assert_eq!(clone.observed().connection, 1);
+    // Cloning publishes nothing new: the observer still shows the
+    // connection's state, not a fresh controller's at its initial window.
+    assert_eq!(observer.latest(), Some(o), "after the clone");
     // A second connection takes over the observer.
     let mut second = Pair::with_endpoint(endpoint);
     second.send_n(ms(0), 1);
