@@ -202,6 +202,8 @@ impl ControllerFactory {
     /// seed ([`ConnectionSeeds::PerConnection`]), so connections do not
     /// probe in step; [`ConnectionSeeds::Fixed`] gives every one
     /// `config.seed`, for runs that must repeat exactly.
+    /// It returns the new value: a call whose result is dropped changes nothing.
+    #[must_use]
     pub fn with_seeds(mut self, seeds: ConnectionSeeds) -> Self {
         self.recipe = self.recipe.with_seeds(seeds);
         self

@@ -86,6 +86,8 @@ impl Endpoint {
     /// seed ([`ConnectionSeeds::PerConnection`]), so connections do not
     /// probe in step; [`ConnectionSeeds::Fixed`] gives every one
     /// `config.seed`, for runs that must repeat exactly.
+    /// It returns the new value: a call whose result is dropped changes nothing.
+    #[must_use]
     pub fn with_seeds(self, seeds: ConnectionSeeds) -> Self {
         Endpoint {
             shared: Arc::new(Shared {
