@@ -145,6 +145,17 @@ def test_a_missing_file_and_a_wrong_type_are_refused(tmp_path):
         bbrlab.simulate("algorithm bbr")
 
 
+def test_a_file_with_an_equals_sign_in_its_path_is_a_path(tmp_path):
+    """A hive-partitioned directory (``loss=0.01/``, as to_parquet writes)
+    holding a scenario file: the string names a file that exists, so it is
+    a path, not TOML text (it was parsed as TOML and refused at 1:1)."""
+    d = tmp_path / "loss=0.01"
+    d.mkdir()
+    (d / "small.toml").write_text(SMALL_TOML)
+    run = bbrlab.simulate(str(d / "small.toml"), progress=False, timeseries=False)
+    pd.testing.assert_frame_equal(run.summary, bbrlab.simulate(SMALL_TOML, timeseries=False).summary)
+
+
 def test_a_scenario_with_a_sweep_is_sent_to_sweep(small):
     small["sweep"] = {"flow.algorithm": ["bbr", "cubic"]}
     with pytest.raises(ValueError, match="bbrlab.sweep"):

@@ -87,7 +87,12 @@ def _source(scenario: ScenarioLike) -> Dict[str, Any]:
     if isinstance(scenario, str):
         if not scenario.strip():
             raise ValueError("scenario: an empty string (give a TOML path, TOML text or a dict)")
-        # TOML text has a key = value line; a path has neither '=' nor a newline.
+        # TOML text has a key = value line; a path has neither '=' nor a
+        # newline, except that a file that exists is a path even with an
+        # '=' in its name: the hive-partitioned directories to_parquet and
+        # other tools write (`loss=0.01/`) hold scenario files too.
+        if "\n" not in scenario and os.path.isfile(scenario):
+            return {"path": scenario}
         if "\n" in scenario or "=" in scenario:
             return {"text": scenario, "file": "<string>", "base_dir": os.getcwd()}
         if not os.path.exists(scenario):
