@@ -476,6 +476,7 @@ fn simulate<'py>(
     let mut run = sc.runs.into_iter().next().expect("one run");
     if let Some(s) = seed {
         run.config.seed = s;
+        run.text = with_seed(&run.text, s, &src.file)?;
     }
     let clock: Clock = clock.map(|c| c.clone()).unwrap_or_default();
     let name = sc.name.clone();
@@ -512,6 +513,24 @@ fn simulate<'py>(
     d.set_item("model", ArrowBatch(sink.model.batch()?))?;
     d.set_item("fct", ArrowBatch(sink.fct.batch()?))?;
     Ok(d)
+}
+
+/// The scenario text with its top-level `seed` set to `seed`: `Run.text`
+/// is "the scenario as run", and a seed given to `simulate()` that the
+/// text did not say would make the text (saved, or run by `bbrlab sim`)
+/// a different run. A seed a TOML integer cannot hold is refused, as a
+/// scenario file would refuse it.
+fn with_seed(text: &str, seed: u64, file: &str) -> PyResult<String> {
+    let seed = i64::try_from(seed).map_err(|_| {
+        PyValueError::new_err(format!(
+            "seed: a whole number from 0 to 2^63 - 1 (a scenario file's seed), not {seed}"
+        ))
+    })?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| PyValueError::new_err(format!("{file}: {e}")))?;
+    doc["seed"] = toml_edit::value(seed);
+    Ok(doc.to_string())
 }
 
 /// A JSON value as TOML, for grids and dict scenarios given from Python.

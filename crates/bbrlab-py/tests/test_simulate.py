@@ -280,16 +280,38 @@ def test_non_string_keys_and_an_empty_string_are_refused(small):
 
 
 @pytest.mark.parametrize(
-    "seed, exc", [(-1, ValueError), (2**64, ValueError), (1.5, TypeError), ("1", TypeError), (True, TypeError)]
+    "seed, exc",
+    [(-1, ValueError), (2**63, ValueError), (2**64, ValueError), (1.5, TypeError), ("1", TypeError), (True, TypeError)],
 )
 def test_a_seed_outside_the_simulators_range_is_refused(small, seed, exc):
-    with pytest.raises(exc, match="seed: a whole number from 0 to 2\\^64 - 1"):
+    with pytest.raises(exc, match="seed: a whole number from 0 to 2\\^63 - 1"):
         bbrlab.simulate(small, seed=seed)
 
 
 def test_numpy_and_the_largest_seed_are_taken(small):
-    assert bbrlab.simulate(small, seed=np.uint64(2**64 - 1), timeseries=False).seed == 2**64 - 1
+    assert bbrlab.simulate(small, seed=np.uint64(2**63 - 1), timeseries=False).seed == 2**63 - 1
     assert bbrlab.simulate(small, seed=np.int32(7), timeseries=False).seed == 7
+
+
+def test_a_given_seed_is_in_the_runs_text_so_the_text_repeats_the_run(small, cli, tmp_path):
+    """Run.text is the scenario as run: with seed= it says that seed (it
+    kept the dict's, or none), so the saved text run again, here or by
+    `bbrlab sim`, is the same run. A seed a scenario file cannot hold
+    (above 2^63 - 1; `bbrlab sweep(seeds=...)` refuses it too) is refused
+    rather than run in a way the CLI cannot repeat."""
+    run = bbrlab.simulate(small, seed=7, progress=False, timeseries=False)
+    again = bbrlab.simulate(run.text, progress=False, timeseries=False)
+    assert again.seed == 7
+    pd.testing.assert_frame_equal(again.summary, run.summary)
+    assert run.summary_json != bbrlab.simulate(small, progress=False, timeseries=False).summary_json
+    f = tmp_path / "as-run.toml"
+    f.write_text(run.text)
+    out = tmp_path / "out"
+    subprocess.run(
+        [str(cli), "sim", str(f), "--out", str(out), "--quiet", "--no-plots"], check=True, capture_output=True
+    )
+    cli_json = json.loads((out / "summary.json").read_text())["runs"][0]
+    assert cli_json["flows"] == run.summary_json["flows"]
 
 
 def test_bbr3_with_ecn_on_a_marking_queue_reports_ce(small):

@@ -150,13 +150,17 @@ def _plain(v: Any, what: str, path: str = "") -> Any:
 
 
 def _seed(seed: Any, where: str = "seed") -> int:
-    """A seed as the simulator takes it (a whole number, 0 to 2^64 - 1)."""
+    """A seed as a scenario file can hold it (a whole number, 0 to
+    2^63 - 1: TOML's integers are signed 64-bit), so that the run's
+    ``text`` says the seed and ``bbrlab sim`` repeats the run from it."""
     if hasattr(seed, "item"):
         seed = seed.item()  # numpy integer
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"{where}: a whole number from 0 to 2^64 - 1, not {type(seed).__name__} {seed!r}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"{where}: a whole number from 0 to 2^64 - 1, not {seed}")
+        raise TypeError(f"{where}: a whole number from 0 to 2^63 - 1, not {type(seed).__name__} {seed!r}")
+    if not 0 <= seed <= _TOML_INT[1]:
+        raise ValueError(
+            f"{where}: a whole number from 0 to 2^63 - 1 (a scenario file's seed, a TOML integer), not {seed}"
+        )
     return seed
 
 
