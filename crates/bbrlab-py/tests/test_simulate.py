@@ -533,3 +533,26 @@ def test_model_frame_is_model_csv_for_the_bbr_flows(tmp_path, cli):
     )
     cubic = bbrlab.simulate(MODEL_TOML.replace('"bbr3"', '"cubic"'))
     assert cubic.model.empty
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: bbrlab.simulate(SMALL_TOML, progress="no"), "progress"),
+        (lambda: bbrlab.simulate(SMALL_TOML, timeseries="no"), "timeseries"),
+        (lambda: bbrlab.simulate(SMALL_TOML, timeseries=0), "timeseries"),
+        (lambda: bbrlab.sweep(SMALL_TOML, progress=1), "progress"),
+        (lambda: bbrlab.search("bbr", progress="off"), "progress"),
+        (lambda: bbrlab.reproduce(["C3"], quick="yes"), "quick"),
+        (lambda: bbrlab.reproduce(["C3", 5]), "claims"),
+        (lambda: bbrlab.reproduce(None), "claims"),
+    ],
+)
+def test_a_flag_or_claim_of_the_wrong_type_is_refused_by_name(call, name, tmp_path, monkeypatch):
+    """progress="no" was taken as yes (truthiness), and the native side's
+    refusals ("'str' object is not an instance of 'bool'") named no
+    argument: each is now a TypeError naming it, before anything runs."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TypeError, match=f"^{name}: "):
+        call()
+    assert not (tmp_path / "report").exists()

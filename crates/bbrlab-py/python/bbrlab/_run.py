@@ -177,6 +177,19 @@ def _whole(value: Any, name: str, least: int, optional: bool = True) -> Any:
     return value
 
 
+def _flag(value: Any, name: str, optional: bool = False) -> Any:
+    """``value`` if it is True or False (or None, where ``optional``); else
+    a TypeError naming ``name``. Truthiness would take ``progress="no"``
+    as yes, and the native side's refusal does not name the argument."""
+    if value is None and optional:
+        return None
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy's bool_
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}: True or False, not {type(value).__name__} {value!r}")
+    return value
+
+
 def _frame(batch: Any, units: Dict[str, str]) -> pd.DataFrame:
     df = pa.record_batch(batch).to_pandas()
     df.attrs["units"] = {c: units[c] for c in df.columns if c in units}
@@ -291,6 +304,8 @@ def simulate(
     src = _source(scenario)
     if seed is not None:
         seed = _seed(seed)
+    progress = _flag(progress, "progress", optional=True)
+    timeseries = _flag(timeseries, "timeseries")
     clock = _native.Clock()
     show = _interactive() if progress is None else progress
     bar = None
@@ -386,6 +401,9 @@ def reproduce(
     runs simulate."""
     if isinstance(claims, str):
         claims = [claims]
+    if not isinstance(claims, (list, tuple)) or not all(isinstance(c, str) for c in claims):
+        raise TypeError(f"claims: a list of claim ids such as ['C3', 'V1'], not {claims!r}")
+    quick = _flag(quick, "quick")
     jobs = _whole(jobs, "jobs", 1)
     out = Path(out)
     outcomes = json.loads(_native.reproduce(list(claims), os.fspath(out), quick=quick, jobs=jobs))

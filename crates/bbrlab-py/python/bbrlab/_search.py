@@ -25,7 +25,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from . import _native
-from ._run import _interactive, _plain, _whole
+from ._run import _flag, _interactive, _plain, _whole
 
 #: Points per Dask task at most: a generation of CMA-ES is 10-40 points,
 #: each a run of 10-500 ms; smaller tasks spread a generation over more
@@ -135,6 +135,7 @@ def search(
     # by name here, not as a position in the JSON the native side parses.
     spec_json = json.dumps(_plain(spec, "search options"), allow_nan=False)
     jobs = _whole(jobs, "jobs", 1)
+    progress = _flag(progress, "progress", optional=True)
     try:
         dims, n, seed, lower_is_worse, warmup_s, obj, unit, flows = _native.search_plan(spec_json)
     except ValueError as e:

@@ -37,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _native
-from ._run import UNITS, ScenarioLike, _interactive, _plain, _seed, _source, _typed, _whole
+from ._run import UNITS, ScenarioLike, _flag, _interactive, _plain, _seed, _source, _typed, _whole
 
 #: Columns every sweep result has after the swept parameters and ``seed``.
 STATUS_COLUMNS = ["run", "status", "error"]
@@ -182,6 +182,7 @@ def sweep(
 
     retries = _whole(retries, "retries", 0, optional=False)
     n_workers = _whole(n_workers, "n_workers", 1)
+    progress = _flag(progress, "progress", optional=True)
     src = _source(scenario)
     if grid is not None and not isinstance(grid, Mapping):
         raise TypeError(f"grid: a dict from dotted path to values, not {type(grid).__name__}")
