@@ -745,7 +745,16 @@ fn plot_dir(
     jain_threshold: f64,
 ) -> PyResult<Vec<String>> {
     py.detach(|| runner::draw::plot_dir(&path, jain_window_s, jain_step_s, jain_threshold))
-        .map_err(PyValueError::new_err)
+        .map_err(|e| PyValueError::new_err(keyword_names(&e)))
+}
+
+/// `bbrlab plot`'s messages name its flags; from Python the same values
+/// are this function's keywords, which are what the caller has to fix.
+fn keyword_names(message: &str) -> String {
+    message
+        .replace("--jain-window", "jain_window_s")
+        .replace("--jain-step", "jain_step_s")
+        .replace("--jain-*", "jain_*")
 }
 
 /// bbrlab's version and the git commit it was built from.

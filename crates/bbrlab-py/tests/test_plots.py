@@ -158,7 +158,7 @@ def test_plot_dir_draws_a_run_directorys_figures_as_the_cli_does(small_file, cli
     )
     with pytest.raises(ValueError, match="neither a run directory"):
         bbrlab.plot_dir(tmp_path)
-    with pytest.raises(ValueError, match="--jain-window"):
+    with pytest.raises(ValueError, match="jain_window_s"):
         bbrlab.plot_dir(run_dir, jain_window_s=0.0)
 
 
@@ -185,3 +185,27 @@ def test_plot_dir_refuses_a_jain_window_no_window_of_the_run_holds(cli, tmp_path
     assert not (run_dir / "fairness.svg").exists()
     assert "fairness" in bbrlab.plot_dir(run_dir)
 
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [({"window": "1s"}, "window: a number of seconds"), ({"step": True}, "step: a number of seconds"),
+     ({"threshold": "0.9"}, "threshold: a number")],
+)
+def test_fairness_over_time_refuses_a_non_number_by_name(small, kwargs, words):
+    """window="1s" failed as "could not convert string to float: '1s'"
+    (no argument named) and True or "0.9" were taken as numbers."""
+    run = bbrlab.simulate(small, progress=False)
+    with pytest.raises(TypeError, match=f"fairness_over_time: {words}"):
+        bbrlab.fairness_over_time(run, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"jain_step_s": 0.0}, "jain_step_s"), ({"jain_window_s": float("nan")}, "jain_window_s")],
+)
+def test_plot_dir_names_its_keywords_not_the_clis_flags(tmp_path, kwargs, name):
+    """plot_dir's refusals said --jain-step / --jain-window, flags a
+    Python caller never wrote; they name the keyword now."""
+    with pytest.raises(ValueError, match=f"^{name} ") as e:
+        bbrlab.plot_dir(tmp_path, **kwargs)
+    assert "--jain" not in str(e.value)

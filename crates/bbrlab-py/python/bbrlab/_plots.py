@@ -21,6 +21,7 @@ and ``Run.summary_json["queue"]`` (docs/src/metrics.md).
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Union
@@ -38,6 +39,14 @@ def fairness_over_time(
     frame."""
     from . import _native
 
+    for name, v in (("window", window), ("step", step), ("threshold", threshold)):
+        # float() would take "1" or True and turn "1s" into a message that
+        # names no argument.
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(
+                f"fairness_over_time: {name}: a number"
+                f"{'' if name == 'threshold' else ' of seconds'}, not {type(v).__name__} {v!r}"
+            )
     flows = getattr(run_or_flows, "flows", run_or_flows)
     if not isinstance(flows, pd.DataFrame) or flows.empty:
         raise ValueError(
