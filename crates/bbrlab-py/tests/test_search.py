@@ -5,6 +5,8 @@ in simulate(); bad options are named by their keywords."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
@@ -87,3 +89,22 @@ def test_bad_options_are_named_by_keyword(kwargs, message):
     args = {"cc": "bbr", **kwargs}
     with pytest.raises(ValueError, match=message):
         bbrlab.search(**args, progress=False, evaluations=10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"rate": 20_000_000}, "rate = 20000000: invalid type: integer"),
+        ({"pieces": 2.5}, "pieces = 2.5: invalid type: floating point"),
+        ({"seed": -1}, "seed = -1: invalid value"),
+        ({"tcp_like": "yes"}, "tcp_like = 'yes': invalid type: string"),
+        ({"objective": 5}, "objective = 5: invalid type: integer"),
+    ],
+)
+def test_a_wrongly_typed_option_is_named_not_placed_in_json(kwargs, words):
+    """A value of the wrong type was refused as "invalid type: integer
+    `20000000`, expected a string at line 1 column 17": a position in
+    JSON the caller never saw. The message names the keyword now."""
+    with pytest.raises(ValueError, match=f"^search options: {re.escape(words)}") as e:
+        bbrlab.search("bbr", progress=False, **kwargs)
+    assert "line" not in str(e.value)

@@ -91,6 +91,26 @@ def _flag_to_keyword(message: str) -> str:
     )
 
 
+def _spec_json(spec: dict) -> Tuple[str, List[str]]:
+    """The options as JSON text with one key per line, and the keys in
+    line order (the first on line 2): the native side's type errors
+    (``invalid type: integer `5`, expected a string at line 3 column 9``)
+    give only a position, which the line turns back into the key."""
+    keys = list(spec)
+    body = ",\n".join(f"{json.dumps(k)}: {json.dumps(spec[k], allow_nan=False)}" for k in keys)
+    return "{\n" + body + "\n}", keys
+
+
+def _name_the_key(message: str, keys: List[str], spec: dict) -> str:
+    """A serde error's position (``... at line N column M``) as the key on
+    that line and the value given for it."""
+    m = re.match(r"^search options: (.*) at line (\d+) column \d+$", message, re.S)
+    if not m or not 0 <= int(m.group(2)) - 2 < len(keys):
+        return message
+    key = keys[int(m.group(2)) - 2]
+    return f"search options: {key} = {spec[key]!r}: {m.group(1)}"
+
+
 def search(
     cc: "str | Sequence[str]" = "bbr",
     objective: Optional[str] = None,
@@ -133,13 +153,13 @@ def search(
         spec["objective"] = objective
     # NaN, infinities and other values a JSON text cannot hold are refused
     # by name here, not as a position in the JSON the native side parses.
-    spec_json = json.dumps(_plain(spec, "search options"), allow_nan=False)
+    spec_json, keys = _spec_json(_plain(spec, "search options"))
     jobs = _whole(jobs, "jobs", 1)
     progress = _flag(progress, "progress", optional=True)
     try:
         dims, n, seed, lower_is_worse, warmup_s, obj, unit, flows = _native.search_plan(spec_json)
     except ValueError as e:
-        raise ValueError(_flag_to_keyword(str(e))) from None
+        raise ValueError(_flag_to_keyword(_name_the_key(str(e), keys, spec))) from None
 
     evaluate, close = _evaluator(spec_json, client, jobs)
     show = _interactive() if progress is None else progress
