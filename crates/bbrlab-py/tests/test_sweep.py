@@ -157,6 +157,39 @@ def test_a_failing_run_is_retried_then_reported_not_dropped(monkeypatch, batch_s
     assert sum(c.endswith("run-0000") for c in _CALLS) == 1
 
 
+class PanicException(BaseException):
+    """What a Rust panic in the native module arrives as (pyo3's
+    PanicException derives from BaseException, not Exception)."""
+
+
+def _panicky(text, base_dir, label):
+    _CALLS.append(label)
+    if "cubic" in text:
+        raise PanicException("index out of bounds (injected)")
+    return _REAL(text, base_dir, label)
+
+
+def test_a_panicking_run_fails_alone_and_the_warning_names_its_parameters(monkeypatch):
+    """A run that panics (a BaseException) escaped the batch's per-run
+    handling: the whole batch failed, so the other run in it (BBR's,
+    which had finished) lost its result and was reported failed too, and
+    the warning named only run numbers. Now the panicking run alone is a
+    failed row, and the warning says its swept parameters."""
+    _CALLS.clear()
+    monkeypatch.setattr(_sweep, "_simulate_summary", _panicky)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as c, Client(c) as client:
+        with pytest.warns(RuntimeWarning, match=r"run-0001 \(flow\.algorithm=cubic\): PanicException"):
+            df = bbrlab.sweep(
+                SMALL, {"flow.algorithm": ["bbr", "cubic"]}, client=client, retries=0, batch_size=2
+            )
+    assert list(df["status"]) == ["ok", "failed"]
+    assert "index out of bounds (injected)" in df["error"].iloc[1]
+    assert df["goodput_bps"].iloc[0] > 1e6
+    assert sum(c.endswith("run-0000") for c in _CALLS) == 1
+
+
 def test_batches_cover_every_run_once_in_order():
     """Automatic batches: TASKS_PER_THREAD per worker thread, sizes within
     one run of each other, at most MAX_BATCH runs; or batch_size runs."""

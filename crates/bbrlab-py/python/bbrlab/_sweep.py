@@ -286,7 +286,12 @@ def _run_batch(runs: List[Tuple[int, str, str]], base_dir: str, retries: int) ->
             try:
                 out[i] = {"summary": _simulate_summary(text, base_dir, label)}
                 break
-            except Exception as exc:  # noqa: BLE001 - reported in the run's row
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - reported in the run's row
+                # BaseException, not Exception: a Rust panic arrives as
+                # pyo3's PanicException, a BaseException, and escaping
+                # here it failed the whole batch, its finished runs too.
                 if attempt == retries:
                     out[i] = _failure(exc)
     return out
@@ -350,9 +355,13 @@ def _assemble(points: List[Any], results: Dict[int, Any]) -> pd.DataFrame:
     df.attrs["parameters"] = keys + ["seed"]
     df.attrs["failed"] = failed
     if failed:
+        # The first failure's parameters too: its run number alone does
+        # not say which point of the grid to look at.
+        run, p, error = failed[0]
+        where = ", ".join(f"{k}={v}" for k, v in p.items())
         warnings.warn(
             f"{len(failed)} of {len(points)} runs failed; their rows have status == 'failed' "
-            f"and the reason in 'error' (first: {failed[0][0]}: {failed[0][2]})",
+            f"and the reason in 'error' (first: {run}{f' ({where})' if where else ''}: {error})",
             RuntimeWarning,
             stacklevel=3,
         )
