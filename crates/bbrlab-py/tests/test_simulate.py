@@ -556,3 +556,23 @@ def test_a_flag_or_claim_of_the_wrong_type_is_refused_by_name(call, name, tmp_pa
     with pytest.raises(TypeError, match=f"^{name}: "):
         call()
     assert not (tmp_path / "report").exists()
+
+
+def test_swept_values_are_typed_as_the_clis_summary_json_types_them(small, cli, tmp_path):
+    """Run.params (and sweep()'s parameter columns) typed a swept string
+    with Python's int()/float(), which take "1_000" and " 7 ": a flow
+    named "1_000" became the integer 1000 where the CLI's summary.json
+    keeps the string. They follow the CLI's rule now."""
+    names = ["1_000", " 7", "1e400", "12", "2.5"]
+    for i, name in enumerate(names):
+        small["sweep"] = {"flow.name": [name]}
+        f = tmp_path / "one.toml"
+        f.write_text(bbrlab.scenario_toml(small))
+        out = tmp_path / f"out{i}"
+        subprocess.run(
+            [str(cli), "sim", str(f), "--out", str(out), "--quiet", "--no-plots"], check=True, capture_output=True
+        )
+        cli_params = json.loads((out / "summary.json").read_text())["runs"][0]["params"]
+        params = bbrlab.simulate(small, progress=False, timeseries=False).params
+        assert params == cli_params, name
+        assert type(params["flow.name"]) is type(cli_params["flow.name"]), name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -343,21 +344,25 @@ def _duration_of(points: List[Any]) -> float:
     return float(points[0][3]) / 1e9
 
 
+#: What Rust's ``str::parse`` reads as an integer and as a finite number:
+#: Python's ``int()`` and ``float()`` also take ``1_000`` and surrounding
+#: spaces, which would type a swept string differently from the CLI.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
 def _typed(v: str) -> Any:
-    """A swept value as the CLI's summary.json types it: an integer, a
-    boolean or a number when it reads as one, else the string."""
-    try:
+    """A swept value as the CLI's summary.json types it
+    (``runner::output::param_value``): a 64-bit integer, a boolean or a
+    finite number when it reads as one, else the string."""
+    if _INT.fullmatch(v) and _TOML_INT[0] <= int(v) <= _TOML_INT[1]:
         return int(v)
-    except ValueError:
-        pass
     if v in ("true", "false"):
         return v == "true"
-    try:
+    if _FLOAT.fullmatch(v):
         x = float(v)
-        if x == x and x not in (float("inf"), float("-inf")):
+        if x not in (float("inf"), float("-inf")):
             return x
-    except ValueError:
-        pass
     return v
 
 
