@@ -576,3 +576,14 @@ def test_swept_values_are_typed_as_the_clis_summary_json_types_them(small, cli, 
         params = bbrlab.simulate(small, progress=False, timeseries=False).params
         assert params == cli_params, name
         assert type(params["flow.name"]) is type(cli_params["flow.name"]), name
+
+
+@pytest.mark.parametrize("cls", [bbrlab.Run, bbrlab.Claim, bbrlab.SearchResult])
+def test_every_result_field_is_in_its_help(cls):
+    """help(bbrlab.Run) said nothing of name, seed, duration_s, text and
+    params (nor Claim of id ... seconds, SearchResult of objective ...
+    failures): each field is described in its class's docstring now."""
+    import dataclasses
+
+    missing = [f.name for f in dataclasses.fields(cls) if f"``{f.name}``" not in cls.__doc__]
+    assert not missing, f"{cls.__name__}'s docstring does not describe {missing}"

@@ -238,6 +238,13 @@ class _Progress:
 class Run:
     """One finished simulation.
 
+    ``name`` is the scenario's ``name``; ``seed`` the seed it ran with
+    (``simulate(seed=)`` if given); ``duration_s`` its simulated length in
+    seconds; ``text`` the scenario as run (TOML, with that seed: save it
+    and ``bbrlab sim`` repeats the run); ``params`` the swept values of a
+    one-point ``[sweep]`` (typed as ``summary.json`` types them; empty
+    without one).
+
     ``flows``, ``link`` and ``summary`` are pandas DataFrames with the
     columns and units of ``flows.csv``, ``link.csv`` and ``summary.csv``
     (docs/outputs.md; ``UNITS``, and each frame's ``attrs["units"]``),
@@ -368,9 +375,12 @@ def _typed(v: str) -> Any:
 
 @dataclass
 class Claim:
-    """A published claim's verdict from ``reproduce``: the quantities
+    """A published claim's verdict from ``reproduce``: its ``id``
+    (``C3``), ``title`` and ``source`` (the publication), whether it was
+    ``reproduced`` (every check within tolerance), the quantities
     (``rows``: published vs measured), the tolerance ``checks``, the
-    ``notes`` and the ``figures`` (SVG files of the report)."""
+    ``notes``, the ``figures`` (SVG and PNG files of the report) and the
+    wall-clock ``seconds`` its runs took."""
 
     id: str
     title: str

@@ -37,6 +37,14 @@ MAX_POINTS_PER_TASK = 8
 class SearchResult:
     """A search's outcome.
 
+    ``objective`` (its name), ``unit`` (its unit, '' for a unitless one) and
+    ``lower_is_worse`` (whether a lower value is worse for the
+    controller); ``flows``, the controllers of the flows in order; the
+    ``seed`` and ``warmup_s`` (seconds at each run's start left out of the
+    objective) the search ran with. ``beat_baseline``: whether CMA-ES
+    found a worse path than the random baseline; ``failures``: one dict
+    (``method``, ``evaluation``, ``error``) per run that did not complete.
+
     ``history``: one row per evaluation, ``method`` (``cmaes`` or
     ``random``), ``evaluation`` (from 1), the objective's value (column
     named after the objective), ``worst_so_far``, ``path`` (its pieces in
