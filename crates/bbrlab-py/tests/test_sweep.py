@@ -398,3 +398,20 @@ def test_to_parquet_refuses_an_unknown_partition_column(tmp_path):
     df = pd.DataFrame({"a": [1, 2]})
     with pytest.raises(ValueError, match=r"partition columns \['b'\]"):
         bbrlab.to_parquet(df, tmp_path / "o.parquet", partition_cols=["b"])
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda p: bbrlab.to_parquet([1, 2], p), "to_parquet: df: the DataFrame"),
+        (lambda p: bbrlab.to_parquet(pd.DataFrame({"a": [1]}), p, partition_cols="a"), "partition_cols"),
+        (lambda p: bbrlab.pantheon_points(5), "pantheon_points: source"),
+    ],
+)
+def test_results_helpers_refuse_the_wrong_type_by_name(call, words, tmp_path):
+    """to_parquet([1, 2], ...) failed as "'list' object has no attribute
+    'attrs'", partition_cols="a" was taken character by character, and
+    pantheon_points(5) failed in os.fspath naming no argument."""
+    with pytest.raises(TypeError, match=words):
+        call(tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()

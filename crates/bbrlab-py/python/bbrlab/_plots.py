@@ -116,6 +116,11 @@ def pantheon_points(source: Union[str, "os.PathLike[str]", pd.DataFrame]) -> pd.
             df = df[df["status"] == "ok"]
         params = list(df.attrs.get("parameters", []))
     else:
+        if not isinstance(source, (str, os.PathLike)):
+            raise TypeError(
+                "pantheon_points: source: a directory bbrlab sim wrote, its summary.json "
+                f"or a sweep() DataFrame, not {type(source).__name__}"
+            )
         path = Path(os.fspath(source))
         if path.is_dir():
             path = path / "summary.json"

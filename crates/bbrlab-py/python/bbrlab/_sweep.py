@@ -372,6 +372,14 @@ def to_parquet(df: pd.DataFrame, path: str, partition_cols: Optional[List[str]] 
     """Writes a sweep's result as a Parquet dataset partitioned by its swept
     parameters (``df.attrs["parameters"]`` without ``seed`` unless given),
     one directory level per parameter."""
+    # Checked here: a list or a Run's frame dict failed deep inside as an
+    # AttributeError on ``.attrs``.
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"to_parquet: df: the DataFrame sweep() returns, not {type(df).__name__}")
+    if partition_cols is not None and (
+        isinstance(partition_cols, str) or not all(isinstance(c, str) for c in partition_cols)
+    ):
+        raise TypeError(f"to_parquet: partition_cols: a list of column names, not {partition_cols!r}")
     if partition_cols is None:
         partition_cols = [c for c in df.attrs.get("parameters", []) if c != "seed"]
     if not partition_cols:
