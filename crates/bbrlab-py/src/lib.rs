@@ -477,6 +477,14 @@ fn simulate<'py>(
     if let Some(s) = seed {
         run.config.seed = s;
         run.text = with_seed(&run.text, s, &src.file)?;
+        // A one-point `[sweep]` of `seed` names the seed among the run's
+        // parameters too (and so in `summary_json`): that must be the
+        // seed that ran, not the one replaced.
+        for (k, v) in &mut run.params {
+            if k == "seed" {
+                *v = s.to_string();
+            }
+        }
     }
     let clock: Clock = clock.map(|c| c.clone()).unwrap_or_default();
     let name = sc.name.clone();

@@ -587,3 +587,15 @@ def test_every_result_field_is_in_its_help(cls):
 
     missing = [f.name for f in dataclasses.fields(cls) if f"``{f.name}``" not in cls.__doc__]
     assert not missing, f"{cls.__name__}'s docstring does not describe {missing}"
+
+
+def test_a_given_seed_replaces_a_swept_seed_in_params_and_summary(small):
+    """A one-point [sweep] of seed, run with seed=7: the run used 7, but
+    Run.params and summary_json["params"] said the replaced seed 3."""
+    small["sweep"] = {"seed": [3]}
+    run = bbrlab.simulate(small, seed=7, progress=False, timeseries=False)
+    assert run.seed == 7
+    assert run.params == {"seed": 7}
+    assert run.summary_json["params"] == {"seed": 7}
+    del small["sweep"]
+    assert run.summary_json["flows"] == bbrlab.simulate(small, seed=7, progress=False).summary_json["flows"]
