@@ -319,6 +319,10 @@ def test_the_own_local_cluster_turns_down_background_work_without_leaking_it():
         (None, "123", TypeError, ["seeds: a list of values"]),
         (None, 3, TypeError, ["seeds: a list of values", "[3]"]),
         (None, [-1], ValueError, ["seeds: a whole number from 0"]),
+        # A set's order (strings' hashes) changes from one process to the
+        # next, and with it which run is run-0000: it was taken.
+        ({"flow.algorithm": {"bbr", "cubic"}}, None, TypeError, ["grid['flow.algorithm']: a set has no order"]),
+        (None, {1, 2}, TypeError, ["seeds: a set has no order", "sorted("]),
     ],
 )
 def test_a_grid_or_seeds_that_would_be_misread_are_refused_before_any_task(small, grid, seeds, exc, words):

@@ -129,12 +129,21 @@ def _local_cluster(n_workers: Optional[int] = None):
 def _values(values: Any, where: str) -> List[Any]:
     """A grid entry's (or the seeds') values as a plain list: refused if
     it is a single value rather than a collection of them (a string would
-    otherwise be swept character by character), and each value checked as
-    a scenario dict's values are (no None, NaN, ...)."""
+    otherwise be swept character by character) or a set (no order), and
+    each value checked as a scenario dict's values are (no None, NaN,
+    ...)."""
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(
             f"{where}: a list of values, not {type(values).__name__} {values!r} "
             f"(for one value: [{values!r}])"
+        )
+    if isinstance(values, (set, frozenset)):
+        # A set's order is its hashes' (strings' vary from one Python
+        # process to the next): the runs, and so run-NNNN, would be
+        # numbered differently each time the sweep is made.
+        raise TypeError(
+            f"{where}: a set has no order, so the runs would be numbered differently "
+            f"from one session to the next; give a list, e.g. sorted({values!r})"
         )
     return [_plain(v, where) for v in values]
 
