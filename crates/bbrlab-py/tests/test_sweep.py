@@ -419,3 +419,26 @@ def test_results_helpers_refuse_the_wrong_type_by_name(call, words, tmp_path):
     with pytest.raises(TypeError, match=words):
         call(tmp_path / "out.parquet")
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_n_workers_with_a_client_is_refused_not_ignored(small, cluster, tmp_path, small_file):
+    """n_workers sizes only the LocalCluster a sweep starts by itself:
+    given with a client it was silently ignored (as was search's jobs=
+    with a client, and python -m bbrlab sim --workers with
+    --dask-scheduler). Each is refused now, before anything runs."""
+    import subprocess
+    import sys
+
+    with pytest.raises(ValueError, match="n_workers: sizes the LocalCluster"):
+        bbrlab.sweep(small, client=cluster, n_workers=4, progress=False)
+    with pytest.raises(ValueError, match="jobs: the threads of a search without a client"):
+        bbrlab.search("bbr", client=cluster, jobs=2, progress=False)
+    r = subprocess.run(
+        [sys.executable, "-m", "bbrlab", "sim", str(small_file), "--workers", "2",
+         "--dask-scheduler", "tcp://127.0.0.1:1", "--quiet", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2 and "--workers sizes the LocalCluster" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()

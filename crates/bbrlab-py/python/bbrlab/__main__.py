@@ -68,6 +68,9 @@ def main(argv=None) -> int:
     if rest:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
 
+    if args.workers is not None and args.dask_scheduler:
+        p.error("--workers sizes the LocalCluster started without --dask-scheduler; give one or the other")
+
     import bbrlab
 
     try:

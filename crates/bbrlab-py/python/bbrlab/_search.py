@@ -143,7 +143,8 @@ def search(
     ``client``: a ``dask.distributed.Client`` or a scheduler's address;
     each generation's points then run as Dask tasks on its workers (each
     needs the ``bbrlab`` package). Without one the points run here, on
-    ``jobs`` threads (default: every core).
+    ``jobs`` threads (default: every core; ``jobs`` with a ``client`` is
+    refused).
     """
     import numpy as np
 
@@ -163,6 +164,13 @@ def search(
     # by name here, not as a position in the JSON the native side parses.
     spec_json, keys = _spec_json(_plain(spec, "search options"))
     jobs = _whole(jobs, "jobs", 1)
+    if jobs is not None and client is not None:
+        # jobs= is the threads of a search run here; with a client the
+        # points run as Dask tasks on its workers and jobs was ignored.
+        raise ValueError(
+            "jobs: the threads of a search without a client; with client= the points "
+            "run on the client's workers (leave jobs out)"
+        )
     progress = _flag(progress, "progress", optional=True)
     try:
         dims, n, seed, lower_is_worse, warmup_s, obj, unit, flows = _native.search_plan(spec_json)

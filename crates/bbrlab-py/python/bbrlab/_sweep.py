@@ -175,7 +175,8 @@ def sweep(
     address (``"tcp://host:8786"``, connected to for the sweep and
     disconnected after); without one a
     ``LocalCluster`` of ``n_workers`` single-threaded worker processes
-    (default: one per core) is started for the sweep and closed after.
+    (default: one per core) is started for the sweep and closed after
+    (``n_workers`` with a ``client`` is refused: that cluster has its own).
 
     Runs go to Dask in batches, one task per batch: by default about
     ``TASKS_PER_THREAD`` batches per worker thread the cluster has when the
@@ -191,6 +192,14 @@ def sweep(
 
     retries = _whole(retries, "retries", 0, optional=False)
     n_workers = _whole(n_workers, "n_workers", 1)
+    if n_workers is not None and client is not None:
+        # It sizes only the LocalCluster started without a client: with
+        # one it was ignored, and the sweep ran on however many workers
+        # the client's cluster had.
+        raise ValueError(
+            "n_workers: sizes the LocalCluster a sweep starts without a client; "
+            "with client= the client's cluster has its own workers (leave n_workers out)"
+        )
     progress = _flag(progress, "progress", optional=True)
     src = _source(scenario)
     if grid is not None and not isinstance(grid, Mapping):
