@@ -12,6 +12,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 import bbrlab
+from bbrlab import _search
 
 #: A small budget: 10 Mbit/s falling as low as 2, two pieces, 8 s runs.
 BUDGET = dict(rate="10mbit", rate_ratio=5, pieces=2, duration="8s", evaluations=24, seed=4)
@@ -108,3 +109,43 @@ def test_a_wrongly_typed_option_is_named_not_placed_in_json(kwargs, words):
     with pytest.raises(ValueError, match=f"^search options: {re.escape(words)}") as e:
         bbrlab.search("bbr", progress=False, **kwargs)
     assert "line" not in str(e.value)
+
+
+
+class PanicException(BaseException):
+    """What a Rust panic arrives as (pyo3's PanicException is a
+    BaseException)."""
+
+
+def _panicking_evaluate(spec, points, jobs):
+    raise PanicException("attempt to subtract with overflow (injected)")
+
+
+def test_a_panicking_dask_task_is_an_error_naming_its_paths_not_a_hang(monkeypatch):
+    """A Dask task that raised a BaseException (a Rust panic) hung the
+    search: Dask's client cannot deliver one, so gather() never returned.
+    The task now raises a RuntimeError naming its paths. (Run in a thread
+    so the old behaviour fails the test instead of hanging it.)"""
+    import threading
+
+    monkeypatch.setattr(_search._native, "search_evaluate", _panicking_evaluate)
+    outcome = {}
+
+    def run():
+        try:
+            bbrlab.search("bbr", "utilization", client=client, progress=False, **BUDGET)
+        except BaseException as e:  # noqa: BLE001 - inspected below
+            outcome["error"] = e
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as c, Client(
+        c
+    ) as client:
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        t.join(60)
+        assert not t.is_alive(), "search hung on a task that raised a BaseException"
+    e = outcome["error"]
+    assert isinstance(e, RuntimeError), repr(e)
+    assert "a Dask task evaluating" in str(e)
+    assert "PanicException: attempt to subtract with overflow (injected)" in str(e)
+    assert "its paths: " in str(e) and "Mbit/s" in str(e)

@@ -321,5 +321,19 @@ def _evaluator(
 
 def _evaluate_chunk(points: List[List[float]], spec: str) -> List[Tuple[float, Optional[str]]]:
     """The Dask task: a few points, one after another on the worker.
-    (Module-level, so a worker imports it by name.)"""
-    return [tuple(r) for r in _native.search_evaluate(spec, points, 1)]
+    (Module-level, so a worker imports it by name.)
+
+    A run's own failure comes back as its point's error; anything the
+    task raises is re-raised as a RuntimeError naming the task's paths. A
+    Rust panic arrives as pyo3's PanicException, a BaseException, which
+    Dask's client cannot deliver: ``gather`` then waited forever."""
+    try:
+        return [tuple(r) for r in _native.search_evaluate(spec, points, 1)]
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - re-raised, named
+        paths = "; ".join(_native.search_path(spec, x, [])[0] for x in points)
+        raise RuntimeError(
+            f"search: a Dask task evaluating {len(points)} point(s) failed "
+            f"({type(e).__name__}: {e}); its paths: {paths}"
+        ) from None
