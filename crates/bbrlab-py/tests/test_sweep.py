@@ -442,3 +442,28 @@ def test_n_workers_with_a_client_is_refused_not_ignored(small, cluster, tmp_path
     )
     assert r.returncode == 2 and "--workers sizes the LocalCluster" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_an_interrupted_sweep_cancels_its_remaining_batches(small, monkeypatch):
+    """Ctrl-C during a sweep on a given client left its batches queued
+    and running on that client's cluster (in Jupyter the traceback keeps
+    the futures alive). The sweep now cancels them as it stops. The
+    interrupt is raised by the progress bar after the first batch."""
+    import tqdm.auto
+
+    class Interrupting(tqdm.auto.tqdm):
+        def update(self, n=1):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Interrupting)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as c, Client(c) as client:
+        with pytest.raises(KeyboardInterrupt) as e:
+            bbrlab.sweep(small, seeds=list(range(1, 9)), client=client, batch_size=1, progress=True)
+        deadline = time.time() + 20
+        while c.scheduler.tasks and time.time() < deadline:
+            time.sleep(0.1)
+        left = dict(c.scheduler.tasks)
+        del e  # the traceback held the futures, as an interactive session does
+    assert not left, f"{len(left)} sweep tasks still on the cluster after the interrupt"

@@ -224,10 +224,10 @@ def sweep(
         client, own_client = Client(own_cluster), True
     else:
         client, own_client = _connect(client)
+    futures: Dict[Any, range] = {}
     try:
         threads = sum(client.nthreads().values()) or os.cpu_count() or 1
         token = uuid.uuid4().hex[:8]
-        futures = {}
         for b in _batches(len(points), threads, batch_size):
             runs = [(i, points[i][1], f"{file} run-{i:04d}") for i in b]
             f = client.submit(
@@ -250,19 +250,28 @@ def sweep(
                 bar = tqdm(total=len(points), desc=f"sweep {name}", unit="run")
             except ImportError:
                 bar = None
-        for f in as_completed(list(futures)):
-            b = futures[f]
-            if f.status == "finished":
-                results.update(f.result())
-            else:
-                # The batch itself failed (its worker died too often):
-                # each of its runs is a failed row with the reason.
-                failure = _failure(f.exception())
-                results.update((i, failure) for i in b)
+        try:
+            for f in as_completed(list(futures)):
+                b = futures[f]
+                if f.status == "finished":
+                    results.update(f.result())
+                else:
+                    # The batch itself failed (its worker died too often):
+                    # each of its runs is a failed row with the reason.
+                    failure = _failure(f.exception())
+                    results.update((i, failure) for i in b)
+                if bar is not None:
+                    bar.update(len(b))
+        finally:
             if bar is not None:
-                bar.update(len(b))
-        if bar is not None:
-            bar.close()
+                bar.close()
+    except BaseException:
+        # Interrupted (Ctrl-C in Jupyter, where the traceback keeps these
+        # futures alive): the batches not yet run are cancelled, or they
+        # would go on taking a shared cluster's workers for nobody.
+        if futures:
+            client.cancel(list(futures))
+        raise
     finally:
         if own_client:
             client.close()
