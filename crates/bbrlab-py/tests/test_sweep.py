@@ -467,3 +467,22 @@ def test_an_interrupted_sweep_cancels_its_remaining_batches(small, monkeypatch):
         left = dict(c.scheduler.tasks)
         del e  # the traceback held the futures, as an interactive session does
     assert not left, f"{len(left)} sweep tasks still on the cluster after the interrupt"
+
+
+def test_python_m_bbrlab_sim_checks_out_before_running(small_file, tmp_path):
+    """An --out that is a file was found only after the whole sweep had
+    run, as a FileExistsError traceback: the results were lost. It is a
+    usage error now, before any run."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "taken"
+    out.write_text("not a directory")
+    r = subprocess.run(
+        [sys.executable, "-m", "bbrlab", "sim", str(small_file), "--workers", "1", "--quiet", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "exists and is not a directory" in r.stderr and "Traceback" not in r.stderr

@@ -71,6 +71,12 @@ def main(argv=None) -> int:
     if args.workers is not None and args.dask_scheduler:
         p.error("--workers sizes the LocalCluster started without --dask-scheduler; give one or the other")
 
+    out = args.out or Path("out") / args.scenario.stem
+    if out.exists() and not out.is_dir():
+        # Checked before the sweep: found after it, the results were lost
+        # to a traceback.
+        p.error(f"--out {out}: exists and is not a directory")
+
     import bbrlab
 
     try:
@@ -87,7 +93,6 @@ def main(argv=None) -> int:
     except (bbrlab.ScenarioError, ValueError, ConnectionError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    out = args.out or Path("out") / args.scenario.stem
     out.mkdir(parents=True, exist_ok=True)
     bbrlab.to_parquet(df, out / "summary.parquet")
     df.to_csv(out / "summary.csv", index=False)
