@@ -599,3 +599,14 @@ def test_a_given_seed_replaces_a_swept_seed_in_params_and_summary(small):
     assert run.summary_json["params"] == {"seed": 7}
     del small["sweep"]
     assert run.summary_json["flows"] == bbrlab.simulate(small, seed=7, progress=False).summary_json["flows"]
+
+
+def test_fct_buckets_has_units_like_every_other_frame(small):
+    """fct_buckets() was the one frame without attrs["units"] (and had no
+    entry in UNITS); without finite flows it had no columns at all."""
+    small["flow"] = [{"algorithm": "bbr", "size": "50kB"}, {"algorithm": "cubic", "size": "2MB"}]
+    b = bbrlab.simulate(small, progress=False, timeseries=False).fct_buckets()
+    assert len(b) and set(b.columns) == set(bbrlab.UNITS["fct_buckets"])
+    assert b.attrs["units"]["fct_p99_s"] == "s" and b.attrs["units"]["min_bytes"] == "bytes"
+    empty = bbrlab.simulate(SMALL_TOML, progress=False, timeseries=False).fct_buckets()
+    assert empty.empty and list(empty.columns) == list(bbrlab.UNITS["fct_buckets"])

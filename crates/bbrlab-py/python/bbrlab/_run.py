@@ -25,7 +25,8 @@ from . import _native
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
 #: Units of every column of ``Run.flows``, ``Run.link``, ``Run.model``,
-#: ``Run.summary`` and ``Run.fct`` (docs/outputs.md, the data dictionary).
+#: ``Run.summary``, ``Run.fct`` and ``Run.fct_buckets()`` (docs/outputs.md,
+#: the data dictionary).
 #: Also in each DataFrame's ``attrs["units"]``. The time series' units come
 #: from the schema the Rust writers use (``_native.column_units()``).
 UNITS: Dict[str, Dict[str, str]] = {
@@ -62,6 +63,16 @@ UNITS: Dict[str, Dict[str, str]] = {
         "fct_s": "s",
         "ideal_s": "s",
         "slowdown": "ratio",
+    },
+    "fct_buckets": {
+        "label": "name",
+        "min_bytes": "bytes",
+        "max_bytes": "bytes",
+        "count": "flows",
+        "fct_p50_s": "s",
+        "fct_p99_s": "s",
+        "slowdown_p50": "ratio",
+        "slowdown_p99": "ratio",
     },
 }
 
@@ -279,7 +290,10 @@ class Run:
         ``fct_p99_s``, ``slowdown_p50``, ``slowdown_p99``); empty without
         finite flows."""
         fct = self.summary_json.get("fct")
-        return pd.DataFrame(fct["buckets"] if fct else [])
+        df = pd.DataFrame(fct["buckets"] if fct else [], columns=list(UNITS["fct_buckets"]))
+        # Units as every other frame has them (it had none: attrs was empty).
+        df.attrs["units"] = {c: UNITS["fct_buckets"][c] for c in df.columns}
+        return df
 
     def __repr__(self) -> str:
         return (
