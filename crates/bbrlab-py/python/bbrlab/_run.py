@@ -313,7 +313,9 @@ def simulate(
 
     ``scenario`` is a path to a scenario file (str or ``pathlib.Path``), the
     TOML text of one, or a dict with the same schema (docs/scenarios.md).
-    ``seed`` replaces the scenario's ``seed``. A scenario the simulator
+    ``seed`` (0 to 2^63 - 1, as a scenario file holds it) replaces the
+    scenario's ``seed``, in ``Run.text`` and ``Run.params`` too, so the
+    text saved and run again is the same run. A scenario the simulator
     refuses raises ``bbrlab.ScenarioError`` with the CLI's message
     (``file:line:col: ...``; also ``.location`` and ``.detail``). A scenario
     with a ``[sweep]`` is refused: ``bbrlab.sweep`` runs those.
