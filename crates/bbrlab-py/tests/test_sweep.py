@@ -287,8 +287,27 @@ def test_python_m_bbrlab_sim_refuses_a_bad_batch_size(small_file, tmp_path):
         text=True,
         timeout=60,
     )
-    assert r.returncode == 1
-    assert "batch_size: a whole number >= 1, not 0" in r.stderr
+    assert r.returncode == 2
+    assert "--batch-size: '0': a whole number >= 1" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--workers", "0"), ("--retries", "-1"), ("--workers", "2.5")])
+def test_python_m_bbrlab_sim_names_the_flag_of_a_bad_count(small_file, tmp_path, flag, value):
+    """--workers 0 was refused as "n_workers: a whole number >= 1", a
+    keyword the command line does not have (and --batch-size 0 as
+    "batch_size: ..."): a usage error now names the flag."""
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "bbrlab", "sim", str(small_file), flag, value, "--quiet", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert f"{flag}: '{value}': a whole number" in r.stderr
     assert not (tmp_path / "out").exists()
 
 

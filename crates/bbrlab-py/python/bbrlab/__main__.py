@@ -35,6 +35,23 @@ def _seed_list(text: str):
     return out
 
 
+def _count(least: int):
+    """An argparse type: a whole number >= ``least``, refused as a usage
+    error naming the flag (the library's message named its keyword,
+    ``n_workers`` or ``batch_size``, which the command line does not use)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is None or v < least:
+            raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= {least}")
+        return v
+
+    return parse
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bbrlab", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -48,12 +65,12 @@ def main(argv=None) -> int:
     sim.add_argument(
         "--seeds", type=_seed_list, help="comma-separated seeds to sweep, e.g. 1,2,3"
     )
-    sim.add_argument("--workers", type=int, help="LocalCluster workers (default: one per core)")
+    sim.add_argument("--workers", type=_count(1), help="LocalCluster workers (default: one per core)")
     sim.add_argument("--out", type=Path, help="output directory (default: out/<scenario stem>)")
-    sim.add_argument("--retries", type=int, default=2, help="retries of a run that raises")
+    sim.add_argument("--retries", type=_count(0), default=2, help="retries of a run that raises")
     sim.add_argument(
         "--batch-size",
-        type=int,
+        type=_count(1),
         metavar="N",
         help="runs per Dask task (default: chosen from the runs and the workers)",
     )
