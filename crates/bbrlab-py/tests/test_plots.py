@@ -4,6 +4,7 @@ throughput against delay, from summary.json and from sweep()'s frame."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pandas as pd
@@ -209,3 +210,13 @@ def test_plot_dir_names_its_keywords_not_the_clis_flags(tmp_path, kwargs, name):
     with pytest.raises(ValueError, match=f"^{name} ") as e:
         bbrlab.plot_dir(tmp_path, **kwargs)
     assert "--jain" not in str(e.value)
+
+
+@pytest.mark.parametrize("doc, words", [({"runs": [5]}, "runs[0] is not an object"),
+                                        ({"runs": [{"run": "run-0000", "flows": [1]}]}, "run-0000 has no `flows` list")])
+def test_a_summary_json_of_another_shape_is_refused_naming_the_entry(tmp_path, doc, words):
+    """A summary.json whose runs or flows are not objects failed as
+    "'int' object has no attribute 'get'"."""
+    (tmp_path / "summary.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=re.escape(words)):
+        bbrlab.pantheon_points(tmp_path)

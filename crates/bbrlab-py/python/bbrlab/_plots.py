@@ -88,10 +88,14 @@ def _flows_of_summary(path: Path) -> pd.DataFrame:
         raise ValueError(f"{path}: no `runs` list; expected the summary.json `bbrlab sim` writes")
     rows: List[Dict[str, Any]] = []
     for i, r in enumerate(runs):
+        # Each shape checked: a hand-edited or foreign file failed as an
+        # AttributeError on .get, naming neither the file nor the entry.
+        if not isinstance(r, dict):
+            raise ValueError(f"{path}: runs[{i}] is not an object; expected the summary.json `bbrlab sim` writes")
         run = r.get("run", f"run {i}")
         flows = r.get("flows")
-        if not isinstance(flows, list):
-            raise ValueError(f"{path}: {run} has no `flows` list")
+        if not isinstance(flows, list) or not all(isinstance(f, dict) for f in flows):
+            raise ValueError(f"{path}: {run} has no `flows` list of objects")
         for f in flows:
             row = {"run": run, **(r.get("params") or {})}
             row.update(
