@@ -220,3 +220,11 @@ def test_a_summary_json_of_another_shape_is_refused_naming_the_entry(tmp_path, d
     (tmp_path / "summary.json").write_text(json.dumps(doc))
     with pytest.raises(ValueError, match=re.escape(words)):
         bbrlab.pantheon_points(tmp_path)
+
+
+def test_fairness_over_time_names_the_columns_a_frame_lacks(small):
+    """A flows frame without delivered_bytes (trimmed by the caller)
+    failed as a bare KeyError: 'delivered_bytes'."""
+    flows = bbrlab.simulate(small, progress=False).flows[["time_s", "flow", "goodput_bps"]]
+    with pytest.raises(ValueError, match="has no column\\(s\\) delivered_bytes"):
+        bbrlab.fairness_over_time(flows)

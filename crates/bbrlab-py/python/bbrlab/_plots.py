@@ -52,6 +52,13 @@ def fairness_over_time(
         raise ValueError(
             "fairness_over_time: no time series (a Run simulated with timeseries=True, or its flows frame)"
         )
+    missing = [c for c in ("time_s", "flow", "delivered_bytes") if c not in flows.columns]
+    if missing:
+        # A trimmed or foreign frame failed as a bare KeyError.
+        raise ValueError(
+            f"fairness_over_time: the flows frame has no column(s) {', '.join(missing)} "
+            "(Run.flows has them)"
+        )
     end, n, jain, at, ttc, joined = _native.sliding_jain(
         flows["time_s"].astype(float).tolist(),
         flows["flow"].astype("int64").tolist(),
