@@ -67,6 +67,14 @@ def test_a_sweep_frame_gives_the_same_rule(tmp_path):
     assert len(p) == 1
     assert p.loc[0, "throughput_mbps"] == pytest.approx(3.0)
     assert p.loc[0, "delay_p95_ms"] == pytest.approx(20.0)
+    # Without attrs (lost by pd.concat of sweeps or a CSV round trip) the
+    # parameters were dropped from the points; they are read from the
+    # layout sweep() gives (parameters, seed, run, status).
+    csv = tmp_path / "sweep.csv"
+    df.to_csv(csv, index=False)
+    back = pd.read_csv(csv)
+    assert not back.attrs
+    pd.testing.assert_frame_equal(bbrlab.pantheon_points(back), p)
 
 
 def test_a_directory_without_a_summary_is_refused(tmp_path):

@@ -126,6 +126,14 @@ def pantheon_points(source: Union[str, "os.PathLike[str]", pd.DataFrame]) -> pd.
         if "status" in df.columns:
             df = df[df["status"] == "ok"]
         params = list(df.attrs.get("parameters", []))
+        cols = list(df.columns)
+        at = cols.index("seed") if "seed" in cols else -1
+        if not params and at >= 0 and cols[at + 1 : at + 3] == ["run", "status"]:
+            # attrs do not survive every pandas operation (pd.concat of
+            # two sweeps, a round trip through CSV): the parameters were
+            # then dropped from the points without a word. sweep() puts
+            # them first, then seed, run and status.
+            params = cols[: at + 1]
     else:
         if not isinstance(source, (str, os.PathLike)):
             raise TypeError(
