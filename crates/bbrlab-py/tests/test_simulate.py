@@ -546,6 +546,7 @@ def test_model_frame_is_model_csv_for_the_bbr_flows(tmp_path, cli):
         (lambda: bbrlab.reproduce(["C3"], quick="yes"), "quick"),
         (lambda: bbrlab.reproduce(["C3", 5]), "claims"),
         (lambda: bbrlab.reproduce(None), "claims"),
+        (lambda: bbrlab.reproduce(["C3"], 5), "out"),
     ],
 )
 def test_a_flag_or_claim_of_the_wrong_type_is_refused_by_name(call, name, tmp_path, monkeypatch):

@@ -436,6 +436,8 @@ def reproduce(
         raise TypeError(f"claims: a list of claim ids such as ['C3', 'V1'], not {claims!r}")
     quick = _flag(quick, "quick")
     jobs = _whole(jobs, "jobs", 1)
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out: the report's directory (a str or path), not {type(out).__name__} {out!r}")
     out = Path(out)
     outcomes = json.loads(_native.reproduce(list(claims), os.fspath(out), quick=quick, jobs=jobs))
     result = []
