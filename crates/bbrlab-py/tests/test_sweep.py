@@ -342,6 +342,8 @@ def test_the_own_local_cluster_turns_down_background_work_without_leaking_it():
         # next, and with it which run is run-0000: it was taken.
         ({"flow.algorithm": {"bbr", "cubic"}}, None, TypeError, ["grid['flow.algorithm']: a set has no order"]),
         (None, {1, 2}, TypeError, ["seeds: a set has no order", "sorted("]),
+        # Was refused as grid["seed"]: no values, a name the caller never wrote.
+        (None, [], ValueError, ["seeds: no seeds"]),
     ],
 )
 def test_a_grid_or_seeds_that_would_be_misread_are_refused_before_any_task(small, grid, seeds, exc, words):

@@ -212,6 +212,10 @@ def sweep(
         if "seed" in grid:
             raise ValueError("give the seeds either in grid['seed'] or as seeds=, not both")
         grid["seed"] = [_seed(x, "seeds") for x in _values(seeds, "seeds")]
+        if not grid["seed"]:
+            # Refused here: the native side would name grid["seed"], which
+            # the caller did not write.
+            raise ValueError("seeds: no seeds; give at least one, or leave seeds out for the scenario's own")
     name, _, points = _native.sweep_points(**src, grid=json.dumps(grid))
     base_dir = os.path.abspath(os.path.dirname(src["path"]) if "path" in src else src["base_dir"])
     file = src.get("path", src.get("file", "<string>"))
