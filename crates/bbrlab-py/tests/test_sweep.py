@@ -507,3 +507,21 @@ def test_python_m_bbrlab_sim_checks_out_before_running(small_file, tmp_path):
     )
     assert r.returncode == 2, r.stderr
     assert "exists and is not a directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def _always_failing(text, base_dir, label):
+    raise RuntimeError("no route to the trace store (injected)")
+
+
+def test_a_sweep_whose_runs_all_fail_still_has_the_summary_columns(monkeypatch):
+    """When every run failed the frame had no summary columns at all, so
+    code that reads df["goodput_bps"] on any sweep raised KeyError on
+    this one. The columns are there, all missing."""
+    monkeypatch.setattr(_sweep, "_simulate_summary", _always_failing)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as c, Client(c) as client:
+        with pytest.warns(RuntimeWarning, match="2 of 2 runs failed"):
+            df = bbrlab.sweep(SMALL, {"flow.algorithm": ["bbr", "cubic"]}, client=client, retries=0)
+    assert list(df.columns[-len(bbrlab.UNITS["summary"]):]) == list(bbrlab.UNITS["summary"])
+    assert df["goodput_bps"].isna().all() and (df["status"] == "failed").all()

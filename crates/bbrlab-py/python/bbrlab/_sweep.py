@@ -379,6 +379,12 @@ def _assemble(points: List[Any], results: Dict[int, Any]) -> pd.DataFrame:
         table = pa.Table.from_batches([null_row if b is None else b for b in batches], schema=schema)
         summary = table.to_pandas()
         df = pd.concat([df, summary], axis=1)
+    elif points:
+        # Every run failed: the summary's columns, all missing, so that
+        # the frame has the same columns as any other sweep's (they were
+        # absent, and df["goodput_bps"] raised KeyError).
+        for c in UNITS["summary"]:
+            df[c] = pd.Series([None] * len(df), dtype=object if c in ("name", "algorithm") else float)
     for k in keys + ["seed"]:
         # Keep parameters typed (None for a parameter a run did not set).
         df[k] = df[k].infer_objects()
