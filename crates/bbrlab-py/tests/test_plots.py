@@ -220,8 +220,13 @@ def test_plot_dir_names_its_keywords_not_the_clis_flags(tmp_path, kwargs, name):
     assert "--jain" not in str(e.value)
 
 
-@pytest.mark.parametrize("doc, words", [({"runs": [5]}, "runs[0] is not an object"),
-                                        ({"runs": [{"run": "run-0000", "flows": [1]}]}, "run-0000 has no `flows` list")])
+@pytest.mark.parametrize(
+    "doc, words",
+    [
+        ({"runs": [5]}, "runs[0] is not an object"),
+        ({"runs": [{"run": "run-0000", "flows": [1]}]}, "run-0000 has no `flows` list"),
+    ],
+)
 def test_a_summary_json_of_another_shape_is_refused_naming_the_entry(tmp_path, doc, words):
     """A summary.json whose runs or flows are not objects failed as
     "'int' object has no attribute 'get'"."""
@@ -236,3 +241,16 @@ def test_fairness_over_time_names_the_columns_a_frame_lacks(small):
     flows = bbrlab.simulate(small, progress=False).flows[["time_s", "flow", "goodput_bps"]]
     with pytest.raises(ValueError, match="has no column\\(s\\) delivered_bytes"):
         bbrlab.fairness_over_time(flows)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [({"path": 5}, "plot_dir: path: a directory"), ({"jain_threshold": "0.9"}, "plot_dir: jain_threshold: a number"),
+     ({"jain_window_s": True}, "plot_dir: jain_window_s: a number"), ({"jain_step_s": None}, "plot_dir: jain_step_s")],
+)
+def test_plot_dir_refuses_a_wrong_type_by_name(tmp_path, kwargs, words):
+    """The native refusals named no argument ("must be real number, not
+    str", "expected str, bytes or os.PathLike object, not int"), and
+    jain_window_s=True was taken as 1 s."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        bbrlab.plot_dir(**{"path": tmp_path, **kwargs})

@@ -301,7 +301,8 @@ def test_python_m_bbrlab_sim_names_the_flag_of_a_bad_count(small_file, tmp_path,
     import sys
 
     r = subprocess.run(
-        [sys.executable, "-m", "bbrlab", "sim", str(small_file), flag, value, "--quiet", "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "bbrlab", "sim", str(small_file), flag, value, "--quiet",
+         "--out", str(tmp_path / "out")],
         capture_output=True,
         text=True,
         timeout=60,

@@ -23,9 +23,8 @@ same schema; they run through the same Rust code as the ``bbrlab`` CLI.
 """
 
 from ._native import ScenarioError
-from ._native import plot_dir
 from ._native import provenance as _provenance
-from ._plots import fairness_over_time, pantheon_points, plot_pantheon
+from ._plots import fairness_over_time, pantheon_points, plot_dir, plot_pantheon
 from ._run import UNITS, Claim, Run, reproduce, scenario_toml, simulate
 from ._search import SearchResult, search
 from ._sweep import sweep, to_parquet
