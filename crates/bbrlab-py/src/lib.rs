@@ -36,7 +36,7 @@ create_exception!(
     bbrlab,
     ScenarioError,
     PyValueError,
-    "A scenario the simulator refuses: the message is the CLI's, `file:line:col: what`."
+    "A scenario the simulator refuses (a ValueError): the message is the CLI's, `file:line:col: what`; its parts are the attributes `location` (`file:line:col`) and `detail` (what)."
 );
 
 /// Where a scenario comes from: its text and the name errors use for it.

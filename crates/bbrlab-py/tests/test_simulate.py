@@ -611,3 +611,9 @@ def test_fct_buckets_has_units_like_every_other_frame(small):
     assert b.attrs["units"]["fct_p99_s"] == "s" and b.attrs["units"]["min_bytes"] == "bytes"
     empty = bbrlab.simulate(SMALL_TOML, progress=False, timeseries=False).fct_buckets()
     assert empty.empty and list(empty.columns) == list(bbrlab.UNITS["fct_buckets"])
+
+
+def test_help_of_scenario_error_names_its_attributes():
+    """help(bbrlab.ScenarioError) said nothing of .location and .detail,
+    the parts a program reads instead of parsing the message."""
+    assert "`location`" in bbrlab.ScenarioError.__doc__ and "`detail`" in bbrlab.ScenarioError.__doc__
