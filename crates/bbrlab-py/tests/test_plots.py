@@ -254,3 +254,15 @@ def test_plot_dir_refuses_a_wrong_type_by_name(tmp_path, kwargs, words):
     jain_window_s=True was taken as 1 s."""
     with pytest.raises(TypeError, match=re.escape(words)):
         bbrlab.plot_dir(**{"path": tmp_path, **kwargs})
+
+
+def test_fairness_over_time_without_a_time_series_names_both_causes(small):
+    """A scenario with sample_interval = "0s" has no time series even with
+    timeseries=True; the message named only timeseries=True, which the
+    caller had already given."""
+    small["sample_interval"] = "0s"
+    run = bbrlab.simulate(small, progress=False)
+    assert run.flows.empty
+    with pytest.raises(ValueError, match="sample_interval is above 0s") as e:
+        bbrlab.fairness_over_time(run)
+    assert "timeseries=True" in str(e.value)

@@ -49,8 +49,11 @@ def fairness_over_time(
             )
     flows = getattr(run_or_flows, "flows", run_or_flows)
     if not isinstance(flows, pd.DataFrame) or flows.empty:
+        # Both ways to get none: timeseries=False, or a scenario whose
+        # sample_interval is 0s (which timeseries=True cannot undo).
         raise ValueError(
-            "fairness_over_time: no time series (a Run simulated with timeseries=True, or its flows frame)"
+            "fairness_over_time: no time series (give a Run simulated with timeseries=True "
+            "from a scenario whose sample_interval is above 0s, as the default 10ms is; or its flows frame)"
         )
     missing = [c for c in ("time_s", "flow", "delivered_bytes") if c not in flows.columns]
     if missing:
