@@ -617,3 +617,15 @@ def test_help_of_scenario_error_names_its_attributes():
     """help(bbrlab.ScenarioError) said nothing of .location and .detail,
     the parts a program reads instead of parsing the message."""
     assert "`location`" in bbrlab.ScenarioError.__doc__ and "`detail`" in bbrlab.ScenarioError.__doc__
+
+
+def test_a_missing_trace_of_a_dict_scenario_names_the_working_directory(small, tmp_path, monkeypatch):
+    """A dict (or text) scenario has no file: its relative paths resolve
+    against the working directory. The error said "against the scenario
+    file's directory", which a dict does not have."""
+    monkeypatch.chdir(tmp_path)
+    small["link"]["forward"]["rate"] = {"trace": "no-such.trace"}
+    with pytest.raises(bbrlab.ScenarioError) as e:
+        bbrlab.simulate(small, progress=False)
+    message = str(e.value)
+    assert "no-such.trace" in message and "working directory" in message, message

@@ -870,7 +870,8 @@ pub fn load_trace(path: &Path) -> Result<(Vec<u64>, u64), LinkError> {
     let text = std::fs::read_to_string(path).map_err(|e| LinkError {
         field: field.clone(),
         message: format!(
-            "cannot read `{}`: {e} (relative paths resolve against the scenario file's directory)",
+            "cannot read `{}`: {e} (a relative path resolves against the scenario \
+             file's directory, or the working directory for one given as text or a Python dict)",
             path.display()
         ),
     })?;
