@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
@@ -345,6 +346,13 @@ def test_the_own_local_cluster_turns_down_background_work_without_leaking_it():
         (None, {1, 2}, TypeError, ["seeds: a set has no order", "sorted("]),
         # Was refused as grid["seed"]: no values, a name the caller never wrote.
         (None, [], ValueError, ["seeds: no seeds"]),
+        # numpy: a 0-d array is one value (numpy's "iteration over a 0-d
+        # array" named nothing); a 2-d one is not a list of values (each
+        # row was swept as one value and refused by the scenario).
+        ({"link.forward.loss.bernoulli": np.array(0.01)}, None, TypeError,
+         ["grid['link.forward.loss.bernoulli']: a list of values", "[0.01]"]),
+        ({"link.forward.loss.bernoulli": np.array([[0.01, 0.02]])}, None, TypeError,
+         ["grid['link.forward.loss.bernoulli']: a one-dimensional list of values"]),
     ],
 )
 def test_a_grid_or_seeds_that_would_be_misread_are_refused_before_any_task(small, grid, seeds, exc, words):

@@ -132,6 +132,16 @@ def _values(values: Any, where: str) -> List[Any]:
     otherwise be swept character by character) or a set (no order), and
     each value checked as a scenario dict's values are (no None, NaN,
     ...)."""
+    ndim = getattr(values, "ndim", 1)
+    if ndim == 0:
+        # A 0-d numpy array is one value (np.array(0.01)); iterating it
+        # failed with numpy's own "iteration over a 0-d array".
+        values = values.item()
+    elif ndim != 1:
+        raise TypeError(
+            f"{where}: a one-dimensional list of values, not a {ndim}-dimensional "
+            f"{type(values).__name__} (each row would be one value)"
+        )
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(
             f"{where}: a list of values, not {type(values).__name__} {values!r} "
