@@ -217,6 +217,20 @@ impl Controller {
         Self::with_inner(config, None, Inner::Custom(algorithm))
     }
 
+    /// [`Controller::custom`] for a configuration taken from a user, as
+    /// [`Controller::try_new`] is for [`Controller::new`]: `custom` takes
+    /// an `mss_bytes` of 0 as 1 byte without a word, so a user's mistake
+    /// would only show as a window of a few bytes. The whole
+    /// configuration is checked ([`Config::check`]), since a user's
+    /// algorithm may build a built-in one from it.
+    pub fn try_custom(
+        config: &Config,
+        algorithm: Box<dyn CongestionControl + Send + Sync>,
+    ) -> Result<Self, crate::ConfigError> {
+        config.check()?;
+        Ok(Controller::custom(config, algorithm))
+    }
+
     fn with_inner(config: &Config, algorithm: Option<Algorithm>, inner: Inner) -> Self {
         let mss = crate::config::usable_mss(config.mss_bytes);
         Controller {

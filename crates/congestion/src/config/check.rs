@@ -234,6 +234,18 @@ mod tests {
     }
 
     #[test]
+    fn try_custom_refuses_what_check_refuses() {
+        use crate::{builtin, Controller, Instant};
+        let mut c = Config::for_quic(Algorithm::Cubic, 1200);
+        let cc = Controller::try_custom(&c, builtin(&c, Instant::ZERO)).unwrap();
+        assert_eq!(cc.algorithm(), None);
+        // `custom` takes 0 as a 1-byte segment; `try_custom` says so.
+        c.mss_bytes = 0;
+        let e = Controller::try_custom(&c, builtin(&c, Instant::ZERO)).unwrap_err();
+        assert_eq!(e.field, "mss_bytes");
+    }
+
+    #[test]
     fn unusual_but_defined_settings_pass() {
         let mut c = Config::default();
         c.bbr.high_gain = 1.0; // no faster than the estimate: an experiment
