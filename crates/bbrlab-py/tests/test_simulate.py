@@ -3,6 +3,7 @@ results as the CLI (one implementation of running a scenario)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import subprocess
 import threading
@@ -143,6 +144,32 @@ def test_a_missing_file_and_a_wrong_type_are_refused(tmp_path):
     # not exist the error says the string was taken as one.
     with pytest.raises(bbrlab.ScenarioError, match="taken as a path"):
         bbrlab.simulate("algorithm bbr")
+
+
+def test_a_missing_file_is_also_a_file_not_found_error(tmp_path):
+    """A missing scenario path was only a ScenarioError: a caller's
+    ``except FileNotFoundError`` (what open() raises) let it through. It
+    is both now, whichever way the path is given, and in sweep too."""
+    missing = tmp_path / "nope.toml"
+    for given in (missing, str(missing)):
+        with pytest.raises(FileNotFoundError) as e:
+            bbrlab.simulate(given)
+        assert isinstance(e.value, bbrlab.ScenarioError)
+        assert isinstance(e.value, ValueError)
+        assert isinstance(e.value, bbrlab.ScenarioFileNotFoundError)
+        assert e.value.errno == errno.ENOENT
+        assert e.value.filename == str(missing)
+        assert e.value.location == str(missing)
+        assert str(e.value).startswith(f"{missing}: ")
+        assert "[Errno" not in str(e.value)
+    with pytest.raises(FileNotFoundError, match="taken as a path"):
+        bbrlab.simulate("algorithm bbr")
+    with pytest.raises(FileNotFoundError):
+        bbrlab.sweep(missing, {"flow.0.algorithm": ["bbr"]}, n_workers=1)
+    # A directory is there but is no file: the reader's error, not this one.
+    with pytest.raises(bbrlab.ScenarioError) as e:
+        bbrlab.simulate(tmp_path)
+    assert not isinstance(e.value, FileNotFoundError)
 
 
 def test_a_file_with_an_equals_sign_in_its_path_is_a_path(tmp_path):

@@ -19,13 +19,16 @@ simulator.
 
 Scenarios are TOML files (docs/scenarios.md), TOML text, or dicts of the
 same schema; they run through the same Rust code as the ``bbrlab`` CLI.
+A scenario the simulator refuses raises ``ScenarioError`` (a
+``ValueError``); a path that names no file raises its subclass
+``ScenarioFileNotFoundError``, also a ``FileNotFoundError``.
 ``scenario_toml(dict)`` writes a dict as the TOML file the CLI runs.
 """
 
 from ._native import ScenarioError
 from ._native import provenance as _provenance
 from ._plots import fairness_over_time, pantheon_points, plot_dir, plot_pantheon
-from ._run import UNITS, Claim, Run, reproduce, scenario_toml, simulate
+from ._run import UNITS, Claim, Run, ScenarioFileNotFoundError, reproduce, scenario_toml, simulate
 from ._search import SearchResult, search
 from ._sweep import sweep, to_parquet
 
@@ -35,6 +38,7 @@ __all__ = [
     "Claim",
     "Run",
     "ScenarioError",
+    "ScenarioFileNotFoundError",
     "UNITS",
     "fairness_over_time",
     "pantheon_points",

@@ -8,6 +8,7 @@ interface), so the DataFrames are typed columns, not parsed text.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -89,13 +90,49 @@ def scenario_toml(scenario: Mapping[str, Any]) -> str:
     return _native.dict_to_toml(json.dumps(_plain(scenario, "scenario dict"), allow_nan=False))
 
 
+class ScenarioFileNotFoundError(_native.ScenarioError, FileNotFoundError):
+    """A scenario path that names no file: a ``ScenarioError`` (and so a
+    ``ValueError``) like every refused scenario, and a
+    ``FileNotFoundError`` as ``open()`` would raise, so either ``except``
+    a caller chose catches it. ``filename`` is the path, ``errno`` is
+    ``ENOENT``; the message and ``location``/``detail`` are as for any
+    other ``ScenarioError``."""
+
+    def __init__(self, path: str, detail: str):
+        message = f"{path}: {detail}"
+        # ValueError's __init__ comes first in this class's MRO, so
+        # OSError's fields are set here rather than parsed from args.
+        _native.ScenarioError.__init__(self, message)
+        self.errno = errno.ENOENT
+        self.strerror = os.strerror(errno.ENOENT)
+        self.filename = path
+        self.location = path
+        self.detail = detail
+
+    def __str__(self) -> str:
+        # OSError's __str__ would print "[Errno 2] ...": the message is
+        # the scenario error's, as the CLI prints it.
+        return str(self.args[0])
+
+
+def _existing(path: str) -> str:
+    """`path`, or ScenarioFileNotFoundError when nothing is there (a
+    directory or an unreadable file gets the native reader's
+    ScenarioError, which says why)."""
+    if not os.path.exists(path):
+        raise ScenarioFileNotFoundError(
+            path, "cannot read the scenario file: no such file or directory"
+        )
+    return path
+
+
 def _source(scenario: ScenarioLike) -> Dict[str, Any]:
     """The native call's arguments for a scenario given as a path, TOML text
     or a dict with the scenario file's schema."""
     if isinstance(scenario, Mapping):
         return {"text": scenario_toml(scenario), "file": "<dict>", "base_dir": os.getcwd()}
     if isinstance(scenario, os.PathLike):
-        return {"path": os.fspath(scenario)}
+        return {"path": _existing(os.fspath(scenario))}
     if isinstance(scenario, str):
         if not scenario.strip():
             raise ValueError("scenario: an empty string (give a TOML path, TOML text or a dict)")
@@ -111,9 +148,10 @@ def _source(scenario: ScenarioLike) -> Dict[str, Any]:
             # Say which reading was taken: a caller who meant TOML text
             # (a fragment with no key = value yet) would otherwise be told
             # only that a file cannot be read.
-            raise _native.ScenarioError(
-                f"{scenario}: no such scenario file (a string with no '=' and no "
-                "newline is taken as a path; TOML text has key = value lines)"
+            raise ScenarioFileNotFoundError(
+                scenario,
+                "no such scenario file (a string with no '=' and no "
+                "newline is taken as a path; TOML text has key = value lines)",
             )
         return {"path": scenario}
     raise TypeError(
