@@ -43,6 +43,11 @@ from typing import Dict, List, Optional, Tuple
 import bbrlab
 from bbrlab._sweep import _local_cluster
 
+#: The longest wall time one sweep run may be calibrated to: 200 runs of
+#: it take most of an hour per sweep already.
+MAX_RUN_SECONDS = 60.0
+
+
 def _scenario(duration: str, interval: str) -> dict:
     """The benchmark's path: 100 Mbit/s, 40 ms, 1 % random loss, one BBR
     flow, run for ``duration`` with samples every ``interval``."""
@@ -84,8 +89,10 @@ def main(argv=None) -> int:
     for name in ("runs", "rounds", "repeat"):
         if getattr(args, name) < 1:
             p.error(f"--{name}: at least 1, not {getattr(args, name)}")
-    if args.run_seconds <= 0:
-        p.error(f"--run-seconds: more than 0, not {args.run_seconds}")
+    # NaN passes a `<= 0` test and then fails deep in the calibration
+    # (round(nan)); infinity would ask for an endless run.
+    if not 0 < args.run_seconds <= MAX_RUN_SECONDS:
+        p.error(f"--run-seconds: more than 0 and at most {MAX_RUN_SECONDS:g} seconds, not {args.run_seconds}")
     if not args.cli.is_file():
         p.error(f"--cli: no such file {args.cli} (build it: cargo build --release -p bbrlab)")
 
