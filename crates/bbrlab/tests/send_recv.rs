@@ -368,11 +368,11 @@ fn bad_send_options_are_refused_before_a_packet_leaves() {
         (vec!["--file", d], "is a directory; give a file to send"),
         (
             vec!["--bytes", "1000", "--interval", "0s"],
-            "--interval 0ns: below the shortest sampling interval, 1ms",
+            "--interval 0s: below the shortest sampling interval, 1ms",
         ),
         (
             vec!["--bytes", "1000", "--interval", "500us"],
-            "give at least 1ms",
+            "--interval 500us: below the shortest sampling interval, 1ms; give at least 1ms",
         ),
     ] {
         let mut args = vec!["--idle-timeout", "30s", "--quiet"];

@@ -93,6 +93,7 @@ pub mod mode_times;
 pub mod pattern;
 mod rcv_window;
 pub mod receiver;
+pub mod sample_interval;
 pub mod schema;
 pub mod segment;
 pub mod sender;

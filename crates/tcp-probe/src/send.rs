@@ -124,20 +124,17 @@ pub struct SendSummary {
     pub samples: usize,
 }
 
-/// The shortest sampling interval [`send`] takes: each sample reads
-/// `TCP_INFO` and writes a row, and 0 would sample without end (the loop
-/// would spin on one core beside the transfer it measures).
-pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
+/// The shortest sampling interval [`send`] takes (the UDP transport's
+/// too: one floor, in the crate both share).
+pub use sender::sample_interval::MIN_INTERVAL;
 
 /// `bbrlab tcp send`. An `interval` below [`MIN_INTERVAL`] is refused
 /// before connecting.
 pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
-    if o.interval < MIN_INTERVAL {
-        return Err(format!(
-            "sampling interval {:?}: below the shortest, {MIN_INTERVAL:?}",
-            o.interval
-        ));
-    }
+    sender::sample_interval::check_interval(
+        &format!("sampling interval {:?}", o.interval),
+        o.interval,
+    )?;
     let sock = socket2_connect(o)?;
     let mut stream = sock;
     let fd = stream.as_raw_fd();

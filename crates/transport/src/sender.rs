@@ -59,22 +59,9 @@ pub struct SendConfig {
     pub ecn: bool,
 }
 
-/// The shortest sampling interval a sender takes (`--interval` of
-/// `bbrlab send` and `bbrlab tcp send`): a sample every interval costs a
-/// clock read, a goodput over the interval and a log row, and below a
-/// millisecond the samples cost more than the sending; 0 would sample
-/// without end. Shorter values used to be raised to it without a word.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
-
-/// `d`, or an error naming `flag` if it is below [`MIN_INTERVAL`].
-pub fn check_interval(flag: &str, d: Duration) -> Result<Duration, String> {
-    if d < MIN_INTERVAL {
-        return Err(format!(
-            "{flag} {d:?}: below the shortest sampling interval, {MIN_INTERVAL:?}; give at least 1ms"
-        ));
-    }
-    Ok(d)
-}
+/// The sampling interval's floor and its check, shared with the
+/// kernel-TCP probe.
+pub use sender::sample_interval::{check_interval, MIN_INTERVAL};
 
 /// The column the log writes after the shared schema
 /// (`sender::schema::FLOW_COLUMNS`): how late paced sends went out
@@ -190,7 +177,7 @@ pub fn send_with(
     if let Some(e) = custom_cc.as_ref().and_then(|c| c.unbuilt_error()) {
         return Err(e);
     }
-    check_interval("interval", cfg.interval)?;
+    check_interval(&format!("interval {:?}", cfg.interval), cfg.interval)?;
     let bind: SocketAddr = if cfg.peer.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {

@@ -20,7 +20,10 @@ pub(crate) fn command(side: TcpSide) -> Result<(), String> {
                 cc,
                 duration_s: duration_arg("--duration", &duration)?.as_secs_f64(),
                 bytes,
-                interval: check_interval("--interval", duration_arg("--interval", &interval)?)?,
+                interval: check_interval(
+                    &format!("--interval {interval}"),
+                    duration_arg("--interval", &interval)?,
+                )?,
                 log,
             };
             let s = tcp_probe::send(&o)?;

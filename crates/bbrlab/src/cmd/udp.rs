@@ -50,7 +50,10 @@ pub(crate) fn send(a: SendArgs) -> Result<(), String> {
         duration,
         idle_timeout: duration_arg("--idle-timeout", &idle_timeout)?,
         log,
-        interval: check_interval("--interval", duration_arg("--interval", &interval)?)?,
+        interval: check_interval(
+            &format!("--interval {interval}"),
+            duration_arg("--interval", &interval)?,
+        )?,
         progress: !quiet,
         gso: !no_gso,
         ecn,
