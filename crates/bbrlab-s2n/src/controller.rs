@@ -52,20 +52,8 @@ struct State {
     /// The current datagram size, the unit of s2n-quic's window checks.
     max_datagram_size: u64,
     bytes_in_flight: u64,
-    /// Losses reported since the last flush, all at `loss_time`.
-    lost: Vec<LostPacket>,
-    lost_ranges: u32,
-    loss_time: Option<Timestamp>,
-    /// Bytes in flight before the first loss of the pending batch: the
-    /// `prior_in_flight` of the ACK that revealed them.
-    loss_prior_in_flight: u64,
-    loss_persistent: bool,
-    /// CE marks s2n-quic reported for the ACK being processed (it reports
-    /// them between the ACK's losses and `on_ack`).
-    pending_ce: u64,
-    /// The RTT sample of the ACK being processed (`on_rtt_update`), with
-    /// the ACK's receive time.
-    pending_rtt: Option<(Timestamp, Duration)>,
+    /// What s2n-quic has told and the algorithm has not yet heard.
+    pending: Pending,
     /// The ACK being processed, as `Controller::on_ack` takes it (reused,
     /// so ACKs do not allocate once it has grown).
     acked: Vec<AckedPacket>,
@@ -78,10 +66,52 @@ struct State {
     /// Bytes sent in the current burst (since a send found the departure
     /// time reached).
     burst_bytes: u64,
-    fast_retransmit: bool,
     /// The last values published, to publish on a change only.
     published_quantum: u64,
     observed: Observed,
+}
+
+/// What s2n-quic has reported and the algorithm has not yet heard, or
+/// what the algorithm's last reduction still allows: s2n-quic hands an
+/// ACK over in several callbacks (its losses, RTT and CE marks, then
+/// `on_ack`), and a loss timer's losses have no closing callback at all.
+///
+/// One value, so that a clone (see `impl Clone for CongestionController`)
+/// copies all of it: a field added here cannot be left out of the copy,
+/// as one added to a field-by-field copy could.
+#[derive(Clone, Debug, Default)]
+struct Pending {
+    /// Losses reported since the last flush, all at `loss_time`.
+    lost: Vec<LostPacket>,
+    lost_ranges: u32,
+    loss_time: Option<Timestamp>,
+    /// Bytes in flight before the first loss of the pending batch: the
+    /// `prior_in_flight` of the ACK that revealed them.
+    loss_prior_in_flight: u64,
+    loss_persistent: bool,
+    /// CE marks s2n-quic reported for the ACK being processed (it reports
+    /// them between the ACK's losses and `on_ack`).
+    ce: u64,
+    /// The RTT sample of the ACK being processed (`on_rtt_update`), with
+    /// the ACK's receive time.
+    rtt: Option<(Timestamp, Duration)>,
+    /// RFC 9002 §7.3.2: the one packet that may go past a window the
+    /// algorithm has just reduced on entering recovery (s2n-quic's
+    /// `requires_fast_retransmission`), until the next send.
+    fast_retransmit: bool,
+}
+
+/// Room for a large loss burst, so loss handling does not allocate; the
+/// list grows (once) only beyond that.
+const LOST_CAPACITY: usize = 256;
+
+impl Pending {
+    fn new() -> Self {
+        Pending {
+            lost: Vec::with_capacity(LOST_CAPACITY),
+            ..Pending::default()
+        }
+    }
 }
 
 impl core::fmt::Debug for CongestionController {
@@ -125,15 +155,9 @@ impl Clone for CongestionController {
         t.pacer = s.pacer;
         t.burst_bytes = s.burst_bytes;
         t.observed = s.observed;
-        // Into the new vector, so it keeps the capacity `new` gave it.
-        t.lost.extend_from_slice(&s.lost);
-        t.lost_ranges = s.lost_ranges;
-        t.loss_time = s.loss_time;
-        t.loss_prior_in_flight = s.loss_prior_in_flight;
-        t.loss_persistent = s.loss_persistent;
-        t.pending_ce = s.pending_ce;
-        t.pending_rtt = s.pending_rtt;
-        t.fast_retransmit = s.fast_retransmit;
+        t.pending = s.pending.clone();
+        // A cloned vector has only its length's capacity.
+        t.pending.lost.reserve(LOST_CAPACITY);
         // What the observer shows: the copy publishes when it changes.
         t.published_quantum = s.published_quantum;
         if let Some(cc) = s.cc.try_clone() {
@@ -177,20 +201,11 @@ impl CongestionController {
             epoch: None,
             max_datagram_size: mss,
             bytes_in_flight: 0,
-            // Sized for a large loss burst so loss handling does not
-            // allocate; it grows (once) only beyond that.
-            lost: Vec::with_capacity(256),
-            lost_ranges: 0,
-            loss_time: None,
-            loss_prior_in_flight: 0,
-            loss_persistent: false,
-            pending_ce: 0,
-            pending_rtt: None,
+            pending: Pending::new(),
             acked: Vec::with_capacity(64),
             last_info: PacketInfo::default(),
             pacer: Pacer::new(),
             burst_bytes: 0,
-            fast_retransmit: false,
             published_quantum: quantum,
             observed: Observed::default(),
         };
@@ -252,7 +267,7 @@ impl State {
     }
 
     fn has_pending_losses(&self) -> bool {
-        !self.lost.is_empty() || self.loss_persistent
+        !self.pending.lost.is_empty() || self.pending.loss_persistent
     }
 
     /// Reports the pending losses as a batch of their own, outside any
@@ -262,7 +277,7 @@ impl State {
         if !self.has_pending_losses() {
             return;
         }
-        let t = self.loss_time.take().map(|t| self.instant(t));
+        let t = self.pending.loss_time.take().map(|t| self.instant(t));
         let t = t.unwrap_or(Instant::ZERO);
         self.report_losses(t);
         self.observed.at = since_epoch(t);
@@ -273,11 +288,15 @@ impl State {
     /// congestion (the order of an ACK's event).
     fn report_losses(&mut self, t: Instant) {
         let episodes = self.cc.recovery_episodes();
-        if !self.lost.is_empty() {
-            self.cc
-                .on_timer_losses(t, &self.lost, self.lost_ranges, self.bytes_in_flight);
+        if !self.pending.lost.is_empty() {
+            self.cc.on_timer_losses(
+                t,
+                &self.pending.lost,
+                self.pending.lost_ranges,
+                self.bytes_in_flight,
+            );
         }
-        if core::mem::take(&mut self.loss_persistent) {
+        if core::mem::take(&mut self.pending.loss_persistent) {
             self.cc.on_persistent_congestion(t, self.bytes_in_flight);
         }
         self.losses_reported(episodes);
@@ -289,11 +308,11 @@ impl State {
     /// reduced window applies (s2n-quic's `requires_fast_retransmission`).
     fn losses_reported(&mut self, episodes: u64) {
         if self.cc.recovery_episodes() != episodes {
-            self.fast_retransmit = true;
+            self.pending.fast_retransmit = true;
         }
-        self.lost.clear();
-        self.lost_ranges = 0;
-        self.loss_time = None;
+        self.pending.lost.clear();
+        self.pending.lost_ranges = 0;
+        self.pending.loss_time = None;
     }
 
     /// EDT pacing in the manner of Linux's `tcp_wstamp_ns`: each packet
@@ -392,7 +411,7 @@ impl s2n::CongestionController for CongestionController {
     }
 
     fn requires_fast_retransmission(&self) -> bool {
-        self.state.fast_retransmit
+        self.state.pending.fast_retransmit
     }
 
     fn on_packet_sent<Pub: Publisher>(
@@ -426,7 +445,7 @@ impl s2n::CongestionController for CongestionController {
             s.cc.on_packet_sent(now, bytes, s.bytes_in_flight, app_limited);
         s.bytes_in_flight = s.bytes_in_flight.saturating_add(bytes);
         s.pace(now, bytes);
-        s.fast_retransmit = false;
+        s.pending.fast_retransmit = false;
         s.observed.packets_sent += 1;
         s.observed.bytes_sent = s.observed.bytes_sent.saturating_add(bytes);
         s.last_info = PacketInfo(state);
@@ -445,7 +464,7 @@ impl s2n::CongestionController for CongestionController {
     ) {
         let s = &mut *self.state;
         // Kept for this ACK's `on_ack`, which comes after its losses.
-        s.pending_rtt = Some((now, rtt_estimator.latest_rtt()));
+        s.pending.rtt = Some((now, rtt_estimator.latest_rtt()));
         s.observed.srtt = Some(rtt_estimator.smoothed_rtt());
         s.observed.latest_rtt = Some(rtt_estimator.latest_rtt());
         s.observed.rttvar = Some(rtt_estimator.rttvar());
@@ -464,7 +483,7 @@ impl s2n::CongestionController for CongestionController {
         let s = &mut *self.state;
         // A batch stamped with another time came from the loss timer, not
         // from this ACK: it is reported on its own, before the ACK.
-        if s.loss_time.is_some_and(|t| t != ack_receive_time) {
+        if s.pending.loss_time.is_some_and(|t| t != ack_receive_time) {
             s.flush_timer_losses();
         }
         let now = s.instant(ack_receive_time);
@@ -473,13 +492,13 @@ impl s2n::CongestionController for CongestionController {
         // anything. s2n-quic has already removed this ACK's lost packets
         // (reported before `on_ack`) but not yet told us the acked bytes.
         let prior = if ours {
-            s.loss_prior_in_flight
+            s.pending.loss_prior_in_flight
         } else {
             s.bytes_in_flight
         };
         let acked = bytes_acknowledged as u64;
         s.bytes_in_flight = s.bytes_in_flight.saturating_sub(acked);
-        let rtt_sample = match s.pending_rtt.take() {
+        let rtt_sample = match s.pending.rtt.take() {
             Some((t, rtt)) if t == ack_receive_time => Some(rtt),
             _ => None,
         };
@@ -489,9 +508,9 @@ impl s2n::CongestionController for CongestionController {
         // s2n-quic does not pass the peer's ACK delay; see the crate docs.
         let event = AckEvent::new(now, &s.acked, prior, s.bytes_in_flight)
             .rtt(rtt_sample, Duration::ZERO)
-            .lost(&s.lost, s.lost_ranges)
-            .ce(core::mem::take(&mut s.pending_ce))
-            .persistent_congestion(core::mem::take(&mut s.loss_persistent));
+            .lost(&s.pending.lost, s.pending.lost_ranges)
+            .ce(core::mem::take(&mut s.pending.ce))
+            .persistent_congestion(core::mem::take(&mut s.pending.loss_persistent));
         s.cc.on_ack(&event);
         if ours {
             s.losses_reported(episodes);
@@ -515,23 +534,23 @@ impl s2n::CongestionController for CongestionController {
         _publisher: &mut Pub,
     ) {
         let s = &mut *self.state;
-        if s.loss_time.is_some_and(|t| t != timestamp) {
+        if s.pending.loss_time.is_some_and(|t| t != timestamp) {
             s.flush_timer_losses();
         }
         if !s.has_pending_losses() {
-            s.loss_time = Some(timestamp);
-            s.loss_prior_in_flight = s.bytes_in_flight;
+            s.pending.loss_time = Some(timestamp);
+            s.pending.loss_prior_in_flight = s.bytes_in_flight;
         }
         let bytes = u64::from(lost_bytes);
         s.bytes_in_flight = s.bytes_in_flight.saturating_sub(bytes);
-        s.lost.push(LostPacket {
+        s.pending.lost.push(LostPacket {
             bytes,
             state: packet_info.0,
         });
-        if new_loss_burst || s.lost_ranges == 0 {
-            s.lost_ranges = s.lost_ranges.saturating_add(1);
+        if new_loss_burst || s.pending.lost_ranges == 0 {
+            s.pending.lost_ranges = s.pending.lost_ranges.saturating_add(1);
         }
-        s.loss_persistent |= persistent_congestion;
+        s.pending.loss_persistent |= persistent_congestion;
         s.observed.packets_lost += 1;
         s.observed.bytes_lost = s.observed.bytes_lost.saturating_add(bytes);
     }
@@ -544,7 +563,7 @@ impl s2n::CongestionController for CongestionController {
     ) {
         // s2n-quic reports the CE increase of an ACK between its losses and
         // `on_ack`: it goes in that ACK's event.
-        self.state.pending_ce = self.state.pending_ce.saturating_add(ce_count);
+        self.state.pending.ce = self.state.pending.ce.saturating_add(ce_count);
         self.state.observed.ce_packets = self.state.observed.ce_packets.saturating_add(ce_count);
     }
 
