@@ -12,7 +12,9 @@
 //! the first packet, on/off chunks, bulk that turns app-limited, bursts
 //! with idles of up to 12 s), segment sizes from 500 to 9,000 bytes and
 //! changes of it within a run, a
-//! rare transfer past 2^32 bytes, and up to three competing flows. A run
+//! rare transfer past 2^32 bytes, up to three competing flows, and the
+//! sender's pacer (one packet at a time, the simulator's default, or
+//! Linux's TSO-sized bursts, which `validate` matches kernel TCP with). A run
 //! is kept to [`PACKET_BUDGET`] packets
 //! at the link's rate by shortening it (never below [`MIN_RTTS`] round
 //! trips), and, where even that is too many, by lowering the rate: the
@@ -111,6 +113,15 @@ pub struct FuzzPath {
     /// features as drawn. Byte counters then pass 2^32, where a 32-bit
     /// one wraps.
     pub large: bool,
+    /// The senders pace in Linux's TSO-sized bursts (`pacing =
+    /// "quantum"`, what `validate` runs to match kernel TCP) rather than
+    /// one packet at a time (the simulator's default, `false`). Drawn
+    /// because the two differ where it matters most to a fuzzer: several
+    /// BBR v1 flows in a queue of a few packets lock one of them out when
+    /// each paces packet by packet, and share when they send pairs, in
+    /// Linux as in the simulator (the fuzz chapter, "Checked against
+    /// Linux"); and so that the burst pacer's own rules are fuzzed too.
+    pub linux_bursts: bool,
     /// The scenario's seed.
     pub seed: u64,
 }
@@ -462,6 +473,9 @@ impl FuzzPath {
             // receiver 0's ACK per packet.
             let ack = ["every", "delayed", "linux", "decimated"][usize::from(self.ack.min(3))];
             let _ = writeln!(t, "ack = \"{ack}\"");
+            if self.linux_bursts {
+                let _ = writeln!(t, "pacing = \"quantum\"");
+            }
             let share = log_scale(self.app_share, 0.01, 0.9);
             match self.app {
                 1 => {
@@ -548,20 +562,22 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
         unit(),
         unit(),
     );
-    // The receiver, the segment size and the rare large transfer: each
-    // shrinks to the plain case (an ACK per packet, 1,500 bytes, small).
+    // The receiver, the segment size, the rare large transfer and the
+    // pacer: each shrinks to the plain case (an ACK per packet, 1,500
+    // bytes, small, one packet at a time).
     let ends = (
         prop_oneof![4 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)],
         proptest::option::weighted(0.15, unit()),
         sometimes(0.01),
         proptest::option::weighted(0.1, (unit(), unit())),
+        sometimes(0.5),
     );
     (shape, impairments, app, ends).prop_map(
         |(
             (rate, rtt, buffer, flows, aqm, seed),
             (loss, rate_step, delay_step, jitter, ack_aggregation, policer),
             (app, app_share, app_period),
-            (ack, mss, large, mss_change),
+            (ack, mss, large, mss_change, linux_bursts),
         )| FuzzPath {
             rate,
             rtt,
@@ -581,6 +597,7 @@ pub fn strategy() -> impl Strategy<Value = FuzzPath> {
             mss,
             mss_change,
             large,
+            linux_bursts,
             seed,
         },
     )
