@@ -266,8 +266,9 @@ pub(crate) enum Command {
     /// round trips 100 µs to 2 s, loss, rate and delay steps, reordering,
     /// ACK aggregation, delayed and decimated ACKs, every AQM, policers,
     /// app-limited patterns and idles of up to 12 s, segments of 500 to
-    /// 9,000 bytes, transfers past 2^32 bytes, up to three flows) run on
-    /// each named controller in the simulator and
+    /// 9,000 bytes, transfers past 2^32 bytes, up to three flows, paced
+    /// one packet at a time or in Linux's TSO-sized bursts) run on each
+    /// named controller in the simulator and
     /// held to invariants any sane controller keeps: no panic, a window of
     /// at least a packet and at most 2^40 bytes, a finite pacing rate, no
     /// window growth while app-limited, no stall, no standing queue for
