@@ -391,6 +391,12 @@ pub(crate) struct ValidateArgs {
     /// packet.
     #[arg(long, value_enum, default_value = "linux")]
     pub(crate) sim_ack: SimAck,
+    /// The simulated senders' pacer: `linux` (as Linux without fq: BBR in
+    /// TSO-sized bursts, CUBIC and Reno unpaced) or `exact` (one packet at a
+    /// time, the simulator's default), to judge that default (--resimulate)
+    #[arg(long, default_value = "linux", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["linux", "exact"]),
+        |v: String| testbed::validate::SimPacer::from_name(&v).expect("a possible value")))]
+    pub(crate) sim_pacing: testbed::validate::SimPacer,
     /// With --multiflow: how many times the simulator runs each
     /// repetition, each time with its own seed (BBR's random gain-cycle
     /// phase), every flow sending its SYN when the repetition's kernel

@@ -742,3 +742,22 @@ fn send_bytes_takes_byte_units() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("not packets"), "{e}");
 }
+
+/// `validate --sim-pacing` takes Linux's pacer or one packet at a time,
+/// and refuses anything else naming both, before any run (no root).
+#[test]
+fn validate_sim_pacing_refuses_an_unknown_pacer_naming_both() {
+    let o = bbrlab(&["validate", "--sim-pacing", "fq", "--resimulate"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("'fq'") && e.contains("linux") && e.contains("exact"),
+        "{e}"
+    );
+    let help = bbrlab(&["validate", "--help"]);
+    let h = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        h.contains("--sim-pacing") && h.contains("[default: linux]"),
+        "{h}"
+    );
+}

@@ -228,8 +228,91 @@ pub fn sim_pacing(kernel_cc: &str) -> &'static str {
     }
 }
 
-/// The one-flow scenario `compare` runs for `p`.
+/// The sender's pacer in validate's simulations matched to kernel TCP
+/// (`validate --sim-pacing`).
+///
+/// Linux's is what they run by default. The simulator's own default,
+/// one packet at a time, is there to judge that default against the
+/// same kernel runs: where the two differ is where a scenario without a
+/// `pacing` key parts from Linux (three `bbr` flows in a queue of a few
+/// packets lock one out one packet at a time, and share in Linux's
+/// pairs: the fuzz chapter, "Checked against Linux").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SimPacer {
+    /// Linux's: BBR and bbrlab's BPF controls in TSO-sized bursts, CUBIC
+    /// and Reno not paced ([`sim_pacing`]).
+    #[default]
+    Linux,
+    /// One packet at a time for every algorithm (`pacing = "exact"`, the
+    /// simulator's default).
+    Exact,
+}
+
+impl SimPacer {
+    /// Both, in the order the option lists them.
+    pub const ALL: [SimPacer; 2] = [SimPacer::Linux, SimPacer::Exact];
+
+    /// The option's spelling, as `validate.json` records it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimPacer::Linux => "linux",
+            SimPacer::Exact => "exact",
+        }
+    }
+
+    /// The pacer `name` spells, if any ([`SimPacer::name`]).
+    pub fn from_name(name: &str) -> Option<SimPacer> {
+        SimPacer::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The pacer a `validate.json` records (`simulator_pacer`); a file
+    /// from before the option has none and ran Linux's.
+    pub fn of_json(doc: &Value) -> Result<SimPacer, String> {
+        match doc["simulator_pacer"].as_str() {
+            None => Ok(SimPacer::Linux),
+            Some(n) => SimPacer::from_name(n).ok_or_else(|| {
+                format!("simulator_pacer `{n}`: not a pacer validate knows (linux or exact)")
+            }),
+        }
+    }
+
+    /// What a table's caption says of the pacer `doc` records (a
+    /// validate.json, or its `multiflow` section): nothing for Linux's,
+    /// which every run before the option had.
+    pub fn caption(doc: &Value) -> &'static str {
+        match SimPacer::of_json(doc) {
+            Ok(SimPacer::Linux) => "",
+            Ok(SimPacer::Exact) => {
+                "; the simulated senders pace one packet at a time (`--sim-pacing exact`), not as Linux does"
+            }
+            Err(_) => "; the simulated senders' pacer is not one this version knows",
+        }
+    }
+
+    /// The scenario's `pacing` for the counterpart of `kernel_cc`.
+    pub fn pacing(self, kernel_cc: &str) -> &'static str {
+        match self {
+            SimPacer::Linux => sim_pacing(kernel_cc),
+            SimPacer::Exact => "exact",
+        }
+    }
+}
+
+/// The one-flow scenario `compare` runs for `p`, with Linux's pacer
+/// ([`scenario_toml_paced`]).
 pub fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
+    scenario_toml_paced(p, algorithm, seconds, seed, SimPacer::Linux)
+}
+
+/// The one-flow scenario `compare` runs for `p`, its sender paced by
+/// `pacer`.
+pub fn scenario_toml_paced(
+    p: &PathSpec,
+    algorithm: &str,
+    seconds: u64,
+    seed: u64,
+    pacer: SimPacer,
+) -> String {
     // Kernel-sized bursts: Linux hands the pacer TSO super-packets of at
     // least two segments once BBR paces above 1.2 Mbit/s
     // (`bbr_min_tso_segs()`, `tcp_tso_autosize()`), and fq or TCP's own
@@ -240,7 +323,7 @@ pub fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> 
     // against the kernel's 116-127, with bursts 112.3 (multi-flow
     // validate always used bursts). CUBIC and Reno are not paced at all
     // ([`sim_pacing`]).
-    let flow = sim_flow(algorithm).pacing(sim_pacing(algorithm));
+    let flow = sim_flow(algorithm).pacing(pacer.pacing(algorithm));
     path_scenario(p, flow, seconds, seed).to_toml()
 }
 
@@ -275,4 +358,58 @@ pub fn path_scenario(p: &PathSpec, flow: Flow, seconds: u64, seed: u64) -> Scena
         .seed(seed)
         .reverse(Direction::new().rate_bps(rate_bps).delay(half))
         .flow(flow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--sim-pacing`: Linux's pacer writes what Linux does for each
+    /// control (BBR in bursts, CUBIC not paced); one packet at a time
+    /// writes `exact` for every one. The scenario parses either way.
+    #[test]
+    fn each_pacer_writes_its_pacing_for_every_control() {
+        let p = &MATRIX[0];
+        for (pacer, bbr, cubic) in [
+            (SimPacer::Linux, "quantum", "off"),
+            (SimPacer::Exact, "exact", "exact"),
+        ] {
+            for (alg, want) in [("bbr", bbr), ("cubic", cubic)] {
+                let text = scenario_toml_paced(p, alg, 6, 1, pacer);
+                assert!(
+                    text.contains(&format!("pacing = \"{want}\"")),
+                    "{pacer:?} {alg}: {text}"
+                );
+                scenario::parse(&text, "v.toml", Path::new("."), Path::new("v.toml"))
+                    .unwrap_or_else(|e| panic!("{pacer:?} {alg}: {e}\n{text}"));
+            }
+        }
+        assert_eq!(
+            scenario_toml(p, "bbr", 6, 1),
+            scenario_toml_paced(p, "bbr", 6, 1, SimPacer::Linux)
+        );
+    }
+
+    /// The pacer a validate.json records: none (every run before the
+    /// option) is Linux's; an unknown name is an error naming both; the
+    /// caption speaks only of the one-packet pacer.
+    #[test]
+    fn a_recorded_pacer_reads_back_and_captions() {
+        for p in SimPacer::ALL {
+            assert_eq!(SimPacer::from_name(p.name()), Some(p));
+            let doc = serde_json::json!({ "simulator_pacer": p.name() });
+            assert_eq!(SimPacer::of_json(&doc), Ok(p));
+        }
+        assert_eq!(
+            SimPacer::of_json(&serde_json::json!({})),
+            Ok(SimPacer::Linux)
+        );
+        let e = SimPacer::of_json(&serde_json::json!({ "simulator_pacer": "fq" })).unwrap_err();
+        assert!(e.contains("`fq`") && e.contains("linux or exact"), "{e}");
+        assert_eq!(SimPacer::caption(&serde_json::json!({})), "");
+        assert!(
+            SimPacer::caption(&serde_json::json!({ "simulator_pacer": "exact" }))
+                .contains("--sim-pacing exact")
+        );
+    }
 }

@@ -64,6 +64,9 @@ pub struct Options {
     /// The receiver of the simulation matched to kernel TCP: `every` (an
     /// ACK per packet, the simulator's default) or `linux` (Linux's).
     pub ack: &'static str,
+    /// The sender's pacer in the simulation matched to kernel TCP
+    /// (`--sim-pacing`): Linux's (the default) or one packet at a time.
+    pub pacer: SimPacer,
     /// Keep an earlier run's rows that this run does not make
     /// (`merge_rows`).
     pub update: bool,
@@ -300,8 +303,11 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
         let dir = opts.out.join(p.name).join(alg).join(format!("rep-{rep}"));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let toml = dir.join("scenario.toml");
-        std::fs::write(&toml, scenario_toml(p, alg, seconds, 1 + rep as u64))
-            .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+        std::fs::write(
+            &toml,
+            scenario_toml_paced(p, alg, seconds, 1 + rep as u64, opts.pacer),
+        )
+        .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
         eprintln!(
             "validate: [{}/{}] {} {alg} rep {} (ETA {})",
             ctx.progress.begun.fetch_add(1, Ordering::SeqCst) + 1,
@@ -540,6 +546,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             seconds,
             reps,
             opts.ack,
+            opts.pacer,
         )?)
     } else {
         None
@@ -643,6 +650,7 @@ fn write_results(
         "seconds_per_run": seconds,
         "repetitions": reps,
         "simulator_ack": opts.ack,
+        "simulator_pacer": opts.pacer.name(),
         "simulator_host_noise": host_noise_json(),
         "bounds": bounds_json(),
         "statistics": statistics,
@@ -726,7 +734,9 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
     }
     let partial = opts.only.is_some() || !opts.algorithms.is_empty();
     if partial {
-        check_earlier_noise(&doc, "--resimulate with --only or --algorithms")?;
+        let what = "--resimulate with --only or --algorithms";
+        check_earlier_noise(&doc, what)?;
+        check_earlier_pacer(&doc, what, opts.pacer)?;
     }
     let had = doc["simulator_ack"].as_str().unwrap_or("every");
     if partial && had != opts.ack {
@@ -790,8 +800,11 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
                 });
                 continue;
             }
-            std::fs::write(&toml, scenario_toml(&path, alg, seconds, 1 + rep as u64))
-                .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+            std::fs::write(
+                &toml,
+                scenario_toml_paced(&path, alg, seconds, 1 + rep as u64, opts.pacer),
+            )
+            .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
             let report = compare::resimulate(&toml, &dir, opts.kernel_ack())?;
             statistics = serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
             runs.push(figures_of(&report));
@@ -808,7 +821,13 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
 /// `--update`: the single-flow rows of the earlier run in `path`. The runs
 /// must agree in run length, repetitions and simulated receiver, or the
 /// table would mix figures that mean different things.
-fn earlier_rows(path: &Path, seconds: u64, reps: usize, ack: &str) -> Result<Vec<Value>, String> {
+fn earlier_rows(
+    path: &Path,
+    seconds: u64,
+    reps: usize,
+    ack: &str,
+    pacer: SimPacer,
+) -> Result<Vec<Value>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         format!(
             "--update: {}: {e} (nothing to update; run without --update first)",
@@ -817,7 +836,7 @@ fn earlier_rows(path: &Path, seconds: u64, reps: usize, ack: &str) -> Result<Vec
     })?;
     let earlier: Value =
         serde_json::from_str(&text).map_err(|e| format!("--update: {}: {e}", path.display()))?;
-    check_earlier(&earlier, seconds, reps, ack)?;
+    check_earlier(&earlier, seconds, reps, ack, pacer)?;
     Ok(earlier["paths"].as_array().cloned().unwrap_or_default())
 }
 
@@ -844,13 +863,40 @@ fn check_earlier_noise(earlier: &Value, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether the earlier run in `earlier` (a validate.json) paced its
+/// simulations as this one does (`pacer`): `what` keeps its rows, and one
+/// table must not mix two pacers.
+pub(crate) fn check_earlier_pacer(
+    earlier: &Value,
+    what: &str,
+    pacer: SimPacer,
+) -> Result<(), String> {
+    let had = SimPacer::of_json(earlier)?;
+    if had != pacer {
+        return Err(format!(
+            "{what} keeps rows whose simulations matched to kernel TCP had --sim-pacing {}; this one's have {}: one table would mix two pacers (judge every row with --resimulate, or use --sim-pacing {})",
+            had.name(),
+            pacer.name(),
+            had.name()
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `earlier` (a validate.json) has single-flow rows of the same
-/// run length, repetitions and simulated receiver.
-fn check_earlier(earlier: &Value, seconds: u64, reps: usize, ack: &str) -> Result<(), String> {
+/// run length, repetitions, simulated receiver and pacer.
+fn check_earlier(
+    earlier: &Value,
+    seconds: u64,
+    reps: usize,
+    ack: &str,
+    pacer: SimPacer,
+) -> Result<(), String> {
     if earlier["paths"].as_array().is_none() {
         return Err("--update: the earlier validate.json has no single-flow rows (`paths`); run without --update first".into());
     }
     check_earlier_noise(earlier, "--update")?;
+    check_earlier_pacer(earlier, "--update", pacer)?;
     let had = (
         earlier["seconds_per_run"].as_u64(),
         earlier["repetitions"].as_u64(),
@@ -1064,26 +1110,27 @@ mod tests {
             ("c", "cubic", 50.0),
         ];
         assert_eq!(got, want.map(|(p, a, g)| (p.to_string(), a.to_string(), g)));
-        assert!(check_earlier(&earlier, 10, 3, "every").is_ok());
+        assert!(check_earlier(&earlier, 10, 3, "every", SimPacer::Linux).is_ok());
         // An older validate.json without simulator_ack had an ACK per packet.
         let mut old = earlier.clone();
         old.as_object_mut().unwrap().remove("simulator_ack");
-        assert!(check_earlier(&old, 10, 3, "every").is_ok());
+        assert!(check_earlier(&old, 10, 3, "every", SimPacer::Linux).is_ok());
         for (secs, reps, ack) in [(6, 3, "every"), (10, 1, "every"), (10, 3, "linux")] {
-            let e = check_earlier(&earlier, secs, reps, ack).unwrap_err();
+            let e = check_earlier(&earlier, secs, reps, ack, SimPacer::Linux).unwrap_err();
             assert!(
                 e.contains("10 s per run, 3 repetition(s) and --sim-ack every"),
                 "{e}"
             );
         }
-        let e = check_earlier(&json!({"multiflow": {}}), 10, 3, "every").unwrap_err();
+        let e =
+            check_earlier(&json!({"multiflow": {}}), 10, 3, "every", SimPacer::Linux).unwrap_err();
         assert!(e.contains("no single-flow rows"), "{e}");
         // Rows whose kernel matches had the hosts' timing noise (the run
         // of 2026-12-04 that had it) are not mixed with new ones; older
         // runs, which record none, are.
         let mut noisy = earlier.clone();
         noisy["simulator_host_noise"] = json!({"mean_us": 50, "sd_us": 20});
-        let e = check_earlier(&noisy, 10, 3, "every").unwrap_err();
+        let e = check_earlier(&noisy, 10, 3, "every", SimPacer::Linux).unwrap_err();
         assert!(
             e.contains("hosts' timing noise") && e.contains("--update"),
             "{e}"
@@ -1091,13 +1138,35 @@ mod tests {
         let e = check_earlier_noise(&noisy, "--resimulate with --only").unwrap_err();
         assert!(e.contains("--resimulate with --only"), "{e}");
         assert!(check_earlier_noise(&earlier, "--update").is_ok());
+        // Rows simulated with one pacer are not mixed with another's; a
+        // file from before `--sim-pacing` ran Linux's.
+        let e = check_earlier(&earlier, 10, 3, "every", SimPacer::Exact).unwrap_err();
+        assert!(
+            e.contains("--sim-pacing linux") && e.contains("this one's have exact"),
+            "{e}"
+        );
+        let mut exact = earlier.clone();
+        exact["simulator_pacer"] = json!("exact");
+        assert!(check_earlier(&exact, 10, 3, "every", SimPacer::Exact).is_ok());
+        let e = check_earlier(&exact, 10, 3, "every", SimPacer::Linux).unwrap_err();
+        assert!(e.contains("--sim-pacing exact"), "{e}");
+        exact["simulator_pacer"] = json!("fq");
+        let e = check_earlier(&exact, 10, 3, "every", SimPacer::Linux).unwrap_err();
+        assert!(e.contains("`fq`") && e.contains("linux or exact"), "{e}");
         let mut older = earlier.clone();
         older
             .as_object_mut()
             .unwrap()
             .remove("simulator_host_noise");
         assert!(check_earlier_noise(&older, "--update").is_ok());
-        let e = earlier_rows(Path::new("/nonexistent/validate.json"), 10, 3, "every").unwrap_err();
+        let e = earlier_rows(
+            Path::new("/nonexistent/validate.json"),
+            10,
+            3,
+            "every",
+            SimPacer::Linux,
+        )
+        .unwrap_err();
         assert!(e.contains("nothing to update"), "{e}");
     }
 
@@ -1360,6 +1429,7 @@ mod tests {
             algorithms: vec![],
             quic_bulk: None,
             ack,
+            pacer: SimPacer::Linux,
             update: false,
             jobs: 1,
             resimulate: false,
@@ -1485,6 +1555,24 @@ mod tests {
         // And it is deterministic: the same receiver again, the same figure.
         let again = resimulate_in(dir.path(), "linux", None).unwrap();
         assert_eq!(srtt(&again), srtt(&doc));
+        assert_eq!(again["simulator_pacer"], "linux");
+        // The pacer is the one asked for: one packet at a time, written
+        // into the matched scenario and recorded; BBR's pairs no longer
+        // queue behind each other, so the srtt differs on the same run.
+        let exact = run(&Options {
+            resimulate: true,
+            pacer: SimPacer::Exact,
+            ..options(dir.path(), "linux")
+        })
+        .map(|_| {
+            let text = std::fs::read_to_string(dir.path().join("validate.json")).unwrap();
+            serde_json::from_str::<Value>(&text).unwrap()
+        })
+        .unwrap();
+        assert_eq!(exact["simulator_pacer"], "exact");
+        let text = std::fs::read_to_string(rep.join("sim-kernel/scenario.toml")).unwrap();
+        assert!(text.contains("pacing = \"exact\""), "{text}");
+        assert_ne!(srtt(&exact), srtt(&doc));
     }
 
     /// `--algorithms` judges only those rows again and keeps the others as
@@ -1534,6 +1622,19 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.contains("--sim-ack every"), "{e}");
+        // And so must the pacer (the earlier run, before the option,
+        // paced as Linux does).
+        let e = run(&Options {
+            resimulate: true,
+            algorithms: vec!["bbr".into()],
+            pacer: SimPacer::Exact,
+            ..options(dir.path(), "every")
+        })
+        .unwrap_err();
+        assert!(
+            e.contains("--sim-pacing linux") && e.contains("two pacers"),
+            "{e}"
+        );
         // Every row, the default: the cubic row has no runs to simulate
         // against, so it becomes a failed run; the bbr row is judged.
         with(&[]).unwrap();

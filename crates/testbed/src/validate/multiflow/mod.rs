@@ -61,6 +61,9 @@ pub struct Options {
     /// The simulated receiver's ACK policy (the scenario's `ack`: `every`
     /// or `linux`).
     pub ack: &'static str,
+    /// The simulated senders' pacer (`--sim-pacing`): Linux's (the
+    /// default) or one packet at a time.
+    pub pacer: crate::validate::SimPacer,
     /// The simulator's runs per repetition, each with its own seed
     /// ([`DRAWS`]).
     pub draws: usize,
@@ -103,6 +106,10 @@ fn earlier_run(opts: &Options) -> Result<(Vec<MultiPath>, Vec<Value>, u64, usize
     };
     let name = |e: &Value| e["path"].as_str().unwrap_or("").to_string();
     let wanted = |e: &Value| opts.only.as_ref().is_none_or(|o| o.contains(&name(e)));
+    if opts.only.is_some() {
+        // The paths left out keep the earlier simulation's figures.
+        super::check_earlier_pacer(mf, "--resimulate --only", opts.pacer)?;
+    }
     if let Some(only) = &opts.only {
         let have: Vec<String> = entries.iter().map(name).collect();
         if let Some(n) = only.iter().find(|n| !have.contains(n)) {
@@ -244,6 +251,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                     },
                     starts_us: &starts,
                     noise: opts.noise,
+                    pacer: opts.pacer,
                 };
                 let s = sim_side(p, &dir, seconds, &run)?;
                 let starts = json!({
@@ -324,6 +332,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "seconds_per_run": seconds,
         "repetitions": reps,
         "simulator_ack": opts.ack,
+        "simulator_pacer": opts.pacer.name(),
         "simulator_draws": draws,
         "simulator_host_noise": opts.noise.map(|n| json!({
             "mean_us": n.mean.as_micros() as u64,
@@ -491,6 +500,8 @@ struct SimRun<'a> {
     starts_us: &'a [u64],
     /// The hosts' timing noise on the ACKs' way back (`--sim-host-noise`).
     noise: Option<HostNoise>,
+    /// The senders' pacer (`--sim-pacing`).
+    pacer: crate::validate::SimPacer,
 }
 
 /// The simulator's side of a repetition: the path with the kernel's
@@ -507,6 +518,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
         receiver,
         starts_us,
         noise,
+        pacer,
     } = *run;
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
@@ -540,6 +552,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
             receiver,
             starts_us,
             noise,
+            pacer,
         );
         std::fs::write(&sc_path, text)
             .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
@@ -662,7 +675,15 @@ mod tests {
             let f = dir.path().join(name);
             std::fs::write(
                 &f,
-                p.scenario_toml(30, 1, size(), SimReceiver::running("linux"), &starts, noise),
+                p.scenario_toml(
+                    30,
+                    1,
+                    size(),
+                    SimReceiver::running("linux"),
+                    &starts,
+                    noise,
+                    crate::validate::SimPacer::Linux,
+                ),
             )
             .unwrap();
             scenario::load(&f).unwrap().runs.remove(0).config
@@ -697,7 +718,15 @@ mod tests {
             let starts = p.sim_starts_us(30, None);
             std::fs::write(
                 &f,
-                p.scenario_toml(30, 1, size(), SimReceiver::running("linux"), &starts, None),
+                p.scenario_toml(
+                    30,
+                    1,
+                    size(),
+                    SimReceiver::running("linux"),
+                    &starts,
+                    None,
+                    crate::validate::SimPacer::Linux,
+                ),
             )
             .unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
@@ -1027,6 +1056,7 @@ mod tests {
                     SimReceiver::running("linux"),
                     starts_us,
                     None,
+                    crate::validate::SimPacer::Linux,
                 ),
             )
             .unwrap();
@@ -1184,6 +1214,7 @@ mod tests {
             reps: None,
             seconds: None,
             ack: "linux",
+            pacer: crate::validate::SimPacer::Linux,
             draws: 3,
             noise: Some(HOST_NOISE),
             resimulate: true,
@@ -1229,6 +1260,50 @@ mod tests {
         );
         let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
         assert!(md.contains("| bbr-vs-cubic-1bdp |"), "{md}");
+    }
+
+    /// `--sim-pacing exact` paces every simulated flow one packet at a
+    /// time and says so in validate.json; `--only`, which keeps the other
+    /// paths' figures, must keep their pacer too.
+    #[test]
+    fn resimulate_paces_as_asked_and_only_keeps_one_pacer() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run_dir(dir.path());
+        let with = |pacer, only: Option<Vec<String>>| {
+            run(&Options {
+                out: dir.path().to_path_buf(),
+                quick: false,
+                only,
+                reps: None,
+                seconds: None,
+                ack: "linux",
+                pacer,
+                draws: 1,
+                noise: Some(HOST_NOISE),
+                resimulate: true,
+            })
+        };
+        let only = || Some(vec!["cubic-vs-cubic-2bdp".into()]);
+        // The earlier run records no pacer: it paced as Linux does.
+        let e = with(crate::validate::SimPacer::Exact, only()).unwrap_err();
+        assert!(
+            e.contains("--resimulate --only") && e.contains("--sim-pacing linux"),
+            "{e}"
+        );
+        with(crate::validate::SimPacer::Exact, None).unwrap();
+        let json = dir.path().join("validate.json");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(doc["multiflow"]["simulator_pacer"], "exact");
+        let rep = dir.path().join("multiflow/cubic-vs-cubic-2bdp/rep-0");
+        let text = std::fs::read_to_string(rep.join("scenario.toml")).unwrap();
+        assert_eq!(text.matches("pacing = \"exact\"").count(), 2, "{text}");
+        // Now the same pacer may keep the other paths; Linux's may not.
+        with(crate::validate::SimPacer::Exact, only()).unwrap();
+        let e = with(crate::validate::SimPacer::Linux, only()).unwrap_err();
+        assert!(e.contains("--sim-pacing exact"), "{e}");
+        with(crate::validate::SimPacer::Linux, None).unwrap();
+        let text = std::fs::read_to_string(rep.join("scenario.toml")).unwrap();
+        assert_eq!(text.matches("pacing = \"off\"").count(), 2, "{text}");
     }
 
     #[test]

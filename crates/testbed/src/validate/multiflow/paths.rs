@@ -272,10 +272,12 @@ impl MultiPath {
 
     /// The simulator's scenario: the flows with the kernel's packet size
     /// (`size`), TCP's SYN exchange, their start times (`starts_us`,
-    /// [`MultiPath::sim_starts_us`]) and extra delays, the kernel's pacing
-    /// (BBR in TSO-sized bursts, CUBIC not paced: [`crate::validate::sim_pacing`]),
-    /// and the hosts' timing noise on the ACKs' way back ([`HostNoise`];
-    /// `None`: none).
+    /// [`MultiPath::sim_starts_us`]) and extra delays, paced by `pacer`
+    /// (Linux's: BBR in TSO-sized bursts, CUBIC not paced,
+    /// [`crate::validate::sim_pacing`]; or one packet at a time, `validate
+    /// --sim-pacing exact`), and the hosts' timing noise on the ACKs' way
+    /// back ([`HostNoise`]; `None`: none).
+    #[allow(clippy::too_many_arguments)]
     pub fn scenario_toml(
         &self,
         seconds: u64,
@@ -284,6 +286,7 @@ impl MultiPath {
         receiver: SimReceiver,
         starts_us: &[u64],
         noise: Option<HostNoise>,
+        pacer: crate::validate::SimPacer,
     ) -> String {
         let ack = receiver.ack;
         let mut b = self.base(seconds, seed);
@@ -298,8 +301,10 @@ impl MultiPath {
                 .start(Duration::from_micros(start_us))
                 .extra_rtt(millis(f.extra_rtt_ms))
                 .packet(size.payload, u64::from(size.header))
-                .pacing(crate::validate::sim_pacing(f.cc))
-                .tso_defer(true)
+                .pacing(pacer.pacing(f.cc))
+                // Linux defers to fill a TSO packet; one packet at a
+                // time, there is none to fill.
+                .tso_defer(pacer == crate::validate::SimPacer::Linux)
                 .ack(ack)
                 .ecn(ecn);
             // Linux's receiver grows its window by the rule of the kernel
