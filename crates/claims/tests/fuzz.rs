@@ -635,7 +635,9 @@ fn the_drawn_pacer_reaches_every_flow() {
         flows: 3,
         ..plain()
     });
-    assert!(!text.contains("pacing"), "{text}");
+    // Written, not left to the default, which for a TCP-like flow is
+    // Linux's pacer.
+    assert_eq!(text.matches("pacing = \"exact\"").count(), 3, "{text}");
     assert!(flows.iter().all(|f| f.pacing == netsim::Pacing::Exact));
 }
 

@@ -554,6 +554,49 @@ mod tests {
         );
     }
 
+    /// Linux's pacer is the default on the Linux stack: BBR's family in
+    /// TSO-sized bursts, CUBIC and Reno unpaced. QUIC's stack and a
+    /// stack's own controller pace one packet at a time, and a named
+    /// `pacing` wins everywhere.
+    #[test]
+    fn a_tcp_like_flow_gets_linuxs_pacer_unless_it_names_another() {
+        let pacing =
+            |alg: &str, extra: &str| parse_alg(alg, extra).unwrap().runs[0].config.flows[0].pacing;
+        for (alg, want) in [
+            ("bbr", netsim::Pacing::Quantum),
+            ("bbr-jitter", netsim::Pacing::Quantum),
+            ("bbr3", netsim::Pacing::Quantum),
+            ("cubic", netsim::Pacing::Off),
+            ("reno", netsim::Pacing::Off),
+        ] {
+            assert_eq!(pacing(alg, ""), want, "{alg}");
+            for (name, named) in [
+                ("exact", netsim::Pacing::Exact),
+                ("quantum", netsim::Pacing::Quantum),
+                ("off", netsim::Pacing::Off),
+            ] {
+                assert_eq!(pacing(alg, &format!("pacing = \"{name}\"")), named);
+            }
+            assert_eq!(
+                pacing(alg, "stack = \"quic-2018\""),
+                netsim::Pacing::Exact,
+                "{alg}"
+            );
+        }
+        assert_eq!(pacing("quinn:bbr", ""), netsim::Pacing::Exact);
+        assert_eq!(
+            pacing("quinn:bbr", "pacing = \"quantum\""),
+            netsim::Pacing::Quantum
+        );
+        // TSO deferral needs TSO packets: refused one packet at a time,
+        // accepted by default now that BBR's default pacer sends them.
+        assert!(parse_alg("bbr", "tso_defer = true").is_ok());
+        let e = parse_alg("bbr", "pacing = \"exact\"\ntso_defer = true")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs TSO packets"), "{e}");
+    }
+
     #[test]
     fn rcv_buffer_raises_linuxs_window_and_is_refused_where_it_means_nothing() {
         // Linux's window bounds under `rcv_buffer = size`.
@@ -631,8 +674,11 @@ mod tests {
             .flows[0]
             .sender_config();
         assert!(sender.tso_defer);
+        // parse_text's flow is `bbr`, whose default pacer (Linux's TSO
+        // bursts) has packets to defer.
+        assert!(parse_text("tso_defer = true").unwrap().runs[0].config.flows[0].tso_defer);
         for (extra, want) in [
-            ("tso_defer = true", "\"exact\""),
+            ("pacing = \"exact\"\ntso_defer = true", "\"exact\""),
             ("pacing = \"exact\"\ntso_defer = true", "\"quantum\""),
             (
                 "pacing = \"quantum\"\nstack = \"quic-2018\"\ntso_defer = true",

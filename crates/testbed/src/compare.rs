@@ -335,6 +335,16 @@ fn matched_run(
             "duration",
             scenario::edit::Value::String(format!("{ms}ms")),
         ));
+    } else if !has_key(&run.text, Table::Flow(0), "pacing")? {
+        // The UDP transport and s2n-quic pace with their own pacers, of
+        // which Linux's, the default of a TCP-like flow, is no model: one
+        // packet at a time, as they were matched before it, unless the
+        // scenario names one (as their receiver, [`matched_ack`]).
+        keys.push((
+            Table::Flow(0),
+            "pacing",
+            scenario::edit::Value::String("exact".into()),
+        ));
     }
     if let Some(s) = size {
         keys.push((
@@ -1092,7 +1102,7 @@ pub(crate) mod tests {
         let sc = dir.path().join("p.toml");
         std::fs::write(
             &sc,
-            "duration = \"2s\"\nsample_interval = \"10ms\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\nqueue = { limit = \"100pkt\" }\n[link.reverse]\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\n",
+            "duration = \"2s\"\nsample_interval = \"10ms\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\nqueue = { limit = \"100pkt\" }\n[link.reverse]\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\npacing = \"exact\"\n",
         )
         .unwrap();
         let run = scenario::load(&sc).unwrap().runs[0].clone();
@@ -1122,7 +1132,9 @@ pub(crate) mod tests {
         // kernel-sized bursts defers as Linux does.
         assert!(!f.tso_defer);
         let quantum = dir.path().join("q.toml");
-        let text = std::fs::read_to_string(&sc).unwrap() + "pacing = \"quantum\"\n";
+        let text = std::fs::read_to_string(&sc)
+            .unwrap()
+            .replace("pacing = \"exact\"", "pacing = \"quantum\"");
         std::fs::write(&quantum, text).unwrap();
         let run_q = scenario::load(&quantum).unwrap().runs[0].clone();
         let kernel_q = matched_run(
@@ -1196,6 +1208,35 @@ pub(crate) mod tests {
         assert!(udp.config.reverse.jitter.is_none(), "{}", udp.text);
         assert_eq!(udp.config.flows[0].handshake, netsim::Handshake::None);
         assert_eq!(udp.config.flows[0].initial_burst_packets, 0);
+        // A scenario that names no pacer: the kernel's match gets Linux's
+        // (BBR's TSO bursts, deferred as Linux defers them), the UDP
+        // transport's one packet at a time, as before Linux's became the
+        // default.
+        let plain = dir.path().join("plain.toml");
+        let text = std::fs::read_to_string(&sc)
+            .unwrap()
+            .replace("pacing = \"exact\"\n", "");
+        std::fs::write(&plain, text).unwrap();
+        let run_plain = scenario::load(&plain).unwrap().runs[0].clone();
+        let rule_now = claims::validate::linux_rcv_autotuning();
+        let k = matched_run(
+            &plain,
+            &run_plain,
+            Some(size),
+            Some("linux"),
+            true,
+            rule_now,
+        )
+        .unwrap();
+        assert_eq!(k.config.flows[0].pacing, netsim::Pacing::Quantum);
+        assert!(k.config.flows[0].tso_defer);
+        let u = matched_run(&plain, &run_plain, Some(size), None, false, rule_now).unwrap();
+        assert_eq!(
+            u.config.flows[0].pacing,
+            netsim::Pacing::Exact,
+            "{}",
+            u.text
+        );
         // Measured from the SYN-ACK's arrival, 40 ms (and the SYN's
         // serialization) after the start: the same delivery counted from
         // there gives a higher goodput than from 0 over the same window.

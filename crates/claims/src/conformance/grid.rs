@@ -331,11 +331,13 @@ pub fn scenario_text(case: &Case, point: Option<Point>, cc: &Controller) -> Resu
         .as_table_mut()
         .ok_or_else(|| err("[[flow]] is not a table"))?;
     f.insert("algorithm".into(), cc.algorithm.clone().into());
-    // Every controller meets the same receiver: the case's `ack`, or an
-    // ACK per packet, which a QUIC stack's own controller gets by default
-    // and which the cases' bounds were set with. (bbrlab's algorithms
-    // alone would get Linux's receiver, a TCP-like flow's default.)
+    // Every controller meets the same receiver and pacer: the case's
+    // `ack` and `pacing`, or an ACK per packet and one packet at a time,
+    // which a QUIC stack's own controller gets by default and which the
+    // cases' bounds were set with. (bbrlab's algorithms alone would get
+    // Linux's receiver and pacer, a TCP-like flow's defaults.)
     f.entry("ack").or_insert_with(|| "every".into());
+    f.entry("pacing").or_insert_with(|| "exact".into());
     if let Some(p) = &cc.profile {
         let b3 = f
             .entry("bbr3")
@@ -353,6 +355,38 @@ pub fn scenario_text(case: &Case, point: Option<Point>, cc: &Controller) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A case that names no receiver or pacer runs every controller with
+    /// an ACK per packet and one packet at a time (what the bounds were
+    /// set with), not the TCP-like defaults bbrlab's own algorithms would
+    /// get; a case's own choice stays.
+    #[test]
+    fn every_controller_meets_the_cases_receiver_and_pacer() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/conformance");
+        let file = dir.join("A01-startup-exit-on-plateau.toml");
+        let full = std::fs::read_to_string(&file).unwrap();
+        let bare = full
+            .replace("ack = \"every\"\n", "")
+            .replace("pacing = \"exact\"\n", "");
+        assert_ne!(bare, full);
+        let named = full.replace("pacing = \"exact\"", "pacing = \"quantum\"");
+        for (text, pacing) in [(&bare, "exact"), (&named, "quantum")] {
+            let case = crate::conformance::case::parse(text, &file).unwrap();
+            for cc in ["bbr3", "cubic", "quinn:bbr"] {
+                let out = scenario_text(&case, None, &Controller::parse(cc).unwrap()).unwrap();
+                let sc = scenario::parse(&out, "c.toml", &dir, &file).unwrap();
+                let f = &sc.runs[0].config.flows[0];
+                assert_eq!(f.ack, netsim::AckPolicy::EveryPacket, "{cc}");
+                let want = if pacing == "exact" {
+                    netsim::Pacing::Exact
+                } else {
+                    netsim::Pacing::Quantum
+                };
+                assert_eq!(f.pacing, want, "{cc}: {out}");
+            }
+        }
+    }
 
     #[test]
     fn a_cc_list_refuses_a_name_given_twice() {

@@ -13,8 +13,9 @@
 //! with idles of up to 12 s), segment sizes from 500 to 9,000 bytes and
 //! changes of it within a run, a
 //! rare transfer past 2^32 bytes, up to three competing flows, and the
-//! sender's pacer (one packet at a time, the simulator's default, or
-//! Linux's TSO-sized bursts, which `validate` matches kernel TCP with). A run
+//! sender's pacer (one packet at a time, or Linux's TSO-sized bursts,
+//! which `validate` matches kernel TCP with and which is the default of
+//! a TCP-like flow). A run
 //! is kept to [`PACKET_BUDGET`] packets
 //! at the link's rate by shortening it (never below [`MIN_RTTS`] round
 //! trips), and, where even that is too many, by lowering the rate: the
@@ -115,7 +116,7 @@ pub struct FuzzPath {
     pub large: bool,
     /// The senders pace in Linux's TSO-sized bursts (`pacing =
     /// "quantum"`, what `validate` runs to match kernel TCP) rather than
-    /// one packet at a time (the simulator's default, `false`). Drawn
+    /// one packet at a time (`false`, `pacing = "exact"`). Drawn
     /// because the two differ where it matters most to a fuzzer: several
     /// BBR v1 flows in a queue of a few packets lock one of them out when
     /// each paces packet by packet, and share when they send pairs, in
@@ -473,9 +474,15 @@ impl FuzzPath {
             // receiver 0's ACK per packet.
             let ack = ["every", "delayed", "linux", "decimated"][usize::from(self.ack.min(3))];
             let _ = writeln!(t, "ack = \"{ack}\"");
-            if self.linux_bursts {
-                let _ = writeln!(t, "pacing = \"quantum\"");
-            }
+            // Always written, as `ack` is: a flow that names none gets
+            // its stack's default pacer (Linux's for bbrlab's
+            // algorithms), which is not what `false` means.
+            let pacing = if self.linux_bursts {
+                "quantum"
+            } else {
+                "exact"
+            };
+            let _ = writeln!(t, "pacing = \"{pacing}\"");
             let share = log_scale(self.app_share, 0.01, 0.9);
             match self.app {
                 1 => {

@@ -62,7 +62,7 @@ pub struct Options {
     /// quic-bulk for the s2n-quic rows (default: next to this binary).
     pub quic_bulk: Option<PathBuf>,
     /// The receiver of the simulation matched to kernel TCP: `every` (an
-    /// ACK per packet, the simulator's default) or `linux` (Linux's).
+    /// ACK per packet) or `linux` (Linux's, the simulator's default).
     pub ack: &'static str,
     /// The sender's pacer in the simulation matched to kernel TCP
     /// (`--sim-pacing`): Linux's (the default) or one packet at a time.
