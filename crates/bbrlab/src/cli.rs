@@ -393,7 +393,7 @@ pub(crate) struct ValidateArgs {
     pub(crate) sim_ack: SimAck,
     /// The simulated senders' pacer: `linux` (as Linux without fq: BBR in
     /// TSO-sized bursts, CUBIC and Reno unpaced; the simulator's default for
-    /// TCP-like flows) or `exact` (one packet at a time, the default before 2026-12-07)
+    /// TCP-like flows) or `exact` (one packet at a time, the default before 2026-12-06)
     #[arg(long, default_value = "linux", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["linux", "exact"]),
         |v: String| testbed::validate::SimPacer::from_name(&v).expect("a possible value")))]
     pub(crate) sim_pacing: testbed::validate::SimPacer,

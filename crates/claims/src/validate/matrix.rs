@@ -231,7 +231,7 @@ pub fn sim_pacing(kernel_cc: &str) -> &'static str {
 /// The sender's pacer in validate's simulations matched to kernel TCP
 /// (`validate --sim-pacing`).
 ///
-/// Linux's is what they run by default, and since 2026-12-07 the
+/// Linux's is what they run by default, and since 2026-12-06 the
 /// default of a TCP-like flow. One packet at a time, the default before,
 /// is there to judge it against the same kernel runs: where the two
 /// differ is where a scenario with `pacing = "exact"` parts from Linux (three `bbr` flows in a queue of a few
@@ -244,7 +244,7 @@ pub enum SimPacer {
     #[default]
     Linux,
     /// One packet at a time for every algorithm (`pacing = "exact"`, the
-    /// simulator's default for TCP-like flows before 2026-12-07).
+    /// simulator's default for TCP-like flows before 2026-12-06).
     Exact,
 }
 
