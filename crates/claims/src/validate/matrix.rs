@@ -298,12 +298,6 @@ impl SimPacer {
     }
 }
 
-/// The one-flow scenario `compare` runs for `p`, with Linux's pacer
-/// ([`scenario_toml_paced`]).
-pub fn scenario_toml(p: &PathSpec, algorithm: &str, seconds: u64, seed: u64) -> String {
-    scenario_toml_paced(p, algorithm, seconds, seed, SimPacer::Linux)
-}
-
 /// The one-flow scenario `compare` runs for `p`, its sender paced by
 /// `pacer`.
 pub fn scenario_toml_paced(
@@ -328,7 +322,7 @@ pub fn scenario_toml_paced(
 }
 
 /// The simulator's scenario of path `p` with one flow, `flow`, as
-/// validate writes it ([`scenario_toml`]).
+/// validate writes it ([`scenario_toml_paced`]).
 pub fn path_scenario(p: &PathSpec, flow: Flow, seconds: u64, seed: u64) -> ScenarioBuilder {
     let half = millis(p.rtt_ms / 2.0);
     let rate_bps = (p.rate_mbit * 1000.0).round() * 1e3;
@@ -384,10 +378,6 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{pacer:?} {alg}: {e}\n{text}"));
             }
         }
-        assert_eq!(
-            scenario_toml(p, "bbr", 6, 1),
-            scenario_toml_paced(p, "bbr", 6, 1, SimPacer::Linux)
-        );
     }
 
     /// The pacer a validate.json records: none (every run before the

@@ -1056,7 +1056,7 @@ mod tests {
             let f = dir
                 .path()
                 .join(format!("{}.toml", p.name.replace('%', "pc")));
-            std::fs::write(&f, scenario_toml(p, "cubic", 5, 1)).unwrap();
+            std::fs::write(&f, scenario_toml_paced(p, "cubic", 5, 1, SimPacer::Linux)).unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs.len(), 1);
             assert_eq!(sc.runs[0].config.flows.len(), 1);
@@ -1065,7 +1065,7 @@ mod tests {
             assert_eq!(sc.runs[0].config.flows[0].pacing, sender::Pacing::Off);
             // Kernel-sized bursts for BBR, as Linux's TSO and the UDP
             // transport's GSO.
-            std::fs::write(&f, scenario_toml(p, "bbr", 5, 1)).unwrap();
+            std::fs::write(&f, scenario_toml_paced(p, "bbr", 5, 1, SimPacer::Linux)).unwrap();
             let sc = scenario::load(&f).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert_eq!(sc.runs[0].config.flows[0].pacing, sender::Pacing::Quantum);
         }
@@ -1202,7 +1202,11 @@ mod tests {
     fn bbrlab_bbr3_runs_the_simulators_stock_kernel_bbr3_and_maps_back() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("b3.toml");
-        std::fs::write(&f, scenario_toml(&MATRIX[2], BBR3_KERNEL, 6, 1)).unwrap();
+        std::fs::write(
+            &f,
+            scenario_toml_paced(&MATRIX[2], BBR3_KERNEL, 6, 1, SimPacer::Linux),
+        )
+        .unwrap();
         let sc = scenario::load(&f).unwrap();
         let cc = &sc.runs[0].config.flows[0].cc;
         assert_eq!(cc.algorithm, congestion::Algorithm::Bbr3);
