@@ -670,8 +670,9 @@ fn with_rcv_buffer(
 /// time, and a single flow's srtt more closely on 14 rows against 1 (20
 /// of 22 rows within against 21, the one between them inside the kernel
 /// runs' own spread); three BBR v1 flows in a queue of a few packets
-/// share with it, as in Linux, where one packet at a time locks one out. QUIC's stack and a stack's own controller pace one packet at
-/// a time (`"exact"`), the default before 2026-12-06.
+/// share with it, as in Linux, where one packet at a time locks one out.
+/// QUIC's stack and a stack's own controller pace one packet at a time
+/// (`"exact"`), the default before 2026-12-06.
 fn pacing_of(named: Option<PacingName>, quic: bool, builtin: Option<Algorithm>) -> netsim::Pacing {
     match named {
         Some(PacingName::Exact) => netsim::Pacing::Exact,

@@ -243,34 +243,22 @@ fn own_size(run: &scenario::Run) -> PacketSize {
 
 pub use claims::validate::LINUX_INITIAL_BURST;
 
-/// The receiver of a simulation matched to a real source: for kernel TCP
-/// `kernel_ack` (validate's `--sim-ack`) when given, else the scenario's
-/// (Linux's by default); for the UDP transport and s2n-quic an ACK per
-/// packet unless the scenario names a receiver, since Linux's, the
-/// default of a TCP-like flow, is no model of theirs (`None`: the
-/// scenario's own).
-fn matched_ack<'a>(
-    run: &scenario::Run,
-    kernel: bool,
-    kernel_ack: Option<&'a str>,
-) -> Result<Option<&'a str>, String> {
-    if kernel {
-        return Ok(kernel_ack);
-    }
-    let named = scenario::edit::has_key(&run.text, scenario::edit::Table::Flow(0), "ack")?;
-    Ok((!named).then_some("every"))
-}
-
 /// How much longer the simulation matched to kernel TCP runs than the
 /// scenario says, ms ([`matched_run`]).
 const HANDSHAKE_MARGIN_MS: u64 = 4_000;
 
-/// The scenario's run with the simulated flow given `size` (when given),
-/// the receiver `ack` (a scenario's `ack` name, when given) and, for
-/// kernel TCP (`tcp_handshake`), TCP's SYN exchange: the kernel's BBR
+/// The scenario's run with the simulated flow given `size` (when given)
+/// and, for kernel TCP (`tcp_handshake`), the receiver `kernel_ack`
+/// (validate's `--sim-ack`, a scenario's `ack` name) when given, else the
+/// scenario's (Linux's by default), and TCP's SYN exchange: the kernel's BBR
 /// takes min_rtt and its first pacing rate from it, and its data starts
 /// after it (`handshake = "tcp"`); and its unpaced first ten segments
-/// (`initial_burst = 10`). Made by
+/// (`initial_burst = 10`). For the UDP transport and s2n-quic, which pace
+/// and acknowledge with their own rules, of which Linux's (a TCP-like
+/// flow's defaults) are no model, the flow paces one packet at a time and
+/// its receiver sends an ACK per packet, as they were matched before
+/// Linux's became the defaults, unless the scenario names its own
+/// (`kernel_ack` is ignored). Made by
 /// editing the scenario's text and parsing it again: the `scenario.toml`
 /// written beside the results is then the scenario that ran, and `bbrlab
 /// sim` on it gives the same bytes. (A path in it that is relative, such
@@ -281,13 +269,15 @@ fn matched_run(
     scenario: &Path,
     run: &scenario::Run,
     size: Option<PacketSize>,
-    ack: Option<&str>,
+    kernel_ack: Option<&str>,
     tcp_handshake: bool,
     rcv_rule: &str,
 ) -> Result<scenario::Run, String> {
     use scenario::edit::{has_key, set_keys, Table};
     let mut keys = Vec::new();
+    let mut ack = None;
     if tcp_handshake {
+        ack = kernel_ack;
         keys.push((
             Table::Flow(0),
             "handshake",
@@ -335,16 +325,19 @@ fn matched_run(
             "duration",
             scenario::edit::Value::String(format!("{ms}ms")),
         ));
-    } else if !has_key(&run.text, Table::Flow(0), "pacing")? {
-        // The UDP transport and s2n-quic pace with their own pacers, of
-        // which Linux's, the default of a TCP-like flow, is no model: one
-        // packet at a time, as they were matched before it, unless the
-        // scenario names one (as their receiver, [`matched_ack`]).
-        keys.push((
-            Table::Flow(0),
-            "pacing",
-            scenario::edit::Value::String("exact".into()),
-        ));
+    } else {
+        // The UDP transport and s2n-quic: their own pacers and receivers,
+        // unless the scenario names one.
+        if !has_key(&run.text, Table::Flow(0), "pacing")? {
+            keys.push((
+                Table::Flow(0),
+                "pacing",
+                scenario::edit::Value::String("exact".into()),
+            ));
+        }
+        if !has_key(&run.text, Table::Flow(0), "ack")? {
+            ack = Some("every");
+        }
     }
     if let Some(s) = size {
         keys.push((
@@ -693,12 +686,11 @@ pub fn run_with(
                 continue;
             }
         };
-        let ack = matched_ack(&run, *s == Source::Kernel, kernel_ack)?;
         let matched = matched_run(
             scenario,
             &run,
             Some(size),
-            ack,
+            kernel_ack,
             *s == Source::Kernel,
             claims::validate::linux_rcv_autotuning(),
         )?;
@@ -931,12 +923,11 @@ pub fn resimulate(
             continue;
         };
         let size = PacketSize { payload, header };
-        let ack = matched_ack(&run, kind == "kernel", kernel_ack)?;
         let matched = matched_run(
             scenario,
             &run,
             Some(size),
-            ack,
+            kernel_ack,
             kind == "kernel",
             // The kernel the kept run was made on, not this one.
             if kind == "kernel" {
@@ -1236,6 +1227,35 @@ pub(crate) mod tests {
             netsim::Pacing::Exact,
             "{}",
             u.text
+        );
+        // And its receiver an ACK per packet; the kernel's, Linux's.
+        assert_eq!(u.config.flows[0].ack, netsim::AckPolicy::EveryPacket);
+        assert!(matches!(
+            k.config.flows[0].ack,
+            netsim::AckPolicy::Linux { .. }
+        ));
+        // A receiver the scenario names stays, and `kernel_ack` is the
+        // kernel's alone.
+        let named = dir.path().join("named.toml");
+        std::fs::write(
+            &named,
+            std::fs::read_to_string(&plain).unwrap() + "ack = \"delayed\"\n",
+        )
+        .unwrap();
+        let run_named = scenario::load(&named).unwrap().runs[0].clone();
+        let un = matched_run(
+            &named,
+            &run_named,
+            Some(size),
+            Some("every"),
+            false,
+            rule_now,
+        )
+        .unwrap();
+        assert!(
+            matches!(un.config.flows[0].ack, netsim::AckPolicy::Delayed { .. }),
+            "{}",
+            un.text
         );
         // Measured from the SYN-ACK's arrival, 40 ms (and the SYN's
         // serialization) after the start: the same delivery counted from
