@@ -250,10 +250,10 @@ fn bbr_fills_10mbit_40ms_with_low_delay_and_cubic_bloats_a_deep_buffer() {
     // 2026-12-06, sends pairs of segments whose second waits a packet
     // time, and each ACK of Linux's receiver covers a pair: the median
     // RTT sample rises to about 51 ms (48.4 one packet at a time). On
-    // this path kernel `bbr` (Linux 6.18, `bbrlab
-    // compare --with kernel`, 40 s, 2026-12-06) read a median srtt of
-    // 49.0 ms, the simulator matched to it 49.4; so Linux's pacer is
-    // held to 1.3 × 40 ms.
+    // this path kernel `bbr` (Linux 6.18, `bbrlab compare --with
+    // kernel`, 40 s, 2026-12-06) read a median srtt of 49.0 ms, the
+    // simulator matched to it 49.4; so Linux's pacer is held to 1.3 ×
+    // 40 ms.
     for (pacing, bound_ms) in [("", 52.0), ("pacing = \"exact\"\n", 50.0)] {
         let p = write(dir.path(), "bbr.toml", &format!("{bbr}{pacing}"));
         let out = dir.path().join("bbr");
