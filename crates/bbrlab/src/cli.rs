@@ -354,9 +354,13 @@ pub(crate) struct CompareArgs {
     /// `cargo build --release -p quic-bulk`).
     #[arg(long)]
     pub(crate) quic_bulk: Option<PathBuf>,
-    /// Output directory (default out/compare-NAME, NAME the scenario's name).
+    /// Output directory (default out/compare-NAME, or out/compare-NAME-seedN with --seed).
     #[arg(long, short)]
     pub(crate) out: Option<PathBuf>,
+    /// Seed in place of the scenario's, in the simulations and the emulator (loss, jitter):
+    /// one pair of runs on a lossy path is one draw, so compare a path over several seeds.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(..=i64::MAX as u64))]
+    pub(crate) seed: Option<u64>,
 }
 
 /// `bbrlab validate`'s options.
@@ -460,8 +464,7 @@ pub(crate) struct ValidateArgs {
     /// Print which simulated receiver matches kernel TCP better and
     /// exit: EVERY is a single-flow validate.json with an ACK per
     /// packet, LINUX one run with --sim-ack linux; both receivers are
-    /// judged against LINUX's kernel runs (the simulator is
-    /// deterministic).
+    /// judged against LINUX's kernel runs (the simulator is deterministic).
     #[arg(long, num_args = 2, value_names = ["EVERY", "LINUX"], conflicts_with = "table")]
     pub(crate) receivers: Option<Vec<PathBuf>>,
     /// quic-bulk for the s2n-quic rows of bbr (default: next to this
@@ -570,8 +573,7 @@ pub(crate) struct ConformanceArgs {
 /// `bbrlab fuzz`'s options.
 #[derive(clap::Args)]
 pub(crate) struct FuzzArgs {
-    /// Controllers to fuzz, comma-separated (the names `conformance --cc`
-    /// takes).
+    /// Controllers to fuzz, comma-separated (the names `conformance --cc` takes).
     #[arg(
         long,
         value_delimiter = ',',
@@ -836,8 +838,7 @@ pub(crate) struct JitterSweepArgs {
     #[arg(long, short)]
     pub(crate) quiet: bool,
     /// Print the Markdown table of an existing jitter-sweep.csv (as the
-    /// book's kernel chapter pastes it)
-    /// and exit.
+    /// book's kernel chapter pastes it) and exit.
     #[arg(long, value_name = "CSV", conflicts_with_all = ["bytes", "duration", "timeout", "cc", "sds", "seeds"])]
     pub(crate) table: Option<PathBuf>,
 }

@@ -415,8 +415,9 @@ pub fn run(
     with: &[Source],
     out: Option<PathBuf>,
     quic_bulk: Option<&Path>,
+    seed: Option<u64>,
 ) -> Result<(), String> {
-    let failed = run_with(scenario, with, out, quic_bulk, None)?;
+    let failed = run_with(scenario, with, out, quic_bulk, None, seed)?;
     if failed.is_empty() {
         Ok(())
     } else {
@@ -429,10 +430,37 @@ pub fn run(
     }
 }
 
+/// The emulator's options for a run of `source`: the kernel's ECN
+/// switch (`kernel`) for kernel TCP, and the chosen seed for every
+/// source, so that the emulator's loss and jitter follow it as the
+/// simulation's do (`emu --seed` takes the place of the scenario's).
+fn emu_args(source: Source, kernel: &[String], seed: Option<u64>) -> Vec<String> {
+    let mut args = match source {
+        Source::Kernel => kernel.to_vec(),
+        _ => Vec::new(),
+    };
+    if let Some(n) = seed {
+        args.extend(["--seed".to_string(), n.to_string()]);
+    }
+    args
+}
+
+/// Where a comparison is written unless `--out` says: `out/compare-NAME`,
+/// and `out/compare-NAME-seedN` for a chosen seed, so runs of one path
+/// over several seeds do not overwrite each other.
+fn default_out(name: &str, seed: Option<u64>) -> PathBuf {
+    let dir = match seed {
+        Some(n) => format!("compare-{name}-seed{n}"),
+        None => format!("compare-{name}"),
+    };
+    PathBuf::from("out").join(dir)
+}
+
 /// The scenario's one run, which compare needs to have one flow of
 /// bbrlab's own algorithms and no sweep, with a 10 ms sample interval
-/// unless it sets one; and the scenario's name.
-fn single_flow_run(scenario: &Path) -> Result<(String, scenario::Run), String> {
+/// unless it sets one and with `seed` in place of its own when given;
+/// and the scenario's name.
+fn single_flow_run(scenario: &Path, seed: Option<u64>) -> Result<(String, scenario::Run), String> {
     let sc = scenario::load(scenario).map_err(|e| e.to_string())?;
     let flows = sc.runs.first().map_or(0, |r| r.config.flows.len());
     if sc.runs.len() != 1 || flows != 1 {
@@ -460,34 +488,52 @@ fn single_flow_run(scenario: &Path) -> Result<(String, scenario::Run), String> {
         ));
     }
     let run = sc.runs[0].clone();
-    if run.config.sample_interval_ns != 0 {
-        return Ok((sc.name, run));
-    }
-    let text = scenario::edit::set_keys(
-        &run.text,
-        &[(
+    let mut keys = Vec::new();
+    if run.config.sample_interval_ns == 0 {
+        keys.push((
             scenario::edit::Table::Top,
             "sample_interval",
             scenario::edit::Value::String("10ms".into()),
-        )],
-    )?;
+        ));
+    }
+    if let Some(n) = seed {
+        let n = i64::try_from(n).map_err(|_| {
+            format!(
+                "--seed {n}: a seed is at most {} (TOML's largest integer)",
+                i64::MAX
+            )
+        })?;
+        keys.push((
+            scenario::edit::Table::Top,
+            "seed",
+            scenario::edit::Value::Integer(n),
+        ));
+    }
+    if keys.is_empty() {
+        return Ok((sc.name, run));
+    }
+    let text = scenario::edit::set_keys(&run.text, &keys)?;
     Ok((sc.name, reparse(scenario, &text)?))
 }
 
 /// [`run`], the simulation matched to kernel TCP run with `kernel_ack`
 /// for its receiver when given (validate's `--sim-ack`): the kernel's
 /// receiver is Linux's, the UDP transport's and s2n-quic's are not, so
-/// the scenario's own `ack` stays for theirs. Returns each failed real
-/// run as "source: why" (compare.json's `failed` has them too).
+/// the scenario's own `ack` stays for theirs. `seed`, when given, takes
+/// the place of the scenario's in the simulations and the emulator (its
+/// random loss and jitter), so one path can be compared over several
+/// seeds. Returns each failed real run as "source: why" (compare.json's
+/// `failed` has them too).
 pub fn run_with(
     scenario: &Path,
     with: &[Source],
     out: Option<PathBuf>,
     quic_bulk: Option<&Path>,
     kernel_ack: Option<&str>,
+    seed: Option<u64>,
 ) -> Result<Vec<String>, String> {
-    let (sc_name, run) = single_flow_run(scenario)?;
-    let out = out.unwrap_or_else(|| PathBuf::from("out").join(format!("compare-{sc_name}")));
+    let (sc_name, run) = single_flow_run(scenario, seed)?;
+    let out = out.unwrap_or_else(|| default_out(&sc_name, seed));
     let interval_ms = (run.config.sample_interval_ns / 1_000_000).max(1);
     let alg = run.config.flows[0].cc.algorithm.name().to_string();
     // The UDP sender runs the flow as the simulator does: bbr3 with the
@@ -598,17 +644,14 @@ pub fn run_with(
             _ => &alg,
         };
         eprintln!("compare: {label} ({run_alg}) through the emulator for {secs} s …");
-        let emu_extra: &[String] = match s {
-            Source::Kernel => &kernel_emu_args,
-            _ => &[],
-        };
+        let emu_extra = emu_args(*s, &kernel_emu_args, seed);
         let stdout = match run_emu_with(
             &exe_path,
             scenario,
             (&server, &client),
             secs + 60,
             &dir,
-            emu_extra,
+            &emu_extra,
         ) {
             Ok(o) => o,
             // A run that fails is a finding about that source (written
@@ -896,7 +939,7 @@ pub fn resimulate(
     dir: &Path,
     kernel_ack: Option<&str>,
 ) -> Result<CompareReport, String> {
-    let (sc_name, run) = single_flow_run(scenario)?;
+    let (sc_name, run) = single_flow_run(scenario, None)?;
     let mut report = CompareReport::read(dir)?;
     let window_s = report.window_s;
     let real: Vec<(String, String)> = report
@@ -1019,8 +1062,47 @@ pub(crate) mod tests {
             "duration = \"2s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\nmss_change = { at = \"1s\", mss = 1200 }\n",
         )
         .unwrap();
-        let e = single_flow_run(&path).unwrap_err();
+        let e = single_flow_run(&path, None).unwrap_err();
         assert!(e.contains("`mss_change` runs only in the simulator"), "{e}");
+    }
+
+    /// `--seed` reaches the simulation (its scenario text and its
+    /// configuration) and every real source's emulator, and names the
+    /// default output directory; without it the scenario's seed stays.
+    #[test]
+    fn a_chosen_seed_reaches_the_simulation_and_the_emulator() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lossy.toml");
+        std::fs::write(
+            &path,
+            "seed = 3\nduration = \"2s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\nloss = 0.01\n[[flow]]\nalgorithm = \"bbr\"\n",
+        )
+        .unwrap();
+        let (_, own) = single_flow_run(&path, None).unwrap();
+        assert_eq!(own.config.seed, 3);
+        let (name, seeded) = single_flow_run(&path, Some(11)).unwrap();
+        assert_eq!(seeded.config.seed, 11);
+        // The edited text is what `scenario.toml` beside the results holds.
+        assert!(seeded.text.contains("seed = 11"), "{}", seeded.text);
+        // The sample interval compare adds stays with the seed.
+        assert_eq!(seeded.config.sample_interval_ns, 10_000_000);
+        let over = single_flow_run(&path, Some(u64::MAX)).unwrap_err();
+        assert!(over.contains("at most"), "{over}");
+
+        let ecn = vec!["--tcp-ecn".to_string()];
+        assert_eq!(emu_args(Source::Kernel, &ecn, None), ecn);
+        assert_eq!(
+            emu_args(Source::Kernel, &ecn, Some(11)),
+            ["--tcp-ecn", "--seed", "11"]
+        );
+        assert_eq!(emu_args(Source::Udp, &ecn, Some(11)), ["--seed", "11"]);
+        assert!(emu_args(Source::S2n, &ecn, None).is_empty());
+
+        assert_eq!(default_out(&name, None), Path::new("out/compare-lossy"));
+        assert_eq!(
+            default_out(&name, Some(11)),
+            Path::new("out/compare-lossy-seed11")
+        );
     }
 
     #[test]

@@ -7,5 +7,5 @@ use testbed::compare;
 /// Runs the comparison and writes its report.
 pub fn command(a: CompareArgs) -> Result<(), String> {
     let with = compare::parse_sources(&a.with)?;
-    compare::run(&a.scenario, &with, a.out, a.quic_bulk.as_deref())
+    compare::run(&a.scenario, &with, a.out, a.quic_bulk.as_deref(), a.seed)
 }

@@ -332,6 +332,7 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
                 Some(dir.clone()),
                 quic_bulk,
                 opts.kernel_ack(),
+                None,
             )
             .and_then(|_| CompareReport::read(&dir));
             let report = match compared {
