@@ -19,7 +19,10 @@ Per source (the real ones and the simulations matched to them) and run:
 - when STARTUP ended (the first sample in another mode after one in
   `startup`, in seconds from the first data packet) and the bandwidth
   estimate then; `-` for a flow without modes (CUBIC, Reno);
-- the share of data packets retransmitted (compare.json).
+- the share of data packets retransmitted (compare.json), and where:
+  the packets retransmitted in the first S seconds, and the share of
+  those sent after them that were retransmitted (`flows.csv`'s
+  `retransmitted_packets` and `data_packets_sent`).
 Then one line per source with the median of each column.
 
 Reads only what compare wrote; needs no root and runs nothing.
@@ -44,7 +47,8 @@ def origin_and_rows(flows_csv):
             rows = list(csv.DictReader(f))
     except OSError as e:
         raise Failed(f"{flows_csv}: {e.strerror}") from None
-    need = {"time_s", "delivered_bytes", "data_packets_sent", "mode", "bw_estimate_bps"}
+    need = {"time_s", "delivered_bytes", "data_packets_sent", "retransmitted_packets", "mode",
+            "bw_estimate_bps"}
     if rows and not need <= set(rows[0]):
         raise Failed(f"{flows_csv}: missing columns {sorted(need - set(rows[0]))}")
     for r in rows:
@@ -57,13 +61,14 @@ def _int(text):
     return int(float(text)) if text not in ("", None) else 0
 
 
-def delivered_at(rows, t):
-    """Bytes delivered at the last sample at or before `t` (0 before any)."""
+def delivered_at(rows, t, column="delivered_bytes"):
+    """`column` (bytes delivered by default) at the last sample at or
+    before `t` (0 before any)."""
     got = 0
     for r in rows:
         if float(r["time_s"]) > t:
             break
-        got = _int(r["delivered_bytes"])
+        got = _int(r[column])
     return got
 
 
@@ -116,6 +121,10 @@ def rows_of(run_dir, first_s):
         head = delivered_at(rows, origin + first_s)
         whole = delivered_at(rows, origin + window)
         exit_s, exit_bw = startup_exit(rows, origin)
+        retx_head = delivered_at(rows, origin + first_s, "retransmitted_packets")
+        sent_head = delivered_at(rows, origin + first_s, "data_packets_sent")
+        retx_rest = delivered_at(rows, origin + window, "retransmitted_packets") - retx_head
+        sent_rest = delivered_at(rows, origin + window, "data_packets_sent") - sent_head
         out.append({
             "run": run_dir.name,
             "source": src["source"],
@@ -125,6 +134,8 @@ def rows_of(run_dir, first_s):
             "exit_s": exit_s,
             "exit_bw": exit_bw,
             "retx": 100 * src["retransmitted_fraction"] if src.get("retransmitted_fraction") is not None else None,
+            "retx_first": retx_head,
+            "retx_rest": 100 * retx_rest / sent_rest if sent_rest > 0 else None,
         })
     return out, window
 
@@ -137,13 +148,15 @@ def table(all_rows, first_s, window):
     """The Markdown table: every run's rows, then each source's medians."""
     rest = window - first_s
     lines = [
-        f"| run | source | goodput Mbit/s | first {first_s:g} s | next {rest:g} s | STARTUP ends, s | estimate then, Mbit/s | retx % |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        f"| run | source | goodput Mbit/s | first {first_s:g} s | next {rest:g} s | STARTUP ends, s "
+        f"| estimate then, Mbit/s | retx % | retx in first {first_s:g} s | retx % after |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in all_rows:
         lines.append(
             f"| {r['run']} | {r['source']} | {fmt(r['goodput'], 2)} | {fmt(r['first'], 1)} | "
-            f"{fmt(r['rest'], 1)} | {fmt(r['exit_s'], 2)} | {fmt(r['exit_bw'], 1)} | {fmt(r['retx'], 2)} |"
+            f"{fmt(r['rest'], 1)} | {fmt(r['exit_s'], 2)} | {fmt(r['exit_bw'], 1)} | {fmt(r['retx'], 2)} | "
+            f"{r['retx_first']} | {fmt(r['retx_rest'], 2)} |"
         )
     runs = len({r["run"] for r in all_rows})
     for source in dict.fromkeys(r["source"] for r in all_rows):
@@ -155,7 +168,8 @@ def table(all_rows, first_s, window):
 
         lines.append(
             f"| median of {len(mine)} | {source} | {fmt(med('goodput'), 2)} | {fmt(med('first'), 1)} | "
-            f"{fmt(med('rest'), 1)} | {fmt(med('exit_s'), 2)} | {fmt(med('exit_bw'), 1)} | {fmt(med('retx'), 2)} |"
+            f"{fmt(med('rest'), 1)} | {fmt(med('exit_s'), 2)} | {fmt(med('exit_bw'), 1)} | {fmt(med('retx'), 2)} | "
+            f"{fmt(med('retx_first'), 0)} | {fmt(med('retx_rest'), 2)} |"
         )
     return "\n".join(lines), runs
 

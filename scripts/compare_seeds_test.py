@@ -14,12 +14,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compare_seeds  # noqa: E402
 
-HEADER = "time_s,flow,delivered_bytes,data_packets_sent,mode,bw_estimate_bps\n"
+HEADER = "time_s,flow,delivered_bytes,data_packets_sent,retransmitted_packets,mode,bw_estimate_bps\n"
 
 
 def flows(samples):
-    """flows.csv text from (t, delivered, sent, mode, bw) samples."""
-    return HEADER + "".join(f"{t},0,{d},{s},{m},{bw}\n" for t, d, s, m, bw in samples)
+    """flows.csv text from (t, delivered, sent, mode, bw) samples, one
+    packet in ten retransmitted."""
+    return HEADER + "".join(f"{t},0,{d},{s},{s // 10},{m},{bw}\n" for t, d, s, m, bw in samples)
 
 
 def write_run(root, name, kernel_samples, sim_samples, window=10.0):
@@ -74,6 +75,9 @@ class CompareSeeds(unittest.TestCase):
         self.assertAlmostEqual(kernel["exit_s"], 1.5)
         self.assertAlmostEqual(kernel["exit_bw"], 8.0)
         self.assertAlmostEqual(kernel["retx"], 1.0)
+        # 20 of the 200 sent by 5.5 s; 80 of the 800 sent after.
+        self.assertEqual(kernel["retx_first"], 20)
+        self.assertAlmostEqual(kernel["retx_rest"], 10.0)
         # From 0.1 s: 5 MB at 5.1 s, 12.5 MB at 10.1 s.
         self.assertAlmostEqual(sim["first"], 8.0)
         self.assertAlmostEqual(sim["rest"], 12.0)
@@ -92,9 +96,9 @@ class CompareSeeds(unittest.TestCase):
         self.assertEqual(sum(line.startswith("| seed") for line in lines), 4)
         medians = [line for line in lines if line.startswith("| median of 2")]
         self.assertEqual(len(medians), 2)
-        self.assertIn("| kernel TCP (bbr) | 8.00 | 3.2 | 14.4 | 1.50 | 8.0 | 1.00 |", medians[1])
+        self.assertIn("| kernel TCP (bbr) | 8.00 | 3.2 | 14.4 | 1.50 | 8.0 | 1.00 | 20 | 10.00 |", medians[1])
         # A source that never left STARTUP has no exit to take a median of.
-        self.assertIn("| 8.0 | 12.0 | - | - | 2.00 |", medians[0])
+        self.assertIn("| 8.0 | 12.0 | - | - | 2.00 | 50 | 10.00 |", medians[0])
 
     def test_bad_input_is_named(self):
         with tempfile.TemporaryDirectory() as t:
