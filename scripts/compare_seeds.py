@@ -22,7 +22,11 @@ Per source (the real ones and the simulations matched to them) and run:
 - the share of data packets retransmitted (compare.json), and where:
   the packets retransmitted in the first S seconds, and the share of
   those sent after them that were retransmitted (`flows.csv`'s
-  `retransmitted_packets` and `data_packets_sent`).
+  `retransmitted_packets` and `data_packets_sent`);
+- the seconds the receiver's window held the sender: kernel TCP's
+  `tcpi_rwnd_limited` (compare.json), a simulation's `rwnd_limited_s`
+  (its `summary.json`; a simulated Linux receiver offers a window), `-`
+  for a source without one.
 Then one line per source with the median of each column.
 
 Reads only what compare wrote; needs no root and runs nothing.
@@ -103,6 +107,19 @@ def source_dirs(report):
     return out
 
 
+def rwnd_limited(run_dir, src, sub):
+    """Seconds the receive window held the sender of `src`, or None: the
+    kernel probe's figure in compare.json, or the simulated flow's in
+    the simulation's summary.json."""
+    if src["kind"] != "simulator":
+        return (src.get("host") or {}).get("rwnd_limited_s")
+    try:
+        summary = json.loads((Path(run_dir) / sub / "summary.json").read_text())
+        return summary["runs"][0]["flows"][0].get("rwnd_limited_s")
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
 def rows_of(run_dir, first_s):
     """One dict per source of the compare run in `run_dir`."""
     run_dir = Path(run_dir)
@@ -136,6 +153,7 @@ def rows_of(run_dir, first_s):
             "retx": 100 * src["retransmitted_fraction"] if src.get("retransmitted_fraction") is not None else None,
             "retx_first": retx_head,
             "retx_rest": 100 * retx_rest / sent_rest if sent_rest > 0 else None,
+            "rwnd": rwnd_limited(run_dir, src, sub),
         })
     return out, window
 
@@ -149,14 +167,14 @@ def table(all_rows, first_s, window):
     rest = window - first_s
     lines = [
         f"| run | source | goodput Mbit/s | first {first_s:g} s | next {rest:g} s | STARTUP ends, s "
-        f"| estimate then, Mbit/s | retx % | retx in first {first_s:g} s | retx % after |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        f"| estimate then, Mbit/s | retx % | retx in first {first_s:g} s | retx % after | rwnd-limited s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in all_rows:
         lines.append(
             f"| {r['run']} | {r['source']} | {fmt(r['goodput'], 2)} | {fmt(r['first'], 1)} | "
             f"{fmt(r['rest'], 1)} | {fmt(r['exit_s'], 2)} | {fmt(r['exit_bw'], 1)} | {fmt(r['retx'], 2)} | "
-            f"{r['retx_first']} | {fmt(r['retx_rest'], 2)} |"
+            f"{r['retx_first']} | {fmt(r['retx_rest'], 2)} | {fmt(r['rwnd'], 3)} |"
         )
     runs = len({r["run"] for r in all_rows})
     for source in dict.fromkeys(r["source"] for r in all_rows):
@@ -169,7 +187,7 @@ def table(all_rows, first_s, window):
         lines.append(
             f"| median of {len(mine)} | {source} | {fmt(med('goodput'), 2)} | {fmt(med('first'), 1)} | "
             f"{fmt(med('rest'), 1)} | {fmt(med('exit_s'), 2)} | {fmt(med('exit_bw'), 1)} | {fmt(med('retx'), 2)} | "
-            f"{fmt(med('retx_first'), 0)} | {fmt(med('retx_rest'), 2)} |"
+            f"{fmt(med('retx_first'), 0)} | {fmt(med('retx_rest'), 2)} | {fmt(med('rwnd'), 3)} |"
         )
     return "\n".join(lines), runs
 

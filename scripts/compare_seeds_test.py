@@ -35,10 +35,12 @@ def write_run(root, name, kernel_samples, sim_samples, window=10.0):
             {"source": "simulator as kernel (bbr)", "kind": "simulator",
              "matched_to": "kernel TCP (bbr)", "goodput_mbps": 9.0, "retransmitted_fraction": 0.02},
             {"source": "kernel TCP (bbr)", "kind": "kernel", "goodput_mbps": 8.0,
-             "retransmitted_fraction": 0.01},
+             "retransmitted_fraction": 0.01, "host": {"rwnd_limited_s": 0.25}},
         ],
     }
     (d / "compare.json").write_text(json.dumps(report))
+    summary = {"runs": [{"flows": [{"rwnd_limited_s": 0.125}]}]}
+    (d / "sim-kernel" / "summary.json").write_text(json.dumps(summary))
     return d
 
 
@@ -78,6 +80,8 @@ class CompareSeeds(unittest.TestCase):
         # 20 of the 200 sent by 5.5 s; 80 of the 800 sent after.
         self.assertEqual(kernel["retx_first"], 20)
         self.assertAlmostEqual(kernel["retx_rest"], 10.0)
+        self.assertEqual(kernel["rwnd"], 0.25)
+        self.assertEqual(sim["rwnd"], 0.125)
         # From 0.1 s: 5 MB at 5.1 s, 12.5 MB at 10.1 s.
         self.assertAlmostEqual(sim["first"], 8.0)
         self.assertAlmostEqual(sim["rest"], 12.0)
@@ -96,9 +100,9 @@ class CompareSeeds(unittest.TestCase):
         self.assertEqual(sum(line.startswith("| seed") for line in lines), 4)
         medians = [line for line in lines if line.startswith("| median of 2")]
         self.assertEqual(len(medians), 2)
-        self.assertIn("| kernel TCP (bbr) | 8.00 | 3.2 | 14.4 | 1.50 | 8.0 | 1.00 | 20 | 10.00 |", medians[1])
+        self.assertIn("| kernel TCP (bbr) | 8.00 | 3.2 | 14.4 | 1.50 | 8.0 | 1.00 | 20 | 10.00 | 0.250 |", medians[1])
         # A source that never left STARTUP has no exit to take a median of.
-        self.assertIn("| 8.0 | 12.0 | - | - | 2.00 | 50 | 10.00 |", medians[0])
+        self.assertIn("| 8.0 | 12.0 | - | - | 2.00 | 50 | 10.00 | 0.125 |", medians[0])
 
     def test_bad_input_is_named(self):
         with tempfile.TemporaryDirectory() as t:
@@ -116,6 +120,9 @@ class CompareSeeds(unittest.TestCase):
             with contextlib.redirect_stderr(err):
                 self.assertEqual(compare_seeds.main([str(d), str(other)]), 1)
             self.assertIn("different windows", err.getvalue())
+            # A simulation without a summary has no figure, not an error.
+            (d / "sim-kernel" / "summary.json").unlink()
+            self.assertIsNone(compare_seeds.rows_of(d, 5.0)[0][0]["rwnd"])
             (d / "kernel" / "flows.csv").write_text("time_s,flow\n0.1,0\n")
             with self.assertRaisesRegex(compare_seeds.Failed, "missing columns"):
                 compare_seeds.rows_of(d, 5.0)
