@@ -214,7 +214,7 @@ def main(argv=None):
         print(f"compare_seeds: {e}", file=sys.stderr)
         return 1
     print(text)
-    print(f"\n{runs} runs; times from each source's first data packet.")
+    print(f"\n{runs} run{'' if runs == 1 else 's'}; times from each source's first data packet.")
     return 0
 
 

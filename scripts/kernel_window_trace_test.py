@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Tests of kernel_window_trace.py's parsing and summary on trace lines
+written here in the kernel's format (the run itself needs root and a
+6.16+ kernel; scripts/test.sh runs these). Stdlib only."""
+
+import contextlib
+import io
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kernel_window_trace as kwt  # noqa: E402
+
+MSS = 1000
+
+
+def probe(t, una, nxt, wnd, cwnd=10, dest="10.0.0.2:5201"):
+    return (f"   tcp-send-77  [001] ..s1.  {t:.6f}: tcp_probe: family=AF_INET src=10.0.0.1:40000 "
+            f"dest={dest} mark=0x0 data_len=0 snd_nxt={nxt:#x} snd_una={una:#x} snd_cwnd={cwnd} "
+            f"ssthresh=2147483647 snd_wnd={wnd} srtt=800000 rcv_wnd=65536 sock_cookie=1 "
+            "skbaddr=0000000000000000 skaddr=0000000000000000")
+
+
+def grow(t, copied, inq, space, ooo, clamp):
+    return (f"   tcp-recv-78  [000] .....  {t:.6f}: tcp_rcvbuf_grow: time=100000 rtt_us=100000 "
+            f"copied={copied} inq={inq} space={space} ooo={ooo} scaling_ratio=160 rcvbuf=4000000 "
+            f"rcv_ssthresh=50000 window_clamp={clamp} rcv_wnd=40000 family=AF_INET sport=5201 "
+            "dport=40000 saddr=10.0.0.2 daddr=10.0.0.1 saddrv6=::ffff:10.0.0.2 daddrv6=::ffff:10.0.0.1 "
+            "skaddr=0000000000000000 sock_cookie=1")
+
+
+def state(t, s):
+    return (f"   tcp-send-77  [001] ..s1.  {t:.6f}: tcp_cong_state_set: family=AF_INET sport=40000 "
+            f"dport=5201 saddr=10.0.0.1 daddr=10.0.0.2 saddrv6=::ffff:10.0.0.1 "
+            f"daddrv6=::ffff:10.0.0.2 cong_state={s}")
+
+
+# Sequence numbers start 3,000 bytes below 2^32, so they wrap: the edge
+# and the sent point are counted across it.
+BASE = (1 << 32) - 3000
+LINES = [
+    "# tracer: nop",
+    probe(10.0, BASE, BASE + 10 * MSS, 20 * MSS),          # 10 segments of room
+    state(10.05, 3),
+    probe(10.1, BASE + 2 * MSS, BASE + 22 * MSS, 20 * MSS),  # at the edge: 22 = 2 + 20
+    probe(10.3, BASE + 5 * MSS, BASE + 25 * MSS, 20 * MSS),  # at the edge again
+    probe(10.4, BASE + 20 * MSS, BASE + 30 * MSS, 20 * MSS),
+    # Another connection's ACK (not compare's port) is left out.
+    probe(10.45, 7, 7, 7, dest="10.0.0.2:22"),
+    grow(10.2, 30 * MSS, 5 * MSS, 10 * MSS, 12 * MSS, 60 * MSS),
+    probe(11.0, BASE + 40 * MSS, BASE + 45 * MSS, 20 * MSS),
+]
+
+
+class KernelWindowTrace(unittest.TestCase):
+    def test_events_become_rows_in_segments_from_the_first_ack(self):
+        sender, rcvbuf, states = kwt.parse(LINES, MSS)
+        self.assertEqual(len(sender), 5)
+        self.assertEqual(sender[1], {"time_s": 0.1, "acked": 2.0, "sent": 22.0, "edge": 22.0,
+                                     "room": 0.0, "cwnd": 10})
+        self.assertEqual(sender[0]["room"], 10.0)
+        self.assertEqual(rcvbuf, [{
+            "time_s": 0.2, "copied": 30.0, "inq": 5.0, "measured": 25.0, "previous": 10.0, "ooo": 12.0,
+            "rcvbuf_bytes": 4000000, "rcv_ssthresh": 50.0, "window_clamp": 60.0, "rcv_wnd": 40.0,
+            "scaling_ratio": 160, "rtt_us": 100000,
+        }])
+        self.assertEqual(states, [{"time_s": 0.05, "state": 3}])
+
+    def test_the_time_at_the_edge_counts_up_to_each_event_that_finds_it(self):
+        sender, _, _ = kwt.parse(LINES, MSS)
+        # 0.0 -> 0.1 and 0.1 -> 0.3 end at the edge; 0.3 -> 0.4 does not.
+        self.assertAlmostEqual(kwt.at_edge_s(sender, 5.0), 0.3)
+        # Only the first 0.2 s: 0.1 and the first half of the next.
+        self.assertAlmostEqual(kwt.at_edge_s(sender, 0.2), 0.2)
+
+    def test_a_saved_trace_is_summarised_without_root(self):
+        with tempfile.TemporaryDirectory() as t:
+            trace = Path(t) / "trace.txt"
+            trace.write_text("\n".join(LINES) + "\n")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = kwt.main(["--parse", str(trace), "--mss", str(MSS)])
+            self.assertEqual(rc, 0)
+            text = out.getvalue()
+            self.assertIn("sender at the offered edge for 0.300 s of the first 5 s", text)
+            self.assertIn("| 0.200 | 30 | 5 | 25 | 10 | 12 | 60 | 50 | 40 |", text)
+            for name in ["sender.csv", "rcvbuf.csv", "states.csv"]:
+                self.assertTrue((Path(t) / name).is_file(), name)
+
+    def test_bad_input_is_named(self):
+        with self.assertRaisesRegex(kwt.Failed, "no tcp_probe event of the sender"):
+            kwt.parse([state(1.0, 3)], MSS)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(kwt.main(["--parse", "/nonexistent/trace.txt"]), 1)
+        self.assertIn("/nonexistent/trace.txt", err.getvalue())
+        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+            kwt.main([])
+        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+            kwt.main(["--parse", "x", "--seconds", "0"])
+
+
+if __name__ == "__main__":
+    unittest.main()
