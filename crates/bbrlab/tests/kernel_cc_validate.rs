@@ -331,9 +331,20 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
         //   (first PROBE_RTT at 14.8 s) against 520-614 in the other
         //   fifteen, and the counts' medians of three failed a CI run on
         //   the 0.5-BDP path (623 vs 530).
-        //   Eight repetitions of each control on that path: 46.7-48.5/s
-        //   and 47.4-51.1/s. Bound 10 % + 1/s: the 1-BDP and 8-BDP paths
-        //   retransmit nothing after STARTUP.
+        //   Bound 25 % + 1/s, from the scatter of single runs on the
+        //   0.5-BDP path (the 1-BDP and 8-BDP paths retransmit nothing
+        //   after STARTUP): a run's rate is a few hundred drops from ~90
+        //   overflowing probes, and runs of one control scatter 6-8 % (sd)
+        //   whatever the other does (the two of a pair run at the same
+        //   time, yet their rates are uncorrelated). Measured: eight runs
+        //   of each, 46.7-48.5 and 47.4-51.1/s; six of each on 2026-12-07,
+        //   46.1-56.3 and 45.5-53.8/s (medians 49.6 and 50.1); medians of
+        //   three then differ by ~6 % (sd), and CI runs missed a 10 %
+        //   bound by 6.1/s and 8.1/s in opposite directions (2026-12-02:
+        //   the kernel's three at 44.1, 46.8, 63.2/s) and by 8.7/s
+        //   (2026-12-07: 53.3-54.6 against 41.4-46.5/s). 25 % is ~4 sd
+        //   of that difference; a control that bursts (twice the kernel's
+        //   rate, +100 %) misses it by four times its width.
         // - the first PROBE_RTT's refill, until AFTER_PROBE_RTT_S after it
         //   began (paths without random loss): it overflows the 0.5-BDP
         //   buffer, and as one event a run it scatters far more (the same
@@ -342,26 +353,7 @@ fn bbrlab_bbr_matches_kernel_bbr_on_four_paths() {
         //   refill sent in a burst would overflow by twice as much. Only
         //   the first episode: whether a second comes within a run turns on
         //   whether a lower RTT sample refreshed the filter in between.
-        // The kernel's own runs scatter more than that bound on the
-        // 0.5-BDP path on some days: on 2026-12-02 its three runs gave
-        // 44.1, 46.8 and 63.2/s in CI and a median of 55.2/s in a quiet
-        // rerun an hour later, where the eight runs above gave
-        // 46.7-48.5/s; the two controls' medians then missed by 6.1 and
-        // 8.1/s in opposite directions. So our median is also accepted
-        // within the kernel's runs' range, each end widened by the same
-        // 10 % + 1/s: a control that bursts (twice the kernel's rate)
-        // still falls far outside it.
-        let kernel_runs: Vec<f64> = runs["bbr"].iter().map(|r| r.probe_bw_retx_per_s).collect();
-        let lo = kernel_runs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = kernel_runs
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
-        let in_kernel_range = bw_b >= lo - (0.10 * lo + 1.0) && bw_b <= hi + 0.10 * hi + 1.0;
-        if ((bw_b - bw_k).abs() > 0.10 * bw_k + 1.0 && !in_kernel_range)
-            || bw_b.is_nan()
-            || bw_k.is_nan()
-        {
+        if (bw_b - bw_k).abs() > 0.25 * bw_k + 1.0 || bw_b.is_nan() || bw_k.is_nan() {
             failures.push(format!(
                 "{}: retransmissions per second after STARTUP (median) {bw_b:.1} against the kernel's {bw_k:.1} (in all, mean {xb:.0} and {xk:.0})",
                 p.name
