@@ -91,13 +91,28 @@ def startup_exit(rows, origin):
     return None, None
 
 
-def source_dirs(report):
+def field(obj, key, where):
+    """`obj[key]`, or a named error: a hand-edited or truncated
+    compare.json should say which field is missing, not end in a
+    traceback."""
+    try:
+        return obj[key]
+    except (KeyError, TypeError, IndexError):
+        raise Failed(f"{where}: no `{key}` (is it a `bbrlab compare` output?)") from None
+
+
+def source_dirs(report, where):
     """(source label, its directory name) for each source of compare.json:
     a real source's kind (`kernel`, `udp`, `s2n`); a simulation matched
     to one `sim-KIND`; the simulation alone `sim`."""
-    kind_of = {s["source"]: s["kind"] for s in report["sources"] if s["kind"] != "simulator"}
+    sources = field(report, "sources", where)
+    for s in sources:
+        field(s, "source", f"{where}, a source")
+        field(s, "kind", f"{where}, source {s['source']!r}")
+        field(s, "goodput_mbps", f"{where}, source {s['source']!r}")
+    kind_of = {s["source"]: s["kind"] for s in sources if s["kind"] != "simulator"}
     out = []
-    for s in report["sources"]:
+    for s in sources:
         if s["kind"] != "simulator":
             out.append((s, s["kind"]))
         elif s.get("matched_to") in kind_of:
@@ -129,11 +144,12 @@ def rows_of(run_dir, first_s):
         raise Failed(f"{run_dir}: no compare.json ({e.strerror}); is it a `bbrlab compare` output?") from None
     except json.JSONDecodeError as e:
         raise Failed(f"{run_dir / 'compare.json'}: not JSON ({e})") from None
-    window = float(report["window_s"])
+    where = run_dir / "compare.json"
+    window = float(field(report, "window_s", where))
     if not 0 < first_s < window:
         raise Failed(f"--first {first_s:g}: must lie inside the runs' {window:g} s window")
     out = []
-    for src, sub in source_dirs(report):
+    for src, sub in source_dirs(report, where):
         origin, rows = origin_and_rows(run_dir / sub / "flows.csv")
         head = delivered_at(rows, origin + first_s)
         whole = delivered_at(rows, origin + window)

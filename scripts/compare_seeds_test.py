@@ -120,6 +120,17 @@ class CompareSeeds(unittest.TestCase):
             with contextlib.redirect_stderr(err):
                 self.assertEqual(compare_seeds.main([str(d), str(other)]), 1)
             self.assertIn("different windows", err.getvalue())
+            # A hand-edited compare.json names the field it lacks.
+            report = json.loads((d / "compare.json").read_text())
+            (d / "compare.json").write_text(json.dumps({k: v for k, v in report.items() if k != "window_s"}))
+            with self.assertRaisesRegex(compare_seeds.Failed, "compare.json: no `window_s`"):
+                compare_seeds.rows_of(d, 5.0)
+            del report["sources"][0]["goodput_mbps"]
+            (d / "compare.json").write_text(json.dumps(report))
+            with self.assertRaisesRegex(compare_seeds.Failed, "compare.json, source '.*': no `goodput_mbps`"):
+                compare_seeds.rows_of(d, 5.0)
+            report["sources"][0]["goodput_mbps"] = 1.0
+            (d / "compare.json").write_text(json.dumps(report))
             # A simulation without a summary has no figure, not an error.
             (d / "sim-kernel" / "summary.json").unlink()
             self.assertIsNone(compare_seeds.rows_of(d, 5.0)[0][0]["rwnd"])

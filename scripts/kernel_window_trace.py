@@ -67,24 +67,46 @@ class Failed(Exception):
     """A run or trace this script cannot use, with why."""
 
 
+# The fields of tcp:tcp_rcvbuf_grow that the rcvbuf table reads.
+RCVBUF_FIELDS = ["copied", "inq", "space", "ooo", "rcvbuf", "rcv_ssthresh", "window_clamp", "rcv_wnd",
+                 "scaling_ratio", "rtt_us"]
+
+
+def numbers(fields, where):
+    """A reader of one event's integer fields that names what is missing
+    or malformed."""
+    def num(key, base=10):
+        if key not in fields:
+            raise Failed(f"{where}: no field `{key}` (this script reads the tracepoints of Linux 6.16 or later)")
+        try:
+            return int(fields[key], base)
+        except ValueError:
+            raise Failed(f"{where}: field `{key}` is {fields[key]!r}, not a number") from None
+    return num
+
+
 def parse(lines, mss=1448):
     """(sender rows, rcvbuf rows, state rows) from trace lines; sequence
     numbers and sizes in segments of `mss` bytes from the sender's first
     event, times in seconds from it."""
     probes, grows, states = [], [], []
-    for line in lines:
+    for n, line in enumerate(lines, 1):
         m = LINE.search(line)
         if not m:
             continue
         t, event, rest = float(m.group(1)), m.group(2), m.group(3)
         f = dict(FIELD.findall(rest))
+        # A kernel whose event lacks a field this script reads, or a line
+        # cut short, is named by line and field rather than a traceback.
+        num = numbers(f, f"trace line {n} ({event})")
         if event == "tcp_probe" and f.get("dest", "").endswith(f":{PORT}"):
-            probes.append((t, int(f["snd_una"], 16), int(f["snd_nxt"], 16), int(f["snd_wnd"]),
-                           int(f["snd_cwnd"])))
+            probes.append((t, num("snd_una", 16), num("snd_nxt", 16), num("snd_wnd"), num("snd_cwnd")))
         elif event == "tcp_rcvbuf_grow" and f.get("sport") == str(PORT):
+            for k in RCVBUF_FIELDS:
+                num(k)
             grows.append((t, f))
         elif event == "tcp_cong_state_set" and f.get("dport") == str(PORT):
-            states.append((t, int(f["cong_state"])))
+            states.append((t, num("cong_state")))
     if not probes:
         raise Failed(f"no tcp_probe event of the sender (destination port {PORT}) in the trace")
     t0, una0 = probes[0][0], probes[0][1]
@@ -181,7 +203,25 @@ def compare_mss(out):
 
 
 def write_tracing(name, value):
-    (TRACING / name).write_text(value)
+    try:
+        (TRACING / name).write_text(value)
+    except OSError as e:
+        raise Failed(f"{TRACING / name}: cannot write {value!r} ({e.strerror})") from None
+
+
+def restore_tracing(old_kb):
+    """Turns the events off and gives back the buffer, each step tried even
+    if one fails (a failure is printed, since raising here would hide why
+    the run stopped)."""
+    steps = [("tracing_on", "0")]
+    for e in EVENTS:
+        steps += [(f"events/tcp/{e}/enable", "0"), (f"events/tcp/{e}/filter", "0")]
+    steps += [("trace", ""), ("buffer_size_kb", old_kb)]
+    for name, value in steps:
+        try:
+            write_tracing(name, value)
+        except Failed as e:
+            print(f"kernel_window_trace: restoring tracefs: {e}", file=sys.stderr)
 
 
 def run_traced(args, out):
@@ -197,7 +237,10 @@ def run_traced(args, out):
     bbrlab = args.bbrlab or ROOT / "target" / "release" / "bbrlab"
     if not Path(bbrlab).is_file():
         raise Failed(f"no bbrlab at {bbrlab}: cargo build --release -p bbrlab, or --bbrlab BIN")
-    old_kb = (TRACING / "buffer_size_kb").read_text().split()[0]
+    try:
+        old_kb = (TRACING / "buffer_size_kb").read_text().split()[0]
+    except (OSError, IndexError):
+        raise Failed(f"{TRACING / 'buffer_size_kb'}: cannot read the trace buffer's size") from None
     cmd = [str(bbrlab), "compare", str(args.scenario), "--with", "kernel", "--out", str(out / "compare")]
     if args.seed is not None:
         cmd += ["--seed", str(args.seed)]
@@ -218,12 +261,7 @@ def run_traced(args, out):
                          f"{(p.stdout.strip().splitlines() or [''])[-1]}")
         return (TRACING / "trace").read_text()
     finally:
-        write_tracing("tracing_on", "0")
-        for e in EVENTS:
-            write_tracing(f"events/tcp/{e}/enable", "0")
-            write_tracing(f"events/tcp/{e}/filter", "0")
-        write_tracing("trace", "")
-        write_tracing("buffer_size_kb", old_kb)
+        restore_tracing(old_kb)
 
 
 def main(argv=None):

@@ -100,6 +100,38 @@ class KernelWindowTrace(unittest.TestCase):
             kwt.main([])
         with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
             kwt.main(["--parse", "x", "--seconds", "0"])
+        # A kernel whose event lacks a field, or a malformed one, is named
+        # by line and field.
+        no_wnd = probe(1.0, 0, 0, 0).replace(" snd_wnd=0", "")
+        with self.assertRaisesRegex(kwt.Failed, r"trace line 2 \(tcp_probe\): no field `snd_wnd`"):
+            kwt.parse([LINES[1], no_wnd], MSS)
+        with self.assertRaisesRegex(kwt.Failed, "field `cong_state` is 'x', not a number"):
+            kwt.parse([LINES[1], state(1.0, "x")], MSS)
+        with self.assertRaisesRegex(kwt.Failed, r"\(tcp_rcvbuf_grow\): no field `inq`"):
+            kwt.parse([LINES[1], grow(1.0, 1, 2, 3, 4, 5).replace(" inq=2", "")], MSS)
+
+    def test_tracefs_is_restored_step_by_step_even_when_a_write_fails(self):
+        with tempfile.TemporaryDirectory() as t:
+            old = kwt.TRACING
+            kwt.TRACING = Path(t)
+            try:
+                for e in kwt.EVENTS:
+                    (Path(t) / "events" / "tcp" / e).mkdir(parents=True)
+                    (Path(t) / "events" / "tcp" / e / "enable").write_text("1")
+                # A write that fails (here: a directory where a file was).
+                (Path(t) / "trace").mkdir()
+                with self.assertRaisesRegex(kwt.Failed, "trace: cannot write"):
+                    kwt.write_tracing("trace", "")
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err):
+                    kwt.restore_tracing("1408")
+                self.assertIn("restoring tracefs", err.getvalue())
+                # The steps after the failed one still ran.
+                self.assertEqual((Path(t) / "buffer_size_kb").read_text(), "1408")
+                for e in kwt.EVENTS:
+                    self.assertEqual((Path(t) / "events" / "tcp" / e / "enable").read_text(), "0")
+            finally:
+                kwt.TRACING = old
 
 
 if __name__ == "__main__":
