@@ -1051,17 +1051,24 @@ pub(crate) mod tests {
             .contains("no `bbr-jitter`"));
     }
 
+    /// `text` written as scenario file `name` in `dir` (a test's tempdir,
+    /// which the caller keeps alive).
+    fn scenario_file(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     /// A scenario whose segment size changes runs only in the simulator:
     /// compare says so by name before it starts anything.
     #[test]
     fn a_segment_size_change_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("mc.toml");
-        std::fs::write(
-            &path,
+        let path = scenario_file(
+            dir.path(),
+            "mc.toml",
             "duration = \"2s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\n[[flow]]\nalgorithm = \"bbr\"\nmss_change = { at = \"1s\", mss = 1200 }\n",
-        )
-        .unwrap();
+        );
         let e = single_flow_run(&path, None).unwrap_err();
         assert!(e.contains("`mss_change` runs only in the simulator"), "{e}");
     }
@@ -1072,12 +1079,11 @@ pub(crate) mod tests {
     #[test]
     fn a_chosen_seed_reaches_the_simulation_and_the_emulator() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lossy.toml");
-        std::fs::write(
-            &path,
+        let path = scenario_file(
+            dir.path(),
+            "lossy.toml",
             "seed = 3\nduration = \"2s\"\n[link.forward]\nrate = \"10mbit\"\ndelay = \"20ms\"\nloss = 0.01\n[[flow]]\nalgorithm = \"bbr\"\n",
-        )
-        .unwrap();
+        );
         let (_, own) = single_flow_run(&path, None).unwrap();
         assert_eq!(own.config.seed, 3);
         let (name, seeded) = single_flow_run(&path, Some(11)).unwrap();
@@ -1123,14 +1129,13 @@ pub(crate) mod tests {
         // queue on none.
         let dir = tempfile::tempdir().unwrap();
         let run = |queue: &str| {
-            let sc = dir.path().join("ecn.toml");
-            std::fs::write(
-                &sc,
-                format!(
+            let sc = scenario_file(
+                dir.path(),
+                "ecn.toml",
+                &format!(
                     "duration = \"2s\"\nsample_interval = \"10ms\"\n[link.forward]\nrate = \"20mbit\"\ndelay = \"2ms\"\nqueue = {{ limit = \"100pkt\"{queue} }}\n[link.reverse]\ndelay = \"2ms\"\n[[flow]]\nalgorithm = \"bbr\"\necn = true\n"
                 ),
-            )
-            .unwrap();
+            );
             let run = scenario::load(&sc).unwrap().runs[0].clone();
             simulate("ecn", &run, &dir.path().join("out"), 2.0).unwrap()
         };
