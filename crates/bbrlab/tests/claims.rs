@@ -405,6 +405,58 @@ fn c12_on_quic_2018_bbr_follows_the_published_curve_and_the_variant_does_not() {
         assert!(at("bbr-jitter", sd) > at("bbr", sd), "at {sd}");
         assert!(at("bbr-jitter", sd) < 2.55 * 0.85, "at {sd}");
     }
+    simulated_linux_tcp_keeps_the_kernels_share_under_jitter(&c.runs);
+}
+
+/// C12's second result, the simulated Linux TCP stack, against the
+/// kernel's own 60 s sweep of the same path (`docs/kernel-tcp/seed001-60s`:
+/// Linux 6.18, `bbr` and the BPF `bbrlab_jitter`, 2 seeds per point,
+/// through the emulator). Compared as the share of each side's own
+/// goodput without jitter that it keeps at each sd, so that what the two
+/// count as payload (the kernel's 1,448-byte segments, about 3.5 % less
+/// at sd 0) does not enter. Within 10 %: the kernel's two seeds lie
+/// within 0.2-3.3 % of each other, the simulation's 8 seeds have an sd of
+/// 1-5.5 %, and on 2026-12-07 the two sides were within 6.6 % at every
+/// point (furthest: `bbr` at 60 ms, 0.405 against 0.433), while trials
+/// of Linux's undo rules that the simulated sender lacks (Notes on
+/// fidelity) put `bbr`'s shares at 40-60 ms 12-21 % below the kernel's.
+fn simulated_linux_tcp_keeps_the_kernels_share_under_jitter(runs: &[Value]) {
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/kernel-tcp/seed001-60s")
+        .join(claims::linux_tcp::CSV_FILE);
+    let rows = claims::linux_tcp::read_csv(&csv).unwrap();
+    let kernel_mean = |cc: &str, sd: f64| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.cc == cc && r.sd_ms == sd)
+            .filter_map(|r| r.goodput_bps)
+            .collect();
+        assert!(v.len() >= 2, "{cc} at {sd} ms: {} kernel runs", v.len());
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let sim_mean = |alg: &str, sd: f64| {
+        let (m, n) = mean_over_seeds(
+            runs,
+            &[
+                ("flow.algorithm", alg),
+                ("flow.stack", "linux"),
+                ("link.forward.jitter.normal.sd", &format!("{sd}ms")),
+            ],
+            "goodput_bps",
+        );
+        assert!(n >= 5, "{alg} on linux at {sd} ms: {n} seeds");
+        m
+    };
+    for (alg, cc) in [("bbr", "bbr"), ("bbr-jitter", "bbrlab_jitter")] {
+        for sd in [20.0, 40.0, 60.0] {
+            let kernel = kernel_mean(cc, sd) / kernel_mean(cc, 0.0);
+            let sim = sim_mean(alg, sd) / sim_mean(alg, 0.0);
+            assert!(
+                (sim / kernel - 1.0).abs() <= 0.10,
+                "{alg} at {sd} ms keeps {sim:.3} of its goodput without jitter, the kernel's {cc} {kernel:.3}"
+            );
+        }
+    }
 }
 
 #[test]
