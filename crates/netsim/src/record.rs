@@ -306,6 +306,11 @@ pub struct FlowSummary {
     pub drops: u64,
     /// Retransmission timeouts.
     pub rtos: u64,
+    /// Loss episodes begun: fast recoveries and first timeouts
+    /// ([`sender::Sender::loss_episodes`]).
+    pub loss_episodes: u64,
+    /// Reductions undone as spurious ([`sender::Sender::undos`]).
+    pub undos: u64,
     /// Time in each controller mode.
     pub mode_times: ModeTimes,
     /// When the last byte of a finite flow was delivered.

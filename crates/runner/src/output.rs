@@ -201,6 +201,13 @@ pub struct FlowJson {
     pub drops: u64,
     /// Retransmission timeouts.
     pub rtos: u64,
+    /// Loss episodes begun (fast recoveries and first timeouts), and the
+    /// reductions undone as spurious: with `rtos`, what Linux counts as
+    /// `TCPSackRecovery`, `TCPTimeouts` and its four undo counters, so
+    /// a simulated sender's recoveries can be set beside a kernel's.
+    pub loss_episodes: u64,
+    /// Reductions undone as spurious (see `loss_episodes`).
+    pub undos: u64,
     /// Fraction of time in each controller mode.
     pub mode_fractions: Vec<(String, f64)>,
     /// Completion time of a finite flow, s.
@@ -414,6 +421,8 @@ impl SummaryJson {
                     retransmission_rate: r6(f.retransmission_rate),
                     drops: f.drops,
                     rtos: f.rtos,
+                    loss_episodes: f.loss_episodes,
+                    undos: f.undos,
                     mode_fractions: f
                         .mode_times
                         .entries
@@ -682,6 +691,8 @@ mod tests {
             retransmission_rate: 0.0,
             drops: 0,
             rtos: 0,
+            loss_episodes: 0,
+            undos: 0,
             mode_fractions: vec![("probe_bw".into(), 0.5)],
             completion_s: None,
             time_using_srtt: None,

@@ -206,6 +206,8 @@ mod tests {
             retransmission_rate: 0.0,
             drops: 0,
             rtos: 0,
+            loss_episodes: 0,
+            undos: 0,
             mode_fractions: Vec::new(),
             completion_s: None,
             time_using_srtt: None,

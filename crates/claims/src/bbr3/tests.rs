@@ -113,6 +113,8 @@ fn flow_json(i: usize, alg: &str, f: &F, modes: &[(&str, f64)]) -> FlowJson {
         },
         drops: f.retx,
         rtos: 0,
+        loss_episodes: 0,
+        undos: 0,
         mode_fractions: modes.iter().map(|(m, x)| (m.to_string(), *x)).collect(),
         completion_s: None,
         time_using_srtt: None,

@@ -109,6 +109,8 @@ impl Sim<'_> {
                     },
                     drops: f.drops,
                     rtos: s.rtos,
+                    loss_episodes: s.loss_episodes,
+                    undos: s.undos,
                     mode_times: s.mode_times.clone(),
                     completion_ns: f.receiver.completed_at.map(Instant::as_nanos),
                     ce_packets: s.delivered_ce,

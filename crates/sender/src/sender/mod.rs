@@ -251,6 +251,10 @@ pub struct Sender {
     prev_len: usize,
     /// Retransmitted packets in flight (Linux `retrans_out`).
     retrans_out: u64,
+    /// Loss episodes begun that may be undone: a fast recovery, or the
+    /// first of a run of timeouts (where Linux calls `tcp_init_undo()`, so
+    /// Linux's `TCPSackRecovery` plus the timeouts that were not repeats).
+    pub loss_episodes: u64,
     /// Spurious-loss undos performed, and how many followed a timeout.
     pub undos: u64,
     /// Undos of a retransmission timeout (F-RTO, RFC 5682).
@@ -406,6 +410,7 @@ impl Sender {
             prev_ranges: [(0, 0); ACK_RANGES],
             prev_len: 0,
             retrans_out: 0,
+            loss_episodes: 0,
             undos: 0,
             rto_undos: 0,
             late_acks: 0,

@@ -90,6 +90,7 @@ impl Sender {
 
     /// A reduction begins: it may later be undone (Linux `tcp_init_undo()`).
     pub(super) fn init_undo(&mut self) {
+        self.loss_episodes += 1;
         self.undo.marker = true;
         self.undo.episode = self.undo.episode.wrapping_add(1).max(1);
         self.undo.lost = 0;
