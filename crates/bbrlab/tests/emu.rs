@@ -67,6 +67,21 @@ fn kernel_bbr_tolerates_random_loss_that_starves_cubic() {
         c["goodput_bps"].as_f64().unwrap(),
     );
     assert!(gb > 5.0 * gc, "bbr {gb} vs cubic {gc}");
+    // `tcp send`'s namespace counters, the connection's alone in emu's
+    // namespace: random loss puts each into recovery (bbr, sending some
+    // 20,000 packets, about 200 times), and no more reductions are undone
+    // than began.
+    for (s, least) in [(&b, 10), (&c, 1)] {
+        let n = &s["netns"];
+        let count = |k: &str| n[k].as_u64().unwrap_or_else(|| panic!("no {k} in {n}"));
+        let began = count("sack_recoveries") + count("timeouts");
+        let undone: u64 = ["full_undos", "partial_undos", "dsack_undos", "loss_undos"]
+            .into_iter()
+            .map(count)
+            .sum();
+        assert!(began >= least, "{}: {n}", s["cc"]);
+        assert!(undone <= began, "{}: {n}", s["cc"]);
+    }
 }
 
 /// One `bbrlab emu --selftest --json` per test process, shared by the

@@ -55,12 +55,14 @@ const FRAME: usize = 64 * 1024;
 // (`use super::*`), as when they were one file.
 mod info;
 mod log;
+mod netstat;
 mod recv;
 mod send;
 mod sockopt;
 
 use info::*;
 use log::*;
+pub use netstat::NetnsCounters;
 pub use recv::{recv, RecvSummary};
 pub use send::{send, SendOptions, SendSummary, MIN_INTERVAL};
 pub use sockopt::NOTSENT_LOWAT_BYTES;

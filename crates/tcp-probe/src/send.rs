@@ -122,6 +122,13 @@ pub struct SendSummary {
     pub pmtu: u32,
     /// Samples taken.
     pub samples: usize,
+    /// The sender's network namespace's recovery and undo counters over
+    /// the transfer (`/proc/net/netstat`): this connection's alone only
+    /// where nothing else in the namespace uses TCP, as in `bbrlab emu`'s
+    /// namespaces. `None` where they cannot be read. Absent from a summary
+    /// written before they were added.
+    #[serde(default)]
+    pub netns: Option<crate::NetnsCounters>,
 }
 
 /// The shortest sampling interval [`send`] takes (the UDP transport's
@@ -135,6 +142,7 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
         &format!("sampling interval {:?}", o.interval),
         o.interval,
     )?;
+    let counters_before = crate::netstat::read();
     let sock = socket2_connect(o)?;
     let mut stream = sock;
     let fd = stream.as_raw_fd();
@@ -205,7 +213,11 @@ pub fn send(o: &SendOptions) -> Result<SendSummary, String> {
         Ok((r?, sampled))
     })?;
     let secs = t0.elapsed().as_secs_f64();
-    Ok(summarise(&o.cc, sent, secs, &sampled))
+    let mut summary = summarise(&o.cc, sent, secs, &sampled);
+    summary.netns = counters_before
+        .zip(crate::netstat::read())
+        .map(|(b, a)| crate::netstat::between(&b, &a));
+    Ok(summary)
 }
 
 /// The summary of a transfer of `bytes` over `secs` from its samples.
@@ -243,6 +255,7 @@ pub(crate) fn summarise(cc: &str, bytes: u64, secs: f64, s: &Sampled) -> SendSum
         mss: p.snd_mss,
         pmtu: p.pmtu,
         samples: s.rtts.len(),
+        netns: None,
     }
 }
 
