@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Loss recoveries and undos, simulated or kernel, as one Markdown table.
+
+    python3 scripts/recoveries.py FILE [FILE ...]
+
+Each FILE is either a simulation's `summary.json` (`bbrlab sim`: one row
+per run and flow, from its `loss_episodes`, `undos`, `retransmissions`)
+or the JSON lines `bbrlab tcp send` printed, one transfer a line (one row
+per line, from its `netns` counters: `sack_recoveries` plus `timeouts` as
+the episodes begun, the four undo counters summed as the undos, and
+`retransmits`). Columns: the source and run, goodput, the share
+retransmitted, episodes begun, undos (and their share of the episodes),
+and retransmissions per episode; then the medians of each source.
+
+The two count alike where it matters: an episode is a fast recovery or a
+timeout (the simulator counts the first of a run of timeouts, Linux every
+one, which on a path with few timeouts differs by a handful), an undo a
+reduction taken back as spurious (Linux: `TCPFullUndo`, `TCPPartialUndo`,
+`TCPDSACKUndo`, `TCPLossUndo`). The kernel's counters are its network
+namespace's: one connection's only where nothing else there uses TCP, as
+in `bbrlab emu`'s namespaces. Stdlib only; bad input is named.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+UNDO_KEYS = ("full_undos", "partial_undos", "dsack_undos", "loss_undos")
+
+
+class Failed(Exception):
+    """Input this script cannot use, with where and why."""
+
+
+def need(obj, key, where):
+    try:
+        return obj[key]
+    except (KeyError, TypeError, IndexError):
+        raise Failed(f"{where}: no `{key}`") from None
+
+
+def row(source, run, goodput_bps, retx_fraction, episodes, undos, retransmissions):
+    return {
+        "source": source,
+        "run": run,
+        "goodput": goodput_bps / 1e6,
+        "retx": None if retx_fraction is None else 100 * retx_fraction,
+        "episodes": episodes,
+        "undos": undos,
+        "per_episode": retransmissions / episodes if episodes else None,
+    }
+
+
+def sim_rows(report, path):
+    out = []
+    for i, r in enumerate(need(report, "runs", path)):
+        params = r.get("params") or {}
+        name = ", ".join(f"{k}={v}" for k, v in params.items()) or f"run {i}"
+        for j, f in enumerate(need(r, "flows", f"{path}, run {i}")):
+            where = f"{path}, run {i}, flow {j}"
+            if "loss_episodes" not in f:
+                raise Failed(f"{where}: no `loss_episodes` (a summary from before bbrlab reported it)")
+            out.append(row("simulated " + str(need(f, "algorithm", where)), name,
+                           need(f, "goodput_bps", where), need(f, "retransmission_rate", where),
+                           f["loss_episodes"], need(f, "undos", where), need(f, "retransmissions", where)))
+    return out
+
+
+def kernel_rows(lines, path):
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            s = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise Failed(f"{where}: not JSON ({e})") from None
+        counters = need(s, "netns", where)
+        if counters is None:
+            raise Failed(f"{where}: `netns` is null: the sender could not read its namespace's counters")
+        episodes = need(counters, "sack_recoveries", where) + need(counters, "timeouts", where)
+        undos = sum(need(counters, k, where) for k in UNDO_KEYS)
+        out.append(row("kernel " + str(need(s, "cc", where)), f"line {n}", need(s, "goodput_bps", where),
+                       s.get("retransmitted_fraction"), episodes, undos, need(s, "retransmits", where)))
+    return out
+
+
+def rows_of(path):
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise Failed(f"{path}: {e.strerror}") from None
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError:
+        report = None
+    if isinstance(report, dict) and "runs" in report:
+        return sim_rows(report, path)
+    rows = kernel_rows(text.splitlines(), path)
+    if not rows:
+        raise Failed(f"{path}: neither a simulation's summary.json nor `tcp send` JSON lines")
+    return rows
+
+
+def fmt(x, digits):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def share(r):
+    return 100 * r["undos"] / r["episodes"] if r["episodes"] else None
+
+
+def table(rows):
+    lines = ["| source | run | goodput Mbit/s | retransmitted % | episodes | undone (% of episodes) "
+             "| retransmissions an episode |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['source']} | {r['run']} | {fmt(r['goodput'], 2)} | {fmt(r['retx'], 1)} | "
+                     f"{r['episodes']} | {r['undos']} ({fmt(share(r), 0)}) | {fmt(r['per_episode'], 1)} |")
+    for src in dict.fromkeys(r["source"] for r in rows):
+        mine = [r for r in rows if r["source"] == src]
+
+        def med(key):
+            v = [r[key] for r in mine if r[key] is not None]
+            return statistics.median(v) if v else None
+        shares = [share(r) for r in mine if share(r) is not None]
+        lines.append(f"| {src} | median of {len(mine)} | {fmt(med('goodput'), 2)} | {fmt(med('retx'), 1)} | "
+                     f"{fmt(med('episodes'), 0)} | {fmt(med('undos'), 0)} "
+                     f"({fmt(statistics.median(shares) if shares else None, 0)}) | {fmt(med('per_episode'), 1)} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("files", nargs="+", metavar="FILE", help="a summary.json or tcp send JSON lines")
+    a = ap.parse_args(argv)
+    try:
+        rows = [r for f in a.files for r in rows_of(f)]
+    except Failed as e:
+        print(f"recoveries: {e}", file=sys.stderr)
+        return 1
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

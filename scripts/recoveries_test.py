@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Tests of recoveries.py on hand-made simulation summaries and `tcp send`
+lines (scripts/test.sh runs these). Stdlib only."""
+
+import contextlib
+import io
+import json
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import recoveries  # noqa: E402
+
+
+def flow(goodput, rate, episodes, undos, retx):
+    return {"algorithm": "bbr", "goodput_bps": goodput, "retransmission_rate": rate,
+            "loss_episodes": episodes, "undos": undos, "retransmissions": retx}
+
+
+SIM = {"runs": [
+    {"params": {"seed": 1}, "flows": [flow(1_600_000, 0.39, 350, 200, 5_250)]},
+    {"params": {"seed": 2}, "flows": [flow(1_500_000, 0.37, 300, 150, 3_000)]},
+]}
+
+
+def send_line(goodput, retx, counters):
+    return json.dumps({"cc": "bbr", "goodput_bps": goodput, "retransmits": retx,
+                       "retransmitted_fraction": 0.28, "netns": counters})
+
+
+COUNTERS = {"sack_recoveries": 488, "timeouts": 2, "full_undos": 14, "partial_undos": 195,
+            "dsack_undos": 37, "loss_undos": 0}
+
+
+class Recoveries(unittest.TestCase):
+    def test_both_sources_become_rows_and_medians(self):
+        with tempfile.TemporaryDirectory() as t:
+            sim = Path(t) / "summary.json"
+            sim.write_text(json.dumps(SIM))
+            kernel = Path(t) / "kernel.jsonl"
+            kernel.write_text(send_line(1_570_000, 3_430, COUNTERS) + "\n\n")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(recoveries.main([str(sim), str(kernel)]), 0)
+            lines = out.getvalue().splitlines()
+            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | 15.0 |", lines)
+            self.assertIn("| simulated bbr | seed=2 | 1.50 | 37.0 | 300 | 150 (50) | 10.0 |", lines)
+            # Episodes: recoveries plus timeouts; undos: the four summed.
+            self.assertIn("| kernel bbr | line 1 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 |", lines)
+            self.assertIn("| simulated bbr | median of 2 | 1.55 | 38.0 | 325 | 175 (54) | 12.5 |", lines)
+            self.assertIn("| kernel bbr | median of 1 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 |", lines)
+
+    def test_bad_input_is_named(self):
+        with tempfile.TemporaryDirectory() as t:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(recoveries.main([str(Path(t) / "none.json")]), 1)
+            self.assertIn("none.json", err.getvalue())
+            cases = [
+                (send_line(1, 1, None), "`netns` is null"),
+                (json.dumps({"cc": "bbr", "goodput_bps": 1, "retransmits": 1}), "no `netns`"),
+                ("{not json", "not JSON"),
+                (send_line(1, 1, {"sack_recoveries": 1}), "no `timeouts`"),
+                (json.dumps({"runs": [{"flows": [{"algorithm": "bbr", "goodput_bps": 1}]}]}),
+                 "no `loss_episodes`"),
+                ("\n", "neither a simulation's summary.json nor"),
+            ]
+            for text, want in cases:
+                p = Path(t) / "in.json"
+                p.write_text(text)
+                with self.assertRaisesRegex(recoveries.Failed, want):
+                    recoveries.rows_of(p)
+            # An episode-free run has no per-episode figure, not an error.
+            p = Path(t) / "quiet.json"
+            p.write_text(json.dumps({"runs": [{"flows": [flow(1e6, 0.0, 0, 0, 0)]}]}))
+            self.assertIsNone(recoveries.rows_of(p)[0]["per_episode"])
+
+
+if __name__ == "__main__":
+    unittest.main()
