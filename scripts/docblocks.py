@@ -14,6 +14,10 @@ The convention (scripts/test-docs.sh states it for readers):
                                        shell blocks only: run only as root
                                        (else SKIP), only when the commands
                                        exist (else SKIP), with this time bound
+    <!-- run: output=next -->          and its standard output must be the
+                                       next fenced block's text, exactly (a
+                                       pasted output that a code change
+                                       would leave stale fails instead)
 - Shell blocks without `not run` are run here (`run-shell`); Python blocks
   by crates/bbrlab-py/tests/test_doc_examples.py; TOML blocks are parsed
   here (`{{#include FILE}}` inside one is read from FILE); Rust blocks in
@@ -128,6 +132,25 @@ def parse(path: Path) -> List[Block]:
     return blocks
 
 
+def expected_output(b: Block, blocks: List[Block]) -> Optional[Block]:
+    """The `text` block that follows `b` in its file, when `b` is marked
+    `output=next`; None when it is not, or when no such block follows."""
+    if b.run_options().get("output") != "next":
+        return None
+    later = [x for x in blocks if x.path == b.path and x.line > b.line]
+    return later[0] if later and later[0].lang == "text" else None
+
+
+def check_outputs(blocks: List[Block]) -> List[str]:
+    """An `output=next` block must be followed, next in its file, by a
+    `text` block to hold its output."""
+    return [
+        f"{b.where}: `output=next` needs a ```text block next in the file, holding the output"
+        for b in blocks
+        if b.run_options().get("output") == "next" and expected_output(b, blocks) is None
+    ]
+
+
 def all_blocks(repo: Path) -> List[Block]:
     out: List[Block] = []
     for f in doc_files(repo):
@@ -160,10 +183,12 @@ def check_block(b: Block, repo: Path) -> List[str]:
         if b.lang not in SHELL:
             errs.append(f"{b.where}: `run:` options apply to shell blocks only")
         for k, v in b.run_options().items():
-            if k not in {"as-root", "needs", "timeout"}:
-                errs.append(f"{b.where}: unknown run option {k!r} (as-root, needs=, timeout=)")
+            if k not in {"as-root", "needs", "timeout", "output"}:
+                errs.append(f"{b.where}: unknown run option {k!r} (as-root, needs=, timeout=, output=next)")
             if k == "timeout" and not v.isdigit():
                 errs.append(f"{b.where}: timeout= takes whole seconds")
+            if k == "output" and v != "next":
+                errs.append(f"{b.where}: output= takes `next` (the next fenced block holds the output), not {v!r}")
     if b.lang == "rust":
         in_book = (repo / "docs" / "src") in b.path.parents
         if "ignore" in b.attrs or "no_run" in b.attrs:
@@ -333,6 +358,7 @@ def check(repo: Path, book: Optional[Path]) -> int:
     blocks = all_blocks(repo)
     for b in blocks:
         errs += check_block(b, repo)
+    errs += check_outputs(blocks)
     for md in doc_files(repo):
         errs += check_md_links(md)
         errs += check_repo_paths(md, repo)
@@ -379,7 +405,8 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
     ran = skipped = 0
     by_file: Dict[Path, List[Block]] = {}
     wanted = {(repo / f).resolve() for f in only}
-    for b in all_blocks(repo):
+    everything = all_blocks(repo)
+    for b in everything:
         if wanted and b.path.resolve() not in wanted:
             continue
         if b.lang in SHELL and b.not_run is None:
@@ -406,15 +433,18 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
             # Its own process group, so a block that overruns is stopped
             # whole: SIGTERM first (bbrlab emu then removes its namespaces),
             # SIGKILL if it has not gone 15 s later.
+            # Standard output apart from standard error only when it is
+            # compared with the book (cargo's progress goes to stderr).
+            expected = expected_output(b, everything)
             proc = subprocess.Popen(
                 ["bash", "-euo", "pipefail", "-c", shell_script(b)],
                 cwd=cwd,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stderr=subprocess.PIPE if expected else subprocess.STDOUT,
                 start_new_session=True,
             )
             try:
-                raw, _ = proc.communicate(timeout=timeout)
+                raw, err = proc.communicate(timeout=timeout)
                 ok, verdict = proc.returncode == 0, f"exit {proc.returncode}"
             except subprocess.TimeoutExpired:
                 for sig, grace in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
@@ -423,12 +453,18 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
                     except ProcessLookupError:
                         pass
                     try:
-                        raw, _ = proc.communicate(timeout=grace)
+                        raw, err = proc.communicate(timeout=grace)
                         break
                     except subprocess.TimeoutExpired:
-                        raw = b""
+                        raw, err = b"", b""
                 ok, verdict = False, f"stopped at its time limit ({timeout} s)"
             out = (raw or b"").decode(errors="replace")
+            if expected is not None and ok:
+                diff = output_difference(out, expected.body)
+                if diff:
+                    ok, verdict = False, f"its output is not the book's ({expected.path.relative_to(repo)}:{expected.line}): {diff}"
+            if err:
+                out += (err or b"").decode(errors="replace")
             dt = time.monotonic() - t0
             ran += 1
             if ok:
@@ -438,6 +474,19 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
                 failed.append(label)
     print(f"docs: shell blocks: {ran} run, {skipped} skipped, {len(failed)} failed")
     return 1 if failed else 0
+
+
+def output_difference(got: str, pasted: str) -> Optional[str]:
+    """None when a block's output is the pasted text (trailing spaces and
+    blank lines aside); else the first line that differs, both ways."""
+    a = [l.rstrip() for l in got.rstrip().split("\n")]
+    b = [l.rstrip() for l in pasted.rstrip().split("\n")]
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else "(no more lines)"
+        y = b[i] if i < len(b) else "(no more lines)"
+        if x != y:
+            return f"line {i + 1} is {x!r}, the book has {y!r}"
+    return None
 
 
 def list_blocks(repo: Path) -> int:

@@ -20,6 +20,11 @@
 #         when these commands exist (otherwise printed as SKIP with the
 #         reason, and not a failure), with this time limit in seconds
 #         (default 300).
+#     <!-- run: output=next -->
+#         And its standard output (not its standard error) must be the
+#         next fenced block, a `text` block, line for line (trailing
+#         spaces aside): for a pasted output that is the same on every
+#         machine, so a change that moves it cannot leave it stale.
 #
 # - Shell blocks are run here, in order, one scratch directory per
 #   Markdown file (target/doc-tests/<file>/, whose scenarios/, docs/,

@@ -98,6 +98,7 @@ phase compare-seeds-test python3 scripts/compare_seeds_test.py
 phase window-trace-test python3 scripts/kernel_window_trace_test.py
 # The recoveries-and-undos table, simulated and kernel (Notes on fidelity).
 phase recoveries-test python3 scripts/recoveries_test.py
+phase docblocks-test python3 scripts/docblocks_test.py
 # The ns-3 comparison's install finding, parsing and table, and its ns-3
 # program built and run against Debian's ns-3 (setup.sh installs it).
 phase ns3-compare-test python3 scripts/ns3_compare_test.py
