@@ -26,9 +26,9 @@ three of the kernel's tracepoints say why:
 The run is `bbrlab compare SCENARIO --with kernel` (as root; the scenario
 as compare takes it, one flow), with tracing on for its whole length;
 only the events of port 5201 (compare's) are kept. Tracing is restored
-afterwards (events off, filters cleared, the buffer size as it was),
-also when the run fails. Needs tracefs (mounted at /sys/kernel/tracing
-if it is not) and a kernel with these tracepoints (`tcp_rcvbuf_grow`:
+afterwards (events off, filters cleared, the buffer size as it was, and
+tracefs unmounted if this run mounted it), also when the run fails.
+Needs tracefs (mounted at /sys/kernel/tracing if it is not) and a kernel with these tracepoints (`tcp_rcvbuf_grow`:
 Linux 6.16).
 
 Writes under DIR (default out/window-trace-NAME, NAME the scenario's file
@@ -85,7 +85,12 @@ def numbers(fields, where):
     return num
 
 
-def parse(lines, mss=1448):
+#: The segment size the tables assume when neither --mss nor compare's
+#: output gives one: Linux's MSS on a 1,500-byte MTU with timestamps.
+DEFAULT_MSS = 1448
+
+
+def parse(lines, mss=DEFAULT_MSS):
     """(sender rows, rcvbuf rows, state rows) from trace lines; sequence
     numbers and sizes in segments of `mss` bytes from the sender's first
     event, times in seconds from it."""
@@ -224,12 +229,45 @@ def restore_tracing(old_kb):
             print(f"kernel_window_trace: restoring tracefs: {e}", file=sys.stderr)
 
 
+def mount_tracefs():
+    """Mounts tracefs at TRACING when it is not there; True when this call
+    mounted it (so the caller unmounts it), False when it was mounted."""
+    if (TRACING / "events").is_dir():
+        return False
+    try:
+        p = subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACING)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        raise Failed(f"cannot run mount to mount tracefs at {TRACING} ({e.strerror})") from None
+    if p.returncode != 0:
+        raise Failed(f"tracefs is not mounted at {TRACING} and mounting it failed "
+                     f"(exit {p.returncode}): {(p.stdout.strip().splitlines() or [''])[-1]}")
+    return True
+
+
+def unmount_tracefs():
+    """Unmounts what mount_tracefs mounted; a failure is printed, not raised
+    (raising here would hide why the run stopped)."""
+    p = subprocess.run(["umount", str(TRACING)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        print(f"kernel_window_trace: restoring tracefs: umount {TRACING} failed: {p.stdout.strip()}",
+              file=sys.stderr)
+
+
 def run_traced(args, out):
     """Runs compare with the tracepoints on; returns the raw trace text."""
     if os.geteuid() != 0:
         raise Failed("needs root (tracefs and the emulator); or --parse a saved trace")
-    if not (TRACING / "events").is_dir():
-        subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACING)], check=False)
+    mounted = mount_tracefs()
+    try:
+        return traced(args, out)
+    finally:
+        if mounted:
+            unmount_tracefs()
+
+
+def traced(args, out):
+    """run_traced's work once tracefs is mounted."""
     for e in EVENTS:
         if not (TRACING / "events" / "tcp" / e).is_dir():
             raise Failed(f"this kernel has no tcp:{e} tracepoint ({TRACING / 'events/tcp'}); "
@@ -274,7 +312,7 @@ def main(argv=None):
     ap.add_argument("--bbrlab", type=Path, help="the bbrlab binary (default target/release/bbrlab)")
     ap.add_argument("--parse", type=Path, metavar="TRACE", help="read this saved trace.txt instead of running")
     ap.add_argument("--mss", type=int, help="segment size for the tables (default: the kernel run's, from "
-                    "compare.json beside the trace, else 1448)")
+                    "compare.json beside the trace, else 1448, which it then says)")
     a = ap.parse_args(argv)
     if (a.scenario is None) == (a.parse is None):
         ap.error("give a SCENARIO to run, or --parse TRACE")
@@ -296,7 +334,11 @@ def main(argv=None):
             out.mkdir(parents=True, exist_ok=True)
             text = run_traced(a, out)
             (out / "trace.txt").write_text(text)
-        mss = a.mss or compare_mss(out) or 1448
+        mss = a.mss or compare_mss(out)
+        if mss is None:
+            mss = DEFAULT_MSS
+            print(f"kernel_window_trace: no kernel payload size in {out / 'compare' / 'compare.json'}; "
+                  f"the tables count segments of {mss} bytes (give --mss to set it)", file=sys.stderr)
         report(*parse(text.splitlines(), mss), a.seconds, out)
     except Failed as e:
         print(f"kernel_window_trace: {e}", file=sys.stderr)

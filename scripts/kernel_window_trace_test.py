@@ -5,9 +5,11 @@ written here in the kernel's format (the run itself needs root and a
 
 import contextlib
 import io
+import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -109,6 +111,51 @@ class KernelWindowTrace(unittest.TestCase):
             kwt.parse([LINES[1], state(1.0, "x")], MSS)
         with self.assertRaisesRegex(kwt.Failed, r"\(tcp_rcvbuf_grow\): no field `inq`"):
             kwt.parse([LINES[1], grow(1.0, 1, 2, 3, 4, 5).replace(" inq=2", "")], MSS)
+
+    def test_a_guessed_segment_size_is_said(self):
+        with tempfile.TemporaryDirectory() as t:
+            trace = Path(t) / "trace.txt"
+            trace.write_text("\n".join(LINES) + "\n")
+            err = io.StringIO()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                self.assertEqual(kwt.main(["--parse", str(trace)]), 0)
+            self.assertIn("the tables count segments of 1448 bytes (give --mss", err.getvalue())
+            # Given, it is not guessed, and nothing is said.
+            err = io.StringIO()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                self.assertEqual(kwt.main(["--parse", str(trace), "--mss", str(MSS)]), 0)
+            self.assertNotIn("segments of", err.getvalue())
+
+    def test_a_failed_mount_is_named_and_what_was_mounted_is_unmounted(self):
+        calls = []
+
+        def fake_run(cmd, **kw):
+            calls.append(cmd[0])
+            code = 32 if cmd[0] == "mount" and fake_run.fail else 0
+            return subprocess.CompletedProcess(cmd, code, stdout="mount: permission denied\n")
+
+        with tempfile.TemporaryDirectory() as t, \
+                mock.patch.object(kwt, "TRACING", Path(t)), \
+                mock.patch.object(kwt.subprocess, "run", fake_run), \
+                mock.patch.object(kwt.os, "geteuid", return_value=0):
+            fake_run.fail = True
+            with self.assertRaisesRegex(kwt.Failed, "mounting it failed \\(exit 32\\): mount: permission denied"):
+                kwt.run_traced(None, Path(t))
+            self.assertEqual(calls, ["mount"])
+            # Mounted by the run, unmounted after it, also when it fails.
+            fake_run.fail = False
+            calls.clear()
+            with mock.patch.object(kwt, "traced", side_effect=kwt.Failed("compare failed")), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                with self.assertRaisesRegex(kwt.Failed, "compare failed"):
+                    kwt.run_traced(None, Path(t))
+            self.assertEqual(calls, ["mount", "umount"])
+            # Already mounted: neither mounted nor unmounted.
+            (Path(t) / "events").mkdir()
+            calls.clear()
+            with mock.patch.object(kwt, "traced", return_value="trace"):
+                self.assertEqual(kwt.run_traced(None, Path(t)), "trace")
+            self.assertEqual(calls, [])
 
     def test_tracefs_is_restored_step_by_step_even_when_a_write_fails(self):
         with tempfile.TemporaryDirectory() as t:
