@@ -306,7 +306,8 @@ pub struct FlowSummary {
     pub drops: u64,
     /// Retransmission timeouts.
     pub rtos: u64,
-    /// Loss episodes begun: fast recoveries and first timeouts
+    /// Loss episodes begun: fast recoveries (those begun again at the
+    /// recovery point included) and first timeouts
     /// ([`sender::Sender::loss_episodes`]).
     pub loss_episodes: u64,
     /// Reductions undone as spurious ([`sender::Sender::undos`]).

@@ -201,7 +201,8 @@ pub struct FlowJson {
     pub drops: u64,
     /// Retransmission timeouts.
     pub rtos: u64,
-    /// Loss episodes begun (fast recoveries and first timeouts), and the
+    /// Loss episodes begun (fast recoveries, those begun again at the
+    /// recovery point with repairs pending, and first timeouts), and the
     /// reductions undone as spurious: with `rtos`, what Linux counts as
     /// `TCPSackRecovery`, `TCPTimeouts` and its four undo counters, so
     /// a simulated sender's recoveries can be set beside a kernel's.

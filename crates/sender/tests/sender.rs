@@ -460,6 +460,39 @@ fn a_late_ack_for_a_lost_packet_delivers_it_cancels_its_repair_and_undoes() {
     assert_eq!(s.retransmissions, 0);
 }
 
+/// Linux begins a recovery again when the recovery point is reached with
+/// lost data still to repair (`tcp_fastretrans_alert()`: back to Open,
+/// then `tcp_time_to_recover()` sees `lost_out` and `tcp_enter_recovery()`
+/// counts `TCPSackRecovery`). The sender's controller does the same, and
+/// `loss_episodes` counts it, as the kernel's counter does, so the two
+/// can be set side by side.
+#[test]
+fn reaching_the_recovery_point_with_repairs_pending_counts_a_recovery() {
+    let mut s = ten_sent(Algorithm::Reno);
+    // pn 0 missing, 1-9 acked: pn 0 lost by the 3-packet rule, one
+    // recovery begun, its point after pn 9.
+    s.on_ack(at(40 * MS), &ack_cum(&[(1, 9)], 0, false));
+    assert_eq!(s.loss_episodes, 1);
+    // The repair (pn 10) and new data (pn 11 on) go out.
+    let (sent, _) = send_until(&mut s, 40 * MS, 300 * MS, 5);
+    assert_eq!(&sent[..2], &[0, 10], "repair then new data: {sent:?}");
+    let last = 10 + sent.len() as u64 - 1;
+    // The repair arrives and the point is passed, but pn 11 (chunk 10,
+    // sent after the point) is lost by the 3-packet rule: a repair is
+    // pending there, so a second recovery begins.
+    s.on_ack(at(80 * MS), &ack_cum(&[(12, last), (1, 10)], 10, false));
+    assert_eq!(s.packets_lost, 2);
+    assert_eq!(s.loss_episodes, 2, "the re-entry counts");
+    // Reached with nothing pending, a recovery simply ends: no count.
+    let (sent2, _) = send_until(&mut s, 80 * MS, 300 * MS, 1);
+    assert_eq!(sent2.first(), Some(&10), "the repair of chunk 10");
+    let repair = last + 1;
+    let top = repair + sent2.len() as u64 - 1;
+    s.on_ack(at(120 * MS), &ack_cum(&[(1, 10), (12, top)], top, false));
+    assert_eq!(s.loss_episodes, 2);
+    assert_eq!(s.packets_lost, 2);
+}
+
 /// When a real loss and a reordered packet share an episode, one late ACK
 /// is not proof: the reduction stays until every loss is shown spurious
 /// (as Linux undoes only when every retransmission is DSACKed).

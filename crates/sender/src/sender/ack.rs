@@ -74,6 +74,17 @@ impl Sender {
         self.detect_losses(now);
         self.trim();
         let point = self.check_recovery_point();
+        // The controller begins a recovery again here, as Linux does from
+        // `tcp_fastretrans_alert()` when `lost_out` is non-zero at
+        // `high_seq`; Linux's `tcp_enter_recovery()` counts it as it counts
+        // the first (`TCPSackRecovery`), and so does `loss_episodes`. (Linux
+        // also begins a new undo episode there; this sender keeps the one
+        // it has: Notes on fidelity, "Recoveries under heavy reordering".)
+        if point == RecoveryPoint::ReachedWithRepairsPending
+            && self.loss_detection == LossDetection::Linux
+        {
+            self.loss_episodes += 1;
+        }
         let (ce, ack_delay) = if self.acked_buf.is_empty() {
             (0, Duration::ZERO)
         } else {

@@ -251,9 +251,13 @@ pub struct Sender {
     prev_len: usize,
     /// Retransmitted packets in flight (Linux `retrans_out`).
     retrans_out: u64,
-    /// Loss episodes begun that may be undone: a fast recovery, or the
-    /// first of a run of timeouts (where Linux calls `tcp_init_undo()`, so
-    /// Linux's `TCPSackRecovery` plus the timeouts that were not repeats).
+    /// Loss episodes begun: each fast recovery, a recovery begun again at
+    /// the recovery point with repairs pending (Linux stack), and the first
+    /// of each run of timeouts. Linux counts the recoveries, both kinds, in
+    /// `TCPSackRecovery`, so this is that plus the timeouts that were not
+    /// repeats. The first kind and the timeouts are where this sender (as
+    /// Linux) begins an episode that may be undone; a recovery begun again
+    /// keeps the episode it had.
     pub loss_episodes: u64,
     /// Spurious-loss undos performed, and how many followed a timeout.
     pub undos: u64,
