@@ -15,9 +15,10 @@ The convention (scripts/test-docs.sh states it for readers):
                                        (else SKIP), only when the commands
                                        exist (else SKIP), with this time bound
     <!-- run: output=next -->          and its standard output must be the
-                                       next fenced block's text, exactly (a
-                                       pasted output that a code change
-                                       would leave stale fails instead)
+                                       next fenced block (`text`), line for
+                                       line, trailing spaces aside (a pasted
+                                       output that a code change would
+                                       leave stale fails instead)
 - Shell blocks without `not run` are run here (`run-shell`); Python blocks
   by crates/bbrlab-py/tests/test_doc_examples.py; TOML blocks are parsed
   here (`{{#include FILE}}` inside one is read from FILE); Rust blocks in
@@ -430,12 +431,12 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
             timeout = int(opts.get("timeout") or DEFAULT_TIMEOUT_S)
             print(f"docs: RUN  {label} (in {cwd.relative_to(repo)}, at most {timeout} s)", flush=True)
             t0 = time.monotonic()
-            # Its own process group, so a block that overruns is stopped
-            # whole: SIGTERM first (bbrlab emu then removes its namespaces),
-            # SIGKILL if it has not gone 15 s later.
             # Standard output apart from standard error only when it is
             # compared with the book (cargo's progress goes to stderr).
             expected = expected_output(b, everything)
+            # Its own process group, so a block that overruns is stopped
+            # whole: SIGTERM first (bbrlab emu then removes its namespaces),
+            # SIGKILL if it has not gone 15 s later.
             proc = subprocess.Popen(
                 ["bash", "-euo", "pipefail", "-c", shell_script(b)],
                 cwd=cwd,
@@ -493,6 +494,7 @@ def list_blocks(repo: Path) -> int:
     for b in all_blocks(repo):
         how = (
             f"not run: {b.not_run}" if b.not_run is not None
+            else "run by scripts/test-docs.sh, its output checked" if b.lang in SHELL and b.run_options().get("output") == "next"
             else "run by scripts/test-docs.sh" if b.lang in SHELL
             else "run by test_doc_examples.py" if b.lang == "python"
             else "parsed" if b.lang == "toml"
