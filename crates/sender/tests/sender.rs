@@ -483,12 +483,17 @@ fn reaching_the_recovery_point_with_repairs_pending_counts_a_recovery() {
     s.on_ack(at(80 * MS), &ack_cum(&[(12, last), (1, 10)], 10, false));
     assert_eq!(s.packets_lost, 2);
     assert_eq!(s.loss_episodes, 2, "the re-entry counts");
+    assert_eq!(s.cc.recovery_state(), congestion::RecoveryState::Recovery);
     // Reached with nothing pending, a recovery simply ends: no count.
     let (sent2, _) = send_until(&mut s, 80 * MS, 300 * MS, 1);
     assert_eq!(sent2.first(), Some(&10), "the repair of chunk 10");
-    let repair = last + 1;
-    let top = repair + sent2.len() as u64 - 1;
-    s.on_ack(at(120 * MS), &ack_cum(&[(1, 10), (12, top)], top, false));
+    let top = last + sent2.len() as u64;
+    let every_chunk = sent.iter().chain(&sent2).max().unwrap() + 1;
+    s.on_ack(
+        at(120 * MS),
+        &ack_cum(&[(12, top), (1, 10)], every_chunk, false),
+    );
+    assert_eq!(s.cc.recovery_state(), congestion::RecoveryState::Open);
     assert_eq!(s.loss_episodes, 2);
     assert_eq!(s.packets_lost, 2);
 }
