@@ -3,7 +3,7 @@
 //! (10 Mbit/s, 40 ms RTT, 1000-packet drop-tail buffer), printing goodput,
 //! RTT and loss side by side.
 //!
-//! `cargo run -p congestion --example bottleneck -- [seconds]`
+//! `cargo run --release -p congestion --example bottleneck -- [seconds]`
 
 #[path = "../tests/support/mod.rs"]
 mod support;

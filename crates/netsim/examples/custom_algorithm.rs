@@ -7,7 +7,7 @@
 //! built-in algorithms. This one is a toy AIMD: +1 packet per window of
 //! data acknowledged, halve on a new loss episode, paced at 1.25 × cwnd/srtt.
 //!
-//! Run: `cargo run -p netsim --example custom_algorithm`
+//! Run: `cargo run --release -p netsim --example custom_algorithm`
 
 use congestion::{AckContext, CongestionControl, DeliveryRateSampler, Instant, Mode, Snapshot};
 use netsim::{CustomCc, FlowConfig, MemoryRecorder, SimConfig};
