@@ -12,6 +12,13 @@ the episodes begun, the four undo counters summed as the undos, and
 retransmitted, episodes begun, undos (and their share of the episodes),
 and retransmissions per episode; then the medians of each source.
 
+A kernel file may also hold the lines `bbrlab tcp recv` printed (no
+`cc`; its `netns` has `segments_in`), as `bbrlab emu` prints both: the
+receivers' lines pair with the senders' in order, the first with the
+first, and the table gets a column of the segments the receiver
+discarded by PAWS (`paws_discards`, a share of `segments_in`). The
+simulated receiver has no timestamps, so its rows show `-` there.
+
 The two count alike where it matters: an episode is a fast recovery or a
 timeout (the simulator counts the first of a run of timeouts, Linux every
 one, which on a path with few timeouts differs by a handful), an undo a
@@ -50,6 +57,7 @@ def row(source, run, goodput_bps, retx_fraction, episodes, undos, retransmission
         "episodes": episodes,
         "undos": undos,
         "per_episode": retransmissions / episodes if episodes else None,
+        "paws": None,
     }
 
 
@@ -68,8 +76,25 @@ def sim_rows(report, path):
     return out
 
 
+def is_receiver(s):
+    """A `tcp recv` line: no `cc`, and receiver counters (or none read)."""
+    return isinstance(s, dict) and "cc" not in s and "netns" in s and \
+        (s["netns"] is None or "segments_in" in s["netns"])
+
+
+def paws_share(s, where):
+    """The share of arriving segments the receiver of `tcp recv` line `s`
+    discarded by PAWS, in %; None when it arrived nothing."""
+    counters = s["netns"]
+    if counters is None:
+        raise Failed(f"{where}: `netns` is null: the receiver could not read its namespace's counters")
+    arrived = need(counters, "segments_in", where)
+    return 100 * need(counters, "paws_discards", where) / arrived if arrived else None
+
+
 def kernel_rows(lines, path):
     out = []
+    receivers = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -78,6 +103,9 @@ def kernel_rows(lines, path):
             s = json.loads(line)
         except json.JSONDecodeError as e:
             raise Failed(f"{where}: not JSON ({e})") from None
+        if is_receiver(s):
+            receivers.append(paws_share(s, where))
+            continue
         counters = need(s, "netns", where)
         if counters is None:
             raise Failed(f"{where}: `netns` is null: the sender could not read its namespace's counters")
@@ -85,6 +113,12 @@ def kernel_rows(lines, path):
         undos = sum(need(counters, k, where) for k in UNDO_KEYS)
         out.append(row("kernel " + str(need(s, "cc", where)), f"line {n}", need(s, "goodput_bps", where),
                        s.get("retransmitted_fraction"), episodes, undos, need(s, "retransmits", where)))
+    if receivers:
+        if len(receivers) != len(out):
+            raise Failed(f"{path}: {len(receivers)} receiver line(s) for {len(out)} sender line(s); "
+                         "each transfer needs both, or no receiver lines at all")
+        for r, paws in zip(out, receivers):
+            r["paws"] = paws
     return out
 
 
@@ -115,12 +149,16 @@ def share(r):
 
 
 def table(rows):
+    # The PAWS column only where some receiver was read: a table of
+    # senders alone stays as it was.
+    paws = any(r["paws"] is not None for r in rows)
     lines = ["| source | run | goodput Mbit/s | retransmitted % | episodes | undone (% of episodes) "
-             "| retransmissions an episode |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| retransmissions an episode |" + (" discarded by PAWS % |" if paws else ""),
+             "| --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if paws else "")]
     for r in rows:
         lines.append(f"| {r['source']} | {r['run']} | {fmt(r['goodput'], 2)} | {fmt(r['retx'], 1)} | "
-                     f"{r['episodes']} | {r['undos']} ({fmt(share(r), 0)}) | {fmt(r['per_episode'], 1)} |")
+                     f"{r['episodes']} | {r['undos']} ({fmt(share(r), 0)}) | {fmt(r['per_episode'], 1)} |"
+                     + (f" {fmt(r['paws'], 1)} |" if paws else ""))
     for src in dict.fromkeys(r["source"] for r in rows):
         mine = [r for r in rows if r["source"] == src]
 
@@ -130,14 +168,15 @@ def table(rows):
         shares = [share(r) for r in mine if share(r) is not None]
         lines.append(f"| {src} | median of {len(mine)} | {fmt(med('goodput'), 2)} | {fmt(med('retx'), 1)} | "
                      f"{fmt(med('episodes'), 0)} | {fmt(med('undos'), 0)} "
-                     f"({fmt(statistics.median(shares) if shares else None, 0)}) | {fmt(med('per_episode'), 1)} |")
+                     f"({fmt(statistics.median(shares) if shares else None, 0)}) | {fmt(med('per_episode'), 1)} |"
+                     + (f" {fmt(med('paws'), 1)} |" if paws else ""))
     return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("files", nargs="+", metavar="FILE", help="a summary.json or tcp send JSON lines")
+    ap.add_argument("files", nargs="+", metavar="FILE", help="a summary.json, or tcp send JSON lines (with tcp recv's, if any)")
     a = ap.parse_args(argv)
     try:
         rows = [r for f in a.files for r in rows_of(f)]

@@ -30,6 +30,12 @@ def send_line(goodput, retx, counters):
                        "retransmitted_fraction": 0.28, "netns": counters})
 
 
+def recv_line(segments_in, paws):
+    return json.dumps({"bytes": 10_000_000, "seconds": 60.0, "goodput_bps": 1_333_333,
+                       "netns": {"segments_in": segments_in, "paws_discards": paws, "ofo_queued": 9,
+                                 "ofo_drops": 0, "dsacks_sent": 4}})
+
+
 COUNTERS = {"sack_recoveries": 488, "timeouts": 2, "full_undos": 14, "partial_undos": 195,
             "dsack_undos": 37, "loss_undos": 0}
 
@@ -51,6 +57,42 @@ class Recoveries(unittest.TestCase):
             self.assertIn("| kernel bbr | line 1 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 |", lines)
             self.assertIn("| simulated bbr | median of 2 | 1.55 | 38.0 | 325 | 175 (54) | 12.5 |", lines)
             self.assertIn("| kernel bbr | median of 1 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 |", lines)
+
+    def test_receiver_lines_pair_in_order_and_add_the_paws_column(self):
+        with tempfile.TemporaryDirectory() as t:
+            sim = Path(t) / "summary.json"
+            sim.write_text(json.dumps(SIM))
+            kernel = Path(t) / "kernel.jsonl"
+            # As `emu` prints them: each receiver's line before its sender's.
+            kernel.write_text("\n".join([
+                recv_line(4_000, 800), send_line(1_570_000, 3_430, COUNTERS),
+                recv_line(5_000, 500), send_line(1_500_000, 3_000, COUNTERS),
+            ]) + "\n")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(recoveries.main([str(sim), str(kernel)]), 0)
+            lines = out.getvalue().splitlines()
+            self.assertTrue(lines[0].endswith("| discarded by PAWS % |"), lines[0])
+            self.assertIn("| kernel bbr | line 2 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 | 20.0 |", lines)
+            self.assertIn("| kernel bbr | line 4 | 1.50 | 28.0 | 490 | 246 (50) | 6.1 | 10.0 |", lines)
+            self.assertIn("| kernel bbr | median of 2 | 1.54 | 28.0 | 490 | 246 (50) | 6.6 | 15.0 |", lines)
+            # The simulated receiver has no timestamps: no figure.
+            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | 15.0 | - |", lines)
+        # Without receiver lines the table has no such column.
+        self.assertNotIn("PAWS", recoveries.table(recoveries.kernel_rows([send_line(1, 1, COUNTERS)], "f")))
+
+    def test_receiver_lines_that_do_not_pair_are_named(self):
+        cases = [
+            ([recv_line(10, 1), send_line(1, 1, COUNTERS), send_line(1, 1, COUNTERS)],
+             "1 receiver line\\(s\\) for 2 sender line"),
+            ([json.dumps({"bytes": 1, "goodput_bps": 1, "netns": None}), send_line(1, 1, COUNTERS)],
+             "f:1: `netns` is null: the receiver"),
+            ([json.dumps({"bytes": 1, "netns": {"segments_in": 3}}), send_line(1, 1, COUNTERS)],
+             "f:1: no `paws_discards`"),
+        ]
+        for lines, want in cases:
+            with self.assertRaisesRegex(recoveries.Failed, want):
+                recoveries.kernel_rows(lines, "f")
 
     def test_bad_input_is_named(self):
         with tempfile.TemporaryDirectory() as t:

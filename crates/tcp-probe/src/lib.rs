@@ -62,7 +62,7 @@ mod sockopt;
 
 use info::*;
 use log::*;
-pub use netstat::NetnsCounters;
+pub use netstat::{NetnsCounters, ReceiverCounters};
 pub use recv::{recv, RecvSummary};
 pub use send::{send, SendOptions, SendSummary, MIN_INTERVAL};
 pub use sockopt::NOTSENT_LOWAT_BYTES;

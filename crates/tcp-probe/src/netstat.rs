@@ -1,8 +1,16 @@
-//! The network namespace's TCP recovery counters (`/proc/net/netstat`,
-//! `TcpExt`) over one transfer: how often Linux entered recovery and undid
-//! a reduction, which `TCP_INFO` does not say. The simulator reports the
-//! same two things per flow (`loss_episodes`, `undos`), so a kernel run
-//! and a simulated one can be set side by side.
+//! The network namespace's TCP counters over one transfer
+//! (`/proc/net/netstat`'s `TcpExt`, `/proc/net/snmp`'s `Tcp`), which
+//! `TCP_INFO` does not give:
+//!
+//! - at the sender, how often Linux entered recovery and undid a
+//!   reduction; the simulator reports the same two things per flow
+//!   (`loss_episodes`, `undos`), so a kernel run and a simulated one can
+//!   be set side by side;
+//! - at the receiver, what it did with what arrived: segments discarded
+//!   by PAWS (a timestamp older than the last one it accepted, RFC 7323
+//!   §5), queued out of order, and answered with a D-SACK. Under heavy
+//!   reordering PAWS discards originals that arrive after a later-sent
+//!   retransmission, which the sender then repairs as losses.
 //!
 //! The counters are the namespace's, not the socket's: they are one
 //! connection's alone only where nothing else in the namespace uses TCP,
@@ -10,8 +18,13 @@
 
 use std::collections::HashMap;
 
-/// `TcpExt` counters by name, as read at one moment.
+/// One section's counters (`TcpExt` or `Tcp`) by name, as read at one
+/// moment.
 pub(crate) type Snapshot = HashMap<String, u64>;
+
+/// The receiver's namespace's counters at one moment: `TcpExt`, and `Tcp`
+/// for the segment count.
+pub(crate) type ReceiverSnapshot = (Snapshot, Snapshot);
 
 /// The counters' changes over a transfer.
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Default, PartialEq)]
@@ -33,38 +46,80 @@ pub struct NetnsCounters {
     pub loss_undos: u64,
 }
 
+/// What one transfer's receiver saw in its network namespace (see the
+/// module's note on whose counters these are).
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct ReceiverCounters {
+    /// TCP segments that arrived (`Tcp: InSegs`, `/proc/net/snmp`), every
+    /// one counted before any check, so the discards below are a share of
+    /// it.
+    pub segments_in: u64,
+    /// Segments discarded because their timestamp was older than the one
+    /// last accepted (`PAWSEstab`; Linux `tcp_paws_discard()`), each
+    /// answered with a duplicate ACK and never queued.
+    pub paws_discards: u64,
+    /// Segments queued out of order (`TCPOFOQueue`).
+    pub ofo_queued: u64,
+    /// Out-of-order segments dropped for want of receive memory
+    /// (`TCPOFODrop`).
+    pub ofo_drops: u64,
+    /// D-SACKs sent, for data that had already arrived in order or out of
+    /// order (`TCPDSACKOldSent` plus `TCPDSACKOfoSent`).
+    pub dsacks_sent: u64,
+}
+
 /// Reads `/proc/net/netstat` as this thread's namespace sees it; `None`
 /// when it cannot be read or parsed (a summary then has no counters rather
 /// than wrong ones).
 pub(crate) fn read() -> Option<Snapshot> {
-    parse(&std::fs::read_to_string("/proc/net/netstat").ok()?)
+    parse(
+        &std::fs::read_to_string("/proc/net/netstat").ok()?,
+        "TcpExt:",
+    )
 }
 
-/// The `TcpExt` counters of a `/proc/net/netstat` text: a line of names
-/// and a line of values, each starting `TcpExt:`. `None` if the two lines
-/// are missing or do not pair up.
-pub(crate) fn parse(text: &str) -> Option<Snapshot> {
-    let mut lines = text.lines().filter(|l| l.starts_with("TcpExt:"));
+/// Reads what [`ReceiverCounters`] needs: `/proc/net/netstat` and
+/// `/proc/net/snmp`; `None` when either cannot be read or parsed.
+pub(crate) fn read_receiver() -> Option<ReceiverSnapshot> {
+    let snmp = std::fs::read_to_string("/proc/net/snmp").ok()?;
+    Some((read()?, parse(&snmp, "Tcp:")?))
+}
+
+/// The counters of the section `prefix` (`TcpExt:` in `/proc/net/netstat`,
+/// `Tcp:` in `/proc/net/snmp`): a line of names and a line of values, each
+/// starting with the prefix. `None` if the two lines are missing, do not
+/// pair up, or a value is not an integer. A negative value (`Tcp`'s
+/// `MaxConn` is -1, "no limit") is not a counter and is left out.
+pub(crate) fn parse(text: &str, prefix: &str) -> Option<Snapshot> {
+    let mut lines = text.lines().filter(|l| l.starts_with(prefix));
     let names = lines.next()?.split_whitespace().skip(1);
     let values: Vec<&str> = lines.next()?.split_whitespace().skip(1).collect();
     let names: Vec<&str> = names.collect();
     if names.len() != values.len() {
         return None;
     }
-    names
-        .into_iter()
-        .zip(values)
-        .map(|(n, v)| Some((n.to_string(), v.parse().ok()?)))
-        .collect()
+    let mut out = Snapshot::new();
+    for (n, v) in names.into_iter().zip(values) {
+        let v: i64 = v.parse().ok()?;
+        if let Ok(v) = u64::try_from(v) {
+            out.insert(n.to_string(), v);
+        }
+    }
+    Some(out)
+}
+
+/// `after[k] - before[k]`, or 0 where either lacks `k` (an older kernel).
+fn change(before: &Snapshot, after: &Snapshot, k: &str) -> u64 {
+    match (before.get(k), after.get(k)) {
+        (Some(b), Some(a)) => a.saturating_sub(*b),
+        _ => 0,
+    }
 }
 
 /// What changed between `before` and `after`; a counter missing from
 /// either (an older kernel) counts as unchanged.
 pub(crate) fn between(before: &Snapshot, after: &Snapshot) -> NetnsCounters {
-    let d = |k: &str| match (before.get(k), after.get(k)) {
-        (Some(b), Some(a)) => a.saturating_sub(*b),
-        _ => 0,
-    };
+    let d = |k: &str| change(before, after, k);
     NetnsCounters {
         sack_recoveries: d("TCPSackRecovery"),
         timeouts: d("TCPTimeouts"),
@@ -72,6 +127,22 @@ pub(crate) fn between(before: &Snapshot, after: &Snapshot) -> NetnsCounters {
         partial_undos: d("TCPPartialUndo"),
         dsack_undos: d("TCPDSACKUndo"),
         loss_undos: d("TCPLossUndo"),
+    }
+}
+
+/// What changed at the receiver between `before` and `after`, as
+/// [`between`] does for the sender.
+pub(crate) fn receiver_between(
+    before: &ReceiverSnapshot,
+    after: &ReceiverSnapshot,
+) -> ReceiverCounters {
+    let ext = |k: &str| change(&before.0, &after.0, k);
+    ReceiverCounters {
+        segments_in: change(&before.1, &after.1, "InSegs"),
+        paws_discards: ext("PAWSEstab"),
+        ofo_queued: ext("TCPOFOQueue"),
+        ofo_drops: ext("TCPOFODrop"),
+        dsacks_sent: ext("TCPDSACKOldSent") + ext("TCPDSACKOfoSent"),
     }
 }
 
@@ -86,9 +157,12 @@ IpExt: 0 0\n";
 
     #[test]
     fn the_counters_change_is_read_by_name() {
-        let before = parse(BEFORE).unwrap();
-        let after = parse(&BEFORE.replace("TcpExt: 0 10 2 1 5 0 0", "TcpExt: 0 498 5 20 208 27 1"))
-            .unwrap();
+        let before = parse(BEFORE, "TcpExt:").unwrap();
+        let after = parse(
+            &BEFORE.replace("TcpExt: 0 10 2 1 5 0 0", "TcpExt: 0 498 5 20 208 27 1"),
+            "TcpExt:",
+        )
+        .unwrap();
         assert_eq!(
             between(&before, &after),
             NetnsCounters {
@@ -104,12 +178,58 @@ IpExt: 0 0\n";
 
     #[test]
     fn an_unreadable_text_has_no_counters_and_a_missing_one_is_unchanged() {
-        assert_eq!(parse(""), None);
-        assert_eq!(parse("TcpExt: A B\nTcpExt: 1\n"), None, "unpaired");
-        assert_eq!(parse("TcpExt: A\nTcpExt: x\n"), None, "not a number");
-        let old = parse("TcpExt: TCPSackRecovery\nTcpExt: 4\n").unwrap();
-        let new = parse("TcpExt: TCPSackRecovery\nTcpExt: 9\n").unwrap();
+        let p = |t: &str| parse(t, "TcpExt:");
+        assert_eq!(p(""), None);
+        assert_eq!(p("TcpExt: A B\nTcpExt: 1\n"), None, "unpaired");
+        assert_eq!(p("TcpExt: A\nTcpExt: x\n"), None, "not a number");
+        let old = p("TcpExt: TCPSackRecovery\nTcpExt: 4\n").unwrap();
+        let new = p("TcpExt: TCPSackRecovery\nTcpExt: 9\n").unwrap();
         let d = between(&old, &new);
         assert_eq!((d.sack_recoveries, d.partial_undos), (5, 0));
+    }
+
+    /// `/proc/net/snmp` as Linux 6.18 writes it: `Ip`, `Icmp` ... lines
+    /// around `Tcp`'s, whose `MaxConn` is -1.
+    const SNMP: &str = "Ip: Forwarding DefaultTTL InReceives\n\
+Ip: 1 64 1000\n\
+Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n\
+Tcp: 1 200 120000 -1 3 2 0 0 1 426705 265227 80 0 1590 0\n\
+Udp: InDatagrams NoPorts\n\
+Udp: 7 0\n";
+
+    const EXT: &str = "TcpExt: PAWSEstab TCPOFOQueue TCPOFODrop TCPDSACKOldSent TCPDSACKOfoSent\n\
+TcpExt: 2 10 0 1 1\n";
+
+    #[test]
+    fn the_receivers_counters_are_its_segments_and_what_it_did_with_them() {
+        let tcp = parse(SNMP, "Tcp:").unwrap();
+        assert_eq!(tcp.get("InSegs"), Some(&426_705));
+        assert_eq!(tcp.get("MaxConn"), None, "-1 is no limit, not a counter");
+        let before = (parse(EXT, "TcpExt:").unwrap(), tcp);
+        let after = (
+            parse(&EXT.replace("2 10 0 1 1", "910 4010 3 201 51"), "TcpExt:").unwrap(),
+            parse(&SNMP.replace(" 426705 ", " 430818 "), "Tcp:").unwrap(),
+        );
+        assert_eq!(
+            receiver_between(&before, &after),
+            ReceiverCounters {
+                segments_in: 4_113,
+                paws_discards: 908,
+                ofo_queued: 4_000,
+                ofo_drops: 3,
+                dsacks_sent: 250,
+            }
+        );
+        // A counter a kernel does not have reads as unchanged; the others
+        // still count.
+        let ext = |v: &str| parse(&format!("TcpExt: PAWSEstab\nTcpExt: {v}\n"), "TcpExt:").unwrap();
+        let d = receiver_between(&(ext("5"), Snapshot::new()), &(ext("9"), Snapshot::new()));
+        assert_eq!(
+            d,
+            ReceiverCounters {
+                paws_discards: 4,
+                ..ReceiverCounters::default()
+            }
+        );
     }
 }

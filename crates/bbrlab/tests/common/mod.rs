@@ -167,7 +167,14 @@ fn kernel_transfer_once(args: &[String], stats: &std::path::Path) -> Value {
         .lines()
         .find(|l| l.contains("\"cc\""))
         .unwrap_or_else(|| panic!("no sender summary in {stdout}"));
-    serde_json::from_str(line).unwrap()
+    let mut summary: Value = serde_json::from_str(line).unwrap();
+    // The receiver's (its namespace's counters), under "receiver".
+    let receiver = stdout
+        .lines()
+        .find(|l| l.starts_with('{') && l.contains("\"goodput_bps\"") && !l.contains("\"cc\""))
+        .unwrap_or_else(|| panic!("no receiver summary in {stdout}"));
+    summary["receiver"] = serde_json::from_str(receiver).unwrap();
+    summary
 }
 
 /// Runs `bbrlab emu` with `path_args` (rate, rtt, queue, loss or
