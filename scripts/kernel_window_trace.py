@@ -248,7 +248,14 @@ def mount_tracefs():
 def unmount_tracefs():
     """Unmounts what mount_tracefs mounted; a failure is printed, not raised
     (raising here would hide why the run stopped)."""
-    p = subprocess.run(["umount", str(TRACING)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        p = subprocess.run(["umount", str(TRACING)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        # umount missing or not runnable: said, so the caller's own error
+        # (if any) still ends the run.
+        print(f"kernel_window_trace: restoring tracefs: cannot run umount for {TRACING} ({e.strerror})",
+              file=sys.stderr)
+        return
     if p.returncode != 0:
         print(f"kernel_window_trace: restoring tracefs: umount {TRACING} failed: {p.stdout.strip()}",
               file=sys.stderr)

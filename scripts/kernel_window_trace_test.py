@@ -150,6 +150,23 @@ class KernelWindowTrace(unittest.TestCase):
                 with self.assertRaisesRegex(kwt.Failed, "compare failed"):
                     kwt.run_traced(None, Path(t))
             self.assertEqual(calls, ["mount", "umount"])
+            # An umount that cannot run is said, and the run's own error
+            # still ends it.
+            calls.clear()
+
+            def no_umount(cmd, **kw):
+                calls.append(cmd[0])
+                if cmd[0] == "umount":
+                    raise FileNotFoundError(2, "No such file or directory")
+                return subprocess.CompletedProcess(cmd, 0, stdout="")
+            err = io.StringIO()
+            with mock.patch.object(kwt.subprocess, "run", no_umount), \
+                    mock.patch.object(kwt, "traced", side_effect=kwt.Failed("compare failed")), \
+                    contextlib.redirect_stderr(err):
+                with self.assertRaisesRegex(kwt.Failed, "compare failed"):
+                    kwt.run_traced(None, Path(t))
+            self.assertEqual(calls, ["mount", "umount"])
+            self.assertIn("cannot run umount", err.getvalue())
             # Already mounted: neither mounted nor unmounted.
             (Path(t) / "events").mkdir()
             calls.clear()
