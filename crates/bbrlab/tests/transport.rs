@@ -374,6 +374,29 @@ fn compare_overlays_simulator_udp_and_kernel() {
     for src in ["Δ kernel TCP (bbr)", "Δ UDP transport (bbr)"] {
         assert!(stdout.contains(src), "{stdout}");
     }
+    // Recoveries where a source counts them: the simulator (its flow's
+    // `loss_episodes`, `undos`) and kernel TCP (its namespaces' counters);
+    // the UDP transport does not. Nothing is reordered on this path, so
+    // kernel TCP's receiver discards nothing by PAWS.
+    assert!(doc["statistics"]["recoveries"]
+        .as_str()
+        .unwrap()
+        .contains("PAWS"));
+    for (r, counted) in rows.iter().zip([true, true, true, false]) {
+        assert_eq!(r["loss_episodes"].is_u64(), counted, "{r}");
+        assert_eq!(r["undos"].is_u64(), counted, "{r}");
+    }
+    assert_eq!(
+        rows[1]["paws_discarded_fraction"].as_f64(),
+        Some(0.0),
+        "{}",
+        rows[1]
+    );
+    assert!(
+        rows[0].get("paws_discarded_fraction").is_none(),
+        "{}",
+        rows[0]
+    );
     for f in [
         "goodput.svg",
         "bw_estimate.svg",

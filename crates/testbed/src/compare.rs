@@ -61,6 +61,7 @@ pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
 const GOODPUT_IS: &str =
     "payload bytes delivered / seconds since the first data packet, over the common window";
 const RTT_IS: &str = "smoothed RTT (srtt, RFC 6298 gain 1/8) sampled every interval: the kernel's tcpi_rtt, the simulator's and UDP transport's controller estimator and s2n-quic's (which, per RFC 9002, subtract the ACK delay the receiver reports; Linux's does not)";
+const RECOVERIES_IS: &str = "over the whole run: loss recoveries begun and reductions undone (simulator: loss_episodes, undos; kernel TCP: its sender namespace's TCPSackRecovery + TCPTimeouts and the four undo counters; the UDP transport and s2n-quic: not counted), and the share of segments reaching kernel TCP's receiver that it discarded by PAWS (PAWSEstab / InSegs; the simulated receiver keeps no timestamps)";
 const RETX_IS: &str = "retransmitted data packets / data packets sent (kernel: tcpi_total_retrans / tcpi_data_segs_out)";
 const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the end of the UDP transport's or QUIC handshake, the kernel probe's first write after connect()";
 
@@ -166,6 +167,12 @@ struct Row {
     /// The share of the flow's packets the bottleneck marked CE (an
     /// ECN-marking queue; `None` without marks to count).
     ce_marked: Option<f64>,
+    /// Loss recoveries begun and reductions undone over the whole run,
+    /// where the source counts them.
+    recoveries: Option<(u64, u64)>,
+    /// The share of arriving segments kernel TCP's receiver discarded by
+    /// PAWS.
+    paws_discarded: Option<f64>,
 }
 
 /// What one simulated run gave [`Row::simulated`].
@@ -174,6 +181,8 @@ struct Simulated {
     rtos: u64,
     /// The share of the flow's data packets the bottleneck marked CE.
     ce_marked: Option<f64>,
+    /// The flow's `loss_episodes` and `undos`.
+    recoveries: (u64, u64),
 }
 
 /// The share of the data direction's packets an emulator run's bottleneck
@@ -205,6 +214,8 @@ impl Row {
             host: None,
             emulator: None,
             ce_marked: sim.ce_marked,
+            recoveries: Some(sim.recoveries),
+            paws_discarded: None,
         }
     }
 
@@ -228,6 +239,9 @@ impl Row {
             host: self.host.clone(),
             emulator: self.emulator.clone(),
             ce_marked_fraction: self.ce_marked,
+            loss_episodes: self.recoveries.map(|r| r.0),
+            undos: self.recoveries.map(|r| r.1),
+            paws_discarded_fraction: self.paws_discarded,
         }
     }
 }
@@ -403,6 +417,10 @@ fn simulate(
         m,
         rtos: summary.flows.first().map_or(0, |f| f.rtos),
         ce_marked: (marked > 0 && sent > 0).then(|| marked as f64 / sent as f64),
+        recoveries: summary
+            .flows
+            .first()
+            .map_or((0, 0), |f| (f.loss_episodes, f.undos)),
     })
 }
 
@@ -697,9 +715,17 @@ pub fn run_with(
             }
         }
         let emulator = emu_stats(&dir);
-        real.push((*s, name, label, csv, summary, emulator));
+        // Kernel TCP's receiver: what share of the segments reaching it
+        // Linux discarded by PAWS (`tcp recv`'s namespace counters).
+        let paws = match s {
+            Source::Kernel => summaries::tcp_receiver_counters(&stdout)
+                .filter(|c| c.segments_in > 0)
+                .map(|c| c.paws_discards as f64 / c.segments_in as f64),
+            _ => None,
+        };
+        real.push((*s, name, label, csv, summary, emulator, paws));
     }
-    for (s, name, label, csv, summary, emulator) in &real {
+    for (s, name, label, csv, summary, emulator, paws) in &real {
         let size = match s {
             Source::Kernel => kernel_packet_size(summary.as_ref().and_then(SenderSummary::tcp)),
             Source::Udp => udp_packet_size(),
@@ -769,6 +795,8 @@ pub fn run_with(
             host,
             ce_marked: emulator_ce_marked(emulator.as_ref()),
             emulator: emulator.clone(),
+            recoveries: sum.and_then(SenderSummary::recoveries),
+            paws_discarded: *paws,
         });
     }
     // No real source to match (none asked for, or every one failed): the
@@ -844,6 +872,27 @@ pub fn run_with(
         .collect())
 }
 
+/// `recoveries: N begun, M undone (P %); PAWS discarded Q % of arriving
+/// segments`, each part where known.
+fn recoveries_line(recoveries: Option<(u64, u64)>, paws: Option<f64>) -> String {
+    let mut parts = Vec::new();
+    if let Some((n, u)) = recoveries {
+        let share = if n > 0 {
+            format!(" ({:.0} %)", u as f64 / n as f64 * 100.0)
+        } else {
+            String::new()
+        };
+        parts.push(format!("recoveries: {n} begun, {u} undone{share}"));
+    }
+    if let Some(p) = paws {
+        parts.push(format!(
+            "PAWS discarded {:.1} % of arriving segments",
+            p * 100.0
+        ));
+    }
+    parts.join("; ")
+}
+
 fn opt(v: Option<f64>, p: usize) -> String {
     v.map_or("-".to_string(), |x| format!("{x:.p$}"))
 }
@@ -913,6 +962,24 @@ fn print_table(rows: &[Row], window_s: f64) {
                 d(r.m.bw_mbps, sim.m.bw_mbps, 2),
                 d(r.m.min_rtt_ms, sim.m.min_rtt_ms, 1),
                 "",
+            );
+        }
+    }
+    // Recoveries and undos (and the kernel receiver's PAWS discards),
+    // over each whole run, where a source counts them: on a path where
+    // some source entered recovery.
+    if rows.iter().any(|r| {
+        r.recoveries.is_some_and(|(n, _)| n > 0) || r.paws_discarded.is_some_and(|p| p > 0.0)
+    }) {
+        println!("recoveries, over each whole run, where the source counts them:");
+        for r in rows
+            .iter()
+            .filter(|r| r.recoveries.is_some() || r.paws_discarded.is_some())
+        {
+            println!(
+                "{:<30} {}",
+                r.label,
+                recoveries_line(r.recoveries, r.paws_discarded)
             );
         }
     }
@@ -1010,6 +1077,7 @@ fn write_json(
             retransmissions: RETX_IS.into(),
             bw_estimate: "median over the second half of the window".into(),
             min_rtt: "the controller's (kernel: TCP_CC_INFO for BBR, else tcpi_min_rtt) at the end of the window".into(),
+            recoveries: RECOVERIES_IS.into(),
         },
         sources,
         failed_sources: failed.to_vec(),
@@ -1020,6 +1088,22 @@ fn write_json(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn the_recoveries_line_says_what_each_source_counted() {
+        assert_eq!(
+            recoveries_line(Some((503, 258)), Some(0.182)),
+            "recoveries: 503 begun, 258 undone (51 %); PAWS discarded 18.2 % of arriving segments"
+        );
+        assert_eq!(
+            recoveries_line(Some((0, 0)), None),
+            "recoveries: 0 begun, 0 undone"
+        );
+        assert_eq!(
+            recoveries_line(None, Some(0.0)),
+            "PAWS discarded 0.0 % of arriving segments"
+        );
+    }
     #[test]
     fn each_algorithm_has_its_kernel_counterpart_or_a_reason() {
         use congestion::{Algorithm, Bbr3Signals, Config as CcConfig};

@@ -37,6 +37,9 @@ pub struct Statistics {
     pub retransmissions: String,
     pub bw_estimate: String,
     pub min_rtt: String,
+    /// Absent from a report written before recoveries were counted.
+    #[serde(default)]
+    pub recoveries: String,
 }
 
 /// One source's figures.
@@ -82,6 +85,20 @@ pub struct SourceRow {
     /// over the whole run (absent where none was marked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ce_marked_fraction: Option<f64>,
+    /// Loss recoveries begun over the whole run: the simulator's
+    /// `loss_episodes`; kernel TCP's sender namespace's `TCPSackRecovery`
+    /// plus `TCPTimeouts`. Absent where the source does not count them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_episodes: Option<u64>,
+    /// Reductions undone as spurious over the whole run: the simulator's
+    /// `undos`; the kernel's four undo counters, summed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undos: Option<u64>,
+    /// The share of the TCP segments reaching kernel TCP's receiver that it
+    /// discarded by PAWS (its namespace's `PAWSEstab` over `InSegs`). The
+    /// simulated receiver keeps no timestamps, so simulator rows have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paws_discarded_fraction: Option<f64>,
 }
 
 impl SourceRow {
@@ -146,6 +163,9 @@ mod tests {
                 goodput_mbps: Some(9.4),
                 srtt_median_ms: Some(42.0),
                 emulator: Some(serde_json::json!({"stalled_fraction": 0.01})),
+                loss_episodes: Some(503),
+                undos: Some(258),
+                paws_discarded_fraction: Some(0.182),
                 ..SourceRow::default()
             }],
             failed_sources: vec![FailedSource {

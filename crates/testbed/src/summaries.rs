@@ -84,6 +84,18 @@ impl SenderSummary {
         }
     }
 
+    /// Loss recoveries begun and reductions undone, where the sender
+    /// counts them: kernel TCP from its namespace's counters
+    /// (`TCPSackRecovery` plus `TCPTimeouts`, the four undo counters
+    /// summed), when it could read them.
+    pub fn recoveries(&self) -> Option<(u64, u64)> {
+        let n = self.tcp()?.netns.as_ref()?;
+        Some((
+            n.sack_recoveries + n.timeouts,
+            n.full_undos + n.partial_undos + n.dsack_undos + n.loss_undos,
+        ))
+    }
+
     /// Retransmission timeouts, where the sender counts them (kernel TCP
     /// from Linux 6.7, the UDP transport; QUIC has none).
     pub fn rtos(&self) -> Option<u64> {
@@ -93,6 +105,18 @@ impl SenderSummary {
             SenderSummary::Quic(_) => None,
         }
     }
+}
+
+/// The counters in `bbrlab tcp recv`'s summary line among `stdout` (a
+/// JSON object without the sender's `cc`, whose `netns` has
+/// `segments_in`); `None` when there is no such line or it has no
+/// counters (the receiver could not read them).
+pub fn tcp_receiver_counters(stdout: &str) -> Option<tcp_probe::ReceiverCounters> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
+        .filter(|v| v.get("cc").is_none())
+        .find_map(|v| serde_json::from_value(v.get("netns")?.clone()).ok())
 }
 
 /// The first line of `stdout` that is a JSON object with `key`, as a `T`:
@@ -180,6 +204,36 @@ mod tests {
         let again: TcpSendSummary =
             serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
         assert_eq!(again, t);
+    }
+
+    /// `emu`'s output of a kernel transfer: the receiver's line (its
+    /// namespace's counters) and the sender's (its own): each read from
+    /// its own line, and the sender's recoveries summed as Linux counts
+    /// them.
+    #[test]
+    fn the_kernel_receivers_counters_and_the_senders_recoveries_are_read() {
+        let recv = r#"{"bytes":12451840,"seconds":61.19,"goodput_bps":1627837.6,"netns":{"segments_in":11717,"paws_discards":1993,"ofo_queued":7256,"ofo_drops":0,"dsacks_sent":1718}}"#;
+        let send = r#"{"cc":"bbr","bytes":12451840,"seconds":61.2,"goodput_bps":1627686.5,"rtt_median_ms":58.9,"rtt_median_steady_ms":58.2,"rtt_p95_ms":80.7,"retransmits":3114,"data_segments_sent":11715,"retransmitted_fraction":0.27,"rtos":5,"delivery_rate_median_bps":1584280.0,"busy_s":61.0,"rwnd_limited_s":0.0,"sndbuf_limited_s":0.0,"host_limited_fraction":0.0,"delivered_ce":0,"mss":1448,"pmtu":1500,"samples":6000,"netns":{"sack_recoveries":485,"timeouts":5,"full_undos":24,"partial_undos":206,"dsack_undos":20,"loss_undos":0}}"#;
+        for out in [
+            format!("emu: up\n{recv}\n{send}\n"),
+            format!("{send}\n{recv}\n"),
+        ] {
+            let r = tcp_receiver_counters(&out).unwrap();
+            assert_eq!((r.segments_in, r.paws_discards), (11_717, 1_993), "{out}");
+            let s = SenderSummary::Tcp(line_with(&out, "pmtu").unwrap().unwrap());
+            assert_eq!(s.recoveries(), Some((490, 250)));
+        }
+        // The sender's line alone (its `netns` is not a receiver's), a
+        // receiver that could not read its counters, and a sender without
+        // them: nothing, rather than a wrong figure.
+        assert_eq!(tcp_receiver_counters(send), None);
+        assert_eq!(
+            tcp_receiver_counters(r#"{"bytes":1,"seconds":1.0,"goodput_bps":8.0,"netns":null}"#),
+            None
+        );
+        let old = send.replace(r#","netns":{"sack_recoveries":485,"timeouts":5,"full_undos":24,"partial_undos":206,"dsack_undos":20,"loss_undos":0}"#, "");
+        let s = SenderSummary::Tcp(line_with(&old, "pmtu").unwrap().unwrap());
+        assert_eq!(s.recoveries(), None);
     }
 
     /// The receiver's verdict decides: a corrupt stream, a count that
