@@ -1082,3 +1082,36 @@ fn a_tcp_repair_leaves_in_its_own_burst_and_quic_mixes() {
     });
     assert_eq!(quic[0][..5], [2, 4, 10, 11, 43], "{quic:?}");
 }
+
+/// Under QUIC 2018's loss detection a loss of a packet sent after the
+/// episode began is a new congestion event (RFC 9002 §7.3.2; the
+/// controller begins one), and `loss_episodes` counts it as it counts the
+/// first; a loss of a packet sent before the episode began does not.
+#[test]
+fn quic_2018_counts_an_episode_begun_inside_recovery() {
+    let mut cc = Config::new(Algorithm::Reno);
+    cc.initial_cwnd_packets = 20;
+    let mut f = SenderConfig::bulk(cc);
+    f.tail_loss_probe = false;
+    f.loss_detection = sender::LossDetection::Quic2018;
+    let mut s = sender::Sender::new(&f, 1);
+    let (sent, _) = send_until(&mut s, 0, 100 * MS, 20);
+    assert_eq!(sent.len(), 20);
+    // pn 0 lost by the 3-packet rule: the first episode, begun at 40 ms.
+    s.on_ack(at(40 * MS), &ack_of(&[(1, 3)]));
+    assert_eq!((s.loss_episodes, s.cc.recovery_episodes()), (1, 1));
+    // pn 4, sent at 0 (before the episode began), lost too: the same one.
+    s.on_ack(at(41 * MS), &ack_of(&[(5, 19), (1, 3)]));
+    assert_eq!(s.packets_lost, 2);
+    assert_eq!((s.loss_episodes, s.cc.recovery_episodes()), (1, 1));
+    // Repairs and new data go out after the episode began.
+    let (more, _) = send_until(&mut s, 42 * MS, 300 * MS, 8);
+    assert!(more.len() >= 6, "{more:?}");
+    let top = 20 + more.len() as u64 - 1;
+    // pn 22, sent at 42 ms, missing with every later packet acknowledged:
+    // lost, and a new episode.
+    s.on_ack(at(90 * MS), &ack_of(&[(23, top), (5, 21), (0, 3)]));
+    assert_eq!(s.packets_lost, 3);
+    assert_eq!(s.cc.recovery_episodes(), 2, "the controller began one");
+    assert_eq!(s.loss_episodes, 2, "and the sender counts it");
+}

@@ -19,6 +19,7 @@ impl Sender {
         // anything, and only its own losses enter the rate sample.
         let prior_in_flight = self.inflight;
         let prev_largest = self.largest_acked;
+        let loss_episodes_before = self.loss_episodes;
         // TCP's receive window: new data stops at the right edge the
         // receiver offers (`tcp_snd_wnd_test()`); the edge never moves back.
         if let Some(window) = ack.rwnd_chunks {
@@ -91,6 +92,7 @@ impl Sender {
             let increases_largest = prev_largest.is_none_or(|l| largest > l);
             self.deliver(now, ack, increases_largest, ect_by_ranges)
         };
+        let cc_episodes_before = self.cc.recovery_episodes();
         let event = AckEvent::new(now, &self.acked_buf, prior_in_flight, self.inflight)
             .rtt(rtt.map(Duration::from_nanos), ack_delay)
             .lost(&self.lost_buf, self.lost_ranges)
@@ -99,6 +101,7 @@ impl Sender {
             .spurious_loss(std::mem::take(&mut self.undo.tell_controller))
             .persistent_congestion(std::mem::take(&mut self.persistent_congestion));
         self.cc.on_ack(&event);
+        self.count_quic_2018_episode(loss_episodes_before, cc_episodes_before);
         // A new episode (from this ACK's losses, or CWR from its CE) has
         // its recovery point at what was sent before this ACK, as Linux
         // sets `high_seq` to `snd_nxt` in `tcp_enter_recovery()` and

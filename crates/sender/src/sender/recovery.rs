@@ -50,6 +50,31 @@ impl Sender {
         }
     }
 
+    /// Under QUIC 2018's loss detection, counts in `loss_episodes` an
+    /// episode the controller began inside recovery because a packet sent
+    /// after the current one began was lost (RFC 9002 §7.3.2), which loss
+    /// detection, counting only from Open or CWR, did not. Such an episode
+    /// is one where, since `cc_before` (the controller's count before it
+    /// heard of this ACK's losses) and `counted_before` (ours before loss
+    /// detection), the controller's count grew, ours did not, and the
+    /// controller is in recovery: an ACK whose acknowledged packets end
+    /// the episode and whose CE marks begin a CWR one leaves it in CWR.
+    ///
+    /// Only an ACK needs this: a loss the timer finds lies below packets
+    /// an ACK acknowledged, sent after it and so after the episode began,
+    /// and that ACK ended the episode (RFC 9002 §7.3.2), so the timer's
+    /// loss begins one from Open, which loss detection counts.
+    pub(super) fn count_quic_2018_episode(&mut self, counted_before: u64, cc_before: u64) {
+        if self.loss_detection == LossDetection::Quic2018
+            && !self.lost_buf.is_empty()
+            && self.loss_episodes == counted_before
+            && self.cc.recovery_episodes() > cc_before
+            && self.cc.recovery_state() == RecoveryState::Recovery
+        {
+            self.loss_episodes += 1;
+        }
+    }
+
     /// Records the recovery point when the controller has begun a new
     /// episode since we last looked.
     pub(super) fn note_recovery_point(&mut self) {
