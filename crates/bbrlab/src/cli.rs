@@ -845,7 +845,7 @@ pub(crate) struct JitterSweepArgs {
 
 #[derive(Subcommand)]
 pub(crate) enum TcpSide {
-    /// Send a verifiable byte stream and sample TCP_INFO / TCP_CC_INFO.
+    /// Send a verifiable byte stream, sample TCP_INFO / TCP_CC_INFO; print a JSON summary with the namespace's TCP counters (netns).
     Send {
         /// Receiver address, e.g. 10.77.0.2:5201.
         #[arg(long)]
@@ -866,7 +866,7 @@ pub(crate) enum TcpSide {
         #[arg(long)]
         log: Option<PathBuf>,
     },
-    /// Receive one transfer, check every byte, the length and the hash.
+    /// Receive one transfer, check every byte, the length and the hash; print a JSON summary with the namespace's TCP counters (netns).
     Recv {
         /// Address to listen on.
         #[arg(long, default_value = "0.0.0.0:5201")]
