@@ -12,6 +12,13 @@ the episodes begun, the four undo counters summed as the undos, and
 retransmitted, episodes begun, undos (and their share of the episodes),
 and retransmissions per episode; then the medians of each source.
 
+A FILE may also be a `compare.json` (`bbrlab compare`): a row for each
+source that counts recoveries (the simulator runs and kernel TCP; its
+`loss_episodes`, `undos`, `retransmitted_packets`, `retransmitted_fraction`
+and, for kernel TCP, `paws_discarded_fraction`), named by its label. Its
+retransmissions are counted over compare's window (the scenario's
+duration from the first data packet), its recoveries over the whole run.
+
 A kernel file may also hold the lines `bbrlab tcp recv` printed (no
 `cc`; its `netns` has `segments_in`), as `bbrlab emu` prints both: the
 receivers' lines pair with the senders' in order, the first with the
@@ -122,6 +129,23 @@ def kernel_rows(lines, path):
     return out
 
 
+def compare_rows(report, path):
+    out = []
+    for i, src in enumerate(need(report, "sources", path)):
+        where = f"{path}, source {i}"
+        if src.get("loss_episodes") is None:
+            continue  # a source that does not count them (UDP, s2n-quic)
+        r = row(str(need(src, "source", where)), str(path), 1e6 * need(src, "goodput_mbps", where),
+                src.get("retransmitted_fraction"), src["loss_episodes"], need(src, "undos", where),
+                need(src, "retransmitted_packets", where))
+        share = src.get("paws_discarded_fraction")
+        r["paws"] = None if share is None else 100 * share
+        out.append(r)
+    if not out:
+        raise Failed(f"{path}: no source counts recoveries (a compare.json from before bbrlab reported them?)")
+    return out
+
+
 def rows_of(path):
     path = Path(path)
     try:
@@ -134,9 +158,11 @@ def rows_of(path):
         report = None
     if isinstance(report, dict) and "runs" in report:
         return sim_rows(report, path)
+    if isinstance(report, dict) and "sources" in report:
+        return compare_rows(report, path)
     rows = kernel_rows(text.splitlines(), path)
     if not rows:
-        raise Failed(f"{path}: neither a simulation's summary.json nor `tcp send` JSON lines")
+        raise Failed(f"{path}: neither a simulation's summary.json, a compare.json nor `tcp send` JSON lines")
     return rows
 
 
@@ -176,7 +202,7 @@ def table(rows):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("files", nargs="+", metavar="FILE", help="a summary.json, or tcp send JSON lines (with tcp recv's, if any)")
+    ap.add_argument("files", nargs="+", metavar="FILE", help="a summary.json, a compare.json, or tcp send JSON lines (with tcp recv's, if any)")
     a = ap.parse_args(argv)
     try:
         rows = [r for f in a.files for r in rows_of(f)]

@@ -94,6 +94,28 @@ class Recoveries(unittest.TestCase):
             with self.assertRaisesRegex(recoveries.Failed, want):
                 recoveries.kernel_rows(lines, "f")
 
+    def test_a_compare_json_gives_a_row_for_each_source_that_counts(self):
+        report = {"scenario": "j", "sources": [
+            {"source": "simulator as kernel (bbr)", "kind": "simulator", "goodput_mbps": 1.39,
+             "retransmitted_fraction": 0.397, "retransmitted_packets": 520, "loss_episodes": 176, "undos": 60},
+            {"source": "kernel TCP (bbr)", "kind": "kernel", "goodput_mbps": 1.59,
+             "retransmitted_fraction": 0.309, "retransmitted_packets": 440, "loss_episodes": 88, "undos": 41,
+             "paws_discarded_fraction": 0.202},
+            {"source": "UDP transport (bbr)", "kind": "udp", "goodput_mbps": 1.5},
+        ]}
+        with tempfile.TemporaryDirectory() as t:
+            p = Path(t) / "compare.json"
+            p.write_text(json.dumps(report))
+            rows = recoveries.rows_of(p)
+            self.assertEqual([r["source"] for r in rows], ["simulator as kernel (bbr)", "kernel TCP (bbr)"])
+            lines = recoveries.table(rows).splitlines()
+            self.assertIn(f"| kernel TCP (bbr) | {p} | 1.59 | 30.9 | 88 | 41 (47) | 5.0 | 20.2 |", lines)
+            self.assertIn(f"| simulator as kernel (bbr) | {p} | 1.39 | 39.7 | 176 | 60 (34) | 3.0 | - |", lines)
+            # Written before recoveries were counted: said so.
+            p.write_text(json.dumps({"sources": [report["sources"][2]]}))
+            with self.assertRaisesRegex(recoveries.Failed, "no source counts recoveries"):
+                recoveries.rows_of(p)
+
     def test_bad_input_is_named(self):
         with tempfile.TemporaryDirectory() as t:
             err = io.StringIO()
@@ -107,7 +129,7 @@ class Recoveries(unittest.TestCase):
                 (send_line(1, 1, {"sack_recoveries": 1}), "no `timeouts`"),
                 (json.dumps({"runs": [{"flows": [{"algorithm": "bbr", "goodput_bps": 1}]}]}),
                  "no `loss_episodes`"),
-                ("\n", "neither a simulation's summary.json nor"),
+                ("\n", "neither a simulation's summary.json, a compare.json nor"),
             ]
             for text, want in cases:
                 p = Path(t) / "in.json"
