@@ -68,12 +68,25 @@ def row(source, run, goodput_bps, retx_fraction, episodes, undos, retransmission
     }
 
 
+def objects(obj, key, where):
+    """`obj[key]` as a list of JSON objects, or Failed naming what it is."""
+    items = need(obj, key, where)
+    if not isinstance(items, list):
+        raise Failed(f"{where}: `{key}` is not a list")
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise Failed(f"{where}: `{key}` item {i} is not an object")
+    return items
+
+
 def sim_rows(report, path):
     out = []
-    for i, r in enumerate(need(report, "runs", path)):
+    for i, r in enumerate(objects(report, "runs", path)):
         params = r.get("params") or {}
+        if not isinstance(params, dict):
+            raise Failed(f"{path}, run {i}: `params` is not an object")
         name = ", ".join(f"{k}={v}" for k, v in params.items()) or f"run {i}"
-        for j, f in enumerate(need(r, "flows", f"{path}, run {i}")):
+        for j, f in enumerate(objects(r, "flows", f"{path}, run {i}")):
             where = f"{path}, run {i}, flow {j}"
             if "loss_episodes" not in f:
                 raise Failed(f"{where}: no `loss_episodes` (a summary from before bbrlab reported it)")
@@ -131,7 +144,7 @@ def kernel_rows(lines, path):
 
 def compare_rows(report, path):
     out = []
-    for i, src in enumerate(need(report, "sources", path)):
+    for i, src in enumerate(objects(report, "sources", path)):
         where = f"{path}, source {i}"
         if src.get("loss_episodes") is None:
             continue  # a source that does not count them (UDP, s2n-quic)
@@ -156,11 +169,15 @@ def rows_of(path):
         report = json.loads(text)
     except json.JSONDecodeError:
         report = None
-    if isinstance(report, dict) and "runs" in report:
-        return sim_rows(report, path)
-    if isinstance(report, dict) and "sources" in report:
-        return compare_rows(report, path)
-    rows = kernel_rows(text.splitlines(), path)
+    try:
+        if isinstance(report, dict) and "runs" in report:
+            return sim_rows(report, path)
+        if isinstance(report, dict) and "sources" in report:
+            return compare_rows(report, path)
+        rows = kernel_rows(text.splitlines(), path)
+    except TypeError as e:
+        # A figure of the wrong type (a string where a count belongs).
+        raise Failed(f"{path}: a figure is not a number ({e})") from None
     if not rows:
         raise Failed(f"{path}: neither a simulation's summary.json, a compare.json nor `tcp send` JSON lines")
     return rows

@@ -115,6 +115,17 @@ class Recoveries(unittest.TestCase):
             p.write_text(json.dumps({"sources": [report["sources"][2]]}))
             with self.assertRaisesRegex(recoveries.Failed, "no source counts recoveries"):
                 recoveries.rows_of(p)
+            for bad, want in [({"sources": {"a": 1}}, "`sources` is not a list"),
+                              ({"sources": [3]}, "`sources` item 0 is not an object"),
+                              ({"runs": 5}, "`runs` is not a list"),
+                              ({"runs": [{"flows": [7]}]}, "run 0: `flows` item 0 is not an object"),
+                              ({"runs": [{"params": 1, "flows": []}]}, "run 0: `params` is not an object"),
+                              ({"runs": [{"flows": [dict(flow(1, 0.1, 1, 0, 1), goodput_bps="fast")]}]},
+                               "a figure is not a number"),
+                              ({"sources": [{"source": "k", "loss_episodes": 1}]}, "source 0: no `goodput_mbps`")]:
+                p.write_text(json.dumps(bad))
+                with self.assertRaisesRegex(recoveries.Failed, want):
+                    recoveries.rows_of(p)
 
     def test_bad_input_is_named(self):
         with tempfile.TemporaryDirectory() as t:
