@@ -98,8 +98,10 @@ def sim_rows(report, path):
 
 def is_receiver(s):
     """A `tcp recv` line: no `cc`, and receiver counters (or none read)."""
-    return isinstance(s, dict) and "cc" not in s and "netns" in s and \
-        (s["netns"] is None or "segments_in" in s["netns"])
+    if not isinstance(s, dict) or "cc" in s or "netns" not in s:
+        return False
+    counters = s["netns"]
+    return counters is None or (isinstance(counters, dict) and "segments_in" in counters)
 
 
 def paws_share(s, where):

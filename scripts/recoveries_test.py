@@ -89,6 +89,9 @@ class Recoveries(unittest.TestCase):
              "f:1: `netns` is null: the receiver"),
             ([json.dumps({"bytes": 1, "netns": {"segments_in": 3}}), send_line(1, 1, COUNTERS)],
              "f:1: no `paws_discards`"),
+            # Counters that are not an object: not a receiver's, and not a
+            # sender's either.
+            ([json.dumps({"bytes": 1, "netns": "segments_in"})], "f:1: no `sack_recoveries`"),
         ]
         for lines, want in cases:
             with self.assertRaisesRegex(recoveries.Failed, want):

@@ -46,6 +46,19 @@ pub struct NetnsCounters {
     pub loss_undos: u64,
 }
 
+impl NetnsCounters {
+    /// Recoveries begun, as the simulator's `loss_episodes` counts them:
+    /// fast recoveries plus timeouts.
+    pub fn recoveries_begun(&self) -> u64 {
+        self.sack_recoveries + self.timeouts
+    }
+
+    /// Reductions undone as spurious, of every kind.
+    pub fn undos(&self) -> u64 {
+        self.full_undos + self.partial_undos + self.dsack_undos + self.loss_undos
+    }
+}
+
 /// What one transfer's receiver saw in its network namespace (see the
 /// module's note on whose counters these are).
 #[derive(serde::Serialize, serde::Deserialize, Debug, Clone, Default, PartialEq)]
@@ -66,6 +79,14 @@ pub struct ReceiverCounters {
     /// D-SACKs sent, for data that had already arrived in order or out of
     /// order (`TCPDSACKOldSent` plus `TCPDSACKOfoSent`).
     pub dsacks_sent: u64,
+}
+
+impl ReceiverCounters {
+    /// The share of the segments that arrived which PAWS discarded;
+    /// `None` when none arrived.
+    pub fn paws_discarded_fraction(&self) -> Option<f64> {
+        (self.segments_in > 0).then(|| self.paws_discards as f64 / self.segments_in as f64)
+    }
 }
 
 /// Reads `/proc/net/netstat` as this thread's namespace sees it; `None`
@@ -163,8 +184,10 @@ IpExt: 0 0\n";
             "TcpExt:",
         )
         .unwrap();
+        let d = between(&before, &after);
+        assert_eq!((d.recoveries_begun(), d.undos()), (491, 250));
         assert_eq!(
-            between(&before, &after),
+            d,
             NetnsCounters {
                 sack_recoveries: 488,
                 timeouts: 3,
@@ -220,6 +243,9 @@ TcpExt: 2 10 0 1 1\n";
                 dsacks_sent: 250,
             }
         );
+        let share = receiver_between(&before, &after).paws_discarded_fraction();
+        assert!((share.unwrap() - 908.0 / 4_113.0).abs() < 1e-12);
+        assert_eq!(ReceiverCounters::default().paws_discarded_fraction(), None);
         // A counter a kernel does not have reads as unchanged; the others
         // still count.
         let ext = |v: &str| parse(&format!("TcpExt: PAWSEstab\nTcpExt: {v}\n"), "TcpExt:").unwrap();

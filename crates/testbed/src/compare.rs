@@ -718,9 +718,9 @@ pub fn run_with(
         // Kernel TCP's receiver: what share of the segments reaching it
         // Linux discarded by PAWS (`tcp recv`'s namespace counters).
         let paws = match s {
-            Source::Kernel => summaries::tcp_receiver_counters(&stdout)
-                .filter(|c| c.segments_in > 0)
-                .map(|c| c.paws_discards as f64 / c.segments_in as f64),
+            Source::Kernel => {
+                summaries::tcp_receiver_counters(&stdout).and_then(|c| c.paws_discarded_fraction())
+            }
             _ => None,
         };
         real.push((*s, name, label, csv, summary, emulator, paws));

@@ -90,10 +90,7 @@ impl SenderSummary {
     /// summed), when it could read them.
     pub fn recoveries(&self) -> Option<(u64, u64)> {
         let n = self.tcp()?.netns.as_ref()?;
-        Some((
-            n.sack_recoveries + n.timeouts,
-            n.full_undos + n.partial_undos + n.dsack_undos + n.loss_undos,
-        ))
+        Some((n.recoveries_begun(), n.undos()))
     }
 
     /// Retransmission timeouts, where the sender counts them (kernel TCP
