@@ -465,7 +465,7 @@ def run_shell(repo: Path, scratch: Path, only: List[str]) -> int:
                 if diff:
                     ok, verdict = False, f"its output is not the book's ({expected.path.relative_to(repo)}:{expected.line}): {diff}"
             if err:
-                out += (err or b"").decode(errors="replace")
+                out += err.decode(errors="replace")
             dt = time.monotonic() - t0
             ran += 1
             if ok:
