@@ -23,8 +23,11 @@ A kernel file may also hold the lines `bbrlab tcp recv` printed (no
 `cc`; its `netns` has `segments_in`), as `bbrlab emu` prints both: the
 receivers' lines pair with the senders' in order, the first with the
 first, and the table gets a column of the segments the receiver
-discarded by PAWS (`paws_discards`, a share of `segments_in`). The
-simulated receiver has no timestamps, so its rows show `-` there.
+discarded by PAWS (`paws_discards`, a share of `segments_in`). A
+simulated flow with `timestamps = true` is its own source (`simulated
+bbr, timestamps`) and fills that column from its summary's `timestamps`
+(`paws_discards` over `segments_received`); without them the simulated
+receiver discards nothing, and its rows show `-` there.
 
 The two count alike where it matters: an episode is a fast recovery or a
 timeout (the simulator counts the first of a run of timeouts, Linux every
@@ -90,9 +93,20 @@ def sim_rows(report, path):
             where = f"{path}, run {i}, flow {j}"
             if "loss_episodes" not in f:
                 raise Failed(f"{where}: no `loss_episodes` (a summary from before bbrlab reported it)")
-            out.append(row("simulated " + str(need(f, "algorithm", where)), name,
-                           need(f, "goodput_bps", where), need(f, "retransmission_rate", where),
-                           f["loss_episodes"], need(f, "undos", where), need(f, "retransmissions", where)))
+            stamps = f.get("timestamps")
+            source = "simulated " + str(need(f, "algorithm", where))
+            if stamps is not None:
+                if not isinstance(stamps, dict):
+                    raise Failed(f"{where}: `timestamps` is not an object")
+                source += ", timestamps"
+            r = row(source, name,
+                    need(f, "goodput_bps", where), need(f, "retransmission_rate", where),
+                    f["loss_episodes"], need(f, "undos", where), need(f, "retransmissions", where))
+            if stamps is not None:
+                arrived = need(stamps, "segments_received", where + ", timestamps")
+                discarded = need(stamps, "paws_discards", where + ", timestamps")
+                r["paws"] = 100 * discarded / arrived if arrived else None
+            out.append(r)
     return out
 
 

@@ -130,6 +130,26 @@ class Recoveries(unittest.TestCase):
                 with self.assertRaisesRegex(recoveries.Failed, want):
                     recoveries.rows_of(p)
 
+    def test_a_simulated_flow_with_timestamps_is_its_own_source_with_paws(self):
+        stamped = dict(flow(1_650_000, 0.35, 567, 284, 4_420),
+                       timestamps={"partial_undos": 80, "segments_received": 11_000, "paws_discards": 1_980})
+        with tempfile.TemporaryDirectory() as t:
+            sim = Path(t) / "summary.json"
+            sim.write_text(json.dumps({"runs": [{"params": {"seed": 1}, "flows": [stamped]},
+                                                {"params": {"seed": 1}, "flows": [flow(1_600_000, 0.39, 350, 200, 5_250)]}]}))
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(recoveries.main([str(sim)]), 0)
+            lines = out.getvalue().splitlines()
+            self.assertIn("| simulated bbr, timestamps | seed=1 | 1.65 | 35.0 | 567 | 284 (50) | 7.8 | 18.0 |", lines)
+            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | 15.0 | - |", lines)
+            self.assertIn("| simulated bbr, timestamps | median of 1 | 1.65 | 35.0 | 567 | 284 (50) | 7.8 | 18.0 |", lines)
+            sim.write_text(json.dumps({"runs": [{"flows": [dict(flow(1, 0.1, 1, 0, 1), timestamps=[1])]}]}))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertNotEqual(recoveries.main([str(sim)]), 0)
+            self.assertIn("`timestamps` is not an object", err.getvalue())
+
     def test_bad_input_is_named(self):
         with tempfile.TemporaryDirectory() as t:
             err = io.StringIO()

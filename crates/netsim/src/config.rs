@@ -58,6 +58,9 @@ pub struct FlowConfig {
     /// goodput pays for its headers. 0, the default, makes every packet all
     /// payload, which is how every published claim was calibrated.
     pub header_bytes: u32,
+    /// TCP's timestamp option as Linux uses it, at the sender and the
+    /// receiver ([`sender::SenderConfig::timestamps`]); off by default.
+    pub timestamps: bool,
     /// The ECN codepoint of the flow's data packets: [`Ecn::NotEct`] (the
     /// default) for none, [`Ecn::Ect0`] (scenario `ecn = true`) or
     /// [`Ecn::Ect1`] to make them ECN-capable. Feedback follows the ACK
@@ -164,6 +167,7 @@ impl FlowConfig {
                 _ => EcnFeedback::Counts,
             },
             tso_defer: self.tso_defer,
+            timestamps: self.timestamps,
         }
     }
 
@@ -186,6 +190,7 @@ impl FlowConfig {
             loss_detection: LossDetection::Linux,
             custom_cc: None,
             header_bytes: 0,
+            timestamps: false,
             ecn: Ecn::NotEct,
             access_forward: None,
             access_reverse: None,

@@ -90,7 +90,7 @@ pub use model::{ModelSample, MODEL_COLUMNS};
 pub use packet_log::{PacketKind, PacketRecord, PACKET_COLUMNS};
 pub use record::{
     FlowSample, FlowSummary, HandshakeRecord, HopSummary, LinkSample, MemoryRecorder, NoRecorder,
-    PacketMemory, Recorder, Summary,
+    PacketMemory, Recorder, Summary, TimestampRecord,
 };
 /// The reliability layer the simulator runs (shared with the UDP transport).
 pub use sender;

@@ -274,6 +274,19 @@ pub struct HandshakeRecord {
     pub rtt_ns: u64,
 }
 
+/// What TCP timestamps did in a flow that has them
+/// ([`crate::FlowConfig::timestamps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimestampRecord {
+    /// Recoveries undone before their point (Linux `TCPPartialUndo`),
+    /// among [`FlowSummary::undos`].
+    pub partial_undos: u64,
+    /// Data segments that reached the receiver with a timestamp.
+    pub segments_received: u64,
+    /// Of those, the ones it discarded by PAWS (Linux `PAWSEstab`).
+    pub paws_discards: u64,
+}
+
 /// End-of-run figures for one flow.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSummary {
@@ -334,6 +347,8 @@ pub struct FlowSummary {
     /// bytes: `None` for a receiver that offers none. Whether a flow that
     /// waited on the window waited on its cap or on its growth.
     pub rwnd_reach: Option<(u64, u64)>,
+    /// A flow with TCP timestamps: its partial undos and PAWS discards.
+    pub timestamps: Option<TimestampRecord>,
 }
 
 impl FlowSummary {

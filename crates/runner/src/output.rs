@@ -236,6 +236,11 @@ pub struct FlowJson {
     /// bytes, for the note; not written, so summaries are as before.
     #[serde(skip)]
     pub rwnd_reach: Option<(u64, u64)>,
+    /// A flow with `timestamps = true`: its partial undos and the
+    /// segments its receiver took in and discarded by PAWS. Absent for
+    /// other flows, so their summaries are as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<TimestampsJson>,
 }
 
 /// A flow whose new data waited on the receiver's window for more than
@@ -284,6 +289,15 @@ impl FlowJson {
             ),
         })
     }
+}
+
+/// What TCP timestamps did in a flow, in `summary.json`: Linux's
+/// `TCPPartialUndo`, the receiver's segments in and its `PAWSEstab`.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct TimestampsJson {
+    pub partial_undos: u64,
+    pub segments_received: u64,
+    pub paws_discards: u64,
 }
 
 /// How a flow's handshake went, in `summary.json`.
@@ -440,6 +454,11 @@ impl SummaryJson {
                     }),
                     rwnd_limited_s: f.rwnd_limited_ns.map(|n| r6(n as f64 / 1e9)),
                     rwnd_reach: f.rwnd_reach,
+                    timestamps: f.timestamps.map(|t| TimestampsJson {
+                        partial_undos: t.partial_undos,
+                        segments_received: t.segments_received,
+                        paws_discards: t.paws_discards,
+                    }),
                 }
             })
             .collect();
@@ -702,6 +721,7 @@ mod tests {
             handshake: None,
             rwnd_limited_s: None,
             rwnd_reach: None,
+            timestamps: None,
         }
     }
 

@@ -216,6 +216,7 @@ mod tests {
             handshake: None,
             rwnd_limited_s: None,
             rwnd_reach: None,
+            timestamps: None,
         }
     }
 

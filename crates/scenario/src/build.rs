@@ -348,6 +348,12 @@ fn flow_table(
     let ack = with_rcv_autotuning(ack, f.rcv_autotuning, field, err)?;
     let pacing = pacing_of(f.pacing, quic, f.algorithm.builtin());
     let tso_defer = tso_defer_of(f.tso_defer, quic, pacing, field, err)?;
+    if f.timestamps == Some(true) && quic {
+        return Err(err(
+            &field("timestamps"),
+            "is TCP's option, and this flow runs QUIC's stack (`stack = \"quic-2018\"`), whose packets carry none".into(),
+        ));
+    }
     let mut flows = Vec::new();
     for k in 0..count {
         let label = f
@@ -393,6 +399,7 @@ fn flow_table(
             initial_burst_packets,
             mss_change,
             header_bytes,
+            timestamps: f.timestamps.unwrap_or(false),
             handshake: match f.handshake {
                 Some(HandshakeName::Tcp) => netsim::Handshake::Tcp,
                 Some(HandshakeName::None) | None => netsim::Handshake::None,

@@ -23,6 +23,7 @@ pub struct FlowTable {
     pub(crate) rcv_autotuning: Option<RcvAutotuningName>,
     pub(crate) pacing: Option<PacingName>,
     pub(crate) tso_defer: Option<bool>,
+    pub(crate) timestamps: Option<bool>,
     pub(crate) initial_burst: Option<i64>,
     pub(crate) handshake: Option<HandshakeName>,
     pub(crate) stack: Option<FlavourName>,

@@ -692,6 +692,26 @@ mod tests {
     }
 
     #[test]
+    fn timestamps_reach_the_flow_and_are_refused_on_quic() {
+        let on = |extra: &str| parse_text(extra).unwrap().runs[0].config.flows[0].timestamps;
+        assert!(!on(""));
+        assert!(on("timestamps = true"));
+        assert!(!on("timestamps = false"));
+        let sender = parse_text("timestamps = true").unwrap().runs[0]
+            .config
+            .flows[0]
+            .sender_config();
+        assert!(sender.timestamps);
+        for (extra, want) in [
+            ("stack = \"quic-2018\"\ntimestamps = true", "QUIC"),
+            ("timestamps = \"yes\"", "timestamps"),
+        ] {
+            let e = parse_text(extra).unwrap_err().to_string();
+            assert!(e.contains("timestamps") && e.contains(want), "{extra}: {e}");
+        }
+    }
+
+    #[test]
     fn jitter_stats_and_linux_acks_are_read() {
         let s = parse_text("ack = \"linux\"\n[flow.jitter]\nstats = \"quic-2018\"").unwrap();
         let f = &s.runs[0].config.flows[0];

@@ -129,7 +129,7 @@ pub(crate) fn check_template(
     if let Some(key) = a.unknown.keys().next() {
         return Err(err(
             &format!("arrivals[{i}].{key}"),
-            format!("unknown field `{key}`; an `[[arrivals]]` table takes `process`, `rate`, `start`, `stop`, `size` and the keys of a `[[flow]]` (name, algorithm, ack, rcv_buffer, rcv_autotuning, pacing, tso_defer, initial_burst, handshake, extra_rtt, mss, header_bytes, ecn, stack and the tuning tables)"),
+            format!("unknown field `{key}`; an `[[arrivals]]` table takes `process`, `rate`, `start`, `stop`, `size` and the keys of a `[[flow]]` (name, algorithm, ack, rcv_buffer, rcv_autotuning, pacing, tso_defer, timestamps, initial_burst, handshake, extra_rtt, mss, header_bytes, ecn, stack and the tuning tables)"),
         ));
     }
     for (key, set) in [

@@ -306,6 +306,29 @@ pub struct SenderConfig {
     /// Only with [`Timeout::Rto`] and [`Pacing::Quantum`] or
     /// [`Pacing::Off`], which send TSO packets; off by default.
     pub tso_defer: bool,
+    /// TCP's timestamp option as Linux uses it (RFC 7323; on in Linux by
+    /// default, off here by default so that earlier results stand):
+    ///
+    /// - an ACK echoes the timestamp of the segment at the point last
+    ///   acknowledged ([`crate::Ack::ts_echo_ms`]), and the receiver
+    ///   discards a segment whose timestamp is older (PAWS), which the
+    ///   simulator applies when it passes each segment's timestamp;
+    /// - a recovery is undone when an echo shows that an original, not a
+    ///   repair, filled the hole, before the recovery point too (Linux's
+    ///   partial undo);
+    /// - the RTT is sampled as Linux samples it: from the oldest packet an
+    ///   ACK newly acknowledges that was never retransmitted, else from
+    ///   the echo when the cumulative point moved.
+    ///
+    /// With it, also a rule that belongs to TCP whether or not it uses
+    /// timestamps, kept under the same switch because its effect was
+    /// measured together with the rest (Notes on fidelity, "Recoveries
+    /// under heavy reordering"): a cumulative ACK acknowledges a
+    /// retransmission still in flight whose data it covers, as TCP's
+    /// segment is one however often it was sent.
+    ///
+    /// Only with [`LossDetection::Linux`].
+    pub timestamps: bool,
 }
 
 /// The segment size changes at `at_ns` to `mss` bytes: data not yet sent
@@ -357,6 +380,7 @@ impl SenderConfig {
             ecn_feedback: EcnFeedback::Counts,
             mss_change: None,
             tso_defer: false,
+            timestamps: false,
         }
     }
 }

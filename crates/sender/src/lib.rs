@@ -97,6 +97,7 @@ pub mod sample_interval;
 pub mod schema;
 pub mod segment;
 pub mod sender;
+pub mod timestamp;
 
 pub use config::{
     AckPolicy, App, CustomCc, LossDetection, MssChange, Pacing, RcvAutotuning, SenderConfig,
@@ -108,3 +109,4 @@ pub use mode_times::ModeTimes;
 pub use receiver::{Ack, AckAction, Receiver, ACK_RANGES};
 pub use segment::TcpFlags;
 pub use sender::{SendDecision, Sender, MAX_RTO_NS};
+pub use timestamp::EchoState;

@@ -9,6 +9,7 @@ use crate::config::AckPolicy;
 use crate::ecn::{Ecn, EcnCounts};
 use crate::rcv_window::{Held, RcvWindow};
 use crate::segment::TcpFlags;
+use crate::timestamp::EchoState;
 use congestion::Instant;
 use std::collections::VecDeque;
 
@@ -48,6 +49,11 @@ pub struct Ack {
     /// that offers no window ([`AckPolicy::Linux`] is the one that does).
     /// 32 bits: a window of 4 billion segments is beyond any buffer.
     pub rwnd_chunks: Option<u32>,
+    /// TCP's timestamp echo (RFC 7323 §3.2, TSecr): 32 bits of
+    /// milliseconds, as on the wire. `None` without timestamps (QUIC has
+    /// none; a TCP flow has them with
+    /// [`crate::SenderConfig::timestamps`]).
+    pub ts_echo_ms: Option<u32>,
 }
 
 impl Ack {
@@ -147,6 +153,9 @@ pub struct Receiver {
     /// first packet after an ACK, as Chromium's ack alarm is set only
     /// when not already set).
     ack_deadline: Option<Instant>,
+    /// TCP timestamps (`timestamp.rs`): what the ACKs echo, and the
+    /// segments PAWS discarded.
+    pub stamps: EchoState,
 }
 
 impl Receiver {
@@ -192,6 +201,7 @@ impl Receiver {
             ece: false,
             min_rtt_ns: 0,
             received: 0,
+            stamps: EchoState::default(),
             ack_deadline: None,
         }
     }
@@ -289,6 +299,26 @@ impl Receiver {
     ) -> AckAction {
         let flags = TcpFlags { cwr, psh: false };
         self.on_segment(now, pn, chunk, bytes, ecn, flags)
+    }
+
+    /// Before [`Receiver::on_segment`] for a segment that carries TCP's
+    /// timestamp `tsval_ms` (milliseconds): PAWS may discard it, and then
+    /// the receiver answers at once with a duplicate ACK, with a D-SACK if
+    /// its data had arrived (`tcp_validate_incoming()`,
+    /// `tcp_send_dupack()`), and that ACK is returned; otherwise the
+    /// segment may set the echo, and `None` says to go on to
+    /// `on_segment`.
+    pub fn on_timestamp(&mut self, now: Instant, chunk: u64, tsval_ms: u32) -> Option<Ack> {
+        self.stamps.segments += 1;
+        if self.stamps.rejects(tsval_ms) {
+            self.stamps.paws_discards += 1;
+            if chunk < self.next_chunk {
+                self.duplicate_seen = true;
+            }
+            return Some(self.make_ack(now));
+        }
+        self.stamps.accepted(chunk, tsval_ms);
+        None
     }
 
     /// [`Receiver::on_packet_ecn`] for a TCP segment with its `flags`.
@@ -551,7 +581,9 @@ impl Receiver {
             rwnd_chunks: self
                 .offer_edge()
                 .map(|edge| (edge - self.next_chunk).min(u64::from(u32::MAX)) as u32),
+            ts_echo_ms: self.stamps.echo_ms(),
         };
+        self.stamps.acknowledged(self.next_chunk);
         self.duplicate_seen = false;
         self.ack_deadline = None;
         for (i, r) in self.ranges.iter().rev().take(ACK_RANGES).enumerate() {

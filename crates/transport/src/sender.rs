@@ -348,6 +348,7 @@ pub fn send_with(
                         ece: false,
                         // The frame's `max_chunks` is this protocol's window.
                         rwnd_chunks: None,
+                        ts_echo_ms: None,
                     };
                     // Stamped when read, not when the loop began: a
                     // datagram read later in a drained batch would

@@ -123,6 +123,7 @@ fn flow_json(i: usize, alg: &str, f: &F, modes: &[(&str, f64)]) -> FlowJson {
         handshake: None,
         rwnd_limited_s: None,
         rwnd_reach: None,
+        timestamps: None,
     }
 }
 

@@ -259,6 +259,8 @@ struct Flow {
     delack_reserved: Option<(u64, u64)>,
     /// Which RTT the receiver's ACK policy needs from the sender.
     receiver_rtt: ReceiverRtt,
+    /// Its segments carry TCP's timestamp ([`sender::SenderConfig::timestamps`]).
+    timestamps: bool,
     drops: u64,
     last_sample_delivered: u64,
     /// The slot's generation (see [`Gen`]).
@@ -329,6 +331,7 @@ impl Flow {
                 sender::AckPolicy::Linux { .. } => ReceiverRtt::Smoothed,
                 _ => ReceiverRtt::None,
             },
+            timestamps: sc.timestamps && sc.loss_detection == sender::LossDetection::Linux,
             drops: 0,
             last_sample_delivered: 0,
             gen: 0,
@@ -919,12 +922,13 @@ mod tests {
     use congestion::{Algorithm, Config};
 
     /// Events are copied in and out of the queue once each, so their size
-    /// is per-packet work: an ACK (104 bytes) travels as a slot number, and
+    /// is per-packet work: an ACK (112 bytes since it carries TCP's
+    /// timestamp echo, 104 before) travels as a slot number, and
     /// an event is no larger than a data packet's fields need, its tag in
     /// their first word (see `Kind::Data`).
     #[test]
     fn an_event_carries_an_ack_by_its_slot() {
-        assert_eq!(std::mem::size_of::<sender::Ack>(), 104);
+        assert_eq!(std::mem::size_of::<sender::Ack>(), 112);
         assert!(
             std::mem::size_of::<Kind>() <= 32,
             "{}",

@@ -123,6 +123,11 @@ impl Sim<'_> {
                         .offers_window()
                         .then(|| s.rwnd_limited_ns(Instant::from_nanos(end))),
                     rwnd_reach: f.receiver.window_reach(),
+                    timestamps: f.timestamps.then_some(crate::record::TimestampRecord {
+                        partial_undos: s.partial_undos,
+                        segments_received: f.receiver.stamps.segments,
+                        paws_discards: f.receiver.stamps.paws_discards,
+                    }),
                 }
             })
             .collect();

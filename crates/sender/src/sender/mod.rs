@@ -36,6 +36,7 @@ mod send;
 mod skb;
 mod stats;
 mod tail;
+mod timestamps;
 mod tlp;
 mod undo;
 
@@ -191,6 +192,9 @@ pub struct Sender {
     tso_defer: bool,
     /// The TSO packet at the head of new data, for the deferral.
     tso: defer::TsoSkb,
+    /// TCP timestamps and what Linux builds on them (`timestamps.rs`,
+    /// [`SenderConfig::timestamps`]).
+    stamps: timestamps::Stamps,
     app_limited_marked: bool,
     rto_backoff: u32,
     rto_base: Instant,
@@ -263,6 +267,10 @@ pub struct Sender {
     pub undos: u64,
     /// Undos of a retransmission timeout (F-RTO, RFC 5682).
     pub rto_undos: u64,
+    /// Undos within a fast recovery, before its point, when a timestamp
+    /// echo showed an original filled the hole (Linux `TCPPartialUndo`;
+    /// only with [`SenderConfig::timestamps`]). Counted in `undos` too.
+    pub partial_undos: u64,
     /// ACKs that acknowledged a packet already declared lost.
     pub late_acks: u64,
     /// Tail-loss probes sent (RFC 8985 §7).
@@ -385,6 +393,9 @@ impl Sender {
             marks_push: matches!(flow.timeout, Timeout::Rto),
             tso_defer: Self::defers_tso(flow),
             tso: defer::TsoSkb::default(),
+            stamps: timestamps::Stamps::new(
+                flow.timestamps && flow.loss_detection == LossDetection::Linux,
+            ),
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base: start,
@@ -417,6 +428,7 @@ impl Sender {
             loss_episodes: 0,
             undos: 0,
             rto_undos: 0,
+            partial_undos: 0,
             late_acks: 0,
             tail_loss_probes: 0,
             loss_detection: flow.loss_detection,
@@ -595,6 +607,15 @@ impl Sender {
     /// Bytes acknowledged so far.
     pub fn delivered_bytes(&self) -> u64 {
         self.cc.sampler().delivered_bytes()
+    }
+
+    /// The timestamp packet `pn` carried (TCP's TSval: its send time in
+    /// milliseconds, 32 bits), while the sender holds it (in flight, or
+    /// declared lost and not yet resolved): for a simulated receiver.
+    pub fn tsval_ms(&self, pn: u64) -> Option<u32> {
+        self.pkt(pn)
+            .or_else(|| self.lost.get(pn))
+            .map(|p| timestamps::ms(p.sent))
     }
 
     fn pkt(&self, pn: u64) -> Option<&SentPkt> {

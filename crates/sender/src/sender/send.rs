@@ -252,6 +252,7 @@ impl Sender {
         }
         if retransmission {
             self.retrans_out += 1;
+            self.stamp_retransmission(now);
             // Linux `tcp_retransmit_skb()`: every retransmission may yet be
             // reported needless by a DSACK.
             if self.undo.marker {

@@ -44,6 +44,9 @@ impl Sender {
         if let Some(q) = self.pkt_mut(pn) {
             q.status = Status::Acked;
         }
+        if self.stamps.on {
+            self.stamps.note_acked(p.sent, p.retx);
+        }
         match p.ecn {
             Ecn::Ect0 => self.ecn.newly_ect[0] += 1,
             Ecn::Ect1 => self.ecn.newly_ect[1] += 1,
