@@ -36,7 +36,7 @@ stack = "linux"
 
 /// The kernel's receiver discarded 17-19 % of the segments that reached
 /// it on this path (three 60 s runs, Linux 6.18, 2026-12-07); the
-/// simulated one, with timestamps, 16-19 % over the same seeds. The
+/// simulated one, with timestamps, 15-19 % over the same seeds. The
 /// bounds, 10-30 %, allow for this run's 20 s and catch a receiver that
 /// discards nothing or far too much. Partial undos must happen (the
 /// kernel's were 81-87 % of its undos; the simulator's are fewer, a gap

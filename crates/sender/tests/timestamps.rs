@@ -218,3 +218,20 @@ fn paws_discards_a_segment_older_than_the_echo_by_more_than_a_tick() {
     assert_eq!(a.cum_chunk, 7);
     assert_eq!(r.stamps.paws_discards, 2);
 }
+
+/// Linux's RTT sample from the echo (`tcp_rtt_tsopt_us()`): taken when an
+/// ACK moves the cumulative point but newly acknowledges only
+/// retransmitted data, in whole milliseconds and at least one, so an echo
+/// from the same millisecond does not make an RTT of zero.
+#[test]
+fn an_echo_gives_the_rtt_sample_of_an_ack_of_retransmitted_data_only() {
+    let mut s = ten_sent(true);
+    // pn 0 missing, 1-9 acknowledged at 40 ms: a 40 ms sample, pn 0 lost.
+    s.on_ack(at(40 * MS), &ack(&[(1, 9)], 0, None));
+    assert_eq!(s.cc.rtt().min_ns(), Some(40 * MS));
+    assert_eq!(send_one(&mut s, 40 * MS), Some((0, true)));
+    // The repair (pn 10, sent at 40 ms) is acknowledged within the same
+    // millisecond: no clean packet, so the echo's sample, of one tick.
+    s.on_ack(at(40 * MS + 500_000), &ack(&[(1, 10)], 10, Some(40)));
+    assert_eq!(s.cc.rtt().min_ns(), Some(MS));
+}

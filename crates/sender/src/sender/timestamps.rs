@@ -135,8 +135,14 @@ impl Sender {
     /// The RTT sample Linux takes from this ACK (`tcp_ack_update_rtt()`):
     /// the oldest newly acknowledged packet never retransmitted; else,
     /// when the cumulative point moved past `cum_before`, the time since
-    /// the echoed timestamp (whole milliseconds); else the one
+    /// the echoed timestamp (whole milliseconds, at least one); else the one
     /// `fallback` (RFC 9002 §5.1's, from the largest acknowledged).
+    ///
+    /// One simplification: Linux takes the cumulatively acknowledged
+    /// segments' sample (`first_ackt`) only when none of them was
+    /// retransmitted (`FLAG_RETRANS_DATA_ACKED`), and otherwise the
+    /// SACKed ones' (`first_sackt`); here the oldest clean packet of
+    /// either kind serves.
     pub(super) fn linux_rtt_sample(
         &self,
         now: Instant,
@@ -149,7 +155,10 @@ impl Sender {
         }
         if self.cum_chunk > cum_before {
             if let Some(echo) = ack.ts_echo_ms {
-                return Some(u64::from(ms(now).wrapping_sub(echo)) * 1_000_000);
+                // At least one tick, as `tcp_rtt_tsopt_us()` makes it: an
+                // echo from this millisecond is not an RTT of zero.
+                let ticks = ms(now).wrapping_sub(echo).max(1);
+                return Some(u64::from(ticks) * 1_000_000);
             }
         }
         fallback
