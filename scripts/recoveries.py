@@ -10,6 +10,8 @@ per line, from its `netns` counters: `sack_recoveries` plus `timeouts` as
 the episodes begun, the four undo counters summed as the undos, and
 `retransmits`). Columns: the source and run, goodput, the share
 retransmitted, episodes begun, undos (and their share of the episodes),
+partial undos where the source counts them (the kernel, a simulated flow
+with timestamps; a share of the undos),
 and retransmissions per episode; then the medians of each source.
 
 A FILE may also be a `compare.json` (`bbrlab compare`): a row for each
@@ -68,6 +70,7 @@ def row(source, run, goodput_bps, retx_fraction, episodes, undos, retransmission
         "undos": undos,
         "per_episode": retransmissions / episodes if episodes else None,
         "paws": None,
+        "partial": None,
     }
 
 
@@ -106,6 +109,7 @@ def sim_rows(report, path):
                 arrived = need(stamps, "segments_received", where + ", timestamps")
                 discarded = need(stamps, "paws_discards", where + ", timestamps")
                 r["paws"] = 100 * discarded / arrived if arrived else None
+                r["partial"] = need(stamps, "partial_undos", where + ", timestamps")
             out.append(r)
     return out
 
@@ -149,6 +153,7 @@ def kernel_rows(lines, path):
         undos = sum(need(counters, k, where) for k in UNDO_KEYS)
         out.append(row("kernel " + str(need(s, "cc", where)), f"line {n}", need(s, "goodput_bps", where),
                        s.get("retransmitted_fraction"), episodes, undos, need(s, "retransmits", where)))
+        out[-1]["partial"] = counters["partial_undos"]
     if receivers:
         if len(receivers) != len(out):
             raise Failed(f"{path}: {len(receivers)} receiver line(s) for {len(out)} sender line(s); "
@@ -207,16 +212,31 @@ def share(r):
     return 100 * r["undos"] / r["episodes"] if r["episodes"] else None
 
 
+def partial_share(r):
+    return 100 * r["partial"] / r["undos"] if r["partial"] is not None and r["undos"] else None
+
+
+def partial_cell(count, pct):
+    return "-" if count is None else f"{fmt(count, 0)} ({fmt(pct, 0)})"
+
+
 def table(rows):
     # The PAWS column only where some receiver was read: a table of
     # senders alone stays as it was.
     paws = any(r["paws"] is not None for r in rows)
+    # Likewise the partial undos, only where some source counts them (the
+    # kernel; the simulator with timestamps, without which it has none).
+    partial = any(r["partial"] is not None for r in rows)
     lines = ["| source | run | goodput Mbit/s | retransmitted % | episodes | undone (% of episodes) "
-             "| retransmissions an episode |" + (" discarded by PAWS % |" if paws else ""),
-             "| --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if paws else "")]
+             + ("| partial undos (% of undos) " if partial else "")
+             + "| retransmissions an episode |" + (" discarded by PAWS % |" if paws else ""),
+             "| --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if partial else "")
+             + (" --- |" if paws else "")]
     for r in rows:
         lines.append(f"| {r['source']} | {r['run']} | {fmt(r['goodput'], 2)} | {fmt(r['retx'], 1)} | "
-                     f"{r['episodes']} | {r['undos']} ({fmt(share(r), 0)}) | {fmt(r['per_episode'], 1)} |"
+                     f"{r['episodes']} | {r['undos']} ({fmt(share(r), 0)}) |"
+                     + (f" {partial_cell(r['partial'], partial_share(r))} |" if partial else "")
+                     + f" {fmt(r['per_episode'], 1)} |"
                      + (f" {fmt(r['paws'], 1)} |" if paws else ""))
     for src in dict.fromkeys(r["source"] for r in rows):
         mine = [r for r in rows if r["source"] == src]
@@ -225,9 +245,13 @@ def table(rows):
             v = [r[key] for r in mine if r[key] is not None]
             return statistics.median(v) if v else None
         shares = [share(r) for r in mine if share(r) is not None]
+        partials = [partial_share(r) for r in mine if partial_share(r) is not None]
         lines.append(f"| {src} | median of {len(mine)} | {fmt(med('goodput'), 2)} | {fmt(med('retx'), 1)} | "
                      f"{fmt(med('episodes'), 0)} | {fmt(med('undos'), 0)} "
-                     f"({fmt(statistics.median(shares) if shares else None, 0)}) | {fmt(med('per_episode'), 1)} |"
+                     f"({fmt(statistics.median(shares) if shares else None, 0)}) |"
+                     + (f" {partial_cell(med('partial'), statistics.median(partials) if partials else None)} |"
+                        if partial else "")
+                     + f" {fmt(med('per_episode'), 1)} |"
                      + (f" {fmt(med('paws'), 1)} |" if paws else ""))
     return "\n".join(lines)
 

@@ -51,12 +51,12 @@ class Recoveries(unittest.TestCase):
             with contextlib.redirect_stdout(out):
                 self.assertEqual(recoveries.main([str(sim), str(kernel)]), 0)
             lines = out.getvalue().splitlines()
-            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | 15.0 |", lines)
-            self.assertIn("| simulated bbr | seed=2 | 1.50 | 37.0 | 300 | 150 (50) | 10.0 |", lines)
+            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | - | 15.0 |", lines)
+            self.assertIn("| simulated bbr | seed=2 | 1.50 | 37.0 | 300 | 150 (50) | - | 10.0 |", lines)
             # Episodes: recoveries plus timeouts; undos: the four summed.
-            self.assertIn("| kernel bbr | line 1 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 |", lines)
-            self.assertIn("| simulated bbr | median of 2 | 1.55 | 38.0 | 325 | 175 (54) | 12.5 |", lines)
-            self.assertIn("| kernel bbr | median of 1 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 |", lines)
+            self.assertIn("| kernel bbr | line 1 | 1.57 | 28.0 | 490 | 246 (50) | 195 (79) | 7.0 |", lines)
+            self.assertIn("| simulated bbr | median of 2 | 1.55 | 38.0 | 325 | 175 (54) | - | 12.5 |", lines)
+            self.assertIn("| kernel bbr | median of 1 | 1.57 | 28.0 | 490 | 246 (50) | 195 (79) | 7.0 |", lines)
 
     def test_receiver_lines_pair_in_order_and_add_the_paws_column(self):
         with tempfile.TemporaryDirectory() as t:
@@ -72,12 +72,12 @@ class Recoveries(unittest.TestCase):
             with contextlib.redirect_stdout(out):
                 self.assertEqual(recoveries.main([str(sim), str(kernel)]), 0)
             lines = out.getvalue().splitlines()
-            self.assertTrue(lines[0].endswith("| discarded by PAWS % |"), lines[0])
-            self.assertIn("| kernel bbr | line 2 | 1.57 | 28.0 | 490 | 246 (50) | 7.0 | 20.0 |", lines)
-            self.assertIn("| kernel bbr | line 4 | 1.50 | 28.0 | 490 | 246 (50) | 6.1 | 10.0 |", lines)
-            self.assertIn("| kernel bbr | median of 2 | 1.54 | 28.0 | 490 | 246 (50) | 6.6 | 15.0 |", lines)
+            self.assertTrue(lines[0].endswith("| partial undos (% of undos) | retransmissions an episode | discarded by PAWS % |"), lines[0])
+            self.assertIn("| kernel bbr | line 2 | 1.57 | 28.0 | 490 | 246 (50) | 195 (79) | 7.0 | 20.0 |", lines)
+            self.assertIn("| kernel bbr | line 4 | 1.50 | 28.0 | 490 | 246 (50) | 195 (79) | 6.1 | 10.0 |", lines)
+            self.assertIn("| kernel bbr | median of 2 | 1.54 | 28.0 | 490 | 246 (50) | 195 (79) | 6.6 | 15.0 |", lines)
             # The simulated receiver has no timestamps: no figure.
-            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | 15.0 | - |", lines)
+            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | - | 15.0 | - |", lines)
         # Without receiver lines the table has no such column.
         self.assertNotIn("PAWS", recoveries.table(recoveries.kernel_rows([send_line(1, 1, COUNTERS)], "f")))
 
@@ -141,9 +141,23 @@ class Recoveries(unittest.TestCase):
             with contextlib.redirect_stdout(out):
                 self.assertEqual(recoveries.main([str(sim)]), 0)
             lines = out.getvalue().splitlines()
-            self.assertIn("| simulated bbr, timestamps | seed=1 | 1.65 | 35.0 | 567 | 284 (50) | 7.8 | 18.0 |", lines)
-            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | 15.0 | - |", lines)
-            self.assertIn("| simulated bbr, timestamps | median of 1 | 1.65 | 35.0 | 567 | 284 (50) | 7.8 | 18.0 |", lines)
+            self.assertIn("| simulated bbr, timestamps | seed=1 | 1.65 | 35.0 | 567 | 284 (50) | 80 (28) | 7.8 | 18.0 |", lines)
+            self.assertIn("| simulated bbr | seed=1 | 1.60 | 39.0 | 350 | 200 (57) | - | 15.0 | - |", lines)
+            self.assertIn("| simulated bbr, timestamps | median of 1 | 1.65 | 35.0 | 567 | 284 (50) | 80 (28) | 7.8 | 18.0 |", lines)
+            # The kernel's partial undos share the column; compare.json
+            # counts none, so its table has no such column.
+            kernel = Path(t) / "kernel.jsonl"
+            kernel.write_text(send_line(1_570_000, 3_430, dict(COUNTERS, partial_undos=205)) + "\n"
+                              + send_line(1_570_000, 3_430, COUNTERS) + "\n")
+            lines = recoveries.table(recoveries.rows_of(sim) + recoveries.rows_of(kernel)).splitlines()
+            self.assertIn("| kernel bbr | median of 2 | 1.57 | 28.0 | 490 | 251 (51) | 200 (80) | 7.0 | - |", lines)
+            self.assertNotIn("partial", recoveries.table(recoveries.compare_rows(
+                {"sources": [{"source": "k", "goodput_mbps": 1, "loss_episodes": 2, "undos": 1,
+                              "retransmitted_packets": 3}]}, "c")))
+            no_partial = dict(stamped, timestamps={"segments_received": 1, "paws_discards": 0})
+            sim.write_text(json.dumps({"runs": [{"flows": [no_partial]}]}))
+            with self.assertRaisesRegex(recoveries.Failed, "flow 0, timestamps: no `partial_undos`"):
+                recoveries.rows_of(sim)
             sim.write_text(json.dumps({"runs": [{"flows": [dict(flow(1, 0.1, 1, 0, 1), timestamps=[1])]}]}))
             err = io.StringIO()
             with contextlib.redirect_stderr(err):

@@ -140,6 +140,35 @@ fn toml_error(file: &str, src: &str, e: &toml::de::Error) -> ScenarioError {
     }
 }
 
+/// [`toml_error`] for a scenario file, naming the key of a wrongly typed
+/// value in an `[[arrivals]]` table, which the parser cannot
+/// ([`workload::blame_key`]).
+fn scenario_toml_error(file: &str, src: &str, e: &toml::de::Error) -> ScenarioError {
+    let loc = Located::new(src);
+    let at = loc.path_at(e.span().map_or(0, |s| s.start));
+    if let Some(KeyPath(p)) = &at {
+        if let [Seg::Key(k), Seg::Index(i)] = p.as_slice() {
+            let table =
+                toml::from_str::<toml::Table>(src)
+                    .ok()
+                    .and_then(|mut d| match d.remove(k)? {
+                        toml::Value::Array(mut a) if k == "arrivals" && *i < a.len() => {
+                            a.swap_remove(*i).try_into::<toml::Table>().ok()
+                        }
+                        _ => None,
+                    });
+            if let Some((key, inner)) = table.as_ref().and_then(workload::blame_key) {
+                let path = KeyPath(vec![Seg::Key(k.clone()), Seg::Index(*i), Seg::Key(key)]);
+                return ScenarioError {
+                    location: position(file, &loc, &path),
+                    message: toml_message(&inner, Some(&path)),
+                };
+            }
+        }
+    }
+    toml_error(file, src, e)
+}
+
 /// `file:line:col` of `path` in the scenario text: its value, or the
 /// deepest part of it the file has (a missing key points at its table),
 /// or the first line when none of it is in the file.
@@ -194,7 +223,7 @@ pub fn parse(
 ) -> Result<Scenario, ScenarioError> {
     // Typed parse first: it reports syntax, unknown fields, wrong types and
     // bad units with line and column.
-    let base: ScenarioFile = toml::from_str(src).map_err(|e| toml_error(file, src, &e))?;
+    let base: ScenarioFile = toml::from_str(src).map_err(|e| scenario_toml_error(file, src, &e))?;
     let loc = Located::new(src);
     let name = base.name.clone().unwrap_or_else(|| {
         path.file_stem().map_or_else(

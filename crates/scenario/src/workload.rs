@@ -120,6 +120,27 @@ pub struct CrossTable {
     periods: Option<PeriodsName>,
 }
 
+/// The key of `table` (one `[[arrivals]]` table) whose value is of the
+/// wrong type, and the parser's error for it. serde loses a key's name
+/// inside a flattened table (`ArrivalsTable::flow`), so the whole table's
+/// error names only the table; each key is tried here alone, beside valid
+/// stand-ins for the keys the table requires. `None` when every key is
+/// well typed alone (the fault is elsewhere).
+pub(crate) fn blame_key(table: &toml::Table) -> Option<(String, toml::de::Error)> {
+    let stand_ins: toml::Table = toml::from_str(
+        "algorithm = \"bbr\"\nrate = 1.0\nsize = { dist = \"fixed\", bytes = \"1kB\" }",
+    )
+    .expect("the stand-ins parse");
+    table.iter().find_map(|(key, value)| {
+        let mut t = stand_ins.clone();
+        t.insert(key.clone(), value.clone());
+        toml::Value::Table(t)
+            .try_into::<ArrivalsTable>()
+            .err()
+            .map(|e| (key.clone(), e))
+    })
+}
+
 /// The template's keys that an arrival process sets itself.
 pub(crate) fn check_template(
     i: usize,

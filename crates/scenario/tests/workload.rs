@@ -85,6 +85,36 @@ size = { dist = "exponential", mean = "20kB" }
     assert_eq!(a.size, SizeDist::Exponential { mean: 20_000.0 });
 }
 
+/// serde loses a key's name inside the flattened `[[arrivals]]` table: the
+/// error named only `arrivals[0]` until the key was looked for.
+#[test]
+fn a_wrongly_typed_arrivals_key_is_named_and_located() {
+    let table = |extra: &str| {
+        format!("[[arrivals]]\nalgorithm = \"bbr\"\nrate = 5\nsize = {{ dist = \"fixed\", bytes = \"1kB\" }}\n{extra}")
+    };
+    // (the key's line in BASE + the table, the key, what is wrong)
+    for (extra, key, line, want) in [
+        ("timestamps = 3\n", "timestamps", 12, "expected a boolean"),
+        ("name = 4\n", "name", 12, "expected a string"),
+        ("pacing = true\n", "pacing", 12, "invalid type"),
+        ("ecn = [1]\n", "ecn", 12, "allowed"),
+    ] {
+        let e = err(&table(extra));
+        assert!(
+            e.contains(&format!("`arrivals[0].{key}`")) && e.contains(want),
+            "{extra}: {e}"
+        );
+        assert!(e.starts_with(&format!("w.toml:{line}:")), "{extra}: {e}");
+    }
+    // One of the arrival process's own keys, in the second table.
+    let e = err(&format!(
+        "{}[[arrivals]]\nalgorithm = \"cubic\"\nrate = \"fast\"\nsize = {{ dist = \"fixed\", bytes = \"1kB\" }}\n",
+        table("")
+    ));
+    assert!(e.contains("`arrivals[1].rate`"), "{e}");
+    assert!(e.starts_with("w.toml:14:"), "{e}");
+}
+
 #[test]
 fn bad_arrivals_are_located_and_say_what_is_allowed() {
     let e = err("[[arrivals]]\nalgorithm = \"bbr\"\nrate = 5\nsize = { dist = \"fixed\", bytes = \"1kB\" }\ntypo = 3\n");

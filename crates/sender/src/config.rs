@@ -383,6 +383,13 @@ impl SenderConfig {
             timestamps: false,
         }
     }
+
+    /// Whether the flow keeps TCP timestamps: the switch asked for it and
+    /// the stack is Linux's ([`Self::timestamps`]). The one place the rule
+    /// lives, so the sender and a simulator's receiver agree.
+    pub fn keeps_timestamps(&self) -> bool {
+        self.timestamps && self.loss_detection == LossDetection::Linux
+    }
 }
 
 /// The sender's timeout when ACKs stop: TCP's or QUIC's.

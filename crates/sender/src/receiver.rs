@@ -155,7 +155,7 @@ pub struct Receiver {
     ack_deadline: Option<Instant>,
     /// TCP timestamps (`timestamp.rs`): what the ACKs echo, and the
     /// segments PAWS discarded.
-    pub stamps: EchoState,
+    stamps: EchoState,
 }
 
 impl Receiver {
@@ -299,6 +299,12 @@ impl Receiver {
     ) -> AckAction {
         let flags = TcpFlags { cwr, psh: false };
         self.on_segment(now, pn, chunk, bytes, ecn, flags)
+    }
+
+    /// TCP timestamps' state: read-only, as only arriving segments may
+    /// move what the ACKs echo and what PAWS counts.
+    pub fn timestamps(&self) -> &EchoState {
+        &self.stamps
     }
 
     /// Before [`Receiver::on_segment`] for a segment that carries TCP's

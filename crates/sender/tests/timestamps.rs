@@ -141,6 +141,49 @@ fn with_a_repair_in_flight_an_echo_from_before_it_does_not_undo() {
     assert_eq!(s.cc.recovery_state(), RecoveryState::Recovery);
 }
 
+/// The other half of that rule: the ACK that is held marks nothing more
+/// lost, though RACK would (Linux `tcp_fastretrans_alert()` leaves before
+/// `tcp_identify_packet_loss()` when `tcp_try_undo_partial()` says so).
+/// Chunk 8 is missing with only chunk 9 above it, so it is not lost at
+/// 40 ms; by 60 ms it is overdue by time. Without timestamps the ACK of
+/// 60 ms marks it and its repair goes next; with them that ACK is held,
+/// new data goes, and RACK's timer, still set, marks it.
+#[test]
+fn with_a_repair_in_flight_an_echo_from_before_it_holds_new_loss_marks() {
+    for timestamps in [true, false] {
+        let mut s = ten_sent(timestamps);
+        // Chunks 0 and 5 lost (three or more SACKed above each); 8 not yet.
+        s.on_ack(at(40 * MS), &ack(&[(9, 9), (6, 7), (1, 4)], 0, None));
+        assert_eq!(s.loss_episodes, 1);
+        assert_eq!(send_one(&mut s, 40 * MS), Some((0, true)));
+        assert_eq!(send_one(&mut s, 40 * MS), Some((5, true)));
+        assert_eq!(
+            send_one(&mut s, 40 * MS),
+            Some((10, false)),
+            "8 is not lost yet"
+        );
+        // Chunk 0's original arrives after all; chunk 5's repair is in
+        // flight.
+        s.on_ack(at(60 * MS), &ack(&[(9, 9), (6, 7)], 5, Some(0)));
+        assert_eq!(s.undos, 0, "no undo with a repair in flight");
+        assert_eq!(s.cc.recovery_state(), RecoveryState::Recovery);
+        if !timestamps {
+            assert_eq!(send_one(&mut s, 60 * MS), Some((8, true)), "RACK marks 8");
+            continue;
+        }
+        assert_eq!(send_one(&mut s, 60 * MS), Some((11, false)), "8 not marked");
+        let deadline = s.timer_deadline().expect("RACK's timer for 8");
+        assert!(deadline.as_nanos() <= 60 * MS, "{deadline:?}");
+        s.on_timer(at(60 * MS));
+        assert_eq!(
+            send_one(&mut s, 60 * MS),
+            Some((8, true)),
+            "the timer marks 8"
+        );
+        assert_eq!(s.loss_episodes, 1, "within the same recovery");
+    }
+}
+
 /// An echo of the repair's own timestamp shows the repair filled the
 /// hole: the loss was real, nothing is undone.
 #[test]
@@ -211,12 +254,15 @@ fn paws_discards_a_segment_older_than_the_echo_by_more_than_a_tick() {
     assert!(!a.dsack);
     assert!(!a.covers(6));
     assert_eq!(a.cum_chunk, 6, "chunk 6 must be sent again");
-    assert_eq!((r.stamps.segments, r.stamps.paws_discards), (8, 2));
+    assert_eq!(
+        (r.timestamps().segments, r.timestamps().paws_discards),
+        (8, 2)
+    );
     // One tick older than the echo is within PAWS's window.
     let a = deliver(&mut r, 11, 6, 49);
     assert!(a.covers(11));
     assert_eq!(a.cum_chunk, 7);
-    assert_eq!(r.stamps.paws_discards, 2);
+    assert_eq!(r.timestamps().paws_discards, 2);
 }
 
 /// Linux's RTT sample from the echo (`tcp_rtt_tsopt_us()`): taken when an

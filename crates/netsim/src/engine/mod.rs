@@ -331,7 +331,7 @@ impl Flow {
                 sender::AckPolicy::Linux { .. } => ReceiverRtt::Smoothed,
                 _ => ReceiverRtt::None,
             },
-            timestamps: sc.timestamps && sc.loss_detection == sender::LossDetection::Linux,
+            timestamps: sc.keeps_timestamps(),
             drops: 0,
             last_sample_delivered: 0,
             gen: 0,

@@ -125,8 +125,8 @@ impl Sim<'_> {
                     rwnd_reach: f.receiver.window_reach(),
                     timestamps: f.timestamps.then_some(crate::record::TimestampRecord {
                         partial_undos: s.partial_undos,
-                        segments_received: f.receiver.stamps.segments,
-                        paws_discards: f.receiver.stamps.paws_discards,
+                        segments_received: f.receiver.timestamps().segments,
+                        paws_discards: f.receiver.timestamps().paws_discards,
                     }),
                 }
             })

@@ -393,9 +393,7 @@ impl Sender {
             marks_push: matches!(flow.timeout, Timeout::Rto),
             tso_defer: Self::defers_tso(flow),
             tso: defer::TsoSkb::default(),
-            stamps: timestamps::Stamps::new(
-                flow.timestamps && flow.loss_detection == LossDetection::Linux,
-            ),
+            stamps: timestamps::Stamps::new(flow.keeps_timestamps()),
             app_limited_marked: false,
             rto_backoff: 0,
             rto_base: start,
