@@ -115,7 +115,7 @@ fn main() -> ExitCode {
             if a.transport {
                 bench::transport(a.seconds, a.runs, a.quic_bulk)
             } else {
-                bench::run(a.seconds, a.large, a.reps, a.min_wall)
+                testbed::sim_bench::run(a.seconds, a.large, a.reps, a.min_wall)
             }
         }
     };

@@ -45,5 +45,6 @@ pub mod quic;
 pub mod quic_bulk;
 pub mod search_confirm;
 pub mod signals;
+pub mod sim_bench;
 pub mod summaries;
 pub mod validate;
