@@ -61,7 +61,7 @@ pub fn parse_sources(list: &[String]) -> Result<Vec<Source>, String> {
 const GOODPUT_IS: &str =
     "payload bytes delivered / seconds since the first data packet, over the common window";
 const RTT_IS: &str = "smoothed RTT (srtt, RFC 6298 gain 1/8) sampled every interval: the kernel's tcpi_rtt, the simulator's and UDP transport's controller estimator and s2n-quic's (which, per RFC 9002, subtract the ACK delay the receiver reports; Linux's does not)";
-const RECOVERIES_IS: &str = "over the whole run: loss recoveries begun and reductions undone (simulator: loss_episodes, undos; kernel TCP: its sender namespace's TCPSackRecovery + TCPTimeouts and the four undo counters; the UDP transport and s2n-quic: not counted), and the share of segments reaching kernel TCP's receiver that it discarded by PAWS (PAWSEstab / InSegs; the simulated receiver keeps no timestamps)";
+const RECOVERIES_IS: &str = "over the whole run: loss recoveries begun and reductions undone (simulator: loss_episodes, undos; kernel TCP: its sender namespace's TCPSackRecovery + TCPTimeouts and the four undo counters; the UDP transport and s2n-quic: not counted), and the share of segments reaching kernel TCP's receiver that it discarded by PAWS (PAWSEstab / InSegs; the simulated receiver's, paws_discards / segments_received, when its flow keeps timestamps)";
 const RETX_IS: &str = "retransmitted data packets / data packets sent (kernel: tcpi_total_retrans / tcpi_data_segs_out)";
 const ORIGIN_IS: &str = "the first data packet: the simulator's flow start, the end of the UDP transport's or QUIC handshake, the kernel probe's first write after connect()";
 
@@ -183,6 +183,9 @@ struct Simulated {
     ce_marked: Option<f64>,
     /// The flow's `loss_episodes` and `undos`.
     recoveries: (u64, u64),
+    /// The share of arriving segments its receiver discarded by PAWS,
+    /// when the flow keeps TCP timestamps.
+    paws_discarded: Option<f64>,
 }
 
 /// The share of the data direction's packets an emulator run's bottleneck
@@ -215,7 +218,7 @@ impl Row {
             emulator: None,
             ce_marked: sim.ce_marked,
             recoveries: Some(sim.recoveries),
-            paws_discarded: None,
+            paws_discarded: sim.paws_discarded,
         }
     }
 
@@ -352,6 +355,15 @@ fn matched_run(
         if !has_key(&run.text, Table::Flow(0), "ack")? {
             ack = Some("every");
         }
+        // Neither sends TCP's timestamp option: a scenario whose flow
+        // keeps timestamps keeps them for kernel TCP's match alone.
+        if run.config.flows[0].timestamps {
+            keys.push((
+                Table::Flow(0),
+                "timestamps",
+                scenario::edit::Value::Boolean(false),
+            ));
+        }
     }
     if let Some(s) = size {
         keys.push((
@@ -421,6 +433,12 @@ fn simulate(
             .flows
             .first()
             .map_or((0, 0), |f| (f.loss_episodes, f.undos)),
+        paws_discarded: summary
+            .flows
+            .first()
+            .and_then(|f| f.timestamps.as_ref())
+            .filter(|t| t.segments_received > 0)
+            .map(|t| t.paws_discards as f64 / t.segments_received as f64),
     })
 }
 
@@ -1405,15 +1423,16 @@ pub(crate) mod tests {
             k.config.flows[0].ack,
             netsim::AckPolicy::Linux { .. }
         ));
+        // The plain scenario with one more flow key, written beside it.
+        let with_key = |file: &str, line: &str| {
+            let path = dir.path().join(file);
+            std::fs::write(&path, std::fs::read_to_string(&plain).unwrap() + line).unwrap();
+            let run = scenario::load(&path).unwrap().runs[0].clone();
+            (path, run)
+        };
         // A receiver the scenario names stays, and `kernel_ack` is the
         // kernel's alone.
-        let named = dir.path().join("named.toml");
-        std::fs::write(
-            &named,
-            std::fs::read_to_string(&plain).unwrap() + "ack = \"delayed\"\n",
-        )
-        .unwrap();
-        let run_named = scenario::load(&named).unwrap().runs[0].clone();
+        let (named, run_named) = with_key("named.toml", "ack = \"delayed\"\n");
         let un = matched_run(
             &named,
             &run_named,
@@ -1428,6 +1447,22 @@ pub(crate) mod tests {
             "{}",
             un.text
         );
+        // TCP timestamps are kernel TCP's match's alone: the UDP
+        // transport's drops them.
+        let (stamped, run_stamped) = with_key("stamped.toml", "timestamps = true\n");
+        let ks = matched_run(
+            &stamped,
+            &run_stamped,
+            Some(size),
+            Some("linux"),
+            true,
+            rule_now,
+        )
+        .unwrap();
+        assert!(ks.config.flows[0].timestamps, "{}", ks.text);
+        let us = matched_run(&stamped, &run_stamped, Some(size), None, false, rule_now).unwrap();
+        assert!(!us.config.flows[0].timestamps, "{}", us.text);
+        assert!(!u.text.contains("timestamps"), "{}", u.text);
         // Measured from the SYN-ACK's arrival, 40 ms (and the SYN's
         // serialization) after the start: the same delivery counted from
         // there gives a higher goodput than from 0 over the same window.

@@ -46,6 +46,7 @@ pub fn command(a: ValidateArgs) -> Result<(), String> {
             quic_bulk: a.quic_bulk,
             ack: a.sim_ack.name(),
             pacer: a.sim_pacing,
+            timestamps: a.sim_timestamps,
             update: a.update,
             jobs: a.jobs,
             resimulate: a.resimulate,

@@ -62,8 +62,11 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         "each ACK of the simulation matched to kernel TCP",
     );
     s.push_str(&format!(
-        "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms{receiver}{}{noise}; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
-        doc["seconds_per_run"], doc["repetitions"], SimPacer::caption(doc)
+        "{} s per run, {} repetition(s); goodput Mbit/s (payload) and median srtt ms{receiver}{}{}{noise}; differences against kernel TCP (goodput % / srtt ms), ✓ within bounds.\n\n",
+        doc["seconds_per_run"],
+        doc["repetitions"],
+        SimPacer::caption(doc),
+        super::sim_timestamps::caption(doc)
     ));
     s.push_str("| path | alg | kernel | simulator | sim − kernel | UDP | UDP − kernel | s2n-quic | s2n − kernel |\n");
     s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");

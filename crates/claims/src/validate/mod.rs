@@ -15,6 +15,7 @@ pub mod multiflow_judge;
 pub mod multiflow_markdown;
 mod packet_size;
 pub mod receivers;
+pub mod sim_timestamps;
 
 pub use bounds::*;
 pub use kernel_receiver::{linux_rcv_autotuning, rcv_autotuning_for};

@@ -67,6 +67,9 @@ pub struct Options {
     /// The sender's pacer in the simulation matched to kernel TCP
     /// (`--sim-pacing`): Linux's (the default) or one packet at a time.
     pub pacer: SimPacer,
+    /// The simulation matched to kernel TCP keeps TCP timestamps
+    /// (`--sim-timestamps`, [`claims::validate::sim_timestamps`]).
+    pub timestamps: bool,
     /// Keep an earlier run's rows that this run does not make
     /// (`merge_rows`).
     pub update: bool,
@@ -80,6 +83,24 @@ pub struct Options {
 }
 
 impl Options {
+    /// The simulator's scenario of path `p` and `alg` for repetition
+    /// `rep` (its seed), as this run simulates it: its pacer, and
+    /// timestamps with `--sim-timestamps`.
+    fn row_scenario(
+        &self,
+        p: &PathSpec,
+        alg: &str,
+        seconds: u64,
+        rep: usize,
+    ) -> Result<String, String> {
+        let text = scenario_toml_paced(p, alg, seconds, 1 + rep as u64, self.pacer);
+        if self.timestamps {
+            claims::validate::sim_timestamps::apply(&text)
+        } else {
+            Ok(text)
+        }
+    }
+
     /// The receiver (a scenario's `ack`) `ack` names for the
     /// kernel-matched simulation, always written out: the scenario's own
     /// default (Linux's receiver since 2026-12-02) would otherwise decide
@@ -303,11 +324,8 @@ fn validate_row(ctx: &RowContext, p: &PathSpec, alg: &str) -> RowResult {
         let dir = opts.out.join(p.name).join(alg).join(format!("rep-{rep}"));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let toml = dir.join("scenario.toml");
-        std::fs::write(
-            &toml,
-            scenario_toml_paced(p, alg, seconds, 1 + rep as u64, opts.pacer),
-        )
-        .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+        std::fs::write(&toml, opts.row_scenario(p, alg, seconds, rep)?)
+            .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
         eprintln!(
             "validate: [{}/{}] {} {alg} rep {} (ETA {})",
             ctx.progress.begun.fetch_add(1, Ordering::SeqCst) + 1,
@@ -548,6 +566,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
             reps,
             opts.ack,
             opts.pacer,
+            opts.timestamps,
         )?)
     } else {
         None
@@ -652,6 +671,7 @@ fn write_results(
         "repetitions": reps,
         "simulator_ack": opts.ack,
         "simulator_pacer": opts.pacer.name(),
+        "simulator_timestamps": opts.timestamps,
         "simulator_host_noise": host_noise_json(),
         "bounds": bounds_json(),
         "statistics": statistics,
@@ -738,6 +758,7 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
         let what = "--resimulate with --only or --algorithms";
         check_earlier_noise(&doc, what)?;
         check_earlier_pacer(&doc, what, opts.pacer)?;
+        check_earlier_timestamps(&doc, what, opts.timestamps)?;
     }
     let had = doc["simulator_ack"].as_str().unwrap_or("every");
     if partial && had != opts.ack {
@@ -801,11 +822,8 @@ fn resimulate(opts: &Options) -> Result<bool, String> {
                 });
                 continue;
             }
-            std::fs::write(
-                &toml,
-                scenario_toml_paced(&path, alg, seconds, 1 + rep as u64, opts.pacer),
-            )
-            .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+            std::fs::write(&toml, opts.row_scenario(&path, alg, seconds, rep)?)
+                .map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
             let report = compare::resimulate(&toml, &dir, opts.kernel_ack())?;
             statistics = serde_json::to_value(&report.statistics).map_err(|e| e.to_string())?;
             runs.push(figures_of(&report));
@@ -828,6 +846,7 @@ fn earlier_rows(
     reps: usize,
     ack: &str,
     pacer: SimPacer,
+    timestamps: bool,
 ) -> Result<Vec<Value>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         format!(
@@ -837,7 +856,7 @@ fn earlier_rows(
     })?;
     let earlier: Value =
         serde_json::from_str(&text).map_err(|e| format!("--update: {}: {e}", path.display()))?;
-    check_earlier(&earlier, seconds, reps, ack, pacer)?;
+    check_earlier(&earlier, seconds, reps, ack, pacer, timestamps)?;
     Ok(earlier["paths"].as_array().cloned().unwrap_or_default())
 }
 
@@ -884,20 +903,39 @@ pub(crate) fn check_earlier_pacer(
     Ok(())
 }
 
+/// Whether the earlier run in `earlier` (a validate.json) kept TCP
+/// timestamps in its simulations as this one does: `what` keeps its rows,
+/// and one table must not mix simulations with and without them.
+fn check_earlier_timestamps(earlier: &Value, what: &str, timestamps: bool) -> Result<(), String> {
+    let had = claims::validate::sim_timestamps::of_json(earlier)?;
+    if had != timestamps {
+        let with = |on: bool| if on { "with" } else { "without" };
+        return Err(format!(
+            "{what} keeps rows whose simulations matched to kernel TCP ran {} TCP timestamps; this one's run {}: one table would mix the two (judge every row with --resimulate, or run {} --sim-timestamps)",
+            with(had),
+            with(timestamps),
+            with(had)
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `earlier` (a validate.json) has single-flow rows of the same
-/// run length, repetitions, simulated receiver and pacer.
+/// run length, repetitions, simulated receiver, pacer and timestamps.
 fn check_earlier(
     earlier: &Value,
     seconds: u64,
     reps: usize,
     ack: &str,
     pacer: SimPacer,
+    timestamps: bool,
 ) -> Result<(), String> {
     if earlier["paths"].as_array().is_none() {
         return Err("--update: the earlier validate.json has no single-flow rows (`paths`); run without --update first".into());
     }
     check_earlier_noise(earlier, "--update")?;
     check_earlier_pacer(earlier, "--update", pacer)?;
+    check_earlier_timestamps(earlier, "--update", timestamps)?;
     let had = (
         earlier["seconds_per_run"].as_u64(),
         earlier["repetitions"].as_u64(),
@@ -1111,27 +1149,34 @@ mod tests {
             ("c", "cubic", 50.0),
         ];
         assert_eq!(got, want.map(|(p, a, g)| (p.to_string(), a.to_string(), g)));
-        assert!(check_earlier(&earlier, 10, 3, "every", SimPacer::Linux).is_ok());
+        assert!(check_earlier(&earlier, 10, 3, "every", SimPacer::Linux, false).is_ok());
         // An older validate.json without simulator_ack had an ACK per packet.
         let mut old = earlier.clone();
         old.as_object_mut().unwrap().remove("simulator_ack");
-        assert!(check_earlier(&old, 10, 3, "every", SimPacer::Linux).is_ok());
+        assert!(check_earlier(&old, 10, 3, "every", SimPacer::Linux, false).is_ok());
         for (secs, reps, ack) in [(6, 3, "every"), (10, 1, "every"), (10, 3, "linux")] {
-            let e = check_earlier(&earlier, secs, reps, ack, SimPacer::Linux).unwrap_err();
+            let e = check_earlier(&earlier, secs, reps, ack, SimPacer::Linux, false).unwrap_err();
             assert!(
                 e.contains("10 s per run, 3 repetition(s) and --sim-ack every"),
                 "{e}"
             );
         }
-        let e =
-            check_earlier(&json!({"multiflow": {}}), 10, 3, "every", SimPacer::Linux).unwrap_err();
+        let e = check_earlier(
+            &json!({"multiflow": {}}),
+            10,
+            3,
+            "every",
+            SimPacer::Linux,
+            false,
+        )
+        .unwrap_err();
         assert!(e.contains("no single-flow rows"), "{e}");
         // Rows whose kernel matches had the hosts' timing noise (the run
         // of 2026-12-04 that had it) are not mixed with new ones; older
         // runs, which record none, are.
         let mut noisy = earlier.clone();
         noisy["simulator_host_noise"] = json!({"mean_us": 50, "sd_us": 20});
-        let e = check_earlier(&noisy, 10, 3, "every", SimPacer::Linux).unwrap_err();
+        let e = check_earlier(&noisy, 10, 3, "every", SimPacer::Linux, false).unwrap_err();
         assert!(
             e.contains("hosts' timing noise") && e.contains("--update"),
             "{e}"
@@ -1141,19 +1186,31 @@ mod tests {
         assert!(check_earlier_noise(&earlier, "--update").is_ok());
         // Rows simulated with one pacer are not mixed with another's; a
         // file from before `--sim-pacing` ran Linux's.
-        let e = check_earlier(&earlier, 10, 3, "every", SimPacer::Exact).unwrap_err();
+        let e = check_earlier(&earlier, 10, 3, "every", SimPacer::Exact, false).unwrap_err();
         assert!(
             e.contains("--sim-pacing linux") && e.contains("this one's have exact"),
             "{e}"
         );
         let mut exact = earlier.clone();
         exact["simulator_pacer"] = json!("exact");
-        assert!(check_earlier(&exact, 10, 3, "every", SimPacer::Exact).is_ok());
-        let e = check_earlier(&exact, 10, 3, "every", SimPacer::Linux).unwrap_err();
+        assert!(check_earlier(&exact, 10, 3, "every", SimPacer::Exact, false).is_ok());
+        let e = check_earlier(&exact, 10, 3, "every", SimPacer::Linux, false).unwrap_err();
         assert!(e.contains("--sim-pacing exact"), "{e}");
         exact["simulator_pacer"] = json!("fq");
-        let e = check_earlier(&exact, 10, 3, "every", SimPacer::Linux).unwrap_err();
+        let e = check_earlier(&exact, 10, 3, "every", SimPacer::Linux, false).unwrap_err();
         assert!(e.contains("`fq`") && e.contains("linux or exact"), "{e}");
+        // Nor rows simulated with TCP timestamps with rows without; a file
+        // from before `--sim-timestamps` ran without.
+        let e = check_earlier(&earlier, 10, 3, "every", SimPacer::Linux, true).unwrap_err();
+        assert!(
+            e.contains("ran without TCP timestamps; this one's run with"),
+            "{e}"
+        );
+        let mut stamped = earlier.clone();
+        stamped["simulator_timestamps"] = json!(true);
+        assert!(check_earlier(&stamped, 10, 3, "every", SimPacer::Linux, true).is_ok());
+        let e = check_earlier(&stamped, 10, 3, "every", SimPacer::Linux, false).unwrap_err();
+        assert!(e.contains("run with --sim-timestamps"), "{e}");
         let mut older = earlier.clone();
         older
             .as_object_mut()
@@ -1166,6 +1223,7 @@ mod tests {
             3,
             "every",
             SimPacer::Linux,
+            false,
         )
         .unwrap_err();
         assert!(e.contains("nothing to update"), "{e}");
@@ -1435,6 +1493,7 @@ mod tests {
             quic_bulk: None,
             ack,
             pacer: SimPacer::Linux,
+            timestamps: false,
             update: false,
             jobs: 1,
             resimulate: false,
@@ -1578,6 +1637,28 @@ mod tests {
         let text = std::fs::read_to_string(rep.join("sim-kernel/scenario.toml")).unwrap();
         assert!(text.contains("pacing = \"exact\""), "{text}");
         assert_ne!(srtt(&exact), srtt(&doc));
+        // TCP timestamps likewise: in the kernel-matched scenario and in
+        // validate.json and the table's caption, and not in the UDP
+        // transport's match, which has none.
+        let stamped = run(&Options {
+            resimulate: true,
+            timestamps: true,
+            ..options(dir.path(), "linux")
+        })
+        .map(|_| {
+            let text = std::fs::read_to_string(dir.path().join("validate.json")).unwrap();
+            serde_json::from_str::<Value>(&text).unwrap()
+        })
+        .unwrap();
+        assert_eq!(stamped["simulator_timestamps"], true);
+        assert_eq!(doc["simulator_timestamps"], false);
+        let text = std::fs::read_to_string(rep.join("sim-kernel/scenario.toml")).unwrap();
+        assert!(text.contains("timestamps = true"), "{text}");
+        let summary = std::fs::read_to_string(rep.join("sim-kernel/summary.json")).unwrap();
+        assert!(summary.contains("\"paws_discards\""), "{summary}");
+        assert!(std::fs::read_to_string(dir.path().join("validate.md"))
+            .unwrap()
+            .contains("--sim-timestamps"));
     }
 
     /// `--algorithms` judges only those rows again and keeps the others as
