@@ -38,9 +38,11 @@ stack = "linux"
 /// it on this path (three 60 s runs, Linux 6.18, 2026-12-07); the
 /// simulated one, with timestamps, 15-19 % over the same seeds. The
 /// bounds, 10-30 %, allow for this run's 20 s and catch a receiver that
-/// discards nothing or far too much. Partial undos must happen (the
-/// kernel's were 81-87 % of its undos; the simulator's are fewer, a gap
-/// the book states).
+/// discards nothing or far too much. Most undos must be partial: the
+/// kernel's were 78-87 % of its undos; the simulator's are 50-60 % over
+/// those seeds and 59 % (41 of 69) in this run, and were 42 % here while
+/// the stand-in undo on the SACK of every lost original acted with
+/// timestamps too (`undo.rs`), pre-empting the partial undos.
 #[test]
 fn timestamps_bring_paws_discards_and_partial_undos() {
     let with = run("timestamps = true");
@@ -52,8 +54,13 @@ fn timestamps_bring_paws_discards_and_partial_undos() {
         (0.10..0.30).contains(&share),
         "PAWS discarded {share:.3} of {t:?}"
     );
-    assert!(t.partial_undos > 0, "{t:?}");
     assert!(t.partial_undos <= with.undos, "{t:?}, undos {}", with.undos);
+    let partial = t.partial_undos as f64 / with.undos as f64;
+    assert!(
+        partial >= 0.5,
+        "partial undos {partial:.2} of {} undos",
+        with.undos
+    );
     let without = run("");
     assert!(without.timestamps.is_none());
 }

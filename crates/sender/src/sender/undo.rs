@@ -59,10 +59,18 @@ impl Sender {
             // F-RTO (RFC 5682 §3, Linux `tcp_process_loss()`): after a
             // timeout, one original acknowledged after it proves the
             // timeout spurious. After fast recovery, undo needs every
-            // loss of the episode proved spurious, as Linux needs every
-            // retransmission DSACKed or the in-order point moved by an
-            // original (`tcp_packet_delayed()`).
-            all_spurious = self.undo.lost == 0 || self.recovery_state() == RecoveryState::Loss;
+            // loss of the episode proved spurious, standing in for what
+            // Linux learns from every retransmission DSACKed or from the
+            // in-order point moved by an original (`tcp_packet_delayed()`).
+            // With timestamps the sender has those rules themselves
+            // (`timestamps.rs`, and DSACKs either way) and no stand-in:
+            // Linux undoes nothing on the SACK of an original, and the
+            // stand-in, acting on the SACK before the cumulative ACK came,
+            // took the place of its partial undos (26-43 % of the undos
+            // with it on C12's reordering path, 50-60 % without, the
+            // kernel's 78-84 %: Notes on fidelity).
+            all_spurious = (self.undo.lost == 0 && !self.stamps.on)
+                || self.recovery_state() == RecoveryState::Loss;
         }
         if self.unrepaired.remove(&chunk) {
             self.acked_buf.push(AckedPacket {
