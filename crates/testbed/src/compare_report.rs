@@ -95,8 +95,9 @@ pub struct SourceRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undos: Option<u64>,
     /// The share of the TCP segments reaching kernel TCP's receiver that it
-    /// discarded by PAWS (its namespace's `PAWSEstab` over `InSegs`). The
-    /// simulated receiver keeps no timestamps, so simulator rows have none.
+    /// discarded by PAWS (its namespace's `PAWSEstab` over `InSegs`); for a
+    /// simulator row, its receiver's `paws_discards` over
+    /// `segments_received` when the flow keeps TCP timestamps, else none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paws_discarded_fraction: Option<f64>,
 }

@@ -1634,6 +1634,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(exact["simulator_pacer"], "exact");
+        assert_eq!(
+            CompareReport::read(&rep).unwrap().sources[0].paws_discarded_fraction,
+            None
+        );
         let text = std::fs::read_to_string(rep.join("sim-kernel/scenario.toml")).unwrap();
         assert!(text.contains("pacing = \"exact\""), "{text}");
         assert_ne!(srtt(&exact), srtt(&doc));
@@ -1656,6 +1660,10 @@ mod tests {
         assert!(text.contains("timestamps = true"), "{text}");
         let summary = std::fs::read_to_string(rep.join("sim-kernel/summary.json")).unwrap();
         assert!(summary.contains("\"paws_discards\""), "{summary}");
+        // compare.json then gives the simulated receiver's PAWS share (0
+        // on this path, which does not reorder); without timestamps none.
+        let sim_paws = |r: &CompareReport| r.sources[0].paws_discarded_fraction;
+        assert_eq!(sim_paws(&CompareReport::read(&rep).unwrap()), Some(0.0));
         assert!(std::fs::read_to_string(dir.path().join("validate.md"))
             .unwrap()
             .contains("--sim-timestamps"));
