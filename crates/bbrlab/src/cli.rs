@@ -401,10 +401,10 @@ pub(crate) struct ValidateArgs {
     #[arg(long, default_value = "linux", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["linux", "exact"]),
         |v: String| testbed::validate::SimPacer::from_name(&v).expect("a possible value")))]
     pub(crate) sim_pacing: testbed::validate::SimPacer,
-    /// The simulation matched to kernel TCP keeps TCP timestamps, as Linux
-    /// does (the flow key `timestamps`: partial undo, PAWS, Linux's RTT
-    /// sample); off by default, as in the simulator. Single-flow only.
-    #[arg(long, conflicts_with = "multiflow")]
+    /// The simulated TCP flows keep TCP timestamps, as Linux does (the
+    /// flow key `timestamps`: partial undo, PAWS, Linux's RTT sample); off
+    /// by default, as in the simulator.
+    #[arg(long)]
     pub(crate) sim_timestamps: bool,
     /// With --multiflow: how many times the simulator runs each
     /// repetition, each time with its own seed (BBR's random gain-cycle

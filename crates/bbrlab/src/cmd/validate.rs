@@ -24,6 +24,7 @@ pub fn command(a: ValidateArgs) -> Result<(), String> {
             seconds: a.seconds,
             ack: a.sim_ack.name(),
             pacer: a.sim_pacing,
+            timestamps: a.sim_timestamps,
             draws: a.sim_draws as usize,
             noise: a.sim_host_noise.0,
             resimulate: a.resimulate,

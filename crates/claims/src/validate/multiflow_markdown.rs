@@ -131,6 +131,7 @@ pub fn markdown(doc: &Value) -> Result<String, String> {
         String::new()
     };
     sim_figures.push_str(SimPacer::caption(mf));
+    sim_figures.push_str(super::sim_timestamps::caption(mf));
     if mf["repetitions"].as_u64().unwrap_or(1) > 1 {
         sim_figures.push_str("; the kernel's are the mean over the repetitions, with each share's least and greatest in brackets");
     }

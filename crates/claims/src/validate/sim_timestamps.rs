@@ -1,4 +1,4 @@
-//! `validate --sim-timestamps`: the simulation matched to kernel TCP keeps
+//! `validate --sim-timestamps`: the simulations matched to kernel TCP keep
 //! TCP timestamps as Linux does (the flow key `timestamps`), where by
 //! default it keeps none. Linux sends them on every connection
 //! (`net.ipv4.tcp_timestamps = 1`), and they change what its sender undoes
@@ -24,23 +24,21 @@ pub fn of_json(doc: &Value) -> Result<bool, String> {
 pub fn caption(doc: &Value) -> &'static str {
     match of_json(doc) {
         Ok(false) => "",
-        Ok(true) => {
-            "; the simulation matched to kernel TCP keeps TCP timestamps (`--sim-timestamps`)"
-        }
+        Ok(true) => "; the simulated TCP flows keep TCP timestamps (`--sim-timestamps`)",
         Err(_) => "; whether the simulations kept TCP timestamps is not recorded in a form this version knows",
     }
 }
 
-/// `scenario` (a one-flow scenario's text) with its flow keeping
-/// timestamps. The simulations matched to the UDP transport and to
-/// s2n-quic drop the key again (`testbed::compare`): those have no TCP
+/// `scenario` (the text of a scenario of `flows` flows) with every flow
+/// keeping timestamps. The simulations matched to the UDP transport and
+/// to s2n-quic drop the key again (`testbed::compare`): those have no TCP
 /// timestamps.
-pub fn apply(scenario: &str) -> Result<String, String> {
+pub fn apply(scenario: &str, flows: usize) -> Result<String, String> {
     use scenario::edit::{set_keys, Table, Value};
-    set_keys(
-        scenario,
-        &[(Table::Flow(0), "timestamps", Value::Boolean(true))],
-    )
+    let keys: Vec<_> = (0..flows)
+        .map(|i| (Table::Flow(i), "timestamps", Value::Boolean(true)))
+        .collect();
+    set_keys(scenario, &keys)
 }
 
 #[cfg(test)]
@@ -71,7 +69,7 @@ mod tests {
             1,
             crate::validate::SimPacer::Linux,
         );
-        let stamped = apply(&text).unwrap();
+        let stamped = apply(&text, 1).unwrap();
         let parse = |t: &str| {
             scenario::parse(
                 t,

@@ -95,7 +95,7 @@ impl Options {
     ) -> Result<String, String> {
         let text = scenario_toml_paced(p, alg, seconds, 1 + rep as u64, self.pacer);
         if self.timestamps {
-            claims::validate::sim_timestamps::apply(&text)
+            claims::validate::sim_timestamps::apply(&text, 1)
         } else {
             Ok(text)
         }
@@ -906,7 +906,11 @@ pub(crate) fn check_earlier_pacer(
 /// Whether the earlier run in `earlier` (a validate.json) kept TCP
 /// timestamps in its simulations as this one does: `what` keeps its rows,
 /// and one table must not mix simulations with and without them.
-fn check_earlier_timestamps(earlier: &Value, what: &str, timestamps: bool) -> Result<(), String> {
+pub(crate) fn check_earlier_timestamps(
+    earlier: &Value,
+    what: &str,
+    timestamps: bool,
+) -> Result<(), String> {
     let had = claims::validate::sim_timestamps::of_json(earlier)?;
     if had != timestamps {
         let with = |on: bool| if on { "with" } else { "without" };

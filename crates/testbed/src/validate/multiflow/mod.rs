@@ -64,6 +64,9 @@ pub struct Options {
     /// The simulated senders' pacer (`--sim-pacing`): Linux's (the
     /// default) or one packet at a time.
     pub pacer: crate::validate::SimPacer,
+    /// The simulated flows keep TCP timestamps (`--sim-timestamps`,
+    /// [`claims::validate::sim_timestamps`]).
+    pub timestamps: bool,
     /// The simulator's runs per repetition, each with its own seed
     /// ([`DRAWS`]).
     pub draws: usize,
@@ -109,6 +112,7 @@ fn earlier_run(opts: &Options) -> Result<(Vec<MultiPath>, Vec<Value>, u64, usize
     if opts.only.is_some() {
         // The paths left out keep the earlier simulation's figures.
         super::check_earlier_pacer(mf, "--resimulate --only", opts.pacer)?;
+        super::check_earlier_timestamps(mf, "--resimulate --only", opts.timestamps)?;
     }
     if let Some(only) = &opts.only {
         let have: Vec<String> = entries.iter().map(name).collect();
@@ -252,6 +256,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
                     starts_us: &starts,
                     noise: opts.noise,
                     pacer: opts.pacer,
+                    timestamps: opts.timestamps,
                 };
                 let s = sim_side(p, &dir, seconds, &run)?;
                 let starts = json!({
@@ -333,6 +338,7 @@ pub fn run(opts: &Options) -> Result<bool, String> {
         "repetitions": reps,
         "simulator_ack": opts.ack,
         "simulator_pacer": opts.pacer.name(),
+        "simulator_timestamps": opts.timestamps,
         "simulator_draws": draws,
         "simulator_host_noise": opts.noise.map(|n| json!({
             "mean_us": n.mean.as_micros() as u64,
@@ -502,6 +508,8 @@ struct SimRun<'a> {
     noise: Option<HostNoise>,
     /// The senders' pacer (`--sim-pacing`).
     pacer: crate::validate::SimPacer,
+    /// The flows keep TCP timestamps (`--sim-timestamps`).
+    timestamps: bool,
 }
 
 /// The simulator's side of a repetition: the path with the kernel's
@@ -519,6 +527,7 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
         starts_us,
         noise,
         pacer,
+        timestamps,
     } = *run;
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries.flatten() {
@@ -554,6 +563,11 @@ fn sim_side(p: &MultiPath, dir: &Path, seconds: u64, run: &SimRun) -> Result<Val
             noise,
             pacer,
         );
+        let text = if timestamps {
+            claims::validate::sim_timestamps::apply(&text, p.flows.len())?
+        } else {
+            text
+        };
         std::fs::write(&sc_path, text)
             .map_err(|e| format!("cannot write {}: {e}", sc_path.display()))?;
         let sc = scenario::load(&sc_path).map_err(|e| e.to_string())?;
@@ -1207,6 +1221,18 @@ mod tests {
     }
 
     fn resimulate(out: &Path, only: Option<Vec<String>>) -> Result<bool, String> {
+        resimulate_as(out, crate::validate::SimPacer::Linux, false, 3, only)
+    }
+
+    /// `--resimulate` of the run in `out` with `pacer`, `timestamps` and
+    /// `draws` draws.
+    fn resimulate_as(
+        out: &Path,
+        pacer: crate::validate::SimPacer,
+        timestamps: bool,
+        draws: usize,
+        only: Option<Vec<String>>,
+    ) -> Result<bool, String> {
         run(&Options {
             out: out.to_path_buf(),
             quick: false,
@@ -1214,8 +1240,9 @@ mod tests {
             reps: None,
             seconds: None,
             ack: "linux",
-            pacer: crate::validate::SimPacer::Linux,
-            draws: 3,
+            pacer,
+            timestamps,
+            draws,
             noise: Some(HOST_NOISE),
             resimulate: true,
         })
@@ -1269,20 +1296,7 @@ mod tests {
     fn resimulate_paces_as_asked_and_only_keeps_one_pacer() {
         let dir = tempfile::tempdir().unwrap();
         earlier_run_dir(dir.path());
-        let with = |pacer, only: Option<Vec<String>>| {
-            run(&Options {
-                out: dir.path().to_path_buf(),
-                quick: false,
-                only,
-                reps: None,
-                seconds: None,
-                ack: "linux",
-                pacer,
-                draws: 1,
-                noise: Some(HOST_NOISE),
-                resimulate: true,
-            })
-        };
+        let with = |pacer, only| resimulate_as(dir.path(), pacer, false, 1, only);
         let only = || Some(vec!["cubic-vs-cubic-2bdp".into()]);
         // The earlier run records no pacer: it paced as Linux does.
         let e = with(crate::validate::SimPacer::Exact, only()).unwrap_err();
@@ -1304,6 +1318,43 @@ mod tests {
         with(crate::validate::SimPacer::Linux, None).unwrap();
         let text = std::fs::read_to_string(rep.join("scenario.toml")).unwrap();
         assert_eq!(text.matches("pacing = \"off\"").count(), 2, "{text}");
+    }
+
+    /// `--sim-timestamps` gives every simulated flow TCP timestamps and
+    /// says so in validate.json and the table; `--only` keeps the other
+    /// paths' figures, so it must match the earlier run.
+    #[test]
+    fn resimulate_with_timestamps_stamps_every_flow_and_only_keeps_one_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run_dir(dir.path());
+        let with = |timestamps, only| {
+            resimulate_as(
+                dir.path(),
+                crate::validate::SimPacer::Linux,
+                timestamps,
+                1,
+                only,
+            )
+        };
+        let only = || Some(vec!["cubic-vs-cubic-2bdp".into()]);
+        let e = with(true, only()).unwrap_err();
+        assert!(
+            e.contains("--resimulate --only") && e.contains("run without --sim-timestamps"),
+            "{e}"
+        );
+        with(true, None).unwrap();
+        let json = dir.path().join("validate.json");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(doc["multiflow"]["simulator_timestamps"], true);
+        let rep = dir.path().join("multiflow/cubic-vs-cubic-2bdp/rep-0");
+        let text = std::fs::read_to_string(rep.join("scenario.toml")).unwrap();
+        assert_eq!(text.matches("timestamps = true").count(), 2, "{text}");
+        let md = std::fs::read_to_string(dir.path().join("validate.md")).unwrap();
+        assert!(md.contains("--sim-timestamps"), "{md}");
+        with(true, only()).unwrap();
+        with(false, None).unwrap();
+        let text = std::fs::read_to_string(rep.join("scenario.toml")).unwrap();
+        assert!(!text.contains("timestamps"), "{text}");
     }
 
     #[test]
