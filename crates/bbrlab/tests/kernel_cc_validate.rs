@@ -102,7 +102,8 @@ struct Run {
     probe_rtt_waits: Vec<f64>,
 }
 
-/// How long after a PROBE_RTT began its retransmissions still count: the episode (200 ms and a round) and the refill after it, whose
+/// How long after a PROBE_RTT began its retransmissions still count:
+/// the episode (200 ms and a round) and the refill after it, whose
 /// overflow of a shallow buffer is most of that episode's cost.
 const AFTER_PROBE_RTT_S: f64 = 2.0;
 
