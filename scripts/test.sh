@@ -29,6 +29,7 @@ on_exit() {
     local b="${CARGO_TARGET_DIR:-target}/debug/bbrlab"
     [ -x "$b" ] && "$b" emu --reap
   fi
+  rm -f "${root_list:-}" "${release_built:-}"
   [ "$owns_log" = 1 ] && phase_summary
   return $rc
 }
@@ -55,23 +56,37 @@ phase fmt cargo fmt --all -- --check
 # separate `cargo build -p quic-bulk` would build the QUIC stacks again
 # with other features, 80-100 s).
 phase build-tests cargo test --workspace --all-targets --features bbrlab/kernel --no-run
-# The release build the book's blocks and the speed guard use, before the
-# root tests start rather than beside them: the kernel-TCP comparisons
-# among those count retransmissions, which a release build of the
-# optimizer's linear algebra on the other core disturbs.
-phase build-release cargo build --release -q -p bbrlab
 
 low=()
+release_built=
 if [ "$(id -u)" = 0 ]; then
   root_log=$(mktemp)
+  # The executables, listed now: listing runs cargo, which would wait for
+  # the release build below to release the build directory.
+  root_list=$(mktemp)
+  bash scripts/test-root.sh --list >"$root_list"
+  # Created when the release build ends: the root tests that compare
+  # kernel TCP's figures wait for it (test-root.sh says why), the
+  # emulator's own tests run beside the build.
+  release_built=$(mktemp -u)
   echo "test.sh: the root tests run in the background (log: $root_log)" >&2
   # Its own process group, so that on_exit can stop all of it.
-  setsid bash -c '. scripts/phase.sh; phase root-tests bash scripts/test-root.sh' \
+  ROOT_TESTS_LIST=$root_list ROOT_TESTS_AFTER=$release_built \
+    setsid bash -c '. scripts/phase.sh; phase root-tests bash scripts/test-root.sh' \
     >"$root_log" 2>&1 </dev/null &
   root_pid=$!
   low=(nice -n 10)
 else
   echo "test.sh: not root, so the tests that need root are skipped" >&2
+fi
+
+# The release build the book's blocks and the speed guard use. It runs
+# beside the emulator's root tests, and before the ones that compare
+# kernel TCP's figures (retransmissions among them), which a release
+# build of the optimizer's linear algebra on the other core disturbs.
+phase build-release "${low[@]}" cargo build --release -q -p bbrlab
+if [ -n "$release_built" ]; then
+  : >"$release_built"
 fi
 
 phase tests "${low[@]}" cargo test --workspace --all-targets --features bbrlab/kernel
