@@ -100,8 +100,12 @@ impl Sender {
     /// - Before it, with none in flight, it is undone, and the packets
     ///   declared lost whose repair has not left are taken back
     ///   (`tcp_undo_cwnd_reduction()` with `unmark_loss`). Loss detection
-    ///   on the same ACK may mark them again, beginning a new recovery, as
-    ///   RACK runs after the undo in `tcp_fastretrans_alert()`.
+    ///   on the same ACK may mark them again, beginning a new recovery.
+    ///   Linux's does not: `tcp_rack_detect_loss()` drops a packet it
+    ///   marks lost from the time-ordered list it walks, and only a
+    ///   transmission puts it back (`tcp_update_skb_after_send()`), so an
+    ///   unmarked packet waits for its ACK or a timeout. A known
+    ///   difference, not yet modelled (Notes on fidelity).
     pub(super) fn undo_by_timestamp(&mut self, ack: &Ack, cum_before: u64) -> bool {
         if !self.undo.marker
             || self.cum_chunk <= cum_before
