@@ -104,8 +104,8 @@ impl Sender {
     ///   Linux's does not: `tcp_rack_detect_loss()` drops a packet it
     ///   marks lost from the time-ordered list it walks, and only a
     ///   transmission puts it back (`tcp_update_skb_after_send()`), so an
-    ///   unmarked packet waits for its ACK or a timeout. A known
-    ///   difference, not yet modelled (Notes on fidelity).
+    ///   unmarked packet waits to be acknowledged, or for a timeout. A
+    ///   known difference, not yet modelled (Notes on fidelity).
     pub(super) fn undo_by_timestamp(&mut self, ack: &Ack, cum_before: u64) -> bool {
         if !self.undo.marker
             || self.cum_chunk <= cum_before
